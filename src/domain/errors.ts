@@ -1,0 +1,51 @@
+// Every failure the gateway reports carries one of these stable codes. The HTTP layer maps a code to a
+// status in exactly one place (src/http/error-status.ts); the CLI prints the same codes.
+export const ERROR_CODES = [
+  'amount_required',
+  'invalid_amount',
+  'amount_out_of_range',
+  'invalid_email',
+  'invalid_parameter',
+  'invalid_body',
+  'invalid_qris',
+  'api_key_required',
+  'invalid_api_key',
+  'api_key_mismatch',
+  'test_mode_only',
+  'not_found',
+  'transaction_not_found',
+  'merchant_not_found',
+  'method_not_allowed',
+  'ref_conflict',
+  'idempotency_key_reused',
+  'transaction_already_paid',
+  'payload_too_large',
+  'uri_too_long',
+  'headers_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'unique_code_exhausted',
+  'service_unavailable',
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  /** Seconds after which a retry may succeed (503 unique_code_exhausted, 429). */
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { param?: string; retryAfter?: number } = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.param = options.param;
+    this.retryAfter = options.retryAfter;
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}
