@@ -1,0 +1,87 @@
+// Every setting is an environment variable (documented in one table in the README). Parsing is strict:
+// a typo in a number is a start-up error, not a silent default.
+import { resolve } from 'node:path';
+
+export type Role = 'api' | 'worker' | 'all';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  publicBaseUrl: string;
+  logLevel: string;
+  rateLimitPerMinute: number;
+  amountMin: number;
+  amountMax: number;
+  uniqueCodeMin: number;
+  uniqueCodeMax: number;
+  transactionTtlSeconds: number;
+  expiresInMinSeconds: number;
+  expiresInMaxSeconds: number;
+  reservationGraceSeconds: number;
+  sweepIntervalMs: number;
+  bodyLimitBytes: number;
+  maxUrlLength: number;
+  trustProxy: boolean;
+  demoMerchant: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+/** DATABASE_URL unset means SQLite at ./data/qris-gateway.db. */
+export function defaultDatabaseUrl(cwd = process.cwd()): string {
+  return `sqlite:${resolve(cwd, 'data', 'qris-gateway.db')}`;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const amountMax = int(env, 'AMOUNT_MAX', 10_000_000, 1, 10_000_000);
+  const amountMin = int(env, 'AMOUNT_MIN', 1, 1, amountMax);
+  const uniqueCodeMax = int(env, 'UNIQUE_CODE_MAX', 999, 0, 99_999);
+  const uniqueCodeMin = int(env, 'UNIQUE_CODE_MIN', 1, 0, uniqueCodeMax);
+  const expiresInMaxSeconds = int(env, 'EXPIRES_IN_MAX_SECONDS', 86_400, 60, 30 * 86_400);
+  const expiresInMinSeconds = int(env, 'EXPIRES_IN_MIN_SECONDS', 60, 1, expiresInMaxSeconds);
+  const transactionTtlSeconds = int(env, 'TRANSACTION_TTL_SECONDS', 900, expiresInMinSeconds, expiresInMaxSeconds);
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${shownHost}:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(publicBaseUrl)) throw new Error(`PUBLIC_BASE_URL must be an http(s) URL`);
+  return {
+    port,
+    host,
+    databaseUrl: env.DATABASE_URL || defaultDatabaseUrl(),
+    publicBaseUrl,
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
+    amountMin,
+    amountMax,
+    uniqueCodeMin,
+    uniqueCodeMax,
+    transactionTtlSeconds,
+    expiresInMinSeconds,
+    expiresInMaxSeconds,
+    reservationGraceSeconds: int(env, 'RESERVATION_GRACE_SECONDS', 3600, 0, 30 * 86_400),
+    sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 5000, 100, 3_600_000),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16_384, 1024, 10_485_760),
+    maxUrlLength: int(env, 'MAX_URL_LENGTH', 4096, 256, 65_536),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    demoMerchant: bool(env, 'DEMO_MERCHANT', true),
+  };
+}

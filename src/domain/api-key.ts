@@ -1,0 +1,36 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBase62 } from './ids.js';
+import type { Mode } from '../storage/schema.js';
+
+// 40 base62 characters are about 238 bits: a plain SHA-256 is enough to store them, because a key this
+// random cannot be found by guessing inputs the way a password can.
+const SECRET_LENGTH = 40;
+const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32,128}$/;
+
+export function generateApiKey(mode: Mode): string {
+  return `sk_${mode}_${randomBase62(SECRET_LENGTH)}`;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The mode a well-formed key claims, or null when it cannot be one of ours. */
+export function apiKeyMode(key: string): Mode | null {
+  const m = KEY_PATTERN.exec(key);
+  return m ? (m[1] as Mode) : null;
+}
+
+/** What is shown of a key after creation: enough to tell keys apart, never enough to use one. */
+export function apiKeyPrefix(key: string): string {
+  return `${key.slice(0, 12)}…`;
+}
+
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Matches any string that looks like one of our secret keys, for scrubbing logs. */
+export const API_KEY_LIKE = /sk_(?:test|live)_[0-9A-Za-z]{8,}/g;

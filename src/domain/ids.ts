@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Uniform random base62 text from the CSPRNG. Bytes >= 248 are rejected so that `byte % 62` has no
+ * bias (248 = 4 * 62).
+ */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length + 8)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+// 22 base62 characters carry 130 random bits: transaction ids double as the capability for the public
+// QR image and checkout page, so they must not be guessable.
+export const newTransactionId = (): string => `trx_${randomBase62(22)}`;
+export const newMerchantId = (): string => `mch_${randomBase62(16)}`;
+export const newApiKeyId = (): string => `key_${randomBase62(16)}`;
+export const newPaymentId = (): string => `pay_${randomBase62(20)}`;
+export const newRequestId = (): string => `req_${randomBase62(16)}`;

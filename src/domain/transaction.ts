@@ -1,0 +1,91 @@
+import type { Mode, PaymentsTable, TransactionStatus, TransactionsTable } from '../storage/schema.js';
+
+/**
+ * A pending transaction whose expiry has passed is expired, whether or not the sweeper has written it
+ * yet: readers must never see a stale `pending`.
+ */
+export function effectiveStatus(tx: Pick<TransactionsTable, 'status' | 'expires_at'>, now: number): TransactionStatus {
+  return tx.status === 'pending' && tx.expires_at <= now ? 'expired' : tx.status;
+}
+
+export interface PaymentDetails {
+  id: string;
+  source: string;
+  amount: number;
+  paid_at: string;
+  reference: string | null;
+  issuer: string | null;
+  payer_name: string | null;
+}
+
+export interface TransactionView {
+  trxid: string;
+  status: TransactionStatus;
+  mode: Mode;
+  amount: number;
+  unique_code: number;
+  total_amount: number;
+  currency: string;
+  email: string | null;
+  ref: string | null;
+  qris: string;
+  qr_image_url: string;
+  qr_image_svg_url: string;
+  qr_image?: string;
+  checkout_url: string;
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+  paid_late: boolean;
+  payment: PaymentDetails | null;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function transactionUrls(baseUrl: string, trxid: string) {
+  return {
+    png: `${baseUrl}/api/payment-gateway/qr/${trxid}.png`,
+    svg: `${baseUrl}/api/payment-gateway/qr/${trxid}.svg`,
+    checkout: `${baseUrl}/checkout/${trxid}`,
+  };
+}
+
+export function presentTransaction(
+  tx: TransactionsTable,
+  payment: PaymentsTable | null,
+  now: number,
+  baseUrl: string,
+): TransactionView {
+  const urls = transactionUrls(baseUrl, tx.id);
+  return {
+    trxid: tx.id,
+    status: effectiveStatus(tx, now),
+    mode: tx.mode,
+    amount: tx.amount,
+    unique_code: tx.unique_code,
+    total_amount: tx.total_amount,
+    currency: tx.currency,
+    email: tx.email,
+    ref: tx.ref,
+    qris: tx.qris,
+    qr_image_url: urls.png,
+    qr_image_svg_url: urls.svg,
+    checkout_url: urls.checkout,
+    created_at: iso(tx.created_at),
+    expires_at: iso(tx.expires_at),
+    paid_at: tx.paid_at === null ? null : iso(tx.paid_at),
+    paid_late: tx.paid_late === 1,
+    payment:
+      payment === null
+        ? null
+        : {
+            id: payment.id,
+            source: payment.source,
+            amount: payment.amount,
+            paid_at: iso(payment.paid_at),
+            reference: payment.reference,
+            issuer: payment.issuer,
+            payer_name: payment.payer_name,
+          },
+  };
+}

@@ -1,0 +1,155 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger } from 'pino';
+import type { Socket } from 'node:net';
+import { AppError } from '../domain/errors.js';
+import { newRequestId } from '../domain/ids.js';
+import type { Deps } from '../services/deps.js';
+import { authenticate } from './auth.js';
+import { errorBody, handleError, sendError } from './errors.js';
+import { statusFor } from './error-status.js';
+import { redactUrl } from './redact.js';
+import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
+import type { RouteContext } from './routes/context.js';
+import { transactionRoutes } from './routes/transactions.js';
+import { simulateRoutes } from './routes/simulate.js';
+import { qrImageRoutes } from './routes/qr-images.js';
+import { systemRoutes } from './routes/system.js';
+
+export const API_VERSION = '1.0.0';
+
+export interface AppOptions {
+  deps: Deps;
+  /** A pino logger; omitted means no logging (tests that do not look at logs). */
+  logger?: Logger;
+  /** Overrides the limiter RATE_LIMIT_PER_MINUTE would build (a shared one, or null for none). */
+  rateLimiter?: RateLimiter | null;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { deps } = options;
+  const { config } = deps;
+  const fastifyOptions: FastifyServerOptions = {
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // One access line per request is written in onResponse below; Fastify's own two lines would halve
+    // throughput and would carry the raw URL.
+    disableRequestLogging: true,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+    },
+    frameworkErrors: (err, _request, reply) => {
+      sendError(reply, new AppError('invalid_parameter', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : 'the request could not be routed'));
+    },
+    clientErrorHandler: writeClientError,
+  };
+  const app = Fastify({
+    ...fastifyOptions,
+    ...(options.logger ? { loggerInstance: options.logger as unknown as FastifyBaseLogger } : {}),
+  });
+
+  app.decorateRequest('principal', null);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.url && request.raw.url.length > config.maxUrlLength) {
+      throw new AppError('uri_too_long', `the URL is longer than ${config.maxUrlLength} characters`);
+    }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    reply.header('X-Api-Version', API_VERSION);
+    reply.header('Cache-Control', 'no-store');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => sendError(reply, new AppError('not_found', `no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'qris-gateway',
+        version: API_VERSION,
+        description: 'Create dynamic QRIS codes of exact amounts and learn when they are paid.',
+      },
+      components: {
+        securitySchemes: {
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apikey' },
+        },
+      },
+      security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const limiter =
+    options.rateLimiter !== undefined ? options.rateLimiter : config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute, deps.now) : null;
+  const guard = authenticate(deps, limiter);
+
+  // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
+  for (const [prefix, hide] of [['/api', false], ['/api/api', true]] as const) {
+    await app.register(
+      async (api) => {
+        const ctx: RouteContext = { deps, hide, guard };
+        await transactionRoutes(api, ctx);
+        await simulateRoutes(api, ctx);
+        await qrImageRoutes(api, ctx);
+        rejectOtherMethods(api, '/payment-gateway/cqris', ['GET', 'HEAD', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/cstatus', ['GET', 'HEAD']);
+        rejectOtherMethods(api, '/payment-gateway/simulate', ['GET', 'HEAD', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/qr/:file', ['GET', 'HEAD']);
+      },
+      { prefix },
+    );
+  }
+  await systemRoutes(app, deps);
+  return app;
+}
+
+function rejectOtherMethods(app: FastifyInstance, url: string, allowed: string[]): void {
+  app.route({
+    method: ALL_METHODS.filter((m) => !allowed.includes(m)),
+    url,
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(reply, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}`));
+    },
+  });
+}
+
+// Requests Node cannot parse (oversized headers, garbage request lines) never reach Fastify's routing;
+// they still get the JSON envelope.
+function writeClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('headers_too_large', 'the request headers are too large')
+      : err.code === 'HPE_URI_TOO_LONG'
+        ? new AppError('uri_too_long', 'the URL is too long')
+        : new AppError('invalid_parameter', 'the request could not be parsed as HTTP');
+  const body = JSON.stringify(errorBody(error, newRequestId()));
+  const status = statusFor(error.code);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nX-Api-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

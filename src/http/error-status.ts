@@ -1,0 +1,35 @@
+import type { ErrorCode } from '../domain/errors.js';
+
+// The one place where an error code becomes an HTTP status.
+const STATUS: Record<ErrorCode, number> = {
+  amount_required: 400,
+  invalid_amount: 400,
+  amount_out_of_range: 400,
+  invalid_email: 400,
+  invalid_parameter: 400,
+  invalid_body: 400,
+  invalid_qris: 400,
+  api_key_mismatch: 400,
+  api_key_required: 401,
+  invalid_api_key: 401,
+  test_mode_only: 403,
+  not_found: 404,
+  transaction_not_found: 404,
+  merchant_not_found: 404,
+  method_not_allowed: 405,
+  ref_conflict: 409,
+  idempotency_key_reused: 409,
+  transaction_already_paid: 409,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
+  headers_too_large: 431,
+  rate_limited: 429,
+  internal_error: 500,
+  unique_code_exhausted: 503,
+  service_unavailable: 503,
+};
+
+export function statusFor(code: ErrorCode): number {
+  return STATUS[code];
+}

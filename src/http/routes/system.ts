@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../domain/errors.js';
+import type { Deps } from '../../services/deps.js';
+import { errorResponses, ok } from '../schemas.js';
+
+export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  app.get('/healthz', {
+    schema: { tags: ['operations'], summary: 'The process is up', response: { 200: ok(Type.Object({ status: Type.String() })) } },
+    handler: async () => ({ success: true as const, data: { status: 'ok' } }),
+  });
+
+  app.get('/readyz', {
+    schema: {
+      tags: ['operations'],
+      summary: 'The process can serve requests (its database answers)',
+      response: { 200: ok(Type.Object({ status: Type.String(), database: Type.String() })), ...errorResponses },
+    },
+    handler: async (request) => {
+      try {
+        await sql`select 1`.execute(deps.db);
+      } catch (err) {
+        request.log.warn({ err }, 'readiness check: database unavailable');
+        throw new AppError('service_unavailable', 'the database is not reachable');
+      }
+      return { success: true as const, data: { status: 'ready', database: deps.dialect } };
+    },
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,107 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { parseAmount } from '../../domain/money.js';
+import { parseEmail } from '../../domain/email.js';
+import { presentTransaction } from '../../domain/transaction.js';
+import type { TransactionStatus } from '../../storage/schema.js';
+import { createTransaction } from '../../services/create-transaction.js';
+import { getTransaction } from '../../services/get-transaction.js';
+import { listTransactions } from '../../services/list-transactions.js';
+import { qrPngDataUrl } from '../../web/qr-image.js';
+import { requirePrincipal } from '../auth.js';
+import { parseBoundedInt, parseToken, parseTrxid, requestHash } from '../params.js';
+import { CreateBody, CreateQuery, StatusQuery, Transaction, TransactionPage, errorResponses, ok } from '../schemas.js';
+import type { RouteContext } from './context.js';
+
+export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { deps, hide, guard } = ctx;
+
+  async function create(request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>, isPost: boolean) {
+    const principal = requirePrincipal(request);
+    const { config } = deps;
+    // The unique code is part of the total, so the largest base amount leaves room for the smallest code.
+    const amount = parseAmount(params.amount, { min: config.amountMin, max: config.amountMax - config.uniqueCodeMin });
+    const email = parseEmail(params.email);
+    const ref = parseToken(params.ref, 'ref', 64);
+    const expiresIn = parseBoundedInt(params.expires_in, 'expires_in', config.expiresInMinSeconds, config.expiresInMaxSeconds, null);
+    const idemKey = isPost ? parseToken(request.headers['idempotency-key'], 'Idempotency-Key', 255) : null;
+    const result = await createTransaction(deps, {
+      merchantId: principal.merchantId,
+      mode: principal.mode,
+      amount,
+      email,
+      ref,
+      expiresInSeconds: expiresIn,
+      idempotency:
+        idemKey === null ? null : { key: idemKey, requestHash: requestHash({ amount, email, ref, expiresIn, mode: principal.mode }) },
+    });
+    const view = presentTransaction(result.transaction, null, deps.now(), config.publicBaseUrl);
+    if (params.qr_image === 'inline') view.qr_image = qrPngDataUrl(view.qris);
+    if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+    reply.code(isPost && !result.replayed ? 201 : 200);
+    return { success: true as const, data: view };
+  }
+
+  const createSchema = {
+    tags: ['transactions'],
+    summary: 'Create a transaction and its dynamic QRIS',
+    hide,
+    response: { 200: ok(Transaction), 201: ok(Transaction), ...errorResponses },
+  };
+
+  typed.get('/payment-gateway/cqris', {
+    schema: { ...createSchema, querystring: CreateQuery },
+    preValidation: guard,
+    handler: (request, reply) => create(request, reply, request.query, false),
+  });
+
+  typed.post('/payment-gateway/cqris', {
+    schema: {
+      ...createSchema,
+      description: 'The same operation with a JSON or form body. Send an `Idempotency-Key` header to retry safely.',
+      querystring: Type.Object({ apikey: Type.Optional(Type.String()) }),
+      body: Type.Optional(CreateBody),
+    },
+    preValidation: guard,
+    handler: (request, reply) => create(request, reply, { ...(request.body ?? {}) }, true),
+  });
+
+  typed.get('/payment-gateway/cstatus', {
+    schema: {
+      tags: ['transactions'],
+      summary: 'One transaction, or your transactions newest first',
+      hide,
+      querystring: StatusQuery,
+      response: { 200: ok(Type.Union([Transaction, TransactionPage])), ...errorResponses },
+    },
+    preValidation: guard,
+    handler: async (request) => {
+      const principal = requirePrincipal(request);
+      const now = deps.now();
+      const base = deps.config.publicBaseUrl;
+      const trxid = parseTrxid(request.query.trxid, false);
+      if (trxid !== null) {
+        const found = await getTransaction(deps, principal, trxid);
+        return { success: true as const, data: presentTransaction(found.transaction, found.payment, now, base) };
+      }
+      const limit = parseBoundedInt(request.query.limit, 'limit', 1, 100, 20)!;
+      const page = await listTransactions(deps, {
+        merchantId: principal.merchantId,
+        mode: principal.mode,
+        limit,
+        cursor: parseToken(request.query.cursor, 'cursor', 200),
+        status: (request.query.status as TransactionStatus | undefined) ?? null,
+      });
+      return {
+        success: true as const,
+        data: {
+          items: page.items.map((i) => presentTransaction(i.transaction, i.payment, now, base)),
+          next_cursor: page.nextCursor,
+          has_more: page.nextCursor !== null,
+        },
+      };
+    },
+  });
+}

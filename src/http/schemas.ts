@@ -1,0 +1,103 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES } from '../domain/errors.js';
+
+// One source for validation, serialisation and the OpenAPI document. Query values are declared as
+// strings and parsed by the domain, which gives each malformed form a precise error code.
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ApiKeyQuery = {
+  apikey: Type.Optional(Type.String({ description: 'Your secret key (`sk_test_...` or `sk_live_...`). The `X-Api-Key` header is preferred.' })),
+};
+
+export const CreateParams = {
+  amount: Type.Optional(
+    Type.String({ description: 'Whole rupiah, digits only (an optional `.00` is accepted). Required.', examples: ['10000'] }),
+  ),
+  email: Type.Optional(Type.String({ description: "Payer's e-mail for the invoice and receipt." })),
+  ref: Type.Optional(Type.String({ description: "Your order id. Repeating it with the same amount returns the same transaction; another amount is a 409." })),
+  expires_in: Type.Optional(Type.String({ description: 'Seconds until the code expires (bounded by the server).' })),
+  qr_image: Type.Optional(
+    Type.String({ description: '`inline` adds the PNG as a data URL in `qr_image`.', enum: ['inline', 'url'] }),
+  ),
+};
+
+export const CreateQuery = Type.Object({ ...ApiKeyQuery, ...CreateParams });
+
+export const CreateBody = Type.Object({
+  amount: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'Whole rupiah.' })),
+  email: Type.Optional(Type.String()),
+  ref: Type.Optional(Type.String()),
+  expires_in: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+  qr_image: Type.Optional(Type.String({ enum: ['inline', 'url'] })),
+});
+
+export const StatusQuery = Type.Object({
+  ...ApiKeyQuery,
+  trxid: Type.Optional(Type.String({ description: 'One transaction. Without it, your transactions newest first.' })),
+  limit: Type.Optional(Type.String({ description: 'Page size, 1 to 100 (default 20).' })),
+  cursor: Type.Optional(Type.String({ description: '`next_cursor` of the previous page.' })),
+  status: Type.Optional(Type.String({ enum: ['pending', 'paid', 'expired', 'cancelled'] })),
+});
+
+export const SimulateQuery = Type.Object({
+  ...ApiKeyQuery,
+  trxid: Type.Optional(Type.String({ description: 'The sandbox transaction to pay.' })),
+  amount: Type.Optional(Type.String({ description: 'Pay a different amount than due (to try mismatches).' })),
+});
+
+export const Payment = Type.Object({
+  id: Type.String(),
+  source: Type.String(),
+  amount: Type.Integer(),
+  paid_at: Type.String({ format: 'date-time' }),
+  reference: Nullable(Type.String()),
+  issuer: Nullable(Type.String()),
+  payer_name: Nullable(Type.String()),
+});
+
+export const Transaction = Type.Object({
+  trxid: Type.String(),
+  status: Type.String({ enum: ['pending', 'paid', 'expired', 'cancelled'] }),
+  mode: Type.String({ enum: ['test', 'live'] }),
+  amount: Type.Integer(),
+  unique_code: Type.Integer(),
+  total_amount: Type.Integer({ description: 'What the payer must pay: amount plus unique code.' }),
+  currency: Type.String({ description: 'Always IDR.', examples: ['IDR'] }),
+  email: Nullable(Type.String()),
+  ref: Nullable(Type.String()),
+  qris: Type.String({ description: 'The dynamic QRIS payload.' }),
+  qr_image_url: Type.String(),
+  qr_image_svg_url: Type.String(),
+  qr_image: Type.Optional(Type.String({ description: 'PNG data URL, when asked with qr_image=inline.' })),
+  checkout_url: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  paid_at: Nullable(Type.String({ format: 'date-time' })),
+  paid_late: Type.Boolean(),
+  payment: Nullable(Payment),
+});
+
+export const TransactionPage = Type.Object({
+  items: Type.Array(Transaction),
+  next_cursor: Nullable(Type.String()),
+  has_more: Type.Boolean(),
+});
+
+export const ErrorEnvelope = Type.Object({
+  success: Type.Literal(false),
+  error: Type.Object({
+    code: Type.String({ enum: [...ERROR_CODES] }),
+    message: Type.String(),
+    param: Type.Optional(Type.String()),
+    request_id: Type.String(),
+  }),
+});
+
+export function ok<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Literal(true), data });
+}
+
+export const errorResponses = {
+  '4xx': ErrorEnvelope,
+  '5xx': ErrorEnvelope,
+};

@@ -1,0 +1,214 @@
+import { randomInt } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import { newTransactionId } from '../domain/ids.js';
+import { parseQris, toDynamic, type ParsedQris } from '../domain/qris/index.js';
+import type { Mode, TransactionsTable } from '../storage/schema.js';
+import type { Deps } from './deps.js';
+
+export interface CreateTransactionInput {
+  merchantId: string;
+  mode: Mode;
+  /** Whole rupiah, already validated against the configured limits. */
+  amount: number;
+  email: string | null;
+  ref: string | null;
+  expiresInSeconds: number | null;
+  idempotency: { key: string; requestHash: string } | null;
+}
+
+export interface CreateTransactionResult {
+  transaction: TransactionsTable;
+  /** True when an earlier transaction was returned for a repeated ref or Idempotency-Key. */
+  replayed: boolean;
+}
+
+// A merchant's static code never changes once stored, so its parse is kept for the life of the process.
+const staticCodes = new Map<string, ParsedQris>();
+
+async function merchantCode(deps: Deps, merchantId: string): Promise<ParsedQris> {
+  const cached = staticCodes.get(merchantId);
+  if (cached) return cached;
+  const row = await deps.db.selectFrom('merchants').select('qris_static').where('id', '=', merchantId).executeTakeFirst();
+  if (!row) throw new AppError('merchant_not_found', 'the merchant of this key no longer exists');
+  const parsed = parseQris(row.qris_static);
+  staticCodes.set(merchantId, parsed);
+  return parsed;
+}
+
+/** Raised inside the database transaction to roll it back when a concurrent request won a unique key. */
+class LostRace extends Error {}
+
+export async function createTransaction(deps: Deps, input: CreateTransactionInput): Promise<CreateTransactionResult> {
+  const earlier = await findEarlier(deps, input);
+  if (earlier) return { transaction: earlier, replayed: true };
+
+  const code = await merchantCode(deps, input.merchantId);
+  const { uniqueCodeMin, uniqueCodeMax, amountMax } = deps.config;
+  const highestCode = Math.min(uniqueCodeMax, amountMax - input.amount);
+  if (highestCode < uniqueCodeMin) {
+    throw new AppError('amount_out_of_range', 'amount leaves no room for the unique code under the maximum', {
+      param: 'amount',
+    });
+  }
+
+  try {
+    return { transaction: await insertWithFreeCode(deps, input, code, uniqueCodeMin, highestCode), replayed: false };
+  } catch (err) {
+    if (!(err instanceof LostRace)) throw err;
+    // Another request with the same ref or Idempotency-Key committed first: answer as a replay of it.
+    const winner = await findEarlier(deps, input);
+    if (winner) return { transaction: winner, replayed: true };
+    throw new AppError('service_unavailable', 'a concurrent request interfered; retry', { retryAfter: 1 });
+  }
+}
+
+async function insertWithFreeCode(
+  deps: Deps,
+  input: CreateTransactionInput,
+  code: ParsedQris,
+  lowCode: number,
+  highCode: number,
+): Promise<TransactionsTable> {
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.now();
+    const ttl = input.expiresInSeconds ?? deps.config.transactionTtlSeconds;
+    const expiresAt = now + ttl * 1000;
+    const reservedUntil = expiresAt + deps.config.reservationGraceSeconds * 1000;
+    const id = newTransactionId();
+
+    const held = await trx
+      .selectFrom('reserved_totals')
+      .select(['total_amount', 'reserved_until'])
+      .where('merchant_id', '=', input.merchantId)
+      .where('mode', '=', input.mode)
+      .where('total_amount', '>=', input.amount + lowCode)
+      .where('total_amount', '<=', input.amount + highCode)
+      .where('reserved_until', '>', now)
+      .execute();
+    const taken = new Set(held.map((r) => r.total_amount - input.amount));
+    const free: number[] = [];
+    for (let c = lowCode; c <= highCode; c++) if (!taken.has(c)) free.push(c);
+
+    // A random free code rather than the lowest keeps concurrent creates (several instances on
+    // PostgreSQL) from all racing for the same row. The primary key on (merchant, mode, total) is what
+    // guarantees uniqueness; the upsert only takes over a reservation whose time has passed.
+    let uniqueCode: number | null = null;
+    while (free.length > 0 && uniqueCode === null) {
+      const pick = free.splice(randomInt(free.length), 1)[0]!;
+      const won = await trx
+        .insertInto('reserved_totals')
+        .values({
+          merchant_id: input.merchantId,
+          mode: input.mode,
+          total_amount: input.amount + pick,
+          transaction_id: id,
+          reserved_until: reservedUntil,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['merchant_id', 'mode', 'total_amount'])
+            .doUpdateSet((eb) => ({
+              transaction_id: eb.ref('excluded.transaction_id'),
+              reserved_until: eb.ref('excluded.reserved_until'),
+            }))
+            .where('reserved_totals.reserved_until', '<=', now),
+        )
+        .returning('transaction_id')
+        .executeTakeFirst();
+      if (won?.transaction_id === id) uniqueCode = pick;
+    }
+    if (uniqueCode === null) {
+      const soonest = held.reduce((min, r) => Math.min(min, r.reserved_until), Number.POSITIVE_INFINITY);
+      const retryAfter = Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : 1;
+      throw new AppError(
+        'unique_code_exhausted',
+        'every unique code for this amount is held by an open transaction; retry later or use another amount',
+        { retryAfter: Math.min(retryAfter, 3600) },
+      );
+    }
+
+    const total = input.amount + uniqueCode;
+    const row: TransactionsTable = {
+      id,
+      merchant_id: input.merchantId,
+      mode: input.mode,
+      status: 'pending',
+      amount: input.amount,
+      unique_code: uniqueCode,
+      total_amount: total,
+      currency: 'IDR',
+      email: input.email,
+      ref: input.ref,
+      qris: toDynamic(code, total),
+      created_at: now,
+      expires_at: expiresAt,
+      paid_at: null,
+      paid_late: 0,
+      payment_id: null,
+      updated_at: now,
+    };
+    const inserted = await trx
+      .insertInto('transactions')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) throw new LostRace();
+
+    if (input.idempotency) {
+      const claimed = await trx
+        .insertInto('idempotency_keys')
+        .values({
+          merchant_id: input.merchantId,
+          idem_key: input.idempotency.key,
+          request_hash: input.idempotency.requestHash,
+          transaction_id: id,
+          created_at: now,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .returning('transaction_id')
+        .executeTakeFirst();
+      if (!claimed) throw new LostRace();
+    }
+    return row;
+  });
+}
+
+/** The transaction an earlier request with the same Idempotency-Key or ref created, if any. */
+async function findEarlier(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable | null> {
+  if (input.idempotency) {
+    const prior = await deps.db
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'transaction_id'])
+      .where('merchant_id', '=', input.merchantId)
+      .where('idem_key', '=', input.idempotency.key)
+      .executeTakeFirst();
+    if (prior) {
+      if (prior.request_hash !== input.idempotency.requestHash) {
+        throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request', {
+          param: 'Idempotency-Key',
+        });
+      }
+      const tx = await deps.db.selectFrom('transactions').selectAll().where('id', '=', prior.transaction_id).executeTakeFirst();
+      if (tx) return tx;
+    }
+  }
+  if (input.ref !== null) {
+    const tx = await deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('merchant_id', '=', input.merchantId)
+      .where('mode', '=', input.mode)
+      .where('ref', '=', input.ref)
+      .executeTakeFirst();
+    if (tx) {
+      if (tx.amount !== input.amount) {
+        throw new AppError('ref_conflict', `ref ${input.ref} already belongs to a transaction of another amount`, {
+          param: 'ref',
+        });
+      }
+      return tx;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,62 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { DB } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// node-postgres returns BIGINT as a string to avoid precision loss; every bigint here is a rupiah amount
+// or a millisecond timestamp, both far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export function sqlitePathFromUrl(url: string): string | null {
+  if (!url.startsWith('sqlite:')) return null;
+  const rest = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (rest === '') throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/qris-gateway.db');
+  return rest === ':memory:' ? rest : resolve(rest);
+}
+
+export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
+  const sqlitePath = sqlitePathFromUrl(url);
+  if (sqlitePath !== null) return openSqlite(sqlitePath);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10);
+  throw new Error('DATABASE_URL must start with sqlite: or postgres://');
+}
+
+function openSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new BetterSqlite3(path);
+  // WAL lets readers run beside the writer; better-sqlite3 would otherwise run WAL with
+  // synchronous=NORMAL, which can lose the last commits on power loss. A create is acknowledged only
+  // once its row is durable, so FULL is set explicitly.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, poolSize: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client's error (the server restarting) must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    close: () => db.destroy(),
+  };
+}
