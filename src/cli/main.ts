@@ -1,0 +1,179 @@
+import { Command, CommanderError, Option } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { AppError } from '../domain/errors.js';
+import { formatRupiah } from '../domain/money.js';
+import { describeQris, parseQris, type QrisFieldDescription } from '../domain/qris/index.js';
+import { presentTransaction } from '../domain/transaction.js';
+import { openRuntime } from '../runtime.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.js';
+import { createMerchant, listMerchants } from '../services/create-merchant.js';
+import type { Deps } from '../services/deps.js';
+import { getTransactionById } from '../services/get-transaction.js';
+import { serve } from '../server.js';
+import { simulatePayment } from '../sources/simulator.js';
+import { emit, emitError, processIo, type Io } from './output.js';
+
+type Env = Record<string, string | undefined>;
+
+/** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
+export async function runCli(argv: string[], io: Io = processIo, env: Env = process.env): Promise<number> {
+  let exitCode = 0;
+  const json = argv.includes('--json');
+  const config = (): Config => loadConfig(env);
+
+  async function withDeps<T>(fn: (deps: Deps) => Promise<T>): Promise<T> {
+    const runtime = await openRuntime(config());
+    try {
+      return await fn(runtime.deps);
+    } finally {
+      await runtime.close();
+    }
+  }
+
+  const program = new Command('qris-gateway')
+    .description('Self-hostable QRIS payment gateway')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+
+  program
+    .command('serve')
+    .description('run the HTTP API (migrates first)')
+    .addOption(new Option('--role <role>', 'api, worker or all').choices(['api', 'worker', 'all']).default('all'))
+    .action(async () => {
+      const server = await serve(config());
+      await new Promise<void>((resolve) => {
+        const shutdown = () => void server.stop().then(resolve);
+        process.once('SIGINT', shutdown);
+        process.once('SIGTERM', shutdown);
+      });
+    });
+
+  program
+    .command('migrate')
+    .description('bring the database schema up to date')
+    .option('--json', 'print JSON')
+    .action(async () => {
+      const url = config().databaseUrl.replace(/\/\/[^@/]*@/, '//***@');
+      await withDeps(async () => undefined);
+      emit(io, json, { migrated: true, database: url }, () => `database is up to date (${url})`);
+    });
+
+  const merchant = program.command('merchant').description('merchants and their static QRIS');
+  merchant
+    .command('add')
+    .requiredOption('--name <name>', "the merchant's name in this gateway")
+    .requiredOption('--qris <payload>', "the merchant's static QRIS payload")
+    .option('--json', 'print JSON')
+    .action(async (opts: { name: string; qris: string }) => {
+      const row = await withDeps((deps) => createMerchant(deps, opts));
+      const view = merchantView(row);
+      emit(io, json, view, () => `created merchant ${row.id} (${row.merchant_name}, ${row.merchant_city}${row.nmid ? `, NMID ${row.nmid}` : ''})`);
+    });
+  merchant
+    .command('list')
+    .option('--json', 'print JSON')
+    .action(async () => {
+      const rows = await withDeps((deps) => listMerchants(deps));
+      emit(io, json, { items: rows.map(merchantView) }, () =>
+        rows.length === 0 ? 'no merchants' : rows.map((r) => `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city})`).join('\n'),
+      );
+    });
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .requiredOption('--merchant <id>', 'merchant id')
+    .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory())
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchant: string; mode: 'test' | 'live' }) => {
+      const created = await withDeps((deps) => createApiKey(deps, { merchantId: opts.merchant, mode: opts.mode }));
+      emit(io, json, created, () => `${created.key}\n(key ${created.id}; shown only now, store it safely)`);
+    });
+  key
+    .command('list')
+    .option('--merchant <id>', 'only this merchant')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchant?: string }) => {
+      const rows = await withDeps((deps) => listApiKeys(deps, opts.merchant));
+      emit(io, json, { items: rows }, () =>
+        rows.length === 0
+          ? 'no keys'
+          : rows.map((k) => `${k.id}  ${k.prefix}  ${k.mode}  ${k.merchant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`).join('\n'),
+      );
+    });
+  key
+    .command('revoke <id>')
+    .option('--json', 'print JSON')
+    .action(async (id: string) => {
+      const row = await withDeps((deps) => revokeApiKey(deps, id));
+      emit(io, json, row, () => `revoked ${row.id} (${row.prefix})`);
+    });
+
+  program
+    .command('qris')
+    .description('QRIS payload tools')
+    .command('decode <payload>')
+    .option('--json', 'print JSON')
+    .action(async (payload: string) => {
+      const parsed = parseQris(payload.trim());
+      const { fields: _fields, ...summary } = parsed;
+      emit(io, json, { ...summary, fields: describeQris(parsed) }, () => humanQris(parsed.payload, describeQris(parsed), summary));
+    });
+
+  program
+    .command('pay <trxid>')
+    .description('simulate the payment of a sandbox (test-mode) transaction')
+    .option('--amount <rupiah>', 'pay another amount than due')
+    .option('--json', 'print JSON')
+    .action(async (trxid: string, opts: { amount?: string }) => {
+      const view = await withDeps(async (deps) => {
+        const tx = await getTransactionById(deps, trxid);
+        const amount = opts.amount === undefined ? null : Number.parseInt(opts.amount, 10);
+        if (amount !== null && (!/^[0-9]{1,9}$/.test(opts.amount!) || amount < 1)) {
+          throw new AppError('invalid_amount', '--amount must be whole rupiah', { param: 'amount' });
+        }
+        const result = await simulatePayment(deps, { merchantId: tx.merchant_id, mode: tx.mode }, trxid, amount);
+        return presentTransaction(result.transaction, result.payment, deps.now(), deps.config.publicBaseUrl);
+      });
+      emit(io, json, view, () => `${view.trxid} is ${view.status}${view.paid_late ? ' (late)' : ''}: ${formatRupiah(view.total_amount)}`);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are not failures; usage errors were already printed by commander.
+      exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
+    } else {
+      emitError(io, json, err);
+      exitCode = 1;
+    }
+  }
+  return exitCode;
+}
+
+function merchantView(row: { id: string; name: string; merchant_name: string; merchant_city: string; nmid: string | null; acquirer: string | null; created_at: number }) {
+  return {
+    id: row.id,
+    name: row.name,
+    merchant_name: row.merchant_name,
+    merchant_city: row.merchant_city,
+    nmid: row.nmid,
+    acquirer: row.acquirer,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+function humanQris(payload: string, fields: QrisFieldDescription[], summary: Record<string, unknown>): string {
+  const lines = [`payload: ${payload}`];
+  for (const [k, v] of Object.entries(summary)) if (k !== 'payload') lines.push(`${k}: ${v === null ? '-' : String(v)}`);
+  lines.push('fields:');
+  const walk = (items: QrisFieldDescription[], depth: number) => {
+    for (const f of items) {
+      lines.push(`${'  '.repeat(depth + 1)}${f.tag} ${f.name}: ${f.children ? '' : f.value}`);
+      if (f.children) walk(f.children, depth + 1);
+    }
+  };
+  walk(fields, 0);
+  return lines.join('\n');
+}

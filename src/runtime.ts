@@ -1,0 +1,23 @@
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
+import type { Deps } from './services/deps.js';
+
+export interface Runtime {
+  database: Database;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+/** Opens the configured database, brings its schema up to date and assembles the services' deps. */
+export async function openRuntime(config: Config, now: () => number = Date.now): Promise<Runtime> {
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const deps: Deps = { db: database.db, dialect: database.dialect, config, now };
+  return { database, deps, close: () => database.close() };
+}
