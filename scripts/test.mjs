@@ -1,0 +1,37 @@
+// `npm test`: runs the whole suite with vitest and ends with one plain line, `N passed, N failed`,
+// counted from vitest's JSON report so that a run which tested nothing shows as such.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
+const report = '.test-results.json';
+const extra = process.argv.slice(2);
+
+function run(label, env) {
+  rmSync(report, { force: true });
+  process.stdout.write(`\n== tests on ${label} ==\n`);
+  const result = spawnSync(
+    process.execPath,
+    [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  let passed = 0;
+  let failed = 0;
+  if (existsSync(report)) {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    passed = json.numPassedTests ?? 0;
+    failed = (json.numFailedTests ?? 0) + (json.numRuntimeErrorTests ?? 0);
+    // A file that fails to load counts no test but must not pass silently.
+    for (const file of json.testResults ?? []) if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
+  } else {
+    failed += 1;
+  }
+  return { passed, failed, ok: result.status === 0 && failed === 0 && passed > 0 };
+}
+
+const runs = [run('SQLite', { QG_TEST_DATABASE: 'sqlite' })];
+const passed = runs.reduce((n, r) => n + r.passed, 0);
+const failed = runs.reduce((n, r) => n + r.failed, 0);
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(runs.every((r) => r.ok) ? 0 : 1);
