@@ -16,6 +16,7 @@ import { transactionRoutes } from './routes/transactions.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
+import { checkoutRoutes } from '../web/checkout-routes.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -117,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     );
   }
   await systemRoutes(app, deps);
+  await checkoutRoutes(app, deps);
   return app;
 }
 

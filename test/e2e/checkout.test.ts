@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { recordPayment } from '../../src/services/record-payment.js';
+
+// Debian's Chromium (installed by .ci/run when missing); the flags keep it off the closed network.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe('checkout page in a real browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; .ci/run installs Debian's chromium`);
+    t = await createTestApp({ PUBLIC_BASE_URL: 'http://127.0.0.1' });
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function create(key: string, amount: number) {
+    const res = await fetch(`${base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': key } });
+    expect(res.status).toBe(200);
+    return (await res.json()).data as { trxid: string; total_amount: number; unique_code: number; checkout_url: string };
+  }
+
+  it('shows the QR, the exact total with its unique code and a countdown, and turns paid on the sandbox button', async () => {
+    const tx = await create(t.testKey, 25000);
+    const page = await browser.newPage();
+    await page.goto(`${base}/checkout/${tx.trxid}`);
+    const total = `Rp${(tx.total_amount).toLocaleString('id-ID')}`;
+    expect(await page.textContent('#total')).toBe(total);
+    expect(await page.textContent('#unique-code')).toBe(String(tx.unique_code));
+    await page.waitForFunction(() => /^\d\d:\d\d$/.test(document.getElementById('countdown')?.textContent ?? ''));
+    const qrWidth = await page.$eval('#qr', (img) => (img as HTMLImageElement).naturalWidth);
+    expect(qrWidth).toBeGreaterThan(0);
+    expect(await page.textContent('#status-text')).toContain('Menunggu pembayaran');
+    await page.screenshot({ path: join(tmpdir(), 'qg-checkout-pending.png') });
+
+    await page.click('#simulate');
+    await page.waitForSelector('main[data-status="paid"]');
+    expect(await page.textContent('#status-text')).toContain('Pembayaran diterima');
+    await page.screenshot({ path: join(tmpdir(), 'qg-checkout-paid.png') });
+    await page.close();
+  });
+
+  it('learns of a payment recorded elsewhere through the live status stream', async () => {
+    const tx = await create(t.liveKey, 30000);
+    const page = await browser.newPage();
+    await page.goto(`${base}/checkout/${tx.trxid}`);
+    expect(await page.$('#simulate')).toBeNull();
+    await page.waitForFunction(() => (document.getElementById('countdown')?.textContent ?? '') !== '');
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'live',
+      source: 'e2e-test',
+      sourcePaymentId: `e2e-${tx.trxid}`,
+      amount: tx.total_amount,
+      paidAt: Date.now(),
+    });
+    await page.waitForSelector('main[data-status="paid"]', { timeout: 10_000 });
+    await page.close();
+  });
+
+  it('shows an expired code as expired', async () => {
+    const tx = await create(t.testKey, 35000);
+    t.clock.advance(16 * 60 * 1000);
+    const page = await browser.newPage();
+    await page.goto(`${base}/checkout/${tx.trxid}`);
+    await page.waitForSelector('main[data-status="expired"]');
+    expect(await page.textContent('#status-text')).toContain('kedaluwarsa');
+    await page.close();
+  });
+
+  it('answers an unknown transaction with a JSON 404', async () => {
+    const res = await fetch(`${base}/checkout/trx_doesnotexist000000000`);
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.code).toBe('transaction_not_found');
+  });
+});
