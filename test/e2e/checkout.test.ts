@@ -29,7 +29,7 @@ describe('checkout page in a real browser', () => {
   async function create(key: string, amount: number) {
     const res = await fetch(`${base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(200);
-    return (await res.json()).data as { trxid: string; total_amount: number; unique_code: number; checkout_url: string };
+    return ((await res.json()) as { data: unknown }).data as { trxid: string; total_amount: number; unique_code: number; checkout_url: string };
   }
 
   it('shows the QR, the exact total with its unique code and a countdown, and turns paid on the sandbox button', async () => {
@@ -83,6 +83,6 @@ describe('checkout page in a real browser', () => {
   it('answers an unknown transaction with a JSON 404', async () => {
     const res = await fetch(`${base}/checkout/trx_doesnotexist000000000`);
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe('transaction_not_found');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('transaction_not_found');
   });
 });
