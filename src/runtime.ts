@@ -13,7 +13,7 @@ export interface Runtime {
 export async function openRuntime(config: Config, now: () => number = Date.now): Promise<Runtime> {
   const database = openDatabase(config.databaseUrl);
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, database.dialect);
   } catch (err) {
     await database.close();
     throw err;

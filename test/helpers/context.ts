@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
@@ -37,13 +39,42 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** A migrated database in a fresh temporary SQLite file, with the given settings over the defaults. */
+/** True when this run of the suite is the PostgreSQL one (scripts/test.mjs sets it with TEST_DATABASE_URL). */
+export const onPostgres = process.env.QG_TEST_DATABASE === 'postgres' && !!process.env.TEST_DATABASE_URL;
+
+/**
+ * A fresh database for one test context: a temporary SQLite file, or on the PostgreSQL run a schema of
+ * its own in TEST_DATABASE_URL (dropped on close), selected through the connection's search_path.
+ */
+export async function freshDatabaseUrl(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!onPostgres) return { url: `sqlite:${join(dir, 'gateway.db')}`, drop: async () => {} };
+  const base = process.env.TEST_DATABASE_URL!;
+  const schema = `qg_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** A migrated fresh database (see freshDatabaseUrl), with the given settings over the defaults. */
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'qg-test-'));
-  const databaseUrl = `sqlite:${join(dir, 'gateway.db')}`;
+  const fresh = await freshDatabaseUrl(dir);
+  const databaseUrl = fresh.url;
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://gateway.test', RATE_LIMIT_PER_MINUTE: '0', ...env, DATABASE_URL: databaseUrl });
   const database = openDatabase(config.databaseUrl);
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, database.dialect);
   const clock = new TestClock();
   const deps: Deps = { db: database.db, dialect: database.dialect, config, now: clock.now };
   return {
@@ -55,6 +86,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     databaseUrl,
     async close() {
       await database.close();
+      await fresh.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
