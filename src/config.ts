@@ -24,6 +24,7 @@ export interface Config {
   maxUrlLength: number;
   trustProxy: boolean;
   demoMerchant: boolean;
+  metricsToken: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -60,7 +61,8 @@ export function loadConfig(env: Env = process.env): Config {
   const expiresInMaxSeconds = int(env, 'EXPIRES_IN_MAX_SECONDS', 86_400, 60, 30 * 86_400);
   const expiresInMinSeconds = int(env, 'EXPIRES_IN_MIN_SECONDS', 60, 1, expiresInMaxSeconds);
   const transactionTtlSeconds = int(env, 'TRANSACTION_TTL_SECONDS', 900, expiresInMinSeconds, expiresInMaxSeconds);
-  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  // An IPv6 literal needs brackets in a URL, or its colons read as the port separator.
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${shownHost}:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicBaseUrl)) throw new Error(`PUBLIC_BASE_URL must be an http(s) URL`);
   return {
@@ -83,5 +85,6 @@ export function loadConfig(env: Env = process.env): Config {
     maxUrlLength: int(env, 'MAX_URL_LENGTH', 4096, 256, 65_536),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     demoMerchant: bool(env, 'DEMO_MERCHANT', true),
+    metricsToken: env.METRICS_TOKEN || null,
   };
 }

@@ -17,6 +17,7 @@ import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
+import { registerMetrics } from './metrics.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -44,7 +45,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
-    frameworkErrors: (err, _request, reply) => {
+    frameworkErrors: (err, request, reply) => {
+      // Fastify answers these before any hook runs, so the onSend headers are set here.
+      reply.header('X-Request-Id', request.id).header('X-Api-Version', API_VERSION).header('Cache-Control', 'no-store');
       sendError(reply, new AppError('invalid_parameter', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : 'the request could not be routed'));
     },
     clientErrorHandler: writeClientError,
@@ -117,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       { prefix },
     );
   }
+  registerMetrics(app, config.metricsToken);
   await systemRoutes(app, deps);
   await checkoutRoutes(app, deps);
   return app;
@@ -147,11 +151,12 @@ function writeClientError(err: Error & { code?: string }, socket: Socket): void 
       : err.code === 'HPE_URI_TOO_LONG'
         ? new AppError('uri_too_long', 'the URL is too long')
         : new AppError('invalid_parameter', 'the request could not be parsed as HTTP');
-  const body = JSON.stringify(errorBody(error, newRequestId()));
+  const requestId = newRequestId();
+  const body = JSON.stringify(errorBody(error, requestId));
   const status = statusFor(error.code);
   socket.end(
     `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Cache-Control: no-store\r\nX-Api-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+      `Cache-Control: no-store\r\nX-Api-Version: ${API_VERSION}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

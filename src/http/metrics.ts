@@ -1,0 +1,43 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AppError } from '../domain/errors.js';
+
+/**
+ * Prometheus metrics on /metrics. Labels use the route pattern, never the raw URL, so their number stays
+ * bounded whatever clients send. With METRICS_TOKEN set, scrapes must send it as a Bearer token.
+ */
+export function registerMetrics(app: FastifyInstance, token: string | null): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'qris_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'qris_http_request_duration_seconds',
+    help: 'HTTP request duration by route pattern',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    duration.observe({ route }, reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (token !== null) {
+      const given = Buffer.from(String(request.headers.authorization ?? ''));
+      const expected = Buffer.from(`Bearer ${token}`);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new AppError('invalid_api_key', 'metrics need the METRICS_TOKEN as a Bearer token');
+      }
+    }
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
+}

@@ -1,0 +1,27 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+
+describe('/metrics', () => {
+  let t: TestApp;
+  afterEach(async () => t?.close());
+
+  it('counts requests by route pattern, not by raw URL', async () => {
+    t = await createTestApp();
+    await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
+    await t.app.inject({ url: '/api/payment-gateway/qr/trx_unknown123.png' });
+    const res = await t.app.inject({ url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.body).toMatch(/qris_http_requests_total\{route="\/api\/payment-gateway\/cqris",method="GET",status="200"\} 1/);
+    expect(res.body).toContain('route="/api/payment-gateway/qr/:file"');
+    expect(res.body).not.toContain('trx_unknown123');
+    expect(res.body).not.toContain(t.testKey);
+  });
+
+  it('requires the token when METRICS_TOKEN is set', async () => {
+    t = await createTestApp({ METRICS_TOKEN: 'scrape-secret' });
+    expect((await t.app.inject({ url: '/metrics' })).statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-secret!' } })).statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer scrape-secret' } })).statusCode).toBe(200);
+  });
+});
