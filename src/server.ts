@@ -24,10 +24,20 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const print = options.print ?? ((text: string) => void process.stdout.write(text));
   const runtime = await openRuntime(config);
-  const demo = config.demoMerchant ? await ensureDemoMerchant(runtime.deps) : null;
-  const app = await buildApp({ deps: runtime.deps, logger });
+  let app: FastifyInstance | null = null;
+  let demo: Awaited<ReturnType<typeof ensureDemoMerchant>> = null;
+  try {
+    app = await buildApp({ deps: runtime.deps, logger });
+    await app.listen({ port: config.port, host: config.host });
+    // Only once listening: a first start that cannot bind (port taken) must not create the sandbox key
+    // and exit without showing it, because later starts see a merchant and print nothing.
+    demo = config.demoMerchant ? await ensureDemoMerchant(runtime.deps) : null;
+  } catch (err) {
+    await app?.close();
+    await runtime.close();
+    throw err;
+  }
   const sweeper = startExpirySweeper(runtime.deps, logger, config.sweepIntervalMs);
-  await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

@@ -1,0 +1,247 @@
+// The real entry point (bin/qris-gateway.mjs, which builds dist/ when sources are newer) as child
+// processes: what an operator runs, signals and all.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/storage/database.js';
+import { vectors } from '../helpers/context.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin', 'qris-gateway.mjs');
+
+// Settings the parent's environment might carry that would change what these processes do.
+const CONFIG_VARS = [
+  'PORT', 'HOST', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'LOG_LEVEL', 'RATE_LIMIT_PER_MINUTE', 'AMOUNT_MIN', 'AMOUNT_MAX',
+  'UNIQUE_CODE_MIN', 'UNIQUE_CODE_MAX', 'TRANSACTION_TTL_SECONDS', 'EXPIRES_IN_MIN_SECONDS', 'EXPIRES_IN_MAX_SECONDS',
+  'RESERVATION_GRACE_SECONDS', 'SWEEP_INTERVAL_MS', 'BODY_LIMIT_BYTES', 'MAX_URL_LENGTH', 'TRUST_PROXY', 'DEMO_MERCHANT', 'REDIS_URL',
+];
+
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of CONFIG_VARS) delete env[name];
+  return { ...env, ...extra };
+}
+
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runBin(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`qris-gateway ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+function onlyJsonLine(stdout: string): Record<string, any> {
+  const lines = stdout.split('\n');
+  expect(lines.at(-1)).toBe('');
+  expect(lines).toHaveLength(2);
+  const value: unknown = JSON.parse(lines[0]!);
+  expect(value).toBeTypeOf('object');
+  expect(Array.isArray(value)).toBe(false);
+  return value as Record<string, any>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function countRows(databaseUrl: string): Promise<{ merchants: number; keys: number }> {
+  const database = openDatabase(databaseUrl);
+  try {
+    const merchants = (await database.db.selectFrom('merchants').select('id').execute()).length;
+    const keys = (await database.db.selectFrom('api_keys').select('id').execute()).length;
+    return { merchants, keys };
+  } finally {
+    await database.close();
+  }
+}
+
+class Server {
+  readonly child: ChildProcess;
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(env: Record<string, string>) {
+    this.child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout!.setEncoding('utf8').on('data', (c: string) => (this.stdout += c));
+    this.child.stderr!.setEncoding('utf8').on('data', (c: string) => (this.stderr += c));
+    this.exited = new Promise((resolve) => this.child.on('close', (code, signal) => resolve({ code, signal })));
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves once `ready()` holds, checking every 50 ms; fails if the process exits or time runs out. */
+  async waitFor<T>(what: string, ready: () => Promise<T | null> | T | null, timeoutMs: number): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await ready();
+      if (value !== null) return value;
+      if (!this.running) throw new Error(`server exited while waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async stop(timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`server did not exit within ${timeoutMs} ms of SIGTERM`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  kill(): void {
+    if (this.running) this.child.kill('SIGKILL');
+  }
+}
+
+const BANNER = /^  (sk_test_[0-9A-Za-z]{40})\n[\s\S]*^Docs: (http:\/\/\S+\/docs)\n[\s\S]*^  curl -H 'X-Api-Key: (sk_test_[0-9A-Za-z]{40})' '(http:\/\/\S+\/api\/payment-gateway\/cqris\?amount=10000)'\n/m;
+
+let dir: string;
+const servers: Server[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'qg-proc-'));
+});
+
+afterAll(() => {
+  for (const s of servers) s.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('qris-gateway as a process', () => {
+  it(
+    'merchant add --json prints exactly one JSON line (building dist/ first if needed)',
+    async () => {
+      const env = { DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}` };
+      const r = await runBin(['merchant', 'add', '--name', 'X', '--qris', vectors.vectors[0]!.static, '--json'], env);
+      expect(r.code, r.stderr).toBe(0);
+      const body = onlyJsonLine(r.stdout);
+      expect(body.id).toMatch(/^mch_[0-9A-Za-z]{16}$/);
+      expect(body.merchant_name).toBe('Warung Contoh');
+
+      // A failure exits non-zero with the JSON error as the only line.
+      const bad = await runBin(['merchant', 'add', '--name', 'X', '--qris', 'hello world', '--json'], env);
+      expect(bad.code).toBe(1);
+      expect(onlyJsonLine(bad.stdout).error.code).toBe('invalid_qris');
+    },
+    150_000,
+  );
+
+  it(
+    'serves, prints the first-run banner once, and shuts down cleanly on SIGTERM',
+    async () => {
+      const port = await freePort();
+      const databaseUrl = `sqlite:${join(dir, 'serve.sqlite')}`;
+      const env = { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl };
+      const base = `http://127.0.0.1:${port}`;
+
+      // A first start that cannot bind fails, and must not have used up the one showing of the key.
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+      try {
+        const blocked = await runBin(['serve'], env, 60_000);
+        expect(blocked.code).toBe(1);
+        expect(blocked.stderr).toMatch(/EADDRINUSE/);
+        expect(blocked.stdout).not.toMatch(/sk_test_/);
+        expect(await countRows(databaseUrl)).toEqual({ merchants: 0, keys: 0 });
+      } finally {
+        await new Promise((resolve) => blocker.close(resolve));
+      }
+
+      const first = new Server(env);
+      servers.push(first);
+      const [, key, docs, curlKey, curlUrl] = await first.waitFor('the first-run banner', () => BANNER.exec(first.stdout), 120_000);
+      expect(first.stdout).toContain(`qris-gateway is running at ${base}\n`);
+      expect(docs).toBe(`${base}/docs`);
+      expect(curlKey).toBe(key);
+      expect(curlUrl).toBe(`${base}/api/payment-gateway/cqris?amount=10000`);
+      expect(first.stdout.match(/sk_test_[0-9A-Za-z]{40}/g)).toHaveLength(2);
+
+      // The curl line of the banner works as printed.
+      const created = await fetch(curlUrl!, { headers: { 'X-Api-Key': key! } });
+      expect(created.status).toBe(200);
+      const tx = ((await created.json()) as { data: { trxid: string; status: string; total_amount: number } }).data;
+      expect(tx.status).toBe('pending');
+      expect(tx.trxid).toMatch(/^trx_/);
+      expect((await fetch(docs!)).status).toBe(200);
+
+      // The CLI pays it through the same database while the server runs.
+      const paid = await runBin(['pay', tx.trxid, '--json'], { DATABASE_URL: databaseUrl });
+      expect(paid.code, paid.stderr).toBe(0);
+      expect(onlyJsonLine(paid.stdout)).toMatchObject({ trxid: tx.trxid, status: 'paid', total_amount: tx.total_amount });
+
+      const status = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
+      expect(status.status).toBe(200);
+      const seen = ((await status.json()) as { data: { status: string; payment: { source: string } | null } }).data;
+      expect(seen.status).toBe('paid');
+      expect(seen.payment?.source).toBe('simulator');
+
+      expect(await first.stop(5_000)).toEqual({ code: 0, signal: null });
+
+      // Second start on the same database: the demo merchant exists, so no new merchant or key.
+      const second = new Server(env);
+      servers.push(second);
+      await second.waitFor(
+        '/healthz',
+        async () => {
+          try {
+            return (await fetch(`${base}/healthz`)).ok ? true : null;
+          } catch {
+            return null;
+          }
+        },
+        60_000,
+      );
+      // The old key still works against the restarted server.
+      const again = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
+      expect(again.status).toBe(200);
+      expect(((await again.json()) as { data: { status: string } }).data.status).toBe('paid');
+
+      expect(await second.stop(5_000)).toEqual({ code: 0, signal: null });
+      expect(second.stdout).not.toMatch(/sk_(test|live)_/);
+      expect(second.stdout).not.toContain('Created a sandbox merchant');
+
+      expect(await countRows(databaseUrl)).toEqual({ merchants: 1, keys: 1 });
+    },
+    240_000,
+  );
+});
