@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config, Role } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import { openRuntime, type Runtime } from './runtime.js';
@@ -8,9 +8,10 @@ import { ensureDemoMerchant } from './services/ensure-demo-merchant.js';
 import { startExpirySweeper } from './workers/expiry-sweeper.js';
 
 export interface RunningServer {
-  app: FastifyInstance;
+  /** Null for the worker role, which serves no HTTP. */
+  app: FastifyInstance | null;
   runtime: Runtime;
-  url: string;
+  url: string | null;
   stop(): Promise<void>;
 }
 
@@ -18,12 +19,24 @@ export interface ServeOptions {
   logger?: Logger;
   /** Where the first-run banner goes (standard output by default). */
   print?: (text: string) => void;
+  /** `api` serves requests only, `worker` runs background work only, `all` (default) both. */
+  role?: Role;
 }
 
 export async function serve(config: Config, options: ServeOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const print = options.print ?? ((text: string) => void process.stdout.write(text));
+  const role = options.role ?? 'all';
   const runtime = await openRuntime(config);
+  if (role === 'worker') {
+    const sweeper = startExpirySweeper(runtime.deps, logger, config.sweepIntervalMs);
+    logger.info({ role }, 'worker started');
+    const stop = async () => {
+      await sweeper.stop();
+      await runtime.close();
+    };
+    return { app: null, runtime, url: null, stop };
+  }
   let app: FastifyInstance | null = null;
   let demo: Awaited<ReturnType<typeof ensureDemoMerchant>> = null;
   try {
@@ -37,7 +50,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await runtime.close();
     throw err;
   }
-  const sweeper = startExpirySweeper(runtime.deps, logger, config.sweepIntervalMs);
+  const sweeper = role === 'all' ? startExpirySweeper(runtime.deps, logger, config.sweepIntervalMs) : null;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -64,7 +77,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
-      await sweeper.stop();
+      await sweeper?.stop();
       await runtime.close();
     })());
   return { app, runtime, url, stop };

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config, type Role } from '../config.js';
 import { AppError } from '../domain/errors.js';
 import { formatRupiah } from '../domain/money.js';
 import { describeQris, parseQris, type QrisFieldDescription } from '../domain/qris/index.js';
@@ -39,8 +39,8 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .command('serve')
     .description('run the HTTP API (migrates first)')
     .addOption(new Option('--role <role>', 'api, worker or all').choices(['api', 'worker', 'all']).default('all'))
-    .action(async () => {
-      const server = await serve(config());
+    .action(async (opts: { role: Role }) => {
+      const server = await serve(config(), { role: opts.role });
       await new Promise<void>((resolve) => {
         const shutdown = () => void server.stop().then(resolve);
         process.once('SIGINT', shutdown);
