@@ -8,6 +8,7 @@ import { newRequestId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from './auth.js';
 import { errorBody, handleError, sendError } from './errors.js';
+import { parseFormBody } from './params.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
@@ -51,6 +52,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       sendError(reply, new AppError('invalid_parameter', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : 'the request could not be routed'));
     },
     clientErrorHandler: writeClientError,
+    // Fastify's default ('array') quietly unwraps one-element lists, so {"amount": [1000]} would pass as
+    // 1000; a list where one value belongs must be an error, as a repeated query parameter is.
+    ajv: { customOptions: { coerceTypes: true } },
   };
   const app = Fastify({
     ...fastifyOptions,
@@ -58,8 +62,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.decorateRequest('principal', null);
+  // Bodies are JSON or form data; a text/plain body is a client mistake, answered with 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    done(null, parseFormBody(body as string));
   });
 
   app.addHook('onRequest', async (request) => {

@@ -46,3 +46,17 @@ export function parseTrxid(raw: unknown, required: boolean): string | null {
 export function requestHash(parts: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
+
+/**
+ * An application/x-www-form-urlencoded body as an object. A repeated field becomes a list (which the
+ * schemas reject), exactly as a repeated query parameter does, instead of silently keeping the last.
+ */
+export function parseFormBody(body: string): Record<string, string | string[]> {
+  const fields = new Map<string, string | string[]>();
+  for (const [key, value] of new URLSearchParams(body)) {
+    const prior = fields.get(key);
+    fields.set(key, prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value]);
+  }
+  // fromEntries defines own properties, so a "__proto__" field cannot reach the prototype.
+  return Object.fromEntries(fields);
+}

@@ -35,6 +35,10 @@ async function merchantCode(deps: Deps, merchantId: string): Promise<ParsedQris>
   return parsed;
 }
 
+// Test and live keys of one merchant are separate worlds: the same Idempotency-Key in each names two
+// different requests.
+const idempotencyKey = (input: CreateTransactionInput): string => `${input.mode}:${input.idempotency!.key}`;
+
 /** Raised inside the database transaction to roll it back when a concurrent request won a unique key. */
 class LostRace extends Error {}
 
@@ -160,7 +164,7 @@ async function insertWithFreeCode(
         .insertInto('idempotency_keys')
         .values({
           merchant_id: input.merchantId,
-          idem_key: input.idempotency.key,
+          idem_key: idempotencyKey(input),
           request_hash: input.idempotency.requestHash,
           transaction_id: id,
           created_at: now,
@@ -181,7 +185,7 @@ async function findEarlier(deps: Deps, input: CreateTransactionInput): Promise<T
       .selectFrom('idempotency_keys')
       .select(['request_hash', 'transaction_id'])
       .where('merchant_id', '=', input.merchantId)
-      .where('idem_key', '=', input.idempotency.key)
+      .where('idem_key', '=', idempotencyKey(input))
       .executeTakeFirst();
     if (prior) {
       if (prior.request_hash !== input.idempotency.requestHash) {
