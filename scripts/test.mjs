@@ -30,7 +30,10 @@ function run(label, env) {
   return { passed, failed, ok: result.status === 0 && failed === 0 && passed > 0 };
 }
 
+// The same suite runs on SQLite always, and again on PostgreSQL when TEST_DATABASE_URL names one (each
+// test context then works in a schema of its own there).
 const runs = [run('SQLite', { QG_TEST_DATABASE: 'sqlite' })];
+if (process.env.TEST_DATABASE_URL) runs.push(run('PostgreSQL', { QG_TEST_DATABASE: 'postgres' }));
 const passed = runs.reduce((n, r) => n + r.passed, 0);
 const failed = runs.reduce((n, r) => n + r.failed, 0);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
