@@ -49,6 +49,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => {
       // Fastify answers these before any hook runs, so the onSend headers are set here.
       reply.header('X-Request-Id', request.id).header('X-Api-Version', API_VERSION).header('Cache-Control', 'no-store');
+      request.log.info({ method: request.method, url: redactUrl(request.url), status: 400, code: err.code }, 'request rejected');
       sendError(reply, new AppError('invalid_parameter', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : 'the request could not be routed'));
     },
     clientErrorHandler: writeClientError,
@@ -118,9 +119,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await transactionRoutes(api, ctx);
         await simulateRoutes(api, ctx);
         await qrImageRoutes(api, ctx);
-        rejectOtherMethods(api, '/payment-gateway/cqris', ['GET', 'HEAD', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/cqris', ['GET', 'POST']);
         rejectOtherMethods(api, '/payment-gateway/cstatus', ['GET', 'HEAD']);
-        rejectOtherMethods(api, '/payment-gateway/simulate', ['GET', 'HEAD', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/simulate', ['GET', 'POST']);
         rejectOtherMethods(api, '/payment-gateway/qr/:file', ['GET', 'HEAD']);
       },
       { prefix },

@@ -40,3 +40,23 @@ describe('strict request bodies', () => {
     expect(live.json().data.trxid).not.toBe(test.json().data.trxid);
   });
 });
+
+describe('HEAD on routes that change state', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('never creates or pays: 405', async () => {
+    for (const url of ['/api/payment-gateway/cqris?amount=1000', '/api/payment-gateway/simulate?trxid=trx_x']) {
+      const res = await t.app.inject({ method: 'HEAD', url, headers: { 'x-api-key': t.testKey } });
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET, POST');
+    }
+    const rows = await t.deps.db.selectFrom('transactions').select('id').execute();
+    expect(rows).toHaveLength(0);
+    const status = await t.app.inject({ method: 'HEAD', url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } });
+    expect(status.statusCode).toBe(200);
+  });
+});

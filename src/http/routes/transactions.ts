@@ -51,7 +51,9 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
     response: { 200: ok(Transaction), 201: ok(Transaction), ...errorResponses },
   };
 
+  // GET creates, so HEAD must not: link checkers and monitors send HEAD freely (it answers 405).
   typed.get('/payment-gateway/cqris', {
+    exposeHeadRoute: false,
     schema: { ...createSchema, querystring: CreateQuery },
     preValidation: guard,
     handler: (request, reply) => create(request, reply, request.query, false),
