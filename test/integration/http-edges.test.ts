@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApiKey, revokeApiKey } from '../../src/services/api-keys.js';
@@ -289,7 +288,7 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       expect(health.json()).toEqual({ success: true, data: { status: 'ok' } });
       const ready = await get('/readyz');
       expect(ready.statusCode).toBe(200);
-      expect(ready.json()).toEqual({ success: true, data: { status: 'ready', database: 'sqlite' } });
+      expect(ready.json()).toEqual({ success: true, data: { status: 'ready', database: t.deps.dialect } });
     });
 
     it('/readyz answers 503 service_unavailable once the database is closed', async () => {
@@ -302,8 +301,7 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
         expect(body.error.message).not.toMatch(/destroyed|kysely|sqlite/i);
         expect((await other.app.inject({ url: '/healthz' })).statusCode).toBe(200);
       } finally {
-        await other.app.close();
-        rmSync(other.dir, { recursive: true, force: true });
+        await other.close();
       }
     });
   });
