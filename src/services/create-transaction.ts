@@ -4,6 +4,7 @@ import { newTransactionId } from '../domain/ids.js';
 import { parseQris, toDynamic, type ParsedQris } from '../domain/qris/index.js';
 import type { Mode, TransactionsTable } from '../storage/schema.js';
 import type { Deps } from './deps.js';
+import { enqueueEmail } from './outbox.js';
 
 export interface CreateTransactionInput {
   merchantId: string;
@@ -150,6 +151,8 @@ async function insertWithFreeCode(
       paid_late: 0,
       payment_id: null,
       updated_at: now,
+      source_id: null,
+      acquirer_reference: null,
     };
     const inserted = await trx
       .insertInto('transactions')
@@ -173,6 +176,9 @@ async function insertWithFreeCode(
         .returning('transaction_id')
         .executeTakeFirst();
       if (!claimed) throw new LostRace();
+    }
+    if (row.email !== null) {
+      await enqueueEmail(trx, { merchantId: row.merchant_id, transactionId: id, kind: 'invoice', recipient: row.email, now });
     }
     return row;
   });

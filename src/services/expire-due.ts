@@ -1,31 +1,51 @@
+import { presentTransaction } from '../domain/transaction.js';
 import type { Deps } from './deps.js';
+import { enqueueEvent } from './outbox.js';
 
 /**
- * Moves pending transactions past their expiry to `expired`, a batch at a time so one sweep never
- * holds the database for long. Readers already see them as expired; this makes it true in storage.
+ * Moves pending transactions past their expiry to `expired`, a batch per database transaction, each
+ * with its `transaction.expired` events. Readers already see them as expired; this makes it true in
+ * storage. The conditional update means two sweepers (several instances) never expire a row twice.
  * Reservations whose grace period has ended are deleted so the table stays small.
  */
-export async function expireDue(deps: Deps, batchSize = 500): Promise<number> {
-  const now = deps.now();
+export async function expireDue(deps: Deps, batchSize = 200): Promise<number> {
   let total = 0;
   for (;;) {
-    const due = await deps.db
-      .selectFrom('transactions')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('expires_at', '<=', now)
-      .limit(batchSize)
-      .execute();
-    if (due.length === 0) break;
-    const result = await deps.db
-      .updateTable('transactions')
-      .set({ status: 'expired', updated_at: now })
-      .where('id', 'in', due.map((r) => r.id))
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    total += Number(result.numUpdatedRows);
-    if (due.length < batchSize) break;
+    const now = deps.now();
+    const expired = await deps.db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom('transactions')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('expires_at', '<=', now)
+        .orderBy('expires_at')
+        .limit(batchSize)
+        .execute();
+      let count = 0;
+      for (const tx of due) {
+        const result = await trx
+          .updateTable('transactions')
+          .set({ status: 'expired', updated_at: now })
+          .where('id', '=', tx.id)
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) continue;
+        count += 1;
+        const row = { ...tx, status: 'expired' as const, updated_at: now };
+        await enqueueEvent(trx, {
+          merchantId: tx.merchant_id,
+          mode: tx.mode,
+          type: 'transaction.expired',
+          transactionId: tx.id,
+          data: presentTransaction(row, null, now, deps.config.publicBaseUrl),
+          now,
+        });
+      }
+      return { count, more: due.length === batchSize };
+    });
+    total += expired.count;
+    if (!expired.more) break;
   }
-  await deps.db.deleteFrom('reserved_totals').where('reserved_until', '<=', now).execute();
+  await deps.db.deleteFrom('reserved_totals').where('reserved_until', '<=', deps.now()).execute();
   return total;
 }

@@ -2,6 +2,9 @@ import type { Transaction } from 'kysely';
 import { newPaymentId } from '../domain/ids.js';
 import type { DB, Mode, PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import type { Deps } from './deps.js';
+import { enqueueEmail, enqueueEvent } from './outbox.js';
+import { presentTransaction } from '../domain/transaction.js';
+import { presentPayment } from '../domain/payment.js';
 
 export interface ReportedPayment {
   merchantId: string;
@@ -64,7 +67,7 @@ export async function recordPayment(deps: Deps, report: ReportedPayment): Promis
     const reason = mismatch(candidate, report);
     if (candidate === null || reason !== null) {
       payment.reason = reason ?? 'no_matching_transaction';
-      await trx.updateTable('payments').set({ reason: payment.reason }).where('id', '=', payment.id).execute();
+      await markUnmatched(trx, deps, payment, now);
       return { outcome: 'unmatched', payment, transaction: candidate };
     }
 
@@ -77,7 +80,7 @@ export async function recordPayment(deps: Deps, report: ReportedPayment): Promis
       .executeTakeFirst();
     if (Number(paid.numUpdatedRows) !== 1) {
       payment.reason = 'transaction_already_paid';
-      await trx.updateTable('payments').set({ reason: payment.reason }).where('id', '=', payment.id).execute();
+      await markUnmatched(trx, deps, payment, now);
       return { outcome: 'unmatched', payment, transaction: candidate };
     }
     payment.status = 'matched';
@@ -95,7 +98,32 @@ export async function recordPayment(deps: Deps, report: ReportedPayment): Promis
       payment_id: payment.id,
       updated_at: now,
     };
+    await enqueueEvent(trx, {
+      merchantId: transaction.merchant_id,
+      mode: transaction.mode,
+      type: 'transaction.paid',
+      transactionId: transaction.id,
+      paymentId: payment.id,
+      data: presentTransaction(transaction, payment, now, deps.config.publicBaseUrl),
+      now,
+    });
+    if (transaction.email !== null) {
+      await enqueueEmail(trx, { merchantId: transaction.merchant_id, transactionId: transaction.id, kind: 'receipt', recipient: transaction.email, now });
+    }
     return { outcome: 'matched', payment, transaction };
+  });
+}
+
+/** An unmatched payment stays listed for an operator, and the merchant hears of it. */
+async function markUnmatched(trx: Transaction<DB>, deps: Deps, payment: PaymentsTable, now: number): Promise<void> {
+  await trx.updateTable('payments').set({ reason: payment.reason }).where('id', '=', payment.id).execute();
+  await enqueueEvent(trx, {
+    merchantId: payment.merchant_id,
+    mode: payment.mode,
+    type: 'payment.unmatched',
+    paymentId: payment.id,
+    data: presentPayment(payment),
+    now,
   });
 }
 

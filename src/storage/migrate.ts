@@ -1,10 +1,12 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as core from './migrations/001-core.js';
+import * as sourcesAndOutbox from './migrations/002-sources-and-outbox.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
 const MIGRATIONS: Record<string, Migration> = {
   '001-core': core,
+  '002-sources-and-outbox': sourcesAndOutbox,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -44,6 +44,10 @@ export interface TransactionsTable {
   paid_late: number;
   payment_id: string | null;
   updated_at: number;
+  /** The payment source that issued this code (acquirer-issued SNAP codes), else null. */
+  source_id: string | null;
+  /** The acquirer's reference for an acquirer-issued code (SNAP referenceNo). */
+  acquirer_reference: string | null;
 }
 
 /** One row per total that a merchant's open (or recently expired) transaction holds. */
@@ -81,7 +85,107 @@ export interface PaymentsTable {
   raw: string | null;
 }
 
+export type SourceType = 'snap' | 'feed' | 'webhook';
+
+export interface PaymentSourcesTable {
+  id: string;
+  merchant_id: string;
+  type: SourceType;
+  /** JSON: the source's settings, secrets included (needed to verify and sign). */
+  config: string;
+  /** JSON: what the source remembers between runs (a feed's seen ids, a poll cursor). */
+  state: string | null;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AuditLogTable {
+  id: string;
+  actor: string;
+  action: string;
+  subject_type: string;
+  subject_id: string;
+  details: string | null;
+  created_at: number;
+}
+
+export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched';
+
+/** The outbox: one row per event, written in the same database transaction as the change it reports. */
+export interface EventsTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  type: EventType;
+  transaction_id: string | null;
+  payment_id: string | null;
+  /** JSON: the exact body every delivery posts. */
+  payload: string;
+  created_at: number;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  merchant_id: string;
+  url: string;
+  secret: string;
+  /** JSON array of event types, or ["*"]. */
+  events: string;
+  status: 'active' | 'failing' | 'disabled';
+  consecutive_failures: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  /** A dispatcher's claim: others skip the row until this time. */
+  locked_until: number | null;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  created_at: number;
+}
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: number;
+  duration_ms: number;
+  succeeded: number;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+export interface EmailsTable {
+  id: string;
+  merchant_id: string;
+  transaction_id: string;
+  kind: 'invoice' | 'receipt';
+  recipient: string;
+  status: 'pending' | 'sent' | 'skipped' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
 export interface DB {
+  payment_sources: PaymentSourcesTable;
+  audit_log: AuditLogTable;
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  emails: EmailsTable;
   merchants: MerchantsTable;
   api_keys: ApiKeysTable;
   transactions: TransactionsTable;

@@ -1,0 +1,36 @@
+import type { PaymentsTable } from '../storage/schema.js';
+
+export interface PaymentView {
+  id: string;
+  status: 'matched' | 'unmatched';
+  reason: string | null;
+  source: string;
+  source_payment_id: string;
+  amount: number;
+  paid_at: string;
+  received_at: string;
+  reference: string | null;
+  issuer: string | null;
+  payer_name: string | null;
+  trxid: string | null;
+  mode: string;
+}
+
+/** A reported payment as operators, the CLI and `payment.unmatched` webhooks see it. */
+export function presentPayment(p: PaymentsTable): PaymentView {
+  return {
+    id: p.id,
+    status: p.status,
+    reason: p.reason,
+    source: p.source,
+    source_payment_id: p.source_payment_id,
+    amount: p.amount,
+    paid_at: new Date(p.paid_at).toISOString(),
+    received_at: new Date(p.received_at).toISOString(),
+    reference: p.reference,
+    issuer: p.issuer,
+    payer_name: p.payer_name,
+    trxid: p.transaction_id,
+    mode: p.mode,
+  };
+}
