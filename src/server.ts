@@ -5,7 +5,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { ensureDemoMerchant } from './services/ensure-demo-merchant.js';
-import { startExpirySweeper } from './workers/expiry-sweeper.js';
+import { startBackgroundWork } from './workers/index.js';
 
 export interface RunningServer {
   /** Null for the worker role, which serves no HTTP. */
@@ -29,10 +29,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const role = options.role ?? 'all';
   const runtime = await openRuntime(config);
   if (role === 'worker') {
-    const sweeper = startExpirySweeper(runtime.deps, logger, config.sweepIntervalMs);
+    const background = startBackgroundWork(runtime.deps, logger);
     logger.info({ role }, 'worker started');
     const stop = async () => {
-      await sweeper.stop();
+      await background.stop();
       await runtime.close();
     };
     return { app: null, runtime, url: null, stop };
@@ -50,7 +50,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await runtime.close();
     throw err;
   }
-  const sweeper = role === 'all' ? startExpirySweeper(runtime.deps, logger, config.sweepIntervalMs) : null;
+  const background = role === 'all' ? startBackgroundWork(runtime.deps, logger) : null;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -77,7 +77,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
-      await sweeper?.stop();
+      await background?.stop();
       await runtime.close();
     })());
   return { app, runtime, url, stop };

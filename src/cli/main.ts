@@ -12,6 +12,11 @@ import { getTransactionById } from '../services/get-transaction.js';
 import { serve } from '../server.js';
 import { simulatePayment } from '../sources/simulator.js';
 import { emit, emitError, processIo, type Io } from './output.js';
+import type { CliContext } from './context.js';
+import { registerSourceCommands } from './commands/sources.js';
+import { registerPaymentCommands } from './commands/payments.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
+import { registerDevCommands } from './commands/dev.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -34,6 +39,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .description('Self-hostable QRIS payment gateway')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
+  const ctx: CliContext = { io, json, config, withDeps };
 
   program
     .command('serve')
@@ -137,6 +143,11 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
       });
       emit(io, json, view, () => `${view.trxid} is ${view.status}${view.paid_late ? ' (late)' : ''}: ${formatRupiah(view.total_amount)}`);
     });
+
+  registerSourceCommands(program, ctx);
+  registerPaymentCommands(program, ctx);
+  registerWebhookCommands(program, ctx);
+  registerDevCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -19,6 +19,8 @@ import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { registerMetrics } from './metrics.js';
+import { paymentSourceRoutes } from './routes/payment-sources.js';
+import { snapNotifyRoutes } from '../sources/snap/notify-route.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -130,6 +132,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMetrics(app, config.metricsToken);
   await systemRoutes(app, deps);
   await checkoutRoutes(app, deps);
+  await paymentSourceRoutes(app, deps);
+  await snapNotifyRoutes(app, deps);
   return app;
 }
 

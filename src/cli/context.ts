@@ -1,0 +1,13 @@
+import type { Config } from '../config.js';
+import type { Deps } from '../services/deps.js';
+import type { Io } from './output.js';
+
+/** What every group of CLI commands is given. */
+export interface CliContext {
+  io: Io;
+  /** True when the invocation has --json: print exactly one JSON object on stdout. */
+  json: boolean;
+  config: () => Config;
+  /** Opens (and migrates) the configured database for the duration of fn. */
+  withDeps: <T>(fn: (deps: Deps) => Promise<T>) => Promise<T>;
+}
