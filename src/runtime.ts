@@ -11,7 +11,7 @@ export interface Runtime {
 
 /** Opens the configured database, brings its schema up to date and assembles the services' deps. */
 export async function openRuntime(config: Config, now: () => number = Date.now): Promise<Runtime> {
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     await migrateToLatest(database.db, database.dialect);
   } catch (err) {

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { RedisRateLimiter } from '../../src/http/redis-rate-limit.js';
+import { buildApp } from '../../src/http/app.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+
+// The machine's Redis (CI starts it); TEST_REDIS_URL overrides.
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('rate limits shared through Redis', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  it('holds one limit per key across two gateway instances', async () => {
+    const prefix = `qg:test:${randomBytes(6).toString('hex')}:`;
+    const t: TestApp = await createTestApp();
+    closers.push(() => t.close());
+    // Two instances on one database, each with its own Redis connection, as two processes would have.
+    const limiters = [0, 1].map(() => new RedisRateLimiter(REDIS_URL, 5, null, 60_000, prefix));
+    const apps = await Promise.all(limiters.map((rateLimiter) => buildApp({ deps: t.deps, rateLimiter })));
+    for (const [i, app] of apps.entries()) closers.push(async () => { await app.close(); await limiters[i]!.close(); });
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await apps[i % 2]!.inject({ url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } });
+      statuses.push(res.statusCode);
+      if (res.statusCode === 429) {
+        expect(res.json().error.code).toBe('rate_limited');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      } else {
+        expect(res.headers['ratelimit-limit']).toBe('5');
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    // Another key of the same merchant has its own window.
+    const other = await apps[1]!.inject({ url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.liveKey } });
+    expect(other.statusCode).toBe(200);
+    expect(other.headers['ratelimit-remaining']).toBe('4');
+  });
+
+  it('lets requests through when Redis is unreachable', async () => {
+    const limiter = new RedisRateLimiter('redis://127.0.0.1:1', 1);
+    closers.push(() => limiter.close());
+    const first = await limiter.hit('k');
+    const second = await limiter.hit('k');
+    expect(first.allowed && second.allowed).toBe(true);
+  });
+
+  it('REDIS_URL makes the app use Redis', async () => {
+    const t = await createTestApp({ REDIS_URL, RATE_LIMIT_PER_MINUTE: '3' });
+    closers.push(() => t.close());
+    const codes: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      codes.push((await t.app.inject({ url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } })).statusCode);
+    }
+    expect(codes).toEqual([200, 200, 200, 429]);
+  });
+});
