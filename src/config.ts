@@ -25,6 +25,10 @@ export interface Config {
   trustProxy: boolean;
   demoMerchant: boolean;
   metricsToken: string | null;
+  /** Shared rate limits across instances when set; in-memory limits otherwise. */
+  redisUrl: string | null;
+  /** PostgreSQL connections per process. */
+  databasePoolSize: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -86,5 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     demoMerchant: bool(env, 'DEMO_MERCHANT', true),
     metricsToken: env.METRICS_TOKEN || null,
+    redisUrl: env.REDIS_URL || null,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };
 }

@@ -12,6 +12,8 @@ import { parseFormBody } from './params.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
+import { RedisRateLimiter } from './redis-rate-limit.js';
+import type { Config } from '../config.js';
 import type { RouteContext } from './routes/context.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { simulateRoutes } from './routes/simulate.js';
@@ -109,8 +111,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const limiter =
-    options.rateLimiter !== undefined ? options.rateLimiter : config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute, deps.now) : null;
+  const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, options.logger ?? null);
+  if (limiter instanceof RedisRateLimiter) app.addHook('onClose', async () => limiter.close());
   const guard = authenticate(deps, limiter);
 
   // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
@@ -135,6 +137,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await paymentSourceRoutes(app, deps);
   await snapNotifyRoutes(app, deps);
   return app;
+}
+
+function defaultLimiter(config: Config, now: () => number, logger: Logger | null): RateLimiter | null {
+  if (config.rateLimitPerMinute === 0) return null;
+  if (config.redisUrl) return new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, logger);
+  return new MemoryRateLimiter(config.rateLimitPerMinute, now);
 }
 
 function rejectOtherMethods(app: FastifyInstance, url: string, allowed: string[]): void {
