@@ -20,6 +20,7 @@ import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
+import { listenForStatus } from '../services/status-bus.js';
 import { registerMetrics } from './metrics.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
 import { snapNotifyRoutes } from '../sources/snap/notify-route.js';
@@ -134,6 +135,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMetrics(app, config.metricsToken);
   await systemRoutes(app, deps);
   await checkoutRoutes(app, deps);
+  if (deps.dialect === 'postgres') {
+    const stopListening = listenForStatus(config.databaseUrl, options.logger ?? null);
+    app.addHook('onClose', stopListening);
+  }
   await paymentSourceRoutes(app, deps);
   await snapNotifyRoutes(app, deps);
   return app;

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newDeliveryId, newEmailId, newEventId } from '../domain/ids.js';
 import type { DB, EventType, Mode } from '../storage/schema.js';
+import { announceStatus } from './status-bus.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -36,6 +37,7 @@ export async function enqueueEvent(db: Db, event: NewEvent): Promise<string> {
       created_at: event.now,
     })
     .execute();
+  if (event.transactionId) await announceStatus(db, event.transactionId);
   const endpoints = await db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])

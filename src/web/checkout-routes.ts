@@ -4,6 +4,7 @@ import type { Deps } from '../services/deps.js';
 import { getCheckout } from '../services/get-checkout.js';
 import { simulatePayment } from '../sources/simulator.js';
 import { getTransactionById } from '../services/get-transaction.js';
+import { onStatusChange } from '../services/status-bus.js';
 import { parseTrxid } from '../http/params.js';
 import { CHECKOUT_CSS, renderCheckoutPage } from './checkout-page.js';
 import { CHECKOUT_JS } from './checkout-client.js';
@@ -11,13 +12,13 @@ import { CHECKOUT_JS } from './checkout-client.js';
 const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export interface CheckoutOptions {
-  /** How often an open status stream re-reads the transaction. */
+  /** How often an open status stream re-reads the transaction when no notification came. */
   pollMs?: number;
 }
 
 // The payer's pages. Public: the transaction id (130 random bits) is the capability, as for the QR image.
 export async function checkoutRoutes(app: FastifyInstance, deps: Deps, options: CheckoutOptions = {}): Promise<void> {
-  const pollMs = options.pollMs ?? 1000;
+  const pollMs = options.pollMs ?? 10_000;
   const hide = { hide: true };
   // Open streams are ended before the server closes, or a shutdown would wait for every payer to leave.
   const streams = new Set<() => void>();
@@ -49,7 +50,8 @@ export async function checkoutRoutes(app: FastifyInstance, deps: Deps, options: 
   });
 
   // Server-sent events: the current status at once, then each change, closing when the status is final.
-  // Each stream re-reads its transaction, so a payment recorded by any process sharing the database shows.
+  // A change is heard from the status bus (this process, or any instance through PostgreSQL NOTIFY); a
+  // slow re-read covers what no bus carries (a CLI process on SQLite) and a timer marks the expiry.
   app.get<{ Params: { trxid: string } }>('/checkout/:trxid/events', { schema: hide }, async (request, reply) => {
     const trxid = parseTrxid(request.params.trxid, true)!;
     let last = await getCheckout(deps, trxid);
@@ -65,21 +67,34 @@ export async function checkoutRoutes(app: FastifyInstance, deps: Deps, options: 
     const send = (view: typeof last) => raw.write(`event: status\ndata: ${JSON.stringify({ status: view.status, paid_late: view.paid_late })}\n\n`);
     send(last);
     if (last.status !== 'pending') return void raw.end();
-    let beats = 0;
-    const timer = setInterval(async () => {
+
+    let checking = false;
+    const check = async () => {
+      if (checking || raw.writableEnded) return;
+      checking = true;
       try {
         const now = await getCheckout(deps, trxid);
         if (now.status !== last.status) send(now);
         last = now;
-        if (now.status !== 'pending') return close();
-        if (++beats % 15 === 0) raw.write(': keep-alive\n\n');
+        if (now.status !== 'pending') close();
       } catch (err) {
         request.log.warn({ err }, 'checkout stream failed');
         close();
+      } finally {
+        checking = false;
       }
+    };
+    const unsubscribe = onStatusChange(trxid, () => void check());
+    const poll = setInterval(() => {
+      raw.write(': keep-alive\n\n');
+      void check();
     }, pollMs);
+    const untilExpiry = Math.max(0, Date.parse(last.expires_at) - deps.now()) + 50;
+    const expiry = setTimeout(() => void check(), Math.min(untilExpiry, 2_147_000_000));
     const close = () => {
-      clearInterval(timer);
+      unsubscribe();
+      clearInterval(poll);
+      clearTimeout(expiry);
       streams.delete(close);
       if (!raw.writableEnded) raw.end();
     };
