@@ -2,7 +2,7 @@
 // Entry point for `npm start`, `npm run cli` and the installed `qris-gateway` command. It compiles the
 // TypeScript sources first when dist/ is missing or older than any source file, so a fresh clone needs
 // only `npm install && npm start`.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -29,16 +29,49 @@ function needsBuild() {
   return newestMtime(srcDir) > statSync(stamp).mtimeMs;
 }
 
-if (needsBuild()) {
-  process.stderr.write('qris-gateway: compiling TypeScript (first run or sources changed)...\n');
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-  if (result.status !== 0) {
-    process.stderr.write('qris-gateway: build failed\n');
-    process.exit(result.status ?? 1);
+// Several processes may start at once (instances, a CLI call beside a server): one compiles while the
+// others wait for it, then find dist/ fresh.
+function withBuildLock(fn) {
+  const lock = join(root, 'dist', '.build-lock');
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      // A lock older than the deadline is a crashed build's: take it over.
+      if (Date.now() - statSync(lock).mtimeMs > 180_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error('timed out waiting for another process to finish building');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
   }
-  const { writeFileSync } = await import('node:fs');
-  writeFileSync(join(root, 'dist', '.build-stamp'), new Date().toISOString());
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+if (needsBuild()) {
+  const failed = withBuildLock(() => {
+    if (!needsBuild()) return null;
+    // The stamp carries the time the compile started, so an edit made during it still counts as newer.
+    const started = new Date();
+    process.stderr.write('qris-gateway: compiling TypeScript (first run or sources changed)...\n');
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+    if (result.status !== 0) return result.status ?? 1;
+    const stamp = join(root, 'dist', '.build-stamp');
+    writeFileSync(stamp, started.toISOString());
+    utimesSync(stamp, started, started);
+    return null;
+  });
+  if (failed !== null) {
+    process.stderr.write('qris-gateway: build failed\n');
+    process.exit(failed);
+  }
 }
 
 await import(pathToFileURL(entry).href);

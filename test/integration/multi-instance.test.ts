@@ -1,0 +1,112 @@
+// Several gateway processes on one PostgreSQL database, as behind a load balancer: uniqueness, payments
+// and events must hold across them. PostgreSQL is the supported way to run more than one instance, so
+// this file runs on the PostgreSQL pass of the suite.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { loadConfig } from '../../src/config.js';
+import type { Deps } from '../../src/services/deps.js';
+import { freshDatabaseUrl, onPostgres, seedMerchant, type Seeded } from '../helpers/context.js';
+import { startGateway, type GatewayProcess } from '../helpers/processes.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database', () => {
+  let database: Database;
+  let deps: Deps;
+  let drop: () => Promise<void>;
+  let dir: string;
+  let seeded: Seeded;
+  let gateways: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qg-multi-'));
+    const fresh = await freshDatabaseUrl(dir);
+    drop = fresh.drop;
+    // Migrate once before the instances start, as the README says to.
+    database = openDatabase(fresh.url);
+    await migrateToLatest(database.db, database.dialect);
+    const config = loadConfig({ DATABASE_URL: fresh.url });
+    deps = { db: database.db, dialect: database.dialect, config, now: Date.now };
+    seeded = await seedMerchant(deps);
+    const env = {
+      DATABASE_URL: fresh.url,
+      DEMO_MERCHANT: 'false',
+      RATE_LIMIT_PER_MINUTE: '0',
+      UNIQUE_CODE_MAX: '250',
+      DATABASE_POOL_SIZE: '5',
+      WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+    };
+    gateways = await Promise.all([0, 1, 2].map(() => startGateway(env)));
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(gateways.map((g) => g.stop()));
+    await database?.close();
+    await drop?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('300 concurrent creates of one amount across the instances: 250 distinct totals, the rest a clear 503', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 300 }, async (_, i) => {
+        const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=50000`, {
+          headers: { 'x-api-key': seeded.liveKey },
+        });
+        return { status: res.status, body: (await res.json()) as any, retryAfter: res.headers.get('retry-after') };
+      }),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status !== 200);
+    expect(ok).toHaveLength(250);
+    expect(new Set(ok.map((r) => r.body.data.total_amount)).size).toBe(250);
+    expect(new Set(ok.map((r) => r.body.data.trxid)).size).toBe(250);
+    for (const r of refused) {
+      expect(r.status).toBe(503);
+      expect(r.body.error.code).toBe('unique_code_exhausted');
+      expect(Number(r.retryAfter)).toBeGreaterThan(0);
+    }
+    const stored = await deps.db.selectFrom('transactions').select(['total_amount']).where('amount', '=', 50000).execute();
+    expect(stored).toHaveLength(250);
+    expect(new Set(stored.map((s) => s.total_amount)).size).toBe(250);
+  });
+
+  it('a payment reported to one instance pays a transaction created on another, and every instance sees it', async () => {
+    const created = await fetch(`${gateways[0]!.url}/api/payment-gateway/cqris?amount=61000`, { headers: { 'x-api-key': seeded.testKey } });
+    const tx = ((await created.json()) as any).data;
+    const paid = await fetch(`${gateways[1]!.url}/api/payment-gateway/simulate?trxid=${tx.trxid}`, {
+      method: 'POST',
+      headers: { 'x-api-key': seeded.testKey },
+    });
+    expect(paid.status).toBe(200);
+    for (const g of gateways) {
+      const status = await fetch(`${g.url}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'x-api-key': seeded.testKey } });
+      expect(((await status.json()) as any).data.status).toBe('paid');
+    }
+  });
+
+  it('a checkout page open on one instance hears of a payment made through another', async () => {
+    const created = await fetch(`${gateways[0]!.url}/api/payment-gateway/cqris?amount=62000`, { headers: { 'x-api-key': seeded.testKey } });
+    const tx = ((await created.json()) as any).data;
+    const stream = await fetch(`${gateways[2]!.url}/checkout/${tx.trxid}/events`);
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const read = async (until: RegExp) => {
+      while (!until.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+    };
+    await read(/"status":"pending"/);
+    const started = Date.now();
+    await fetch(`${gateways[1]!.url}/api/payment-gateway/simulate?trxid=${tx.trxid}`, { method: 'POST', headers: { 'x-api-key': seeded.testKey } });
+    await read(/"status":"paid"/);
+    expect(text).toContain('"status":"paid"');
+    // Heard through NOTIFY, not the stream's slow fallback re-read (10 s).
+    expect(Date.now() - started).toBeLessThan(5000);
+    await reader.cancel();
+  });
+});
