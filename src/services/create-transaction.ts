@@ -81,45 +81,45 @@ async function insertWithFreeCode(
     const reservedUntil = expiresAt + deps.config.reservationGraceSeconds * 1000;
     const id = newTransactionId();
 
-    const held = await trx
+    const inRange = await trx
       .selectFrom('reserved_totals')
       .select(['total_amount', 'reserved_until'])
       .where('merchant_id', '=', input.merchantId)
       .where('mode', '=', input.mode)
       .where('total_amount', '>=', input.amount + lowCode)
       .where('total_amount', '<=', input.amount + highCode)
-      .where('reserved_until', '>', now)
       .execute();
+    const held = inRange.filter((r) => r.reserved_until > now);
+    const stale = new Set(inRange.filter((r) => r.reserved_until <= now).map((r) => r.total_amount - input.amount));
     const taken = new Set(held.map((r) => r.total_amount - input.amount));
     const free: number[] = [];
     for (let c = lowCode; c <= highCode; c++) if (!taken.has(c)) free.push(c);
 
     // A random free code rather than the lowest keeps concurrent creates (several instances on
     // PostgreSQL) from all racing for the same row. The primary key on (merchant, mode, total) is what
-    // guarantees uniqueness; the upsert only takes over a reservation whose time has passed.
+    // guarantees uniqueness. A failed attempt must leave no row lock behind, or two creates each holding
+    // one row and wanting the other's deadlock: so a free total is claimed with INSERT .. DO NOTHING, and
+    // a lapsed reservation with an UPDATE whose condition is re-checked (neither locks a row it skips).
     let uniqueCode: number | null = null;
     while (free.length > 0 && uniqueCode === null) {
       const pick = free.splice(randomInt(free.length), 1)[0]!;
-      const won = await trx
-        .insertInto('reserved_totals')
-        .values({
-          merchant_id: input.merchantId,
-          mode: input.mode,
-          total_amount: input.amount + pick,
-          transaction_id: id,
-          reserved_until: reservedUntil,
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(['merchant_id', 'mode', 'total_amount'])
-            .doUpdateSet((eb) => ({
-              transaction_id: eb.ref('excluded.transaction_id'),
-              reserved_until: eb.ref('excluded.reserved_until'),
-            }))
-            .where('reserved_totals.reserved_until', '<=', now),
-        )
-        .returning('transaction_id')
-        .executeTakeFirst();
+      const total = input.amount + pick;
+      const won = stale.has(pick)
+        ? await trx
+            .updateTable('reserved_totals')
+            .set({ transaction_id: id, reserved_until: reservedUntil })
+            .where('merchant_id', '=', input.merchantId)
+            .where('mode', '=', input.mode)
+            .where('total_amount', '=', total)
+            .where('reserved_until', '<=', now)
+            .returning('transaction_id')
+            .executeTakeFirst()
+        : await trx
+            .insertInto('reserved_totals')
+            .values({ merchant_id: input.merchantId, mode: input.mode, total_amount: total, transaction_id: id, reserved_until: reservedUntil })
+            .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
+            .returning('transaction_id')
+            .executeTakeFirst();
       if (won?.transaction_id === id) uniqueCode = pick;
     }
     if (uniqueCode === null) {
