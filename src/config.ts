@@ -1,10 +1,13 @@
 // Every setting is an environment variable (documented in one table in the README). Parsing is strict:
 // a typo in a number is a start-up error, not a silent default.
 import { resolve } from 'node:path';
+import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
+import { mailSettings, type MailSettings } from './mail/settings.js';
+import { sourceSettings, type SourceSettings } from './sources/settings.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
-export interface Config {
+export interface Config extends MailSettings, SourceSettings {
   port: number;
   host: string;
   databaseUrl: string;
@@ -29,6 +32,14 @@ export interface Config {
   redisUrl: string | null;
   /** PostgreSQL connections per process. */
   databasePoolSize: number;
+  /** SNAP BI acquirer source: query-poll worker tick, longest gap between polls, acquirer HTTP timeout. */
+  snapPollIntervalMs: number;
+  snapPollMaxDelaySeconds: number;
+  snapHttpTimeoutMs: number;
+  webhookTimeoutMs: number;
+  webhookDispatchIntervalMs: number;
+  /** Networks webhooks may reach although the SSRF guard would refuse them (loopback receivers in tests). */
+  webhookAllowNetworks: IpNetwork[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -48,6 +59,14 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new Error(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function networks(env: Env, name: string): IpNetwork[] {
+  try {
+    return parseNetworkList(env[name] ?? '');
+  } catch (err) {
+    throw new Error(`${name}: ${(err as Error).message}`);
+  }
 }
 
 /** DATABASE_URL unset means SQLite at ./data/qris-gateway.db. */
@@ -90,6 +109,14 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     demoMerchant: bool(env, 'DEMO_MERCHANT', true),
     metricsToken: env.METRICS_TOKEN || null,
+    snapPollIntervalMs: int(env, 'SNAP_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
+    snapPollMaxDelaySeconds: int(env, 'SNAP_POLL_MAX_DELAY_SECONDS', 60, 5, 3600),
+    snapHttpTimeoutMs: int(env, 'SNAP_HTTP_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 1000, 10, 3_600_000),
+    webhookAllowNetworks: networks(env, 'WEBHOOK_ALLOW_NETWORKS'),
+    ...mailSettings(env),
+    ...sourceSettings(env),
     redisUrl: env.REDIS_URL || null,
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };

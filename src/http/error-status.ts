@@ -12,14 +12,20 @@ const STATUS: Record<ErrorCode, number> = {
   api_key_mismatch: 400,
   api_key_required: 401,
   invalid_api_key: 401,
+  invalid_signature: 401,
   test_mode_only: 403,
   not_found: 404,
   transaction_not_found: 404,
   merchant_not_found: 404,
+  source_not_found: 404,
+  payment_not_found: 404,
   method_not_allowed: 405,
   ref_conflict: 409,
   idempotency_key_reused: 409,
   transaction_already_paid: 409,
+  payment_already_matched: 409,
+  reference_already_recorded: 409,
+  amount_mismatch: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
@@ -28,6 +34,9 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
   unique_code_exhausted: 503,
   service_unavailable: 503,
+  // The SNAP acquirer answered with a refusal or nonsense (502), or not at all / overloaded (503).
+  acquirer_error: 502,
+  acquirer_unavailable: 503,
 };
 
 export function statusFor(code: ErrorCode): number {

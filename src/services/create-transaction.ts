@@ -2,7 +2,10 @@ import { randomInt } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { newTransactionId } from '../domain/ids.js';
 import { parseQris, toDynamic, type ParsedQris } from '../domain/qris/index.js';
-import type { Mode, TransactionsTable } from '../storage/schema.js';
+import type { Transaction } from 'kysely';
+import type { DB, Mode, TransactionsTable } from '../storage/schema.js';
+import { acquirerExpiry, requestAcquirerCode, schedulePoll, snapSourceFor } from '../sources/snap/issue.js';
+import type { SnapSource } from '../sources/snap/config.js';
 import type { Deps } from './deps.js';
 import { enqueueEmail } from './outbox.js';
 
@@ -47,16 +50,19 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
   const earlier = await findEarlier(deps, input);
   if (earlier) return { transaction: earlier, replayed: true };
 
-  const code = await merchantCode(deps, input.merchantId);
-  const { uniqueCodeMin, uniqueCodeMax, amountMax } = deps.config;
-  const highestCode = Math.min(uniqueCodeMax, amountMax - input.amount);
-  if (highestCode < uniqueCodeMin) {
-    throw new AppError('amount_out_of_range', 'amount leaves no room for the unique code under the maximum', {
-      param: 'amount',
-    });
-  }
-
   try {
+    // A merchant with a SNAP source gets codes from its acquirer, matched by the acquirer's reference.
+    const snap = await snapSourceFor(deps, input.merchantId, input.mode);
+    if (snap) return { transaction: await insertAcquirerIssued(deps, input, snap), replayed: false };
+
+    const code = await merchantCode(deps, input.merchantId);
+    const { uniqueCodeMin, uniqueCodeMax, amountMax } = deps.config;
+    const highestCode = Math.min(uniqueCodeMax, amountMax - input.amount);
+    if (highestCode < uniqueCodeMin) {
+      throw new AppError('amount_out_of_range', 'amount leaves no room for the unique code under the maximum', {
+        param: 'amount',
+      });
+    }
     return { transaction: await insertWithFreeCode(deps, input, code, uniqueCodeMin, highestCode), replayed: false };
   } catch (err) {
     if (!(err instanceof LostRace)) throw err;
@@ -154,34 +160,82 @@ async function insertWithFreeCode(
       source_id: null,
       acquirer_reference: null,
     };
-    const inserted = await trx
-      .insertInto('transactions')
-      .values(row)
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!inserted) throw new LostRace();
-
-    if (input.idempotency) {
-      const claimed = await trx
-        .insertInto('idempotency_keys')
-        .values({
-          merchant_id: input.merchantId,
-          idem_key: idempotencyKey(input),
-          request_hash: input.idempotency.requestHash,
-          transaction_id: id,
-          created_at: now,
-        })
-        .onConflict((oc) => oc.doNothing())
-        .returning('transaction_id')
-        .executeTakeFirst();
-      if (!claimed) throw new LostRace();
-    }
-    if (row.email !== null) {
-      await enqueueEmail(trx, { merchantId: row.merchant_id, transactionId: id, kind: 'invoice', recipient: row.email, now });
-    }
+    await insertRow(trx, input, row, now);
     return row;
   });
+}
+
+/**
+ * The acquirer's code: no unique code and no reserved total, since payments are matched by the
+ * acquirer's reference. The acquirer is called before the database transaction opens, so a slow
+ * acquirer never holds a write lock; a create that then loses a ref race leaves an unused code at the
+ * acquirer, which expires there.
+ */
+async function insertAcquirerIssued(deps: Deps, input: CreateTransactionInput, source: SnapSource): Promise<TransactionsTable> {
+  if (input.amount > deps.config.amountMax) {
+    throw new AppError('amount_out_of_range', `amount is above the maximum of ${deps.config.amountMax}`, { param: 'amount' });
+  }
+  const now = deps.now();
+  const id = newTransactionId();
+  const expiresAt = acquirerExpiry(source, now, now + (input.expiresInSeconds ?? deps.config.transactionTtlSeconds) * 1000);
+  const code = await requestAcquirerCode(deps, source, { trxid: id, amount: input.amount, expiresAt });
+  const row: TransactionsTable = {
+    id,
+    merchant_id: input.merchantId,
+    mode: input.mode,
+    status: 'pending',
+    amount: input.amount,
+    unique_code: 0,
+    total_amount: input.amount,
+    currency: 'IDR',
+    email: input.email,
+    ref: input.ref,
+    qris: code.qris,
+    created_at: now,
+    expires_at: expiresAt,
+    paid_at: null,
+    paid_late: 0,
+    payment_id: null,
+    updated_at: now,
+    source_id: source.id,
+    acquirer_reference: code.referenceNo,
+  };
+  return deps.db.transaction().execute(async (trx) => {
+    await insertRow(trx, input, row, now);
+    await schedulePoll(trx, { transactionId: id, sourceId: source.id, createdAt: now, expiresAt });
+    return row;
+  });
+}
+
+/** The transaction row, its Idempotency-Key claim and its invoice e-mail; LostRace on a lost unique key. */
+async function insertRow(trx: Transaction<DB>, input: CreateTransactionInput, row: TransactionsTable, now: number): Promise<void> {
+  const { id } = row;
+  const inserted = await trx
+    .insertInto('transactions')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) throw new LostRace();
+
+  if (input.idempotency) {
+    const claimed = await trx
+      .insertInto('idempotency_keys')
+      .values({
+        merchant_id: input.merchantId,
+        idem_key: idempotencyKey(input),
+        request_hash: input.idempotency.requestHash,
+        transaction_id: id,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning('transaction_id')
+      .executeTakeFirst();
+    if (!claimed) throw new LostRace();
+  }
+  if (row.email !== null) {
+    await enqueueEmail(trx, { merchantId: row.merchant_id, transactionId: id, kind: 'invoice', recipient: row.email, now });
+  }
 }
 
 /** The transaction an earlier request with the same Idempotency-Key or ref created, if any. */

@@ -1,21 +1,23 @@
 import type { Transaction } from 'kysely';
 import { newPaymentId } from '../domain/ids.js';
+import { decideMatch, type UnmatchedReason } from '../domain/matching.js';
+import { presentPayment } from '../domain/payment.js';
 import type { DB, Mode, PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import type { Deps } from './deps.js';
-import { enqueueEmail, enqueueEvent } from './outbox.js';
-import { presentTransaction } from '../domain/transaction.js';
-import { presentPayment } from '../domain/payment.js';
+import { enqueueEvent } from './outbox.js';
+import { settlePayment } from './settle-payment.js';
 
 export interface ReportedPayment {
   merchantId: string;
   mode: Mode;
-  /** Which source saw it (simulator, a source id, ...): with sourcePaymentId, the payment's identity. */
+  /** Which source saw it (simulator, manual, a source id, ...): with sourcePaymentId, the payment's identity. */
   source: string;
   sourcePaymentId: string;
   amount: number;
   paidAt: number;
-  /** A transaction the report names directly (simulator, acquirer reference already resolved). */
+  /** A transaction the report names directly (simulator, an operator's confirmation). */
   trxid?: string | null;
+  /** The source's reference; matched against our trxid and the transaction's acquirer reference. */
   reference?: string | null;
   payerName?: string | null;
   issuer?: string | null;
@@ -27,7 +29,10 @@ export type PaymentOutcome = 'matched' | 'unmatched' | 'duplicate';
 export interface RecordPaymentResult {
   outcome: PaymentOutcome;
   payment: PaymentsTable;
+  /** The paid transaction; for an unmatched payment the one it was compared with, if any. */
   transaction: TransactionsTable | null;
+  /** Why an unmatched payment matched nothing (null otherwise). */
+  reason: UnmatchedReason | null;
 }
 
 /**
@@ -36,87 +41,64 @@ export interface RecordPaymentResult {
  * on the transaction makes "paid at most once" hold even when two reports race.
  */
 export async function recordPayment(deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
-  return deps.db.transaction().execute(async (trx) => {
-    const now = deps.now();
-    const payment: PaymentsTable = {
-      id: newPaymentId(),
-      merchant_id: report.merchantId,
-      mode: report.mode,
-      source: report.source,
-      source_payment_id: report.sourcePaymentId,
-      amount: report.amount,
-      paid_at: report.paidAt,
-      received_at: now,
-      reference: report.reference ?? null,
-      payer_name: report.payerName ?? null,
-      issuer: report.issuer ?? null,
-      status: 'unmatched',
-      reason: null,
-      transaction_id: null,
-      raw: report.raw === undefined ? null : JSON.stringify(report.raw),
-    };
-    const stored = await trx
-      .insertInto('payments')
-      .values(payment)
-      .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!stored) return duplicate(trx, report);
+  return deps.db.transaction().execute((trx) => recordPaymentIn(trx, deps, report));
+}
 
-    const candidate = await findCandidate(trx, report);
-    const reason = mismatch(candidate, report);
-    if (candidate === null || reason !== null) {
-      payment.reason = reason ?? 'no_matching_transaction';
-      await markUnmatched(trx, deps, payment, now);
-      return { outcome: 'unmatched', payment, transaction: candidate };
-    }
+/** recordPayment inside the caller's database transaction (an operator action adds its audit row). */
+export async function recordPaymentIn(trx: Transaction<DB>, deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
+  const now = deps.now();
+  const payment: PaymentsTable = {
+    id: newPaymentId(),
+    merchant_id: report.merchantId,
+    mode: report.mode,
+    source: report.source,
+    source_payment_id: report.sourcePaymentId,
+    amount: report.amount,
+    paid_at: report.paidAt,
+    received_at: now,
+    reference: report.reference ?? null,
+    payer_name: report.payerName ?? null,
+    issuer: report.issuer ?? null,
+    status: 'unmatched',
+    reason: null,
+    transaction_id: null,
+    raw: report.raw === undefined ? null : JSON.stringify(report.raw),
+  };
+  // Stored first: whatever happens next, the report is never lost, and a repeat stops here.
+  const stored = await trx
+    .insertInto('payments')
+    .values(payment)
+    .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!stored) return duplicate(trx, report);
 
-    const late = candidate.status !== 'pending' || report.paidAt > candidate.expires_at || now > candidate.expires_at;
-    const paid = await trx
-      .updateTable('transactions')
-      .set({ status: 'paid', paid_at: report.paidAt, paid_late: late ? 1 : 0, payment_id: payment.id, updated_at: now })
-      .where('id', '=', candidate.id)
-      .where('status', '!=', 'paid')
-      .executeTakeFirst();
-    if (Number(paid.numUpdatedRows) !== 1) {
-      payment.reason = 'transaction_already_paid';
-      await markUnmatched(trx, deps, payment, now);
-      return { outcome: 'unmatched', payment, transaction: candidate };
-    }
-    payment.status = 'matched';
-    payment.transaction_id = candidate.id;
-    await trx
-      .updateTable('payments')
-      .set({ status: 'matched', transaction_id: candidate.id })
-      .where('id', '=', payment.id)
-      .execute();
-    const transaction: TransactionsTable = {
-      ...candidate,
-      status: 'paid',
-      paid_at: report.paidAt,
-      paid_late: late ? 1 : 0,
-      payment_id: payment.id,
-      updated_at: now,
-    };
-    await enqueueEvent(trx, {
-      merchantId: transaction.merchant_id,
-      mode: transaction.mode,
-      type: 'transaction.paid',
-      transactionId: transaction.id,
-      paymentId: payment.id,
-      data: presentTransaction(transaction, payment, now, deps.config.publicBaseUrl),
-      now,
-    });
-    if (transaction.email !== null) {
-      await enqueueEmail(trx, { merchantId: transaction.merchant_id, transactionId: transaction.id, kind: 'receipt', recipient: transaction.email, now });
-    }
-    return { outcome: 'matched', payment, transaction };
+  const decision = decideMatch({
+    payment: { amount: report.amount, paidAt: report.paidAt, trxid: report.trxid ?? null, reference: report.reference ?? null },
+    named: await namedCandidates(trx, report),
+    byAmount: await amountCandidates(trx, report, now),
+    now,
+    clockSkewMs: deps.config.matchClockSkewSeconds * 1000,
   });
+  if (decision.outcome === 'matched') {
+    const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now);
+    if (settled) return { outcome: 'matched', ...settled, reason: null };
+    // Another payment won the race for this transaction since the candidates were read.
+    return unmatched(trx, payment, 'transaction_already_paid', decision.transaction, now);
+  }
+  return unmatched(trx, payment, decision.reason, decision.transaction, now);
 }
 
 /** An unmatched payment stays listed for an operator, and the merchant hears of it. */
-async function markUnmatched(trx: Transaction<DB>, deps: Deps, payment: PaymentsTable, now: number): Promise<void> {
-  await trx.updateTable('payments').set({ reason: payment.reason }).where('id', '=', payment.id).execute();
+async function unmatched(
+  trx: Transaction<DB>,
+  payment: PaymentsTable,
+  reason: UnmatchedReason,
+  compared: TransactionsTable | null,
+  now: number,
+): Promise<RecordPaymentResult> {
+  payment.reason = reason;
+  await trx.updateTable('payments').set({ reason }).where('id', '=', payment.id).execute();
   await enqueueEvent(trx, {
     merchantId: payment.merchant_id,
     mode: payment.mode,
@@ -125,33 +107,43 @@ async function markUnmatched(trx: Transaction<DB>, deps: Deps, payment: Payments
     data: presentPayment(payment),
     now,
   });
+  return { outcome: 'unmatched', payment, transaction: compared, reason };
 }
 
-function mismatch(tx: TransactionsTable | null, report: ReportedPayment): string | null {
-  if (tx === null) return null;
-  if (tx.total_amount !== report.amount) return 'amount_mismatch';
-  if (tx.status === 'paid') return 'transaction_already_paid';
-  return null;
-}
-
-async function findCandidate(trx: Transaction<DB>, report: ReportedPayment): Promise<TransactionsTable | null> {
-  const base = trx
+async function namedCandidates(trx: Transaction<DB>, report: ReportedPayment): Promise<TransactionsTable[]> {
+  const trxid = report.trxid || null;
+  const reference = report.reference || null;
+  if (trxid === null && reference === null) return [];
+  return trx
     .selectFrom('transactions')
     .selectAll()
     .where('merchant_id', '=', report.merchantId)
-    .where('mode', '=', report.mode);
-  if (report.trxid) return (await base.where('id', '=', report.trxid).executeTakeFirst()) ?? null;
-  // Otherwise by the unique total: the reservation names the one transaction holding it at that time.
-  const held = await trx
-    .selectFrom('reserved_totals')
-    .select('transaction_id')
-    .where('merchant_id', '=', report.merchantId)
     .where('mode', '=', report.mode)
-    .where('total_amount', '=', report.amount)
-    .where('reserved_until', '>=', report.paidAt)
-    .executeTakeFirst();
-  if (!held) return null;
-  return (await base.where('id', '=', held.transaction_id).executeTakeFirst()) ?? null;
+    .where((eb) => {
+      const ors = [];
+      if (trxid !== null) ors.push(eb('id', '=', trxid));
+      if (reference !== null) ors.push(eb('id', '=', reference), eb('acquirer_reference', '=', reference));
+      return eb.or(ors);
+    })
+    .limit(10)
+    .execute();
+}
+
+/**
+ * The transaction holding the payment's total as its unique total right now: an open one, or one
+ * expired within the reservation grace. A reservation past its time is free for a new transaction to
+ * take, so it no longer names anyone (whether or not the sweeper has deleted it yet).
+ */
+async function amountCandidates(trx: Transaction<DB>, report: ReportedPayment, now: number): Promise<TransactionsTable[]> {
+  return trx
+    .selectFrom('reserved_totals as r')
+    .innerJoin('transactions as t', 't.id', 'r.transaction_id')
+    .selectAll('t')
+    .where('r.merchant_id', '=', report.merchantId)
+    .where('r.mode', '=', report.mode)
+    .where('r.total_amount', '=', report.amount)
+    .where('r.reserved_until', '>', now)
+    .execute();
 }
 
 async function duplicate(trx: Transaction<DB>, report: ReportedPayment): Promise<RecordPaymentResult> {
@@ -166,5 +158,5 @@ async function duplicate(trx: Transaction<DB>, report: ReportedPayment): Promise
       ? null
       : ((await trx.selectFrom('transactions').selectAll().where('id', '=', payment.transaction_id).executeTakeFirst()) ??
         null);
-  return { outcome: 'duplicate', payment, transaction };
+  return { outcome: 'duplicate', payment, transaction, reason: (payment.reason as UnmatchedReason | null) ?? null };
 }

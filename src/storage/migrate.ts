@@ -1,12 +1,16 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as core from './migrations/001-core.js';
 import * as sourcesAndOutbox from './migrations/002-sources-and-outbox.js';
+import * as paymentMatching from './migrations/003-payment-matching.js';
+import * as snap from './migrations/004-snap.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
 const MIGRATIONS: Record<string, Migration> = {
   '001-core': core,
   '002-sources-and-outbox': sourcesAndOutbox,
+  '003-payment-matching': paymentMatching,
+  '004-snap': snap,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -25,7 +29,13 @@ export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'post
     provider: new StaticProvider(),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    // Kysely lists the tables of every schema it can see; one that another process drops meanwhile
+    // (parallel test runs, each in its own schema) fails that listing with 3F000 although nothing here
+    // is wrong. The listing precedes the migrations, which run in a transaction, so asking again is safe.
+    if (error && (error as { code?: unknown }).code === '3F000' && attempt < 5) continue;
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
 }

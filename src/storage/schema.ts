@@ -98,6 +98,11 @@ export interface PaymentSourcesTable {
   enabled: number;
   created_at: number;
   updated_at: number;
+  /**
+   * Polled sources: when the next poll is due, or until when a poller's claim holds; null means now.
+   * Optional so that code writing sources that are never polled need not name it.
+   */
+  next_poll_at?: number | null;
 }
 
 export interface AuditLogTable {
@@ -178,6 +183,32 @@ export interface EmailsTable {
   sent_at: number | null;
 }
 
+/** SNAP query-poll schedule of an open acquirer-issued transaction (migration 004). */
+export interface SnapPollsTable {
+  transaction_id: string;
+  source_id: string;
+  attempts: number;
+  /** When the next query is due; a poller claims a row by moving this forward (compare-and-set). */
+  next_poll_at: number;
+  /** No polls after this time (the transaction's expiry plus a grace for late settlement). */
+  stop_after: number;
+}
+
+/** A B2B access token the gateway issued to an acquirer, for symmetric notifications. */
+export interface SnapTokensTable {
+  token_hash: string;
+  source_id: string;
+  expires_at: number;
+}
+
+/** X-EXTERNAL-IDs seen on notifications, unique per source and (Jakarta) day. */
+export interface SnapExternalIdsTable {
+  source_id: string;
+  day: string;
+  external_id: string;
+  created_at: number;
+}
+
 export interface DB {
   payment_sources: PaymentSourcesTable;
   audit_log: AuditLogTable;
@@ -192,4 +223,7 @@ export interface DB {
   reserved_totals: ReservedTotalsTable;
   idempotency_keys: IdempotencyKeysTable;
   payments: PaymentsTable;
+  snap_polls: SnapPollsTable;
+  snap_tokens: SnapTokensTable;
+  snap_external_ids: SnapExternalIdsTable;
 }

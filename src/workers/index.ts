@@ -1,6 +1,10 @@
 import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
+import { startFeedPoller } from './feed-poller.js';
+import { startMailer } from './mailer.js';
+import { startSnapPoller } from './snap-poller.js';
+import { startWebhookDispatcher } from './webhook-dispatcher.js';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -12,6 +16,10 @@ export interface Worker {
  */
 export function startBackgroundWork(deps: Deps, logger: Logger | null): Worker {
   const workers: Worker[] = [startExpirySweeper(deps, logger, deps.config.sweepIntervalMs)];
+  workers.push(startMailer(deps, logger));
+  workers.push(startSnapPoller(deps, logger, deps.config.snapPollIntervalMs));
+  workers.push(startWebhookDispatcher(deps, logger));
+  workers.push(startFeedPoller(deps, logger));
   return {
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));

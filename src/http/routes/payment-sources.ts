@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../services/deps.js';
+import { webhookEventRoutes } from '../../sources/webhook/route.js';
 
 /** Inbound payment reports from configured sources: POST /api/payment-sources/{source}/events. */
-export async function paymentSourceRoutes(_app: FastifyInstance, _deps: Deps): Promise<void> {
-  // Routes are added here.
+export async function paymentSourceRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  await webhookEventRoutes(app, deps);
 }

@@ -1,7 +1,174 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../services/deps.js';
+import { outcomeOf, type SnapSource } from './config.js';
+import { issueGatewayToken, sourcesOfToken } from './gateway-token.js';
+import {
+  SnapReply,
+  TOKEN_SUFFIX,
+  header,
+  jakartaDay,
+  parseObject,
+  reject,
+  sendSnap,
+  signedPath,
+  timestampProblem,
+} from './inbound.js';
+import { FactError, paymentFacts, recordSnapPayment } from './record.js';
+import { verifyAsymmetric, verifySymmetric } from './signature.js';
+import { allSnapSources } from './sources.js';
 
-/** SNAP BI QR MPM payment notifications from acquirers (default POST /snap/v1.0/qr/qr-mpm-notify). */
-export async function snapNotifyRoutes(_app: FastifyInstance, _deps: Deps): Promise<void> {
-  // Routes are added here.
+const NOTIFY = '52';
+const TOKEN = '73';
+const OK = new SnapReply(200, '00', 'Successful');
+
+/**
+ * SNAP BI QR MPM payment notifications from acquirers (default POST /snap/v1.0/qr/qr-mpm-notify) and
+ * the B2B token endpoint for acquirers that sign notifications symmetrically. One wildcard route
+ * serves every source's notifyPath, so a source added by the CLI works without a restart.
+ *
+ * Which source a notification belongs to: the sources whose notifyPath is the request path are the
+ * candidates; the signature is checked against each (the acquirer's public key, or the secret behind
+ * the bearer token) before anything in the body is used; the transaction is then looked up by the
+ * acquirer reference among the transactions of the sources that verified. Several merchants of one
+ * acquirer can thus share the default path and the acquirer's key.
+ */
+export async function snapNotifyRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  await app.register(async (scope) => {
+    // The raw text is needed: the signature covers the sender's bytes, and malformed JSON must get a
+    // SNAP answer rather than the framework's.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.setErrorHandler((err: FastifyError, request, reply) => {
+      const service = signedPath(request).endsWith(TOKEN_SUFFIX) ? TOKEN : NOTIFY;
+      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+      if (status === 500) request.log.error({ err }, 'SNAP inbound request failed');
+      return sendSnap(reply, service, new SnapReply(status, '00', status === 500 ? 'General Error' : status === 413 ? 'Payload Too Large' : 'Bad Request'));
+    });
+
+    scope.post('/snap/*', { schema: { hide: true } }, async (request, reply) => {
+      const raw = typeof request.body === 'string' ? request.body : '';
+      if (signedPath(request).endsWith(TOKEN_SUFFIX)) {
+        const answer = await issueGatewayToken(deps, request, raw);
+        if (answer instanceof SnapReply) return sendSnap(reply, TOKEN, answer);
+        return sendSnap(reply, TOKEN, new SnapReply(200, '00', 'Successful'), {
+          accessToken: answer.accessToken,
+          tokenType: 'Bearer',
+          expiresIn: String(answer.expiresIn),
+        });
+      }
+      const answer = await handleNotification(deps, request, raw);
+      if (answer.status >= 400) request.log.warn({ responseCode: answer.responseCode(NOTIFY), why: answer.message }, 'SNAP notification refused');
+      return sendSnap(reply, NOTIFY, answer);
+    });
+  });
+}
+
+async function handleNotification(deps: Deps, request: FastifyRequest, raw: string): Promise<SnapReply> {
+  const path = signedPath(request);
+  const candidates = (await allSnapSources(deps)).filter((s) => s.config.notifyPath === path);
+  if (candidates.length === 0) return new SnapReply(404, '00', 'Not Found');
+
+  const timestamp = header(request, 'X-TIMESTAMP');
+  const signature = header(request, 'X-SIGNATURE');
+  if (timestamp === null) return reject.mandatory('X-TIMESTAMP');
+  if (signature === null) return reject.unauthorized('Signature');
+
+  // 1. The signature, before anything in the body is believed.
+  const verified = await verifiedSources(deps, request, candidates, { method: 'POST', path, body: raw, timestamp }, signature);
+  if (verified instanceof SnapReply) return verified;
+  const fresh = verified.filter((s) => timestampProblem(timestamp, deps.now(), s.config.timestampWindowSeconds) === null);
+  if (fresh.length === 0) return timestampProblem(timestamp, deps.now(), verified[0]!.config.timestampWindowSeconds)!;
+
+  // 2. The message.
+  const externalId = header(request, 'X-EXTERNAL-ID');
+  if (externalId === null) return reject.mandatory('X-EXTERNAL-ID');
+  if (externalId.length > 36) return reject.format('X-EXTERNAL-ID');
+  const body = parseObject(raw);
+  if (body === null) return reject.badRequest('the body is not a JSON object');
+  const referenceNo = optionalText(body.originalReferenceNo);
+  const partnerReferenceNo = optionalText(body.originalPartnerReferenceNo);
+  if (referenceNo === undefined) return reject.format('originalReferenceNo');
+  if (partnerReferenceNo === undefined) return reject.format('originalPartnerReferenceNo');
+  if (referenceNo === null && partnerReferenceNo === null) return reject.mandatory('originalReferenceNo');
+  const status = body.latestTransactionStatus;
+  if (status === undefined || status === null || status === '') return reject.mandatory('latestTransactionStatus');
+  if (typeof status !== 'string' || !/^[0-9]{2}$/.test(status)) return reject.format('latestTransactionStatus');
+  let facts;
+  try {
+    facts = paymentFacts(body);
+  } catch (err) {
+    if (err instanceof FactError) return reject.format(err.field);
+    throw err;
+  }
+
+  // 3. The transaction, among those of the sources that signed.
+  let query = deps.db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('merchant_id', 'in', [...new Set(fresh.map((s) => s.merchantId))])
+    .where('source_id', 'in', fresh.map((s) => s.id));
+  query = referenceNo !== null ? query.where('acquirer_reference', '=', referenceNo) : query.where('id', '=', partnerReferenceNo!);
+  const tx = await query.executeTakeFirst();
+  if (!tx || (partnerReferenceNo !== null && partnerReferenceNo !== tx.id)) return reject.notFound();
+  const source = fresh.find((s) => s.id === tx.source_id)!;
+
+  const day = jakartaDay(deps.now());
+  const seen = await deps.db
+    .selectFrom('snap_external_ids')
+    .select('external_id')
+    .where('source_id', '=', source.id)
+    .where('day', '=', day)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  if (seen) return reject.conflict();
+
+  if (outcomeOf(source.config, status) === 'paid') {
+    const result = await recordSnapPayment(deps, source, tx, facts, { notification: body });
+    request.log.info({ trxid: tx.id, source: source.id, outcome: result.outcome }, 'SNAP notification recorded');
+  }
+  // Written only once the notification is handled: an acquirer retrying after our failure is not
+  // refused as a duplicate. Two identical notifications racing both pass and dedupe in record-payment.
+  await deps.db
+    .insertInto('snap_external_ids')
+    .values({ source_id: source.id, day, external_id: externalId, created_at: deps.now() })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  return OK;
+}
+
+/** The candidates whose key (or token and secret) verifies the signature, or the refusal. */
+async function verifiedSources(
+  deps: Deps,
+  request: FastifyRequest,
+  candidates: SnapSource[],
+  parts: { method: string; path: string; body: string; timestamp: string },
+  signature: string,
+): Promise<SnapSource[] | SnapReply> {
+  const verified: SnapSource[] = [];
+  // Sources of one acquirer share its public key: verify each distinct key once.
+  const byKey = new Map<string, boolean>();
+  for (const s of candidates.filter((c) => c.config.notifyVerification === 'asymmetric')) {
+    let ok = byKey.get(s.config.acquirerPublicKeyPem);
+    if (ok === undefined) {
+      ok = verifyAsymmetric(s.acquirerPublicKey, parts, signature);
+      byKey.set(s.config.acquirerPublicKeyPem, ok);
+    }
+    if (ok) verified.push(s);
+  }
+  const symmetric = candidates.filter((c) => c.config.notifyVerification === 'symmetric');
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header(request, 'Authorization') ?? '')?.[1];
+  if (symmetric.length > 0 && bearer !== undefined) {
+    const holders = await sourcesOfToken(deps, bearer, symmetric);
+    if (holders === null && verified.length === 0) return reject.token();
+    for (const s of holders ?? []) {
+      if (verifySymmetric(s.config.clientSecret, { ...parts, accessToken: bearer }, signature)) verified.push(s);
+    }
+  }
+  return verified.length > 0 ? verified : reject.unauthorized('Signature');
+}
+
+/** A string field: its value, null when absent or empty, undefined when present but not a string. */
+function optionalText(v: unknown): string | null | undefined {
+  if (v === undefined || v === null || v === '') return null;
+  return typeof v === 'string' && v.length <= 64 ? v : undefined;
 }

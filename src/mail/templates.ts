@@ -1,0 +1,226 @@
+// The payer's invoice and receipt. Each message is described once as blocks per language and rendered
+// twice, as text and as HTML, so the two parts cannot drift apart. Bahasa Indonesia comes first, as on
+// the checkout page; English follows for visitors.
+import { formatRupiah } from '../domain/money.js';
+import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
+import { formatWib } from '../web/checkout-page.js';
+import { renderQrPng } from '../web/qr-image.js';
+import type { InlineImage } from './sender.js';
+
+export type MailKind = 'invoice' | 'receipt';
+
+export interface MailInput {
+  kind: MailKind;
+  /** The merchant's name as the operator entered it: untrusted text, escaped everywhere. */
+  merchantName: string;
+  transaction: TransactionsTable;
+  payment: PaymentsTable | null;
+  checkoutUrl: string;
+}
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+  attachments: InlineImage[];
+}
+
+type Block =
+  | { kind: 'heading'; text: string }
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'total'; label: string; value: string }
+  | { kind: 'fields'; rows: Array<[label: string, value: string]> }
+  | { kind: 'qr'; cid: string; alt: string; textHint: string }
+  | { kind: 'link'; label: string; href: string }
+  | { kind: 'note'; text: string };
+
+interface Section {
+  lang: 'id' | 'en';
+  blocks: Block[];
+}
+
+const wib = (ms: number): string => formatWib(new Date(ms).toISOString());
+
+/** Control characters would break a header line or a text layout; names are one line. */
+const oneLine = (text: string): string => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+
+export function renderMail(input: MailInput): RenderedMail {
+  const merchant = oneLine(input.merchantName);
+  const tx = input.transaction;
+  const total = formatRupiah(tx.total_amount);
+  const sandbox = tx.mode === 'test' ? '[Sandbox] ' : '';
+  if (input.kind === 'invoice') {
+    const cid = `qr-${tx.id}@qris-gateway`;
+    return finish(`${sandbox}Tagihan / Invoice ${total} – ${merchant}`, invoiceSections(merchant, tx, input.checkoutUrl, cid), [
+      { filename: `qris-${tx.id}.png`, contentType: 'image/png', cid, content: renderQrPng(tx.qris) },
+    ]);
+  }
+  return finish(`${sandbox}Bukti pembayaran / Receipt ${total} – ${merchant}`, receiptSections(merchant, tx, input.payment, input.checkoutUrl), []);
+}
+
+function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: string, cid: string): Section[] {
+  const total = formatRupiah(tx.total_amount);
+  // The unique code is what tells this payment apart from others of the same amount, so the payer
+  // sees exactly how the total is made up (acquirer-issued codes have none).
+  const withCode = (code: string) => (tx.unique_code > 0 ? `${total} (${formatRupiah(tx.amount)} + ${code} ${tx.unique_code})` : total);
+  const ref = (label: string): Array<[string, string]> => (tx.ref === null ? [] : [[label, tx.ref]]);
+  const expires = wib(tx.expires_at);
+  return [
+    {
+      lang: 'id',
+      blocks: [
+        { kind: 'heading', text: `Tagihan dari ${merchant}` },
+        { kind: 'total', label: 'Total yang harus dibayar', value: withCode('kode unik') },
+        { kind: 'paragraph', text: `Bayar tepat ${total}, termasuk kode unik, agar pembayaran Anda dikenali.` },
+        { kind: 'qr', cid, alt: `Kode QRIS untuk ${total}`, textHint: 'Kode QRIS terlampir sebagai gambar.' },
+        { kind: 'paragraph', text: 'Pindai kode QRIS dengan aplikasi dompet digital atau bank apa pun yang mendukung QRIS.' },
+        { kind: 'fields', rows: [['Berlaku hingga', expires], ['ID transaksi', tx.id], ...ref('Nomor pesanan')] },
+        { kind: 'link', label: 'Buka halaman pembayaran', href: checkoutUrl },
+        ...sandboxNote(tx, 'Mode sandbox: tidak ada uang sungguhan.'),
+      ],
+    },
+    {
+      lang: 'en',
+      blocks: [
+        { kind: 'heading', text: `Invoice from ${merchant}` },
+        { kind: 'total', label: 'Amount to pay', value: withCode('unique code') },
+        { kind: 'paragraph', text: `Pay exactly ${total}, unique code included, so that your payment is recognised.` },
+        { kind: 'paragraph', text: 'Scan the QRIS code (attached as an image) with any QRIS wallet or banking app.' },
+        { kind: 'fields', rows: [['Valid until', expires], ['Transaction ID', tx.id], ...ref('Order')] },
+        { kind: 'link', label: 'Open the payment page', href: checkoutUrl },
+        ...sandboxNote(tx, 'Sandbox mode: no real money.'),
+      ],
+    },
+  ];
+}
+
+function receiptSections(merchant: string, tx: TransactionsTable, payment: PaymentsTable | null, checkoutUrl: string): Section[] {
+  const paid = formatRupiah(payment?.amount ?? tx.total_amount);
+  const paidAt = tx.paid_at ?? payment?.paid_at ?? null;
+  const rows = (labels: { amount: string; time: string; issuer: string; reference: string; trx: string; ref: string }) => {
+    const out: Array<[string, string]> = [[labels.amount, paid]];
+    if (paidAt !== null) out.push([labels.time, wib(paidAt)]);
+    if (payment?.issuer) out.push([labels.issuer, payment.issuer]);
+    if (payment?.reference) out.push([labels.reference, payment.reference]);
+    out.push([labels.trx, tx.id]);
+    if (tx.ref !== null) out.push([labels.ref, tx.ref]);
+    return out;
+  };
+  const late = tx.paid_late === 1;
+  return [
+    {
+      lang: 'id',
+      blocks: [
+        { kind: 'heading', text: 'Pembayaran diterima' },
+        { kind: 'paragraph', text: `Terima kasih. ${merchant} telah menerima pembayaran Anda.` },
+        {
+          kind: 'fields',
+          rows: rows({ amount: 'Jumlah dibayar', time: 'Waktu pembayaran', issuer: 'Dibayar melalui', reference: 'Referensi pembayaran', trx: 'ID transaksi', ref: 'Nomor pesanan' }),
+        },
+        ...(late
+          ? [{ kind: 'note' as const, text: `Pembayaran ini diterima setelah batas waktu tagihan. Pembayaran tetap tercatat; hubungi ${merchant} bila ada pertanyaan tentang pesanan Anda.` }]
+          : []),
+        { kind: 'link', label: 'Lihat status transaksi', href: checkoutUrl },
+        ...sandboxNote(tx, 'Mode sandbox: tidak ada uang sungguhan.'),
+      ],
+    },
+    {
+      lang: 'en',
+      blocks: [
+        { kind: 'heading', text: 'Payment received' },
+        { kind: 'paragraph', text: `Thank you. ${merchant} has received your payment.` },
+        {
+          kind: 'fields',
+          rows: rows({ amount: 'Amount paid', time: 'Paid at', issuer: 'Paid with', reference: 'Payment reference', trx: 'Transaction ID', ref: 'Order' }),
+        },
+        ...(late
+          ? [{ kind: 'note' as const, text: `This payment arrived after the invoice had expired. It is still recorded; contact ${merchant} if you have questions about your order.` }]
+          : []),
+        { kind: 'link', label: 'View the transaction', href: checkoutUrl },
+        ...sandboxNote(tx, 'Sandbox mode: no real money.'),
+      ],
+    },
+  ];
+}
+
+const sandboxNote = (tx: TransactionsTable, text: string): Block[] => (tx.mode === 'test' ? [{ kind: 'note', text }] : []);
+
+function finish(subject: string, sections: Section[], attachments: InlineImage[]): RenderedMail {
+  return {
+    subject: oneLine(subject),
+    text: sections.map(sectionText).join('\n\n----------------------------------------\n\n') + '\n',
+    html: pageHtml(sections),
+    attachments,
+  };
+}
+
+// --- text -----------------------------------------------------------------------------------------
+
+function sectionText(section: Section): string {
+  return section.blocks
+    .map((b): string => {
+      switch (b.kind) {
+        case 'heading':
+          return `${b.text}\n${'='.repeat(Math.min(b.text.length, 60))}`;
+        case 'paragraph':
+          return b.text;
+        case 'total':
+          return `${b.label}:\n  ${b.value}`;
+        case 'fields':
+          return b.rows.map(([label, value]) => `${label}: ${value}`).join('\n');
+        case 'qr':
+          return b.textHint;
+        case 'link':
+          return `${b.label}:\n${b.href}`;
+        case 'note':
+          return `* ${b.text}`;
+      }
+    })
+    .join('\n\n');
+}
+
+// --- HTML -----------------------------------------------------------------------------------------
+
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+// Inline styles only: most mail clients drop <style> blocks and never run scripts.
+const P = 'margin:0 0 12px;font-size:15px;line-height:1.5';
+
+function blockHtml(b: Block): string {
+  const e = escapeHtml;
+  switch (b.kind) {
+    case 'heading':
+      return `<h2 style="margin:0 0 12px;font-size:20px">${e(b.text)}</h2>`;
+    case 'paragraph':
+      return `<p style="${P}">${e(b.text)}</p>`;
+    case 'total':
+      return `<p style="${P}">${e(b.label)}<br><strong style="font-size:22px">${e(b.value)}</strong></p>`;
+    case 'fields':
+      return `<table role="presentation" style="border-collapse:collapse;margin:0 0 12px;font-size:15px">${b.rows
+        .map(([label, value]) => `<tr><td style="padding:2px 12px 2px 0;color:#5d6d7e">${e(label)}</td><td style="padding:2px 0">${e(value)}</td></tr>`)
+        .join('')}</table>`;
+    case 'qr':
+      return `<p style="${P}"><img src="cid:${e(b.cid)}" alt="${e(b.alt)}" width="280" height="280" style="display:block;width:280px;height:280px"></p>`;
+    case 'link':
+      return `<p style="${P}"><a href="${e(b.href)}" style="color:#1a5276">${e(b.label)}</a><br><span style="font-size:12px;color:#7f8c8d;word-break:break-all">${e(b.href)}</span></p>`;
+    case 'note':
+      return `<p style="${P};padding:8px;background:#fff3cd;border-radius:4px">${e(b.text)}</p>`;
+  }
+}
+
+function pageHtml(sections: Section[]): string {
+  const body = sections
+    .map((s) => `<div lang="${s.lang}"${s.lang === 'en' ? ' style="color:#424949"' : ''}>${s.blocks.map(blockHtml).join('\n')}</div>`)
+    .join('\n<hr style="border:0;border-top:1px solid #d5dbdb;margin:24px 0">\n');
+  return `<!doctype html>
+<html lang="id">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="margin:0;padding:16px;background:#f4f6f8;font-family:Arial,Helvetica,sans-serif;color:#1b2631">
+<div style="max-width:520px;margin:0 auto;background:#fff;border-radius:8px;padding:24px">
+${body}
+</div>
+</body>
+</html>
+`;
+}

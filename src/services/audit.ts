@@ -1,0 +1,42 @@
+import type { Kysely, Transaction } from 'kysely';
+import { userInfo } from 'node:os';
+import { newAuditId } from '../domain/ids.js';
+import type { DB } from '../storage/schema.js';
+
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  subjectType: string;
+  subjectId: string;
+  details?: unknown;
+  now: number;
+}
+
+/** Written in the same database transaction as the action, so no manual change goes unrecorded. */
+export async function writeAudit(db: Kysely<DB> | Transaction<DB>, entry: AuditEntry): Promise<string> {
+  const id = newAuditId();
+  await db
+    .insertInto('audit_log')
+    .values({
+      id,
+      actor: entry.actor,
+      action: entry.action,
+      subject_type: entry.subjectType,
+      subject_id: entry.subjectId,
+      details: entry.details === undefined ? null : JSON.stringify(entry.details),
+      created_at: entry.now,
+    })
+    .execute();
+  return id;
+}
+
+/** QRIS_OPERATOR when set, else the OS account running the command. */
+export function operatorName(configured: string | null): string {
+  if (configured) return configured;
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    // Containers may run under a uid with no passwd entry.
+    return 'unknown';
+  }
+}

@@ -1,0 +1,74 @@
+import { parseJsonObject } from '../sources/common.js';
+import { readFeedConfig, readFeedState } from '../sources/feed/setup.js';
+import { webhookEventsPath } from '../sources/webhook/setup.js';
+import type { PaymentSourcesTable } from '../storage/schema.js';
+import type { Deps } from './deps.js';
+
+export interface SourceView {
+  id: string;
+  merchant_id: string;
+  type: string;
+  mode: string;
+  enabled: boolean;
+  created_at: string;
+  /** Webhook: the events path; feed: the polled URL with credentials and query values masked. */
+  url: string | null;
+  interval_seconds?: number;
+  next_poll_at?: string | null;
+  last_success_at?: string | null;
+  last_error?: string | null;
+  failures?: number;
+}
+
+/** Payment sources as operators see them: never a secret, a key or a token. */
+export async function listSources(deps: Deps, merchantId?: string): Promise<SourceView[]> {
+  let query = deps.db.selectFrom('payment_sources').selectAll();
+  if (merchantId) query = query.where('merchant_id', '=', merchantId);
+  const rows = await query.orderBy('created_at').orderBy('id').execute();
+  return rows.map(presentSource);
+}
+
+export function presentSource(row: PaymentSourcesTable): SourceView {
+  const config = parseJsonObject(row.config);
+  const base: SourceView = {
+    id: row.id,
+    merchant_id: row.merchant_id,
+    type: row.type,
+    mode: config.mode === 'test' ? 'test' : 'live',
+    enabled: row.enabled === 1,
+    created_at: new Date(row.created_at).toISOString(),
+    url: null,
+  };
+  if (row.type === 'webhook') return { ...base, url: webhookEventsPath(row.id) };
+  if (row.type === 'feed') {
+    const feed = readFeedConfig(row);
+    const state = readFeedState(row.state);
+    const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+    return {
+      ...base,
+      url: maskUrl(feed.url),
+      interval_seconds: feed.intervalSeconds,
+      next_poll_at: iso(row.next_poll_at),
+      last_success_at: iso(state.lastSuccessAt),
+      last_error: state.lastError,
+      failures: state.failures,
+    };
+  }
+  // SNAP and future types: their configuration is mostly credentials; only the base URL is shown.
+  return { ...base, url: typeof config.baseUrl === 'string' ? maskUrl(config.baseUrl) : null };
+}
+
+/** Feed URLs often carry an account's token in the query: values are masked, names kept. */
+export function maskUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.username || url.password) {
+      url.username = '***';
+      url.password = '';
+    }
+    for (const key of [...new Set(url.searchParams.keys())]) url.searchParams.set(key, '***');
+    return url.toString().replace(/%2A%2A%2A/g, '***');
+  } catch {
+    return '***';
+  }
+}

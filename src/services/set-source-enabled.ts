@@ -1,0 +1,23 @@
+import { AppError } from '../domain/errors.js';
+import { findSource } from '../sources/common.js';
+import type { Deps } from './deps.js';
+import { writeAudit } from './audit.js';
+import { presentSource, type SourceView } from './list-sources.js';
+
+/** Turns a source off (its webhook answers 404, its feed is not polled) or on again; audited. */
+export async function setSourceEnabled(deps: Deps, input: { id: string; enabled: boolean; actor: string }): Promise<SourceView> {
+  const row = await findSource(deps, input.id);
+  if (!row) throw new AppError('source_not_found', `no payment source ${input.id}`, { param: 'id' });
+  const now = deps.now();
+  return deps.db.transaction().execute(async (trx) => {
+    // Re-enabling a feed polls it at once rather than after a long backoff.
+    await trx
+      .updateTable('payment_sources')
+      .set({ enabled: input.enabled ? 1 : 0, updated_at: now, ...(input.enabled && row.type === 'feed' ? { next_poll_at: now } : {}) })
+      .where('id', '=', row.id)
+      .execute();
+    await writeAudit(trx, { actor: input.actor, action: input.enabled ? 'source.enable' : 'source.disable', subjectType: 'payment_source', subjectId: row.id, now });
+    const updated = await trx.selectFrom('payment_sources').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    return presentSource(updated);
+  });
+}

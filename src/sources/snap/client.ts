@@ -1,0 +1,193 @@
+// The gateway as a SNAP BI client of an acquirer: B2B token, generate, query.
+import { randomInt } from 'node:crypto';
+import { AppError } from '../../domain/errors.js';
+import type { SnapSource } from './config.js';
+import { signAccessToken, signSymmetric, snapTimestamp } from './signature.js';
+
+export const SNAP_PATHS = {
+  token: '/v1.0/access-token/b2b',
+  generate: '/v1.0/qr/qr-mpm-generate',
+  query: '/v1.0/qr/qr-mpm-query',
+  notify: '/v1.0/qr/qr-mpm-notify',
+} as const;
+
+export interface GenerateResult {
+  referenceNo: string;
+  qrContent: string;
+}
+
+export interface QueryResult {
+  latestTransactionStatus: string;
+  body: Record<string, unknown>;
+}
+
+interface CachedToken {
+  key: string;
+  token: string;
+  /** Wall-clock ms after which the token is not used any more. */
+  refreshAt: number;
+}
+
+// Per source, per process: tokens live ~15 minutes and every instance may hold its own.
+const tokens = new Map<string, CachedToken>();
+const refreshing = new Map<string, Promise<CachedToken>>();
+
+/** Forget a source's cached token (tests; a token the acquirer rejected). */
+export function forgetSnapToken(sourceId: string): void {
+  tokens.delete(sourceId);
+}
+
+/** At most 36 characters, unique per day: epoch milliseconds and 18 random digits. */
+export function newExternalId(): string {
+  return `${Date.now()}${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e9)).padStart(9, '0')}`;
+}
+
+const money = (rupiah: number): { value: string; currency: string } => ({ value: `${rupiah}.00`, currency: 'IDR' });
+
+// Wire timestamps and token lifetimes use the real clock, not deps.now: the acquirer compares them
+// with its own clock.
+export class SnapClient {
+  constructor(
+    private readonly source: SnapSource,
+    private readonly timeoutMs: number,
+  ) {}
+
+  private url(path: string): string {
+    return `${this.source.config.baseUrl}${this.source.config.pathPrefix}${path}`;
+  }
+
+  async generate(input: { partnerReferenceNo: string; amount: number; validUntil: number }): Promise<GenerateResult> {
+    const { config } = this.source;
+    const body = await this.call('generate', SNAP_PATHS.generate, {
+      partnerReferenceNo: input.partnerReferenceNo,
+      amount: money(input.amount),
+      merchantId: config.merchantId,
+      terminalId: config.terminalId,
+      validityPeriod: snapTimestamp(input.validUntil),
+    });
+    const referenceNo = body.referenceNo;
+    const qrContent = body.qrContent;
+    if (typeof referenceNo !== 'string' || referenceNo === '' || referenceNo.length > 64) {
+      throw new AppError('acquirer_error', 'the acquirer answered generate without a usable referenceNo');
+    }
+    if (typeof qrContent !== 'string' || qrContent === '') throw new AppError('acquirer_error', 'the acquirer answered generate without qrContent');
+    if (body.partnerReferenceNo !== undefined && body.partnerReferenceNo !== input.partnerReferenceNo) {
+      throw new AppError('acquirer_error', 'the acquirer answered generate for another partnerReferenceNo');
+    }
+    return { referenceNo, qrContent };
+  }
+
+  async query(input: { partnerReferenceNo: string; referenceNo: string }): Promise<QueryResult> {
+    const body = await this.call('query', SNAP_PATHS.query, {
+      originalPartnerReferenceNo: input.partnerReferenceNo,
+      originalReferenceNo: input.referenceNo,
+      serviceCode: '47',
+      merchantId: this.source.config.merchantId,
+    });
+    const status = body.latestTransactionStatus;
+    if (typeof status !== 'string' || !/^[0-9]{2}$/.test(status)) {
+      throw new AppError('acquirer_error', 'the acquirer answered query without a 2-digit latestTransactionStatus');
+    }
+    return { latestTransactionStatus: status, body };
+  }
+
+  /** A B2B token, from the cache unless it is close to expiry; concurrent callers share one request. */
+  async accessToken(): Promise<string> {
+    const { id, config } = this.source;
+    const key = `${config.baseUrl}${config.pathPrefix}|${config.clientId}`;
+    const cached = tokens.get(id);
+    if (cached && cached.key === key && Date.now() < cached.refreshAt) return cached.token;
+    let pending = refreshing.get(id);
+    if (!pending) {
+      pending = this.fetchToken(key).finally(() => refreshing.delete(id));
+      refreshing.set(id, pending);
+    }
+    return (await pending).token;
+  }
+
+  private async fetchToken(key: string): Promise<CachedToken> {
+    const { config, privateKey } = this.source;
+    const timestamp = snapTimestamp(Date.now());
+    const started = Date.now();
+    const body = await this.send('token', SNAP_PATHS.token, JSON.stringify({ grantType: 'client_credentials' }), {
+      'X-TIMESTAMP': timestamp,
+      'X-CLIENT-KEY': config.clientId,
+      'X-SIGNATURE': signAccessToken(privateKey, config.clientId, timestamp),
+    });
+    const token = body.accessToken;
+    if (typeof token !== 'string' || token === '') throw new AppError('acquirer_error', 'the acquirer answered the token request without accessToken');
+    const expiresIn = Number(body.expiresIn ?? 900);
+    const lifeMs = (Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 900) * 1000;
+    // Renew a minute early (or at 80% of a short life) so a call never carries an expiring token.
+    const entry = { key, token, refreshAt: started + lifeMs - Math.min(60_000, lifeMs / 5) };
+    tokens.set(this.source.id, entry);
+    return entry;
+  }
+
+  private async call(what: string, path: string, payload: object, retried = false): Promise<Record<string, unknown>> {
+    const { config } = this.source;
+    const token = await this.accessToken();
+    const body = JSON.stringify(payload);
+    const timestamp = snapTimestamp(Date.now());
+    const url = new URL(this.url(path));
+    const signature = signSymmetric(
+      config.clientSecret,
+      { method: 'POST', path: url.pathname, accessToken: token, body, timestamp },
+      config.signatureEncoding,
+    );
+    try {
+      return await this.send(what, path, body, {
+        Authorization: `Bearer ${token}`,
+        'X-TIMESTAMP': timestamp,
+        'X-SIGNATURE': signature,
+        'X-PARTNER-ID': config.partnerId,
+        'X-EXTERNAL-ID': newExternalId(),
+        'CHANNEL-ID': config.channelId,
+      });
+    } catch (err) {
+      // A token the acquirer revoked early (restart, rotation) is renewed once, not reported.
+      if (!retried && err instanceof TokenRejected) {
+        forgetSnapToken(this.source.id);
+        return this.call(what, path, payload, true);
+      }
+      throw err instanceof TokenRejected ? new AppError('acquirer_error', err.message) : err;
+    }
+  }
+
+  private async send(what: string, path: string, body: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(this.url(path), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      text = await res.text();
+    } catch (err) {
+      const reason = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : 'connection failed';
+      throw new AppError('acquirer_unavailable', `the acquirer did not answer ${what} (${reason})`, { retryAfter: 5 });
+    }
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Judged below together with the status.
+    }
+    const json = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    const code = typeof json?.responseCode === 'string' ? json.responseCode : null;
+    const described = code ? `${code} ${String(json?.responseMessage ?? '').slice(0, 120)}`.trim() : `HTTP ${res.status}`;
+    if (res.status >= 500 || res.status === 429) {
+      throw new AppError('acquirer_unavailable', `the acquirer could not serve ${what} (${described})`, { retryAfter: 5 });
+    }
+    // SNAP's x-01 case of 401 is "Invalid Token (B2B)".
+    if (res.status === 401 && code !== null && /^401\d{2}01$/.test(code) && what !== 'token') throw new TokenRejected(`the acquirer rejected the access token (${described})`);
+    if (res.status < 200 || res.status > 299) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
+    if (json === null) throw new AppError('acquirer_error', `the acquirer answered ${what} with something other than a JSON object`);
+    if (code === null || !/^200\d{4}$/.test(code)) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
+    return json;
+  }
+}
+
+class TokenRejected extends Error {}

@@ -1,0 +1,73 @@
+// Finding a merchant's SNAP source. cqris asks on every create, so answers are cached briefly; parsed
+// sources (keys loaded) are cached by row version so a config change is picked up on the next read.
+import type { Deps } from '../../services/deps.js';
+import type { Mode, PaymentSourcesTable } from '../../storage/schema.js';
+import { loadSnapSource, type SnapSource } from './config.js';
+
+// A source added or disabled by another process (the CLI) takes effect within this time.
+const MERCHANT_TTL_MS = 5000;
+
+const parsed = new Map<string, { version: string; source: SnapSource }>();
+const byMerchant = new Map<string, { at: number; sources: SnapSource[] }>();
+
+type Row = Pick<PaymentSourcesTable, 'id' | 'merchant_id' | 'config' | 'updated_at'>;
+
+function load(row: Row): SnapSource {
+  const version = `${row.updated_at}:${row.config.length}`;
+  const hit = parsed.get(row.id);
+  if (hit && hit.version === version) return hit.source;
+  let source: SnapSource;
+  try {
+    source = loadSnapSource(row.id, row.merchant_id, row.config);
+  } catch (err) {
+    // Not an AppError: a stored config that no longer validates is our fault, not the caller's (500).
+    throw new Error(`payment source ${row.id}: stored SNAP config is invalid: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  parsed.set(row.id, { version, source });
+  return source;
+}
+
+function enabledSnap(deps: Deps) {
+  return deps.db
+    .selectFrom('payment_sources')
+    .select(['id', 'merchant_id', 'config', 'updated_at'])
+    .where('type', '=', 'snap')
+    .where('enabled', '=', 1);
+}
+
+/** Forget cached lookups (after this process adds or changes a source). */
+export function forgetSnapSources(merchantId?: string): void {
+  if (merchantId === undefined) byMerchant.clear();
+  else byMerchant.delete(merchantId);
+}
+
+/** The SNAP source issuing a merchant's codes for this mode (the newest enabled one), or null. */
+export async function snapSourceFor(deps: Deps, merchantId: string, mode: Mode): Promise<SnapSource | null> {
+  const now = Date.now();
+  let entry = byMerchant.get(merchantId);
+  if (!entry || now - entry.at > MERCHANT_TTL_MS) {
+    const rows = await enabledSnap(deps).where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').execute();
+    entry = { at: now, sources: rows.map(load) };
+    byMerchant.set(merchantId, entry);
+  }
+  return entry.sources.find((s) => s.config.mode === null || s.config.mode === mode) ?? null;
+}
+
+/** One source by id, if it is an enabled SNAP source. */
+export async function snapSourceById(deps: Deps, id: string): Promise<SnapSource | null> {
+  const row = await enabledSnap(deps).where('id', '=', id).executeTakeFirst();
+  return row ? load(row) : null;
+}
+
+/** Every enabled SNAP source (the notify route picks among them by path and signature). */
+export async function allSnapSources(deps: Deps): Promise<SnapSource[]> {
+  const rows = await enabledSnap(deps).orderBy('created_at').execute();
+  // One broken row must not stop every other merchant's notifications.
+  return rows.flatMap((row) => {
+    try {
+      return [load(row)];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -1,0 +1,123 @@
+// The webhook dispatcher: claims due deliveries, posts them signed, records each attempt. Runs in every
+// worker process; claims (see claim-deliveries.ts) keep several of them from sending the same delivery.
+import type { Logger } from 'pino';
+import { claimDueDeliveries, type ClaimedDelivery } from '../services/claim-deliveries.js';
+import type { Deps } from '../services/deps.js';
+import { recordDeliveryAttempt, type DeliveryState } from '../services/record-delivery-attempt.js';
+import { signWebhookPayload } from '../webhook-signature.js';
+import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
+
+export interface DispatchOptions {
+  /** Deliveries in flight at once (and claimed per pass). */
+  concurrency?: number;
+  /** Random numbers for retry jitter (tests pin it). */
+  random?: () => number;
+  /** The HTTP call (tests may wrap it to watch); postWebhook by default. */
+  post?: (request: PostRequest) => Promise<PostResult>;
+  logger?: Logger | null;
+}
+
+export interface DispatchReport {
+  claimed: number;
+  states: Array<DeliveryState | 'unrecorded'>;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+
+/**
+ * A claim outlives the slowest possible attempt (the HTTP timeout) by a margin for recording it; a
+ * dispatcher that dies mid-attempt leaves the delivery to others once this passes.
+ */
+export function leaseMs(deps: Deps): number {
+  return deps.config.webhookTimeoutMs + 15_000;
+}
+
+export function buildHeaders(delivery: ClaimedDelivery, nowMs: number): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Event-Id': delivery.eventId,
+    'X-Event-Type': delivery.eventType,
+    'X-Signature': signWebhookPayload(delivery.secret, delivery.payload, Math.floor(nowMs / 1000)),
+  };
+}
+
+async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchOptions): Promise<DeliveryState> {
+  const attemptedAt = deps.now();
+  const post = options.post ?? postWebhook;
+  const result = await post({
+    url: delivery.url,
+    body: delivery.payload,
+    headers: buildHeaders(delivery, attemptedAt),
+    timeoutMs: deps.config.webhookTimeoutMs,
+    allow: deps.config.webhookAllowNetworks,
+  });
+  const recorded = await recordDeliveryAttempt(deps, delivery, { ...result, attemptedAt }, options.random);
+  if (recorded.state !== 'succeeded') {
+    options.logger?.warn(
+      { delivery: delivery.id, event: delivery.eventId, endpoint: delivery.endpointId, status: result.statusCode, error: result.error, state: recorded.state },
+      'webhook attempt failed',
+    );
+  }
+  return recorded.state;
+}
+
+/** One pass: claims what is due (up to the concurrency) and sends it all. Tests drive time with it. */
+export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions = {}): Promise<DispatchReport> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const claimed = await claimDueDeliveries(deps, { limit: concurrency, leaseMs: leaseMs(deps) });
+  // Every send of the pass is awaited, failed or not, so no more than `concurrency` are ever in flight.
+  // One whose outcome could not be stored (database gone) keeps its claim until the lease ends and is
+  // then sent again: at least once, never lost.
+  const settled = await Promise.allSettled(claimed.map((d) => deliver(deps, d, options)));
+  const states = settled.map((s, i) => {
+    if (s.status === 'fulfilled') return s.value;
+    options.logger?.error({ err: s.reason, delivery: claimed[i]!.id }, 'could not record a webhook attempt');
+    return 'unrecorded' as const;
+  });
+  return { claimed: claimed.length, states };
+}
+
+/**
+ * Runs passes every `intervalMs`; after a full pass it goes again at once, so a backlog drains at the
+ * concurrency's pace rather than one batch per interval. A failing pass (database down) is logged and
+ * the next tick tries again.
+ */
+export function startWebhookDispatcher(
+  deps: Deps,
+  logger: Logger | null,
+  options: DispatchOptions & { intervalMs?: number } = {},
+): { stop(): Promise<void> } {
+  const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(tick, delay);
+    timer.unref();
+  };
+  const tick = () => {
+    timer = null;
+    running = dispatchDueDeliveries(deps, { ...options, concurrency, logger })
+      .then((report) => (report.claimed >= concurrency ? 0 : intervalMs))
+      .catch((err: unknown) => {
+        logger?.error({ err }, 'webhook dispatch failed');
+        return intervalMs;
+      })
+      .then((delay) => {
+        running = null;
+        schedule(delay);
+      });
+  };
+  schedule(0);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

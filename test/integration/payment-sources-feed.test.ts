@@ -1,0 +1,249 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setSourceEnabled } from '../../src/services/set-source-enabled.js';
+import { expireDue } from '../../src/services/expire-due.js';
+import { pollDueFeeds } from '../../src/sources/feed/poll.js';
+import { addFeedSource } from '../../src/sources/feed/setup.js';
+import { startFeedPoller } from '../../src/workers/feed-poller.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { cli, createLive, listen, status, wib } from '../helpers/payment-sources.js';
+
+/** A fake mutation feed on loopback: each test sets what it answers. */
+interface FakeAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Never answer (to trip the poller's timeout). */
+  hang?: boolean;
+}
+
+let t: TestApp;
+let base: string;
+let feedServer: Server;
+let feedUrl: string;
+let answer: FakeAnswer = {};
+let hits = 0;
+let amount = 60_000;
+
+beforeAll(async () => {
+  t = await createTestApp({ FEED_TIMEOUT_MS: '500', FEED_MAX_BACKOFF_SECONDS: '300' });
+  base = await listen(t);
+  feedServer = createServer((req, res) => {
+    hits += 1;
+    if (answer.hang) return;
+    const body = answer.body === undefined ? { status: 'success', message: 'no data' } : answer.body;
+    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+  feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/api/mutasi/qris?token=secret-token`;
+});
+afterAll(async () => {
+  feedServer.closeAllConnections();
+  await new Promise((resolve) => feedServer.close(resolve));
+  await t.close();
+});
+
+// Each test works with its own feed; the others are switched off so a poll touches only it.
+let current: string | null = null;
+async function newFeed(intervalSeconds = 10): Promise<string> {
+  if (current) await setSourceEnabled(t.deps, { id: current, enabled: false, actor: 'test' });
+  const created = await addFeedSource(t.deps, { merchantId: t.merchant.id, url: feedUrl, intervalSeconds });
+  current = created.id;
+  return created.id;
+}
+afterEach(() => {
+  answer = {};
+});
+
+function entry(total: number | string, over: Record<string, unknown> = {}) {
+  return {
+    date: wib(t.clock.now()),
+    amount: String(total),
+    type: 'CR',
+    qris: 'static',
+    brand_name: 'DANA',
+    issuer_reff: `REF${++amount}`,
+    buyer_reff: 'BUDI SANTOSO',
+    balance: '1.250.000',
+    ...over,
+  };
+}
+
+const feed = (...entries: unknown[]) => ({ status: 'success', data: entries });
+
+async function poll() {
+  const summaries = await pollDueFeeds(t.deps);
+  return summaries.find((s) => s.sourceId === current) ?? null;
+}
+
+async function sourceRow(id: string) {
+  return t.deps.db.selectFrom('payment_sources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+describe('mutation feed source', () => {
+  it('source add --type feed --json; source list never shows the token', async () => {
+    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json']);
+    expect(added.code, added.stdout).toBe(0);
+    expect(added.json).toMatchObject({ id: expect.stringMatching(/^src_/), type: 'feed', url: feedUrl, interval_seconds: 30, mode: 'live' });
+    const listed = await cli(t, ['source', 'list', '--merchant', t.merchant.id, '--json']);
+    expect(listed.stdout).not.toContain('secret-token');
+    expect(listed.json!.items.find((s: any) => s.id === added.json!.id)).toMatchObject({ type: 'feed', enabled: true, interval_seconds: 30, url: expect.stringContaining('token=***') });
+    await setSourceEnabled(t.deps, { id: added.json!.id, enabled: false, actor: 'test' });
+
+    const bad = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', 'ftp://x', '--interval', '30', '--json']);
+    expect(bad.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
+    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json']);
+    expect(noInterval.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'interval' });
+  });
+
+  it('a pending transaction becomes paid when its total appears in the feed', async () => {
+    const id = await newFeed();
+    const tx = await createLive(base, t.liveKey, ++amount);
+    t.clock.advance(3_000);
+    // Thousands separators and WIB time without seconds, as such feeds write them.
+    const dotted = String(tx.total_amount).replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+    expect(dotted).toContain('.');
+    answer = { body: feed(entry(dotted, { date: wib(t.clock.now(), false), issuer_reff: 'DANA-REF-1' }), entry(5, { type: 'DR' })) };
+    const summary = await poll();
+    expect(summary).toMatchObject({ ok: true, recorded: 1, matched: 1, unmatched: 0 });
+    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
+      status: 'paid',
+      paid_late: false,
+      payment: { source: id, reference: 'DANA-REF-1', issuer: 'DANA', payer_name: 'BUDI SANTOSO', amount: tx.total_amount },
+    });
+    const row = await sourceRow(id);
+    expect(row.next_poll_at).toBe(t.clock.now() + 10_000);
+    expect(JSON.parse(row.state!)).toMatchObject({ seen: ['DANA-REF-1'], failures: 0, lastError: null });
+
+    // The next poll sees the same entry again: nothing new is recorded.
+    t.clock.advance(10_000);
+    expect(await poll()).toMatchObject({ ok: true, recorded: 0 });
+    expect(await t.deps.db.selectFrom('payments').select('id').where('source', '=', id).execute()).toHaveLength(1);
+  });
+
+  it('two open transactions of the same base amount are each credited with their own payment', async () => {
+    await newFeed();
+    const a = await createLive(base, t.liveKey, 75_000);
+    const b = await createLive(base, t.liveKey, 75_000);
+    t.clock.advance(1_000);
+    answer = { body: feed(entry(b.total_amount, { issuer_reff: '' }), entry(a.total_amount, { issuer_reff: '' })) };
+    expect(await poll()).toMatchObject({ ok: true, matched: 2 });
+    const [sa, sb] = [await status(base, t.liveKey, a.trxid), await status(base, t.liveKey, b.trxid)];
+    expect([sa.status, sb.status]).toEqual(['paid', 'paid']);
+    expect(sa.payment.amount).toBe(a.total_amount);
+    expect(sb.payment.amount).toBe(b.total_amount);
+    expect(sa.payment.id).not.toBe(sb.payment.id);
+    // Without issuer_reff the id is a hash of the entry; the reference stays empty.
+    expect(sa.payment.reference).toBeNull();
+  });
+
+  it('an entry after expiry pays the transaction with paid_late', async () => {
+    await newFeed();
+    const tx = await createLive(base, t.liveKey, ++amount, { expires_in: '60' });
+    t.clock.advance(90_000);
+    await expireDue(t.deps);
+    expect((await status(base, t.liveKey, tx.trxid)).status).toBe('expired');
+    answer = { body: feed(entry(tx.total_amount)) };
+    expect(await poll()).toMatchObject({ ok: true, matched: 1 });
+    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({ status: 'paid', paid_late: true });
+  });
+
+  it('an unexpected amount is listed as unmatched', async () => {
+    const id = await newFeed();
+    answer = { body: feed(entry('9.999.999', { issuer_reff: 'ODD-1' })) };
+    expect(await poll()).toMatchObject({ ok: true, unmatched: 1 });
+    const listed = await cli(t, ['payments', 'list', '--status', 'unmatched', '--json']);
+    expect(listed.json!.items.find((p: any) => p.source === id)).toMatchObject({ amount: 9_999_999, reason: 'no_matching_transaction', reference: 'ODD-1', trxid: null });
+  });
+
+  it('backs off on 429, honouring Retry-After, and recovers', async () => {
+    const id = await newFeed(10);
+    answer = { status: 429, headers: { 'retry-after': '120' }, body: { status: 'failed', message: 'too many requests' } };
+    expect(await poll()).toMatchObject({ ok: false, error: 'the feed answered HTTP 429' });
+    let row = await sourceRow(id);
+    expect(row.next_poll_at).toBe(t.clock.now() + 120_000);
+    expect(JSON.parse(row.state!)).toMatchObject({ failures: 1, lastError: 'the feed answered HTTP 429' });
+
+    const before = hits;
+    t.clock.advance(60_000);
+    expect(await poll()).toBeNull();
+    expect(hits).toBe(before);
+
+    t.clock.advance(60_000);
+    answer = {};
+    expect(await poll()).toMatchObject({ ok: true });
+    row = await sourceRow(id);
+    expect(row.next_poll_at).toBe(t.clock.now() + 10_000);
+    expect(JSON.parse(row.state!)).toMatchObject({ failures: 0, lastError: null });
+  });
+
+  it('errors back off exponentially up to FEED_MAX_BACKOFF_SECONDS', async () => {
+    const id = await newFeed(10);
+    answer = { status: 500, body: 'oops' };
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      expect(await poll()).toMatchObject({ ok: false, error: 'the feed answered HTTP 500' });
+      const next = (await sourceRow(id)).next_poll_at!;
+      waits.push((next - t.clock.now()) / 1000);
+      t.clock.advance(next - t.clock.now());
+    }
+    expect(waits).toEqual([20, 40, 80, 160, 300, 300]);
+  });
+
+  it('malformed feed bodies never crash the poller, and good entries beside junk are still recorded', async () => {
+    await newFeed(10);
+    for (const body of ['<html>502 Bad Gateway</html>', '', '{"status":"success","data":', 'null', '[]', { status: 'failed', message: 'invalid token' }, { status: 'success', data: 'none' }]) {
+      answer = { body };
+      const summary = await poll();
+      expect(summary?.ok, JSON.stringify(body)).toBe(false);
+      t.clock.advance(3_600_000);
+    }
+    const tx = await createLive(base, t.liveKey, ++amount);
+    answer = { body: feed(null, 'x', 42, entry('abc'), entry(tx.total_amount, { date: '31/02/2025 10:00' }), entry(tx.total_amount), { type: 'CR' }) };
+    expect(await poll()).toMatchObject({ ok: true, matched: 1, skipped: 6 });
+    expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
+  });
+
+  it('a feed that does not answer in time is an error, not a hang', async () => {
+    const id = await newFeed(10);
+    answer = { hang: true };
+    const started = Date.now();
+    expect(await poll()).toMatchObject({ ok: false, error: 'the feed did not answer in time' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(JSON.parse((await sourceRow(id)).state!)).toMatchObject({ failures: 1 });
+  });
+
+  it('two pollers at once fetch a feed once (the claim is a conditional update)', async () => {
+    await newFeed(10);
+    answer = {};
+    const before = hits;
+    const results = await Promise.all([pollDueFeeds(t.deps), pollDueFeeds(t.deps), pollDueFeeds(t.deps)]);
+    expect(results.flat().filter((s) => s.sourceId === current)).toHaveLength(1);
+    expect(hits - before).toBe(1);
+  });
+
+  it('a disabled feed is not polled', async () => {
+    const id = await newFeed(10);
+    await setSourceEnabled(t.deps, { id, enabled: false, actor: 'test' });
+    const before = hits;
+    expect(await pollDueFeeds(t.deps)).toEqual([]);
+    expect(hits).toBe(before);
+    current = null;
+  });
+
+  it('the background worker polls due feeds by itself', async () => {
+    await newFeed(10);
+    const tx = await createLive(base, t.liveKey, ++amount);
+    answer = { body: feed(entry(tx.total_amount)) };
+    const worker = startFeedPoller(t.deps, null, 20);
+    try {
+      const deadline = Date.now() + 5_000;
+      while ((await status(base, t.liveKey, tx.trxid)).status !== 'paid' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    } finally {
+      await worker.stop();
+    }
+    expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
+  });
+});
