@@ -8,6 +8,9 @@ import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/services/deps.js';
 import { freshDatabaseUrl, onPostgres, seedMerchant, type Seeded } from '../helpers/context.js';
 import { startGateway, type GatewayProcess } from '../helpers/processes.js';
+import { Receiver } from '../helpers/receiver.js';
+import { addWebhookEndpoint } from '../../src/services/webhook-endpoints.js';
+import { verifyWebhookSignature } from '../../src/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +22,8 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
   let dir: string;
   let seeded: Seeded;
   let gateways: GatewayProcess[] = [];
+  let receiver: Receiver;
+  let webhookSecret: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'qg-multi-'));
@@ -27,9 +32,11 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     // Migrate once before the instances start, as the README says to.
     database = openDatabase(fresh.url);
     await migrateToLatest(database.db, database.dialect);
-    const config = loadConfig({ DATABASE_URL: fresh.url });
+    const config = loadConfig({ DATABASE_URL: fresh.url, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
     deps = { db: database.db, dialect: database.dialect, config, now: Date.now };
     seeded = await seedMerchant(deps);
+    receiver = await Receiver.start();
+    webhookSecret = (await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] })).secret;
     const env = {
       DATABASE_URL: fresh.url,
       DEMO_MERCHANT: 'false',
@@ -43,6 +50,7 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
 
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop()));
+    await receiver?.close();
     await database?.close();
     await drop?.();
     rmSync(dir, { recursive: true, force: true });
@@ -108,5 +116,31 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     // Heard through NOTIFY, not the stream's slow fallback re-read (10 s).
     expect(Date.now() - started).toBeLessThan(5000);
     await reader.cancel();
+  });
+
+  it('every instance dispatches webhooks, and each event reaches the receiver exactly once', async () => {
+    const trxids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=${70000 + i}`, { headers: { 'x-api-key': seeded.testKey } });
+      trxids.push(((await res.json()) as any).data.trxid);
+    }
+    await Promise.all(
+      trxids.map((trxid, i) =>
+        fetch(`${gateways[(i + 1) % 3]!.url}/api/payment-gateway/simulate?trxid=${trxid}`, { method: 'POST', headers: { 'x-api-key': seeded.testKey } }),
+      ),
+    );
+    const ours = () => receiver.requests.filter((r) => trxids.includes(JSON.parse(r.body).data.trxid));
+    const deadline = Date.now() + 30_000;
+    while (ours().length < trxids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // Three dispatchers keep polling: give a duplicate time to show before counting.
+    await new Promise((r) => setTimeout(r, 2500));
+    const received = ours();
+    expect(received).toHaveLength(trxids.length);
+    expect(new Set(received.map((r) => r.headers['x-event-id'])).size).toBe(trxids.length);
+    expect(new Set(received.map((r) => JSON.parse(r.body).data.trxid))).toEqual(new Set(trxids));
+    for (const r of received) {
+      expect(r.headers['x-event-type']).toBe('transaction.paid');
+      expect(verifyWebhookSignature({ payload: r.body, header: String(r.headers['x-signature']), secret: webhookSecret })).toBe(true);
+    }
   });
 });
