@@ -1,6 +1,7 @@
 // Every setting is an environment variable (documented in one table in the README). Parsing is strict:
 // a typo in a number is a start-up error, not a silent default.
 import { resolve } from 'node:path';
+import { booleanSetting, wholeNumberSetting, type Env } from './env-settings.js';
 import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
 import { mailSettings, type MailSettings } from './mail/settings.js';
 import { sourceSettings, type SourceSettings } from './sources/settings.js';
@@ -42,24 +43,8 @@ export interface Config extends MailSettings, SourceSettings {
   webhookAllowNetworks: IpNetwork[];
 }
 
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]+$/.test(raw)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new Error(`${name} must be true or false, got ${JSON.stringify(raw)}`);
-}
+const int = wholeNumberSetting;
+const bool = booleanSetting;
 
 function networks(env: Env, name: string): IpNetwork[] {
   try {

@@ -6,9 +6,7 @@ import { startMailer } from './mailer.js';
 import { startSnapPoller } from './snap-poller.js';
 import { startWebhookDispatcher } from './webhook-dispatcher.js';
 
-export interface Worker {
-  stop(): Promise<void>;
-}
+import type { Worker } from './run-every.js';
 
 /**
  * Every background job of a `worker` or `all` process. Each is safe to run in several processes at

@@ -3,6 +3,7 @@ import { createSmtpSender, describeSmtpUrl } from '../mail/smtp.js';
 import type { MailSender } from '../mail/sender.js';
 import type { Deps } from '../services/deps.js';
 import { sendDueEmails, type SendDueEmailsOptions } from '../services/send-due-emails.js';
+import { runEvery, type Worker } from './run-every.js';
 
 export interface MailerOptions extends SendDueEmailsOptions {
   intervalMs?: number;
@@ -14,7 +15,7 @@ export interface MailerOptions extends SendDueEmailsOptions {
  * Sends payer e-mails from the `emails` outbox on an interval. A run never overlaps the previous one;
  * a failed run is logged and the next tick tries again (claimed rows come back when their lease ends).
  */
-export function startMailer(deps: Deps, logger: Logger | null, options: MailerOptions = {}): { stop(): Promise<void> } {
+export function startMailer(deps: Deps, logger: Logger | null, options: MailerOptions = {}): Worker {
   const { smtpUrl, mailFrom } = deps.config;
   const sender = options.sender !== undefined ? options.sender : smtpUrl && mailFrom ? createSmtpSender(smtpUrl, mailFrom) : null;
   if (sender === null) {
@@ -24,32 +25,16 @@ export function startMailer(deps: Deps, logger: Logger | null, options: MailerOp
     logger?.info({ smtp: describeSmtpUrl(smtpUrl) }, 'mailer started');
   }
 
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const tick = () => {
-    if (running || stopped) return;
-    running = sendDueEmails(deps, sender, options)
-      .then((results) => {
-        for (const r of results) {
-          if (r.outcome.status === 'sent') logger?.info({ email: r.id, kind: r.kind }, 'e-mail sent');
-          else if (r.outcome.status === 'skipped') logger?.info({ email: r.id, kind: r.kind, reason: r.outcome.reason }, 'e-mail skipped');
-          else logger?.warn({ email: r.id, kind: r.kind, status: r.outcome.status, error: r.outcome.error }, 'e-mail not sent');
-        }
-      })
-      .catch((err: unknown) => logger?.error({ err }, 'mailer run failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, options.intervalMs ?? deps.config.mailIntervalMs);
-  timer.unref();
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-      sender?.close();
+  return runEvery(
+    options.intervalMs ?? deps.config.mailIntervalMs,
+    async () => {
+      for (const r of await sendDueEmails(deps, sender, options)) {
+        if (r.outcome.status === 'sent') logger?.info({ email: r.id, kind: r.kind }, 'e-mail sent');
+        else if (r.outcome.status === 'skipped') logger?.info({ email: r.id, kind: r.kind, reason: r.outcome.reason }, 'e-mail skipped');
+        else logger?.warn({ email: r.id, kind: r.kind, status: r.outcome.status, error: r.outcome.error }, 'e-mail not sent');
+      }
     },
-  };
+    logger,
+    'mailer run failed',
+  );
 }
