@@ -58,3 +58,23 @@ describe('rate limits shared through Redis', () => {
     expect(codes).toEqual([200, 200, 200, 429]);
   });
 });
+
+describe('rate limits shared through Redis by separate gateway processes', () => {
+  it('two processes on one database enforce one limit per key', async () => {
+    const { startGateway } = await import('../helpers/processes.js');
+    const t = await createTestApp();
+    const env = { DATABASE_URL: t.databaseUrl, REDIS_URL, RATE_LIMIT_PER_MINUTE: '4', DEMO_MERCHANT: 'false' };
+    const gateways = await Promise.all([startGateway(env), startGateway(env)]);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`${gateways[i % 2]!.url}/api/payment-gateway/cstatus`, { headers: { 'x-api-key': t.testKey } });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await Promise.all(gateways.map((g) => g.stop()));
+      await t.close();
+    }
+  }, 180_000);
+});
