@@ -1,8 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { parseSnapConfig } from '../../src/sources/snap/config.js';
-import { addSnapSource } from '../../src/sources/snap/setup.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 let t: TestApp;
@@ -31,7 +32,15 @@ describe('dev acquirer', () => {
       expect(parseSnapConfig(printed.config).notifyVerification).toBe('asymmetric');
 
       // What an operator does next: add the source, create a transaction, pay it at the simulator.
-      await addSnapSource(t.deps, t.merchant.id, printed.config);
+      // through the CLI's own contract: source add --type snap --config FILE --json.
+      const configFile = join(t.dir, 'snap-source.json');
+      writeFileSync(configFile, JSON.stringify(printed.config, null, 2));
+      const added: string[] = [];
+      const code = await runCli(['source', 'add', '--merchant', t.merchant.id, '--type', 'snap', '--config', configFile, '--json'], { out: (s) => void added.push(s), err: () => {} }, { DATABASE_URL: t.databaseUrl });
+      expect(code).toBe(0);
+      const source = JSON.parse(added.join('')) as { id: string };
+      expect(source.id).toMatch(/^src_/);
+      expect(added.join('')).not.toContain(String(printed.config.clientSecret));
       const created = await fetch(`${gatewayUrl}/api/payment-gateway/cqris?amount=15000`, { headers: { 'X-Api-Key': t.liveKey } });
       const trxid = ((await created.json()) as { data: { trxid: string } }).data.trxid;
       const paid = await fetch(printed.payUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ reference: trxid }) });
