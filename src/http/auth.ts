@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { authenticateApiKey, type Principal } from '../services/api-keys.js';
+import { authenticateApiKeyCached, type Principal } from '../services/api-keys.js';
 import type { Deps } from '../services/deps.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -41,7 +41,7 @@ export function authenticate(deps: Deps, limiter: RateLimiter | null) {
       });
     }
     if (key.length > 200) throw new AppError('invalid_api_key', 'the API key is not valid');
-    request.principal = await authenticateApiKey(deps, key);
+    request.principal = await authenticateApiKeyCached(deps, key);
     if (limiter === null) return;
     const decision = await limiter.hit(request.principal.keyId);
     reply.header('RateLimit-Limit', String(decision.limit));

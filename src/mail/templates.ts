@@ -4,7 +4,7 @@
 import { formatRupiah } from '../domain/money.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import { formatWib } from '../web/checkout-page.js';
-import { renderQrPng } from '../web/qr-image.js';
+import { cachedQrPng } from '../web/qr-image.js';
 import type { InlineImage } from './sender.js';
 
 export type MailKind = 'invoice' | 'receipt';
@@ -52,7 +52,7 @@ export function renderMail(input: MailInput): RenderedMail {
   if (input.kind === 'invoice') {
     const cid = `qr-${tx.id}@qris-gateway`;
     return finish(`${sandbox}Tagihan / Invoice ${total} – ${merchant}`, invoiceSections(merchant, tx, input.checkoutUrl, cid), [
-      { filename: `qris-${tx.id}.png`, contentType: 'image/png', cid, content: renderQrPng(tx.qris) },
+      { filename: `qris-${tx.id}.png`, contentType: 'image/png', cid, content: cachedQrPng(tx.qris) },
     ]);
   }
   return finish(`${sandbox}Bukti pembayaran / Receipt ${total} – ${merchant}`, receiptSections(merchant, tx, input.payment, input.checkoutUrl), []);

@@ -1,7 +1,8 @@
 import { AppError } from '../domain/errors.js';
 import { apiKeyMode, apiKeyPrefix, generateApiKey, hashApiKey, hashesEqual } from '../domain/api-key.js';
 import { newApiKeyId } from '../domain/ids.js';
-import type { Mode } from '../storage/schema.js';
+import type { Kysely } from 'kysely';
+import type { DB, Mode } from '../storage/schema.js';
 import { getMerchant } from './create-merchant.js';
 import type { Deps } from './deps.js';
 
@@ -57,6 +58,8 @@ export async function revokeApiKey(deps: Deps, id: string): Promise<ApiKeySummar
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .execute();
+  // Revocations are rare: dropping every cached principal of this database is simplest and exact.
+  principalCache.delete(deps.db);
   const row = await deps.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
   return summary(row);
@@ -79,6 +82,32 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
     throw new AppError('invalid_api_key', 'the API key is not valid or has been revoked');
   }
   return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode };
+}
+
+/**
+ * How long a successful key lookup is reused by the HTTP guard. A key revoked by this process stops
+ * working at once (revokeApiKey clears the cache); one revoked by another process (the CLI, another
+ * instance) keeps working here for at most this long.
+ */
+export const PRINCIPAL_CACHE_MS = 5000;
+const PRINCIPAL_CACHE_MAX = 10_000;
+
+// Per database (tests run many), keyed by the key's hash so no secret is held; failures are never cached.
+const principalCache = new WeakMap<Kysely<DB>, Map<string, { principal: Principal; until: number }>>();
+
+/** authenticateApiKey with its successful answers reused for PRINCIPAL_CACHE_MS: one select saved per request. */
+export async function authenticateApiKeyCached(deps: Deps, key: string): Promise<Principal> {
+  let cache = principalCache.get(deps.db);
+  if (!cache) principalCache.set(deps.db, (cache = new Map()));
+  const hash = hashApiKey(key);
+  const now = performance.now();
+  const hit = cache.get(hash);
+  if (hit && hit.until > now) return hit.principal;
+  const principal = await authenticateApiKey(deps, key);
+  if (cache.size >= PRINCIPAL_CACHE_MAX) cache.clear();
+  // A revoke that ran while the lookup was in flight dropped the old map; don't revive it.
+  if (principalCache.get(deps.db) === cache) cache.set(hash, { principal, until: now + PRINCIPAL_CACHE_MS });
+  return principal;
 }
 
 function summary(row: {

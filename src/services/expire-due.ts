@@ -45,6 +45,9 @@ export async function expireDue(deps: Deps, batchSize = 200): Promise<number> {
     });
     total += expired.count;
     if (!expired.more) break;
+    // On SQLite each batch holds the one connection synchronously: yield so requests waiting behind a
+    // large backlog are served between batches instead of after the whole sweep.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   await deps.db.deleteFrom('reserved_totals').where('reserved_until', '<=', deps.now()).execute();
   return total;

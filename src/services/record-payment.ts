@@ -6,6 +6,7 @@ import type { DB, Mode, PaymentsTable, TransactionsTable } from '../storage/sche
 import type { Deps } from './deps.js';
 import { enqueueEvent } from './outbox.js';
 import { settlePayment } from './settle-payment.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
 
 export interface ReportedPayment {
   merchantId: string;
@@ -41,7 +42,8 @@ export interface RecordPaymentResult {
  * on the transaction makes "paid at most once" hold even when two reports race.
  */
 export async function recordPayment(deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
-  return deps.db.transaction().execute((trx) => recordPaymentIn(trx, deps, report));
+  // Group-committed on SQLite: reports arriving together share one fsync (see unit-of-work).
+  return runInTransaction(deps, (trx) => recordPaymentIn(trx, deps, report));
 }
 
 /** recordPayment inside the caller's database transaction (an operator action adds its audit row). */

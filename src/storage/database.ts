@@ -41,11 +41,39 @@ function openSqlite(path: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: memoisedStatements(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
     close: () => db.destroy(),
+  };
+}
+
+/** How many distinct query strings keep their prepared statement (variable IN-lists make new ones). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver calls prepare() for every query, and SQLite parses and plans the SQL each time.
+ * A better-sqlite3 statement can be run any number of times, so the hot queries are prepared once. The
+ * driver uses only prepare() and close(). (A statement is busy only while an iterate() is open, which
+ * only Kysely's stream() uses; this code base does not stream.)
+ */
+function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: string): BetterSqlite3.Statement; close(): void } {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(sql) {
+      let stmt = cache.get(sql);
+      if (stmt) return stmt;
+      stmt = sqlite.prepare(sql);
+      // Oldest-first eviction is enough: the hot statements are re-added at once if ever evicted.
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(sql, stmt);
+      return stmt;
+    },
+    close() {
+      cache.clear();
+      sqlite.close();
+    },
   };
 }
 

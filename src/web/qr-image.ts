@@ -116,7 +116,28 @@ export function renderQrPng(text: string, options: QrPngOptions = {}): Buffer {
 }
 
 export function qrPngDataUrl(text: string): string {
-  return `data:image/png;base64,${renderQrPng(text).toString('base64')}`;
+  return `data:image/png;base64,${cachedQrPng(text).toString('base64')}`;
+}
+
+// A transaction's payload never changes, and a checkout page fetches its image repeatedly while the
+// payer looks at it, so each PNG is rendered once. Keyed by the payload itself (the image is a pure
+// function of it), so a cached image can never be stale. ~1-2 KB each: 2,000 entries stay under 4 MB.
+const PNG_CACHE_MAX = 2000;
+const pngCache = new Map<string, Buffer>();
+
+/** renderQrPng with default options, memoised in a small LRU. Callers must not modify the buffer. */
+export function cachedQrPng(text: string): Buffer {
+  const hit = pngCache.get(text);
+  if (hit) {
+    // Re-insert so Map order is least-recently-used first.
+    pngCache.delete(text);
+    pngCache.set(text, hit);
+    return hit;
+  }
+  const png = renderQrPng(text);
+  if (pngCache.size >= PNG_CACHE_MAX) pngCache.delete(pngCache.keys().next().value!);
+  pngCache.set(text, png);
+  return png;
 }
 
 // --- SVG ------------------------------------------------------------------------------------------

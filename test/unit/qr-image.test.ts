@@ -2,7 +2,7 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { crc32, qrPngDataUrl, renderQrPng, renderQrSvg } from '../../src/web/qr-image.js';
+import { cachedQrPng, crc32, qrPngDataUrl, renderQrPng, renderQrSvg } from '../../src/web/qr-image.js';
 
 // jsqr is CommonJS with ES-style typings: under NodeNext TypeScript types the default import as the
 // module object with the function under `.default`. At runtime the function carries a `.default`
@@ -89,6 +89,16 @@ describe('qrPngDataUrl', () => {
     expect(url.startsWith('data:image/png;base64,')).toBe(true);
     const png = Buffer.from(url.slice('data:image/png;base64,'.length), 'base64');
     expect(decodePng(png).text).toBe(QRIS_LIKE);
+  });
+});
+
+describe('cachedQrPng', () => {
+  it('renders each payload once and returns the same bytes as renderQrPng', () => {
+    const text = `00020101021226${Date.now()}`;
+    const first = cachedQrPng(text);
+    expect(cachedQrPng(text)).toBe(first);
+    expect(first.equals(renderQrPng(text))).toBe(true);
+    expect(cachedQrPng(`${text}x`)).not.toBe(first);
   });
 });
 

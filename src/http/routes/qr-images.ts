@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../domain/errors.js';
 import { getTransactionById } from '../../services/get-transaction.js';
-import { renderQrPng, renderQrSvg } from '../../web/qr-image.js';
+import { cachedQrPng, renderQrSvg } from '../../web/qr-image.js';
 import { errorResponses } from '../schemas.js';
 import type { RouteContext } from './context.js';
 
@@ -26,7 +26,7 @@ export async function qrImageRoutes(app: FastifyInstance, ctx: RouteContext): Pr
       const m = FILE.exec(request.params.file);
       if (!m) throw new AppError('not_found', 'ask for {trxid}.png or {trxid}.svg');
       const tx = await getTransactionById(ctx.deps, m[1]!);
-      if (m[2] === 'png') return reply.type('image/png').send(renderQrPng(tx.qris));
+      if (m[2] === 'png') return reply.type('image/png').send(cachedQrPng(tx.qris));
       return reply.type('image/svg+xml; charset=utf-8').send(renderQrSvg(tx.qris));
     },
   });

@@ -1,0 +1,157 @@
+import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
+import type { Dialect } from './database.js';
+import type { DB } from './schema.js';
+
+/**
+ * Group commit. On SQLite every commit is an fsync (synchronous=FULL) and there is one connection, so
+ * one transaction per request caps creates at the disk's fsync rate. Units of work that arrive in the
+ * same event-loop turn are instead run one after another inside ONE transaction, each in a savepoint of
+ * its own, and committed together: one fsync for the batch.
+ *
+ * - A unit that throws is rolled back to its savepoint; only its caller sees the error.
+ * - Every caller is answered only after the commit that holds its rows (failures too, so a caller that
+ *   re-reads after an error, like create-transaction's LostRace path, sees the batch-mate that won).
+ * - If the commit (or a savepoint command) fails, every caller of the batch gets that error: never a
+ *   success for rows that are not on disk.
+ * - Units run strictly one at a time (savepoints are a stack), so a later unit reads what earlier units
+ *   of the same batch wrote.
+ *
+ * On PostgreSQL the pool already runs transactions in parallel, so each unit simply gets its own.
+ *
+ * A unit must use only the transaction it is given: a query through deps.db, or a nested
+ * runInTransaction, would wait for the connection the batch holds (the same rule as db.transaction()
+ * on SQLite before).
+ */
+export interface UnitOfWorkDeps {
+  db: Kysely<DB>;
+  dialect: Dialect;
+}
+
+export type UnitOfWork<T> = (trx: Transaction<DB>) => Promise<T>;
+
+/** Bounds the work (and the latency) one commit carries; the rest goes into the next batch. */
+export const MAX_BATCH = 256;
+
+interface Unit {
+  fn: UnitOfWork<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface Batcher {
+  queue: Unit[];
+  scheduled: boolean;
+  stats: BatchStats;
+}
+
+/** Counters for tests and metrics. */
+export interface BatchStats {
+  commits: number;
+  units: number;
+}
+
+// Keyed by the Kysely instance: one queue per database, however many Deps objects share it.
+const batchers = new WeakMap<Kysely<DB>, Batcher>();
+
+function batcherFor(db: Kysely<DB>): Batcher {
+  let b = batchers.get(db);
+  if (!b) {
+    b = { queue: [], scheduled: false, stats: { commits: 0, units: 0 } };
+    batchers.set(db, b);
+  }
+  return b;
+}
+
+export function batchStats(db: Kysely<DB>): BatchStats {
+  return { ...batcherFor(db).stats };
+}
+
+export function runInTransaction<T>(deps: UnitOfWorkDeps, fn: UnitOfWork<T>): Promise<T> {
+  if (deps.dialect !== 'sqlite') return deps.db.transaction().execute(fn);
+  const b = batcherFor(deps.db);
+  return new Promise<T>((resolve, reject) => {
+    b.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+    schedule(deps.db, b);
+  });
+}
+
+function schedule(db: Kysely<DB>, b: Batcher): void {
+  if (b.scheduled) return;
+  b.scheduled = true;
+  // setImmediate runs after the I/O callbacks of this turn, so every request parsed in it joins.
+  setImmediate(() => {
+    b.scheduled = false;
+    const units = b.queue.splice(0, MAX_BATCH);
+    if (b.queue.length > 0) schedule(db, b);
+    void runBatch(db, b, units);
+  });
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+async function runBatch(db: Kysely<DB>, b: Batcher, units: Unit[]): Promise<void> {
+  let trx: ControlledTransaction<DB>;
+  try {
+    trx = await db.startTransaction().execute();
+  } catch (err) {
+    for (const u of units) u.reject(err);
+    return;
+  }
+  const outcomes: Outcome[] = [];
+  let broken: unknown = null;
+  for (let i = 0; i < units.length && broken === null; i++) {
+    // One name serves every unit: each savepoint is released before the next one opens, and a fixed
+    // string keeps the three savepoint statements in the prepared-statement cache.
+    const result = await runUnit(trx, 'unit', units[i]!.fn);
+    if ('broken' in result) broken = result.broken;
+    else outcomes.push(result);
+  }
+  if (broken === null) {
+    try {
+      await trx.commit().execute();
+      b.stats.commits += 1;
+      b.stats.units += units.length;
+    } catch (err) {
+      broken = err;
+    }
+  }
+  if (broken !== null) {
+    // A failed commit leaves the connection held; rollback releases it (and may itself fail harmlessly).
+    if (!trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});
+    for (const u of units) u.reject(broken);
+    return;
+  }
+  units.forEach((u, i) => {
+    const o = outcomes[i]!;
+    if (o.ok) u.resolve(o.value);
+    else u.reject(o.error);
+  });
+}
+
+/** One unit in its savepoint. `broken` means the shared transaction itself can no longer be trusted. */
+async function runUnit(trx: ControlledTransaction<DB>, name: string, fn: UnitOfWork<unknown>): Promise<Outcome | { broken: unknown }> {
+  let sp: ControlledTransaction<DB, [string]>;
+  try {
+    sp = await trx.savepoint(name).execute();
+  } catch (err) {
+    return { broken: err };
+  }
+  let outcome: Outcome;
+  try {
+    outcome = { ok: true, value: await fn(trx) };
+  } catch (error) {
+    outcome = { ok: false, error };
+    try {
+      await sp.rollbackToSavepoint(name).execute();
+    } catch (err) {
+      // SQLite rolls a whole transaction back on some errors (disk full, I/O): nothing left to keep.
+      return { broken: err };
+    }
+  }
+  try {
+    await sp.releaseSavepoint(name).execute();
+  } catch (err) {
+    return { broken: err };
+  }
+  return outcome;
+}

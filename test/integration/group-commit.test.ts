@@ -1,0 +1,130 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { createTransaction, type CreateTransactionInput } from '../../src/services/create-transaction.js';
+import { recordPayment } from '../../src/services/record-payment.js';
+import { batchStats, runInTransaction } from '../../src/storage/unit-of-work.js';
+import { createTestContext, onPostgres, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
+
+// Group commit is SQLite's; on PostgreSQL runInTransaction is a plain transaction per unit, which the
+// rest of the suite covers.
+describe.skipIf(onPostgres)('group commit on SQLite', () => {
+  let ctx: TestContext;
+  let seeded: Seeded;
+
+  async function setup(env: Record<string, string> = {}) {
+    ctx = await createTestContext(env);
+    seeded = await seedMerchant(ctx.deps);
+  }
+  afterEach(async () => ctx?.close());
+
+  const input = (amount: number, extra: Partial<CreateTransactionInput> = {}): CreateTransactionInput => ({
+    merchantId: seeded.merchant.id,
+    mode: 'test',
+    amount,
+    email: null,
+    ref: null,
+    expiresInSeconds: null,
+    idempotency: null,
+    ...extra,
+  });
+
+  const countRows = async () => Number((await ctx.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  it('many concurrent creates share a few commits, and one amount still gets distinct totals', async () => {
+    await setup();
+    const before = batchStats(ctx.deps.db);
+    const results = await Promise.all(Array.from({ length: 200 }, () => createTransaction(ctx.deps, input(10_000))));
+    const after = batchStats(ctx.deps.db);
+    expect(after.units - before.units).toBe(200);
+    expect(after.commits - before.commits).toBeLessThanOrEqual(3);
+    expect(new Set(results.map((r) => r.transaction.total_amount)).size).toBe(200);
+    expect(await countRows()).toBe(200);
+  });
+
+  it('an exhausted amount fails only its own requests, not its batch-mates', async () => {
+    await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '3' });
+    const before = batchStats(ctx.deps.db);
+    const settled = await Promise.allSettled([
+      ...Array.from({ length: 5 }, () => createTransaction(ctx.deps, input(20_000))),
+      createTransaction(ctx.deps, input(30_000)),
+    ]);
+    expect(batchStats(ctx.deps.db).commits - before.commits).toBe(1);
+    const ok = settled.filter((s) => s.status === 'fulfilled');
+    const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    expect(ok).toHaveLength(4);
+    expect(failed.map((f) => f.reason.code)).toEqual(['unique_code_exhausted', 'unique_code_exhausted']);
+    expect(settled[5]!.status).toBe('fulfilled');
+    expect(await countRows()).toBe(4);
+  });
+
+  it('a unit that throws after writing leaves nothing behind; its batch-mates commit', async () => {
+    await setup();
+    const throwing = runInTransaction(ctx.deps, async (trx) => {
+      await trx.insertInto('idempotency_keys').values({ merchant_id: seeded.merchant.id, idem_key: 'x', request_hash: 'h', transaction_id: 'trx_none', created_at: 0 }).execute();
+      throw new Error('boom');
+    });
+    const [a, b, c] = await Promise.allSettled([createTransaction(ctx.deps, input(1000)), throwing, createTransaction(ctx.deps, input(1000))]);
+    expect(a.status).toBe('fulfilled');
+    expect(b).toMatchObject({ status: 'rejected', reason: { message: 'boom' } });
+    expect(c.status).toBe('fulfilled');
+    expect(await countRows()).toBe(2);
+    expect(await ctx.deps.db.selectFrom('idempotency_keys').selectAll().execute()).toEqual([]);
+  });
+
+  it('a ref race inside one batch: the loser answers as a replay of the winner; another amount is a ref_conflict', async () => {
+    await setup();
+    const [a, b, c] = await Promise.allSettled([
+      createTransaction(ctx.deps, input(5000, { ref: 'order-1' })),
+      createTransaction(ctx.deps, input(5000, { ref: 'order-1' })),
+      createTransaction(ctx.deps, input(7000, { ref: 'order-1' })),
+    ]);
+    expect(a.status === 'fulfilled' && b.status === 'fulfilled').toBe(true);
+    if (a.status !== 'fulfilled' || b.status !== 'fulfilled') return;
+    expect(b.value.transaction.id).toBe(a.value.transaction.id);
+    expect([a.value.replayed, b.value.replayed].sort()).toEqual([false, true]);
+    expect(c).toMatchObject({ status: 'rejected', reason: { code: 'ref_conflict' } });
+    expect(await countRows()).toBe(1);
+  });
+
+  it('a failed commit fails every request of the batch, and the database keeps working', async () => {
+    await setup();
+    // A deferred foreign-key violation passes every statement and fails only at COMMIT.
+    const poison = runInTransaction(ctx.deps, async (trx) => {
+      await sql`pragma defer_foreign_keys = on`.execute(trx);
+      await trx.insertInto('api_keys').values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null }).execute();
+    });
+    const settled = await Promise.allSettled([createTransaction(ctx.deps, input(1000)), poison, createTransaction(ctx.deps, input(2000))]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(await countRows()).toBe(0);
+    await expect(createTransaction(ctx.deps, input(1000))).resolves.toMatchObject({ replayed: false });
+    expect(await countRows()).toBe(1);
+  });
+
+  it('each create and payment is answered only once its rows are readable from another connection', async () => {
+    await setup();
+    const reader = new BetterSqlite3(join(ctx.dir, 'gateway.db'), { readonly: true });
+    try {
+      const seen = (id: string) => reader.prepare('select count(*) as n from transactions where id = ?').get(id) as { n: number };
+      const checks = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          // The check runs synchronously in the continuation, before anything else can commit.
+          createTransaction(ctx.deps, input(3000 + i)).then((r) => ({ tx: r.transaction, n: seen(r.transaction.id).n })),
+        ),
+      );
+      expect(checks.every((c) => c.n === 1)).toBe(true);
+
+      const paid = await Promise.all(
+        checks.slice(0, 10).map((c, i) =>
+          recordPayment(ctx.deps, { merchantId: seeded.merchant.id, mode: 'test', source: 'simulator', sourcePaymentId: `p${i}`, amount: c.tx.total_amount, paidAt: ctx.deps.now(), trxid: c.tx.id }).then(
+            (r) => ({ r, row: reader.prepare('select status from transactions where id = ?').get(c.tx.id) as { status: string } }),
+          ),
+        ),
+      );
+      expect(paid.every((p) => p.r.outcome === 'matched' && p.row.status === 'paid')).toBe(true);
+    } finally {
+      reader.close();
+    }
+  });
+});
