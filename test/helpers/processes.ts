@@ -8,11 +8,14 @@ import { fileURLToPath } from 'node:url';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const bin = join(root, 'bin', 'qris-gateway.mjs');
 
+const GATEWAY_SETTING =
+  /^(PORT|HOST|DATABASE_URL|DATABASE_POOL_SIZE|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|METRICS_TOKEN|TRUST_PROXY|BODY_LIMIT_BYTES|MAX_URL_LENGTH|TRANSACTION_TTL_SECONDS|RESERVATION_GRACE_SECONDS|SWEEP_INTERVAL_MS|SMTP_URL|MAIL_.*|WEBHOOK_.*|SNAP_.*|FEED_.*|MATCH_.*|EXPIRES_IN_.*|AMOUNT_.*|UNIQUE_CODE_.*|QRIS_OPERATOR|QG_.*)$/;
+
 /** The parent's environment without gateway settings it may carry, plus the given ones. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(PORT|HOST|DATABASE_URL|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|SMTP_URL|MAIL_FROM|WEBHOOK_.*|AMOUNT_.*|UNIQUE_CODE_.*|QG_.*)$/.test(k)) env[k] = v;
+    if (!GATEWAY_SETTING.test(k)) env[k] = v;
   }
   return { ...env, ...extra };
 }

@@ -5,26 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/storage/database.js';
 import { vectors } from '../helpers/context.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'qris-gateway.mjs');
-
-// Settings the parent's environment might carry that would change what these processes do.
-const CONFIG_VARS = [
-  'PORT', 'HOST', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'LOG_LEVEL', 'RATE_LIMIT_PER_MINUTE', 'AMOUNT_MIN', 'AMOUNT_MAX',
-  'UNIQUE_CODE_MIN', 'UNIQUE_CODE_MAX', 'TRANSACTION_TTL_SECONDS', 'EXPIRES_IN_MIN_SECONDS', 'EXPIRES_IN_MAX_SECONDS',
-  'RESERVATION_GRACE_SECONDS', 'SWEEP_INTERVAL_MS', 'BODY_LIMIT_BYTES', 'MAX_URL_LENGTH', 'TRUST_PROXY', 'DEMO_MERCHANT', 'REDIS_URL',
-];
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of CONFIG_VARS) delete env[name];
-  return { ...env, ...extra };
-}
+import { bin, childEnv, freePort, root } from '../helpers/processes.js';
 
 interface Finished {
   code: number | null;
@@ -62,18 +46,6 @@ function onlyJsonLine(stdout: string): Record<string, any> {
   return value as Record<string, any>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function countRows(databaseUrl: string): Promise<{ merchants: number; keys: number }> {
   const database = openDatabase(databaseUrl);
