@@ -130,27 +130,7 @@ async function insertWithFreeCode(
     }
 
     const total = input.amount + uniqueCode;
-    const row: TransactionsTable = {
-      id,
-      merchant_id: input.merchantId,
-      mode: input.mode,
-      status: 'pending',
-      amount: input.amount,
-      unique_code: uniqueCode,
-      total_amount: total,
-      currency: 'IDR',
-      email: input.email,
-      ref: input.ref,
-      qris: toDynamic(code, total),
-      created_at: now,
-      expires_at: expiresAt,
-      paid_at: null,
-      paid_late: 0,
-      payment_id: null,
-      updated_at: now,
-      source_id: null,
-      acquirer_reference: null,
-    };
+    const row = pendingRow(input, { id, now, expiresAt, uniqueCode, qris: toDynamic(code, total), sourceId: null, acquirerReference: null });
     await insertRow(trx, input, row, now);
     return row;
   });
@@ -229,32 +209,48 @@ async function insertAcquirerIssued(deps: Deps, input: CreateTransactionInput, s
   const id = newTransactionId();
   const expiresAt = acquirerExpiry(source, now, now + (input.expiresInSeconds ?? deps.config.transactionTtlSeconds) * 1000);
   const code = await requestAcquirerCode(deps, source, { trxid: id, amount: input.amount, expiresAt });
-  const row: TransactionsTable = {
+  const row = pendingRow(input, {
     id,
-    merchant_id: input.merchantId,
-    mode: input.mode,
-    status: 'pending',
-    amount: input.amount,
-    unique_code: 0,
-    total_amount: input.amount,
-    currency: 'IDR',
-    email: input.email,
-    ref: input.ref,
+    now,
+    expiresAt,
+    uniqueCode: 0,
     qris: code.qris,
-    created_at: now,
-    expires_at: expiresAt,
-    paid_at: null,
-    paid_late: 0,
-    payment_id: null,
-    updated_at: now,
-    source_id: source.id,
-    acquirer_reference: code.referenceNo,
-  };
+    sourceId: source.id,
+    acquirerReference: code.referenceNo,
+  });
   return runInTransaction(deps, async (trx) => {
     await insertRow(trx, input, row, now);
     await schedulePoll(trx, { transactionId: id, sourceId: source.id, createdAt: now, expiresAt });
     return row;
   });
+}
+
+/** A new pending transaction: the two ways of issuing a code differ only in these values. */
+function pendingRow(
+  input: CreateTransactionInput,
+  v: { id: string; now: number; expiresAt: number; uniqueCode: number; qris: string; sourceId: string | null; acquirerReference: string | null },
+): TransactionsTable {
+  return {
+    id: v.id,
+    merchant_id: input.merchantId,
+    mode: input.mode,
+    status: 'pending',
+    amount: input.amount,
+    unique_code: v.uniqueCode,
+    total_amount: input.amount + v.uniqueCode,
+    currency: 'IDR',
+    email: input.email,
+    ref: input.ref,
+    qris: v.qris,
+    created_at: v.now,
+    expires_at: v.expiresAt,
+    paid_at: null,
+    paid_late: 0,
+    payment_id: null,
+    updated_at: v.now,
+    source_id: v.sourceId,
+    acquirer_reference: v.acquirerReference,
+  };
 }
 
 /** The transaction row, its Idempotency-Key claim and its invoice e-mail; LostRace on a lost unique key. */

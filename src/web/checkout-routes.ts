@@ -37,11 +37,6 @@ export async function checkoutRoutes(app: FastifyInstance, deps: Deps, options: 
     return reply.type('text/html; charset=utf-8').send(renderCheckoutPage(view));
   });
 
-  app.get<{ Params: { trxid: string } }>('/checkout/:trxid/status', { schema: hide }, async (request) => ({
-    success: true,
-    data: await getCheckout(deps, parseTrxid(request.params.trxid, true)!),
-  }));
-
   app.post<{ Params: { trxid: string } }>('/checkout/:trxid/simulate', { schema: hide }, async (request) => {
     const tx = await getTransactionById(deps, parseTrxid(request.params.trxid, true)!);
     if (tx.mode !== 'test') throw new AppError('test_mode_only', 'only sandbox transactions can be paid from this page');

@@ -542,3 +542,16 @@ describe('parseQris: robustness', () => {
     );
   });
 });
+
+describe('toDynamic and ParsedQris values', () => {
+  const staticPayload = (JSON.parse(readFileSync(new URL('../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as {
+    vectors: Array<{ static: string }>;
+  }).vectors[0]!.static;
+
+  it('re-checks a ParsedQris that parseQris did not produce', () => {
+    const parsed = parseQris(staticPayload);
+    const forged = { ...parsed, payload: `${staticPayload.slice(0, -4)}0000` };
+    expect(() => toDynamic(forged, 1000)).toThrow(AppError);
+    expect(toDynamic(parsed, 1000)).toBe(toDynamic(staticPayload, 1000));
+  });
+});

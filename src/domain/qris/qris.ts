@@ -126,7 +126,7 @@ export function parseQris(payload: string): ParsedQris {
       return id !== undefined && id !== QRIS_ID;
     }) ?? accounts[0];
 
-  return {
+  return remember({
     payload,
     fields,
     initiation: poi === '11' ? 'static' : poi === '12' ? 'dynamic' : null,
@@ -142,7 +142,7 @@ export function parseQris(payload: string): ParsedQris {
     acquirer: sub(acquirerTemplate, '00') ?? null,
     criteria: preferNational.map((f) => sub(f, '03')).find((v) => v !== undefined) ?? null,
     crc,
-  };
+  });
 }
 
 /** For merchant onboarding: a code that already fixes an amount cannot be re-used for every charge. */
@@ -168,13 +168,22 @@ export function buildQris(fields: TlvField[]): string {
  * Static-to-dynamic per QRIS.md: 01 becomes 12, 54 is (re)placed before the first tag above 54, every
  * other field is copied from its raw text so nothing the acquirer wrote is normalised.
  */
+// Results of parseQris, whose CRC and structure are already verified: toDynamic need not parse them
+// again (a caller that caches a merchant's parsed static code pays the parse once, not per create).
+const verified = new WeakSet<ParsedQris>();
+function remember(parsed: ParsedQris): ParsedQris {
+  verified.add(parsed);
+  return parsed;
+}
+
 export function toDynamic(payload: string | ParsedQris, amount: number): string {
   if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1 || amount > MAX_DYNAMIC_AMOUNT) {
     const message = `amount must be a whole number of rupiah from 1 to ${MAX_DYNAMIC_AMOUNT}, got ${String(amount)}`;
     throw new AppError('invalid_amount', message, { param: 'amount' });
   }
-  // Re-parse even a ParsedQris: its CRC check is what guarantees the raw values are the acquirer's.
-  const { fields } = parseQris(typeof payload === 'string' ? payload : payload.payload);
+  // A ParsedQris built anywhere but parseQris is parsed again: the CRC check is what guarantees the raw
+  // values are the acquirer's.
+  const { fields } = typeof payload !== 'string' && verified.has(payload) ? payload : parseQris(typeof payload === 'string' ? payload : payload.payload);
   const amountField = encodeField('54', String(amount));
   const hasInitiation = fields.some((f) => f.tag === '01');
 
