@@ -3,6 +3,7 @@
 //
 //   node scripts/bench.mjs [--duration S] [--connections N] [--db sqlite,postgres] [--log FILE]
 //                          [--compare FILE] [--scale [--scale-rows N]] [--soak MINUTES]
+//                          [--only cqris-fresh,cstatus-id,...]   (BENCH_CPU_PROF=DIR profiles the gateway)
 //
 // Every server and every load generator is a child process of its own: the load generator must not
 // share the server's event loop, and the gateway runs exactly as `qris-gateway serve` does in
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     scale: { type: 'boolean', default: false },
     'scale-rows': { type: 'string', default: '1000000' },
     soak: { type: 'string' },
+    only: { type: 'string' },
     'prep-transactions': { type: 'string', default: '3000' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -274,7 +276,8 @@ async function startGateway(database, logFile) {
   // formatted, scrubbed and written as in production.
   const fd = openSync(logFile, 'a');
   const child = track(
-    spawn(process.execPath, [bin, 'serve'], {
+    // BENCH_CPU_PROF=DIR writes a V8 CPU profile of the gateway there when it stops (for finding costs).
+    spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROF)] : []), bin, 'serve'], {
       cwd: root,
       env: cleanEnv({
         HOST: '127.0.0.1',
@@ -402,7 +405,9 @@ async function gatewayScenarios(kind, baselineRps, logChoice) {
     ];
     // A short unrecorded warm-up so the first scenario does not pay for JIT compilation alone.
     await runLoad(gateway, { name: 'warmup', kind: 'static', path: '/api/payment-gateway/cstatus?limit=20', duration: 2, headers });
+    const only = args.only ? new Set(args.only.split(',').map((x) => x.trim())) : null;
     for (const s of scenarios) {
+      if (only && !only.has(s.name)) continue;
       process.stderr.write(`bench: ${kind}: ${s.name}\n`);
       const r = await runLoad(gateway, { ...s, headers: s.kind === 'storm' ? {} : headers });
       requestsSeen += r.requests;

@@ -1,0 +1,183 @@
+import type { Kysely, Transaction } from 'kysely';
+import { newTransactionId } from '../domain/ids.js';
+import { toDynamic, type ParsedQris } from '../domain/qris/index.js';
+import type { DB, TransactionsTable } from '../storage/schema.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
+import type { Deps } from './deps.js';
+import { lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
+
+/**
+ * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
+ * by one, each costs four or five statements (on PostgreSQL as many network round trips, plus its own
+ * commit). Creates that arrive in the same event-loop turn are instead made together in one database
+ * transaction: one read of every candidate total, one multi-row insert of the reservations and one of
+ * the transactions.
+ *
+ * Each caller is answered after the commit that holds its row. A create whose random candidates were
+ * all taken (a crowded amount, a lapsed reservation to reclaim, or a concurrent writer that won the
+ * row) is made on its own after the commit, exactly as a lone create is, and fails alone if the amount
+ * has no free code. Keeping those one-by-one claims out of the batch keeps its key locks in one sorted
+ * statement, so two batches on PostgreSQL can never deadlock. If the batch itself fails (a database
+ * error), every create in it is made on its own, so one bad create cannot fail its neighbours.
+ */
+
+/** Bounds the statement sizes (the transaction insert has 19 parameters a row) and one commit's latency. */
+export const MAX_CREATE_BATCH = 200;
+
+export interface BatchedCreate {
+  input: CreateTransactionInput;
+  code: ParsedQris;
+  low: number;
+  high: number;
+}
+
+interface Waiting extends BatchedCreate {
+  resolve(row: TransactionsTable): void;
+  reject(error: unknown): void;
+}
+
+/** The create's row, or null: it found no free candidate here and is made on its own after the commit. */
+type Outcome = TransactionsTable | null;
+
+interface Queue {
+  waiting: Waiting[];
+  scheduled: boolean;
+}
+
+const queues = new WeakMap<Kysely<DB>, Queue>();
+
+/** Creates one transaction with a free unique code, together with the other creates of this turn. */
+export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
+  let q = queues.get(deps.db);
+  if (!q) queues.set(deps.db, (q = { waiting: [], scheduled: false }));
+  const queue = q;
+  return new Promise<TransactionsTable>((resolve, reject) => {
+    queue.waiting.push({ ...create, resolve, reject });
+    if (queue.scheduled) return;
+    queue.scheduled = true;
+    // setImmediate runs after this turn's I/O callbacks, so every create parsed in it joins.
+    setImmediate(() => flush(deps, queue, alone));
+  });
+}
+
+function flush(deps: Deps, queue: Queue, alone: (c: BatchedCreate) => Promise<TransactionsTable>): void {
+  queue.scheduled = false;
+  while (queue.waiting.length > 0) {
+    const batch = queue.waiting.splice(0, MAX_CREATE_BATCH);
+    void runBatch(deps, batch, alone);
+  }
+}
+
+async function runBatch(deps: Deps, batch: Waiting[], alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<void> {
+  if (batch.length === 1) {
+    const only = batch[0]!;
+    alone(only).then(only.resolve, only.reject);
+    return;
+  }
+  let outcomes: Outcome[];
+  try {
+    outcomes = await runInTransaction(deps, (trx) => createAll(deps, trx, batch));
+  } catch {
+    // Nothing of the batch was committed; each create gets a transaction (and an error) of its own.
+    for (const w of batch) alone(w).then(w.resolve, w.reject);
+    return;
+  }
+  outcomes.forEach((row, i) => {
+    const w = batch[i]!;
+    if (row) w.resolve(row);
+    else alone(w).then(w.resolve, w.reject);
+  });
+}
+
+interface Plan {
+  create: BatchedCreate;
+  id: string;
+  expiresAt: number;
+  reservedUntil: number;
+  candidates: number[];
+  code: number | null;
+}
+
+const groupOf = (input: CreateTransactionInput): string => `${input.merchantId}\u0000${input.mode}`;
+
+async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[]): Promise<Outcome[]> {
+  const now = deps.now();
+  const plans: Plan[] = batch.map((create) => ({
+    create,
+    id: newTransactionId(),
+    ...lifetime(deps, create.input, now),
+    candidates: sampleCodes(create.low, create.high),
+    code: null,
+  }));
+
+  // 1. Every candidate total's reservation row, one read per merchant and mode.
+  const byGroup = new Map<string, Plan[]>();
+  for (const p of plans) {
+    const g = groupOf(p.create.input);
+    const list = byGroup.get(g);
+    if (list) list.push(p);
+    else byGroup.set(g, [p]);
+  }
+  const chosen: Plan[] = [];
+  for (const group of byGroup.values()) {
+    const { merchantId, mode } = group[0]!.create.input;
+    const totals = new Set<number>();
+    for (const p of group) for (const c of p.candidates) totals.add(p.create.input.amount + c);
+    const rows = await trx
+      .selectFrom('reserved_totals')
+      .select(['total_amount', 'reserved_until'])
+      .where('merchant_id', '=', merchantId)
+      .where('mode', '=', mode)
+      .where('total_amount', 'in', [...totals])
+      .execute();
+    // Any existing row rules a total out here, a lapsed one too: reclaiming that needs a conditional
+    // update, which the one-by-one path does.
+    const unavailable = new Set(rows.map((r) => r.total_amount));
+    // 2. The first candidate (they are in random order) that no row holds and no batch-mate took.
+    for (const p of group) {
+      const pick = p.candidates.find((c) => !unavailable.has(p.create.input.amount + c));
+      if (pick === undefined) continue;
+      p.code = pick;
+      unavailable.add(p.create.input.amount + pick);
+      chosen.push(p);
+    }
+  }
+
+  // 3. One insert for every chosen reservation. Sorted, so two batches inserting at once take the key
+  // locks in the same order (PostgreSQL waits on an uncommitted conflicting row; crossed orders could
+  // deadlock). A row that another writer took meanwhile is skipped and comes back missing.
+  if (chosen.length > 0) {
+    chosen.sort((a, b) => cmp(groupOf(a.create.input), groupOf(b.create.input)) || totalOf(a) - totalOf(b));
+    const won = await trx
+      .insertInto('reserved_totals')
+      .values(
+        chosen.map((p) => ({
+          merchant_id: p.create.input.merchantId,
+          mode: p.create.input.mode,
+          total_amount: totalOf(p),
+          transaction_id: p.id,
+          reserved_until: p.reservedUntil,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
+      .returning('transaction_id')
+      .execute();
+    const winners = new Set(won.map((r) => r.transaction_id));
+    for (const p of chosen) if (!winners.has(p.id)) p.code = null;
+  }
+
+  // 5. One insert for every transaction row, then the invoices.
+  const rows = new Map<Plan, TransactionsTable>();
+  for (const p of plans) {
+    if (p.code === null) continue;
+    const total = p.create.input.amount + p.code;
+    rows.set(p, pendingRow(p.create.input, { id: p.id, now, expiresAt: p.expiresAt, uniqueCode: p.code, qris: toDynamic(p.create.code, total), sourceId: null, acquirerReference: null }));
+  }
+  if (rows.size > 0) await trx.insertInto('transactions').values([...rows.values()]).execute();
+  for (const row of rows.values()) if (row.email !== null) await queueInvoice(trx, row, now);
+
+  return plans.map((p) => rows.get(p) ?? null);
+}
+
+const totalOf = (p: Plan): number => p.create.input.amount + p.code!;
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
