@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { DB } from './schema.js';
+import { registerWalSync, WalSync } from './wal-sync.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -42,10 +43,16 @@ function openSqlite(path: string): Database {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: memoisedStatements(sqlite) }) });
+  // Group commits flush the log themselves, off the event loop (wal-sync.ts).
+  const wal = path === ':memory:' ? null : new WalSync(`${path}-wal`);
+  if (wal) registerWalSync(db, wal);
   return {
     db,
     dialect: 'sqlite',
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      await wal?.close();
+    },
   };
 }
 

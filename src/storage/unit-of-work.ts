@@ -1,6 +1,7 @@
-import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
+import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from './database.js';
 import type { DB } from './schema.js';
+import { walSyncFor } from './wal-sync.js';
 
 /**
  * Group commit. On SQLite every commit is an fsync (synchronous=FULL) and there is one connection, so
@@ -13,6 +14,8 @@ import type { DB } from './schema.js';
  *   re-reads after an error, like create-transaction's LostRace path, sees the batch-mate that won).
  * - If the commit (or a savepoint command) fails, every caller of the batch gets that error: never a
  *   success for rows that are not on disk.
+ * - The commit itself does not wait for the disk on the event loop: the log is flushed on the thread
+ *   pool afterwards, and callers are answered only when that is done (wal-sync.ts).
  * - Units run strictly one at a time (savepoints are a stack), so a later unit reads what earlier units
  *   of the same batch wrote.
  *
@@ -90,13 +93,39 @@ function schedule(db: Kysely<DB>, b: Batcher): void {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 async function runBatch(db: Kysely<DB>, b: Batcher, units: Unit[]): Promise<void> {
-  let trx: ControlledTransaction<DB>;
+  const wal = walSyncFor(db);
+  let outcomes: Outcome[];
   try {
-    trx = await db.startTransaction().execute();
+    // One connection for the whole batch: the synchronous switch must sit right around BEGIN and COMMIT
+    // with no other statement of this connection in between (SQLite refuses to change it inside a
+    // transaction, and a stray autocommit write in between would commit unsynced).
+    outcomes = await db.connection().execute(async (conn) => {
+      if (wal) await SYNC_NORMAL.execute(conn);
+      try {
+        return await runUnits(conn, b, units);
+      } finally {
+        if (wal) await SYNC_FULL.execute(conn);
+      }
+    });
+    // Nobody is answered before the batch's log frames are on disk.
+    if (wal) await wal.sync();
   } catch (err) {
     for (const u of units) u.reject(err);
     return;
   }
+  units.forEach((u, i) => {
+    const o = outcomes[i]!;
+    if (o.ok) u.resolve(o.value);
+    else u.reject(o.error);
+  });
+}
+
+const SYNC_NORMAL = sql`pragma synchronous = NORMAL`;
+const SYNC_FULL = sql`pragma synchronous = FULL`;
+
+/** The batch's transaction: every unit in a savepoint, then one commit. Throws if the batch broke. */
+async function runUnits(conn: Kysely<DB>, b: Batcher, units: Unit[]): Promise<Outcome[]> {
+  const trx = await conn.startTransaction().execute();
   const outcomes: Outcome[] = [];
   let broken: unknown = null;
   for (let i = 0; i < units.length && broken === null; i++) {
@@ -111,21 +140,14 @@ async function runBatch(db: Kysely<DB>, b: Batcher, units: Unit[]): Promise<void
       await trx.commit().execute();
       b.stats.commits += 1;
       b.stats.units += units.length;
+      return outcomes;
     } catch (err) {
       broken = err;
     }
   }
-  if (broken !== null) {
-    // A failed commit leaves the connection held; rollback releases it (and may itself fail harmlessly).
-    if (!trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});
-    for (const u of units) u.reject(broken);
-    return;
-  }
-  units.forEach((u, i) => {
-    const o = outcomes[i]!;
-    if (o.ok) u.resolve(o.value);
-    else u.reject(o.error);
-  });
+  // A failed commit leaves the transaction open; rollback ends it (and may itself fail harmlessly).
+  if (!trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});
+  throw broken;
 }
 
 /** One unit in its savepoint. `broken` means the shared transaction itself can no longer be trusted. */

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { createTransaction, type CreateTransactionInput } from '../../src/services/create-transaction.js';
 import { recordPayment } from '../../src/services/record-payment.js';
 import { batchStats, runInTransaction } from '../../src/storage/unit-of-work.js';
+import { walSyncFor } from '../../src/storage/wal-sync.js';
 import { createTestContext, onPostgres, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 
 // Group commit is SQLite's; on PostgreSQL runInTransaction is a plain transaction per unit, which the
@@ -142,5 +143,36 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it('the log is flushed off the event loop before callers hear back, and the connection is left at synchronous=FULL', async () => {
+    await setup();
+    const wal = walSyncFor(ctx.deps.db)!;
+    expect(wal).toBeDefined();
+    const before = wal.flushes;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => createTransaction(ctx.deps, input(8000 + i))));
+    // Every caller was answered after at least one flush that started after its batch committed.
+    expect(wal.flushes).toBeGreaterThan(before);
+    expect(results).toHaveLength(20);
+    // Writes outside group commits (autocommit statements) keep SQLite's own per-commit sync.
+    const level = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx.deps.db);
+    expect(level.rows[0]!.synchronous).toBe(2);
+  });
+
+  it('concurrent flush requests are coalesced, and each waits for a flush that started after it asked', async () => {
+    await setup();
+    const wal = walSyncFor(ctx.deps.db)!;
+    await createTransaction(ctx.deps, input(1000));
+    const before = wal.flushes;
+    const first = wal.sync();
+    // Asked while the first runs: they cannot be covered by it, so they share one more flush.
+    const second = wal.sync();
+    const third = wal.sync();
+    expect(third).toBe(second);
+    await first;
+    const afterFirst = wal.flushes;
+    await Promise.all([second, third]);
+    expect(afterFirst - before).toBe(1);
+    expect(wal.flushes - before).toBe(2);
   });
 });
