@@ -10,8 +10,8 @@ export interface Runtime {
 }
 
 /** Opens the configured database, brings its schema up to date and assembles the services' deps. */
-export async function openRuntime(config: Config, now: () => number = Date.now): Promise<Runtime> {
-  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+export async function openRuntime(config: Config, now: () => number = Date.now, options: { server?: boolean } = {}): Promise<Runtime> {
+  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, backgroundCheckpoints: options.server ?? false });
   try {
     await migrateToLatest(database.db, database.dialect);
   } catch (err) {

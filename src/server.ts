@@ -27,7 +27,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const print = options.print ?? ((text: string) => void process.stdout.write(text));
   const role = options.role ?? 'all';
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, Date.now, { server: true });
   if (role === 'worker') {
     const background = startBackgroundWork(runtime.deps, logger);
     logger.info({ role }, 'worker started');

@@ -29,9 +29,9 @@ export class LostRace extends Error {}
  * back only 0.3% of the time). Ranges smaller than 4x this are read whole at once. */
 export const SAMPLE = 16;
 
-export function sampleCodes(low: number, high: number): number[] {
+export function sampleCodes(low: number, high: number, count = SAMPLE): number[] {
   const picked = new Set<number>();
-  while (picked.size < SAMPLE) picked.add(low + randomInt(high - low + 1));
+  while (picked.size < count) picked.add(low + randomInt(high - low + 1));
   return [...picked];
 }
 

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { DB } from './schema.js';
 import { registerWalSync, WalSync } from './wal-sync.js';
+import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -25,14 +26,20 @@ export function sqlitePathFromUrl(url: string): string | null {
   return rest === ':memory:' ? rest : resolve(rest);
 }
 
-export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
+export interface OpenOptions {
+  poolSize?: number;
+  /** SQLite: checkpoint from a worker thread (a long-running server); short-lived commands need not. */
+  backgroundCheckpoints?: boolean;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const sqlitePath = sqlitePathFromUrl(url);
-  if (sqlitePath !== null) return openSqlite(sqlitePath);
+  if (sqlitePath !== null) return openSqlite(sqlitePath, options.backgroundCheckpoints ?? false);
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
-function openSqlite(path: string): Database {
+function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new BetterSqlite3(path);
   // WAL lets readers run beside the writer; better-sqlite3 would otherwise run WAL with
@@ -46,10 +53,14 @@ function openSqlite(path: string): Database {
   // Group commits flush the log themselves, off the event loop (wal-sync.ts).
   const wal = path === ':memory:' ? null : new WalSync(`${path}-wal`);
   if (wal) registerWalSync(db, wal);
+  // Checkpoints off the event loop (checkpointer.ts); this connection's own become a rare backstop.
+  const checkpointer = path === ':memory:' || !backgroundCheckpoints ? null : startCheckpointer(path);
+  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   return {
     db,
     dialect: 'sqlite',
     close: async () => {
+      await checkpointer?.stop();
       await db.destroy();
       await wal?.close();
     },

@@ -1,0 +1,68 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Copies SQLite's write-ahead log into the database file from a worker thread.
+ *
+ * Left to SQLite, the connection that commits past wal_autocheckpoint pages runs the checkpoint inside
+ * that COMMIT: on the event loop, a thousand page writes and two fsyncs, several milliseconds in which
+ * no request is served (the p99 of a flood of creates). A second connection in a worker thread runs
+ * PASSIVE checkpoints instead, which never block the writer or readers; the main connection keeps a
+ * much larger auto-checkpoint as a backstop, which then finds little left to copy.
+ *
+ * The worker is eval'd source rather than a module file so it runs the same under tsx (tests) and from
+ * dist/ (production), and it loads the same better-sqlite3 the main thread uses.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma('busy_timeout = 0');
+let stopped = false;
+const tick = () => {
+  if (stopped) return;
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (err) {
+    // Busy or transient: the next tick tries again; the main connection's backstop still applies.
+  }
+  setTimeout(tick, workerData.intervalMs);
+};
+setTimeout(tick, workerData.intervalMs);
+parentPort.on('message', (m) => {
+  if (m !== 'stop') return;
+  stopped = true;
+  try { db.close(); } catch {}
+  parentPort.postMessage('stopped');
+});
+`;
+
+/** Main-connection auto-checkpoint once a worker runs them: a backstop, in pages (~16 MB). */
+export const BACKSTOP_PAGES = 4000;
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+export function startCheckpointer(path: string, intervalMs = 200): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, intervalMs } });
+  // The server never waits on it to exit; an error in it must not crash the gateway (the backstop
+  // auto-checkpoint keeps the log bounded without it).
+  worker.unref();
+  worker.on('error', () => {});
+  let stopping: Promise<void> | null = null;
+  return {
+    stop() {
+      stopping ??= new Promise<void>((resolve) => {
+        const done = () => resolve();
+        worker.once('exit', done);
+        worker.once('message', () => void worker.terminate().then(done, done));
+        worker.postMessage('stop');
+        // A worker stuck in a checkpoint is terminated after a moment.
+        setTimeout(() => void worker.terminate().then(done, done), 2000).unref();
+      });
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { BACKSTOP_PAGES } from '../../src/storage/checkpointer.js';
+import { onPostgres } from '../helpers/context.js';
+
+describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {
+  let dir: string;
+  let database: Database | null = null;
+  afterEach(async () => {
+    await database?.close();
+    database = null;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(backgroundCheckpoints: boolean) {
+    dir = mkdtempSync(join(tmpdir(), 'qg-ckpt-'));
+    database = openDatabase(`sqlite:${join(dir, 'g.db')}`, { backgroundCheckpoints });
+    await migrateToLatest(database.db, 'sqlite');
+    return database.db;
+  }
+
+  const fill = async (db: Database['db'], n: number) => {
+    for (let i = 0; i < n; i++) {
+      await db.insertInto('reserved_totals').values({ merchant_id: 'mch_x', mode: 'test', total_amount: i, transaction_id: `trx_${'x'.repeat(100)}${i}`, reserved_until: 0 }).execute();
+    }
+  };
+  // Read from the WAL index (the -shm file) without touching the log: mxFrame is the last valid frame
+  // (header offset 16), nBackfill how many of them a checkpoint has copied into the database (offset
+  // 96). Running a checkpoint from here to find out would do the worker's job and prove nothing.
+  const walIndex = () => {
+    const shm = readFileSync(join(dir, 'g.db-shm'));
+    return { mxFrame: shm.readUInt32LE(16), nBackfill: shm.readUInt32LE(96) };
+  };
+
+  async function backfilledWithin(ms: number) {
+    const deadline = Date.now() + ms;
+    let w = walIndex();
+    while (Date.now() < deadline && !(w.mxFrame > 0 && w.nBackfill === w.mxFrame)) {
+      await new Promise((r) => setTimeout(r, 50));
+      w = walIndex();
+    }
+    return w;
+  }
+
+  it('the worker copies the log into the database while the main connection only writes', async () => {
+    const db = await open(true);
+    const level = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db);
+    expect(level.rows[0]!.wal_autocheckpoint).toBe(BACKSTOP_PAGES);
+    await fill(db, 300);
+    const w = await backfilledWithin(5000);
+    expect(w.mxFrame).toBeGreaterThan(300);
+    expect(w.nBackfill).toBe(w.mxFrame);
+  });
+
+  it("without the worker nothing copies the log until SQLite's own threshold", async () => {
+    await open(false);
+    await fill(database!.db, 300);
+    const w = await backfilledWithin(600);
+    expect(w.mxFrame).toBeGreaterThan(300);
+    expect(w.nBackfill).toBeLessThan(w.mxFrame);
+  });
+
+  it('without it (commands, tests) SQLite keeps its own automatic checkpoints', async () => {
+    const db = await open(false);
+    const level = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db);
+    expect(level.rows[0]!.wal_autocheckpoint).toBe(1000);
+  });
+
+  it('closing stops the worker promptly, and the file reopens intact', async () => {
+    const db = await open(true);
+    await fill(db, 50);
+    const started = Date.now();
+    await database!.close();
+    database = null;
+    expect(Date.now() - started).toBeLessThan(2500);
+    database = openDatabase(`sqlite:${join(dir, 'g.db')}`);
+    const n = (await sql<{ n: number }>`select count(*) as n from reserved_totals`.execute(database.db)).rows[0]!.n;
+    expect(n).toBe(50);
+  });
+});
