@@ -12,7 +12,7 @@
 // schema it creates is removed, on success, failure or Ctrl-C.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, release, tmpdir, totalmem, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -169,6 +169,24 @@ function cpuMsOf(pid) {
   }
 }
 
+/** CPU milliseconds used so far by every PostgreSQL server process on this machine (the database's share
+ * of a request's cost: the gateway's own figure leaves it out). */
+function postgresCpuMs() {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
 /** Polls a server's RSS while a scenario runs; /proc is cheap to read and VmHWM only ever grows. */
 function rssSampler(pid, everyMs = 100) {
   let peak = 0;
@@ -299,7 +317,7 @@ async function startGateway(database, logFile) {
     const tail = logFile === '/dev/null' ? '' : readFileSync(logFile, 'utf8').slice(-4000);
     throw new Error(`${err.message}\n${tail}`);
   }
-  return { url, pid: child.pid, stop: () => stopChild(child) };
+  return { url, pid: child.pid, postgres: database.kind === 'postgres', stop: () => stopChild(child) };
 }
 
 /** Creates transactions through the API (the same path clients use), a few dozen at a time. */
@@ -329,6 +347,7 @@ async function runLoad(server, spec) {
   writeFileSync(specFile, JSON.stringify({ connections: CONNECTIONS, duration: DURATION, url: server.url, ...spec }));
   const loadAvg = round(loadavg()[0], 2);
   const cpuBefore = cpuMsOf(server.pid);
+  const pgBefore = server.postgres ? postgresCpuMs() : null;
   const sampler = rssSampler(server.pid);
   const child = track(spawn(process.execPath, [loadScript, specFile], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] }));
   let out = '';
@@ -340,13 +359,15 @@ async function runLoad(server, spec) {
   clearTimeout(killer);
   const memory = sampler.stop();
   const cpuAfter = cpuMsOf(server.pid);
+  const pgAfter = server.postgres ? postgresCpuMs() : null;
   if (code !== 0) throw new Error(`load generator failed for ${spec.name} (exit ${code})`);
   const result = JSON.parse(out.trim().split('\n').at(-1));
   const hwm = memoryOf(server.pid)?.hwm ?? null;
   // Server CPU per request is steadier than req/s when something else competes for the two cores, and
   // the 1-minute load average at the start tells when that happened.
   const serverCpuUsPerReq = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? round(((cpuAfter - cpuBefore) * 1000) / result.requests, 0) : null;
-  return { ...result, peakRssMB: round(memory.peak, 1), serverHwmMB: hwm === null ? null : round(hwm, 1), serverCpuUsPerReq, loadAvg, rssSamples: memory.samples };
+  const dbCpuUsPerReq = pgBefore !== null && result.requests > 0 ? round(((pgAfter - pgBefore) * 1000) / result.requests, 0) : null;
+  return { ...result, peakRssMB: round(memory.peak, 1), serverHwmMB: hwm === null ? null : round(hwm, 1), serverCpuUsPerReq, dbCpuUsPerReq, loadAvg, rssSamples: memory.samples };
 }
 
 const round = (n, digits = 0) => (n === null || n === undefined || !Number.isFinite(n) ? n : Number(n.toFixed(digits)));
@@ -661,11 +682,11 @@ function machineInfo() {
 const pad = (s, n) => String(s).padEnd(n);
 const lpad = (s, n) => String(s).padStart(n);
 function printTable(rows) {
-  const head = `${pad('db', 9)}${pad('scenario', 22)}${lpad('req/s', 9)}${lpad('p50 ms', 8)}${lpad('p99 ms', 8)}${lpad('non2xx', 8)}${lpad('RSS MiB', 9)}${lpad('ratio', 7)}${lpad('cpu µs/req', 11)}${lpad('load', 6)}`;
+  const head = `${pad('db', 9)}${pad('scenario', 22)}${lpad('req/s', 9)}${lpad('p50 ms', 8)}${lpad('p99 ms', 8)}${lpad('non2xx', 8)}${lpad('RSS MiB', 9)}${lpad('ratio', 7)}${lpad('cpu µs/req', 11)}${lpad('db µs/req', 10)}${lpad('load', 6)}`;
   const lines = [head, '-'.repeat(head.length)];
   for (const r of rows) {
     lines.push(
-      `${pad(r.db, 9)}${pad(r.scenario, 22)}${lpad(Math.round(r.reqPerSec), 9)}${lpad(r.latencyMs.p50, 8)}${lpad(r.latencyMs.p99, 8)}${lpad(r.non2xx, 8)}${lpad(r.peakRssMB, 9)}${lpad(r.ratio === null ? '' : r.ratio.toFixed(2), 7)}${lpad(r.serverCpuUsPerReq ?? '', 11)}${lpad(r.loadAvg ?? '', 6)}`,
+      `${pad(r.db, 9)}${pad(r.scenario, 22)}${lpad(Math.round(r.reqPerSec), 9)}${lpad(r.latencyMs.p50, 8)}${lpad(r.latencyMs.p99, 8)}${lpad(r.non2xx, 8)}${lpad(r.peakRssMB, 9)}${lpad(r.ratio === null ? '' : r.ratio.toFixed(2), 7)}${lpad(r.serverCpuUsPerReq ?? '', 11)}${lpad(r.dbCpuUsPerReq ?? '', 10)}${lpad(r.loadAvg ?? '', 6)}`,
     );
   }
   process.stdout.write(lines.join('\n') + '\n');

@@ -1,4 +1,5 @@
 import type { Mode, PaymentsTable, TransactionStatus, TransactionsTable } from '../storage/schema.js';
+import { isoTime } from './iso-time.js';
 
 /**
  * A pending transaction whose expiry has passed is expired, whether or not the sweeper has written it
@@ -40,8 +41,6 @@ export interface TransactionView {
   payment: PaymentDetails | null;
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 export function transactionUrls(baseUrl: string, trxid: string) {
   return {
     png: `${baseUrl}/api/payment-gateway/qr/${trxid}.png`,
@@ -71,9 +70,9 @@ export function presentTransaction(
     qr_image_url: urls.png,
     qr_image_svg_url: urls.svg,
     checkout_url: urls.checkout,
-    created_at: iso(tx.created_at),
-    expires_at: iso(tx.expires_at),
-    paid_at: tx.paid_at === null ? null : iso(tx.paid_at),
+    created_at: isoTime(tx.created_at),
+    expires_at: isoTime(tx.expires_at),
+    paid_at: tx.paid_at === null ? null : isoTime(tx.paid_at),
     paid_late: tx.paid_late === 1,
     payment:
       payment === null
@@ -82,7 +81,7 @@ export function presentTransaction(
             id: payment.id,
             source: payment.source,
             amount: payment.amount,
-            paid_at: iso(payment.paid_at),
+            paid_at: isoTime(payment.paid_at),
             reference: payment.reference,
             issuer: payment.issuer,
             payer_name: payment.payer_name,

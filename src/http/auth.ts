@@ -11,6 +11,8 @@ declare module 'fastify' {
 }
 
 function single(value: unknown, what: string): string | null {
+  // The usual case, one value, without the array and Set below.
+  if (typeof value === 'string') return value === '' ? null : value;
   if (value === undefined || value === null) return null;
   const values = Array.isArray(value) ? value : [value];
   const distinct = new Set(values.map(String));
@@ -19,17 +21,22 @@ function single(value: unknown, what: string): string | null {
   return only === undefined || only === '' ? null : only;
 }
 
+const BEARER = /^Bearer\s+/i;
+
 /** The key from the `apikey` query parameter, the `X-Api-Key` header or a Bearer token; all given must agree. */
 export function presentedKey(request: FastifyRequest): string | null {
   const fromQuery = single((request.query as Record<string, unknown> | undefined)?.apikey, 'apikey');
   const fromHeader = single(request.headers['x-api-key'], 'X-Api-Key');
   const auth = request.headers.authorization;
-  const fromBearer = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : null;
-  const given = [fromQuery, fromHeader, fromBearer].filter((k): k is string => k !== null && k !== '');
-  if (new Set(given).size > 1) {
-    throw new AppError('api_key_mismatch', 'the apikey parameter and the X-Api-Key header name different keys');
-  }
-  return given[0] ?? null;
+  const fromBearer = typeof auth === 'string' && BEARER.test(auth) ? auth.replace(BEARER, '').trim() : null;
+  // The first key given, once every other one given is the same (empty ones count as not given).
+  return agree(agree(fromQuery, fromHeader), fromBearer);
+}
+
+function agree(a: string | null, b: string | null): string | null {
+  if (a === null || a === '') return b === '' ? null : b;
+  if (b === null || b === '' || b === a) return a;
+  throw new AppError('api_key_mismatch', 'the apikey parameter and the X-Api-Key header name different keys');
 }
 
 export function authenticate(deps: Deps, limiter: RateLimiter | null) {

@@ -21,7 +21,16 @@ function looseDecode(text: string): string {
 
 const looksLikeKey = (text: string): boolean => KEY_LIKE.test(looseDecode(text));
 
+// Fast paths for the common case, exact rather than heuristic: without a '%' nothing is decoded, so a
+// key-like part needs a literal `sk_` and a secret parameter name a literal `key` in some case. The `u`
+// flag makes `key` match every spelling whose toLowerCase() contains it (the Kelvin sign K too).
+const MAYBE_SECRET_URL = /%|sk_|key/iu;
+// scrubSecrets' second pattern is case-insensitive without `u`: only ASCII letters match it.
+const APIKEY_WORD = /apikey/i;
+const QUERY_APIKEY = /((?:%3F|%26|[?&])apikey(?:=|%3D))[^&#"\s\\]*/gi;
+
 export function redactUrl(url: string): string {
+  if (!MAYBE_SECRET_URL.test(url)) return url;
   const q = url.indexOf('?');
   const path = (q === -1 ? url : url.slice(0, q))
     .split('/')
@@ -43,7 +52,9 @@ export function redactUrl(url: string): string {
 }
 
 export function scrubSecrets(line: string): string {
-  const out = line.replace(API_KEY_LIKE, '[REDACTED]').replace(/((?:%3F|%26|[?&])apikey(?:=|%3D))[^&#"\s\\]*/gi, '$1[REDACTED]');
+  // Each replacement runs only when its pattern can match at all (a key-like run contains `sk_`).
+  let out = line.includes('sk_') ? line.replace(API_KEY_LIKE, '[REDACTED]') : line;
+  if (APIKEY_WORD.test(out)) out = out.replace(QUERY_APIKEY, '$1[REDACTED]');
   if (!out.includes('%')) return out;
   return out.replace(/[A-Za-z0-9_%]{12,}/g, (run) => (run.includes('%') && looksLikeKey(run) ? '[REDACTED]' : run));
 }

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from '../domain/errors.js';
+import { serializationSchema } from './serialization.js';
 
 // One source for validation, serialisation and the OpenAPI document. Query values are declared as
 // strings and parsed by the domain, which gives each malformed form a precise error code.
@@ -101,3 +102,9 @@ export const errorResponses = {
   '4xx': ErrorEnvelope,
   '5xx': ErrorEnvelope,
 };
+
+// cstatus documents the union of its two answers, but each handler path knows which one it sends:
+// serialising with that shape alone spares ajv checking the union (and each nullable field) per response.
+// cqris answers StatusOneBody too, for the nullable fields.
+export const StatusOneBody = serializationSchema(ok(Transaction));
+export const StatusPageBody = serializationSchema(ok(TransactionPage));

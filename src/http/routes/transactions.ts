@@ -11,7 +11,18 @@ import { listTransactions } from '../../services/list-transactions.js';
 import { qrPngDataUrl } from '../../web/qr-image.js';
 import { requirePrincipal } from '../auth.js';
 import { parseBoundedInt, parseToken, parseTrxid, requestHash } from '../params.js';
-import { CreateBody, CreateQuery, StatusQuery, Transaction, TransactionPage, errorResponses, ok } from '../schemas.js';
+import {
+  CreateBody,
+  CreateQuery,
+  StatusOneBody,
+  StatusPageBody,
+  StatusQuery,
+  Transaction,
+  TransactionPage,
+  errorResponses,
+  ok,
+} from '../schemas.js';
+import { sendSerialized } from '../serialization.js';
 import type { RouteContext } from './context.js';
 
 export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
@@ -41,7 +52,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
     if (params.qr_image === 'inline') view.qr_image = qrPngDataUrl(view.qris);
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');
     reply.code(isPost && !result.replayed ? 201 : 200);
-    return { success: true as const, data: view };
+    return sendSerialized(reply, StatusOneBody, { success: true, data: view });
   }
 
   const createSchema = {
@@ -76,17 +87,18 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
       summary: 'One transaction, or your transactions newest first',
       hide,
       querystring: StatusQuery,
+      // Documented as the union; each answer is sent with its own shape (StatusOneBody, StatusPageBody).
       response: { 200: ok(Type.Union([Transaction, TransactionPage])), ...errorResponses },
     },
     preValidation: guard,
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const principal = requirePrincipal(request);
       const now = deps.now();
       const base = deps.config.publicBaseUrl;
       const trxid = parseTrxid(request.query.trxid, false);
       if (trxid !== null) {
         const found = await getTransaction(deps, principal, trxid);
-        return { success: true as const, data: presentTransaction(found.transaction, found.payment, now, base) };
+        return sendSerialized(reply, StatusOneBody, { success: true, data: presentTransaction(found.transaction, found.payment, now, base) });
       }
       const limit = parseBoundedInt(request.query.limit, 'limit', 1, 100, 20)!;
       const page = await listTransactions(deps, {
@@ -96,14 +108,14 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
         cursor: parseToken(request.query.cursor, 'cursor', 200),
         status: (request.query.status as TransactionStatus | undefined) ?? null,
       });
-      return {
-        success: true as const,
+      return sendSerialized(reply, StatusPageBody, {
+        success: true,
         data: {
           items: page.items.map((i) => presentTransaction(i.transaction, i.payment, now, base)),
           next_cursor: page.nextCursor,
           has_more: page.nextCursor !== null,
         },
-      };
+      });
     },
   });
 }

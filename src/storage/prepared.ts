@@ -1,0 +1,83 @@
+import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
+
+/**
+ * A Kysely query built and compiled once per database, then run with fresh parameter values. Building
+ * (builder objects, compile, freezing) costs about as much as a primary-key lookup itself, on every
+ * request; the SQL text never changes, only the values do.
+ *
+ * The definition is one Kysely query for both dialects: it is compiled lazily for each Kysely instance
+ * (keyed weakly, since tests open many databases), so SQLite gets `?` and PostgreSQL `$1`.
+ *
+ * Each value the caller supplies is read from `p` in the definition, which hands out a distinct
+ * placeholder object per name. Compilation then finds where each placeholder landed among the
+ * parameters, so the order of values is taken from Kysely itself, never assumed. A placeholder that
+ * does not come out as exactly one parameter (inlined, dropped, or used twice) is an error at first use,
+ * not a query run with values in the wrong places. Parameters that are not placeholders (literals in
+ * the definition) are kept as compiled. The definition must depend on nothing but `db` and `p`.
+ */
+export interface PreparedQuery<D, P, O> {
+  execute(db: Kysely<D>, values: P): Promise<O[]>;
+  /** The first row or undefined, like Kysely's executeTakeFirst. */
+  executeTakeFirst(db: Kysely<D>, values: P): Promise<O | undefined>;
+}
+
+class Placeholder {
+  constructor(readonly name: string) {
+    Object.freeze(this);
+  }
+}
+
+interface Compiled {
+  query: CompiledQuery;
+  /** Per parameter position: the name of the caller's value, or null to keep the compiled literal. */
+  names: ReadonlyArray<string | null>;
+}
+
+export function prepareQuery<D, P extends Record<string, unknown>, O>(
+  build: (db: Kysely<D>, p: P) => Compilable<O>,
+): PreparedQuery<D, P, O> {
+  const compiled = new WeakMap<Kysely<D>, Compiled>();
+
+  const compiledFor = (db: Kysely<D>): Compiled => {
+    let c = compiled.get(db);
+    if (!c) {
+      c = compile(db, build);
+      compiled.set(db, c);
+    }
+    return c;
+  };
+
+  const execute = async (db: Kysely<D>, values: P): Promise<O[]> => {
+    const { query, names } = compiledFor(db);
+    const parameters = names.map((name, i) => (name === null ? query.parameters[i] : values[name]));
+    // A fresh query id per run, as Kysely's own execute gives, for plugins that key state on it.
+    const result = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });
+    return result.rows;
+  };
+
+  return {
+    execute,
+    executeTakeFirst: async (db, values) => (await execute(db, values))[0],
+  };
+}
+
+function compile<D, P>(db: Kysely<D>, build: (db: Kysely<D>, p: P) => Compilable<unknown>): Compiled {
+  const placeholders = new Map<string, Placeholder>();
+  const p = new Proxy({} as Record<string, unknown>, {
+    get(_target, name) {
+      if (typeof name !== 'string') return undefined;
+      let ph = placeholders.get(name);
+      if (!ph) placeholders.set(name, (ph = new Placeholder(name)));
+      return ph;
+    },
+  }) as P;
+  const query = build(db, p).compile();
+  const names = query.parameters.map((value) => (value instanceof Placeholder ? value.name : null));
+  for (const name of placeholders.keys()) {
+    const count = names.filter((n) => n === name).length;
+    if (count !== 1) {
+      throw new Error(`prepared query: parameter ${name} compiled to ${count} positions (need exactly one): ${query.sql}`);
+    }
+  }
+  return { query, names };
+}
