@@ -1,0 +1,59 @@
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, statementName, type Database } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { freshDatabaseUrl, onPostgres } from '../helpers/context.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+describe('statement names for PostgreSQL', () => {
+  it('names data statements once per text, and never transaction control', () => {
+    const text = 'select * from "transactions" where "id" = $1 and "merchant_id" = $2 and "mode" = $3';
+    const name = statementName(text);
+    expect(name).toMatch(/^qg_\d+$/);
+    expect(statementName(text)).toBe(name);
+    expect(statementName(`${text} limit $4`)).not.toBe(name);
+    for (const control of ['begin', 'commit', 'rollback', 'savepoint "unit"', 'LISTEN qris_status', 'analyze']) {
+      expect(statementName(control)).toBeUndefined();
+    }
+    expect(statementName('  WITH x AS (select 1) select * from x')).toMatch(/^qg_\d+$/);
+  });
+});
+
+describe.skipIf(!onPostgres)('named statements on a real PostgreSQL connection', () => {
+  let database: Database | null = null;
+  let drop: () => Promise<void> = async () => {};
+  let dir = '';
+  afterEach(async () => {
+    await database?.close();
+    database = null;
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a repeated query is parsed once on the connection and then only executed', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qg-pgst-'));
+    const fresh = await freshDatabaseUrl(dir);
+    drop = fresh.drop;
+    // One connection, so the statements seen are the ones this test ran.
+    database = openDatabase(fresh.url, { poolSize: 1 });
+    const { db } = database;
+    await migrateToLatest(db, 'postgres');
+    for (let i = 0; i < 3; i++) {
+      const rows = await db.selectFrom('merchants').select('id').where('id', '=', `mch_${i}`).execute();
+      expect(rows).toEqual([]);
+    }
+    const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db);
+    const merchantsReads = prepared.rows.filter((r) => r.statement.includes('from "merchants" where "id" = $1'));
+    expect(merchantsReads).toHaveLength(1);
+    expect(merchantsReads[0]!.name).toBe(statementName(merchantsReads[0]!.statement));
+    // A failing statement inside a transaction leaves the connection usable for the named ones.
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`select * from no_such_table`.execute(trx);
+      }),
+    ).rejects.toThrow();
+    expect(await db.selectFrom('merchants').select('id').where('id', '=', 'mch_0').execute()).toEqual([]);
+  });
+});
