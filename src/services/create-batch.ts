@@ -171,7 +171,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
     for (const p of chosen) if (!winners.has(p.id)) p.code = null;
   }
 
-  // 5. One insert for every transaction row, then the invoices.
+  // 4. One insert for every transaction row, then the invoices.
   const rows = new Map<Plan, TransactionsTable>();
   for (const p of plans) {
     if (p.code === null) continue;
