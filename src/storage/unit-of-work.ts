@@ -82,12 +82,22 @@ function schedule(db: Kysely<DB>, b: Batcher): void {
   if (b.scheduled) return;
   b.scheduled = true;
   // setImmediate runs after the I/O callbacks of this turn, so every request parsed in it joins.
-  setImmediate(() => {
-    b.scheduled = false;
-    const units = b.queue.splice(0, MAX_BATCH);
-    if (b.queue.length > 0) schedule(db, b);
-    void runBatch(db, b, units);
-  });
+  setImmediate(() => start(db, b));
+}
+
+function start(db: Kysely<DB>, b: Batcher): void {
+  // While the previous batch's log flush runs, this batch could not be acknowledged before a second
+  // flush anyway: it waits for the first and takes everything that arrived meanwhile. Fewer, larger
+  // commits write fewer log frames (each commit rewrites the pages it touched) at no cost in latency.
+  const wal = walSyncFor(db);
+  if (wal?.busy) {
+    void wal.settled().then(() => start(db, b));
+    return;
+  }
+  b.scheduled = false;
+  const units = b.queue.splice(0, MAX_BATCH);
+  if (b.queue.length > 0) schedule(db, b);
+  void runBatch(db, b, units);
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -29,6 +29,19 @@ export class WalSync {
 
   constructor(private readonly walPath: string) {}
 
+  /** True while a flush runs. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Resolves (never rejects) when the flush running now, if any, has ended. */
+  settled(): Promise<void> {
+    return (this.running ?? Promise.resolve()).then(
+      () => {},
+      () => {},
+    );
+  }
+
   /** Resolves once everything written to the log before this call is on disk. */
   sync(): Promise<void> {
     if (this.running === null) return this.start();

@@ -175,4 +175,27 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     expect(afterFirst - before).toBe(1);
     expect(wal.flushes - before).toBe(2);
   });
+
+  it('units that arrive while a log flush runs wait for it and commit together', async () => {
+    await setup();
+    const wal = walSyncFor(ctx.deps.db)! as unknown as { flush: () => Promise<void> };
+    const realFlush = wal.flush.bind(wal);
+    // A slow disk: each flush takes 150 ms.
+    wal.flush = async () => {
+      await new Promise((r) => setTimeout(r, 150));
+      await realFlush();
+    };
+    const before = batchStats(ctx.deps.db);
+    const first = createTransaction(ctx.deps, input(11_000, { ref: 'first' }));
+    const later: Array<Promise<unknown>> = [];
+    // Ten more, each in an event-loop turn of its own, all during the first flush.
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      later.push(createTransaction(ctx.deps, input(12_000 + i, { ref: `later-${i}` })));
+    }
+    await Promise.all([first, ...later]);
+    const after = batchStats(ctx.deps.db);
+    expect(after.units - before.units).toBe(11);
+    expect(after.commits - before.commits).toBe(2);
+  });
 });
