@@ -88,7 +88,8 @@ function schedule(db: Kysely<DB>, b: Batcher): void {
 function start(db: Kysely<DB>, b: Batcher): void {
   // While the previous batch's log flush runs, this batch could not be acknowledged before a second
   // flush anyway: it waits for the first and takes everything that arrived meanwhile. Fewer, larger
-  // commits write fewer log frames (each commit rewrites the pages it touched) at no cost in latency.
+  // commits write fewer log frames (each commit rewrites the pages it touched); the wait adds only the
+  // commit itself, since its answer had to wait for the running flush and one more anyway.
   const wal = walSyncFor(db);
   if (wal?.busy) {
     void wal.settled().then(() => start(db, b));
