@@ -40,7 +40,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 5).join('\n').replace(/^\/\/ ?/gm, '') + '\n');
+  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 6).join('\n').replace(/^\/\/ ?/gm, '') + '\n');
   process.exit(0);
 }
 const DURATION = Number(args.duration);
@@ -126,11 +126,15 @@ async function freePort() {
   });
 }
 
+// Every variable of the README's configuration table (src/config.ts), plus the test suite's QG_*.
+const GATEWAY_SETTING =
+  /^(PORT|HOST|DATABASE_URL|DATABASE_POOL_SIZE|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|TRUST_PROXY|METRICS_TOKEN|BODY_LIMIT_BYTES|MAX_URL_LENGTH|TRANSACTION_TTL_SECONDS|RESERVATION_GRACE_SECONDS|SWEEP_INTERVAL_MS|MATCH_CLOCK_SKEW_SECONDS|QRIS_OPERATOR|(AMOUNT|UNIQUE_CODE|EXPIRES_IN|SMTP|MAIL|FEED|SNAP|WEBHOOK|QG)_.*)$/;
+
 /** The parent's environment minus gateway settings it may carry (so a developer's .env does not leak in). */
 function cleanEnv(extra) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(PORT|HOST|DATABASE_URL|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|SMTP_URL|MAIL_FROM|WEBHOOK_.*|AMOUNT_.*|UNIQUE_CODE_.*|TRANSACTION_TTL_SECONDS|DATABASE_POOL_SIZE|QG_.*)$/.test(k)) env[k] = v;
+    if (!GATEWAY_SETTING.test(k)) env[k] = v;
   }
   return { ...env, ...extra };
 }

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { booleanSetting, wholeNumberSetting, type Env } from './env-settings.js';
 import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
+import { MAX_QRIS_AMOUNT } from './domain/money.js';
 import { mailSettings, type MailSettings } from './mail/settings.js';
 import { sourceSettings, type SourceSettings } from './sources/settings.js';
 
@@ -62,7 +63,7 @@ export function defaultDatabaseUrl(cwd = process.cwd()): string {
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
-  const amountMax = int(env, 'AMOUNT_MAX', 10_000_000, 1, 10_000_000);
+  const amountMax = int(env, 'AMOUNT_MAX', MAX_QRIS_AMOUNT, 1, MAX_QRIS_AMOUNT);
   const amountMin = int(env, 'AMOUNT_MIN', 1, 1, amountMax);
   const uniqueCodeMax = int(env, 'UNIQUE_CODE_MAX', 999, 0, 99_999);
   const uniqueCodeMin = int(env, 'UNIQUE_CODE_MIN', 1, 0, uniqueCodeMax);

@@ -8,6 +8,8 @@ export interface CliContext {
   /** True when the invocation has --json: print exactly one JSON object on stdout. */
   json: boolean;
   config: () => Config;
+  /** Who the audit log names for this invocation (QRIS_OPERATOR, else the OS user). */
+  actor: () => string;
   /** Opens (and migrates) the configured database for the duration of fn. */
   withDeps: <T>(fn: (deps: Deps) => Promise<T>) => Promise<T>;
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Role } from '../config.js';
+import type { Env } from '../env-settings.js';
 import { AppError } from '../domain/errors.js';
 import { formatRupiah } from '../domain/money.js';
 import { describeQris, parseQris, type QrisFieldDescription } from '../domain/qris/index.js';
@@ -8,17 +9,16 @@ import { openRuntime } from '../runtime.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.js';
 import { createMerchant, listMerchants } from '../services/create-merchant.js';
 import type { Deps } from '../services/deps.js';
+import { operatorName } from '../services/audit.js';
 import { getTransactionById } from '../services/get-transaction.js';
 import { serve } from '../server.js';
 import { simulatePayment } from '../sources/simulator.js';
-import { emit, emitError, processIo, type Io } from './output.js';
+import { emit, emitError, emitItems, processIo, type Io } from './output.js';
 import type { CliContext } from './context.js';
 import { registerSourceCommands } from './commands/sources.js';
 import { registerPaymentCommands } from './commands/payments.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerDevCommands } from './commands/dev.js';
-
-type Env = Record<string, string | undefined>;
 
 /** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
 export async function runCli(argv: string[], io: Io = processIo, env: Env = process.env): Promise<number> {
@@ -39,7 +39,8 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .description('Self-hostable QRIS payment gateway')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
-  const ctx: CliContext = { io, json, config, withDeps };
+  const actor = (): string => operatorName(config().operator);
+  const ctx: CliContext = { io, json, config, actor, withDeps };
 
   program
     .command('serve')
@@ -80,9 +81,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .option('--json', 'print JSON')
     .action(async () => {
       const rows = await withDeps((deps) => listMerchants(deps));
-      emit(io, json, { items: rows.map(merchantView) }, () =>
-        rows.length === 0 ? 'no merchants' : rows.map((r) => `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city})`).join('\n'),
-      );
+      emitItems(io, json, rows.map(merchantView), 'no merchants', (r) => `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city})`);
     });
 
   const key = program.command('key').description('API keys');
@@ -101,11 +100,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {
       const rows = await withDeps((deps) => listApiKeys(deps, opts.merchant));
-      emit(io, json, { items: rows }, () =>
-        rows.length === 0
-          ? 'no keys'
-          : rows.map((k) => `${k.id}  ${k.prefix}  ${k.mode}  ${k.merchant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`).join('\n'),
-      );
+      emitItems(io, json, rows, 'no keys', (k) => `${k.id}  ${k.prefix}  ${k.mode}  ${k.merchant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`);
     });
   key
     .command('revoke <id>')
@@ -123,7 +118,8 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .action(async (payload: string) => {
       const parsed = parseQris(payload.trim());
       const { fields: _fields, ...summary } = parsed;
-      emit(io, json, { ...summary, fields: describeQris(parsed) }, () => humanQris(parsed.payload, describeQris(parsed), summary));
+      const fields = describeQris(parsed);
+      emit(io, json, { ...summary, fields }, () => humanQris(parsed.payload, fields, summary));
     });
 
   program
@@ -132,12 +128,13 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .option('--amount <rupiah>', 'pay another amount than due')
     .option('--json', 'print JSON')
     .action(async (trxid: string, opts: { amount?: string }) => {
+      // Checked before the database is opened: a typo costs nothing and pays nothing.
+      if (opts.amount !== undefined && (!/^[0-9]{1,9}$/.test(opts.amount) || Number(opts.amount) < 1)) {
+        throw new AppError('invalid_amount', '--amount must be whole rupiah', { param: 'amount' });
+      }
+      const amount = opts.amount === undefined ? null : Number(opts.amount);
       const view = await withDeps(async (deps) => {
         const tx = await getTransactionById(deps, trxid);
-        const amount = opts.amount === undefined ? null : Number.parseInt(opts.amount, 10);
-        if (amount !== null && (!/^[0-9]{1,9}$/.test(opts.amount!) || amount < 1)) {
-          throw new AppError('invalid_amount', '--amount must be whole rupiah', { param: 'amount' });
-        }
         const result = await simulatePayment(deps, { merchantId: tx.merchant_id, mode: tx.mode }, trxid, amount);
         return presentTransaction(result.transaction, result.payment, deps.now(), deps.config.publicBaseUrl);
       });

@@ -15,6 +15,11 @@ export function emit(io: Io, json: boolean, value: object, human: () => string):
   io.out(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
 
+/** A listing: `{"items": [...]}` with --json, else one line per item (or `empty` when there are none). */
+export function emitItems<T>(io: Io, json: boolean, items: readonly T[], empty: string, line: (item: T) => string): void {
+  emit(io, json, { items }, () => (items.length === 0 ? empty : items.map((item) => line(item)).join('\n')));
+}
+
 export function emitError(io: Io, json: boolean, err: unknown): void {
   const e =
     err instanceof AppError

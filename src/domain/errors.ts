@@ -42,7 +42,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly param: string | undefined;
-  /** Seconds after which a retry may succeed (503 unique_code_exhausted, 429). */
+  /** Seconds after which a retry may succeed, sent as Retry-After (429 and most 503s). */
   readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: { param?: string; retryAfter?: number } = {}) {

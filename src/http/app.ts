@@ -111,9 +111,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         securitySchemes: {
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
           apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apikey' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer sk_...`.' },
         },
       },
-      security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }],
+      security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

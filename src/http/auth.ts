@@ -28,15 +28,15 @@ export function presentedKey(request: FastifyRequest): string | null {
   const fromQuery = single((request.query as Record<string, unknown> | undefined)?.apikey, 'apikey');
   const fromHeader = single(request.headers['x-api-key'], 'X-Api-Key');
   const auth = request.headers.authorization;
-  const fromBearer = typeof auth === 'string' && BEARER.test(auth) ? auth.replace(BEARER, '').trim() : null;
-  // The first key given, once every other one given is the same (empty ones count as not given).
+  const fromBearer = typeof auth === 'string' && BEARER.test(auth) ? auth.replace(BEARER, '').trim() || null : null;
+  // The first key given, once every other one given is the same (empty ones are null: not given).
   return agree(agree(fromQuery, fromHeader), fromBearer);
 }
 
 function agree(a: string | null, b: string | null): string | null {
-  if (a === null || a === '') return b === '' ? null : b;
-  if (b === null || b === '' || b === a) return a;
-  throw new AppError('api_key_mismatch', 'the apikey parameter and the X-Api-Key header name different keys');
+  if (a === null) return b;
+  if (b === null || b === a) return a;
+  throw new AppError('api_key_mismatch', 'the keys given (apikey parameter, X-Api-Key header, Bearer token) are not the same key');
 }
 
 export function authenticate(deps: Deps, limiter: RateLimiter | null) {

@@ -12,7 +12,7 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_body',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_body',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_body',
-  FST_ERR_BAD_URL: 'invalid_parameter',
+  // FST_ERR_BAD_URL never gets here: Fastify hands it to frameworkErrors (app.ts).
 };
 
 export function errorBody(error: AppError, requestId: string) {
@@ -59,8 +59,6 @@ function publicMessage(code: ErrorCode): string {
       return 'the request body is larger than this server accepts';
     case 'unsupported_media_type':
       return 'send the body as application/json or application/x-www-form-urlencoded';
-    case 'invalid_parameter':
-      return 'the request URL is malformed';
     default:
       return 'the request body is not valid JSON or form data';
   }

@@ -50,14 +50,6 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  async ping(): Promise<boolean> {
-    try {
-      return (await this.redis.ping()) === 'PONG';
-    } catch {
-      return false;
-    }
-  }
-
   async close(): Promise<void> {
     this.redis.disconnect();
   }

@@ -1,6 +1,7 @@
 // E-mail settings, parsed as strictly as the rest of the configuration. Error messages never echo
 // SMTP_URL: it may carry the relay's password.
 import { parseEmail } from '../domain/email.js';
+import { wholeNumberSetting, type Env } from '../env-settings.js';
 
 export interface MailFrom {
   name: string | null;
@@ -15,14 +16,12 @@ export interface MailSettings {
   mailIntervalMs: number;
 }
 
-type Env = Record<string, string | undefined>;
-
 export function mailSettings(env: Env): MailSettings {
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl !== null) checkSmtpUrl(smtpUrl);
   const mailFrom = env.MAIL_FROM ? parseMailFrom(env.MAIL_FROM) : null;
   if (smtpUrl !== null && mailFrom === null) throw new Error('MAIL_FROM is required when SMTP_URL is set');
-  return { smtpUrl, mailFrom, mailIntervalMs: interval(env.MAIL_INTERVAL_MS) };
+  return { smtpUrl, mailFrom, mailIntervalMs: wholeNumberSetting(env, 'MAIL_INTERVAL_MS', 5000, 100, 3_600_000) };
 }
 
 function checkSmtpUrl(raw: string): void {
@@ -46,16 +45,8 @@ function checkSmtpUrl(raw: string): void {
   }
 }
 
-function interval(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 5000;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 100 || Number(raw) > 3_600_000) {
-    throw new Error(`MAIL_INTERVAL_MS must be a whole number between 100 and 3600000, got ${JSON.stringify(raw)}`);
-  }
-  return Number(raw);
-}
-
 /** "pay@example.com" or "Toko Contoh <pay@example.com>"; the address passes the same check as a payer's. */
-export function parseMailFrom(raw: string): MailFrom {
+function parseMailFrom(raw: string): MailFrom {
   const named = /^(.*?)\s*<([^<>]*)>$/.exec(raw.trim());
   const name = named ? named[1]!.replace(/^"(.*)"$/, '$1').trim() : '';
   const address = named ? named[2]! : raw.trim();

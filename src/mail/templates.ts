@@ -94,53 +94,75 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
   ];
 }
 
+// The receipt has one layout in both languages; only the words differ.
+interface ReceiptWords {
+  heading: string;
+  thanks: (merchant: string) => string;
+  amount: string;
+  time: string;
+  issuer: string;
+  reference: string;
+  trx: string;
+  ref: string;
+  late: (merchant: string) => string;
+  link: string;
+  sandbox: string;
+}
+
+const RECEIPT_WORDS: Record<Section['lang'], ReceiptWords> = {
+  id: {
+    heading: 'Pembayaran diterima',
+    thanks: (merchant) => `Terima kasih. ${merchant} telah menerima pembayaran Anda.`,
+    amount: 'Jumlah dibayar',
+    time: 'Waktu pembayaran',
+    issuer: 'Dibayar melalui',
+    reference: 'Referensi pembayaran',
+    trx: 'ID transaksi',
+    ref: 'Nomor pesanan',
+    late: (merchant) =>
+      `Pembayaran ini diterima setelah batas waktu tagihan. Pembayaran tetap tercatat; hubungi ${merchant} bila ada pertanyaan tentang pesanan Anda.`,
+    link: 'Lihat status transaksi',
+    sandbox: 'Mode sandbox: tidak ada uang sungguhan.',
+  },
+  en: {
+    heading: 'Payment received',
+    thanks: (merchant) => `Thank you. ${merchant} has received your payment.`,
+    amount: 'Amount paid',
+    time: 'Paid at',
+    issuer: 'Paid with',
+    reference: 'Payment reference',
+    trx: 'Transaction ID',
+    ref: 'Order',
+    late: (merchant) => `This payment arrived after the invoice had expired. It is still recorded; contact ${merchant} if you have questions about your order.`,
+    link: 'View the transaction',
+    sandbox: 'Sandbox mode: no real money.',
+  },
+};
+
 function receiptSections(merchant: string, tx: TransactionsTable, payment: PaymentsTable | null, checkoutUrl: string): Section[] {
   const paid = formatRupiah(payment?.amount ?? tx.total_amount);
   const paidAt = tx.paid_at ?? payment?.paid_at ?? null;
-  const rows = (labels: { amount: string; time: string; issuer: string; reference: string; trx: string; ref: string }) => {
-    const out: Array<[string, string]> = [[labels.amount, paid]];
-    if (paidAt !== null) out.push([labels.time, wib(paidAt)]);
-    if (payment?.issuer) out.push([labels.issuer, payment.issuer]);
-    if (payment?.reference) out.push([labels.reference, payment.reference]);
-    out.push([labels.trx, tx.id]);
-    if (tx.ref !== null) out.push([labels.ref, tx.ref]);
-    return out;
+  const section = (lang: Section['lang']): Section => {
+    const w = RECEIPT_WORDS[lang];
+    const rows: Array<[string, string]> = [[w.amount, paid]];
+    if (paidAt !== null) rows.push([w.time, wib(paidAt)]);
+    if (payment?.issuer) rows.push([w.issuer, payment.issuer]);
+    if (payment?.reference) rows.push([w.reference, payment.reference]);
+    rows.push([w.trx, tx.id]);
+    if (tx.ref !== null) rows.push([w.ref, tx.ref]);
+    return {
+      lang,
+      blocks: [
+        { kind: 'heading', text: w.heading },
+        { kind: 'paragraph', text: w.thanks(merchant) },
+        { kind: 'fields', rows },
+        ...(tx.paid_late === 1 ? [{ kind: 'note' as const, text: w.late(merchant) }] : []),
+        { kind: 'link', label: w.link, href: checkoutUrl },
+        ...sandboxNote(tx, w.sandbox),
+      ],
+    };
   };
-  const late = tx.paid_late === 1;
-  return [
-    {
-      lang: 'id',
-      blocks: [
-        { kind: 'heading', text: 'Pembayaran diterima' },
-        { kind: 'paragraph', text: `Terima kasih. ${merchant} telah menerima pembayaran Anda.` },
-        {
-          kind: 'fields',
-          rows: rows({ amount: 'Jumlah dibayar', time: 'Waktu pembayaran', issuer: 'Dibayar melalui', reference: 'Referensi pembayaran', trx: 'ID transaksi', ref: 'Nomor pesanan' }),
-        },
-        ...(late
-          ? [{ kind: 'note' as const, text: `Pembayaran ini diterima setelah batas waktu tagihan. Pembayaran tetap tercatat; hubungi ${merchant} bila ada pertanyaan tentang pesanan Anda.` }]
-          : []),
-        { kind: 'link', label: 'Lihat status transaksi', href: checkoutUrl },
-        ...sandboxNote(tx, 'Mode sandbox: tidak ada uang sungguhan.'),
-      ],
-    },
-    {
-      lang: 'en',
-      blocks: [
-        { kind: 'heading', text: 'Payment received' },
-        { kind: 'paragraph', text: `Thank you. ${merchant} has received your payment.` },
-        {
-          kind: 'fields',
-          rows: rows({ amount: 'Amount paid', time: 'Paid at', issuer: 'Paid with', reference: 'Payment reference', trx: 'Transaction ID', ref: 'Order' }),
-        },
-        ...(late
-          ? [{ kind: 'note' as const, text: `This payment arrived after the invoice had expired. It is still recorded; contact ${merchant} if you have questions about your order.` }]
-          : []),
-        { kind: 'link', label: 'View the transaction', href: checkoutUrl },
-        ...sandboxNote(tx, 'Sandbox mode: no real money.'),
-      ],
-    },
-  ];
+  return [section('id'), section('en')];
 }
 
 const sandboxNote = (tx: TransactionsTable, text: string): Block[] => (tx.mode === 'test' ? [{ kind: 'note', text }] : []);
@@ -181,7 +203,7 @@ function sectionText(section: Section): string {
 
 // --- HTML -----------------------------------------------------------------------------------------
 
-export const escapeHtml = (text: string): string =>
+const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 // Inline styles only: most mail clients drop <style> blocks and never run scripts.

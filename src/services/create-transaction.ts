@@ -7,7 +7,7 @@ import type { SnapSource } from '../sources/snap/config.js';
 import type { Deps } from './deps.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
 import { createInBatch, type BatchedCreate } from './create-batch.js';
-import { claimCode, idempotencyKey, insertRow, lifetime, LostRace, pendingRow, SAMPLE, type CreateTransactionInput } from './unique-codes.js';
+import { claimCode, idempotencyKey, insertRow, lifetime, LostRace, pendingRow, wideEnoughToSample, type CreateTransactionInput } from './unique-codes.js';
 
 export type { CreateTransactionInput } from './unique-codes.js';
 
@@ -50,7 +50,7 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
     const create: BatchedCreate = { input, code, low: uniqueCodeMin, high: highestCode };
     // Plain creates (nothing unique but the total, and a range wide enough to sample) are made in
     // batches; a ref or an Idempotency-Key needs the one-by-one path, which isolates a lost race.
-    const plain = input.ref === null && input.idempotency === null && highestCode - uniqueCodeMin + 1 > 4 * SAMPLE;
+    const plain = input.ref === null && input.idempotency === null && wideEnoughToSample(uniqueCodeMin, highestCode);
     const transaction = plain ? await createInBatch(deps, create, (c) => insertWithFreeCode(deps, c)) : await insertWithFreeCode(deps, create);
     return { transaction, replayed: false };
   } catch (err) {
@@ -89,7 +89,7 @@ async function insertAcquirerIssued(deps: Deps, input: CreateTransactionInput, s
   }
   const now = deps.now();
   const id = newTransactionId();
-  const expiresAt = acquirerExpiry(source, now, now + (input.expiresInSeconds ?? deps.config.transactionTtlSeconds) * 1000);
+  const expiresAt = acquirerExpiry(source, now, lifetime(deps, input, now).expiresAt);
   const code = await requestAcquirerCode(deps, source, { trxid: id, amount: input.amount, expiresAt });
   const row = pendingRow(input, {
     id,

@@ -1,7 +1,9 @@
+import type { Kysely } from 'kysely';
+import { AppError } from '../domain/errors.js';
 import { effectiveStatus } from '../domain/transaction.js';
-import type { TransactionStatus } from '../storage/schema.js';
+import { prepareQuery } from '../storage/prepared.js';
+import type { DB, TransactionStatus } from '../storage/schema.js';
 import type { Deps } from './deps.js';
-import { getTransactionById } from './get-transaction.js';
 
 /** What a payer may see of a transaction: enough to pay it, nothing about the merchant's customer. */
 export interface CheckoutView {
@@ -18,24 +20,42 @@ export interface CheckoutView {
   paid_late: boolean;
 }
 
+// Read on every page load and on every re-check of each open live-status stream: one prepared join
+// rather than the transaction and then its merchant.
+const checkoutRow = prepareQuery((db: Kysely<DB>, p: { id: string }) =>
+  db
+    .selectFrom('transactions as t')
+    .innerJoin('merchants as m', 'm.id', 't.merchant_id')
+    .select([
+      't.id',
+      't.status',
+      't.mode',
+      't.amount',
+      't.unique_code',
+      't.total_amount',
+      't.expires_at',
+      't.paid_at',
+      't.paid_late',
+      'm.merchant_name',
+      'm.merchant_city',
+    ])
+    .where('t.id', '=', p.id),
+);
+
 export async function getCheckout(deps: Deps, trxid: string): Promise<CheckoutView> {
-  const tx = await getTransactionById(deps, trxid);
-  const merchant = await deps.db
-    .selectFrom('merchants')
-    .select(['merchant_name', 'merchant_city'])
-    .where('id', '=', tx.merchant_id)
-    .executeTakeFirstOrThrow();
+  const row = await checkoutRow.executeTakeFirst(deps.db, { id: trxid });
+  if (!row) throw new AppError('transaction_not_found', `no transaction ${trxid}`, { param: 'trxid' });
   return {
-    trxid: tx.id,
-    status: effectiveStatus(tx, deps.now()),
-    mode: tx.mode,
-    merchant_name: merchant.merchant_name,
-    merchant_city: merchant.merchant_city,
-    amount: tx.amount,
-    unique_code: tx.unique_code,
-    total_amount: tx.total_amount,
-    expires_at: new Date(tx.expires_at).toISOString(),
-    paid_at: tx.paid_at === null ? null : new Date(tx.paid_at).toISOString(),
-    paid_late: tx.paid_late === 1,
+    trxid: row.id,
+    status: effectiveStatus(row, deps.now()),
+    mode: row.mode,
+    merchant_name: row.merchant_name,
+    merchant_city: row.merchant_city,
+    amount: row.amount,
+    unique_code: row.unique_code,
+    total_amount: row.total_amount,
+    expires_at: new Date(row.expires_at).toISOString(),
+    paid_at: row.paid_at === null ? null : new Date(row.paid_at).toISOString(),
+    paid_late: row.paid_late === 1,
   };
 }

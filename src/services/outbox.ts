@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newDeliveryId, newEmailId, newEventId } from '../domain/ids.js';
-import type { DB, EventType, Mode } from '../storage/schema.js';
+import type { DB, DeliveriesTable, EventType, Mode } from '../storage/schema.js';
 import { announceStatus } from './status-bus.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -48,23 +48,26 @@ export async function enqueueEvent(db: Db, event: NewEvent): Promise<string> {
   if (subscribed.length > 0) {
     await db
       .insertInto('deliveries')
-      .values(
-        subscribed.map((e) => ({
-          id: newDeliveryId(),
-          event_id: id,
-          endpoint_id: e.id,
-          status: 'pending' as const,
-          attempts: 0,
-          next_attempt_at: event.now,
-          locked_until: null,
-          last_attempt_at: null,
-          last_status_code: null,
-          created_at: event.now,
-        })),
-      )
+      .values(subscribed.map((e) => newDelivery(id, e.id, event.now)))
       .execute();
   }
   return id;
+}
+
+/** A delivery as it starts: pending, due now, unclaimed, never attempted (also a resend to a new endpoint). */
+export function newDelivery(eventId: string, endpointId: string, now: number): DeliveriesTable {
+  return {
+    id: newDeliveryId(),
+    event_id: eventId,
+    endpoint_id: endpointId,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: null,
+    last_attempt_at: null,
+    last_status_code: null,
+    created_at: now,
+  };
 }
 
 export function subscribes(eventsJson: string, type: EventType): boolean {

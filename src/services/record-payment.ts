@@ -75,10 +75,15 @@ export async function recordPaymentIn(trx: Transaction<DB>, deps: Deps, report: 
     .executeTakeFirst();
   if (!stored) return duplicate(trx, report);
 
+  const named = await namedCandidates(trx, report);
+  // Every row namedCandidates returns is one decideMatch picks as named, and a named transaction decides
+  // the match without looking at amounts: the amount lookup (which would read the same row again for a
+  // report that names its transaction and pays its total) is only needed when nothing is named.
+  const byAmount = named.length > 0 ? [] : await amountCandidates(trx, report, now);
   const decision = decideMatch({
     payment: { amount: report.amount, paidAt: report.paidAt, trxid: report.trxid ?? null, reference: report.reference ?? null },
-    named: await namedCandidates(trx, report),
-    byAmount: await amountCandidates(trx, report, now),
+    named,
+    byAmount,
     now,
     clockSkewMs: deps.config.matchClockSkewSeconds * 1000,
   });
@@ -112,6 +117,7 @@ async function unmatched(
   return { outcome: 'unmatched', payment, transaction: compared, reason };
 }
 
+/** Exactly the transactions decideMatch's pickNamed would take as named (recordPaymentIn relies on it). */
 async function namedCandidates(trx: Transaction<DB>, report: ReportedPayment): Promise<TransactionsTable[]> {
   const trxid = report.trxid || null;
   const reference = report.reference || null;

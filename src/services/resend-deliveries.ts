@@ -3,10 +3,10 @@
 // and deduplicate by it.
 import type { Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
-import { newDeliveryId } from '../domain/ids.js';
 import type { DB } from '../storage/schema.js';
 import { writeAudit } from './audit.js';
 import type { Deps } from './deps.js';
+import { newDelivery } from './outbox.js';
 import { getWebhookEndpoint } from './webhook-endpoints.js';
 
 export interface ResendResult {
@@ -56,12 +56,9 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
     if (endpoint) query = query.where('d.endpoint_id', '=', endpoint.id);
     const ids = (await query.execute()).map((r) => r.id);
     if (endpoint && ids.length === 0) {
-      const id = newDeliveryId();
-      await trx
-        .insertInto('deliveries')
-        .values({ id, event_id: event.id, endpoint_id: endpoint.id, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null, last_attempt_at: null, last_status_code: null, created_at: now })
-        .execute();
-      ids.push(id);
+      const delivery = newDelivery(event.id, endpoint.id, now);
+      await trx.insertInto('deliveries').values(delivery).execute();
+      ids.push(delivery.id);
     } else {
       await requeue(trx, ids, now);
     }

@@ -3,6 +3,7 @@ import { effectiveStatus, transactionUrls } from '../domain/transaction.js';
 import { PermanentMailError, RelayUnavailableError, type MailSender } from '../mail/sender.js';
 import { renderMail } from '../mail/templates.js';
 import type { Deps } from './deps.js';
+import { paymentOf } from './get-transaction.js';
 import { claimEmail, findDueEmailIds, finishEmail, skipDueEmails, type EmailClaim, type EmailOutcome } from './email-claims.js';
 
 export interface SendDueEmailsOptions {
@@ -85,10 +86,7 @@ async function deliver(
   if (row.kind === 'invoice' && status !== 'pending') return done({ status: 'skipped', reason: `transaction_${status}` });
 
   try {
-    const payment =
-      transaction.payment_id === null
-        ? null
-        : ((await deps.db.selectFrom('payments').selectAll().where('id', '=', transaction.payment_id).executeTakeFirst()) ?? null);
+    const payment = await paymentOf(deps, transaction);
     const mail = renderMail({
       kind: row.kind,
       merchantName,

@@ -11,13 +11,13 @@ export async function setSourceEnabled(deps: Deps, input: { id: string; enabled:
   const now = deps.now();
   return deps.db.transaction().execute(async (trx) => {
     // Re-enabling a feed polls it at once rather than after a long backoff.
-    await trx
+    const updated = await trx
       .updateTable('payment_sources')
       .set({ enabled: input.enabled ? 1 : 0, updated_at: now, ...(input.enabled && row.type === 'feed' ? { next_poll_at: now } : {}) })
       .where('id', '=', row.id)
-      .execute();
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await writeAudit(trx, { actor: input.actor, action: input.enabled ? 'source.enable' : 'source.disable', subjectType: 'payment_source', subjectId: row.id, now });
-    const updated = await trx.selectFrom('payment_sources').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     return presentSource(updated);
   });
 }

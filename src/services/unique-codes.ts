@@ -29,6 +29,9 @@ export class LostRace extends Error {}
  * back only 0.3% of the time). Ranges smaller than 4x this are read whole at once. */
 export const SAMPLE = 16;
 
+/** Whether low..high is wide enough to try random codes first (a narrow range is read whole). */
+export const wideEnoughToSample = (low: number, high: number): boolean => high - low + 1 > 4 * SAMPLE;
+
 export function sampleCodes(low: number, high: number, count = SAMPLE): number[] {
   const picked = new Set<number>();
   while (picked.size < count) picked.add(low + randomInt(high - low + 1));
@@ -53,7 +56,7 @@ export interface Claim {
  */
 export async function claimCode(claim: Claim, low: number, high: number, trySampleFirst: boolean): Promise<number> {
   const { trx, merchantId, mode, amount, now } = claim;
-  if (trySampleFirst && high - low + 1 > 4 * SAMPLE) {
+  if (trySampleFirst && wideEnoughToSample(low, high)) {
     const sample = sampleCodes(low, high);
     const rows = await trx
       .selectFrom('reserved_totals')

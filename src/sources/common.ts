@@ -1,6 +1,7 @@
 import { AppError } from '../domain/errors.js';
+import { newSourceId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
-import type { Mode, PaymentSourcesTable } from '../storage/schema.js';
+import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
 
 const SOURCE_ID = /^src_[0-9A-Za-z]{1,64}$/;
 
@@ -13,6 +14,30 @@ export function parseMode(raw: unknown): Mode {
   if (raw === undefined || raw === null || raw === 'live') return 'live';
   if (raw === 'test') return 'test';
   throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
+}
+
+/** Stores a new, enabled source with its validated config and returns its id; a polled one is due at once. */
+export async function insertSource(
+  deps: Deps,
+  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean },
+): Promise<string> {
+  const id = newSourceId();
+  const now = deps.now();
+  await deps.db
+    .insertInto('payment_sources')
+    .values({
+      id,
+      merchant_id: input.merchantId,
+      type: input.type,
+      config: JSON.stringify(input.config),
+      state: null,
+      enabled: 1,
+      created_at: now,
+      updated_at: now,
+      ...(input.polled ? { next_poll_at: now } : {}),
+    })
+    .execute();
+  return id;
 }
 
 /** A source by id; a malformed id is simply not found, so probing learns nothing about the format. */
@@ -29,4 +54,22 @@ export function parseJsonObject(text: string | null): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/**
+ * Maps `items` through `fn` with at most `lanes` running at once, results in the items' order. Lanes,
+ * not batches: a lane takes the next item as soon as its own is done, so one slow call (a feed or an
+ * acquirer hanging until its timeout) holds up one lane, not every item after it.
+ */
+export async function mapInLanes<T, R>(items: readonly T[], lanes: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  return results;
 }

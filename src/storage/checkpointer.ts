@@ -33,7 +33,8 @@ parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   stopped = true;
   try { db.close(); } catch {}
-  parentPort.postMessage('stopped');
+  // Ends this thread only.
+  process.exit(0);
 });
 `;
 
@@ -51,17 +52,21 @@ export function startCheckpointer(path: string, intervalMs = 200): Checkpointer 
   // auto-checkpoint keeps the log bounded without it).
   worker.unref();
   worker.on('error', () => {});
+  let exited = false;
+  worker.once('exit', () => (exited = true));
   let stopping: Promise<void> | null = null;
   return {
     stop() {
-      stopping ??= new Promise<void>((resolve) => {
-        const done = () => resolve();
-        worker.once('exit', done);
-        worker.once('message', () => void worker.terminate().then(done, done));
-        worker.postMessage('stop');
-        // A worker stuck in a checkpoint is terminated after a moment.
-        setTimeout(() => void worker.terminate().then(done, done), 2000).unref();
-      });
+      stopping ??= exited
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            worker.once('exit', () => resolve());
+            // Unref'd, the worker's exit would not keep the loop alive long enough to be heard.
+            worker.ref();
+            worker.postMessage('stop');
+            // A worker stuck in a checkpoint is terminated after a moment.
+            setTimeout(() => void worker.terminate(), 2000).unref();
+          });
       return stopping;
     },
   };

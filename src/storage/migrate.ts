@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import * as core from './migrations/001-core.js';
 import * as sourcesAndOutbox from './migrations/002-sources-and-outbox.js';
 import * as paymentMatching from './migrations/003-payment-matching.js';
@@ -13,29 +13,23 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-snap': snap,
 };
 
-class StaticProvider implements MigrationProvider {
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return MIGRATIONS;
-  }
-}
-
-export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void> {
   // Kysely looks for its bookkeeping table across every schema it can see; naming the connection's own
   // schema keeps two gateways (or test runs) in separate schemas of one database from confusing each other.
   const schema =
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({
     db,
-    provider: new StaticProvider(),
+    provider: { getMigrations: async () => MIGRATIONS },
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
+    const { error } = await migrator.migrateToLatest();
     // Kysely lists the tables of every schema it can see; one that another process drops meanwhile
     // (parallel test runs, each in its own schema) fails that listing with 3F000 although nothing here
     // is wrong. The listing precedes the migrations, which run in a transaction, so asking again is safe.
     if (error && (error as { code?: unknown }).code === '3F000' && attempt < 5) continue;
     if (error) throw error instanceof Error ? error : new Error(String(error));
-    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    return;
   }
 }

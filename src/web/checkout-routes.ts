@@ -11,14 +11,11 @@ import { CHECKOUT_JS } from './checkout-client.js';
 
 const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export interface CheckoutOptions {
-  /** How often an open status stream re-reads the transaction when no notification came. */
-  pollMs?: number;
-}
+/** How often an open status stream re-reads the transaction when no notification came. */
+const POLL_MS = 10_000;
 
 // The payer's pages. Public: the transaction id (130 random bits) is the capability, as for the QR image.
-export async function checkoutRoutes(app: FastifyInstance, deps: Deps, options: CheckoutOptions = {}): Promise<void> {
-  const pollMs = options.pollMs ?? 10_000;
+export async function checkoutRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const hide = { hide: true };
   // Open streams are ended before the server closes, or a shutdown would wait for every payer to leave.
   const streams = new Set<() => void>();
@@ -83,7 +80,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: Deps, options: 
     const poll = setInterval(() => {
       raw.write(': keep-alive\n\n');
       void check();
-    }, pollMs);
+    }, POLL_MS);
     const untilExpiry = Math.max(0, Date.parse(last.expires_at) - deps.now()) + 50;
     const expiry = setTimeout(() => void check(), Math.min(untilExpiry, 2_147_000_000));
     const close = () => {

@@ -14,6 +14,7 @@ import { createApiKey } from '../../src/services/api-keys.js';
 import { createMerchant } from '../../src/services/create-merchant.js';
 import type { Deps } from '../../src/services/deps.js';
 import type { MerchantsTable } from '../../src/storage/schema.js';
+import type { CreateTransactionInput } from '../../src/services/create-transaction.js';
 
 export const vectors = JSON.parse(readFileSync(new URL('../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as {
   vectors: Array<{ merchant: string; static: string; cases: Array<{ amount: number; dynamic: string }> }>;
@@ -137,4 +138,9 @@ export async function createTestApp(
       await ctx.close();
     },
   };
+}
+
+/** A plain test-mode create of `amount` for the service layer (no e-mail, ref, expiry or Idempotency-Key). */
+export function createInput(merchantId: string, amount: number, extra: Partial<CreateTransactionInput> = {}): CreateTransactionInput {
+  return { merchantId, mode: 'test', amount, email: null, ref: null, expiresInSeconds: null, idempotency: null, ...extra };
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction, type CreateTransactionInput } from '../../src/services/create-transaction.js';
 import { parseQris } from '../../src/domain/qris/index.js';
 import { openDatabase } from '../../src/storage/database.js';
-import { createTestContext, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
+import { createInput, createTestContext, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 
 // Plain creates that arrive together are made in one database transaction (src/services/create-batch.ts).
 // These run on SQLite and on PostgreSQL alike.
@@ -16,16 +16,7 @@ describe('batched creates', () => {
   }
   afterEach(async () => ctx?.close());
 
-  const input = (amount: number, extra: Partial<CreateTransactionInput> = {}): CreateTransactionInput => ({
-    merchantId: seeded.merchant.id,
-    mode: 'test',
-    amount,
-    email: null,
-    ref: null,
-    expiresInSeconds: null,
-    idempotency: null,
-    ...extra,
-  });
+  const input = (amount: number, extra: Partial<CreateTransactionInput> = {}) => createInput(seeded.merchant.id, amount, extra);
 
   const hold = async (amount: number, codes: number[], reservedUntil: number) =>
     ctx.deps.db

@@ -6,7 +6,7 @@ import { createTransaction, type CreateTransactionInput } from '../../src/servic
 import { recordPayment } from '../../src/services/record-payment.js';
 import { batchStats, runInTransaction } from '../../src/storage/unit-of-work.js';
 import { walSyncFor } from '../../src/storage/wal-sync.js';
-import { createTestContext, onPostgres, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
+import { createInput, createTestContext, onPostgres, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 
 // Group commit is SQLite's; on PostgreSQL runInTransaction is a plain transaction per unit, which the
 // rest of the suite covers.
@@ -20,16 +20,14 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
   }
   afterEach(async () => ctx?.close());
 
-  const input = (amount: number, extra: Partial<CreateTransactionInput> = {}): CreateTransactionInput => ({
-    merchantId: seeded.merchant.id,
-    mode: 'test',
-    amount,
-    email: null,
-    ref: null,
-    expiresInSeconds: null,
-    idempotency: null,
-    ...extra,
-  });
+  const input = (amount: number, extra: Partial<CreateTransactionInput> = {}) => createInput(seeded.merchant.id, amount, extra);
+
+  // A deferred foreign-key violation passes every statement and fails only at COMMIT.
+  const poisonUnit = () =>
+    runInTransaction(ctx.deps, async (trx) => {
+      await sql`pragma defer_foreign_keys = on`.execute(trx);
+      await trx.insertInto('api_keys').values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null }).execute();
+    });
 
   const countRows = async () => Number((await ctx.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
@@ -92,11 +90,7 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   it('a failed commit fails every request of the batch, and the database keeps working', async () => {
     await setup();
-    // A deferred foreign-key violation passes every statement and fails only at COMMIT.
-    const poison = runInTransaction(ctx.deps, async (trx) => {
-      await sql`pragma defer_foreign_keys = on`.execute(trx);
-      await trx.insertInto('api_keys').values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null }).execute();
-    });
+    const poison = poisonUnit();
     // Creates with a ref go one by one, each a unit of its own in the failing commit.
     const settled = await Promise.allSettled([createTransaction(ctx.deps, input(1000, { ref: 'a' })), poison, createTransaction(ctx.deps, input(2000, { ref: 'b' }))]);
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
@@ -107,10 +101,7 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   it('a batch of plain creates caught in a failed commit is made again one by one; only the bad unit fails', async () => {
     await setup();
-    const poison = runInTransaction(ctx.deps, async (trx) => {
-      await sql`pragma defer_foreign_keys = on`.execute(trx);
-      await trx.insertInto('api_keys').values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null }).execute();
-    });
+    const poison = poisonUnit();
     const before = batchStats(ctx.deps.db);
     const settled = await Promise.allSettled([createTransaction(ctx.deps, input(1000)), poison, createTransaction(ctx.deps, input(2000))]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

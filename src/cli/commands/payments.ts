@@ -4,11 +4,10 @@ import { formatRupiah, parseAmount } from '../../domain/money.js';
 import { presentPayment, type PaymentView } from '../../domain/payment.js';
 import { presentTransaction } from '../../domain/transaction.js';
 import { assignPayment } from '../../services/assign-payment.js';
-import { operatorName } from '../../services/audit.js';
 import { confirmPayment } from '../../services/confirm-payment.js';
 import { listPayments } from '../../services/list-payments.js';
 import type { PaymentStatus } from '../../storage/schema.js';
-import { emit } from '../output.js';
+import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';
 
 /** payments list|assign|confirm (reported payments). */
@@ -30,8 +29,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
       const rows = await ctx.withDeps((deps) =>
         listPayments(deps, { ...(opts.status ? { status: opts.status } : {}), ...(opts.merchant ? { merchantId: opts.merchant } : {}), limit }),
       );
-      const items = rows.map(presentPayment);
-      emit(io, json, { items }, () => (items.length === 0 ? 'no payments' : items.map(paymentLine).join('\n')));
+      emitItems(io, json, rows.map(presentPayment), 'no payments', paymentLine);
     });
 
   payments
@@ -41,7 +39,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .option('--amount <rupiah>', 'the amount received, when not the total')
     .option('--json', 'print JSON')
     .action(async (trxid: string, opts: { reference: string; amount?: string }) => {
-      const actor = operatorName(ctx.config().operator);
+      const actor = ctx.actor();
       const view = await ctx.withDeps(async (deps) => {
         const amount = opts.amount === undefined ? null : parseAmount(opts.amount, { min: 1, max: deps.config.amountMax });
         const result = await confirmPayment(deps, { trxid, reference: opts.reference, amount, actor });
@@ -65,7 +63,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .description('bind an unmatched payment to the transaction it pays; audited')
     .option('--json', 'print JSON')
     .action(async (paymentId: string, trxid: string) => {
-      const actor = operatorName(ctx.config().operator);
+      const actor = ctx.actor();
       const view = await ctx.withDeps(async (deps) => {
         const { payment, transaction } = await assignPayment(deps, { paymentId, trxid, actor });
         return { payment: presentPayment(payment), transaction: presentTransaction(transaction, payment, deps.now(), deps.config.publicBaseUrl) };

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { operatorName, writeAudit } from '../../services/audit.js';
+import { writeAudit } from '../../services/audit.js';
 import { listSources, type SourceView } from '../../services/list-sources.js';
 import { setSourceEnabled } from '../../services/set-source-enabled.js';
 import { addFeedSource } from '../../sources/feed/setup.js';
 import { addSnapSource } from '../../sources/snap/setup.js';
 import { addWebhookSource } from '../../sources/webhook/setup.js';
-import { emit } from '../output.js';
+import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';
 
 interface AddOptions {
@@ -37,7 +37,7 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
     .option('--config <file>', 'snap: the SNAP BI configuration JSON')
     .option('--json', 'print JSON')
     .action(async (opts: AddOptions) => {
-      const actor = operatorName(ctx.config().operator);
+      const actor = ctx.actor();
       const created = await ctx.withDeps(async (deps) => {
         const result = await addSource(deps, opts);
         await writeAudit(deps.db, { actor, action: 'source.add', subjectType: 'payment_source', subjectId: result.id, details: { type: opts.type, merchant_id: opts.merchant }, now: deps.now() });
@@ -52,7 +52,7 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {
       const items = await ctx.withDeps((deps) => listSources(deps, opts.merchant));
-      emit(io, json, { items }, () => (items.length === 0 ? 'no payment sources' : items.map(sourceLine).join('\n')));
+      emitItems(io, json, items, 'no payment sources', sourceLine);
     });
 
   for (const [name, enabled] of [['enable', true], ['disable', false]] as const) {
@@ -61,7 +61,7 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
       .description(enabled ? 'start using a source again' : 'stop accepting or polling a source')
       .option('--json', 'print JSON')
       .action(async (id: string) => {
-        const actor = operatorName(ctx.config().operator);
+        const actor = ctx.actor();
         const view = await ctx.withDeps((deps) => setSourceEnabled(deps, { id, enabled, actor }));
         emit(io, json, view, () => sourceLine(view));
       });

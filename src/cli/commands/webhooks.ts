@@ -1,15 +1,14 @@
 import type { Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { operatorName } from '../../services/audit.js';
 import { resendEvent, resendFailed } from '../../services/resend-deliveries.js';
 import { addWebhookEndpoint, listWebhookEndpoints, parseEventList, removeWebhookEndpoint } from '../../services/webhook-endpoints.js';
 import type { CliContext } from '../context.js';
-import { emit } from '../output.js';
+import { emit, emitItems } from '../output.js';
 
 /** webhooks add|list|remove|resend (merchant webhook endpoints). */
 export function registerWebhookCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
-  const actor = () => operatorName(ctx.config().operator);
+  const { actor } = ctx;
   const webhooks = program
     .command('webhooks')
     .description('merchant webhook endpoints; an endpoint receives events that happen after it is added');
@@ -38,12 +37,12 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {
       const rows = await ctx.withDeps((deps) => listWebhookEndpoints(deps, opts.merchant));
-      emit(io, json, { items: rows }, () =>
-        rows.length === 0
-          ? 'no webhook endpoints'
-          : rows
-              .map((r) => `${r.id}  ${r.status}${r.consecutive_failures > 0 ? ` (${r.consecutive_failures} failures in a row)` : ''}  ${r.merchant_id}  ${r.url}  [${r.events.join(',')}]`)
-              .join('\n'),
+      emitItems(
+        io,
+        json,
+        rows,
+        'no webhook endpoints',
+        (r) => `${r.id}  ${r.status}${r.consecutive_failures > 0 ? ` (${r.consecutive_failures} failures in a row)` : ''}  ${r.merchant_id}  ${r.url}  [${r.events.join(',')}]`,
       );
     });
 

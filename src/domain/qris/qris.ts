@@ -5,9 +5,9 @@ import { AppError } from '../errors.js';
 import { crc16, formatCrc } from './crc16.js';
 import { encodeField, encodeTlv, parseTlv, type TlvField } from './tlv.js';
 
-export const MAX_QRIS_LENGTH = 512;
+const MAX_QRIS_LENGTH = 512;
 /** Tag 54 holds at most 13 characters. */
-export const MAX_DYNAMIC_AMOUNT = 9_999_999_999_999;
+const MAX_DYNAMIC_AMOUNT = 9_999_999_999_999;
 
 const QRIS_ID = 'ID.CO.QRIS.WWW';
 const CRC_HEX = /^[0-9A-F]{4}$/;
@@ -164,10 +164,6 @@ export function buildQris(fields: TlvField[]): string {
   return withCrc(encodeTlv(fields.filter((f) => f.tag !== '63')));
 }
 
-/**
- * Static-to-dynamic per QRIS.md: 01 becomes 12, 54 is (re)placed before the first tag above 54, every
- * other field is copied from its raw text so nothing the acquirer wrote is normalised.
- */
 // Results of parseQris, whose CRC and structure are already verified: toDynamic need not parse them
 // again (a caller that caches a merchant's parsed static code pays the parse once, not per create).
 const verified = new WeakSet<ParsedQris>();
@@ -176,6 +172,11 @@ function remember(parsed: ParsedQris): ParsedQris {
   return parsed;
 }
 
+/**
+ * Static-to-dynamic (see the README's "Your own merchant"): 01 becomes 12, 54 is (re)placed before the
+ * first tag above 54, every other field is copied from its raw text so nothing the acquirer wrote is
+ * normalised.
+ */
 export function toDynamic(payload: string | ParsedQris, amount: number): string {
   if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1 || amount > MAX_DYNAMIC_AMOUNT) {
     const message = `amount must be a whole number of rupiah from 1 to ${MAX_DYNAMIC_AMOUNT}, got ${String(amount)}`;

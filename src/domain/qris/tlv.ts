@@ -9,7 +9,7 @@ export interface TlvField {
 }
 
 /** Top-level tags whose value is itself TLV. Only the top level has templates in EMVCo MPM. */
-export function isTemplateTag(tag: string): boolean {
+function isTemplateTag(tag: string): boolean {
   const n = Number(tag);
   return (n >= 26 && n <= 51) || n === 62 || n === 64 || (n >= 80 && n <= 99);
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../domain/errors.js';
 import { getTransactionById } from '../../services/get-transaction.js';
-import { cachedQrPng, renderQrSvg } from '../../web/qr-image.js';
+import { cachedQrPng, cachedQrSvg } from '../../web/qr-image.js';
 import { errorResponses } from '../schemas.js';
 import type { RouteContext } from './context.js';
 
@@ -16,6 +16,7 @@ export async function qrImageRoutes(app: FastifyInstance, ctx: RouteContext): Pr
       tags: ['transactions'],
       summary: 'The QR code of a transaction as PNG ({trxid}.png) or SVG ({trxid}.svg)',
       hide: ctx.hide,
+      security: [],
       params: Type.Object({ file: Type.String({ maxLength: 80 }) }),
       response: {
         200: { description: 'image/png or image/svg+xml', type: 'string' },
@@ -27,7 +28,7 @@ export async function qrImageRoutes(app: FastifyInstance, ctx: RouteContext): Pr
       if (!m) throw new AppError('not_found', 'ask for {trxid}.png or {trxid}.svg');
       const tx = await getTransactionById(ctx.deps, m[1]!);
       if (m[2] === 'png') return reply.type('image/png').send(cachedQrPng(tx.qris));
-      return reply.type('image/svg+xml; charset=utf-8').send(renderQrSvg(tx.qris));
+      return reply.type('image/svg+xml; charset=utf-8').send(cachedQrSvg(tx.qris));
     },
   });
 }

@@ -12,6 +12,7 @@ import { qrPngDataUrl } from '../../web/qr-image.js';
 import { requirePrincipal } from '../auth.js';
 import { parseBoundedInt, parseToken, parseTrxid, requestHash } from '../params.js';
 import {
+  ApiKeyQuery,
   CreateBody,
   CreateQuery,
   StatusOneBody,
@@ -59,7 +60,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
     tags: ['transactions'],
     summary: 'Create a transaction and its dynamic QRIS',
     hide,
-    response: { 200: ok(Transaction), 201: ok(Transaction), ...errorResponses },
+    response: { 200: ok(Transaction), ...errorResponses },
   };
 
   // GET creates, so HEAD must not: link checkers and monitors send HEAD freely (it answers 405).
@@ -74,8 +75,10 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
     schema: {
       ...createSchema,
       description: 'The same operation with a JSON or form body. Send an `Idempotency-Key` header to retry safely.',
-      querystring: Type.Object({ apikey: Type.Optional(Type.String()) }),
+      querystring: Type.Object(ApiKeyQuery),
       body: Type.Optional(CreateBody),
+      // Only POST creates with 201; a replay (same Idempotency-Key or ref) is 200.
+      response: { ...createSchema.response, 201: ok(Transaction) },
     },
     preValidation: guard,
     handler: (request, reply) => create(request, reply, { ...(request.body ?? {}) }, true),

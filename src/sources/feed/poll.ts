@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Deps } from '../../services/deps.js';
 import { recordPayment } from '../../services/record-payment.js';
 import type { PaymentSourcesTable } from '../../storage/schema.js';
+import { mapInLanes } from '../common.js';
 import { FeedFormatError, parseFeed } from './parse.js';
 import { readFeedConfig, readFeedState, type FeedConfig, type FeedState } from './setup.js';
 
@@ -54,12 +55,8 @@ export async function pollDueFeeds(deps: Deps, options: PollOptions = {}): Promi
     .orderBy('next_poll_at')
     .limit(50)
     .execute();
-  const summaries: PollSummary[] = [];
-  for (let i = 0; i < due.length; i += PARALLEL) {
-    const batch = await Promise.all(due.slice(i, i + PARALLEL).map((row) => claimAndPoll(deps, row, options)));
-    for (const s of batch) if (s) summaries.push(s);
-  }
-  return summaries;
+  const results = await mapInLanes(due, PARALLEL, (row) => claimAndPoll(deps, row, options));
+  return results.filter((s): s is PollSummary => s !== null);
 }
 
 async function claimAndPoll(deps: Deps, row: PaymentSourcesTable, options: PollOptions): Promise<PollSummary | null> {

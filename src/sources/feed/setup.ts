@@ -1,12 +1,11 @@
 import { AppError } from '../../domain/errors.js';
-import { newSourceId } from '../../domain/ids.js';
 import type { Deps } from '../../services/deps.js';
 import type { Mode, PaymentSourcesTable } from '../../storage/schema.js';
-import { parseJsonObject, parseMode, requireMerchant } from '../common.js';
+import { insertSource, parseJsonObject, parseMode, requireMerchant } from '../common.js';
 import { DEFAULT_MAPPING, offsetMinutes, type FeedMapping } from './parse.js';
 
-export const MIN_INTERVAL_SECONDS = 5;
-export const MAX_INTERVAL_SECONDS = 86_400;
+const MIN_INTERVAL_SECONDS = 5;
+const MAX_INTERVAL_SECONDS = 86_400;
 
 export interface FeedConfig {
   mode: Mode;
@@ -46,26 +45,11 @@ export async function addFeedSource(
     intervalSeconds: checkInterval(input.intervalSeconds),
     mapping: checkMapping(input.mapping),
   };
-  const id = newSourceId();
-  const now = deps.now();
-  await deps.db
-    .insertInto('payment_sources')
-    .values({
-      id,
-      merchant_id: input.merchantId,
-      type: 'feed',
-      config: JSON.stringify(config),
-      state: null,
-      enabled: 1,
-      created_at: now,
-      updated_at: now,
-      next_poll_at: now,
-    })
-    .execute();
+  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'feed', config, polled: true });
   return { id, type: 'feed', merchant_id: input.merchantId, mode: config.mode, url: config.url, interval_seconds: config.intervalSeconds, mapping: config.mapping };
 }
 
-export function checkFeedUrl(raw: unknown): string {
+function checkFeedUrl(raw: unknown): string {
   let url: URL;
   try {
     url = new URL(String(raw));

@@ -8,6 +8,7 @@ import { randomBase62 } from '../../domain/ids.js';
 import { buildQris, toDynamic } from '../../domain/qris/index.js';
 import { SNAP_PATHS, newExternalId } from './client.js';
 import { DEFAULT_NOTIFY_PATH } from './config.js';
+import { parseObject } from './inbound.js';
 import { sendSimulatedNotification, type NotifyOptions, type NotifyResult } from './simulator-notify.js';
 import { parseSnapTimestamp, snapTimestamp, verifyAccessToken, verifySymmetric } from './signature.js';
 
@@ -166,7 +167,7 @@ export class AcquirerSimulator {
 
   private async route(req: IncomingMessage, path: string, raw: string): Promise<Answer> {
     if (req.method === 'POST' && path === '/dev/pay') {
-      const body = (parseJson(raw) ?? {}) as { reference?: string };
+      const body = (parseObject(raw) ?? {}) as { reference?: string };
       if (!body.reference || !this.code(body.reference)) return [404, { error: 'no such code; send {"reference": "<referenceNo or trxid>"}' }];
       const notified = await this.pay(body.reference);
       return [200, { paid: body.reference, notification: notified }];
@@ -189,7 +190,7 @@ export class AcquirerSimulator {
     const ts = parseSnapTimestamp(h('x-timestamp'));
     if (ts === null) return fail(400, '01', 'Invalid Field Format [X-TIMESTAMP]');
     if (Math.abs(Date.now() - ts) > WINDOW_MS) return fail(401, '00', 'Unauthorized. [X-TIMESTAMP]');
-    const body = parseJson(raw);
+    const body = parseObject(raw);
     if (body === null) return fail(400, '00', 'Bad Request');
 
     if (endpoint === 'token') {
@@ -282,14 +283,5 @@ export class AcquirerSimulator {
         additionalInfo: code.paidAt === null ? {} : { issuerName: code.issuer, payerName: code.payerName, rrn: code.rrn },
       },
     ];
-  }
-}
-
-function parseJson(raw: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(raw);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
   }
 }

@@ -32,8 +32,8 @@ interface CachedToken {
 const tokens = new Map<string, CachedToken>();
 const refreshing = new Map<string, Promise<CachedToken>>();
 
-/** Forget a source's cached token (tests; a token the acquirer rejected). */
-export function forgetSnapToken(sourceId: string): void {
+/** Forget a source's cached token (one the acquirer rejected). */
+function forgetSnapToken(sourceId: string): void {
   tokens.delete(sourceId);
 }
 

@@ -43,7 +43,7 @@ export const DEFAULT_NOTIFY_PATH = '/snap/v1.0/qr/qr-mpm-notify';
 
 // SNAP's latestTransactionStatus codes. 07 "not found" stays pending: a query may run before the
 // acquirer has seen the payer; 04 "refunded" is no longer payable.
-export const DEFAULT_STATUS_MAP: Readonly<Record<string, SnapOutcome>> = {
+const DEFAULT_STATUS_MAP: Readonly<Record<string, SnapOutcome>> = {
   '00': 'paid',
   '01': 'pending',
   '02': 'pending',

@@ -49,7 +49,7 @@ export function acquirerExpiry(source: SnapSource, now: number, expiresAt: numbe
 // The first query comes this long after creation; payers rarely finish sooner.
 export const FIRST_POLL_DELAY_MS = 5000;
 // Acquirers settle a payment made in the code's last seconds a little later; keep asking this long.
-export const POLL_AFTER_EXPIRY_MS = 5 * 60_000;
+const POLL_AFTER_EXPIRY_MS = 5 * 60_000;
 
 /** Written in the create's database transaction: the query poller's schedule for this code. */
 export async function schedulePoll(

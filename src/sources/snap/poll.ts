@@ -7,6 +7,7 @@ import { outcomeOf } from './config.js';
 import { FIRST_POLL_DELAY_MS } from './issue.js';
 import { paymentFacts, recordSnapPayment } from './record.js';
 import { snapSourceById } from './sources.js';
+import { mapInLanes } from '../common.js';
 
 export type PollResult = 'skipped' | 'pending' | 'paid' | 'stopped' | 'failed';
 
@@ -29,19 +30,14 @@ export async function pollDueSnapQueries(deps: Deps, logger: Logger | null = nul
     .orderBy('next_poll_at')
     .limit(BATCH)
     .execute();
-  let next = 0;
-  const lane = async () => {
-    while (next < due.length) {
-      const row = due[next++]!;
-      try {
-        counts[await pollOne(deps, row, logger)] += 1;
-      } catch (err) {
-        counts.failed += 1;
-        logger?.warn({ err, trxid: row.transaction_id, source: row.source_id }, 'SNAP query poll failed; will retry');
-      }
+  await mapInLanes(due, CONCURRENCY, async (row) => {
+    try {
+      counts[await pollOne(deps, row, logger)] += 1;
+    } catch (err) {
+      counts.failed += 1;
+      logger?.warn({ err, trxid: row.transaction_id, source: row.source_id }, 'SNAP query poll failed; will retry');
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, lane));
+  });
   return counts;
 }
 

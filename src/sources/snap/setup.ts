@@ -1,6 +1,5 @@
-import { AppError } from '../../domain/errors.js';
-import { newSourceId } from '../../domain/ids.js';
 import type { Deps } from '../../services/deps.js';
+import { insertSource, requireMerchant } from '../common.js';
 import { parseSnapConfig } from './config.js';
 import { forgetSnapSources } from './sources.js';
 
@@ -11,14 +10,8 @@ import { forgetSnapSources } from './sources.js';
  */
 export async function addSnapSource(deps: Deps, merchantId: string, config: unknown): Promise<{ id: string }> {
   const parsed = parseSnapConfig(config);
-  const merchant = await deps.db.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst();
-  if (!merchant) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
-  const id = newSourceId();
-  const now = deps.now();
-  await deps.db
-    .insertInto('payment_sources')
-    .values({ id, merchant_id: merchantId, type: 'snap', config: JSON.stringify(parsed), state: null, enabled: 1, created_at: now, updated_at: now })
-    .execute();
+  await requireMerchant(deps, merchantId);
+  const id = await insertSource(deps, { merchantId, type: 'snap', config: parsed });
   forgetSnapSources(merchantId);
   return { id };
 }

@@ -1,8 +1,8 @@
 import { AppError } from '../../domain/errors.js';
-import { newSourceId, randomBase62 } from '../../domain/ids.js';
+import { randomBase62 } from '../../domain/ids.js';
 import type { Deps } from '../../services/deps.js';
 import type { Mode } from '../../storage/schema.js';
-import { findSource, parseJsonObject, parseMode, requireMerchant } from '../common.js';
+import { findSource, insertSource, parseJsonObject, parseMode, requireMerchant } from '../common.js';
 
 export interface WebhookSourceCreated {
   id: string;
@@ -27,22 +27,8 @@ export const webhookEventsPath = (id: string): string => `/api/payment-sources/$
 export async function addWebhookSource(deps: Deps, input: { merchantId: string; mode?: string }): Promise<WebhookSourceCreated> {
   await requireMerchant(deps, input.merchantId);
   const mode = parseMode(input.mode);
-  const id = newSourceId();
   const secret = `whsec_${randomBase62(43)}`;
-  const now = deps.now();
-  await deps.db
-    .insertInto('payment_sources')
-    .values({
-      id,
-      merchant_id: input.merchantId,
-      type: 'webhook',
-      config: JSON.stringify({ mode, secret }),
-      state: null,
-      enabled: 1,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'webhook', config: { mode, secret } });
   return { id, secret, url: webhookEventsPath(id) };
 }
 

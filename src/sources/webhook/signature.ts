@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** How far a signature's timestamp may be from our clock, either way: replays older than this fail. */
-export const SIGNATURE_WINDOW_MS = 5 * 60 * 1000;
+const SIGNATURE_WINDOW_MS = 5 * 60 * 1000;
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, as senders compute it. */
 export function signPayload(secret: string, body: Buffer | string, unixSeconds: number): string {
