@@ -25,7 +25,7 @@ export function startMailer(deps: Deps, logger: Logger | null, options: MailerOp
     logger?.info({ smtp: describeSmtpUrl(smtpUrl) }, 'mailer started');
   }
 
-  return runEvery(
+  const worker = runEvery(
     options.intervalMs ?? deps.config.mailIntervalMs,
     async () => {
       for (const r of await sendDueEmails(deps, sender, options)) {
@@ -37,4 +37,14 @@ export function startMailer(deps: Deps, logger: Logger | null, options: MailerOp
     logger,
     'mailer run failed',
   );
+  if (options.sender !== undefined || sender === null) return worker;
+  // The sender keeps its SMTP connection open between ticks; left open at stop, it would hold the
+  // process (and the relay's slot) until the socket timeout, 30 s.
+  return {
+    ...worker,
+    async stop() {
+      await worker.stop();
+      sender.close();
+    },
+  };
 }
