@@ -22,8 +22,11 @@ function run(label, env) {
     const json = JSON.parse(readFileSync(report, 'utf8'));
     passed = json.numPassedTests ?? 0;
     failed = (json.numFailedTests ?? 0) + (json.numRuntimeErrorTests ?? 0);
-    // A file that fails to load counts no test but must not pass silently.
-    for (const file of json.testResults ?? []) if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
+    // A file that fails to load, or whose beforeAll throws (its tests then show as skipped), fails no
+    // test but must not pass silently: it counts as one failure.
+    for (const file of json.testResults ?? []) {
+      if (file.status === 'failed' && !(file.assertionResults ?? []).some((a) => a.status === 'failed')) failed += 1;
+    }
   } else {
     failed += 1;
   }

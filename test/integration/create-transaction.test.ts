@@ -9,7 +9,7 @@ import { createTestApp, seedMerchant, vectors, type TestApp } from '../helpers/c
 const jsQR = jsQRModule.default;
 
 const CQRIS = '/api/payment-gateway/cqris';
-const TRXID = /^trx_[0-9A-Za-z]{22}$/;
+const TRXID = /^trx_[0-9a-z]{9}[0-9A-Za-z]{22}$/;
 const BASE = 'http://gateway.test';
 
 type Query = Record<string, string> | string;
