@@ -24,11 +24,26 @@ export function registerMetrics(app: FastifyInstance, token: string | null): voi
     registers: [registry],
   });
 
+  // The labelled series of each (route, method, status): prom-client otherwise sorts and joins the label
+  // values into its key on every call. Routes are patterns and methods and statuses few, so this stays
+  // small; a cap guards it all the same.
+  const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+  const seriesFor = (route: string, method: string, status: number): { count: Counter.Internal; time: Histogram.Internal<string> } => {
+    const key = `${route} ${method} ${status}`;
+    let s = series.get(key);
+    if (!s) {
+      if (series.size >= 1000) series.clear();
+      s = { count: requests.labels({ route, method, status: String(status) }), time: duration.labels({ route }) };
+      series.set(key, s);
+    }
+    return s;
+  };
+
   // Callback style: no promise and microtask per request for synchronous work.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    duration.observe({ route }, reply.elapsedTime / 1000);
+    const s = seriesFor(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode);
+    s.count.inc();
+    s.time.observe(reply.elapsedTime / 1000);
     done();
   });
 

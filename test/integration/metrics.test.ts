@@ -18,6 +18,20 @@ describe('/metrics', () => {
     expect(res.body).not.toContain(t.testKey);
   });
 
+  it('keeps one series per route, method and status, and times every request of a route', async () => {
+    t = await createTestApp();
+    const headers = { 'x-api-key': t.testKey };
+    for (let i = 0; i < 3; i++) await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${10_000 + i * 5000}`, headers });
+    await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': 'sk_test_wrong' } });
+    await t.app.inject({ method: 'POST', url: '/api/payment-gateway/cqris', headers, payload: { amount: 20_000 } });
+    const body = (await t.app.inject({ url: '/metrics' })).body;
+    const route = 'route="/api/payment-gateway/cqris"';
+    expect(body).toContain(`qris_http_requests_total{${route},method="GET",status="200"} 3`);
+    expect(body).toContain(`qris_http_requests_total{${route},method="GET",status="401"} 1`);
+    expect(body).toContain(`qris_http_requests_total{${route},method="POST",status="201"} 1`);
+    expect(body).toContain(`qris_http_request_duration_seconds_count{${route}} 5`);
+  });
+
   it('requires the token when METRICS_TOKEN is set', async () => {
     t = await createTestApp({ METRICS_TOKEN: 'scrape-secret' });
     expect((await t.app.inject({ url: '/metrics' })).statusCode).toBe(401);
