@@ -23,6 +23,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'qris-gateway.mjs');
 const loadScript = join(root, 'scripts', 'bench-load.mjs');
 const baselineScript = join(root, 'scripts', 'bench-baseline.mjs');
+const floorScript = join(root, 'scripts', 'bench-floor.mjs');
 
 const { values: args } = parseArgs({
   options: {
@@ -239,9 +240,9 @@ async function stopChild(child, graceMs = 10_000) {
 // ---------------------------------------------------------------------------------------------------
 // Servers
 
-async function startBaseline() {
+async function startBaseline(script = baselineScript, argv = []) {
   // stdin is a pipe so the baseline notices when we die and stops itself.
-  const child = track(spawn(process.execPath, [baselineScript], { cwd: root, env: cleanEnv({ PORT: '0' }), stdio: ['pipe', 'pipe', 'inherit'] }));
+  const child = track(spawn(process.execPath, [script, ...argv], { cwd: root, env: cleanEnv({ PORT: '0' }), stdio: ['pipe', 'pipe', 'inherit'] }));
   const port = await new Promise((resolvePort, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c) => {
@@ -253,6 +254,26 @@ async function startBaseline() {
     setTimeout(() => reject(new Error('baseline did not start')), 30_000).unref();
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/** The status read's floor (bench-floor.mjs): the least work of a cstatus by id, in bare Fastify. */
+async function floorScenario(baselineRps) {
+  const dir = join(workDir, 'floor');
+  mkdirSync(dir, { recursive: true });
+  const rows = 3000; // as many as the gateway's cstatus-id cycles over
+  const key = `sk_live_${randomBytes(20).toString('hex')}`;
+  const floor = await startBaseline(floorScript, [dir, String(rows), key]);
+  try {
+    process.stderr.write('bench: floor: cstatus-id\n');
+    const headers = { 'x-api-key': key };
+    const paths = Array.from({ length: rows }, (_, i) => `/api/payment-gateway/cstatus?trxid=trx_floor${(i * 7919) % rows}`);
+    await runLoad(floor, { name: 'warmup', kind: 'cycle', paths, duration: 2, headers });
+    const r = await runLoad(floor, { name: 'floor', kind: 'cycle', paths, headers });
+    if (r.non2xx > 0) throw new Error(`floor answered ${r.non2xx} non-2xx`);
+    return row('floor', 'cstatus-id', r, baselineRps);
+  } finally {
+    await floor.stop();
+  }
 }
 
 /**
@@ -787,6 +808,10 @@ async function main() {
     } finally {
       await baseline.stop();
     }
+  }
+  const only = args.only ? new Set(args.only.split(',').map((x) => x.trim())) : null;
+  if (mode === 'standard' && DBS.includes('sqlite') && (!only || only.has('cstatus-id'))) {
+    report.results.push(await floorScenario(baselineRps));
   }
 
   if (mode === 'standard') {
