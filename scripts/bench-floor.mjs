@@ -10,7 +10,7 @@
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import pino from 'pino';
 
 const [dir, rowsArg, apiKey] = process.argv.slice(2);
@@ -34,7 +34,7 @@ const byId = db.prepare('select * from transactions where id = ?');
 
 const keys = new Map([[hash('sha256', apiKey, 'hex'), { merchantId: 'mch_floor', mode: 'live' }]]);
 const logger = pino({ level: 'info' }, pino.destination({ dest: join(dir, 'floor.log'), sync: false }));
-const app = Fastify({ loggerInstance: logger, disableRequestLogging: true });
+const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
 
 app.addHook('onSend', (request, reply, _payload, done) => {
   reply.header('X-Request-Id', request.id);

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction, type CreateTransactionInput } from '../../src/services/create-transaction.js';
+import { createBatchStats, createInBatch, type CreateBatchStats } from '../../src/services/create-batch.js';
 import { parseQris } from '../../src/domain/qris/index.js';
 import { openDatabase } from '../../src/storage/database.js';
-import { createInput, createTestContext, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { createInput, createTestContext, onPostgres, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 
 // Plain creates that arrive together are made in one database transaction (src/services/create-batch.ts).
 // These run on SQLite and on PostgreSQL alike.
@@ -30,6 +33,7 @@ describe('batched creates', () => {
     // 92 of 100 codes held by open transactions: random samples mostly miss, so most creates fall back.
     await hold(amount, Array.from({ length: 92 }, (_, i) => i + 1), ctx.deps.now() + 3_600_000);
     const settled = await Promise.allSettled(Array.from({ length: 10 }, () => createTransaction(ctx.deps, input(amount))));
+    expect(createBatchStats(ctx.deps.db).failed).toBe(0);
     const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
     const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as { code: string }] : []));
     expect(ok).toHaveLength(8);
@@ -50,10 +54,33 @@ describe('batched creates', () => {
     expect(owners).toHaveLength(5);
   });
 
+  it('creates queued in one turn are made by one batch, never by the one-by-one path', async () => {
+    await setup();
+    const code = parseQris(seeded.merchant.qris_static);
+    const before = createBatchStats(ctx.deps.db);
+    const aloneCalls: number[] = [];
+    const rows = await Promise.all(
+      [15_000, 15_000, 16_000, 17_000, 18_000].map((amount) =>
+        createInBatch(ctx.deps, { input: input(amount), code, low: 1, high: 999 }, async (c) => {
+          aloneCalls.push(c.input.amount);
+          throw new Error('not expected');
+        }),
+      ),
+    );
+    expect(aloneCalls).toEqual([]);
+    expect(delta(before, createBatchStats(ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, failed: 0 });
+    expect(new Set(rows.map((r) => r.total_amount)).size).toBe(5);
+    const stored = await ctx.deps.db.selectFrom('transactions').selectAll().where('id', 'in', rows.map((r) => r.id)).execute();
+    expect(stored).toHaveLength(5);
+  });
+
   it('each batched row carries its own dynamic QRIS of its total, and e-mails get their invoice', async () => {
     await setup();
     const amounts = [10_000, 10_000, 25_500, 99_000];
+    const before = createBatchStats(ctx.deps.db);
     const results = await Promise.all(amounts.map((a, i) => createTransaction(ctx.deps, input(a, { email: i % 2 === 0 ? `buyer${i}@example.com` : null }))));
+    // (How many joined one batch depends on when each reached it; none may have failed.)
+    expect(delta(before, createBatchStats(ctx.deps.db)).failed).toBe(0);
     for (const [i, r] of results.entries()) {
       const t = r.transaction;
       expect(t.amount).toBe(amounts[i]);
@@ -83,9 +110,77 @@ describe('batched creates', () => {
       const failed = settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as { code: string }).code] : []));
       expect(new Set(ok.map((t) => t.total_amount)).size).toBe(ok.length);
       expect(ok.length).toBe(120);
+      expect([createBatchStats(ctx.deps.db).failed, createBatchStats(second.db).failed]).toEqual([0, 0]);
       expect(new Set(failed)).toEqual(new Set(['unique_code_exhausted']));
+      // A batch row whose reservation the other gateway won was removed again: no row without its total.
+      const stored = await ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 60_000).execute();
+      expect(stored.map((r) => r.id).sort()).toEqual(ok.map((t) => t.id).sort());
     } finally {
       await second.close();
     }
   });
+
+  it.runIf(onPostgres)('a reservation another writer takes after the batch read it as free: the row and its invoice are removed, the create is handed on', async () => {
+    await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '80' });
+    const amount = 70_000;
+    // Another writer reserves every code in a transaction it has not committed: the batch's read (read
+    // committed) sees them all free, and its insert waits on those keys.
+    const other = new pg.Client({ connectionString: ctx.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      for (let c = 1; c <= 80; c++) {
+        await other.query('insert into reserved_totals (merchant_id, mode, total_amount, transaction_id, reserved_until) values ($1, $2, $3, $4, $5)', [
+          seeded.merchant.id,
+          'test',
+          amount + c,
+          `trx_other${c}`,
+          ctx.deps.now() + 3_600_000,
+        ]);
+      }
+      const before = createBatchStats(ctx.deps.db);
+      const code = parseQris(seeded.merchant.qris_static);
+      const handedOn: string[] = [];
+      const creates = Promise.allSettled(
+        Array.from({ length: 3 }, (_, i) =>
+          createInBatch(ctx.deps, { input: input(amount, { email: `o'brien${i}@example.com` }), code, low: 1, high: 80 }, async (c) => {
+            handedOn.push(c.input.email!);
+            throw new Error('handed on');
+          }),
+        ),
+      );
+      // Let the batch read and reach its insert, then commit the other writer's reservations.
+      // (Asked on a connection of its own: pg_stat_activity holds still inside a transaction.)
+      await waitFor(
+        async () =>
+          (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${'insert into "reserved_totals"%'}`.execute(ctx.deps.db)).rows[0]!.n > 0,
+      );
+      await other.query('commit');
+      const settled = await creates;
+      expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      // The batch committed, found all three totals lost and handed each create on to the one-by-one path.
+      expect(handedOn.sort()).toEqual(["o'brien0@example.com", "o'brien1@example.com", "o'brien2@example.com"]);
+      expect(delta(before, createBatchStats(ctx.deps.db))).toEqual({ batches: 1, made: 0, handedOn: 3, failed: 0 });
+      expect(await ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', amount).execute()).toEqual([]);
+      expect(await ctx.deps.db.selectFrom('emails').select('id').where('recipient', 'like', "o'brien%").execute()).toEqual([]);
+    } finally {
+      await other.query('rollback').catch(() => {});
+      await other.end();
+    }
+  });
 });
+
+const delta = (a: CreateBatchStats, b: CreateBatchStats): CreateBatchStats => ({
+  batches: b.batches - a.batches,
+  made: b.made - a.made,
+  handedOn: b.handedOn - a.handedOn,
+  failed: b.failed - a.failed,
+});
+
+async function waitFor(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
