@@ -1,23 +1,21 @@
-import type { CompiledQuery, ExpressionBuilder, Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { newTransactionId } from '../domain/ids.js';
 import { toDynamic, type ParsedQris } from '../domain/qris/index.js';
 import type { DB, TransactionsTable } from '../storage/schema.js';
-import { runAtomically } from '../storage/atomic-statements.js';
-import { emailRow } from './outbox.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import type { Deps } from './deps.js';
-import { lifetime, pendingRow, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
+import { lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
 
 /**
  * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
  * by one, each costs four or five statements (on PostgreSQL as many network round trips, plus its own
- * commit). Creates that arrive in the same event-loop turn are instead made together: one read of every
- * candidate total, then one transaction of fixed statements (on PostgreSQL sent as one message, see
- * atomic-statements.ts): a multi-row insert of the reservations, one of the transactions, and the removal
- * of any row whose reservation a concurrent writer won in between.
+ * commit). Creates that arrive in the same event-loop turn are instead made together in one database
+ * transaction: one read of every candidate total, one multi-row insert of the reservations and one of
+ * the transactions.
  *
  * Each caller is answered after the commit that holds its row. A create whose random candidates were
  * all taken (a crowded amount, a lapsed reservation to reclaim, or a concurrent writer that won the
- * total) is made on its own after the commit, exactly as a lone create is, and fails alone if the amount
+ * row) is made on its own after the commit, exactly as a lone create is, and fails alone if the amount
  * has no free code. Keeping those one-by-one claims out of the batch keeps its key locks in one sorted
  * statement, so two batches on PostgreSQL can never deadlock. If the batch itself fails (a database
  * error), every create in it is made on its own, so one bad create cannot fail its neighbours.
@@ -100,7 +98,7 @@ async function runBatch(deps: Deps, stats: CreateBatchStats, batch: Waiting[], a
   }
   let outcomes: Outcome[];
   try {
-    outcomes = await createAll(deps, batch);
+    outcomes = await runInTransaction(deps, (trx) => createAll(deps, trx, batch));
   } catch {
     // Nothing of the batch was committed; each create gets a transaction (and an error) of its own.
     stats.failed += 1;
@@ -131,7 +129,7 @@ interface Plan {
 
 const groupOf = (input: CreateTransactionInput): string => `${input.merchantId}\u0000${input.mode}`;
 
-async function createAll(deps: Deps, batch: BatchedCreate[]): Promise<Outcome[]> {
+async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[]): Promise<Outcome[]> {
   const now = deps.now();
   const plans: Plan[] = batch.map((create) => ({
     create,
@@ -141,9 +139,7 @@ async function createAll(deps: Deps, batch: BatchedCreate[]): Promise<Outcome[]>
     code: null,
   }));
 
-  // 1. Every candidate total's reservation row, one read per merchant and mode. The read is only a
-  // guide to which totals are probably free, so it runs before (outside) the transaction; the
-  // reservation's primary key decides, in the statements below.
+  // 1. Every candidate total's reservation row, one read per merchant and mode.
   const byGroup = new Map<string, Plan[]>();
   for (const p of plans) {
     const g = groupOf(p.create.input);
@@ -156,7 +152,7 @@ async function createAll(deps: Deps, batch: BatchedCreate[]): Promise<Outcome[]>
     const { merchantId, mode } = group[0]!.create.input;
     const totals = new Set<number>();
     for (const p of group) for (const c of p.candidates) totals.add(p.create.input.amount + c);
-    const rows = await deps.db
+    const rows = await trx
       .selectFrom('reserved_totals')
       .select(['total_amount', 'reserved_until'])
       .where('merchant_id', '=', merchantId)
@@ -175,76 +171,41 @@ async function createAll(deps: Deps, batch: BatchedCreate[]): Promise<Outcome[]>
       chosen.push(p);
     }
   }
-  if (chosen.length === 0) return plans.map(() => null);
 
-  // 3. One transaction of fixed statements (one network round trip on PostgreSQL, atomic-statements.ts):
-  // the reservations, the rows and their invoices, then the rows (and invoices) of every create whose
-  // reservation another writer took meanwhile are removed again, and reported. The reservations are
-  // sorted, so two batches inserting at once take the key locks in the same order (PostgreSQL waits on an
-  // uncommitted conflicting key; crossed orders could deadlock).
-  chosen.sort((a, b) => cmp(groupOf(a.create.input), groupOf(b.create.input)) || totalOf(a) - totalOf(b));
-  const rows = new Map<Plan, TransactionsTable>();
-  for (const p of chosen) {
-    rows.set(p, pendingRow(p.create.input, { id: p.id, now, expiresAt: p.expiresAt, uniqueCode: p.code!, qris: toDynamic(p.create.code, totalOf(p)), sourceId: null, acquirerReference: null }));
-  }
-  const all = [...rows.values()];
-  const mailed = all.filter((r) => r.email !== null);
-  const db = deps.db;
-  // A row whose reservation is not its own: another writer holds that total.
-  const lostReservation = (eb: ExpressionBuilder<DB & { t: TransactionsTable }, 't'>) =>
-    eb.not(
-      eb.exists(
-        eb
-          .selectFrom('reserved_totals as r')
-          .select('r.transaction_id')
-          .whereRef('r.merchant_id', '=', 't.merchant_id')
-          .whereRef('r.mode', '=', 't.mode')
-          .whereRef('r.total_amount', '=', 't.total_amount')
-          .whereRef('r.transaction_id', '=', 't.id'),
-      ),
-    );
-  const statements: CompiledQuery[] = [
-    db
+  // 3. One insert for every chosen reservation. Sorted, so two batches inserting at once take the key
+  // locks in the same order (PostgreSQL waits on an uncommitted conflicting row; crossed orders could
+  // deadlock). A row that another writer took meanwhile is skipped and comes back missing.
+  if (chosen.length > 0) {
+    chosen.sort((a, b) => cmp(groupOf(a.create.input), groupOf(b.create.input)) || totalOf(a) - totalOf(b));
+    const won = await trx
       .insertInto('reserved_totals')
-      .values(chosen.map((p) => ({ merchant_id: p.create.input.merchantId, mode: p.create.input.mode, total_amount: totalOf(p), transaction_id: p.id, reserved_until: p.reservedUntil })))
+      .values(
+        chosen.map((p) => ({
+          merchant_id: p.create.input.merchantId,
+          mode: p.create.input.mode,
+          total_amount: totalOf(p),
+          transaction_id: p.id,
+          reserved_until: p.reservedUntil,
+        })),
+      )
       .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
-      .compile(),
-    db.insertInto('transactions').values(all).compile(),
-  ];
-  if (mailed.length > 0) {
-    statements.push(
-      db
-        .insertInto('emails')
-        .values(mailed.map((r) => emailRow({ merchantId: r.merchant_id, transactionId: r.id, kind: 'invoice', recipient: r.email!, now })))
-        .onConflict((oc) => oc.columns(['transaction_id', 'kind']).doNothing())
-        .compile(),
-      db
-        .deleteFrom('emails')
-        .where('transaction_id', 'in', (eb) =>
-          eb
-            .selectFrom('transactions as t')
-            .select('t.id')
-            .where('t.id', 'in', mailed.map((r) => r.id))
-            .where(lostReservation),
-        )
-        .compile(),
-    );
+      .returning('transaction_id')
+      .execute();
+    const winners = new Set(won.map((r) => r.transaction_id));
+    for (const p of chosen) if (!winners.has(p.id)) p.code = null;
   }
-  statements.push(
-    db
-      .deleteFrom('transactions as t')
-      .where('t.id', 'in', all.map((r) => r.id))
-      .where(lostReservation)
-      // Unqualified: SQLite's RETURNING does not know the alias.
-      .returning('id')
-      .compile(),
-  );
-  const results = await runAtomically(deps, statements);
-  const lost = new Set((results.at(-1) as Array<{ id: string }>).map((r) => r.id));
-  return plans.map((p) => {
-    const row = rows.get(p);
-    return row && !lost.has(row.id) ? row : null;
-  });
+
+  // 4. One insert for every transaction row, then the invoices.
+  const rows = new Map<Plan, TransactionsTable>();
+  for (const p of plans) {
+    if (p.code === null) continue;
+    const total = p.create.input.amount + p.code;
+    rows.set(p, pendingRow(p.create.input, { id: p.id, now, expiresAt: p.expiresAt, uniqueCode: p.code, qris: toDynamic(p.create.code, total), sourceId: null, acquirerReference: null }));
+  }
+  if (rows.size > 0) await trx.insertInto('transactions').values([...rows.values()]).execute();
+  for (const row of rows.values()) if (row.email !== null) await queueInvoice(trx, row, now);
+
+  return plans.map((p) => rows.get(p) ?? null);
 }
 
 const totalOf = (p: Plan): number => p.create.input.amount + p.code!;

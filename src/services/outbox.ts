@@ -1,6 +1,6 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { newDeliveryId, newEmailId, newEventId } from '../domain/ids.js';
-import type { DB, DeliveriesTable, EmailsTable, EventType, Mode } from '../storage/schema.js';
+import type { DB, DeliveriesTable, EventType, Mode } from '../storage/schema.js';
 import { announceStatus } from './status-bus.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -79,37 +79,27 @@ export function subscribes(eventsJson: string, type: EventType): boolean {
   }
 }
 
-export interface QueuedEmail {
-  merchantId: string;
-  transactionId: string;
-  kind: 'invoice' | 'receipt';
-  recipient: string;
-  now: number;
-}
-
-/** A pending e-mail's row, due at once. */
-export function emailRow(mail: QueuedEmail): Insertable<EmailsTable> {
-  return {
-    id: newEmailId(),
-    merchant_id: mail.merchantId,
-    transaction_id: mail.transactionId,
-    kind: mail.kind,
-    recipient: mail.recipient,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: mail.now,
-    locked_until: null,
-    last_error: null,
-    created_at: mail.now,
-    sent_at: null,
-  };
-}
-
 /** Queues the invoice or receipt for a transaction's e-mail address, once per kind. */
-export async function enqueueEmail(db: Db, mail: QueuedEmail): Promise<void> {
+export async function enqueueEmail(
+  db: Db,
+  mail: { merchantId: string; transactionId: string; kind: 'invoice' | 'receipt'; recipient: string; now: number },
+): Promise<void> {
   await db
     .insertInto('emails')
-    .values(emailRow(mail))
+    .values({
+      id: newEmailId(),
+      merchant_id: mail.merchantId,
+      transaction_id: mail.transactionId,
+      kind: mail.kind,
+      recipient: mail.recipient,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: mail.now,
+      locked_until: null,
+      last_error: null,
+      created_at: mail.now,
+      sent_at: null,
+    })
     .onConflict((oc) => oc.columns(['transaction_id', 'kind']).doNothing())
     .execute();
 }

@@ -112,7 +112,7 @@ describe('batched creates', () => {
       expect(ok.length).toBe(120);
       expect([createBatchStats(ctx.deps.db).failed, createBatchStats(second.db).failed]).toEqual([0, 0]);
       expect(new Set(failed)).toEqual(new Set(['unique_code_exhausted']));
-      // A batch row whose reservation the other gateway won was removed again: no row without its total.
+      // No transaction row without its reserved total, whichever gateway won each total.
       const stored = await ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 60_000).execute();
       expect(stored.map((r) => r.id).sort()).toEqual(ok.map((t) => t.id).sort());
     } finally {
@@ -120,7 +120,7 @@ describe('batched creates', () => {
     }
   });
 
-  it.runIf(onPostgres)('a reservation another writer takes after the batch read it as free: the row and its invoice are removed, the create is handed on', async () => {
+  it.runIf(onPostgres)('a reservation another writer takes after the batch read it as free: no row or invoice is left, the create is handed on', async () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '80' });
     const amount = 70_000;
     // Another writer reserves every code in a transaction it has not committed: the batch's read (read
