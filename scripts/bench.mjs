@@ -498,16 +498,17 @@ async function gatewayScenarios(kind, baselineRps, logChoice) {
 // --- item 4: a million rows ------------------------------------------------------------------------
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-function fastIds(n, length) {
-  // Fill rows need ids shaped like real ones (trx_ + 22 base62); a slight modulo bias does not matter here.
+function fastSuffixes(n, length) {
+  // Fill rows need ids shaped like real ones (trx_, the creation millisecond in 9 base-36 digits, then 22
+  // base62 characters: src/domain/ids.ts); a slight modulo bias does not matter here.
   const bytes = randomBytes(n * length);
-  const ids = new Array(n);
+  const suffixes = new Array(n);
   for (let i = 0; i < n; i++) {
-    let s = 'trx_';
+    let s = '';
     for (let j = 0; j < length; j++) s += BASE62[bytes[i * length + j] % 62];
-    ids[i] = s;
+    suffixes[i] = s;
   }
-  return ids;
+  return suffixes;
 }
 
 /**
@@ -522,7 +523,7 @@ function* historyRows(database, count, startIndex, totalPlanned) {
   const chunk = 10_000;
   for (let done = 0; done < count; done += chunk) {
     const n = Math.min(chunk, count - done);
-    const ids = fastIds(n, 22);
+    const suffixes = fastSuffixes(n, 22);
     const rows = new Array(n);
     for (let k = 0; k < n; k++) {
       const i = startIndex + done + k;
@@ -534,7 +535,7 @@ function* historyRows(database, count, startIndex, totalPlanned) {
       // their outbox events) during the measurement, which measures a backlog, not scale.
       const status = i % 20 < 7 ? 'paid' : 'expired';
       rows[k] = {
-        id: ids[k],
+        id: `trx_${created.toString(36).padStart(9, '0')}${suffixes[k]}`,
         merchant_id: database.merchantId,
         mode: 'live',
         status,
