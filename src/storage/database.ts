@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteStatement } from 'kysely';
+import { withJsRows } from './sqlite-rows.js';
 import type { DB } from './schema.js';
 import { registerWalSync, WalSync } from './wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
@@ -74,15 +75,16 @@ const STATEMENT_CACHE_SIZE = 500;
  * Kysely's SQLite driver calls prepare() for every query, and SQLite parses and plans the SQL each time.
  * A better-sqlite3 statement can be run any number of times, so the hot queries are prepared once. The
  * driver uses only prepare() and close(). (A statement is busy only while an iterate() is open, which
- * only Kysely's stream() uses; this code base does not stream.)
+ * only Kysely's stream() uses; this code base does not stream.) Reading statements build their rows in
+ * JavaScript (sqlite-rows.ts).
  */
-function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: string): BetterSqlite3.Statement; close(): void } {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: string): SqliteStatement; close(): void } {
+  const cache = new Map<string, SqliteStatement>();
   return {
     prepare(sql) {
       let stmt = cache.get(sql);
       if (stmt) return stmt;
-      stmt = sqlite.prepare(sql);
+      stmt = withJsRows(sqlite.prepare(sql));
       // Oldest-first eviction is enough: the hot statements are re-added at once if ever evicted.
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(sql, stmt);

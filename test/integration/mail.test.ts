@@ -336,6 +336,8 @@ describe('payer e-mail over SMTP', () => {
     const worker = startMailer(t.deps, logger, { intervalMs: 20 });
     cleanups.push(() => worker.stop());
     await until(async () => (await emails(t, tx.trxid))[0]!.status === 'sent');
+    // The mailer logs after its update commits; this test can see the row first (it did on PostgreSQL).
+    await until(async () => logs.some((l) => l.includes('e-mail sent')));
     expect(server.logins).toEqual([{ username: 'mailer', password: 'p@ss:w/rd' }]);
     expect(server.messages).toHaveLength(1);
     const all = logs.join('\n');
