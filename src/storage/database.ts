@@ -111,7 +111,16 @@ function openPostgres(url: string, poolSize: number): Database {
 
 /** How many distinct statement texts get a name (variable IN-lists make new texts; the rest run unnamed). */
 const NAMED_STATEMENT_LIMIT = 300;
+/**
+ * Of those, how many may go to bulk texts: statements with more than BULK_PARAMETERS values are the
+ * multi-row inserts and long IN-lists of batched creates, whose text changes with the batch size. One
+ * short bench run named 227 texts, most of them bulk; without this share a flash sale right after start
+ * could spend every name before the payment statements first run, leaving them unnamed for good.
+ */
+const BULK_NAME_LIMIT = 100;
+const BULK_PARAMETERS = 20;
 const statementNames = new Map<string, string>();
+let bulkNames = 0;
 const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
@@ -119,13 +128,17 @@ const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
  * as an unnamed statement, which the server parses and plans each time: for a primary-key read that
  * was half of the server's CPU (about 160 µs of 230 here). A named statement is parsed once per
  * connection and then only bound and executed. Names are permanent (node-postgres refuses to reuse one
- * for other text), so only the first NAMED_STATEMENT_LIMIT distinct texts get one; the hot statements
- * are among the first a server runs. Transaction control and other commands stay unnamed.
+ * for other text), so only the first NAMED_STATEMENT_LIMIT distinct texts get one, and bulk texts at most
+ * BULK_NAME_LIMIT of them; the hot statements are among the first a server runs. Transaction control and
+ * other commands stay unnamed.
  */
-export function statementName(text: string): string | undefined {
+export function statementName(text: string, parameterCount = 0): string | undefined {
   const known = statementNames.get(text);
   if (known !== undefined) return known;
   if (statementNames.size >= NAMED_STATEMENT_LIMIT || !NAMEABLE.test(text)) return undefined;
+  const bulk = parameterCount > BULK_PARAMETERS;
+  if (bulk && bulkNames >= BULK_NAME_LIMIT) return undefined;
+  if (bulk) bulkNames += 1;
   const name = `qg_${statementNames.size + 1}`;
   statementNames.set(text, name);
   return name;
@@ -138,7 +151,7 @@ class NamingClient extends pg.Client {
     const run = super.query as unknown as (...a: unknown[]) => never;
     const [text, values] = args;
     if (typeof text === 'string' && args.length === 2 && Array.isArray(values)) {
-      const name = statementName(text);
+      const name = statementName(text, values.length);
       if (name !== undefined) return run.call(this, { name, text, values });
     }
     return run.apply(this, args);

@@ -19,6 +19,18 @@ describe('statement names for PostgreSQL', () => {
     }
     expect(statementName('  WITH x AS (select 1) select * from x')).toMatch(/^qg_\d+$/);
   });
+
+  it('bulk texts (many values, their text varying with the batch size) cannot spend every name', () => {
+    const inList = (n: number) => `select "total_amount" from "reserved_totals" where "total_amount" in (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')})`;
+    const named = Array.from({ length: 400 }, (_, i) => statementName(inList(21 + i), 21 + i)).filter((n) => n !== undefined);
+    expect(named.length).toBeGreaterThan(50);
+    expect(named.length).toBeLessThanOrEqual(100);
+    // A bulk text named once keeps its name; an unnamed one stays unnamed.
+    expect(statementName(inList(21), 21)).toBe(named[0]);
+    expect(statementName(inList(420), 420)).toBeUndefined();
+    // Ordinary statements still get names afterwards.
+    for (let i = 0; i < 50; i++) expect(statementName(`select * from "payments" where "id" = $1 and ${i} = ${i}`, 1)).toMatch(/^qg_\d+$/);
+  });
 });
 
 describe.skipIf(!onPostgres)('named statements on a real PostgreSQL connection', () => {
