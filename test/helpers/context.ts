@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,4 +144,38 @@ export async function createTestApp(
 /** A plain test-mode create of `amount` for the service layer (no e-mail, ref, expiry or Idempotency-Key). */
 export function createInput(merchantId: string, amount: number, extra: Partial<CreateTransactionInput> = {}): CreateTransactionInput {
   return { merchantId, mode: 'test', amount, email: null, ref: null, expiresInSeconds: null, idempotency: null, ...extra };
+}
+
+/**
+ * For a describe block whose tests each call `setup(env)`: a fresh context with a seeded merchant, closed
+ * after each test, and `input(amount)` for that merchant's plain creates.
+ */
+export function useSeededContext(): {
+  readonly ctx: TestContext;
+  readonly seeded: Seeded;
+  setup(env?: Record<string, string>): Promise<void>;
+  input(amount: number, extra?: Partial<CreateTransactionInput>): CreateTransactionInput;
+} {
+  let ctx: TestContext | undefined;
+  let seeded: Seeded | undefined;
+  afterEach(async () => {
+    await ctx?.close();
+    ctx = undefined;
+    seeded = undefined;
+  });
+  return {
+    get ctx() {
+      if (!ctx) throw new Error('call setup() first');
+      return ctx;
+    },
+    get seeded() {
+      if (!seeded) throw new Error('call setup() first');
+      return seeded;
+    },
+    async setup(env = {}) {
+      ctx = await createTestContext(env);
+      seeded = await seedMerchant(ctx.deps);
+    },
+    input: (amount, extra = {}) => createInput(seeded!.merchant.id, amount, extra),
+  };
 }

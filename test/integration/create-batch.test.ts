@@ -1,45 +1,37 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTransaction, type CreateTransactionInput } from '../../src/services/create-transaction.js';
+import { describe, expect, it } from 'vitest';
+import { createTransaction } from '../../src/services/create-transaction.js';
 import { createBatchStats, createInBatch, type CreateBatchStats } from '../../src/services/create-batch.js';
 import { parseQris } from '../../src/domain/qris/index.js';
 import { openDatabase } from '../../src/storage/database.js';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { createInput, createTestContext, onPostgres, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
+import { onPostgres, useSeededContext } from '../helpers/context.js';
 
 // Plain creates that arrive together are made in one database transaction (src/services/create-batch.ts).
 // These run on SQLite and on PostgreSQL alike.
 describe('batched creates', () => {
-  let ctx: TestContext;
-  let seeded: Seeded;
-
-  async function setup(env: Record<string, string> = {}) {
-    ctx = await createTestContext(env);
-    seeded = await seedMerchant(ctx.deps);
-  }
-  afterEach(async () => ctx?.close());
-
-  const input = (amount: number, extra: Partial<CreateTransactionInput> = {}) => createInput(seeded.merchant.id, amount, extra);
+  const h = useSeededContext();
+  const { setup, input } = h;
 
   const hold = async (amount: number, codes: number[], reservedUntil: number) =>
-    ctx.deps.db
+    h.ctx.deps.db
       .insertInto('reserved_totals')
-      .values(codes.map((c) => ({ merchant_id: seeded.merchant.id, mode: 'test' as const, total_amount: amount + c, transaction_id: `trx_held${c}`, reserved_until: reservedUntil })))
+      .values(codes.map((c) => ({ merchant_id: h.seeded.merchant.id, mode: 'test' as const, total_amount: amount + c, transaction_id: `trx_held${c}`, reserved_until: reservedUntil })))
       .execute();
 
   it('a crowded range: batch-mates whose samples are all held still get the remaining codes, distinct, and the rest fail alone', async () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '100' });
     const amount = 40_000;
     // 92 of 100 codes held by open transactions: random samples mostly miss, so most creates fall back.
-    await hold(amount, Array.from({ length: 92 }, (_, i) => i + 1), ctx.deps.now() + 3_600_000);
-    const settled = await Promise.allSettled(Array.from({ length: 10 }, () => createTransaction(ctx.deps, input(amount))));
-    expect(createBatchStats(ctx.deps.db).failed).toBe(0);
+    await hold(amount, Array.from({ length: 92 }, (_, i) => i + 1), h.ctx.deps.now() + 3_600_000);
+    const settled = await Promise.allSettled(Array.from({ length: 10 }, () => createTransaction(h.ctx.deps, input(amount))));
+    expect(createBatchStats(h.ctx.deps.db).failed).toBe(0);
     const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
     const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as { code: string }] : []));
     expect(ok).toHaveLength(8);
     expect(new Set(ok.map((t) => t.unique_code))).toEqual(new Set([93, 94, 95, 96, 97, 98, 99, 100]));
     expect(failed.map((f) => f.code)).toEqual(['unique_code_exhausted', 'unique_code_exhausted']);
-    const rows = await ctx.deps.db.selectFrom('reserved_totals').select(['total_amount', 'transaction_id']).where('transaction_id', 'in', ok.map((t) => t.id)).execute();
+    const rows = await h.ctx.deps.db.selectFrom('reserved_totals').select(['total_amount', 'transaction_id']).where('transaction_id', 'in', ok.map((t) => t.id)).execute();
     expect(rows.map((r) => r.total_amount).sort()).toEqual(ok.map((t) => t.total_amount).sort());
   });
 
@@ -47,49 +39,49 @@ describe('batched creates', () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '70' });
     const amount = 41_000;
     // Every code is reserved, but all of them lapsed a second ago.
-    await hold(amount, Array.from({ length: 70 }, (_, i) => i + 1), ctx.deps.now() - 1000);
-    const results = await Promise.all(Array.from({ length: 5 }, () => createTransaction(ctx.deps, input(amount))));
+    await hold(amount, Array.from({ length: 70 }, (_, i) => i + 1), h.ctx.deps.now() - 1000);
+    const results = await Promise.all(Array.from({ length: 5 }, () => createTransaction(h.ctx.deps, input(amount))));
     expect(new Set(results.map((r) => r.transaction.total_amount)).size).toBe(5);
-    const owners = await ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('transaction_id', 'in', results.map((r) => r.transaction.id)).execute();
+    const owners = await h.ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('transaction_id', 'in', results.map((r) => r.transaction.id)).execute();
     expect(owners).toHaveLength(5);
   });
 
   it('creates queued in one turn are made by one batch, never by the one-by-one path', async () => {
     await setup();
-    const code = parseQris(seeded.merchant.qris_static);
-    const before = createBatchStats(ctx.deps.db);
+    const code = parseQris(h.seeded.merchant.qris_static);
+    const before = createBatchStats(h.ctx.deps.db);
     const aloneCalls: number[] = [];
     const rows = await Promise.all(
       [15_000, 15_000, 16_000, 17_000, 18_000].map((amount) =>
-        createInBatch(ctx.deps, { input: input(amount), code, low: 1, high: 999 }, async (c) => {
+        createInBatch(h.ctx.deps, { input: input(amount), code, low: 1, high: 999 }, async (c) => {
           aloneCalls.push(c.input.amount);
           throw new Error('not expected');
         }),
       ),
     );
     expect(aloneCalls).toEqual([]);
-    expect(delta(before, createBatchStats(ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, failed: 0 });
+    expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, failed: 0 });
     expect(new Set(rows.map((r) => r.total_amount)).size).toBe(5);
-    const stored = await ctx.deps.db.selectFrom('transactions').selectAll().where('id', 'in', rows.map((r) => r.id)).execute();
+    const stored = await h.ctx.deps.db.selectFrom('transactions').selectAll().where('id', 'in', rows.map((r) => r.id)).execute();
     expect(stored).toHaveLength(5);
   });
 
   it('each batched row carries its own dynamic QRIS of its total, and e-mails get their invoice', async () => {
     await setup();
     const amounts = [10_000, 10_000, 25_500, 99_000];
-    const before = createBatchStats(ctx.deps.db);
-    const results = await Promise.all(amounts.map((a, i) => createTransaction(ctx.deps, input(a, { email: i % 2 === 0 ? `buyer${i}@example.com` : null }))));
+    const before = createBatchStats(h.ctx.deps.db);
+    const results = await Promise.all(amounts.map((a, i) => createTransaction(h.ctx.deps, input(a, { email: i % 2 === 0 ? `buyer${i}@example.com` : null }))));
     // (How many joined one batch depends on when each reached it; none may have failed.)
-    expect(delta(before, createBatchStats(ctx.deps.db)).failed).toBe(0);
+    expect(delta(before, createBatchStats(h.ctx.deps.db)).failed).toBe(0);
     for (const [i, r] of results.entries()) {
       const t = r.transaction;
       expect(t.amount).toBe(amounts[i]);
       expect(t.total_amount).toBe(amounts[i]! + t.unique_code);
       expect(parseQris(t.qris).amount).toBe(t.total_amount);
-      const stored = await ctx.deps.db.selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
+      const stored = await h.ctx.deps.db.selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
       expect(stored).toEqual(t);
     }
-    const emails = await ctx.deps.db.selectFrom('emails').select(['transaction_id', 'kind', 'recipient']).orderBy('recipient').execute();
+    const emails = await h.ctx.deps.db.selectFrom('emails').select(['transaction_id', 'kind', 'recipient']).orderBy('recipient').execute();
     expect(emails).toEqual([
       { transaction_id: results[0]!.transaction.id, kind: 'invoice', recipient: 'buyer0@example.com' },
       { transaction_id: results[2]!.transaction.id, kind: 'invoice', recipient: 'buyer2@example.com' },
@@ -100,20 +92,20 @@ describe('batched creates', () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '120' });
     // A second connection (pool) of its own, as another process would have; SQLite serialises the two
     // writers with its file lock, PostgreSQL with the primary key.
-    const second = openDatabase(ctx.databaseUrl);
+    const second = openDatabase(h.ctx.databaseUrl);
     try {
-      const otherDeps = { ...ctx.deps, db: second.db };
+      const otherDeps = { ...h.ctx.deps, db: second.db };
       const settled = await Promise.allSettled(
-        Array.from({ length: 140 }, (_, i) => createTransaction(i % 2 === 0 ? ctx.deps : otherDeps, input(60_000))),
+        Array.from({ length: 140 }, (_, i) => createTransaction(i % 2 === 0 ? h.ctx.deps : otherDeps, input(60_000))),
       );
       const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
       const failed = settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as { code: string }).code] : []));
       expect(new Set(ok.map((t) => t.total_amount)).size).toBe(ok.length);
       expect(ok.length).toBe(120);
-      expect([createBatchStats(ctx.deps.db).failed, createBatchStats(second.db).failed]).toEqual([0, 0]);
+      expect([createBatchStats(h.ctx.deps.db).failed, createBatchStats(second.db).failed]).toEqual([0, 0]);
       expect(new Set(failed)).toEqual(new Set(['unique_code_exhausted']));
       // No transaction row without its reserved total, whichever gateway won each total.
-      const stored = await ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 60_000).execute();
+      const stored = await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 60_000).execute();
       expect(stored.map((r) => r.id).sort()).toEqual(ok.map((t) => t.id).sort());
     } finally {
       await second.close();
@@ -125,25 +117,25 @@ describe('batched creates', () => {
     const amount = 70_000;
     // Another writer reserves every code in a transaction it has not committed: the batch's read (read
     // committed) sees them all free, and its insert waits on those keys.
-    const other = new pg.Client({ connectionString: ctx.databaseUrl });
+    const other = new pg.Client({ connectionString: h.ctx.databaseUrl });
     await other.connect();
     try {
       await other.query('begin');
       for (let c = 1; c <= 80; c++) {
         await other.query('insert into reserved_totals (merchant_id, mode, total_amount, transaction_id, reserved_until) values ($1, $2, $3, $4, $5)', [
-          seeded.merchant.id,
+          h.seeded.merchant.id,
           'test',
           amount + c,
           `trx_other${c}`,
-          ctx.deps.now() + 3_600_000,
+          h.ctx.deps.now() + 3_600_000,
         ]);
       }
-      const before = createBatchStats(ctx.deps.db);
-      const code = parseQris(seeded.merchant.qris_static);
+      const before = createBatchStats(h.ctx.deps.db);
+      const code = parseQris(h.seeded.merchant.qris_static);
       const handedOn: string[] = [];
       const creates = Promise.allSettled(
         Array.from({ length: 3 }, (_, i) =>
-          createInBatch(ctx.deps, { input: input(amount, { email: `o'brien${i}@example.com` }), code, low: 1, high: 80 }, async (c) => {
+          createInBatch(h.ctx.deps, { input: input(amount, { email: `o'brien${i}@example.com` }), code, low: 1, high: 80 }, async (c) => {
             handedOn.push(c.input.email!);
             throw new Error('handed on');
           }),
@@ -153,16 +145,16 @@ describe('batched creates', () => {
       // (Asked on a connection of its own: pg_stat_activity holds still inside a transaction.)
       await waitFor(
         async () =>
-          (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${'insert into "reserved_totals"%'}`.execute(ctx.deps.db)).rows[0]!.n > 0,
+          (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${'insert into "reserved_totals"%'}`.execute(h.ctx.deps.db)).rows[0]!.n > 0,
       );
       await other.query('commit');
       const settled = await creates;
       expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
       // The batch committed, found all three totals lost and handed each create on to the one-by-one path.
       expect(handedOn.sort()).toEqual(["o'brien0@example.com", "o'brien1@example.com", "o'brien2@example.com"]);
-      expect(delta(before, createBatchStats(ctx.deps.db))).toEqual({ batches: 1, made: 0, handedOn: 3, failed: 0 });
-      expect(await ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', amount).execute()).toEqual([]);
-      expect(await ctx.deps.db.selectFrom('emails').select('id').where('recipient', 'like', "o'brien%").execute()).toEqual([]);
+      expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 0, handedOn: 3, failed: 0 });
+      expect(await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', amount).execute()).toEqual([]);
+      expect(await h.ctx.deps.db.selectFrom('emails').select('id').where('recipient', 'like', "o'brien%").execute()).toEqual([]);
     } finally {
       await other.query('rollback').catch(() => {});
       await other.end();
