@@ -28,3 +28,8 @@ export function isoTime(ms: number): string {
   const seconds = Math.floor(rest / 1000);
   return `${cachedPrefix}${two(hours)}:${two(minutes)}:${two(seconds)}.${three(rest - seconds * 1000)}Z`;
 }
+
+/** isoTime for a time that may be absent (paid_at, revoked_at, a poll not yet scheduled). */
+export function isoTimeOrNull(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : isoTime(ms);
+}

@@ -1,4 +1,5 @@
 import type { PaymentsTable } from '../storage/schema.js';
+import { isoTime } from './iso-time.js';
 
 export interface PaymentView {
   id: string;
@@ -25,8 +26,8 @@ export function presentPayment(p: PaymentsTable): PaymentView {
     source: p.source,
     source_payment_id: p.source_payment_id,
     amount: p.amount,
-    paid_at: new Date(p.paid_at).toISOString(),
-    received_at: new Date(p.received_at).toISOString(),
+    paid_at: isoTime(p.paid_at),
+    received_at: isoTime(p.received_at),
     reference: p.reference,
     issuer: p.issuer,
     payer_name: p.payer_name,

@@ -1,5 +1,5 @@
 import type { Mode, PaymentsTable, TransactionStatus, TransactionsTable } from '../storage/schema.js';
-import { isoTime } from './iso-time.js';
+import { isoTime, isoTimeOrNull } from './iso-time.js';
 
 /**
  * A pending transaction whose expiry has passed is expired, whether or not the sweeper has written it
@@ -72,7 +72,7 @@ export function presentTransaction(
     checkout_url: urls.checkout,
     created_at: isoTime(tx.created_at),
     expires_at: isoTime(tx.expires_at),
-    paid_at: tx.paid_at === null ? null : isoTime(tx.paid_at),
+    paid_at: isoTimeOrNull(tx.paid_at),
     paid_late: tx.paid_late === 1,
     payment:
       payment === null

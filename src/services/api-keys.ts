@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { DB, Mode } from '../storage/schema.js';
 import { getMerchant } from './create-merchant.js';
 import type { Deps } from './deps.js';
+import { isoTime, isoTimeOrNull } from '../domain/iso-time.js';
 
 export interface ApiKeySummary {
   id: string;
@@ -123,7 +124,7 @@ function summary(row: {
     merchant_id: row.merchant_id,
     mode: row.mode,
     prefix: row.key_prefix,
-    created_at: new Date(row.created_at).toISOString(),
-    revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+    created_at: isoTime(row.created_at),
+    revoked_at: isoTimeOrNull(row.revoked_at),
   };
 }

@@ -4,6 +4,7 @@ import { effectiveStatus } from '../domain/transaction.js';
 import { prepareQuery } from '../storage/prepared.js';
 import type { DB, TransactionStatus } from '../storage/schema.js';
 import type { Deps } from './deps.js';
+import { isoTime, isoTimeOrNull } from '../domain/iso-time.js';
 
 /** What a payer may see of a transaction: enough to pay it, nothing about the merchant's customer. */
 export interface CheckoutView {
@@ -54,8 +55,8 @@ export async function getCheckout(deps: Deps, trxid: string): Promise<CheckoutVi
     amount: row.amount,
     unique_code: row.unique_code,
     total_amount: row.total_amount,
-    expires_at: new Date(row.expires_at).toISOString(),
-    paid_at: row.paid_at === null ? null : new Date(row.paid_at).toISOString(),
+    expires_at: isoTime(row.expires_at),
+    paid_at: isoTimeOrNull(row.paid_at),
     paid_late: row.paid_late === 1,
   };
 }

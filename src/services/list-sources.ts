@@ -3,6 +3,7 @@ import { readFeedConfig, readFeedState } from '../sources/feed/setup.js';
 import { webhookEventsPath } from '../sources/webhook/setup.js';
 import type { PaymentSourcesTable } from '../storage/schema.js';
 import type { Deps } from './deps.js';
+import { isoTime, isoTimeOrNull } from '../domain/iso-time.js';
 
 export interface SourceView {
   id: string;
@@ -36,20 +37,19 @@ export function presentSource(row: PaymentSourcesTable): SourceView {
     type: row.type,
     mode: config.mode === 'test' ? 'test' : 'live',
     enabled: row.enabled === 1,
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: isoTime(row.created_at),
     url: null,
   };
   if (row.type === 'webhook') return { ...base, url: webhookEventsPath(row.id) };
   if (row.type === 'feed') {
     const feed = readFeedConfig(row);
     const state = readFeedState(row.state);
-    const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
     return {
       ...base,
       url: maskUrl(feed.url),
       interval_seconds: feed.intervalSeconds,
-      next_poll_at: iso(row.next_poll_at),
-      last_success_at: iso(state.lastSuccessAt),
+      next_poll_at: isoTimeOrNull(row.next_poll_at),
+      last_success_at: isoTimeOrNull(state.lastSuccessAt),
       last_error: state.lastError,
       failures: state.failures,
     };

@@ -8,6 +8,7 @@ import type { EventType, WebhookEndpointsTable } from '../storage/schema.js';
 import { writeAudit } from './audit.js';
 import { getMerchant } from './create-merchant.js';
 import type { Deps } from './deps.js';
+import { isoTime } from '../domain/iso-time.js';
 
 export const EVENT_TYPES: readonly EventType[] = ['transaction.paid', 'transaction.expired', 'transaction.cancelled', 'payment.unmatched'];
 
@@ -124,7 +125,7 @@ export function view(row: WebhookEndpointsTable): WebhookEndpointView {
     events,
     status: row.status,
     consecutive_failures: row.consecutive_failures,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/domain/iso-time.js';
+import { isoTimeOrNull, isoTime } from '../../src/domain/iso-time.js';
 
 const reference = (ms: number): string => new Date(ms).toISOString();
 const END_OF_9999 = 253_402_300_800_000;
@@ -34,5 +34,11 @@ describe('isoTime is Date#toISOString', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('isoTimeOrNull keeps an absent time absent', () => {
+    expect(isoTimeOrNull(null)).toBeNull();
+    expect(isoTimeOrNull(undefined)).toBeNull();
+    expect(isoTimeOrNull(0)).toBe('1970-01-01T00:00:00.000Z');
   });
 });
