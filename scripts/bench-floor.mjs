@@ -25,7 +25,7 @@ db.exec(`create table if not exists transactions (id text primary key, merchant_
   payment_id text, updated_at bigint not null, source_id text, acquirer_reference text)`);
 const insert = db.prepare(`insert or replace into transactions values (?, 'mch_floor', 'live', 'pending', ?, ?, ?, 'IDR', null, null, ?, ?, ?, null, 0, null, ?, null, null)`);
 // A dynamic QRIS of realistic length (the response carries it), not a valid one: nothing parses it here.
-const payload = '00020101021226610014COM.GO-JEK.WWW01189360091437811475380210G7811475380303UMI51440014ID.CO.QRIS.WWW0215ID10243341364120303UMI520454115303360540510005' + '5802ID5909Toko Test6007Jakarta61051234062070703A0163046C2B';
+const payload = '00020101021226610014COM.GO-JEK.WWW01189360091437811475380210G7811475380303UMI51440014ID.CO.QRIS.WWW0215ID10243341364120303UMI5204541153033605405100055802ID5909Toko Test6007Jakarta61051234062070703A0163046C2B';
 const now = Date.now();
 db.transaction(() => {
   for (let i = 0; i < ROWS; i++) insert.run(`trx_floor${i}`, 10_000 + i, 1 + (i % 999), 10_001 + i + (i % 999), payload, now, now + 3_600_000, now);

@@ -54,6 +54,8 @@ for (const [name, v] of [['duration', DURATION], ['connections', CONNECTIONS], [
 }
 if (SOAK_MINUTES !== null && !(SOAK_MINUTES > 0)) fail('--soak must be a positive number of minutes');
 const PG_URL = process.env.BENCH_DATABASE_URL || null;
+/** --only: the scenarios to run (all when absent). */
+const ONLY = args.only ? new Set(args.only.split(',').map((x) => x.trim())) : null;
 const DBS = (args.db ?? (PG_URL ? 'sqlite,postgres' : 'sqlite')).split(',').map((s) => s.trim());
 for (const db of DBS) if (db !== 'sqlite' && db !== 'postgres') fail(`--db: unknown database ${db}`);
 if (DBS.includes('postgres') && !PG_URL) fail('--db postgres needs BENCH_DATABASE_URL');
@@ -240,8 +242,9 @@ async function stopChild(child, graceMs = 10_000) {
 // ---------------------------------------------------------------------------------------------------
 // Servers
 
-async function startBaseline(script = baselineScript, argv = []) {
-  // stdin is a pipe so the baseline notices when we die and stops itself.
+/** A bare Fastify server of our own (the baseline, or the floor) that prints "listening PORT". */
+async function startBareServer(script, argv = []) {
+  // stdin is a pipe so the server notices when we die and stops itself.
   const child = track(spawn(process.execPath, [script, ...argv], { cwd: root, env: cleanEnv({ PORT: '0' }), stdio: ['pipe', 'pipe', 'inherit'] }));
   const port = await new Promise((resolvePort, reject) => {
     let out = '';
@@ -250,15 +253,15 @@ async function startBaseline(script = baselineScript, argv = []) {
       const m = /listening (\d+)/.exec(out);
       if (m) resolvePort(Number(m[1]));
     });
-    child.once('exit', (code) => reject(new Error(`baseline exited (${code})`)));
-    setTimeout(() => reject(new Error('baseline did not start')), 30_000).unref();
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+    setTimeout(() => reject(new Error(`${script} did not start`)), 30_000).unref();
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
 /** The bare Fastify route, warmed up, then measured once. */
 async function measureBaseline() {
-  const baseline = await startBaseline();
+  const baseline = await startBareServer(baselineScript);
   try {
     process.stderr.write('bench: baseline\n');
     await runLoad(baseline, { name: 'warmup', kind: 'static', path: '/api/payment-gateway/cqris?amount=1', duration: 2 });
@@ -274,7 +277,7 @@ async function floorScenario(baselineRps) {
   mkdirSync(dir, { recursive: true });
   const rows = 3000; // as many as the gateway's cstatus-id cycles over
   const key = `sk_live_${randomBytes(20).toString('hex')}`;
-  const floor = await startBaseline(floorScript, [dir, String(rows), key]);
+  const floor = await startBareServer(floorScript, [dir, String(rows), key]);
   try {
     process.stderr.write('bench: floor: cstatus-id\n');
     const headers = { 'x-api-key': key };
@@ -480,9 +483,8 @@ async function gatewayScenarios(kind, baselineRps, logChoice) {
     ];
     // A short unrecorded warm-up so the first scenario does not pay for JIT compilation alone.
     await runLoad(gateway, { name: 'warmup', kind: 'static', path: '/api/payment-gateway/cstatus?limit=20', duration: 2, headers });
-    const only = args.only ? new Set(args.only.split(',').map((x) => x.trim())) : null;
     for (const s of scenarios) {
-      if (only && !only.has(s.name)) continue;
+      if (ONLY && !ONLY.has(s.name)) continue;
       process.stderr.write(`bench: ${kind}: ${s.name}\n`);
       const r = await runLoad(gateway, { ...s, headers: s.kind === 'storm' ? {} : headers });
       requestsSeen += r.requests;
@@ -815,8 +817,7 @@ async function main() {
     baselineRps = r.reqPerSec;
     report.results.push(row('fastify', 'baseline', r, baselineRps));
   }
-  const only = args.only ? new Set(args.only.split(',').map((x) => x.trim())) : null;
-  if (mode === 'standard' && DBS.includes('sqlite') && (!only || only.has('cstatus-id'))) {
+  if (mode === 'standard' && DBS.includes('sqlite') && (!ONLY || ONLY.has('cstatus-id'))) {
     report.results.push(await floorScenario(baselineRps));
   }
 
