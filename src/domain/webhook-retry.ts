@@ -1,4 +1,5 @@
 // When a failed webhook delivery is tried again. Pure: the caller passes the time and the randomness.
+import { parseRetryAfter as parseRetryAfterWithin } from './retry-after.js';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -42,26 +43,8 @@ export function retryDelayMs(attemptsMade: number, random: number): number | nul
   return Math.round(nominal * (0.8 + 0.4 * random));
 }
 
-/**
- * A `Retry-After` header as milliseconds from now: delta-seconds or an HTTP date (RFC 9110). Null when
- * absent or malformed; bounded by MAX_RETRY_AFTER_MS; a date in the past is zero.
- */
-export function parseRetryAfter(header: string | undefined | null, now: number): number | null {
-  if (header === undefined || header === null) return null;
-  const text = header.trim();
-  let ms: number;
-  if (/^[0-9]{1,10}$/.test(text)) {
-    ms = Number(text) * SECOND;
-  } else {
-    // Only the IMF-fixdate shape and its obsolete cousins have a comma or spaces and letters; a bare
-    // number with a sign or fraction is malformed, not a date.
-    if (!/[A-Za-z]/.test(text)) return null;
-    const at = Date.parse(text);
-    if (Number.isNaN(at)) return null;
-    ms = at - now;
-  }
-  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
-}
+/** A receiver's `Retry-After` as milliseconds from now, at most MAX_RETRY_AFTER_MS; null when absent or malformed. */
+export const parseRetryAfter = (header: string | undefined | null, now: number): number | null => parseRetryAfterWithin(header, now, MAX_RETRY_AFTER_MS);
 
 /** When to try next: the backoff, or later if the receiver asked (within bounds). */
 export function nextAttemptDelayMs(attemptsMade: number, retryAfterMs: number | null, random: number): number | null {

@@ -3,7 +3,7 @@
 // the checkout page; English follows for visitors.
 import { formatRupiah } from '../domain/money.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
-import { formatWib } from '../web/checkout-page.js';
+import { escapeHtml, formatWib } from '../web/checkout-page.js';
 import { cachedQrPng } from '../web/qr-image.js';
 import type { InlineImage } from './sender.js';
 
@@ -202,9 +202,6 @@ function sectionText(section: Section): string {
 }
 
 // --- HTML -----------------------------------------------------------------------------------------
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 // Inline styles only: most mail clients drop <style> blocks and never run scripts.
 const P = 'margin:0 0 12px;font-size:15px;line-height:1.5';

@@ -1,7 +1,8 @@
 import { formatRupiah } from '../domain/money.js';
 import type { CheckoutView } from '../services/get-checkout.js';
 
-const escapeHtml = (text: string): string =>
+/** Text for an HTML element or a quoted attribute (the checkout page and the e-mails). */
+export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Payers read Western Indonesian Time (UTC+7, no daylight saving): "22/11/2026 11:27 WIB". */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Deps } from '../../services/deps.js';
 import { recordPayment } from '../../services/record-payment.js';
 import type { PaymentSourcesTable } from '../../storage/schema.js';
+import { parseRetryAfter as parseRetryAfterWithin } from '../../domain/retry-after.js';
 import { mapInLanes } from '../common.js';
 import { FeedFormatError, parseFeed } from './parse.js';
 import { readFeedConfig, readFeedState, type FeedConfig, type FeedState } from './setup.js';
@@ -192,14 +193,8 @@ async function readCapped(res: Response, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Retry-After as seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number): number | null {
-  if (value === null) return null;
-  const text = value.trim();
-  if (/^[0-9]{1,9}$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isFinite(date) ? Math.max(0, date - now) : null;
-}
+/** A feed's `Retry-After` as milliseconds from now, at most a day; null when absent or unreadable. */
+export const parseRetryAfter = (value: string | null, now: number): number | null => parseRetryAfterWithin(value, now, MAX_RETRY_AFTER_MS);
 
 function describeError(err: unknown): string {
   if (err instanceof HttpStatusError || err instanceof FeedFormatError) return err.message;
