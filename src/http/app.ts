@@ -11,6 +11,7 @@ import { errorBody, handleError, sendError } from './errors.js';
 import { parseFormBody } from './params.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
+import { lazyChildLogger } from './request-logger.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
 import type { Config } from '../config.js';
@@ -47,6 +48,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One access line per request is written in onResponse below; Fastify's own two lines would halve
     // throughput and would carry the raw URL.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is built on its first use: most requests only write the access line (request-logger.ts).
+    childLoggerFactory: lazyChildLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
@@ -89,9 +92,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('Cache-Control', 'no-store');
     done();
   });
+  // Through the root logger with the id as its first field: the line a request's child would write,
+  // without building the child.
+  const accessLog = app.log;
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+    accessLog.info(
+      { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();

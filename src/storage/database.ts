@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteStatement } from 'kysely';
 import { withJsRows } from './sqlite-rows.js';
+import { registerDirectReads } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { registerWalSync, WalSync } from './wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
@@ -50,7 +51,10 @@ function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: memoisedStatements(sqlite) }) });
+  const statements = memoisedStatements(sqlite);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  // Prepared reads skip Kysely's connection queue when no transaction is open (direct-reads.ts).
+  registerDirectReads(db, sqlite, statements.prepare);
   // Group commits flush the log themselves, off the event loop (wal-sync.ts).
   const wal = path === ':memory:' ? null : new WalSync(`${path}-wal`);
   if (wal) registerWalSync(db, wal);

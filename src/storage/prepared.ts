@@ -1,4 +1,6 @@
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
+import { directReadsFor } from './direct-reads.js';
+import type { DB } from './schema.js';
 
 /**
  * A Kysely query built and compiled once per database, then run with fresh parameter values. Building
@@ -50,6 +52,10 @@ export function prepareQuery<D, P extends Record<string, unknown>, O>(
   const execute = async (db: Kysely<D>, values: P): Promise<O[]> => {
     const { query, names } = compiledFor(db);
     const parameters = names.map((name, i) => (name === null ? query.parameters[i] : values[name]));
+    // SQLite, outside a transaction: the statement runs at once (direct-reads.ts). Only a database's own
+    // instance is registered, which has no plugins: Kysely would hand back these very rows.
+    const direct = directReadsFor(db as unknown as Kysely<DB>)?.all(query.sql, parameters);
+    if (direct) return direct as O[];
     // A fresh query id per run, as Kysely's own execute gives, for plugins that key state on it.
     const result = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });
     return result.rows;

@@ -205,7 +205,10 @@ describe('an internal error is logged without the key and answered without inter
       expect(failed[0]!.level).toBe(50);
       expect(failed[0]!.url).toBe(`${CQRIS}?apikey=[REDACTED]&amount=5000`);
       expect(failed[0]!.reqId).toBe(body.error.request_id);
-      expect(lines.filter((l) => l.msg === 'request' && l.status === 500)).toHaveLength(2);
+      const access = lines.filter((l) => l.msg === 'request' && l.status === 500);
+      expect(access).toHaveLength(2);
+      // The access line carries the request id as the error line does (written through the root logger).
+      expect(access[0]!.reqId).toBe(body.error.request_id);
     } finally {
       await t.app.close();
       rmSync(t.dir, { recursive: true, force: true });

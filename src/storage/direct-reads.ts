@@ -1,0 +1,38 @@
+import type { Kysely, SqliteStatement } from 'kysely';
+import type { DB } from './schema.js';
+
+/**
+ * Reads on SQLite without Kysely's connection queue. Every query through Kysely acquires the one
+ * connection through a promise-based lock and answers through several more promises, although
+ * better-sqlite3 runs the statement synchronously: for a status read by id that machinery costs about as
+ * much as the statement itself. A reading statement needs the lock only to keep out of a transaction
+ * that is open on the connection (a group commit between BEGIN and COMMIT, whose rows are not yet
+ * committed); outside one, nothing can interleave with a synchronous read, so it sees exactly what the
+ * queued read would have seen. Inside one, or for anything that writes, the caller takes Kysely's path.
+ */
+export interface DirectReads {
+  /** The statement's rows, or null when the caller must go through Kysely (a write, or a transaction is open). */
+  all(sql: string, parameters: readonly unknown[]): unknown[] | null;
+}
+
+const readers = new WeakMap<Kysely<DB>, DirectReads>();
+
+export function registerDirectReads(
+  db: Kysely<DB>,
+  connection: { readonly inTransaction: boolean },
+  prepare: (sql: string) => SqliteStatement,
+): void {
+  readers.set(db, {
+    all(sql, parameters) {
+      if (connection.inTransaction) return null;
+      const stmt = prepare(sql);
+      if (!stmt.reader) return null;
+      return stmt.all(parameters) as unknown[];
+    },
+  });
+}
+
+/** The direct reader of a SQLite database's own Kysely instance; none for PostgreSQL or a transaction. */
+export function directReadsFor(db: Kysely<DB>): DirectReads | undefined {
+  return readers.get(db);
+}

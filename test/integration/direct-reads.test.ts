@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { createTransaction } from '../../src/services/create-transaction.js';
+import { getTransaction, getTransactionById } from '../../src/services/get-transaction.js';
+import { directReadsFor } from '../../src/storage/direct-reads.js';
+import { runInTransaction } from '../../src/storage/unit-of-work.js';
+import { onPostgres, useSeededContext } from '../helpers/context.js';
+
+describe('prepared reads', () => {
+  const h = useSeededContext();
+
+  it.skipIf(onPostgres)('on SQLite, run at once outside a transaction, without Kysely\'s connection queue', async () => {
+    await h.setup();
+    const { transaction } = await createTransaction(h.ctx.deps, h.input(10_000));
+    const db = h.ctx.deps.db;
+    expect(directReadsFor(db)).toBeDefined();
+    const original = db.executeQuery.bind(db);
+    let queued = 0;
+    db.executeQuery = ((query: Parameters<typeof original>[0]) => {
+      queued += 1;
+      return original(query);
+    }) as typeof db.executeQuery;
+    try {
+      const read = await getTransaction(h.ctx.deps, { merchantId: h.seeded.merchant.id, mode: 'test' }, transaction.id);
+      expect(read.transaction).toEqual(transaction);
+      expect(queued).toBe(0);
+    } finally {
+      db.executeQuery = original;
+    }
+  });
+
+  it.skipIf(!onPostgres)('on PostgreSQL, always go through the pool', async () => {
+    await h.setup();
+    expect(directReadsFor(h.ctx.deps.db)).toBeUndefined();
+  });
+
+  it('never see what an open transaction has not committed, and wait for it instead', async () => {
+    await h.setup();
+    const { transaction } = await createTransaction(h.ctx.deps, h.input(10_000));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let updated!: () => void;
+    const hasUpdated = new Promise<void>((resolve) => (updated = resolve));
+    // A unit that marks the transaction paid, holds its transaction open, then fails: rolled back.
+    const unit = runInTransaction(h.ctx.deps, async (trx) => {
+      await trx.updateTable('transactions').set({ status: 'paid' }).where('id', '=', transaction.id).execute();
+      updated();
+      await gate;
+      throw new Error('rolled back');
+    });
+    await hasUpdated;
+    let seen: string | null = null;
+    const read = getTransactionById(h.ctx.deps, transaction.id).then((row) => (seen = row.status));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // SQLite: one connection, held by the open transaction, so the read waits. PostgreSQL: another
+    // connection, which sees the committed row. Neither sees the uncommitted 'paid'.
+    if (onPostgres) expect(seen).toBe('pending');
+    else expect(seen).toBeNull();
+    release();
+    await expect(unit).rejects.toThrow('rolled back');
+    await read;
+    expect(seen).toBe('pending');
+  });
+});
