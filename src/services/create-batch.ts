@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newTransactionId } from '../domain/ids.js';
 import { toDynamic, type ParsedQris } from '../domain/qris/index.js';
-import type { DB, TransactionsTable } from '../storage/schema.js';
+import type { DB, Mode, ReservedTotalsTable, TransactionsTable } from '../storage/schema.js';
+import { prepareRowsQuery } from '../storage/prepared-rows.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
 import type { Deps } from './deps.js';
 import { lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
@@ -152,13 +153,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
     const { merchantId, mode } = group[0]!.create.input;
     const totals = new Set<number>();
     for (const p of group) for (const c of p.candidates) totals.add(p.create.input.amount + c);
-    const rows = await trx
-      .selectFrom('reserved_totals')
-      .select(['total_amount', 'reserved_until'])
-      .where('merchant_id', '=', merchantId)
-      .where('mode', '=', mode)
-      .where('total_amount', 'in', [...totals])
-      .execute();
+    const rows = await reservationsOf.execute(trx, [...totals].map((total) => ({ total })), { merchantId, mode });
     // Any existing row rules a total out here, a lapsed one too: reclaiming that needs a conditional
     // update, which the one-by-one path does.
     const unavailable = new Set(rows.map((r) => r.total_amount));
@@ -177,20 +172,17 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
   // deadlock). A row that another writer took meanwhile is skipped and comes back missing.
   if (chosen.length > 0) {
     chosen.sort((a, b) => cmp(groupOf(a.create.input), groupOf(b.create.input)) || totalOf(a) - totalOf(b));
-    const won = await trx
-      .insertInto('reserved_totals')
-      .values(
-        chosen.map((p) => ({
-          merchant_id: p.create.input.merchantId,
-          mode: p.create.input.mode,
-          total_amount: totalOf(p),
-          transaction_id: p.id,
-          reserved_until: p.reservedUntil,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
-      .returning('transaction_id')
-      .execute();
+    const won = await reserveTotals.execute(
+      trx,
+      chosen.map((p) => ({
+        merchant_id: p.create.input.merchantId,
+        mode: p.create.input.mode,
+        total_amount: totalOf(p),
+        transaction_id: p.id,
+        reserved_until: p.reservedUntil,
+      })),
+      {},
+    );
     const winners = new Set(won.map((r) => r.transaction_id));
     for (const p of chosen) if (!winners.has(p.id)) p.code = null;
   }
@@ -202,11 +194,35 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
     const total = p.create.input.amount + p.code;
     rows.set(p, pendingRow(p.create.input, { id: p.id, now, expiresAt: p.expiresAt, uniqueCode: p.code, qris: toDynamic(p.create.code, total), sourceId: null, acquirerReference: null }));
   }
-  if (rows.size > 0) await trx.insertInto('transactions').values([...rows.values()]).execute();
+  if (rows.size > 0) await insertTransactions.execute(trx, [...rows.values()], {});
   for (const row of rows.values()) if (row.email !== null) await queueInvoice(trx, row, now);
 
   return plans.map((p) => rows.get(p) ?? null);
 }
+
+// The batch's statements, compiled once per batch size (prepared-rows.ts).
+const reservationsOf = prepareRowsQuery((db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
+  db
+    .selectFrom('reserved_totals')
+    .select(['total_amount', 'reserved_until'])
+    .where('merchant_id', '=', p.merchantId)
+    .where('mode', '=', p.mode)
+    .where(
+      'total_amount',
+      'in',
+      totals.map((t) => t.total),
+    ),
+);
+const reserveTotals = prepareRowsQuery((db: Kysely<DB>, rows: readonly ReservedTotalsTable[], _p: Record<string, never>) =>
+  db
+    .insertInto('reserved_totals')
+    .values([...rows])
+    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
+    .returning('transaction_id'),
+);
+const insertTransactions = prepareRowsQuery((db: Kysely<DB>, rows: readonly TransactionsTable[], _p: Record<string, never>) =>
+  db.insertInto('transactions').values([...rows]),
+);
 
 const totalOf = (p: Plan): number => p.create.input.amount + p.code!;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -7,8 +7,8 @@ import type { DB } from './schema.js';
  * (builder objects, compile, freezing) costs about as much as a primary-key lookup itself, on every
  * request; the SQL text never changes, only the values do.
  *
- * The definition is one Kysely query for both dialects: it is compiled lazily for each Kysely instance
- * (keyed weakly, since tests open many databases), so SQLite gets `?` and PostgreSQL `$1`.
+ * The definition is one Kysely query for both dialects: it is compiled lazily for each database (keyed
+ * weakly, since tests open many databases; see compileScope), so SQLite gets `?` and PostgreSQL `$1`.
  *
  * Each value the caller supplies is read from `p` in the definition, which hands out a distinct
  * placeholder object per name. Compilation then finds where each placeholder landed among the
@@ -38,13 +38,14 @@ interface Compiled {
 export function prepareQuery<D, P extends Record<string, unknown>, O>(
   build: (db: Kysely<D>, p: P) => Compilable<O>,
 ): PreparedQuery<D, P, O> {
-  const compiled = new WeakMap<Kysely<D>, Compiled>();
+  const compiled = new WeakMap<object, Compiled>();
 
   const compiledFor = (db: Kysely<D>): Compiled => {
-    let c = compiled.get(db);
+    const scope = compileScope(db);
+    let c = compiled.get(scope);
     if (!c) {
       c = compile(db, build);
-      compiled.set(db, c);
+      compiled.set(scope, c);
     }
     return c;
   };
@@ -65,6 +66,17 @@ export function prepareQuery<D, P extends Record<string, unknown>, O>(
     execute,
     executeTakeFirst: async (db, values) => (await execute(db, values))[0],
   };
+}
+
+/**
+ * What a compiled text can be shared across. A transaction or single connection of a database is a new
+ * Kysely object each time, but it compiles exactly as the database does (the same compiler and adapter),
+ * so its queries are compiled once per database, not once per transaction. An instance with plugins
+ * (which rewrite queries as they compile) keeps texts of its own.
+ */
+export function compileScope(db: { getExecutor(): { readonly plugins: readonly unknown[]; readonly adapter: object } }): object {
+  const executor = db.getExecutor();
+  return executor.plugins.length === 0 ? executor.adapter : db;
 }
 
 function compile<D, P>(db: Kysely<D>, build: (db: Kysely<D>, p: P) => Compilable<unknown>): Compiled {
