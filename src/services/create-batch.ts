@@ -1,11 +1,14 @@
+import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import { AppError } from '../domain/errors.js';
+import { prepareQuery } from '../storage/prepared.js';
 import { newTransactionId } from '../domain/ids.js';
 import { toDynamic, type ParsedQris } from '../domain/qris/index.js';
 import type { DB, Mode, ReservedTotalsTable, TransactionsTable } from '../storage/schema.js';
 import { prepareRowsQuery } from '../storage/prepared-rows.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
 import type { Deps } from './deps.js';
-import { lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
+import { exhausted, lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
 
 /**
  * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
@@ -14,11 +17,13 @@ import { lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransaction
  * transaction: one read of every candidate total, one multi-row insert of the reservations and one of
  * the transactions.
  *
- * Each caller is answered after the commit that holds its row. A create whose random candidates were
- * all taken (a crowded amount, a lapsed reservation to reclaim, or a concurrent writer that won the
- * row) is made on its own after the commit, exactly as a lone create is, and fails alone if the amount
- * has no free code. Keeping those one-by-one claims out of the batch keeps its key locks in one sorted
- * statement, so two batches on PostgreSQL can never deadlock. If the batch itself fails (a database
+ * Each caller is answered after the commit that holds its row. Creates whose random candidates were all
+ * taken (a crowded amount) share one read of their amount's whole range and take its free codes; if it
+ * has none and none has lapsed, they are refused with unique_code_exhausted, as a lone create would be.
+ * A create that still has no code (a lapsed reservation to reclaim, or a concurrent writer that won
+ * the row) is made on its own after the commit, exactly as a lone create is. Keeping those one-by-one
+ * claims out of the batch keeps its key locks in one sorted statement, so two batches on PostgreSQL can
+ * never deadlock. If the batch itself fails (a database
  * error), every create in it is made on its own, so one bad create cannot fail its neighbours.
  */
 
@@ -42,8 +47,11 @@ interface Waiting extends BatchedCreate {
   reject(error: unknown): void;
 }
 
-/** The create's row, or null: it found no free candidate here and is made on its own after the commit. */
-type Outcome = TransactionsTable | null;
+/**
+ * The create's row; an AppError when its amount has no code left at all (every one held, none lapsed),
+ * which is its answer; or null: it is made on its own after the commit.
+ */
+type Outcome = TransactionsTable | AppError | null;
 
 interface Queue {
   waiting: Waiting[];
@@ -59,12 +67,14 @@ export interface CreateBatchStats {
   made: number;
   /** Creates a committed batch handed to the one-by-one path (no free candidate, or a lost total). */
   handedOn: number;
+  /** Creates a committed batch refused itself: every code of their amount held, none lapsed. */
+  refused: number;
   /** Batches that failed as a whole (every create then made on its own). */
   failed: number;
 }
 
 export function createBatchStats(db: Kysely<DB>): CreateBatchStats {
-  return { ...(queues.get(db)?.stats ?? { batches: 0, made: 0, handedOn: 0, failed: 0 }) };
+  return { ...(queues.get(db)?.stats ?? { batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 }) };
 }
 
 const queues = new WeakMap<Kysely<DB>, Queue>();
@@ -72,7 +82,7 @@ const queues = new WeakMap<Kysely<DB>, Queue>();
 /** Creates one transaction with a free unique code, together with the other creates of this turn. */
 export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
   let q = queues.get(deps.db);
-  if (!q) queues.set(deps.db, (q = { waiting: [], scheduled: false, stats: { batches: 0, made: 0, handedOn: 0, failed: 0 } }));
+  if (!q) queues.set(deps.db, (q = { waiting: [], scheduled: false, stats: { batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 } }));
   const queue = q;
   return new Promise<TransactionsTable>((resolve, reject) => {
     queue.waiting.push({ ...create, resolve, reject });
@@ -109,7 +119,10 @@ async function runBatch(deps: Deps, stats: CreateBatchStats, batch: Waiting[], a
   stats.batches += 1;
   outcomes.forEach((row, i) => {
     const w = batch[i]!;
-    if (row) {
+    if (row instanceof AppError) {
+      stats.refused += 1;
+      w.reject(row);
+    } else if (row) {
       stats.made += 1;
       w.resolve(row);
     } else {
@@ -126,6 +139,8 @@ interface Plan {
   reservedUntil: number;
   candidates: number[];
   code: number | null;
+  /** Set when the amount has no code left at all (see Outcome). */
+  refusal: AppError | null;
 }
 
 const groupOf = (input: CreateTransactionInput): string => `${input.merchantId}\u0000${input.mode}`;
@@ -138,6 +153,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
     ...lifetime(deps, create.input, now),
     candidates: sampleCodes(create.low, create.high, CANDIDATES),
     code: null,
+    refusal: null,
   }));
 
   // 1. Every candidate total's reservation row, one read per merchant and mode.
@@ -165,6 +181,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
       unavailable.add(p.create.input.amount + pick);
       chosen.push(p);
     }
+    await placeCrowded(trx, now, group, unavailable, chosen);
   }
 
   // 3. One insert for every chosen reservation. Sorted, so two batches inserting at once take the key
@@ -197,8 +214,56 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
   if (rows.size > 0) await insertTransactions.execute(trx, [...rows.values()], {});
   for (const row of rows.values()) if (row.email !== null) await queueInvoice(trx, row, now);
 
-  return plans.map((p) => rows.get(p) ?? null);
+  return plans.map((p) => rows.get(p) ?? p.refusal);
 }
+
+/**
+ * 2b. A crowded amount (a flash sale at one price): creates whose candidates were all held get codes
+ * from ONE read of the amount's whole range, instead of each reading it on its own after the commit.
+ * Only codes with no row at all are handed out here; if none is left and none has lapsed either, the
+ * amount is exhausted and those creates are refused here, exactly as the one-by-one path would refuse
+ * them. Lapsed holds are left to the one-by-one path, which reclaims them with a conditional update.
+ */
+async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], unavailable: Set<number>, chosen: Plan[]): Promise<void> {
+  const crowded = new Map<string, Plan[]>();
+  for (const p of group) {
+    if (p.code !== null) continue;
+    const key = `${p.create.input.amount}:${p.create.low}:${p.create.high}`;
+    const list = crowded.get(key);
+    if (list) list.push(p);
+    else crowded.set(key, [p]);
+  }
+  for (const waiting of crowded.values()) {
+    const { create } = waiting[0]!;
+    const { amount, merchantId, mode } = create.input;
+    const held = await reservedInRange.execute(trx, { merchantId, mode, from: amount + create.low, to: amount + create.high });
+    const taken = new Set(held.map((r) => r.total_amount));
+    const free: number[] = [];
+    for (let c = create.low; c <= create.high; c++) if (!taken.has(amount + c) && !unavailable.has(amount + c)) free.push(c);
+    const anyLapsed = held.some((r) => r.reserved_until <= now);
+    for (const p of waiting) {
+      if (free.length === 0) {
+        if (!anyLapsed) p.refusal = exhausted(held, now);
+        continue;
+      }
+      // A random free code, not the lowest: concurrent writers (PostgreSQL) then rarely want the same row.
+      const pick = free.splice(randomInt(free.length), 1)[0]!;
+      p.code = pick;
+      unavailable.add(amount + pick);
+      chosen.push(p);
+    }
+  }
+}
+
+const reservedInRange = prepareQuery((db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
+  db
+    .selectFrom('reserved_totals')
+    .select(['total_amount', 'reserved_until'])
+    .where('merchant_id', '=', p.merchantId)
+    .where('mode', '=', p.mode)
+    .where('total_amount', '>=', p.from)
+    .where('total_amount', '<=', p.to),
+);
 
 // The batch's statements, compiled once per batch size (prepared-rows.ts).
 const reservationsOf = prepareRowsQuery((db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>

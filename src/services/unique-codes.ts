@@ -80,9 +80,14 @@ export async function claimCode(claim: Claim, low: number, high: number, trySamp
   for (let c = low; c <= high; c++) all.push(c);
   const code = await claimOneOf(claim, all, inRange);
   if (code !== null) return code;
-  const soonest = inRange.reduce((min, r) => (r.reserved_until > now ? Math.min(min, r.reserved_until) : min), Number.POSITIVE_INFINITY);
+  throw exhausted(inRange, now);
+}
+
+/** The refusal when every code of an amount is held: Retry-After is when the soonest hold lapses. */
+export function exhausted(rows: ReadonlyArray<{ reserved_until: number }>, now: number): AppError {
+  const soonest = rows.reduce((min, r) => (r.reserved_until > now ? Math.min(min, r.reserved_until) : min), Number.POSITIVE_INFINITY);
   const retryAfter = Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : 1;
-  throw new AppError(
+  return new AppError(
     'unique_code_exhausted',
     'every unique code for this amount is held by an open transaction; retry later or use another amount',
     { retryAfter: Math.min(retryAfter, 3600) },

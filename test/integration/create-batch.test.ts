@@ -60,10 +60,54 @@ describe('batched creates', () => {
       ),
     );
     expect(aloneCalls).toEqual([]);
-    expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, failed: 0 });
+    expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 0, failed: 0 });
     expect(new Set(rows.map((r) => r.total_amount)).size).toBe(5);
     const stored = await h.ctx.deps.db.selectFrom('transactions').selectAll().where('id', 'in', rows.map((r) => r.id)).execute();
     expect(stored).toHaveLength(5);
+  });
+
+  it('a crowded amount: the batch hands out its last free codes from one read of the range and refuses the rest itself', async () => {
+    await setup();
+    const code = parseQris(h.seeded.merchant.qris_static);
+    const amount = 42_000;
+    const future = h.ctx.deps.now() + 3_600_000;
+    // 45 of the 50 codes held: most creates' 8 random candidates are all held.
+    await hold(amount, Array.from({ length: 45 }, (_, i) => i + 1), future);
+    const before = createBatchStats(h.ctx.deps.db);
+    const aloneCalls: number[] = [];
+    const settled = await Promise.allSettled(
+      Array.from({ length: 8 }, () =>
+        createInBatch(h.ctx.deps, { input: input(amount), code, low: 1, high: 50 }, async (c) => {
+          aloneCalls.push(c.input.amount);
+          throw new Error('not expected');
+        }),
+      ),
+    );
+    expect(aloneCalls).toEqual([]);
+    const made = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const refused = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as { code: string; details?: { retryAfter?: number } }] : []));
+    expect(made.map((t) => t.unique_code).sort((a, b) => a - b)).toEqual([46, 47, 48, 49, 50]);
+    expect(refused.map((e) => e.code)).toEqual(['unique_code_exhausted', 'unique_code_exhausted', 'unique_code_exhausted']);
+    expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 3, failed: 0 });
+    const stored = await h.ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('transaction_id', 'in', made.map((t) => t.id)).execute();
+    expect(stored).toHaveLength(5);
+  });
+
+  it('a crowded amount with lapsed holds: the batch leaves those creates to the one-by-one path, which reclaims', async () => {
+    // A range wide enough for plain creates to be batched (narrow ones are read whole, one by one).
+    await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '100' });
+    const amount = 43_000;
+    await hold(amount, Array.from({ length: 95 }, (_, i) => i + 1), h.ctx.deps.now() + 3_600_000);
+    await hold(amount, [96, 97, 98, 99, 100], h.ctx.deps.now() - 1000);
+    const before = createBatchStats(h.ctx.deps.db);
+    const rows = (await Promise.all(Array.from({ length: 4 }, () => createTransaction(h.ctx.deps, input(amount))))).map((r) => r.transaction);
+    // However the four split into batches (on PostgreSQL they often arrive one at a time), no batch made
+    // or refused any: every code has a row, and the lapsed ones are the one-by-one path's to reclaim.
+    const d = delta(before, createBatchStats(h.ctx.deps.db));
+    expect(d).toMatchObject({ made: 0, refused: 0, failed: 0 });
+    if (!onPostgres) expect(d.handedOn).toBe(4);
+    expect(rows.map((t) => t.unique_code).every((c) => c >= 96)).toBe(true);
+    expect(new Set(rows.map((t) => t.unique_code)).size).toBe(4);
   });
 
   it('each batched row carries its own dynamic QRIS of its total, and e-mails get their invoice', async () => {
@@ -152,7 +196,7 @@ describe('batched creates', () => {
       expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
       // The batch committed, found all three totals lost and handed each create on to the one-by-one path.
       expect(handedOn.sort()).toEqual(["o'brien0@example.com", "o'brien1@example.com", "o'brien2@example.com"]);
-      expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 0, handedOn: 3, failed: 0 });
+      expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 0, handedOn: 3, refused: 0, failed: 0 });
       expect(await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', amount).execute()).toEqual([]);
       expect(await h.ctx.deps.db.selectFrom('emails').select('id').where('recipient', 'like', "o'brien%").execute()).toEqual([]);
     } finally {
@@ -166,6 +210,7 @@ const delta = (a: CreateBatchStats, b: CreateBatchStats): CreateBatchStats => ({
   batches: b.batches - a.batches,
   made: b.made - a.made,
   handedOn: b.handedOn - a.handedOn,
+  refused: b.refused - a.refused,
   failed: b.failed - a.failed,
 });
 
