@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
-import { prepareQuery } from '../storage/prepared.js';
 import { newTransactionId } from '../domain/ids.js';
 import { toDynamic, type ParsedQris } from '../domain/qris/index.js';
-import type { DB, Mode, ReservedTotalsTable, TransactionsTable } from '../storage/schema.js';
+import { prepareQuery } from '../storage/prepared.js';
 import { prepareRowsQuery } from '../storage/prepared-rows.js';
+import type { DB, Mode, ReservedTotalsTable, TransactionsTable } from '../storage/schema.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
 import type { Deps } from './deps.js';
 import { exhausted, lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
@@ -23,8 +23,8 @@ import { exhausted, lifetime, pendingRow, queueInvoice, sampleCodes, type Create
  * A create that still has no code (a lapsed reservation to reclaim, or a concurrent writer that won
  * the row) is made on its own after the commit, exactly as a lone create is. Keeping those one-by-one
  * claims out of the batch keeps its key locks in one sorted statement, so two batches on PostgreSQL can
- * never deadlock. If the batch itself fails (a database
- * error), every create in it is made on its own, so one bad create cannot fail its neighbours.
+ * never deadlock. If the batch itself fails (a database error), every create in it is made on its own,
+ * so one bad create cannot fail its neighbours.
  */
 
 /** Bounds the statement sizes (the transaction insert has 19 parameters a row) and one commit's latency. */
@@ -73,8 +73,10 @@ export interface CreateBatchStats {
   failed: number;
 }
 
+const noStats = (): CreateBatchStats => ({ batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 });
+
 export function createBatchStats(db: Kysely<DB>): CreateBatchStats {
-  return { ...(queues.get(db)?.stats ?? { batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 }) };
+  return { ...(queues.get(db)?.stats ?? noStats()) };
 }
 
 const queues = new WeakMap<Kysely<DB>, Queue>();
@@ -82,7 +84,7 @@ const queues = new WeakMap<Kysely<DB>, Queue>();
 /** Creates one transaction with a free unique code, together with the other creates of this turn. */
 export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
   let q = queues.get(deps.db);
-  if (!q) queues.set(deps.db, (q = { waiting: [], scheduled: false, stats: { batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 } }));
+  if (!q) queues.set(deps.db, (q = { waiting: [], scheduled: false, stats: noStats() }));
   const queue = q;
   return new Promise<TransactionsTable>((resolve, reject) => {
     queue.waiting.push({ ...create, resolve, reject });
