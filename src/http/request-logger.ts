@@ -15,6 +15,12 @@ export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Bindings, o
   return new LazyChild(parent, bindings, options);
 }
 
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LevelMethods = Pick<FastifyBaseLogger, (typeof LEVELS)[number]>;
+
+// The level methods are added to the prototype below (declaration merging gives them their types).
+interface LazyChild extends LevelMethods {}
+
 class LazyChild implements FastifyBaseLogger {
   private made: FastifyBaseLogger | null = null;
 
@@ -24,7 +30,8 @@ class LazyChild implements FastifyBaseLogger {
     private readonly options: ChildOptions,
   ) {}
 
-  private get real(): FastifyBaseLogger {
+  /** The child itself, made on the first call that needs it. */
+  get real(): FastifyBaseLogger {
     return (this.made ??= this.parent.child(this.bindings, this.options));
   }
 
@@ -39,28 +46,12 @@ class LazyChild implements FastifyBaseLogger {
   child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
     return this.real.child(bindings, options);
   }
+}
 
-  // Each forwards its arguments untouched: pino's overloads (object first, message first, format
-  // arguments) are resolved by the real child. Methods, not arrow fields: nothing is allocated per request.
-  fatal(...args: unknown[]): void {
-    (this.real.fatal as (...a: unknown[]) => void)(...args);
-  }
-  error(...args: unknown[]): void {
-    (this.real.error as (...a: unknown[]) => void)(...args);
-  }
-  warn(...args: unknown[]): void {
-    (this.real.warn as (...a: unknown[]) => void)(...args);
-  }
-  info(...args: unknown[]): void {
-    (this.real.info as (...a: unknown[]) => void)(...args);
-  }
-  debug(...args: unknown[]): void {
-    (this.real.debug as (...a: unknown[]) => void)(...args);
-  }
-  trace(...args: unknown[]): void {
-    (this.real.trace as (...a: unknown[]) => void)(...args);
-  }
-  silent(...args: unknown[]): void {
-    (this.real.silent as (...a: unknown[]) => void)(...args);
-  }
+// Each level method forwards its arguments untouched (pino's overloads, object first, message first,
+// format arguments, are resolved by the real child). On the prototype, so nothing is allocated per request.
+for (const level of LEVELS) {
+  LazyChild.prototype[level] = function (this: LazyChild, ...args: unknown[]): void {
+    (this.real[level] as (...a: unknown[]) => void)(...args);
+  } as LevelMethods[typeof level];
 }

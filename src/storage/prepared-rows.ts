@@ -1,5 +1,5 @@
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
-import { compileScope } from './prepared.js';
+import { compileScope, Placeholder, placeholderSource } from './prepared.js';
 
 /**
  * prepared.ts for queries over a list of rows: a multi-row insert, or a read of an IN-list. Kysely
@@ -26,16 +26,10 @@ class RowValue {
   }
 }
 
-class SharedValue {
-  constructor(readonly name: string) {
-    Object.freeze(this);
-  }
-}
-
 interface Compiled {
   query: CompiledQuery;
   /** Per parameter position: where its value comes from, or null to keep the compiled literal. */
-  slots: ReadonlyArray<RowValue | SharedValue | null>;
+  slots: ReadonlyArray<RowValue | Placeholder | null>;
 }
 
 /** Compiled texts kept per query and database; row counts beyond this many are compiled again. */
@@ -87,18 +81,10 @@ function compile<D, R, P>(
   columns: readonly string[],
 ): Compiled {
   const rows = Array.from({ length: count }, (_, i) => Object.fromEntries(columns.map((c) => [c, new RowValue(i, c)])) as R);
-  const shared = new Map<string, SharedValue>();
-  const p = new Proxy({} as Record<string, unknown>, {
-    get(_target, name) {
-      if (typeof name !== 'string') return undefined;
-      let v = shared.get(name);
-      if (!v) shared.set(name, (v = new SharedValue(name)));
-      return v;
-    },
-  }) as P;
+  const { p, placeholders: shared } = placeholderSource<P>();
   const query = build(db, rows, p).compile();
-  const slots = query.parameters.map((value) => (value instanceof RowValue || value instanceof SharedValue ? value : null));
-  const seen = new Set<RowValue | SharedValue>();
+  const slots = query.parameters.map((value) => (value instanceof RowValue || value instanceof Placeholder ? value : null));
+  const seen = new Set<RowValue | Placeholder>();
   for (const s of slots) {
     if (s === null) continue;
     if (seen.has(s)) throw new Error(`prepared rows query: a value compiled to two positions: ${query.sql}`);

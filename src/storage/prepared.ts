@@ -23,10 +23,25 @@ export interface PreparedQuery<D, P, O> {
   executeTakeFirst(db: Kysely<D>, values: P): Promise<O | undefined>;
 }
 
-class Placeholder {
+/** Stands for a caller's value, by name, while a definition is compiled. */
+export class Placeholder {
   constructor(readonly name: string) {
     Object.freeze(this);
   }
+}
+
+/** The `p` a definition reads its values from: one Placeholder per name read, listed in `placeholders`. */
+export function placeholderSource<P>(): { p: P; placeholders: ReadonlyMap<string, Placeholder> } {
+  const placeholders = new Map<string, Placeholder>();
+  const p = new Proxy({} as Record<string, unknown>, {
+    get(_target, name) {
+      if (typeof name !== 'string') return undefined;
+      let ph = placeholders.get(name);
+      if (!ph) placeholders.set(name, (ph = new Placeholder(name)));
+      return ph;
+    },
+  }) as P;
+  return { p, placeholders };
 }
 
 interface Compiled {
@@ -80,15 +95,7 @@ export function compileScope(db: { getExecutor(): { readonly plugins: readonly u
 }
 
 function compile<D, P>(db: Kysely<D>, build: (db: Kysely<D>, p: P) => Compilable<unknown>): Compiled {
-  const placeholders = new Map<string, Placeholder>();
-  const p = new Proxy({} as Record<string, unknown>, {
-    get(_target, name) {
-      if (typeof name !== 'string') return undefined;
-      let ph = placeholders.get(name);
-      if (!ph) placeholders.set(name, (ph = new Placeholder(name)));
-      return ph;
-    },
-  }) as P;
+  const { p, placeholders } = placeholderSource<P>();
   const query = build(db, p).compile();
   const names = query.parameters.map((value) => (value instanceof Placeholder ? value.name : null));
   for (const name of placeholders.keys()) {

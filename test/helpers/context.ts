@@ -69,6 +69,31 @@ export async function freshDatabaseUrl(dir: string): Promise<{ url: string; drop
   };
 }
 
+/** The dialects this run of the suite covers: SQLite always, PostgreSQL too on the PostgreSQL run. */
+export const testDialects = onPostgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+
+/**
+ * An unmigrated database of one dialect for storage tests that bring their own table: a temporary SQLite
+ * file, or a schema of its own in TEST_DATABASE_URL. `prepare` creates what the test needs.
+ */
+export async function openScratchDatabase(
+  dialect: 'sqlite' | 'postgres',
+  prepare: (database: Database) => Promise<void>,
+): Promise<{ database: Database; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'qg-scratch-'));
+  const fresh = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'scratch.db')}`, drop: async () => {} } : await freshDatabaseUrl(dir);
+  const database = openDatabase(fresh.url);
+  await prepare(database);
+  return {
+    database,
+    async close() {
+      await database.close();
+      await fresh.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** A migrated fresh database (see freshDatabaseUrl), with the given settings over the defaults. */
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'qg-test-'));

@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CamelCasePlugin, sql, type Kysely } from 'kysely';
-import { openDatabase, type Database } from '../../src/storage/database.js';
 import { compileScope } from '../../src/storage/prepared.js';
 import { prepareRowsQuery } from '../../src/storage/prepared-rows.js';
-import { freshDatabaseUrl, onPostgres } from '../helpers/context.js';
+import { openScratchDatabase, testDialects } from '../helpers/context.js';
 
 interface ItemsTable {
   id: string;
@@ -45,30 +41,19 @@ const itemsOf = prepareRowsQuery((db: Kysely<TestDB>, ids: readonly { id: string
     .orderBy('id'),
 );
 
-async function open(dialect: 'sqlite' | 'postgres'): Promise<{ database: Database; close(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'qg-prepared-rows-'));
-  const fresh = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'p.db')}`, drop: async () => {} } : await freshDatabaseUrl(dir);
-  const database = openDatabase(fresh.url);
-  await (database.db as unknown as Kysely<TestDB>).schema
-    .createTable('items')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('owner', 'text', (c) => c.notNull())
-    .addColumn('n', 'integer', (c) => c.notNull())
-    .addColumn('note', 'text')
-    .execute();
-  return {
-    database,
-    async close() {
-      await database.close();
-      await fresh.drop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+const open = (dialect: 'sqlite' | 'postgres') =>
+  openScratchDatabase(dialect, async (database) => {
+    const db = database.db as unknown as Kysely<TestDB>;
+    await db.schema
+      .createTable('items')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('owner', 'text', (c) => c.notNull())
+      .addColumn('n', 'integer', (c) => c.notNull())
+      .addColumn('note', 'text')
+      .execute();
+  });
 
-const dialects = onPostgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
-
-describe.each(dialects)('prepareRowsQuery on %s', (dialect) => {
+describe.each(testDialects)('prepareRowsQuery on %s', (dialect) => {
   let ctx: Awaited<ReturnType<typeof open>>;
   let db: Kysely<TestDB>;
   beforeAll(async () => {

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { openDatabase, type Database } from '../../src/storage/database.js';
 import { prepareQuery } from '../../src/storage/prepared.js';
-import { freshDatabaseUrl, onPostgres } from '../helpers/context.js';
+import { openScratchDatabase, testDialects } from '../helpers/context.js';
 
 interface ThingsTable {
   id: string;
@@ -42,32 +38,20 @@ const ROWS: ThingsTable[] = [
   { id: 'e', kind: 'x', n: 5, note: 'five' },
 ];
 
-async function open(dialect: 'sqlite' | 'postgres'): Promise<{ database: Database; close(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'qg-prepared-'));
-  const fresh = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'p.db')}`, drop: async () => {} } : await freshDatabaseUrl(dir);
-  const database = openDatabase(fresh.url);
-  const db = database.db as unknown as Kysely<TestDB>;
-  await db.schema
-    .createTable('things')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('n', 'integer', (c) => c.notNull())
-    .addColumn('note', 'text')
-    .execute();
-  await db.insertInto('things').values(ROWS).execute();
-  return {
-    database,
-    async close() {
-      await database.close();
-      await fresh.drop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+const open = (dialect: 'sqlite' | 'postgres') =>
+  openScratchDatabase(dialect, async (database) => {
+    const db = database.db as unknown as Kysely<TestDB>;
+    await db.schema
+      .createTable('things')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('n', 'integer', (c) => c.notNull())
+      .addColumn('note', 'text')
+      .execute();
+    await db.insertInto('things').values(ROWS).execute();
+  });
 
-const dialects = onPostgres ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
-
-describe.each(dialects)('prepareQuery on %s', (dialect) => {
+describe.each(testDialects)('prepareQuery on %s', (dialect) => {
   let ctx: Awaited<ReturnType<typeof open>>;
   let db: Kysely<TestDB>;
   beforeAll(async () => {
