@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../domain/errors.js';
-import { prepareQuery } from '../storage/prepared.js';
+import { batchedLookup } from '../storage/batched-lookup.js';
+import { prepareRowsQuery } from '../storage/prepared-rows.js';
 import type { DB, Mode, PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import type { Deps } from './deps.js';
 
@@ -9,14 +10,34 @@ export interface TransactionWithPayment {
   payment: PaymentsTable | null;
 }
 
-// These run on every status read, QR image and checkout page: compiled once per database.
-const ownedTransaction = prepareQuery((db: Kysely<DB>, p: { id: string; merchantId: string; mode: Mode }) =>
-  db.selectFrom('transactions').selectAll().where('id', '=', p.id).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode),
+// Status reads, QR images and checkout pages read one row by id. Those arriving together share one
+// IN-list statement (batched-lookup.ts), compiled once per database and list length (prepared-rows.ts).
+const transactionsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
+  db
+    .selectFrom('transactions')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    ),
 );
-const transactionById = prepareQuery((db: Kysely<DB>, p: { id: string }) =>
-  db.selectFrom('transactions').selectAll().where('id', '=', p.id),
+const paymentsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
+  db
+    .selectFrom('payments')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    ),
 );
-const paymentById = prepareQuery((db: Kysely<DB>, p: { id: string }) => db.selectFrom('payments').selectAll().where('id', '=', p.id));
+
+const byId = <R extends { id: string }>(rows: R[]): Map<string, R> => new Map(rows.map((r) => [r.id, r]));
+const transactionById = batchedLookup(async (db: Kysely<DB>, ids: string[]) =>
+  byId(await transactionsIn.execute(db, ids.map((id) => ({ id })), {})),
+);
+const paymentById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => byId(await paymentsIn.execute(db, ids.map((id) => ({ id })), {})));
 
 /**
  * One transaction as its owner sees it. Another merchant's (or the other mode's) id is reported as
@@ -27,19 +48,21 @@ export async function getTransaction(
   owner: { merchantId: string; mode: Mode },
   trxid: string,
 ): Promise<TransactionWithPayment> {
-  const transaction = await ownedTransaction.executeTakeFirst(deps.db, { id: trxid, merchantId: owner.merchantId, mode: owner.mode });
-  if (!transaction) throw new AppError('transaction_not_found', `no transaction ${trxid}`, { param: 'trxid' });
+  const transaction = await transactionById.load(deps.db, trxid);
+  if (!transaction || transaction.merchant_id !== owner.merchantId || transaction.mode !== owner.mode) {
+    throw new AppError('transaction_not_found', `no transaction ${trxid}`, { param: 'trxid' });
+  }
   return { transaction, payment: await paymentOf(deps, transaction) };
 }
 
 /** For the public QR image and checkout page: the transaction id itself is the capability. */
 export async function getTransactionById(deps: Deps, trxid: string): Promise<TransactionsTable> {
-  const transaction = await transactionById.executeTakeFirst(deps.db, { id: trxid });
+  const transaction = await transactionById.load(deps.db, trxid);
   if (!transaction) throw new AppError('transaction_not_found', `no transaction ${trxid}`, { param: 'trxid' });
   return transaction;
 }
 
 export async function paymentOf(deps: Deps, tx: TransactionsTable): Promise<PaymentsTable | null> {
   if (tx.payment_id === null) return null;
-  return (await paymentById.executeTakeFirst(deps.db, { id: tx.payment_id })) ?? null;
+  return (await paymentById.load(deps.db, tx.payment_id)) ?? null;
 }

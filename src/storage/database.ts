@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteStatement } from 'kysely';
-import { withJsRows } from './sqlite-rows.js';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { withJsRows, type JsRowsStatement } from './sqlite-rows.js';
 import { registerDirectReads } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { registerWalSync, WalSync } from './wal-sync.js';
@@ -82,8 +82,8 @@ const STATEMENT_CACHE_SIZE = 500;
  * only Kysely's stream() uses; this code base does not stream.) Reading statements build their rows in
  * JavaScript (sqlite-rows.ts).
  */
-function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: string): SqliteStatement; close(): void } {
-  const cache = new Map<string, SqliteStatement>();
+function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: string): JsRowsStatement; close(): void } {
+  const cache = new Map<string, JsRowsStatement>();
   return {
     prepare(sql) {
       let stmt = cache.get(sql);

@@ -1,4 +1,5 @@
-import type { Kysely, SqliteStatement } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { JsRowsStatement } from './sqlite-rows.js';
 import type { DB } from './schema.js';
 
 /**
@@ -20,13 +21,14 @@ const readers = new WeakMap<Kysely<DB>, DirectReads>();
 export function registerDirectReads(
   db: Kysely<DB>,
   connection: { readonly inTransaction: boolean },
-  prepare: (sql: string) => SqliteStatement,
+  prepare: (sql: string) => JsRowsStatement,
 ): void {
   readers.set(db, {
     all(sql, parameters) {
       if (connection.inTransaction) return null;
       const stmt = prepare(sql);
-      if (!stmt.reader) return null;
+      // `reader` alone would take an INSERT ... RETURNING for a read.
+      if (!stmt.reader || !stmt.readonly) return null;
       return stmt.all(parameters) as unknown[];
     },
   });

@@ -1,5 +1,7 @@
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
+import { directReadsFor } from './direct-reads.js';
 import { compileScope, Placeholder, placeholderSource } from './prepared.js';
+import type { DB } from './schema.js';
 
 /**
  * prepared.ts for queries over a list of rows: a multi-row insert, or a read of an IN-list. Kysely
@@ -68,6 +70,9 @@ export function prepareRowsQuery<D, R extends object, P extends object, O>(
       const parameters = slots.map((s, i) =>
         s === null ? query.parameters[i] : s instanceof RowValue ? values[s.row]![s.column] : (shared as Record<string, unknown>)[s.name],
       );
+      // A read on SQLite outside a transaction runs at once, as in prepared.ts (direct-reads.ts).
+      const direct = directReadsFor(db as unknown as Kysely<DB>)?.all(query.sql, parameters);
+      if (direct) return direct as O[];
       const result = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });
       return result.rows;
     },

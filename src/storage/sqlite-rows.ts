@@ -12,7 +12,10 @@ import type { SqliteStatement } from 'kysely';
  * of the same name replacing an earlier one (as with better-sqlite3's own rows). Statements that do not
  * read, or whose columns cannot be written as plain keys, are returned untouched.
  */
-export function withJsRows(stmt: BetterSqlite3.Statement): SqliteStatement {
+/** Kysely's statement, with better-sqlite3's `readonly` (false for a write, RETURNING or not). */
+export type JsRowsStatement = SqliteStatement & { readonly readonly: boolean };
+
+export function withJsRows(stmt: BetterSqlite3.Statement): JsRowsStatement {
   if (!stmt.reader) return stmt;
   const names = stmt.columns().map((c) => c.name);
   if (names.length === 0 || names.includes('__proto__')) return stmt;
@@ -21,6 +24,7 @@ export function withJsRows(stmt: BetterSqlite3.Statement): SqliteStatement {
   const raw = stmt.raw(true);
   return {
     reader: true,
+    readonly: stmt.readonly,
     all: (parameters) => (raw.all(parameters as unknown[]) as unknown[][]).map(build),
     run: (parameters) => raw.run(parameters as unknown[]),
     *iterate(parameters) {
