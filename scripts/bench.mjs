@@ -23,7 +23,6 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'qris-gateway.mjs');
 const loadScript = join(root, 'scripts', 'bench-load.mjs');
 const baselineScript = join(root, 'scripts', 'bench-baseline.mjs');
-const floorScript = join(root, 'scripts', 'bench-floor.mjs');
 
 const { values: args } = parseArgs({
   options: {
@@ -242,7 +241,7 @@ async function stopChild(child, graceMs = 10_000) {
 // ---------------------------------------------------------------------------------------------------
 // Servers
 
-/** A bare Fastify server of our own (the baseline, or the floor) that prints "listening PORT". */
+/** The bare Fastify server (bench-baseline.mjs), which prints "listening PORT". */
 async function startBareServer(script, argv = []) {
   // stdin is a pipe so the server notices when we die and stops itself.
   const child = track(spawn(process.execPath, [script, ...argv], { cwd: root, env: cleanEnv({ PORT: '0' }), stdio: ['pipe', 'pipe', 'inherit'] }));
@@ -268,26 +267,6 @@ async function measureBaseline() {
     return await runLoad(baseline, { name: 'baseline', kind: 'static', path: '/api/payment-gateway/cqris?amount=10000&apikey=sk_live_bench' });
   } finally {
     await baseline.stop();
-  }
-}
-
-/** The status read's floor (bench-floor.mjs): the least work of a cstatus by id, in bare Fastify. */
-async function floorScenario(baselineRps) {
-  const dir = join(workDir, 'floor');
-  mkdirSync(dir, { recursive: true });
-  const rows = 3000; // as many as the gateway's cstatus-id cycles over
-  const key = `sk_live_${randomBytes(20).toString('hex')}`;
-  const floor = await startBareServer(floorScript, [dir, String(rows), key]);
-  try {
-    process.stderr.write('bench: floor: cstatus-id\n');
-    const headers = { 'x-api-key': key };
-    const paths = Array.from({ length: rows }, (_, i) => `/api/payment-gateway/cstatus?trxid=trx_floor${(i * 7919) % rows}`);
-    await runLoad(floor, { name: 'warmup', kind: 'cycle', paths, duration: 2, headers });
-    const r = await runLoad(floor, { name: 'floor', kind: 'cycle', paths, headers });
-    if (r.non2xx > 0) throw new Error(`floor answered ${r.non2xx} non-2xx`);
-    return row('floor', 'cstatus-id', r, baselineRps);
-  } finally {
-    await floor.stop();
   }
 }
 
@@ -816,9 +795,6 @@ async function main() {
     const r = await measureBaseline();
     baselineRps = r.reqPerSec;
     report.results.push(row('fastify', 'baseline', r, baselineRps));
-  }
-  if (mode === 'standard' && DBS.includes('sqlite') && (!ONLY || ONLY.has('cstatus-id'))) {
-    report.results.push(await floorScenario(baselineRps));
   }
 
   if (mode === 'standard') {

@@ -9,11 +9,13 @@ import { runInTransaction } from '../../src/storage/unit-of-work.js';
 import { seedMerchant, useSeededContext } from '../helpers/context.js';
 
 /** Counts the statements a database runs, whichever path they take (SQLite's direct reads or Kysely). */
-function countStatements(db: Kysely<DB>): { readonly count: number; restore(): void } {
+function countStatements(db: Kysely<DB>): { readonly count: number; readonly texts: ReadonlySet<string>; restore(): void } {
   let count = 0;
+  const texts = new Set<string>();
   const original = db.executeQuery.bind(db);
   db.executeQuery = ((query: Parameters<typeof original>[0]) => {
     count += 1;
+    texts.add(query.sql);
     return original(query);
   }) as typeof db.executeQuery;
   const direct = directReadsFor(db) as { all: (sql: string, parameters: readonly unknown[]) => unknown[] | null } | undefined;
@@ -21,7 +23,10 @@ function countStatements(db: Kysely<DB>): { readonly count: number; restore(): v
   if (direct && all) {
     direct.all = (sql, parameters) => {
       const rows = all(sql, parameters);
-      if (rows) count += 1;
+      if (rows) {
+        count += 1;
+        texts.add(sql);
+      }
       return rows;
     };
   }
@@ -29,6 +34,7 @@ function countStatements(db: Kysely<DB>): { readonly count: number; restore(): v
     get count() {
       return count;
     },
+    texts,
     restore() {
       db.executeQuery = original;
       if (direct && all) direct.all = all;
@@ -51,6 +57,24 @@ describe('status reads that arrive together', () => {
       expect(reads.every((r) => r.payment === null)).toBe(true);
       // 150 ids in one turn: 64 + 64 + 22.
       expect(statements.count).toBe(3);
+    } finally {
+      statements.restore();
+    }
+  });
+
+  it('use one statement text per power of two, whatever the number of ids', async () => {
+    await h.setup();
+    const ids = [];
+    for (let i = 0; i < 40; i++) ids.push((await createTransaction(h.ctx.deps, h.input(60_000 + i))).transaction.id);
+    const statements = countStatements(h.ctx.deps.db);
+    try {
+      for (let n = 1; n <= ids.length; n++) {
+        const rows = await Promise.all(ids.slice(0, n).map((id) => getTransactionById(h.ctx.deps, id)));
+        expect(rows.map((r) => r.id)).toEqual(ids.slice(0, n));
+      }
+      expect(statements.count).toBe(ids.length);
+      // 1, 2, 4, 8, 16, 32 and 64 ids.
+      expect(statements.texts.size).toBe(7);
     } finally {
       statements.restore();
     }
