@@ -15,7 +15,7 @@ function countStatements(db: Kysely<DB>): { readonly count: number; readonly tex
   const original = db.executeQuery.bind(db);
   db.executeQuery = ((query: Parameters<typeof original>[0]) => {
     count += 1;
-    texts.add(query.sql);
+    texts.add('sql' in query ? query.sql : query.compile().sql);
     return original(query);
   }) as typeof db.executeQuery;
   const direct = directReadsFor(db) as { all: (sql: string, parameters: readonly unknown[]) => unknown[] | null } | undefined;
