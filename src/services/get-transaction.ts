@@ -13,24 +13,10 @@ export interface TransactionWithPayment {
 // Status reads, QR images and checkout pages read one row by id. Those arriving together share one
 // IN-list statement (batched-lookup.ts), compiled once per database and list length (prepared-rows.ts).
 const transactionsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
-  db
-    .selectFrom('transactions')
-    .selectAll()
-    .where(
-      'id',
-      'in',
-      ids.map((r) => r.id),
-    ),
+  db.selectFrom('transactions').selectAll().where('id', 'in', ids.map((r) => r.id)),
 );
 const paymentsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
-  db
-    .selectFrom('payments')
-    .selectAll()
-    .where(
-      'id',
-      'in',
-      ids.map((r) => r.id),
-    ),
+  db.selectFrom('payments').selectAll().where('id', 'in', ids.map((r) => r.id)),
 );
 
 /**

@@ -28,6 +28,17 @@ describe('prepared reads', () => {
     }
   });
 
+  it.skipIf(onPostgres)('on SQLite, leave every write to Kysely, an INSERT ... RETURNING too', async () => {
+    await h.setup();
+    const direct = directReadsFor(h.ctx.deps.db)!;
+    const insert = `insert into "audit_log" ("id", "actor", "action", "subject_type", "subject_id", "details", "created_at")
+      values (?, 'test', 'probe', 'none', 'none', null, 0) returning "id"`;
+    // better-sqlite3 calls this statement a reader (it returns rows); it is still a write.
+    expect(direct.all(insert, ['aud_direct'])).toBeNull();
+    const found = await h.ctx.deps.db.selectFrom('audit_log').select('id').where('id', '=', 'aud_direct').execute();
+    expect(found).toEqual([]);
+  });
+
   it.skipIf(!onPostgres)('on PostgreSQL, always go through the pool', async () => {
     await h.setup();
     expect(directReadsFor(h.ctx.deps.db)).toBeUndefined();
