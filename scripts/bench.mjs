@@ -242,9 +242,9 @@ async function stopChild(child, graceMs = 10_000) {
 // Servers
 
 /** The bare Fastify server (bench-baseline.mjs), which prints "listening PORT". */
-async function startBareServer(script, argv = []) {
-  // stdin is a pipe so the server notices when we die and stops itself.
-  const child = track(spawn(process.execPath, [script, ...argv], { cwd: root, env: cleanEnv({ PORT: '0' }), stdio: ['pipe', 'pipe', 'inherit'] }));
+async function startBaseline() {
+  // stdin is a pipe so the baseline notices when we die and stops itself.
+  const child = track(spawn(process.execPath, [baselineScript], { cwd: root, env: cleanEnv({ PORT: '0' }), stdio: ['pipe', 'pipe', 'inherit'] }));
   const port = await new Promise((resolvePort, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c) => {
@@ -252,15 +252,15 @@ async function startBareServer(script, argv = []) {
       const m = /listening (\d+)/.exec(out);
       if (m) resolvePort(Number(m[1]));
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-    setTimeout(() => reject(new Error(`${script} did not start`)), 30_000).unref();
+    child.once('exit', (code) => reject(new Error(`baseline exited (${code})`)));
+    setTimeout(() => reject(new Error('baseline did not start')), 30_000).unref();
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
 /** The bare Fastify route, warmed up, then measured once. */
 async function measureBaseline() {
-  const baseline = await startBareServer(baselineScript);
+  const baseline = await startBaseline();
   try {
     process.stderr.write('bench: baseline\n');
     await runLoad(baseline, { name: 'warmup', kind: 'static', path: '/api/payment-gateway/cqris?amount=1', duration: 2 });
@@ -809,7 +809,7 @@ async function main() {
     // against the mean of the two: both readings are printed.
     // A pause first, so that the database's own work after the last scenario (PostgreSQL's autovacuum
     // after a payment storm) is not read as a slower machine, which would flatter every ratio.
-    await new Promise((r) => setTimeout(r, 15_000));
+    await sleep(15_000);
     const end = await measureBaseline();
     report.results.push(row('fastify', 'baseline-end', end, null));
     const mean = (baselineRps + end.reqPerSec) / 2;

@@ -3,12 +3,20 @@ import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import { newTransactionId } from '../domain/ids.js';
 import { toDynamic, type ParsedQris } from '../domain/qris/index.js';
-import { prepareQuery } from '../storage/prepared.js';
 import { prepareRowsQuery } from '../storage/prepared-rows.js';
-import type { DB, Mode, ReservedTotalsTable, TransactionsTable } from '../storage/schema.js';
+import type { DB, ReservedTotalsTable, TransactionsTable } from '../storage/schema.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
 import type { Deps } from './deps.js';
-import { exhausted, lifetime, pendingRow, queueInvoice, sampleCodes, type CreateTransactionInput } from './unique-codes.js';
+import {
+  exhausted,
+  lifetime,
+  pendingRow,
+  queueInvoice,
+  reservationsAt,
+  reservationsBetween,
+  sampleCodes,
+  type CreateTransactionInput,
+} from './unique-codes.js';
 
 /**
  * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
@@ -171,7 +179,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
     const { merchantId, mode } = group[0]!.create.input;
     const totals = new Set<number>();
     for (const p of group) for (const c of p.candidates) totals.add(p.create.input.amount + c);
-    const rows = await reservationsOf.execute(trx, [...totals].map((total) => ({ total })), { merchantId, mode });
+    const rows = await reservationsAt.execute(trx, [...totals].map((total) => ({ total })), { merchantId, mode });
     // Any existing row rules a total out here, a lapsed one too: reclaiming that needs a conditional
     // update, which the one-by-one path does.
     const unavailable = new Set(rows.map((r) => r.total_amount));
@@ -238,7 +246,7 @@ async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], un
   for (const waiting of crowded.values()) {
     const { create } = waiting[0]!;
     const { amount, merchantId, mode } = create.input;
-    const held = await reservedInRange.execute(trx, { merchantId, mode, from: amount + create.low, to: amount + create.high });
+    const held = await reservationsBetween.execute(trx, { merchantId, mode, from: amount + create.low, to: amount + create.high });
     const taken = new Set(held.map((r) => r.total_amount));
     const free: number[] = [];
     for (let c = create.low; c <= create.high; c++) if (!taken.has(amount + c) && !unavailable.has(amount + c)) free.push(c);
@@ -257,29 +265,7 @@ async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], un
   }
 }
 
-const reservedInRange = prepareQuery((db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
-  db
-    .selectFrom('reserved_totals')
-    .select(['total_amount', 'reserved_until'])
-    .where('merchant_id', '=', p.merchantId)
-    .where('mode', '=', p.mode)
-    .where('total_amount', '>=', p.from)
-    .where('total_amount', '<=', p.to),
-);
-
-// The batch's statements, compiled once per batch size (prepared-rows.ts).
-const reservationsOf = prepareRowsQuery((db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
-  db
-    .selectFrom('reserved_totals')
-    .select(['total_amount', 'reserved_until'])
-    .where('merchant_id', '=', p.merchantId)
-    .where('mode', '=', p.mode)
-    .where(
-      'total_amount',
-      'in',
-      totals.map((t) => t.total),
-    ),
-);
+// The batch's inserts, compiled once per batch size (prepared-rows.ts).
 const reserveTotals = prepareRowsQuery((db: Kysely<DB>, rows: readonly ReservedTotalsTable[], _p: Record<string, never>) =>
   db
     .insertInto('reserved_totals')

@@ -10,7 +10,7 @@ export interface TransactionWithPayment {
   payment: PaymentsTable | null;
 }
 
-// Status reads, QR images and checkout pages read one row by id. Those arriving together share one
+// Status reads and QR images read one row by id. Those arriving together share one
 // IN-list statement (batched-lookup.ts), compiled once per database and list length (prepared-rows.ts).
 const transactionsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
   db.selectFrom('transactions').selectAll().where('id', 'in', ids.map((r) => r.id)),

@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
+import { prepareQuery } from '../storage/prepared.js';
+import { prepareRowsQuery } from '../storage/prepared-rows.js';
 import type { DB, Mode, TransactionsTable } from '../storage/schema.js';
 import type { Deps } from './deps.js';
 import { enqueueEmail } from './outbox.js';
@@ -58,30 +60,37 @@ export async function claimCode(claim: Claim, low: number, high: number, trySamp
   const { trx, merchantId, mode, amount, now } = claim;
   if (trySampleFirst && wideEnoughToSample(low, high)) {
     const sample = sampleCodes(low, high);
-    const rows = await trx
-      .selectFrom('reserved_totals')
-      .select(['total_amount', 'reserved_until'])
-      .where('merchant_id', '=', merchantId)
-      .where('mode', '=', mode)
-      .where('total_amount', 'in', sample.map((c) => amount + c))
-      .execute();
+    const rows = await reservationsAt.execute(trx, sample.map((c) => ({ total: amount + c })), { merchantId, mode });
     const code = await claimOneOf(claim, sample, rows);
     if (code !== null) return code;
   }
-  const inRange = await trx
-    .selectFrom('reserved_totals')
-    .select(['total_amount', 'reserved_until'])
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
-    .where('total_amount', '>=', amount + low)
-    .where('total_amount', '<=', amount + high)
-    .execute();
+  const inRange = await reservationsBetween.execute(trx, { merchantId, mode, from: amount + low, to: amount + high });
   const all: number[] = [];
   for (let c = low; c <= high; c++) all.push(c);
   const code = await claimOneOf(claim, all, inRange);
   if (code !== null) return code;
   throw exhausted(inRange, now);
 }
+
+// A merchant's reservations of some totals, and of a range of totals: read by the one-by-one claim below
+// and by batched creates (create-batch.ts), compiled once per database (and list length).
+export const reservationsAt = prepareRowsQuery((db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
+  db
+    .selectFrom('reserved_totals')
+    .select(['total_amount', 'reserved_until'])
+    .where('merchant_id', '=', p.merchantId)
+    .where('mode', '=', p.mode)
+    .where('total_amount', 'in', totals.map((t) => t.total)),
+);
+export const reservationsBetween = prepareQuery((db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
+  db
+    .selectFrom('reserved_totals')
+    .select(['total_amount', 'reserved_until'])
+    .where('merchant_id', '=', p.merchantId)
+    .where('mode', '=', p.mode)
+    .where('total_amount', '>=', p.from)
+    .where('total_amount', '<=', p.to),
+);
 
 /** The refusal when every code of an amount is held: Retry-After is when the soonest hold lapses. */
 export function exhausted(rows: ReadonlyArray<{ reserved_until: number }>, now: number): AppError {

@@ -1,7 +1,5 @@
-import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
-import { directReadsFor } from './direct-reads.js';
-import { compileScope, Placeholder, placeholderSource } from './prepared.js';
-import type { DB } from './schema.js';
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { compileScope, Placeholder, placeholderSource, runCompiled } from './prepared.js';
 
 /**
  * prepared.ts for queries over a list of rows: a multi-row insert, or a read of an IN-list. Kysely
@@ -70,11 +68,7 @@ export function prepareRowsQuery<D, R extends object, P extends object, O>(
       const parameters = slots.map((s, i) =>
         s === null ? query.parameters[i] : s instanceof RowValue ? values[s.row]![s.column] : (shared as Record<string, unknown>)[s.name],
       );
-      // A read on SQLite outside a transaction runs at once, as in prepared.ts (direct-reads.ts).
-      const direct = directReadsFor(db as unknown as Kysely<DB>)?.all(query.sql, parameters);
-      if (direct) return direct as O[];
-      const result = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });
-      return result.rows;
+      return runCompiled<D, O>(db, query, parameters);
     },
   };
 }

@@ -68,19 +68,24 @@ export function prepareQuery<D, P extends Record<string, unknown>, O>(
   const execute = async (db: Kysely<D>, values: P): Promise<O[]> => {
     const { query, names } = compiledFor(db);
     const parameters = names.map((name, i) => (name === null ? query.parameters[i] : values[name]));
-    // SQLite, outside a transaction: the statement runs at once (direct-reads.ts). Only a database's own
-    // instance is registered, which has no plugins: Kysely would hand back these very rows.
-    const direct = directReadsFor(db as unknown as Kysely<DB>)?.all(query.sql, parameters);
-    if (direct) return direct as O[];
-    // A fresh query id per run, as Kysely's own execute gives, for plugins that key state on it.
-    const result = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });
-    return result.rows;
+    return runCompiled<D, O>(db, query, parameters);
   };
 
   return {
     execute,
     executeTakeFirst: async (db, values) => (await execute(db, values))[0],
   };
+}
+
+/** Runs a compiled text with these values: prepared.ts and prepared-rows.ts both end here. */
+export async function runCompiled<D, O>(db: Kysely<D>, query: CompiledQuery, parameters: readonly unknown[]): Promise<O[]> {
+  // SQLite, outside a transaction, a read-only statement runs at once (direct-reads.ts). Only a
+  // database's own instance is registered, which has no plugins: Kysely would hand back these very rows.
+  const direct = directReadsFor(db as unknown as Kysely<DB>)?.all(query.sql, parameters);
+  if (direct) return direct as O[];
+  // A fresh query id per run, as Kysely's own execute gives, for plugins that key state on it.
+  const result = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });
+  return result.rows;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/create-transaction.js';
 import { getTransaction, getTransactionById } from '../../src/services/get-transaction.js';
 import { recordPayment } from '../../src/services/record-payment.js';
@@ -8,8 +8,12 @@ import type { DB } from '../../src/storage/schema.js';
 import { runInTransaction } from '../../src/storage/unit-of-work.js';
 import { seedMerchant, useSeededContext } from '../helpers/context.js';
 
+// The counters a test started, taken off again after it.
+const restores: (() => void)[] = [];
+afterEach(() => restores.splice(0).forEach((restore) => restore()));
+
 /** Counts the statements a database runs, whichever path they take (SQLite's direct reads or Kysely). */
-function countStatements(db: Kysely<DB>): { readonly count: number; readonly texts: ReadonlySet<string>; restore(): void } {
+function countStatements(db: Kysely<DB>): { readonly count: number; readonly texts: ReadonlySet<string> } {
   let count = 0;
   const texts = new Set<string>();
   const original = db.executeQuery.bind(db);
@@ -30,15 +34,15 @@ function countStatements(db: Kysely<DB>): { readonly count: number; readonly tex
       return rows;
     };
   }
+  restores.push(() => {
+    db.executeQuery = original;
+    if (direct && all) direct.all = all;
+  });
   return {
     get count() {
       return count;
     },
     texts,
-    restore() {
-      db.executeQuery = original;
-      if (direct && all) direct.all = all;
-    },
   };
 }
 
@@ -51,15 +55,11 @@ describe('status reads that arrive together', () => {
     for (let i = 0; i < 150; i++) created.push((await createTransaction(h.ctx.deps, h.input(10_000 + i))).transaction);
     const owner = { merchantId: h.seeded.merchant.id, mode: 'test' as const };
     const statements = countStatements(h.ctx.deps.db);
-    try {
-      const reads = await Promise.all(created.map((tx) => getTransaction(h.ctx.deps, owner, tx.id)));
-      expect(reads.map((r) => r.transaction)).toEqual(created);
-      expect(reads.every((r) => r.payment === null)).toBe(true);
-      // 150 ids in one turn: 64 + 64 + 22.
-      expect(statements.count).toBe(3);
-    } finally {
-      statements.restore();
-    }
+    const reads = await Promise.all(created.map((tx) => getTransaction(h.ctx.deps, owner, tx.id)));
+    expect(reads.map((r) => r.transaction)).toEqual(created);
+    expect(reads.every((r) => r.payment === null)).toBe(true);
+    // 150 ids in one turn: 64 + 64 + 22.
+    expect(statements.count).toBe(3);
   });
 
   it('use one statement text per power of two, whatever the number of ids', async () => {
@@ -67,17 +67,13 @@ describe('status reads that arrive together', () => {
     const ids = [];
     for (let i = 0; i < 40; i++) ids.push((await createTransaction(h.ctx.deps, h.input(60_000 + i))).transaction.id);
     const statements = countStatements(h.ctx.deps.db);
-    try {
-      for (let n = 1; n <= ids.length; n++) {
-        const rows = await Promise.all(ids.slice(0, n).map((id) => getTransactionById(h.ctx.deps, id)));
-        expect(rows.map((r) => r.id)).toEqual(ids.slice(0, n));
-      }
-      expect(statements.count).toBe(ids.length);
-      // 1, 2, 4, 8, 16, 32 and 64 ids.
-      expect(statements.texts.size).toBe(7);
-    } finally {
-      statements.restore();
+    for (let n = 1; n <= ids.length; n++) {
+      const rows = await Promise.all(ids.slice(0, n).map((id) => getTransactionById(h.ctx.deps, id)));
+      expect(rows.map((r) => r.id)).toEqual(ids.slice(0, n));
     }
+    expect(statements.count).toBe(ids.length);
+    // 1, 2, 4, 8, 16, 32 and 64 ids.
+    expect(statements.texts.size).toBe(7);
   });
 
   it('never hand one merchant (or mode) another\'s transaction, even in the same statement', async () => {
@@ -88,22 +84,18 @@ describe('status reads that arrive together', () => {
     const live = (await createTransaction(h.ctx.deps, h.input(20_000, { mode: 'live' }))).transaction;
     const owner = { merchantId: h.seeded.merchant.id, mode: 'test' as const };
     const statements = countStatements(h.ctx.deps.db);
-    try {
-      const [a, b, c, d] = await Promise.allSettled([
-        getTransaction(h.ctx.deps, owner, mine.id),
-        getTransaction(h.ctx.deps, owner, theirs.id),
-        getTransaction(h.ctx.deps, owner, live.id),
-        getTransaction(h.ctx.deps, owner, 'trx_doesnotexist0000000000000000'),
-      ]);
-      expect(a.status === 'fulfilled' && a.value.transaction.id).toBe(mine.id);
-      for (const r of [b, c, d]) {
-        expect(r.status).toBe('rejected');
-        expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'transaction_not_found' });
-      }
-      expect(statements.count).toBe(1);
-    } finally {
-      statements.restore();
+    const [a, b, c, d] = await Promise.allSettled([
+      getTransaction(h.ctx.deps, owner, mine.id),
+      getTransaction(h.ctx.deps, owner, theirs.id),
+      getTransaction(h.ctx.deps, owner, live.id),
+      getTransaction(h.ctx.deps, owner, 'trx_doesnotexist0000000000000000'),
+    ]);
+    expect(a.status === 'fulfilled' && a.value.transaction.id).toBe(mine.id);
+    for (const r of [b, c, d]) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'transaction_not_found' });
     }
+    expect(statements.count).toBe(1);
     // The id alone (QR image, checkout page) is the capability: any merchant's transaction is found.
     expect((await getTransactionById(h.ctx.deps, theirs.id)).merchant_id).toBe(other.merchant.id);
   });
@@ -112,17 +104,13 @@ describe('status reads that arrive together', () => {
     await h.setup();
     const tx = (await createTransaction(h.ctx.deps, h.input(30_000))).transaction;
     const statements = countStatements(h.ctx.deps.db);
-    try {
-      const [a, b] = await Promise.all([getTransactionById(h.ctx.deps, tx.id), getTransactionById(h.ctx.deps, tx.id)]);
-      expect(a).toEqual(tx);
-      expect(b).toEqual(tx);
-      expect(a).not.toBe(b);
-      a.status = 'paid';
-      expect(b.status).toBe('pending');
-      expect(statements.count).toBe(1);
-    } finally {
-      statements.restore();
-    }
+    const [a, b] = await Promise.all([getTransactionById(h.ctx.deps, tx.id), getTransactionById(h.ctx.deps, tx.id)]);
+    expect(a).toEqual(tx);
+    expect(b).toEqual(tx);
+    expect(a).not.toBe(b);
+    a.status = 'paid';
+    expect(b.status).toBe('pending');
+    expect(statements.count).toBe(1);
   });
 
   it('bring the payment of a paid transaction, read in a batch of their own', async () => {
@@ -142,17 +130,13 @@ describe('status reads that arrive together', () => {
     }
     const owner = { merchantId: h.seeded.merchant.id, mode: 'test' as const };
     const statements = countStatements(h.ctx.deps.db);
-    try {
-      const reads = await Promise.all(txs.map((tx) => getTransaction(h.ctx.deps, owner, tx.id)));
-      for (const [i, r] of reads.entries()) {
-        expect(r.transaction.status).toBe('paid');
-        expect(r.payment).toMatchObject({ id: r.transaction.payment_id, source_payment_id: `batched-${i}`, amount: txs[i]!.total_amount });
-      }
-      // One statement for the three transactions, one for their three payments.
-      expect(statements.count).toBe(2);
-    } finally {
-      statements.restore();
+    const reads = await Promise.all(txs.map((tx) => getTransaction(h.ctx.deps, owner, tx.id)));
+    for (const [i, r] of reads.entries()) {
+      expect(r.transaction.status).toBe('paid');
+      expect(r.payment).toMatchObject({ id: r.transaction.payment_id, source_payment_id: `batched-${i}`, amount: txs[i]!.total_amount });
     }
+    // One statement for the three transactions, one for their three payments.
+    expect(statements.count).toBe(2);
   });
 
   it('inside a transaction, run at once in it and see its own uncommitted writes', async () => {
