@@ -1,14 +1,10 @@
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { recordPayment } from '../../src/services/record-payment.js';
-
-// Debian's Chromium (installed by .ci/run when missing); the flags keep it off the closed network.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('checkout page in a real browser', () => {
   let t: TestApp;
@@ -16,10 +12,9 @@ describe('checkout page in a real browser', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; .ci/run installs Debian's chromium`);
     t = await createTestApp({ PUBLIC_BASE_URL: 'http://127.0.0.1' });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
