@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'ref_conflict',
   'idempotency_key_reused',
   'transaction_already_paid',
+  'transaction_expired',
   'payment_already_matched',
   'reference_already_recorded',
   'amount_mismatch',

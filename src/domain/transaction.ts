@@ -38,7 +38,23 @@ export interface TransactionView {
   expires_at: string;
   paid_at: string | null;
   paid_late: boolean;
+  /** Set by a cancel; kept when money arrives afterwards and the transaction turns paid (late). */
+  cancelled_at: string | null;
   payment: PaymentDetails | null;
+}
+
+/**
+ * What a cancel request does to a transaction as it stands now. Only a pending one is cancelled; a
+ * cancelled one answers as it is (cancel is idempotent); paid and expired ones refuse.
+ */
+export function cancelDecision(
+  tx: Pick<TransactionsTable, 'status' | 'expires_at'>,
+  now: number,
+): 'cancel' | 'already_cancelled' | 'paid' | 'expired' {
+  const status = effectiveStatus(tx, now);
+  if (status === 'pending') return 'cancel';
+  if (status === 'cancelled') return 'already_cancelled';
+  return status;
 }
 
 export function transactionUrls(baseUrl: string, trxid: string) {
@@ -74,6 +90,7 @@ export function presentTransaction(
     expires_at: isoTime(tx.expires_at),
     paid_at: isoTimeOrNull(tx.paid_at),
     paid_late: tx.paid_late === 1,
+    cancelled_at: isoTimeOrNull(tx.cancelled_at),
     payment:
       payment === null
         ? null

@@ -17,6 +17,7 @@ import { RedisRateLimiter } from './redis-rate-limit.js';
 import type { Config } from '../config.js';
 import type { RouteContext } from './routes/context.js';
 import { transactionRoutes } from './routes/transactions.js';
+import { cancelRoutes } from './routes/cancel.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
@@ -135,10 +136,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       async (api) => {
         const ctx: RouteContext = { deps, hide, guard };
         await transactionRoutes(api, ctx);
+        await cancelRoutes(api, ctx);
         await simulateRoutes(api, ctx);
         await qrImageRoutes(api, ctx);
         rejectOtherMethods(api, '/payment-gateway/cqris', ['GET', 'POST']);
         rejectOtherMethods(api, '/payment-gateway/cstatus', ['GET', 'HEAD']);
+        rejectOtherMethods(api, '/payment-gateway/cancel', ['GET', 'POST']);
         rejectOtherMethods(api, '/payment-gateway/simulate', ['GET', 'POST']);
         rejectOtherMethods(api, '/payment-gateway/qr/:file', ['GET', 'HEAD']);
       },

@@ -23,6 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
   ref_conflict: 409,
   idempotency_key_reused: 409,
   transaction_already_paid: 409,
+  transaction_expired: 409,
   payment_already_matched: 409,
   reference_already_recorded: 409,
   amount_mismatch: 409,

@@ -46,6 +46,13 @@ export const SimulateQuery = Type.Object({
   amount: Type.Optional(Type.String({ description: 'Pay a different amount than due (to try mismatches).' })),
 });
 
+export const CancelQuery = Type.Object({
+  ...ApiKeyQuery,
+  trxid: Type.Optional(Type.String({ description: 'The pending transaction to cancel. Required (query or body).' })),
+});
+
+export const CancelBody = Type.Object({ trxid: Type.Optional(Type.String()) });
+
 export const Payment = Type.Object({
   id: Type.String(),
   source: Type.String(),
@@ -74,7 +81,10 @@ export const Transaction = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   expires_at: Type.String({ format: 'date-time' }),
   paid_at: Nullable(Type.String({ format: 'date-time' })),
-  paid_late: Type.Boolean(),
+  paid_late: Type.Boolean({ description: 'Paid after it expired or was cancelled.' }),
+  cancelled_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When it was cancelled; kept if money arrived afterwards and it turned paid.' }),
+  ),
   payment: Nullable(Payment),
 });
 

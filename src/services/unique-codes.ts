@@ -168,6 +168,7 @@ export function pendingRow(
     updated_at: v.now,
     source_id: v.sourceId,
     acquirer_reference: v.acquirerReference,
+    cancelled_at: null,
   };
 }
 

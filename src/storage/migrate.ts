@@ -4,6 +4,7 @@ import * as sourcesAndOutbox from './migrations/002-sources-and-outbox.js';
 import * as paymentMatching from './migrations/003-payment-matching.js';
 import * as snap from './migrations/004-snap.js';
 import * as partialIndexes from './migrations/005-partial-indexes.js';
+import * as cancel from './migrations/006-cancel.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-payment-matching': paymentMatching,
   '004-snap': snap,
   '005-partial-indexes': partialIndexes,
+  '006-cancel': cancel,
 };
 
 export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void> {

@@ -48,6 +48,8 @@ export interface TransactionsTable {
   source_id: string | null;
   /** The acquirer's reference for an acquirer-issued code (SNAP referenceNo). */
   acquirer_reference: string | null;
+  /** When it was cancelled; kept if a late payment then marks it paid (migration 006). */
+  cancelled_at: number | null;
 }
 
 /** One row per total that a merchant's open (or recently expired) transaction holds. */

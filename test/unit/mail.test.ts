@@ -27,6 +27,7 @@ const tx = (over: Partial<TransactionsTable> = {}): TransactionsTable => ({
   updated_at: T0,
   source_id: null,
   acquirer_reference: null,
+  cancelled_at: null,
   ...over,
 });
 

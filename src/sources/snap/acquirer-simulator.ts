@@ -32,7 +32,7 @@ export interface SimulatedCode {
   amount: number;
   qrContent: string;
   partner: SimulatorPartner;
-  /** SNAP latestTransactionStatus: 03 pending until paid (00). */
+  /** SNAP latestTransactionStatus: 03 pending until paid (00) or cancelled (05). */
   status: string;
   paidAt: number | null;
   payerName: string;
@@ -40,10 +40,10 @@ export interface SimulatedCode {
   rrn: string;
 }
 
-type Endpoint = 'token' | 'generate' | 'query';
+type Endpoint = 'token' | 'generate' | 'query' | 'cancel';
 type Answer = [status: number, body: Record<string, unknown>];
 
-const SERVICE: Record<Endpoint, string> = { token: '73', generate: '47', query: '51' };
+const SERVICE: Record<Endpoint, string> = { token: '73', generate: '47', query: '51', cancel: '77' };
 const WINDOW_MS = 300_000;
 
 export class AcquirerSimulator {
@@ -51,9 +51,11 @@ export class AcquirerSimulator {
   /** The acquirer's own key pair: notifications are signed with it. */
   readonly privateKey: KeyObject;
   readonly publicKeyPem: string;
-  readonly counts = { token: 0, generate: 0, query: 0, notify: 0 };
+  readonly counts = { token: 0, generate: 0, query: 0, cancel: 0, notify: 0 };
   /** One-shot failure injection: the next call of that endpoint answers this HTTP status. */
   readonly failNext: Partial<Record<Endpoint, number>> = {};
+  /** One-shot stall: the next call of that endpoint is answered only after this many milliseconds. */
+  readonly stallNext: Partial<Record<Endpoint, number>> = {};
   readonly codes = new Map<string, SimulatedCode>();
   private readonly partners = new Map<string, SimulatorPartner>();
   private readonly tokens = new Map<string, { partner: SimulatorPartner; expiresAt: number }>();
@@ -126,6 +128,7 @@ export class AcquirerSimulator {
   async pay(reference: string, options: NotifyOptions & { notify?: boolean; payerName?: string; issuer?: string } = {}): Promise<NotifyResult | null> {
     const code = this.code(reference);
     if (!code) throw new Error(`the simulator issued no code ${reference}`);
+    if (code.status === '05') throw new Error(`code ${reference} was cancelled; a payer's app refuses it`);
     code.status = '00';
     code.paidAt = Date.now();
     if (options.payerName) code.payerName = options.payerName;
@@ -177,6 +180,11 @@ export class AcquirerSimulator {
     ) as Endpoint | undefined;
     if (req.method !== 'POST' || !endpoint) return [404, { responseCode: '4040000', responseMessage: 'Not Found' }];
     this.counts[endpoint] += 1;
+    const stall = this.stallNext[endpoint];
+    if (stall !== undefined) {
+      delete this.stallNext[endpoint];
+      await new Promise((resolve) => setTimeout(resolve, stall));
+    }
     const fail = (status: number, caseCode: string, message: string): Answer => [
       status,
       { responseCode: `${status}${SERVICE[endpoint]}${caseCode}`, responseMessage: message },
@@ -216,7 +224,8 @@ export class AcquirerSimulator {
     if (!verifySymmetric(partner.clientSecret, signed, h('x-signature'))) return fail(401, '00', 'Unauthorized. [Signature]');
     if (this.externalIds.has(`${partner.clientId}:${externalId}`)) return fail(409, '00', 'Conflict');
     this.externalIds.add(`${partner.clientId}:${externalId}`);
-    return endpoint === 'generate' ? this.generate(partner, body, fail) : this.query(partner, body, fail);
+    if (endpoint === 'generate') return this.generate(partner, body, fail);
+    return endpoint === 'cancel' ? this.cancel(partner, body, fail) : this.query(partner, body, fail);
   }
 
   private generate(partner: SimulatorPartner, body: Record<string, unknown>, fail: (s: number, c: string, m: string) => Answer): Answer {
@@ -264,6 +273,25 @@ export class AcquirerSimulator {
     return [200, { responseCode: '2004700', responseMessage: 'Successful', referenceNo, partnerReferenceNo: ref, qrContent: code.qrContent }];
   }
 
+  /** Voids an unpaid code; a paid one is refused as SNAP's "Transaction Not Permitted". Repeating a cancel succeeds. */
+  private cancel(partner: SimulatorPartner, body: Record<string, unknown>, fail: (s: number, c: string, m: string) => Answer): Answer {
+    const code = this.code(String(body.originalReferenceNo ?? body.originalPartnerReferenceNo ?? ''));
+    if (!code || code.partner !== partner) return fail(404, '01', 'Transaction Not Found');
+    if (body.merchantId !== partner.merchantId) return fail(404, '08', 'Invalid Merchant');
+    if (code.status === '00') return fail(403, '15', 'Transaction Not Permitted. [Already Paid]');
+    code.status = '05';
+    return [
+      200,
+      {
+        responseCode: '2007700',
+        responseMessage: 'Successful',
+        originalReferenceNo: code.referenceNo,
+        originalPartnerReferenceNo: code.partnerReferenceNo,
+        cancelTime: snapTimestamp(Date.now()),
+      },
+    ];
+  }
+
   private query(partner: SimulatorPartner, body: Record<string, unknown>, fail: (s: number, c: string, m: string) => Answer): Answer {
     const code = this.code(String(body.originalReferenceNo ?? body.originalPartnerReferenceNo ?? ''));
     if (!code || code.partner !== partner) return fail(404, '01', 'Transaction Not Found');
@@ -277,7 +305,7 @@ export class AcquirerSimulator {
         originalPartnerReferenceNo: code.partnerReferenceNo,
         serviceCode: '47',
         latestTransactionStatus: code.status,
-        transactionStatusDesc: code.status === '00' ? 'Success' : 'Pending',
+        transactionStatusDesc: code.status === '00' ? 'Success' : code.status === '05' ? 'Cancelled' : 'Pending',
         ...(code.paidAt === null ? {} : { paidTime: snapTimestamp(code.paidAt) }),
         amount: { value: `${code.amount}.00`, currency: 'IDR' },
         additionalInfo: code.paidAt === null ? {} : { issuerName: code.issuer, payerName: code.payerName, rrn: code.rrn },

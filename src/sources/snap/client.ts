@@ -1,4 +1,4 @@
-// The gateway as a SNAP BI client of an acquirer: B2B token, generate, query.
+// The gateway as a SNAP BI client of an acquirer: B2B token, generate, query, cancel.
 import { randomInt } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
 import type { SnapSource } from './config.js';
@@ -9,6 +9,7 @@ export const SNAP_PATHS = {
   generate: '/v1.0/qr/qr-mpm-generate',
   query: '/v1.0/qr/qr-mpm-query',
   notify: '/v1.0/qr/qr-mpm-notify',
+  cancel: '/v1.0/qr/qr-mpm-cancel',
 } as const;
 
 export interface GenerateResult {
@@ -89,6 +90,23 @@ export class SnapClient {
       throw new AppError('acquirer_error', 'the acquirer answered query without a 2-digit latestTransactionStatus');
     }
     return { latestTransactionStatus: status, body };
+  }
+
+  /**
+   * Asks the acquirer to void an unpaid code (service 77). Resolves when the acquirer confirms; a
+   * refusal (a code already paid, among others) is an acquirer_error, no answer an acquirer_unavailable.
+   */
+  async cancel(input: { partnerReferenceNo: string; referenceNo: string; reason: string }): Promise<Record<string, unknown>> {
+    const body = await this.call('cancel', SNAP_PATHS.cancel, {
+      originalPartnerReferenceNo: input.partnerReferenceNo,
+      originalReferenceNo: input.referenceNo,
+      merchantId: this.source.config.merchantId,
+      reason: input.reason,
+    });
+    if (body.originalReferenceNo !== undefined && body.originalReferenceNo !== input.referenceNo) {
+      throw new AppError('acquirer_error', 'the acquirer answered cancel for another referenceNo');
+    }
+    return body;
   }
 
   /** A B2B token, from the cache unless it is close to expiry; concurrent callers share one request. */
