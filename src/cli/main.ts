@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Role } from '../config.js';
 import type { Env } from '../env-settings.js';
@@ -19,6 +20,7 @@ import { registerSourceCommands } from './commands/sources.js';
 import { registerPaymentCommands } from './commands/payments.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerDevCommands } from './commands/dev.js';
+import { registerTransactionCommands } from './commands/transactions.js';
 
 /** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
 export async function runCli(argv: string[], io: Io = processIo, env: Env = process.env): Promise<number> {
@@ -37,6 +39,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
 
   const program = new Command('qris-gateway')
     .description('Self-hostable QRIS payment gateway')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   const actor = (): string => operatorName(config().operator);
@@ -141,6 +144,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
       emit(io, json, view, () => `${view.trxid} is ${view.status}${view.paid_late ? ' (late)' : ''}: ${formatRupiah(view.total_amount)}`);
     });
 
+  registerTransactionCommands(program, ctx);
   registerSourceCommands(program, ctx);
   registerPaymentCommands(program, ctx);
   registerWebhookCommands(program, ctx);
@@ -158,6 +162,12 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     }
   }
   return exitCode;
+}
+
+// package.json sits two folders above this file both in src/cli and in dist/cli.
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
 function merchantView(row: { id: string; name: string; merchant_name: string; merchant_city: string; nmid: string | null; acquirer: string | null; created_at: number }) {

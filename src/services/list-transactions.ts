@@ -4,8 +4,9 @@ import type { Deps } from './deps.js';
 import type { TransactionWithPayment } from './get-transaction.js';
 
 export interface ListTransactionsInput {
-  merchantId: string;
-  mode: Mode;
+  /** Null (operators only): every merchant, or both modes. */
+  merchantId: string | null;
+  mode: Mode | null;
   limit: number;
   cursor: string | null;
   status: TransactionStatus | null;
@@ -31,11 +32,9 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
 
 export async function listTransactions(deps: Deps, input: ListTransactionsInput): Promise<ListTransactionsResult> {
   const now = deps.now();
-  let query = deps.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('merchant_id', '=', input.merchantId)
-    .where('mode', '=', input.mode);
+  let query = deps.db.selectFrom('transactions').selectAll();
+  if (input.merchantId !== null) query = query.where('merchant_id', '=', input.merchantId);
+  if (input.mode !== null) query = query.where('mode', '=', input.mode);
   // Status filters use the status a reader sees: a pending row past its expiry counts as expired.
   if (input.status === 'pending') {
     query = query.where('status', '=', 'pending').where('expires_at', '>', now);

@@ -1,0 +1,99 @@
+import { Option, type Command } from 'commander';
+import { AppError } from '../../domain/errors.js';
+import { formatRupiah } from '../../domain/money.js';
+import { presentTransaction, type TransactionView } from '../../domain/transaction.js';
+import { cancelTransaction } from '../../services/cancel-transaction.js';
+import { getTransactionById, paymentOf } from '../../services/get-transaction.js';
+import { listTransactions } from '../../services/list-transactions.js';
+import type { Mode, TransactionStatus } from '../../storage/schema.js';
+import { parseTrxid } from '../../http/params.js';
+import { emit, emitItems } from '../output.js';
+import type { CliContext } from '../context.js';
+
+// Each view carries the merchant, which the API leaves out (a key sees one merchant) but an operator needs.
+type OperatorView = TransactionView & { merchant_id: string };
+
+/** transactions list|show|cancel, for operators (any merchant, either mode). */
+export function registerTransactionCommands(program: Command, ctx: CliContext): void {
+  const { io, json } = ctx;
+  const transactions = program.command('transactions').description('transactions: list, show, cancel');
+
+  transactions
+    .command('list')
+    .option('--merchant <id>', 'only this merchant')
+    .addOption(new Option('--status <status>', 'only this status, as a reader sees it').choices(['pending', 'paid', 'expired', 'cancelled']))
+    .addOption(new Option('--mode <mode>', 'only test or live transactions').choices(['test', 'live']))
+    .option('--limit <n>', 'at most this many, newest first (default 50)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchant?: string; status?: TransactionStatus; mode?: Mode; limit?: string }) => {
+      const limit = opts.limit === undefined ? 50 : Number(opts.limit);
+      if (opts.limit !== undefined && (!/^[0-9]{1,4}$/.test(opts.limit) || limit < 1 || limit > 1000)) {
+        throw new AppError('invalid_parameter', '--limit must be 1 to 1000', { param: 'limit' });
+      }
+      const items = await ctx.withDeps(async (deps) => {
+        const page = await listTransactions(deps, {
+          merchantId: opts.merchant ?? null,
+          mode: opts.mode ?? null,
+          status: opts.status ?? null,
+          limit,
+          cursor: null,
+        });
+        return page.items.map((i) => view(i.transaction.merchant_id, presentTransaction(i.transaction, i.payment, deps.now(), deps.config.publicBaseUrl)));
+      });
+      emitItems(io, json, items, 'no transactions', line);
+    });
+
+  transactions
+    .command('show <trxid>')
+    .option('--json', 'print JSON')
+    .action(async (trxid: string) => {
+      const id = parseTrxid(trxid, true)!;
+      const shown = await ctx.withDeps(async (deps) => {
+        const tx = await getTransactionById(deps, id);
+        return view(tx.merchant_id, presentTransaction(tx, await paymentOf(deps, tx), deps.now(), deps.config.publicBaseUrl));
+      });
+      emit(io, json, shown, () => details(shown));
+    });
+
+  transactions
+    .command('cancel <trxid>')
+    .description('cancel a pending transaction (as the API does); audited')
+    .option('--json', 'print JSON')
+    .action(async (trxid: string) => {
+      const id = parseTrxid(trxid, true)!;
+      const actor = ctx.actor();
+      const cancelled = await ctx.withDeps(async (deps) => {
+        const { merchant_id: merchantId } = await getTransactionById(deps, id);
+        return view(merchantId, await cancelTransaction(deps, { trxid: id, owner: null, actor }));
+      });
+      emit(io, json, cancelled, () => `${cancelled.trxid} is ${cancelled.status} (cancelled at ${cancelled.cancelled_at ?? '-'})`);
+    });
+}
+
+function view(merchantId: string, tx: TransactionView): OperatorView {
+  return { ...tx, merchant_id: merchantId };
+}
+
+function line(tx: OperatorView): string {
+  const late = tx.paid_late ? ' (late)' : '';
+  return `${tx.trxid}  ${tx.created_at}  ${tx.status}${late}  ${formatRupiah(tx.total_amount)}  ${tx.mode}  ${tx.merchant_id}${tx.ref ? `  ref ${tx.ref}` : ''}`;
+}
+
+function details(tx: OperatorView): string {
+  const rows: Array<[string, string | null]> = [
+    ['trxid', tx.trxid],
+    ['merchant', tx.merchant_id],
+    ['mode', tx.mode],
+    ['status', `${tx.status}${tx.paid_late ? ' (paid late)' : ''}`],
+    ['amount', `${formatRupiah(tx.amount)} + unique code ${tx.unique_code} = ${formatRupiah(tx.total_amount)}`],
+    ['ref', tx.ref],
+    ['email', tx.email],
+    ['created', tx.created_at],
+    ['expires', tx.expires_at],
+    ['cancelled', tx.cancelled_at],
+    ['paid', tx.paid_at],
+    ['payment', tx.payment ? `${tx.payment.id} via ${tx.payment.source}${tx.payment.reference ? `, ref ${tx.payment.reference}` : ''}` : null],
+    ['checkout', tx.checkout_url],
+  ];
+  return rows.map(([k, v]) => `${k.padEnd(10)}${v ?? '-'}`).join('\n');
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/main.js';
+import { loadConfig } from '../../src/config.js';
+import { openRuntime, type Runtime } from '../../src/runtime.js';
+import { createTransaction } from '../../src/services/create-transaction.js';
+import { createInput, freshDatabaseUrl, seedMerchant, type Seeded } from '../helpers/context.js';
+
+// The operators' transaction commands, on the suite's database (SQLite, or PostgreSQL on that run).
+let dir: string;
+let drop: () => Promise<void>;
+let env: Record<string, string>;
+let runtime: Runtime;
+let a: Seeded;
+let b: Seeded;
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { out: (t) => void out.push(t), err: (t) => void err.push(t) }, env);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+async function json(...argv: string[]): Promise<any> {
+  const r = await cli(...argv, '--json');
+  expect(r.stderr).toBe('');
+  const lines = r.stdout.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  return { code: r.code, body: JSON.parse(lines[0]!) };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'qg-cli-tx-'));
+  const fresh = await freshDatabaseUrl(dir);
+  drop = fresh.drop;
+  env = { DATABASE_URL: fresh.url, QRIS_OPERATOR: 'ops@example.test' };
+  runtime = await openRuntime(loadConfig(env));
+  a = await seedMerchant(runtime.deps, 0, 'Warung A');
+  b = await seedMerchant(runtime.deps, 1, 'Toko B');
+});
+
+afterAll(async () => {
+  await runtime.close();
+  await drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('transactions list|show|cancel', () => {
+  it('lists newest first, filtered by merchant, status and mode, bounded by --limit', async () => {
+    const made = [];
+    for (const [seed, mode, amount] of [[a, 'test', 11_000], [a, 'live', 12_000], [b, 'live', 13_000], [a, 'live', 14_000]] as const) {
+      made.push((await createTransaction(runtime.deps, createInput(seed.merchant.id, amount, { mode }))).transaction);
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    const all = await json('transactions', 'list');
+    expect(all.code).toBe(0);
+    expect(all.body.items.map((t: any) => t.trxid)).toEqual(made.map((t) => t.id).reverse());
+    expect(all.body.items[0]).toMatchObject({ merchant_id: a.merchant.id, status: 'pending', mode: 'live', total_amount: made[3]!.total_amount });
+
+    const onlyB = await json('transactions', 'list', '--merchant', b.merchant.id);
+    expect(onlyB.body.items.map((t: any) => t.trxid)).toEqual([made[2]!.id]);
+    const live = await json('transactions', 'list', '--merchant', a.merchant.id, '--mode', 'live', '--limit', '1');
+    expect(live.body.items.map((t: any) => t.trxid)).toEqual([made[3]!.id]);
+
+    const human = await cli('transactions', 'list', '--merchant', b.merchant.id);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(made[2]!.id);
+    expect(human.stdout).toContain('pending');
+  });
+
+  it('cancels a pending transaction of any merchant, audited, and lists it by status', async () => {
+    const tx = (await createTransaction(runtime.deps, createInput(b.merchant.id, 21_000, { mode: 'live' }))).transaction;
+    const res = await json('transactions', 'cancel', tx.id);
+    expect(res.code).toBe(0);
+    expect(res.body).toMatchObject({ trxid: tx.id, status: 'cancelled', merchant_id: b.merchant.id });
+    expect(res.body.cancelled_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // Idempotent, as through the API.
+    expect((await json('transactions', 'cancel', tx.id)).body.cancelled_at).toBe(res.body.cancelled_at);
+
+    const audit = await runtime.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', tx.id).execute();
+    expect(audit.map((r) => [r.actor, r.action])).toEqual([['ops@example.test', 'transaction.cancel']]);
+    const cancelled = await json('transactions', 'list', '--status', 'cancelled');
+    expect(cancelled.body.items.map((t: any) => t.trxid)).toContain(tx.id);
+    expect(cancelled.body.items.every((t: any) => t.status === 'cancelled')).toBe(true);
+
+    const shown = await json('transactions', 'show', tx.id);
+    expect(shown.body).toMatchObject({ trxid: tx.id, status: 'cancelled', cancelled_at: res.body.cancelled_at });
+    const human = await cli('transactions', 'show', tx.id);
+    expect(human.stdout).toMatch(/status\s+cancelled/);
+    expect(human.stdout).toMatch(/cancelled\s+\d{4}-/);
+  });
+
+  it('reports refusals with the API error codes and exit code 1', async () => {
+    const tx = (await createTransaction(runtime.deps, createInput(a.merchant.id, 31_000))).transaction;
+    expect((await cli('pay', tx.id)).code).toBe(0);
+    const paid = await json('transactions', 'cancel', tx.id);
+    expect(paid.code).toBe(1);
+    expect(paid.body.error.code).toBe('transaction_already_paid');
+    const missing = await json('transactions', 'show', 'trx_doesnotexist0000000000');
+    expect(missing.code).toBe(1);
+    expect(missing.body.error.code).toBe('transaction_not_found');
+    const malformed = await json('transactions', 'cancel', 'not-a-trxid');
+    expect(malformed.body.error).toMatchObject({ code: 'invalid_parameter', param: 'trxid' });
+    const badLimit = await json('transactions', 'list', '--limit', '0');
+    expect(badLimit.body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
+    const human = await cli('transactions', 'cancel', tx.id);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain('transaction_already_paid');
+  });
+
+  it('prints its version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = await cli(flag);
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim()).toBe(version);
+    }
+  });
+});
