@@ -1,0 +1,58 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+
+// A payer looking at the checkout page when the merchant cancels the order through the API.
+describe('checkout page of a cancelled transaction', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ PUBLIC_BASE_URL: 'http://127.0.0.1' });
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function create(amount: number): Promise<{ trxid: string }> {
+    const res = await fetch(`${base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': t.liveKey } });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: { trxid: string } }).data;
+  }
+
+  for (const [name, viewport] of [
+    ['phone', { width: 390, height: 844 }],
+    ['desktop', { width: 1280, height: 800 }],
+  ] as const) {
+    it(`turns to the cancelled screen live when the merchant cancels (${name})`, async () => {
+      const tx = await create(name === 'phone' ? 41_000 : 42_000);
+      const page = await browser.newPage({ viewport });
+      await page.goto(`${base}/checkout/${tx.trxid}`);
+      await expect.poll(() => page.getByText('Menunggu pembayaran').isVisible()).toBe(true);
+
+      const res = await fetch(`${base}/api/payment-gateway/cancel?trxid=${tx.trxid}`, { method: 'POST', headers: { 'x-api-key': t.liveKey } });
+      expect(res.status).toBe(200);
+
+      const started = Date.now();
+      await page.getByText('Transaksi dibatalkan').waitFor({ timeout: 3000 });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(await page.locator('main').getAttribute('data-status')).toBe('cancelled');
+      // No countdown for a code that can no longer be paid.
+      expect(await page.locator('#countdown').textContent()).toBe('');
+      await page.screenshot({ path: join(tmpdir(), `qg-checkout-cancelled-${name}.png`), fullPage: true });
+
+      // Opened afresh, the page says the same without a stream.
+      await page.reload();
+      expect(await page.locator('main').getAttribute('data-status')).toBe('cancelled');
+      await expect.poll(() => page.getByText('Transaksi dibatalkan').isVisible()).toBe(true);
+      await page.close();
+    });
+  }
+});
