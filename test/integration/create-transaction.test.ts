@@ -98,6 +98,7 @@ describe('GET /api/payment-gateway/cqris', () => {
           'expires_at',
           'paid_at',
           'paid_late',
+          'cancelled_at',
           'payment',
         ].sort(),
       );
@@ -122,6 +123,7 @@ describe('GET /api/payment-gateway/cqris', () => {
         expires_at: iso(t.clock.ms + 15 * 60 * 1000),
         paid_at: null,
         paid_late: false,
+        cancelled_at: null,
         payment: null,
       });
       expect(tx).not.toHaveProperty('qr_image');

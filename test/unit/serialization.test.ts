@@ -43,6 +43,7 @@ const view: fc.Arbitrary<TransactionView> = fc
     expires_at: iso,
     paid_at: fc.option(iso),
     paid_late: fc.boolean(),
+    cancelled_at: fc.option(iso),
     payment: fc.option(payment),
   })
   .map(({ qr_image, ...rest }) => (qr_image === null ? rest : { ...rest, qr_image }) as TransactionView);
