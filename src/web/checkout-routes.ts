@@ -6,7 +6,7 @@ import { simulatePayment } from '../sources/simulator.js';
 import { getTransactionById } from '../services/get-transaction.js';
 import type { StatusWatch } from '../services/status-watch.js';
 import { parseTrxid } from '../http/params.js';
-import { CHECKOUT_CSS, renderCheckoutPage } from './checkout-page.js';
+import { CHECKOUT_CSS, CHECKOUT_ICON, renderCheckoutPage } from './checkout-page.js';
 import { CHECKOUT_JS } from './checkout-client.js';
 import { checkoutEventRoutes } from './checkout-events.js';
 
@@ -20,6 +20,8 @@ export async function checkoutRoutes(app: FastifyInstance, deps: Deps, watch: St
   app.get('/checkout/assets/checkout.js', { schema: hide }, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').send(CHECKOUT_JS),
   );
+  // Declared by the page, so browsers do not ask for /favicon.ico (a 404) instead.
+  app.get('/checkout/assets/icon.svg', { schema: hide }, async (_req, reply) => reply.type('image/svg+xml').send(CHECKOUT_ICON));
 
   app.get<{ Params: { trxid: string } }>('/checkout/:trxid', { schema: hide }, async (request, reply) => {
     const view = await getCheckout(deps, parseTrxid(request.params.trxid, true)!);
