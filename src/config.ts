@@ -6,10 +6,11 @@ import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
 import { MAX_QRIS_AMOUNT } from './domain/money.js';
 import { mailSettings, type MailSettings } from './mail/settings.js';
 import { sourceSettings, type SourceSettings } from './sources/settings.js';
+import { checkoutSettings, type CheckoutSettings } from './web/checkout-settings.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
-export interface Config extends MailSettings, SourceSettings {
+export interface Config extends MailSettings, SourceSettings, CheckoutSettings {
   port: number;
   host: string;
   databaseUrl: string;
@@ -103,6 +104,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowNetworks: networks(env, 'WEBHOOK_ALLOW_NETWORKS'),
     ...mailSettings(env),
     ...sourceSettings(env),
+    ...checkoutSettings(env),
     redisUrl: env.REDIS_URL || null,
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };

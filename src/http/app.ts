@@ -23,6 +23,7 @@ import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { listenForStatus } from '../services/status-bus.js';
+import { startStatusWatch } from '../services/status-watch.js';
 import { registerMetrics } from './metrics.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
 import { snapNotifyRoutes } from '../sources/snap/notify-route.js';
@@ -150,9 +151,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   registerMetrics(app, config.metricsToken);
   await systemRoutes(app, deps);
-  await checkoutRoutes(app, deps);
+  // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
+  // preClose has ended the pages' streams and before the database closes.
+  const watch = startStatusWatch(deps, config.statusWatchIntervalMs, options.logger ?? null);
+  app.addHook('onClose', () => watch.stop());
+  await checkoutRoutes(app, deps, watch);
   if (deps.dialect === 'postgres') {
-    const stopListening = listenForStatus(config.databaseUrl, options.logger ?? null);
+    const stopListening = listenForStatus(config.databaseUrl, options.logger ?? null, () => watch.refreshAll());
     app.addHook('onClose', stopListening);
   }
   await paymentSourceRoutes(app, deps);

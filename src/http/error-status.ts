@@ -32,9 +32,13 @@ const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   headers_too_large: 431,
   rate_limited: 429,
+  // A client (or everyone watching one transaction) holds as many checkout status streams as allowed.
+  too_many_streams: 429,
   internal_error: 500,
   unique_code_exhausted: 503,
   service_unavailable: 503,
+  // The server holds as many checkout status streams as it may, from all clients together.
+  streams_at_capacity: 503,
   // The SNAP acquirer answered with a refusal or nonsense (502), or not at all / overloaded (503).
   acquirer_error: 502,
   acquirer_unavailable: 503,

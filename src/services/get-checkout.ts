@@ -4,6 +4,7 @@ import { effectiveStatus } from '../domain/transaction.js';
 import { prepareQuery } from '../storage/prepared.js';
 import type { DB, TransactionStatus } from '../storage/schema.js';
 import type { Deps } from './deps.js';
+import { getTransactionById } from './get-transaction.js';
 import { isoTime, isoTimeOrNull } from '../domain/iso-time.js';
 
 /** What a payer may see of a transaction: enough to pay it, nothing about the merchant's customer. */
@@ -21,8 +22,7 @@ export interface CheckoutView {
   paid_late: boolean;
 }
 
-// Read on every page load and on every re-check of each open live-status stream: one prepared join
-// rather than the transaction and then its merchant.
+// Read on every page load: one prepared join rather than the transaction and then its merchant.
 const checkoutRow = prepareQuery((db: Kysely<DB>, p: { id: string }) =>
   db
     .selectFrom('transactions as t')
@@ -59,4 +59,10 @@ export async function getCheckout(deps: Deps, trxid: string): Promise<CheckoutVi
     paid_at: isoTimeOrNull(row.paid_at),
     paid_late: row.paid_late === 1,
   };
+}
+
+/** What a page without a live stream polls: the status alone, through the batched read by id. */
+export async function getCheckoutStatus(deps: Deps, trxid: string): Promise<{ status: TransactionStatus; paid_late: boolean }> {
+  const tx = await getTransactionById(deps, trxid);
+  return { status: effectiveStatus(tx, deps.now()), paid_late: tx.paid_late === 1 };
 }

@@ -55,6 +55,17 @@ export async function getTransactionById(deps: Deps, trxid: string): Promise<Tra
   return transaction;
 }
 
+/**
+ * Many transactions by id, for the status watcher: asked for in one turn, they share the IN-list
+ * statements of the batched read (one per 64 ids). Ids with no transaction are absent from the map.
+ */
+export async function transactionsById(deps: Deps, ids: readonly string[]): Promise<Map<string, TransactionsTable>> {
+  const rows = await Promise.all(ids.map((id) => transactionById.load(deps.db, id)));
+  const found = new Map<string, TransactionsTable>();
+  for (const row of rows) if (row) found.set(row.id, row);
+  return found;
+}
+
 export async function paymentOf(deps: Deps, tx: TransactionsTable): Promise<PaymentsTable | null> {
   if (tx.payment_id === null) return null;
   return (await paymentById.load(deps.db, tx.payment_id)) ?? null;

@@ -7,6 +7,8 @@ import type { DB } from '../storage/schema.js';
 // Tells live checkout pages that a transaction's status changed. Within one process an emitter
 // suffices; across instances on PostgreSQL the change is announced with NOTIFY inside the database
 // transaction that made it, so it is heard exactly when (and only if) it commits, by every instance.
+// On SQLite another process's announcement reaches no one here: the status watch (status-watch.ts)
+// notices its commits through PRAGMA data_version instead.
 const CHANNEL = 'qris_status';
 const local = new EventEmitter();
 local.setMaxListeners(0);
@@ -29,9 +31,10 @@ export function onStatusChange(trxid: string, fn: () => void): () => void {
 
 /**
  * Forwards PostgreSQL notifications into this process's emitter over one dedicated connection,
- * reconnecting after failures. Returns a stop function.
+ * reconnecting after failures. `onListening` runs each time LISTEN is in place: notifications sent while
+ * the connection was down are lost, so whoever depends on them reads afresh. Returns a stop function.
  */
-export function listenForStatus(databaseUrl: string, logger: Logger | null): () => Promise<void> {
+export function listenForStatus(databaseUrl: string, logger: Logger | null, onListening?: () => void): () => Promise<void> {
   let client: pg.Client | null = null;
   let stopped = false;
   let retry: NodeJS.Timeout | null = null;
@@ -49,6 +52,7 @@ export function listenForStatus(databaseUrl: string, logger: Logger | null): () 
     try {
       await c.connect();
       await c.query(`LISTEN ${CHANNEL}`);
+      if (!stopped) onListening?.();
     } catch (err) {
       logger?.warn({ err: (err as Error).message }, 'status listener could not connect; retrying');
       void c.end().catch(() => {});

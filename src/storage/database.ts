@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { withJsRows, type JsRowsStatement } from './sqlite-rows.js';
 import { registerDirectReads } from './direct-reads.js';
+import { registerDataVersion } from './data-version.js';
 import type { DB } from './schema.js';
 import { registerWalSync, WalSync } from './wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
@@ -55,6 +56,8 @@ function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   // Prepared reads skip Kysely's connection queue when no transaction is open (direct-reads.ts).
   registerDirectReads(db, sqlite, statements.prepare);
+  // Lets a server notice commits of other processes without reading rows (data-version.ts).
+  registerDataVersion(db, sqlite);
   // Group commits flush the log themselves, off the event loop (wal-sync.ts).
   const wal = path === ':memory:' ? null : new WalSync(`${path}-wal`);
   if (wal) registerWalSync(db, wal);

@@ -32,6 +32,7 @@ export function renderCheckoutPage(view: CheckoutView): string {
 <meta name="robots" content="noindex">
 <title>Bayar ${escapeHtml(total)} – ${escapeHtml(view.merchant_name)}</title>
 <link rel="stylesheet" href="/checkout/assets/checkout.css">
+<link rel="icon" type="image/svg+xml" href="/checkout/assets/icon.svg">
 </head>
 <body>
 <main id="checkout" data-checkout="${data}" data-status="${view.status}">
@@ -56,6 +57,7 @@ export function renderCheckoutPage(view: CheckoutView): string {
   </section>
   <section class="state" id="state" aria-live="polite">
     <p id="status-text"></p>
+    <p id="live-note" class="note" hidden></p>
   </section>
   <p class="ref">ID transaksi <span lang="en">/ Transaction ID</span>: <code>${view.trxid}</code></p>
 </main>
@@ -74,7 +76,16 @@ h1{font-size:1.3rem;margin:0}.city{margin:4px 0 16px;color:#5d6d7e}
 [lang=en]{color:#7f8c8d;font-size:.9em}.countdown strong{display:block;font-size:1.4rem;margin-top:4px}
 .sandbox{border:1px dashed #aab7b8;border-radius:8px;padding:8px;margin-top:12px}
 button{font-size:1rem;padding:10px 16px;border:0;border-radius:8px;background:#1a5276;color:#fff;cursor:pointer}
-.state p{font-size:1.2rem;font-weight:600}main[data-status=paid] .pay{display:none}
+.state p{font-size:1.2rem;font-weight:600}.state .note{font-size:.85rem;font-weight:400;color:#5d6d7e}main[data-status=paid] .pay{display:none}
 main[data-status=paid] .state{color:#1e8449}main[data-status=expired] .state,main[data-status=cancelled] .state{color:#922b21}
 main[data-status=expired] #qr,main[data-status=cancelled] #qr{opacity:.2}.ref{font-size:.8rem;color:#7f8c8d}
+`;
+
+/** The page's icon (a QR code's three finder squares), served from 'self' as the CSP's img-src allows. */
+export const CHECKOUT_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="6" fill="#1a5276"/>
+<g fill="none" stroke="#fff" stroke-width="2"><rect x="5" y="5" width="9" height="9"/><rect x="18" y="5" width="9" height="9"/><rect x="5" y="18" width="9" height="9"/></g>
+<g fill="#fff"><rect x="8" y="8" width="3" height="3"/><rect x="21" y="8" width="3" height="3"/><rect x="8" y="21" width="3" height="3"/>
+<rect x="18" y="18" width="3" height="3"/><rect x="24" y="18" width="3" height="3"/><rect x="21" y="21" width="3" height="3"/><rect x="18" y="24" width="3" height="3"/><rect x="24" y="24" width="3" height="3"/></g>
+</svg>
 `;

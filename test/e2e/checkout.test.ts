@@ -1,9 +1,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
+import { runCommand } from '../helpers/processes.js';
 import { recordPayment } from '../../src/services/record-payment.js';
 
 describe('checkout page in a real browser', () => {
@@ -64,6 +65,54 @@ describe('checkout page in a real browser', () => {
     await page.waitForSelector('main[data-status="paid"]', { timeout: 10_000 });
     await page.close();
   });
+
+  /** Every response of 400 or more, and every request that failed, that the page caused. */
+  function failures(page: Page): string[] {
+    const seen: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() >= 400) seen.push(`${r.status()} ${r.url()}`);
+    });
+    page.on('requestfailed', (r) => seen.push(`${r.failure()?.errorText ?? 'failed'} ${r.url()}`));
+    return seen;
+  }
+
+  it(
+    'turns paid within 3 seconds when the CLI pays in another process, and nothing it requests fails',
+    async () => {
+      const tx = await create(t.testKey, 40000);
+      const page = await browser.newPage();
+      const failed = failures(page);
+      const stream = page.waitForResponse((r) => r.url().endsWith(`/checkout/${tx.trxid}/events`));
+      await page.goto(`${base}/checkout/${tx.trxid}`);
+      expect((await stream).status()).toBe(200);
+      expect(await page.getAttribute('main', 'data-status')).toBe('pending');
+      // The page declares its icon, so a browser does not ask for /favicon.ico (a 404). Headless
+      // Chromium fetches no icon at all, so the page fetches it here, under the page's own CSP.
+      const icon = await page.evaluate(async () => {
+        const href = document.querySelector<HTMLLinkElement>('link[rel="icon"]')!.href;
+        const res = await fetch(href);
+        return { href, status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+      });
+      expect(icon).toMatchObject({ href: `${base}/checkout/assets/icon.svg`, status: 200, type: 'image/svg+xml' });
+      expect(icon.body).toMatch(/^<svg /);
+
+      // On SQLite nothing of this process hears the CLI's commit: only the status watch's data_version
+      // check can. On PostgreSQL the CLI's NOTIFY carries it.
+      const paid = await runCommand(['pay', tx.trxid, '--json'], { DATABASE_URL: t.databaseUrl });
+      expect(paid.code, paid.stderr).toBe(0);
+      const committed = Date.now();
+      await page.waitForSelector('main[data-status="paid"]', { timeout: 3000 });
+      expect(Date.now() - committed).toBeLessThan(3000);
+      expect(await page.textContent('#status-text')).toContain('Pembayaran diterima');
+      expect(await page.isHidden('#live-note')).toBe(true);
+      // The server ends the stream after `paid`; give the page a moment to see that end, then check
+      // that nothing it asked for failed (no favicon 404, no aborted stream).
+      await page.waitForTimeout(300);
+      expect(failed).toEqual([]);
+      await page.close();
+    },
+    180_000,
+  );
 
   it('shows an expired code as expired', async () => {
     const tx = await create(t.testKey, 35000);

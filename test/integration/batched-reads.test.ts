@@ -1,50 +1,10 @@
-import type { Kysely } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/create-transaction.js';
 import { getTransaction, getTransactionById } from '../../src/services/get-transaction.js';
 import { recordPayment } from '../../src/services/record-payment.js';
-import { directReadsFor } from '../../src/storage/direct-reads.js';
-import type { DB } from '../../src/storage/schema.js';
 import { runInTransaction } from '../../src/storage/unit-of-work.js';
 import { seedMerchant, useSeededContext } from '../helpers/context.js';
-
-// The counters a test started, taken off again after it.
-const restores: (() => void)[] = [];
-afterEach(() => restores.splice(0).forEach((restore) => restore()));
-
-/** Counts the statements a database runs, whichever path they take (SQLite's direct reads or Kysely). */
-function countStatements(db: Kysely<DB>): { readonly count: number; readonly texts: ReadonlySet<string> } {
-  let count = 0;
-  const texts = new Set<string>();
-  const original = db.executeQuery.bind(db);
-  db.executeQuery = ((query: Parameters<typeof original>[0]) => {
-    count += 1;
-    texts.add('sql' in query ? query.sql : query.compile().sql);
-    return original(query);
-  }) as typeof db.executeQuery;
-  const direct = directReadsFor(db) as { all: (sql: string, parameters: readonly unknown[]) => unknown[] | null } | undefined;
-  const all = direct?.all;
-  if (direct && all) {
-    direct.all = (sql, parameters) => {
-      const rows = all(sql, parameters);
-      if (rows) {
-        count += 1;
-        texts.add(sql);
-      }
-      return rows;
-    };
-  }
-  restores.push(() => {
-    db.executeQuery = original;
-    if (direct && all) direct.all = all;
-  });
-  return {
-    get count() {
-      return count;
-    },
-    texts,
-  };
-}
+import { countStatements } from '../helpers/count-statements.js';
 
 describe('status reads that arrive together', () => {
   const h = useSeededContext();
