@@ -76,9 +76,9 @@ h1{font-size:1.3rem;margin:0}.city{margin:4px 0 16px;color:#5d6d7e}
 [lang=en]{color:#7f8c8d;font-size:.9em}.countdown strong{display:block;font-size:1.4rem;margin-top:4px}
 .sandbox{border:1px dashed #aab7b8;border-radius:8px;padding:8px;margin-top:12px}
 button{font-size:1rem;padding:10px 16px;border:0;border-radius:8px;background:#1a5276;color:#fff;cursor:pointer}
-.state p{font-size:1.2rem;font-weight:600}.state .note{font-size:.85rem;font-weight:400;color:#5d6d7e}main[data-status=paid] .pay{display:none}
+.state p{font-size:1.2rem;font-weight:600}.state .note{font-size:.85rem;font-weight:400;color:#5d6d7e}
 main[data-status=paid] .state{color:#1e8449}main[data-status=expired] .state,main[data-status=cancelled] .state{color:#922b21}
-main[data-status=expired] #qr,main[data-status=cancelled] #qr{opacity:.2}.ref{font-size:.8rem;color:#7f8c8d}
+main[data-status=paid] .pay,main[data-status=expired] .pay,main[data-status=cancelled] .pay{display:none}.ref{font-size:.8rem;color:#7f8c8d}
 `;
 
 /** The page's icon (a QR code's three finder squares), served from 'self' as the CSP's img-src allows. */

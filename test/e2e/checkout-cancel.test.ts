@@ -44,13 +44,16 @@ describe('checkout page of a cancelled transaction', () => {
       await page.getByText('Transaksi dibatalkan').waitFor({ timeout: 3000 });
       expect(Date.now() - started).toBeLessThan(3000);
       expect(await page.locator('main').getAttribute('data-status')).toBe('cancelled');
-      // No countdown for a code that can no longer be paid.
+      // A code that should no longer be paid is not shown, nor the amount to pay or the countdown.
+      expect(await page.locator('#qr').isVisible()).toBe(false);
+      expect(await page.getByText('Total yang harus dibayar').isVisible()).toBe(false);
       expect(await page.locator('#countdown').textContent()).toBe('');
       await page.screenshot({ path: join(tmpdir(), `qg-checkout-cancelled-${name}.png`), fullPage: true });
 
       // Opened afresh, the page says the same without a stream.
       await page.reload();
       expect(await page.locator('main').getAttribute('data-status')).toBe('cancelled');
+      expect(await page.locator('#qr').isVisible()).toBe(false);
       await expect.poll(() => page.getByText('Transaksi dibatalkan').isVisible()).toBe(true);
       await page.close();
     });
