@@ -1,28 +1,14 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import { describe, expect, it } from 'vitest';
+import { useBrowserApp } from '../helpers/browser.js';
 
 // A payer looking at the checkout page when the merchant cancels the order through the API.
 describe('checkout page of a cancelled transaction', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    t = await createTestApp({ PUBLIC_BASE_URL: 'http://127.0.0.1' });
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const ctx = useBrowserApp();
 
   async function create(amount: number): Promise<{ trxid: string }> {
-    const res = await fetch(`${base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': t.liveKey } });
+    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': ctx.t.liveKey } });
     expect(res.status).toBe(200);
     return ((await res.json()) as { data: { trxid: string } }).data;
   }
@@ -33,11 +19,11 @@ describe('checkout page of a cancelled transaction', () => {
   ] as const) {
     it(`turns to the cancelled screen live when the merchant cancels (${name})`, async () => {
       const tx = await create(name === 'phone' ? 41_000 : 42_000);
-      const page = await browser.newPage({ viewport });
-      await page.goto(`${base}/checkout/${tx.trxid}`);
+      const page = await ctx.browser.newPage({ viewport });
+      await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
       await expect.poll(() => page.getByText('Menunggu pembayaran').isVisible()).toBe(true);
 
-      const res = await fetch(`${base}/api/payment-gateway/cancel?trxid=${tx.trxid}`, { method: 'POST', headers: { 'x-api-key': t.liveKey } });
+      const res = await fetch(`${ctx.base}/api/payment-gateway/cancel?trxid=${tx.trxid}`, { method: 'POST', headers: { 'x-api-key': ctx.t.liveKey } });
       expect(res.status).toBe(200);
 
       const started = Date.now();

@@ -1,47 +1,37 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/create-transaction.js';
 import { simulatePayment } from '../../src/sources/simulator.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { createInput, createTestApp, type TestApp } from '../helpers/context.js';
+import { useBrowserApp } from '../helpers/browser.js';
+import { createInput } from '../helpers/context.js';
 import { openEventStream, type EventStream } from '../helpers/event-stream.js';
 
 // One stream per transaction: a page opened while another holds it is refused and must poll.
 describe('checkout page whose live stream is refused', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
+  const ctx = useBrowserApp({ CHECKOUT_STREAMS_PER_TRANSACTION: '1' });
   const held: EventStream[] = [];
 
-  beforeAll(async () => {
-    t = await createTestApp({ PUBLIC_BASE_URL: 'http://127.0.0.1', CHECKOUT_STREAMS_PER_TRANSACTION: '1' });
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
+  afterAll(() => {
     for (const s of held) s.close();
-    await browser?.close();
-    await t?.close();
   });
 
   it.each([
     ['phone', { width: 390, height: 844 }],
     ['desktop', { width: 1280, height: 800 }],
   ])('falls back to polling its status and still turns paid (%s)', async (name, viewport) => {
-    const trxid = (await createTransaction(t.deps, createInput(t.merchant.id, name === 'phone' ? 21_000 : 22_000))).transaction.id;
-    const hog = await openEventStream(`${base}/checkout/${trxid}/events`);
+    const trxid = (await createTransaction(ctx.t.deps, createInput(ctx.t.merchant.id, name === 'phone' ? 21_000 : 22_000))).transaction.id;
+    const hog = await openEventStream(`${ctx.base}/checkout/${trxid}/events`);
     held.push(hog);
     expect(hog.status).toBe(200);
 
-    const page = await browser.newPage({ viewport });
+    const page = await ctx.browser.newPage({ viewport });
     const polls: number[] = [];
     page.on('response', (r) => {
       if (r.url().endsWith(`/checkout/${trxid}/status`)) polls.push(r.status());
     });
     const refused = page.waitForResponse((r) => r.url().endsWith(`/checkout/${trxid}/events`));
-    await page.goto(`${base}/checkout/${trxid}`);
+    await page.goto(`${ctx.base}/checkout/${trxid}`);
     const stream = await refused;
     expect(stream.status()).toBe(429);
     expect(stream.headers()['retry-after']).toBe('30');
@@ -52,7 +42,7 @@ describe('checkout page whose live stream is refused', () => {
     expect(await page.textContent('#status-text')).toContain('Menunggu pembayaran');
     await page.screenshot({ path: join(tmpdir(), `qg-checkout-polling-${name}.png`), fullPage: true });
 
-    await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, trxid);
+    await simulatePayment(ctx.t.deps, { merchantId: ctx.t.merchant.id, mode: 'test' }, trxid);
     await page.waitForSelector('main[data-status="paid"]', { timeout: 10_000 });
     expect(await page.textContent('#status-text')).toContain('Pembayaran diterima');
     expect(await page.isHidden('#live-note')).toBe(true);

@@ -1,37 +1,25 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useBrowserApp } from '../helpers/browser.js';
 import { runCommand } from '../helpers/processes.js';
 import { recordPayment } from '../../src/services/record-payment.js';
 
 describe('checkout page in a real browser', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
+  const ctx = useBrowserApp();
 
-  beforeAll(async () => {
-    t = await createTestApp({ PUBLIC_BASE_URL: 'http://127.0.0.1' });
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
 
   async function create(key: string, amount: number) {
-    const res = await fetch(`${base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': key } });
+    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(200);
     return ((await res.json()) as { data: unknown }).data as { trxid: string; total_amount: number; unique_code: number; checkout_url: string };
   }
 
   it('shows the QR, the exact total with its unique code and a countdown, and turns paid on the sandbox button', async () => {
-    const tx = await create(t.testKey, 25000);
-    const page = await browser.newPage();
-    await page.goto(`${base}/checkout/${tx.trxid}`);
+    const tx = await create(ctx.t.testKey, 25000);
+    const page = await ctx.browser.newPage();
+    await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
     const total = `Rp${(tx.total_amount).toLocaleString('id-ID')}`;
     expect(await page.textContent('#total')).toBe(total);
     expect(await page.textContent('#unique-code')).toBe(String(tx.unique_code));
@@ -49,13 +37,13 @@ describe('checkout page in a real browser', () => {
   });
 
   it('learns of a payment recorded elsewhere through the live status stream', async () => {
-    const tx = await create(t.liveKey, 30000);
-    const page = await browser.newPage();
-    await page.goto(`${base}/checkout/${tx.trxid}`);
+    const tx = await create(ctx.t.liveKey, 30000);
+    const page = await ctx.browser.newPage();
+    await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
     expect(await page.$('#simulate')).toBeNull();
     await page.waitForFunction(() => (document.getElementById('countdown')?.textContent ?? '') !== '');
-    await recordPayment(t.deps, {
-      merchantId: t.merchant.id,
+    await recordPayment(ctx.t.deps, {
+      merchantId: ctx.t.merchant.id,
       mode: 'live',
       source: 'e2e-test',
       sourcePaymentId: `e2e-${tx.trxid}`,
@@ -79,11 +67,11 @@ describe('checkout page in a real browser', () => {
   it(
     'turns paid within 3 seconds when the CLI pays in another process, and nothing it requests fails',
     async () => {
-      const tx = await create(t.testKey, 40000);
-      const page = await browser.newPage();
+      const tx = await create(ctx.t.testKey, 40000);
+      const page = await ctx.browser.newPage();
       const failed = failures(page);
       const stream = page.waitForResponse((r) => r.url().endsWith(`/checkout/${tx.trxid}/events`));
-      await page.goto(`${base}/checkout/${tx.trxid}`);
+      await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
       expect((await stream).status()).toBe(200);
       expect(await page.getAttribute('main', 'data-status')).toBe('pending');
       // The page declares its icon, so a browser does not ask for /favicon.ico (a 404). Headless
@@ -93,12 +81,12 @@ describe('checkout page in a real browser', () => {
         const res = await fetch(href);
         return { href, status: res.status, type: res.headers.get('content-type'), body: await res.text() };
       });
-      expect(icon).toMatchObject({ href: `${base}/checkout/assets/icon.svg`, status: 200, type: 'image/svg+xml' });
+      expect(icon).toMatchObject({ href: `${ctx.base}/checkout/assets/icon.svg`, status: 200, type: 'image/svg+xml' });
       expect(icon.body).toMatch(/^<svg /);
 
       // On SQLite nothing of this process hears the CLI's commit: only the status watch's data_version
       // check can. On PostgreSQL the CLI's NOTIFY carries it.
-      const paid = await runCommand(['pay', tx.trxid, '--json'], { DATABASE_URL: t.databaseUrl });
+      const paid = await runCommand(['pay', tx.trxid, '--json'], { DATABASE_URL: ctx.t.databaseUrl });
       expect(paid.code, paid.stderr).toBe(0);
       const committed = Date.now();
       await page.waitForSelector('main[data-status="paid"]', { timeout: 3000 });
@@ -115,17 +103,17 @@ describe('checkout page in a real browser', () => {
   );
 
   it('shows an expired code as expired', async () => {
-    const tx = await create(t.testKey, 35000);
-    t.clock.advance(16 * 60 * 1000);
-    const page = await browser.newPage();
-    await page.goto(`${base}/checkout/${tx.trxid}`);
+    const tx = await create(ctx.t.testKey, 35000);
+    ctx.t.clock.advance(16 * 60 * 1000);
+    const page = await ctx.browser.newPage();
+    await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
     await page.waitForSelector('main[data-status="expired"]');
     expect(await page.textContent('#status-text')).toContain('kedaluwarsa');
     await page.close();
   });
 
   it('answers an unknown transaction with a JSON 404', async () => {
-    const res = await fetch(`${base}/checkout/trx_doesnotexist000000000`);
+    const res = await fetch(`${ctx.base}/checkout/trx_doesnotexist000000000`);
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('transaction_not_found');
   });
