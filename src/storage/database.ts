@@ -8,6 +8,7 @@ import { registerDirectReads } from './direct-reads.js';
 import type { DB } from './schema.js';
 import { registerWalSync, WalSync } from './wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
+import { settled } from './unit-of-work.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -65,6 +66,7 @@ function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
     db,
     dialect: 'sqlite',
     close: async () => {
+      await settled(db);
       await checkpointer?.stop();
       await db.destroy();
       await wal?.close();
