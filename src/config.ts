@@ -47,6 +47,8 @@ export interface Config extends MailSettings, SourceSettings {
   httpRequestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open (announced to clients in Keep-Alive: timeout=). */
   httpKeepAliveTimeoutMs: number;
+  /** The longest a SIGTERM/SIGINT shutdown may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 const int = wholeNumberSetting;
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpRequestTimeoutMs,
     // Whole seconds at least: clients are told the time in seconds, and 0 would tell them not to reuse.
     httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 1000, 600_000),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
     ...mailSettings(env),
     ...sourceSettings(env),
     redisUrl: env.REDIS_URL || null,

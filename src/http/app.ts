@@ -21,6 +21,7 @@ import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
+import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
 import { listenForStatus } from '../services/status-bus.js';
 import { registerMetrics } from './metrics.js';
@@ -45,6 +46,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = deps;
   const fastifyOptions: FastifyServerOptions = {
     ...timeoutOptions(config),
+    ...closeOptions,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // One access line per request is written in onResponse below; Fastify's own two lines would halve
@@ -71,6 +73,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...fastifyOptions,
     ...(options.logger ? { loggerInstance: options.logger as unknown as FastifyBaseLogger } : {}),
   });
+
+  keepConnectionsOnClose(app.server);
+  // First, so that a request arriving while the server closes is refused before anything else runs.
+  drainOnClose(app);
 
   app.decorateRequest('principal', null);
   // Bodies are JSON or form data; a text/plain body is a client mistake, answered with 415.

@@ -30,10 +30,11 @@ describe('loadConfig defaults', () => {
     expect(config.trustProxy).toBe(false);
   });
 
-  it('has the documented server timeouts', () => {
+  it('has the documented server timeouts and shutdown bound', () => {
     expect(config.httpHeadersTimeoutMs).toBe(10_000);
     expect(config.httpRequestTimeoutMs).toBe(30_000);
     expect(config.httpKeepAliveTimeoutMs).toBe(5000);
+    expect(config.shutdownTimeoutMs).toBe(15_000);
   });
 
   it('treats an empty variable as unset', () => {
@@ -111,6 +112,7 @@ describe('loadConfig is strict', () => {
     [{ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' }, /HTTP_REQUEST_TIMEOUT_MS must be between 20000/],
     // Clients are told the keep-alive time in whole seconds; 0 would tell them not to reuse a connection.
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '500' }, /HTTP_KEEP_ALIVE_TIMEOUT_MS must be between 1000/],
+    [{ SHUTDOWN_TIMEOUT_MS: '10s' }, /SHUTDOWN_TIMEOUT_MS must be a whole number/],
   ];
   it.each(bad)('rejects %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
