@@ -43,6 +43,13 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings {
   webhookDispatchIntervalMs: number;
   /** Networks webhooks may reach although the SSRF guard would refuse them (loopback receivers in tests). */
   webhookAllowNetworks: IpNetwork[];
+  /** How long a client may take to send a request's headers, and the whole request. */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open (announced to clients in Keep-Alive: timeout=). */
+  httpKeepAliveTimeoutMs: number;
+  /** The longest a SIGTERM/SIGINT shutdown may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 const int = wholeNumberSetting;
@@ -71,6 +78,9 @@ export function loadConfig(env: Env = process.env): Config {
   const expiresInMaxSeconds = int(env, 'EXPIRES_IN_MAX_SECONDS', 86_400, 60, 30 * 86_400);
   const expiresInMinSeconds = int(env, 'EXPIRES_IN_MIN_SECONDS', 60, 1, expiresInMaxSeconds);
   const transactionTtlSeconds = int(env, 'TRANSACTION_TTL_SECONDS', 900, expiresInMinSeconds, expiresInMaxSeconds);
+  // Node refuses a header timeout longer than the whole request's.
+  const httpHeadersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const httpRequestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', Math.max(30_000, httpHeadersTimeoutMs), httpHeadersTimeoutMs, 3_600_000);
   // An IPv6 literal needs brackets in a URL, or its colons read as the port separator.
   const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${shownHost}:${port}`).replace(/\/+$/, '');
@@ -102,6 +112,11 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 1000, 10, 3_600_000),
     webhookAllowNetworks: networks(env, 'WEBHOOK_ALLOW_NETWORKS'),
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    // Whole seconds at least: clients are told the time in seconds, and 0 would tell them not to reuse.
+    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 1000, 600_000),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
     ...mailSettings(env),
     ...sourceSettings(env),
     ...checkoutSettings(env),

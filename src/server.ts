@@ -12,6 +12,12 @@ export interface RunningServer {
   app: FastifyInstance | null;
   runtime: Runtime;
   url: string | null;
+  logger: Logger;
+  /**
+   * Stops gracefully: no new connections; every request received is answered; the background jobs end
+   * their current sends; pending writes are committed; then the database closes. Unbounded by itself:
+   * `serve` on SIGTERM bounds it with SHUTDOWN_TIMEOUT_MS (cli/stop-on-signal.ts).
+   */
   stop(): Promise<void>;
 }
 
@@ -35,7 +41,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       await background.stop();
       await runtime.close();
     };
-    return { app: null, runtime, url: null, stop };
+    return { app: null, runtime, url: null, logger, stop };
   }
   let app: FastifyInstance | null = null;
   let demo: Awaited<ReturnType<typeof ensureDemoMerchant>> = null;
@@ -76,9 +82,11 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      await app.close();
-      await background?.stop();
+      // Side by side: the server drains its connections (graceful-close.ts) while the jobs finish what
+      // they are sending; the database closes after both, once the last batch is committed.
+      const ended = await Promise.allSettled([app.close(), background?.stop()]);
       await runtime.close();
+      for (const e of ended) if (e.status === 'rejected') throw e.reason;
     })());
-  return { app, runtime, url, stop };
+  return { app, runtime, url, logger, stop };
 }

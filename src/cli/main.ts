@@ -13,6 +13,7 @@ import type { Deps } from '../services/deps.js';
 import { operatorName } from '../services/audit.js';
 import { getTransactionById } from '../services/get-transaction.js';
 import { serve } from '../server.js';
+import { stopOnSignal } from './stop-on-signal.js';
 import { simulatePayment } from '../sources/simulator.js';
 import { emit, emitError, emitItems, processIo, type Io } from './output.js';
 import type { CliContext } from './context.js';
@@ -50,12 +51,9 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .description('run the HTTP API (migrates first)')
     .addOption(new Option('--role <role>', 'api, worker or all').choices(['api', 'worker', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
-      const server = await serve(config(), { role: opts.role });
-      await new Promise<void>((resolve) => {
-        const shutdown = () => void server.stop().then(resolve);
-        process.once('SIGINT', shutdown);
-        process.once('SIGTERM', shutdown);
-      });
+      const settings = config();
+      const server = await serve(settings, { role: opts.role });
+      await stopOnSignal(server, settings.shutdownTimeoutMs);
     });
 
   program

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'source_not_found',
   'payment_not_found',
   'method_not_allowed',
+  'request_timeout',
   'ref_conflict',
   'idempotency_key_reused',
   'transaction_already_paid',

@@ -22,6 +22,8 @@ import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
+import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
+import { timeoutOptions } from './timeouts.js';
 import { listenForStatus } from '../services/status-bus.js';
 import { startStatusWatch } from '../services/status-watch.js';
 import { registerMetrics } from './metrics.js';
@@ -45,6 +47,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { deps } = options;
   const { config } = deps;
   const fastifyOptions: FastifyServerOptions = {
+    ...timeoutOptions(config),
+    ...closeOptions,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // One access line per request is written in onResponse below; Fastify's own two lines would halve
@@ -71,6 +75,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...fastifyOptions,
     ...(options.logger ? { loggerInstance: options.logger as unknown as FastifyBaseLogger } : {}),
   });
+
+  keepConnectionsOnClose(app.server);
+  // First, so that a request arriving while the server closes is refused before anything else runs.
+  drainOnClose(app);
 
   app.decorateRequest('principal', null);
   // Bodies are JSON or form data; a text/plain body is a client mistake, answered with 415.
@@ -183,8 +191,10 @@ function rejectOtherMethods(app: FastifyInstance, url: string, allowed: string[]
   });
 }
 
-// Requests Node cannot parse (oversized headers, garbage request lines) never reach Fastify's routing;
-// they still get the JSON envelope.
+const STATUS_TEXT: Record<number, string> = { 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+
+// Requests Node cannot parse (oversized headers, garbage request lines) or that arrive too slowly never
+// reach Fastify's routing; they still get the JSON envelope.
 function writeClientError(err: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable || err.code === 'ECONNRESET') {
     socket.destroy();
@@ -195,12 +205,14 @@ function writeClientError(err: Error & { code?: string }, socket: Socket): void 
       ? new AppError('headers_too_large', 'the request headers are too large')
       : err.code === 'HPE_URI_TOO_LONG'
         ? new AppError('uri_too_long', 'the URL is too long')
-        : new AppError('invalid_parameter', 'the request could not be parsed as HTTP');
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new AppError('request_timeout', 'the request did not arrive in time')
+          : new AppError('invalid_parameter', 'the request could not be parsed as HTTP');
   const requestId = newRequestId();
   const body = JSON.stringify(errorBody(error, requestId));
   const status = statusFor(error.code);
   socket.end(
-    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Cache-Control: no-store\r\nX-Api-Version: ${API_VERSION}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );

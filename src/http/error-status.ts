@@ -20,6 +20,7 @@ const STATUS: Record<ErrorCode, number> = {
   source_not_found: 404,
   payment_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   ref_conflict: 409,
   idempotency_key_reused: 409,
   transaction_already_paid: 409,

@@ -14,6 +14,8 @@ export interface SendDueEmailsOptions {
   /** How long a claim holds a row; must exceed the longest send (the SMTP timeouts sum to under a minute). */
   leaseMs?: number;
   random?: () => number;
+  /** Asked before each claim; false ends the run there (the mailer is stopping: finish the send under way, start no other). */
+  keepGoing?: () => boolean;
 }
 
 export interface EmailResult {
@@ -44,6 +46,7 @@ export async function sendDueEmails(deps: Deps, sender: MailSender | null, optio
     let claimedAny = false;
     for (const id of ids) {
       if (handled >= maxPerRun) break;
+      if (options.keepGoing && !options.keepGoing()) return results;
       // Claim each row just before sending it, so a lease covers one send and the rest of the batch
       // stays free for other mailers in the meantime.
       const claim = await claimEmail(deps, id, leaseMs);

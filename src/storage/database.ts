@@ -9,6 +9,7 @@ import { registerDataVersion } from './data-version.js';
 import type { DB } from './schema.js';
 import { registerWalSync, WalSync } from './wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
+import { settled } from './unit-of-work.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -68,6 +69,7 @@ function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
     db,
     dialect: 'sqlite',
     close: async () => {
+      await settled(db);
       await checkpointer?.stop();
       await db.destroy();
       await wal?.close();

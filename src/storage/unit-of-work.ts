@@ -44,6 +44,10 @@ interface Unit {
 interface Batcher {
   queue: Unit[];
   scheduled: boolean;
+  /** Units queued or in a batch not yet answered. */
+  pending: number;
+  /** Called when pending drops to zero (see settled). */
+  onSettled: Array<() => void>;
   stats: BatchStats;
 }
 
@@ -59,7 +63,7 @@ const batchers = new WeakMap<Kysely<DB>, Batcher>();
 function batcherFor(db: Kysely<DB>): Batcher {
   let b = batchers.get(db);
   if (!b) {
-    b = { queue: [], scheduled: false, stats: { commits: 0, units: 0 } };
+    b = { queue: [], scheduled: false, pending: 0, onSettled: [], stats: { commits: 0, units: 0 } };
     batchers.set(db, b);
   }
   return b;
@@ -69,13 +73,30 @@ export function batchStats(db: Kysely<DB>): BatchStats {
   return { ...batcherFor(db).stats };
 }
 
+/**
+ * Resolves once no unit is queued or in a batch: each has been committed (or has failed) and answered.
+ * The database is closed only then, or a batch still waiting for its turn would find the connection gone.
+ */
+export function settled(db: Kysely<DB>): Promise<void> {
+  const b = batchers.get(db);
+  if (!b || b.pending === 0) return Promise.resolve();
+  return new Promise((resolve) => b.onSettled.push(resolve));
+}
+
 export function runInTransaction<T>(deps: UnitOfWorkDeps, fn: UnitOfWork<T>): Promise<T> {
   if (deps.dialect !== 'sqlite') return deps.db.transaction().execute(fn);
   const b = batcherFor(deps.db);
+  b.pending += 1;
   return new Promise<T>((resolve, reject) => {
     b.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
     schedule(deps.db, b);
   });
+}
+
+function answered(b: Batcher, count: number): void {
+  b.pending -= count;
+  if (b.pending > 0) return;
+  for (const wake of b.onSettled.splice(0)) wake();
 }
 
 function schedule(db: Kysely<DB>, b: Batcher): void {
@@ -122,6 +143,7 @@ async function runBatch(db: Kysely<DB>, b: Batcher, units: Unit[]): Promise<void
     if (wal) await wal.sync();
   } catch (err) {
     for (const u of units) u.reject(err);
+    answered(b, units.length);
     return;
   }
   units.forEach((u, i) => {
@@ -129,6 +151,7 @@ async function runBatch(db: Kysely<DB>, b: Batcher, units: Unit[]): Promise<void
     if (o.ok) u.resolve(o.value);
     else u.reject(o.error);
   });
+  answered(b, units.length);
 }
 
 const SYNC_NORMAL = sql`pragma synchronous = NORMAL`;

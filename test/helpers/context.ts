@@ -160,6 +160,9 @@ export async function createTestApp(
     app,
     logs,
     async close() {
+      // The test is over and no request is on its way: idle keep-alive connections can go at once,
+      // where a running server waits for their keep-alive time to run out (graceful-close.ts).
+      app.server.closeIdleConnections();
       await app.close();
       await ctx.close();
     },

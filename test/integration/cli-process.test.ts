@@ -187,7 +187,9 @@ describe('qris-gateway as a process', () => {
       expect(seen.status).toBe('paid');
       expect(seen.payment?.source).toBe('simulator');
 
-      expect(await first.stop(5_000)).toEqual({ code: 0, signal: null });
+      // Code 0: a graceful stop, not one cut at SHUTDOWN_TIMEOUT_MS (15 s). It waits for this test's
+      // idle fetch connection to reach its keep-alive time (the client closes it after 4 s).
+      expect(await first.stop(15_000)).toEqual({ code: 0, signal: null });
 
       // Second start on the same database: the demo merchant exists, so no new merchant or key.
       const second = new Server(env);
@@ -208,7 +210,7 @@ describe('qris-gateway as a process', () => {
       expect(again.status).toBe(200);
       expect(((await again.json()) as { data: { status: string } }).data.status).toBe('paid');
 
-      expect(await second.stop(5_000)).toEqual({ code: 0, signal: null });
+      expect(await second.stop(15_000)).toEqual({ code: 0, signal: null });
       expect(second.stdout).not.toMatch(/sk_(test|live)_/);
       expect(second.stdout).not.toContain('Created a sandbox merchant');
 

@@ -181,4 +181,23 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     expect(after.units - before.units).toBe(11);
     expect(after.commits - before.commits).toBe(2);
   });
+
+  it('closing the database first commits the units already queued', async () => {
+    await setup();
+    const units = Array.from({ length: 20 }, (_, i) =>
+      runInTransaction(h.ctx.deps, (trx) =>
+        trx.insertInto('api_keys').values({ id: `key_queued_${i}`, merchant_id: h.seeded.merchant.id, mode: 'test', key_hash: `queued_${i}`, key_prefix: 'p', created_at: 0, revoked_at: null }).execute(),
+      ),
+    );
+    // Asked in the same turn, before their batch has even started.
+    await h.ctx.database.close();
+    await Promise.all(units);
+    const reader = new BetterSqlite3(join(h.ctx.dir, 'gateway.db'), { readonly: true });
+    try {
+      const stored = reader.prepare("select count(*) as n from api_keys where id like 'key_queued_%'").get() as { n: number };
+      expect(stored.n).toBe(20);
+    } finally {
+      reader.close();
+    }
+  });
 });

@@ -210,6 +210,7 @@ describe('an internal error is logged without the key and answered without inter
       // The access line carries the request id as the error line does (written through the root logger).
       expect(access[0]!.reqId).toBe(body.error.request_id);
     } finally {
+      t.app.server.closeIdleConnections();
       await t.app.close();
       rmSync(t.dir, { recursive: true, force: true });
     }

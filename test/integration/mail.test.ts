@@ -287,6 +287,19 @@ describe('payer e-mail over SMTP', () => {
     expect(rows.map((r) => [r.status, r.attempts])).toEqual(rows.map(() => ['sent', 1]));
   });
 
+  it('a mailer told to stop finishes the send under way and starts no other of its backlog', async () => {
+    const server = await smtp({ delayMs: 300 });
+    const t = await app({ SMTP_URL: server.url, MAIL_FROM: FROM });
+    for (let i = 0; i < 4; i++) await create(t, `amount=${60000 + i}&email=p${i}@example.co.id`);
+    const worker = startMailer(t.deps, null, { intervalMs: 60_000 });
+    // The relay holds the first message for 300 ms before it answers.
+    await until(async () => server.dataAttempts === 1);
+    await worker.stop();
+    expect(server.messages).toHaveLength(1);
+    const rows = await t.deps.db.selectFrom('emails').select('status').execute();
+    expect(rows.map((r) => r.status).sort()).toEqual(['pending', 'pending', 'pending', 'sent']);
+  });
+
   it('escapes merchant and integrator text in the HTML', async () => {
     const server = await smtp();
     const t = await app({ SMTP_URL: server.url, MAIL_FROM: FROM });

@@ -30,6 +30,13 @@ describe('loadConfig defaults', () => {
     expect(config.trustProxy).toBe(false);
   });
 
+  it('has the documented server timeouts and shutdown bound', () => {
+    expect(config.httpHeadersTimeoutMs).toBe(10_000);
+    expect(config.httpRequestTimeoutMs).toBe(30_000);
+    expect(config.httpKeepAliveTimeoutMs).toBe(5000);
+    expect(config.shutdownTimeoutMs).toBe(15_000);
+  });
+
   it('treats an empty variable as unset', () => {
     const c = loadConfig({ PORT: '', HOST: '', DATABASE_URL: '', TRANSACTION_TTL_SECONDS: '', PUBLIC_BASE_URL: '' });
     expect(c.port).toBe(3000);
@@ -66,6 +73,11 @@ describe('loadConfig reads the environment', () => {
     expect(c.demoMerchant).toBe(false);
   });
 
+  it('lets the request timeout default follow a longer header timeout', () => {
+    const c = loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '45000' });
+    expect([c.httpHeadersTimeoutMs, c.httpRequestTimeoutMs]).toEqual([45_000, 45_000]);
+  });
+
   it('accepts a unique-code range of one value', () => {
     const c = loadConfig({ UNIQUE_CODE_MIN: '7', UNIQUE_CODE_MAX: '7' });
     expect([c.uniqueCodeMin, c.uniqueCodeMax]).toEqual([7, 7]);
@@ -96,6 +108,11 @@ describe('loadConfig is strict', () => {
     [{ DEMO_MERCHANT: '2' }, /DEMO_MERCHANT/],
     [{ PUBLIC_BASE_URL: 'pay.example.com' }, /PUBLIC_BASE_URL must be an http\(s\) URL/],
     [{ PUBLIC_BASE_URL: 'ftp://pay.example.com' }, /PUBLIC_BASE_URL/],
+    // Node refuses a header timeout longer than the request's.
+    [{ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' }, /HTTP_REQUEST_TIMEOUT_MS must be between 20000/],
+    // Clients are told the keep-alive time in whole seconds; 0 would tell them not to reuse a connection.
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '500' }, /HTTP_KEEP_ALIVE_TIMEOUT_MS must be between 1000/],
+    [{ SHUTDOWN_TIMEOUT_MS: '10s' }, /SHUTDOWN_TIMEOUT_MS must be a whole number/],
   ];
   it.each(bad)('rejects %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
