@@ -77,8 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   keepConnectionsOnClose(app.server);
-  // First, so that a request arriving while the server closes is refused before anything else runs.
-  drainOnClose(app);
+  const drain = drainOnClose(app);
 
   app.decorateRequest('principal', null);
   // Bodies are JSON or form data; a text/plain body is a client mistake, answered with 415.
@@ -89,7 +88,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Callback-style hooks: an async hook costs a promise and a microtask per request for work that is
   // synchronous anyway.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    // First, so that a request arriving while the server closes is refused before anything else runs.
+    const refusal = drain.refusal(reply);
+    if (refusal !== null) {
+      done(refusal);
+      return;
+    }
     if (request.raw.url && request.raw.url.length > config.maxUrlLength) {
       done(new AppError('uri_too_long', `the URL is longer than ${config.maxUrlLength} characters`));
       return;
@@ -100,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id);
     reply.header('X-Api-Version', API_VERSION);
     reply.header('Cache-Control', 'no-store');
+    drain.markResponse(reply);
     done();
   });
   // Through the root logger with the id as its first field: the line a request's child would write,

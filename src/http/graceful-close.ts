@@ -1,7 +1,7 @@
 // How the HTTP server closes without cutting a request: see keepConnectionsOnClose and drainOnClose.
 import net from 'node:net';
 import type http from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../domain/errors.js';
 
 /**
@@ -37,21 +37,24 @@ export function keepConnectionsOnClose(server: http.Server): void {
  * From the moment the app begins to close, every response says `Connection: close`, and a request that
  * arrives on a connection still open is refused with 503 `service_unavailable` (nothing done, safe to
  * retry): readiness probes fail, a load balancer moves on, and no new work (nor a status stream) starts.
- * A request that was already received is served as usual.
+ * A request that was already received is served as usual. The app's own first onRequest and onSend
+ * hooks call these (one flag test each, rather than two more hooks on every request).
  */
-export function drainOnClose(app: FastifyInstance): void {
+export function drainOnClose(app: FastifyInstance) {
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  app.addHook('onRequest', (_request, reply, done) => {
-    if (!closing) return done();
-    reply.header('Connection', 'close');
-    done(new AppError('service_unavailable', 'the server is shutting down; retry the request', { retryAfter: 1 }));
-  });
-  app.addHook('onSend', (_request, reply, _payload, done) => {
-    if (closing) reply.header('Connection', 'close');
-    done();
-  });
+  return {
+    /** The error a request arriving now is refused with, or null while the app is open. */
+    refusal(reply: FastifyReply): AppError | null {
+      if (!closing) return null;
+      reply.header('Connection', 'close');
+      return new AppError('service_unavailable', 'the server is shutting down; retry the request', { retryAfter: 1 });
+    },
+    markResponse(reply: FastifyReply): void {
+      if (closing) reply.header('Connection', 'close');
+    },
+  };
 }
