@@ -30,14 +30,18 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; param?: string; request_id: string };
 }
 
-/** Asserts the error envelope exactly: shape, known code, status, request id matching the header. */
-export function expectError(res: ResponseLike, status: number, code: ErrorCode, param?: string): ErrorBody {
+/**
+ * Asserts the error envelope exactly: shape, known code, status, request id matching the header; and
+ * `param` when given (null: the error must name no parameter).
+ */
+export function expectError(res: ResponseLike, status: number, code: ErrorCode, param?: string | null): ErrorBody {
   expect(res.statusCode, res.body).toBe(status);
   expect(header(res, 'content-type')).toMatch(/^application\/json/);
   const body = JSON.parse(res.body) as ErrorBody;
   expectEnvelopeShape(body);
   expect(body.error.code).toBe(code);
-  if (param !== undefined) expect(body.error.param).toBe(param);
+  if (param === null) expect(body.error).not.toHaveProperty('param');
+  else if (param !== undefined) expect(body.error.param).toBe(param);
   expectCommonHeaders(res);
   expect(body.error.request_id).toBe(header(res, 'x-request-id'));
   return body;

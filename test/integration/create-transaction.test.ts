@@ -4,6 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { parseQris, parseTlv } from '../../src/domain/qris/index.js';
 import { createTestApp, seedMerchant, vectors, type TestApp } from '../helpers/context.js';
+import { expectError as expectErrorEnvelope } from '../helpers/http-assertions.js';
+
+// Every error these tests expect without a param must name none.
+const expectError = (res: Parameters<typeof expectErrorEnvelope>[0], status: number, code: Parameters<typeof expectErrorEnvelope>[2], param?: string) =>
+  expectErrorEnvelope(res, status, code, param ?? null);
 
 // jsqr is CommonJS with ES-style typings (see test/unit/qr-image.test.ts).
 const jsQR = jsQRModule.default;
@@ -31,18 +36,6 @@ function postJson(t: TestApp, body: unknown, headers: Record<string, string> = {
   });
 }
 
-function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): void {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  const body = res.json();
-  expect(body.success).toBe(false);
-  expect(body.error.code).toBe(code);
-  expect(typeof body.error.message).toBe('string');
-  expect(body.error.message.length).toBeGreaterThan(0);
-  expect(body.error.request_id).toMatch(/^req_/);
-  if (param === undefined) expect(body.error).not.toHaveProperty('param');
-  else expect(body.error.param).toBe(param);
-}
 
 async function countTransactions(t: TestApp): Promise<number> {
   const row = await t.deps.db
@@ -220,7 +213,7 @@ describe('GET /api/payment-gateway/cqris', () => {
       ['0.00', 'amount_out_of_range'],
       ['10000000', 'amount_out_of_range'], // the maximum includes the unique code
       ['10000001', 'amount_out_of_range'],
-    ])('amount=%j is 400 %s', async (amount, code) => {
+    ] as const)('amount=%j is 400 %s', async (amount, code) => {
       const before = await countTransactions(t);
       expectError(await get(t, { amount }), 400, code, 'amount');
       expect(await countTransactions(t)).toBe(before);

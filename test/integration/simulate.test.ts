@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { expireDue } from '../../src/services/expire-due.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
+import { expectError } from '../helpers/http-assertions.js';
 
 const CQRIS = '/api/payment-gateway/cqris';
 const SIMULATE = '/api/payment-gateway/simulate';
@@ -47,14 +48,6 @@ function simulate(
   });
 }
 
-function expectError(res: LightMyRequestResponse, status: number, code: string, param?: string): void {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json();
-  expect(body.success).toBe(false);
-  expect(body.error.code).toBe(code);
-  expect(body.error.request_id).toMatch(/^req_/);
-  if (param !== undefined) expect(body.error.param).toBe(param);
-}
 
 async function stored(trxid: string) {
   return t.deps.db.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
@@ -244,7 +237,7 @@ describe('simulate', () => {
     ['-5', 'invalid_amount'],
     ['0', 'amount_out_of_range'],
     ['10000001', 'amount_out_of_range'],
-  ])('amount=%j is 400 %s and records nothing', async (amount, code) => {
+  ] as const)('amount=%j is 400 %s and records nothing', async (amount, code) => {
     const tx = await create();
     expectError(await simulate(tx.trxid, { amount }), 400, code, 'amount');
     expect(await paymentsOf(tx.trxid)).toHaveLength(0);

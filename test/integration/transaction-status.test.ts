@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expireDue } from '../../src/services/expire-due.js';
 import { encodeCursor } from '../../src/services/list-transactions.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
+import { expectError } from '../helpers/http-assertions.js';
 
 const CQRIS = '/api/payment-gateway/cqris';
 const CSTATUS = '/api/payment-gateway/cstatus';
@@ -58,14 +59,6 @@ async function page(key: string, query: Record<string, string> = {}): Promise<Pa
   return res.json().data as Page;
 }
 
-function expectError(res: LightMyRequestResponse, httpStatus: number, code: string, param?: string): void {
-  expect(res.statusCode, res.body).toBe(httpStatus);
-  const body = res.json();
-  expect(body.success).toBe(false);
-  expect(body.error.code).toBe(code);
-  expect(body.error.request_id).toMatch(/^req_/);
-  if (param !== undefined) expect(body.error.param).toBe(param);
-}
 
 async function pay(key: string, trxid: string): Promise<Tx> {
   const res = await t.app.inject({ method: 'POST', url: `/api/payment-gateway/simulate?trxid=${trxid}`, headers: { 'x-api-key': key } });
