@@ -1,3 +1,4 @@
+// @ts-check
 // The load generator, run by scripts/bench.mjs as a child process so that autocannon never shares an
 // event loop (or a core's time slice accounting) with the server it measures. It reads one scenario
 // spec (a JSON file named on the command line), runs autocannon once, and prints one JSON object.

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // `npm run bench`: measures the gateway against a bare Fastify route in the same run, on this machine.
 //
 //   node scripts/bench.mjs [--duration S] [--connections N] [--db sqlite,postgres] [--log FILE]
@@ -48,7 +49,7 @@ const CONNECTIONS = Number(args.connections);
 const SCALE_ROWS = Number(args['scale-rows']);
 const PREP = Number(args['prep-transactions']);
 const SOAK_MINUTES = args.soak === undefined ? null : Number(args.soak);
-for (const [name, v] of [['duration', DURATION], ['connections', CONNECTIONS], ['scale-rows', SCALE_ROWS], ['prep-transactions', PREP]]) {
+for (const [name, v] of /** @type {Array<[string, number]>} */ ([['duration', DURATION], ['connections', CONNECTIONS], ['scale-rows', SCALE_ROWS], ['prep-transactions', PREP]])) {
   if (!Number.isFinite(v) || v <= 0) fail(`--${name} must be a positive number`);
 }
 if (SOAK_MINUTES !== null && !(SOAK_MINUTES > 0)) fail('--soak must be a positive number of minutes');
@@ -122,7 +123,7 @@ async function freePort() {
     const srv = createServer();
     srv.on('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => resolvePort(port));
     });
   });

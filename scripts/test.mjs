@@ -1,3 +1,4 @@
+// @ts-check
 // `npm test`: runs the whole suite with vitest and ends with one plain line, `N passed, N failed`,
 // counted from vitest's JSON report so that a run which tested nothing shows as such.
 import { spawnSync } from 'node:child_process';
