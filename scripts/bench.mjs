@@ -41,7 +41,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 6).join('\n').replace(/^\/\/ ?/gm, '') + '\n');
+  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(2, 7).join('\n').replace(/^\/\/ ?/gm, '') + '\n');
   process.exit(0);
 }
 const DURATION = Number(args.duration);
