@@ -118,7 +118,7 @@ const result = await autocannon(options);
 const seconds = ((lastResponseAt ?? performance.now()) - started) / 1000;
 const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
 process.stdout.write(
-  JSON.stringify({
+  `${JSON.stringify({
     requests: total,
     seconds: Number(seconds.toFixed(3)),
     // Total over elapsed time rather than autocannon's per-second average, which misreads runs
@@ -131,5 +131,5 @@ process.stdout.write(
     errors: result.errors,
     timeouts: result.timeouts,
     ...(spec.kind === 'storm' ? { outcomes: stormOutcomes } : {}),
-  }) + '\n',
+  })}\n`,
 );

@@ -41,7 +41,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(2, 7).join('\n').replace(/^\/\/ ?/gm, '') + '\n');
+  process.stdout.write(`${readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(2, 7).join('\n').replace(/^\/\/ ?/gm, '')}\n`);
   process.exit(0);
 }
 const DURATION = Number(args.duration);
@@ -551,7 +551,7 @@ async function fillTransactions(database, count, startIndex, totalPlanned, sampl
     db.pragma('busy_timeout = 10000');
     // Only this filling connection skips fsyncs; the server keeps synchronous=FULL for its own writes.
     db.pragma('synchronous = OFF');
-    const insert = db.prepare(`INSERT INTO transactions (${FILL_COLUMNS.join(',')}) VALUES (${FILL_COLUMNS.map((c) => '@' + c).join(',')})`);
+    const insert = db.prepare(`INSERT INTO transactions (${FILL_COLUMNS.join(',')}) VALUES (${FILL_COLUMNS.map((c) => `@${c}`).join(',')})`);
     // Big transactions: one commit per 100,000 rows rather than one per row.
     const insertMany = db.transaction((batch) => {
       for (const r of batch) insert.run(r);
@@ -726,7 +726,7 @@ function printTable(rows) {
       `${pad(r.db, 9)}${pad(r.scenario, 22)}${lpad(Math.round(r.reqPerSec), 9)}${lpad(r.latencyMs.p50, 8)}${lpad(r.latencyMs.p99, 8)}${lpad(r.non2xx, 8)}${lpad(r.peakRssMB, 9)}${lpad(r.ratio === null ? '' : r.ratio.toFixed(2), 7)}${lpad(r.serverCpuUsPerReq ?? '', 11)}${lpad(r.dbCpuUsPerReq ?? '', 10)}${lpad(r.loadAvg ?? '', 6)}`,
     );
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 function targetChecks(rows) {
@@ -755,7 +755,7 @@ function printCompare(file, rows) {
   const before = new Map((old.results ?? []).map((r) => [`${r.db}/${r.scenario}`, r]));
   process.stdout.write(`\ncompared with ${file} (${old.startedAt ?? '?'}, commit ${old.commit ?? '?'})\n`);
   const head = `${pad('db', 9)}${pad('scenario', 22)}${lpad('req/s', 16)}${lpad('Δ', 8)}${lpad('p99 ms', 16)}${lpad('ratio', 14)}`;
-  process.stdout.write(head + '\n' + '-'.repeat(head.length) + '\n');
+  process.stdout.write(`${head}\n${'-'.repeat(head.length)}\n`);
   const pct = (a, b) => (b ? `${(((a - b) / b) * 100).toFixed(1)}%` : '');
   for (const r of rows) {
     const b = before.get(`${r.db}/${r.scenario}`);
@@ -850,7 +850,7 @@ async function main() {
   const outDir = join(root, 'bench-results');
   mkdirSync(outDir, { recursive: true });
   const outFile = join(outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}${mode === 'standard' ? '' : `-${mode}`}.json`);
-  writeFileSync(outFile, JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`\nwrote ${outFile}\n`);
   if (args.compare) printCompare(args.compare, report.results);
 }

@@ -97,5 +97,9 @@ function pickNamed<T extends MatchCandidate>(
 
 function unique<T extends MatchCandidate>(list: readonly T[]): T[] {
   const seen = new Set<string>();
-  return list.filter((tx) => (seen.has(tx.id) ? false : (seen.add(tx.id), true)));
+  return list.filter((tx) => {
+    if (seen.has(tx.id)) return false;
+    seen.add(tx.id);
+    return true;
+  });
 }

@@ -19,8 +19,10 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as
 type LevelMethods = Pick<FastifyBaseLogger, (typeof LEVELS)[number]>;
 
 // The level methods are added to the prototype below (declaration merging gives them their types).
+// biome-ignore lint/correctness/noUnusedVariables: the interface exists to merge with the class.
 interface LazyChild extends LevelMethods {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged methods are defined on the prototype below.
 class LazyChild implements FastifyBaseLogger {
   private made: FastifyBaseLogger | null = null;
 
@@ -32,7 +34,8 @@ class LazyChild implements FastifyBaseLogger {
 
   /** The child itself, made on the first call that needs it. */
   get real(): FastifyBaseLogger {
-    return (this.made ??= this.parent.child(this.bindings, this.options));
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
   }
 
   get level(): string {

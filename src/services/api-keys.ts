@@ -99,7 +99,10 @@ const principalCache = new WeakMap<Kysely<DB>, Map<string, { principal: Principa
 /** authenticateApiKey with its successful answers reused for PRINCIPAL_CACHE_MS: one select saved per request. */
 export async function authenticateApiKeyCached(deps: Deps, key: string): Promise<Principal> {
   let cache = principalCache.get(deps.db);
-  if (!cache) principalCache.set(deps.db, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    principalCache.set(deps.db, cache);
+  }
   const hash = hashApiKey(key);
   const now = performance.now();
   const hit = cache.get(hash);

@@ -14,7 +14,7 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
   if (name.length === 0 || name.length > 100) {
     throw new AppError('invalid_parameter', 'name must be 1 to 100 characters', { param: 'name' });
   }
-  let parsed;
+  let parsed: ReturnType<typeof parseStaticQris>;
   try {
     parsed = parseStaticQris(input.qris.trim());
   } catch (err) {

@@ -62,7 +62,7 @@ export async function finishEmail(deps: Deps, claim: EmailClaim, outcome: EmailO
     .where('id', '=', claim.row.id)
     .where('status', '=', 'pending')
     .where('locked_until', '=', claim.lease);
-  let query;
+  let query: ReturnType<typeof base.set>;
   switch (outcome.status) {
     case 'sent':
       query = base.set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), locked_until: null, last_error: null }));

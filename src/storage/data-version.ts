@@ -19,6 +19,6 @@ export function registerDataVersion(db: Kysely<DB>, connection: { pragma: Pragma
 /** The current data_version, or null where there is none to ask (PostgreSQL, a closed database). */
 export function dataVersion(db: Kysely<DB>): number | null {
   const connection = connections.get(db);
-  if (!connection || !connection.open) return null;
+  if (!connection?.open) return null;
   return Number(connection.pragma('data_version', { simple: true }));
 }

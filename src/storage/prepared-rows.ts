@@ -56,7 +56,10 @@ export function prepareRowsQuery<D, R extends object, P extends object, O>(
       // Batches run in transactions, a new Kysely object each time: texts are kept per database.
       const scope = compileScope(db);
       let shapes = compiled.get(scope);
-      if (!shapes) compiled.set(scope, (shapes = new Map()));
+      if (!shapes) {
+        shapes = new Map();
+        compiled.set(scope, shapes);
+      }
       const shape = `${rows.length}\u0000${columns.join('\u0000')}`;
       let c = shapes.get(shape);
       if (!c) {

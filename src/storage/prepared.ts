@@ -37,7 +37,10 @@ export function placeholderSource<P>(): { p: P; placeholders: ReadonlyMap<string
     get(_target, name) {
       if (typeof name !== 'string') return undefined;
       let ph = placeholders.get(name);
-      if (!ph) placeholders.set(name, (ph = new Placeholder(name)));
+      if (!ph) {
+        ph = new Placeholder(name);
+        placeholders.set(name, ph);
+      }
       return ph;
     },
   }) as P;

@@ -6,7 +6,9 @@ import type { DB } from '../../src/storage/schema.js';
 
 // The counters a test started, taken off again after it.
 const restores: (() => void)[] = [];
-afterEach(() => restores.splice(0).forEach((restore) => restore()));
+afterEach(() => {
+  for (const restore of restores.splice(0)) restore();
+});
 
 /** Counts the statements a database runs, whichever path they take (SQLite's direct reads or Kysely). */
 export function countStatements(db: Kysely<DB>): { readonly count: number; readonly texts: ReadonlySet<string> } {

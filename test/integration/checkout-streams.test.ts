@@ -47,7 +47,7 @@ describe('checkout status streams', () => {
     expect(body.error.request_id).toBeTruthy();
     return { status: s.status, retryAfter: s.headers['retry-after'], code: body.error.code };
   }
-  const hasEvents = (s: EventStream, n: number) => s.waitFor((text) => statusEvents(text).length >= n);
+  const _hasEvents = (s: EventStream, n: number) => s.waitFor((text) => statusEvents(text).length >= n);
 
   it('sends the status at once and each change, ends after a final status, and frees its slot', async () => {
     await setup({ CHECKOUT_STREAMS_PER_TRANSACTION: '1' });

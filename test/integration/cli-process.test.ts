@@ -79,7 +79,7 @@ class Server {
   }
 }
 
-const BANNER = /^  (sk_test_[0-9A-Za-z]{40})\n[\s\S]*^Docs: (http:\/\/\S+\/docs)\n[\s\S]*^  curl -H 'X-Api-Key: (sk_test_[0-9A-Za-z]{40})' '(http:\/\/\S+\/api\/payment-gateway\/cqris\?amount=10000)'\n/m;
+const BANNER = /^ {2}(sk_test_[0-9A-Za-z]{40})\n[\s\S]*^Docs: (http:\/\/\S+\/docs)\n[\s\S]*^ {2}curl -H 'X-Api-Key: (sk_test_[0-9A-Za-z]{40})' '(http:\/\/\S+\/api\/payment-gateway\/cqris\?amount=10000)'\n/m;
 
 let dir: string;
 const servers: Server[] = [];

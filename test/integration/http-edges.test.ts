@@ -165,9 +165,9 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       const ok = await get(exact, withKey());
       expect(ok.statusCode, ok.body).toBe(200);
 
-      expectError(await get(exact + 'p', withKey()), 414, 'uri_too_long');
+      expectError(await get(`${exact}p`, withKey()), 414, 'uri_too_long');
       // Before authentication and routing: no key, unknown path, any method.
-      expectError(await get('/nowhere?x=' + 'y'.repeat(5000)), 414, 'uri_too_long');
+      expectError(await get(`/nowhere?x=${'y'.repeat(5000)}`), 414, 'uri_too_long');
       expectError(await t.app.inject({ method: 'POST', url: `${CQRIS}?x=${'y'.repeat(5000)}`, payload: { amount: '1' } }), 414, 'uri_too_long');
     });
 

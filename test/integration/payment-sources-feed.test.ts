@@ -29,7 +29,7 @@ let amount = 60_000;
 beforeAll(async () => {
   t = await createTestApp({ FEED_TIMEOUT_MS: '500', FEED_MAX_BACKOFF_SECONDS: '300' });
   base = await listen(t);
-  feedServer = createServer((req, res) => {
+  feedServer = createServer((_req, res) => {
     hits += 1;
     if (answer.hang) return;
     const body = answer.body === undefined ? { status: 'success', message: 'no data' } : answer.body;

@@ -243,7 +243,7 @@ describe('property: random interleavings of creates, expiries and reports', () =
               return [key, r] as const;
             });
             const results = await Promise.all(reports.map(([, r]) => recordPayment(t.deps, r)));
-            results.forEach((res, i) => outcomes.set(reports[i]![0], [...(outcomes.get(reports[i]![0]) ?? []), res.outcome]));
+            for (const [i, res] of results.entries()) outcomes.set(reports[i]![0], [...(outcomes.get(reports[i]![0]) ?? []), res.outcome]);
           }
         }
 

@@ -10,7 +10,10 @@ const rowsOf = (keys: string[]) => new Map(keys.filter((k) => !k.startsWith('mis
 describe('batchedLookup', () => {
   it('reads the keys of one turn together, in chunks of at most maxBatch, and the next turn apart', async () => {
     const calls: string[][] = [];
-    const lookup = batchedLookup(async (_db, keys: string[]) => (calls.push(keys), rowsOf(keys)), 2);
+    const lookup = batchedLookup(async (_db, keys: string[]) => {
+      calls.push(keys);
+      return rowsOf(keys);
+    }, 2);
     const db = database();
     const first = await Promise.all(['a', 'b', 'c', 'missing', 'a'].map((k) => lookup.load(db, k)));
     expect(first).toEqual([{ key: 'a' }, { key: 'b' }, { key: 'c' }, undefined, { key: 'a' }]);
@@ -21,7 +24,10 @@ describe('batchedLookup', () => {
 
   it('keeps each database\'s keys to itself', async () => {
     const calls: [Kysely<unknown>, string[]][] = [];
-    const lookup = batchedLookup(async (db, keys: string[]) => (calls.push([db, keys]), rowsOf(keys)));
+    const lookup = batchedLookup(async (db, keys: string[]) => {
+      calls.push([db, keys]);
+      return rowsOf(keys);
+    });
     const one = database();
     const two = database();
     await Promise.all([lookup.load(one, 'a'), lookup.load(two, 'b'), lookup.load(one, 'c')]);
@@ -44,7 +50,10 @@ describe('batchedLookup', () => {
 
   it('does not hold a transaction\'s reads: they run at once, one key each', async () => {
     const calls: string[][] = [];
-    const lookup = batchedLookup(async (_db, keys: string[]) => (calls.push(keys), rowsOf(keys)));
+    const lookup = batchedLookup(async (_db, keys: string[]) => {
+      calls.push(keys);
+      return rowsOf(keys);
+    });
     const trx = database(true);
     const read = lookup.load(trx, 'a');
     // Already asked before this turn ends (a batched read would wait for setImmediate).

@@ -146,7 +146,7 @@ describe('parseTlv / encodeTlv', () => {
   it('refuses to encode values longer than 99 or empty', () => {
     expect(rejection(() => encodeTlv([field('59', 'x'.repeat(100))])).code).toBe('invalid_qris');
     expect(rejection(() => encodeTlv([field('59', '')])).code).toBe('invalid_qris');
-    expect(encodeTlv([field('59', 'x'.repeat(99))])).toBe('5999' + 'x'.repeat(99));
+    expect(encodeTlv([field('59', 'x'.repeat(99))])).toBe(`5999${'x'.repeat(99)}`);
   });
 
   it('round-trips generated TLV trees', () => {
@@ -233,7 +233,7 @@ describe('parseQris', () => {
 
   it('rejects each structural problem with a message naming it', () => {
     const body = (fields: TlvField[]) => encodeTlv(fields);
-    const sign = (text: string) => text + '6304' + formatCrc(crc16(text + '6304'));
+    const sign = (text: string) => `${text}6304${formatCrc(crc16(`${text}6304`))}`;
     expect(qrisError('')).toBe('empty QRIS payload');
     expect(qrisError(warung.static + ' '.repeat(513 - warung.static.length))).toMatch(/too long: 513 characters/);
     expect(qrisError(buildQris(staticFields({ '59': null })))).toBe('missing required tag 59 (merchant name)');
@@ -244,13 +244,13 @@ describe('parseQris', () => {
     expect(qrisError(buildQris(staticFields({ '00': null })))).toMatch(/missing tag 00/);
     expect(qrisError(buildQris(staticFields({ '00': '02' })))).toMatch(/tag 00 is "02", expected "01"/);
     expect(qrisError(buildQris(staticFields({ '01': '13' })))).toMatch(/tag 01 is "13"/);
-    expect(qrisError(sign(body(staticFields()) + '5802ID'))).toBe('duplicate tag 58');
+    expect(qrisError(sign(`${body(staticFields())}5802ID`))).toBe('duplicate tag 58');
     for (const amount of ['abc', '1.5', '100.50', '0', '0.00', '12345678901234', '-5']) {
       expect(qrisError(buildQris(staticFields({ '01': '12', '54': amount })))).toMatch(/^bad amount in tag 54/);
     }
-    const crcInMiddle = body(staticFields({ '59': null })) + '63041234' + '5908Toko Uji';
+    const crcInMiddle = `${body(staticFields({ '59': null }))}630412345908Toko Uji`;
     expect(qrisError(sign(crcInMiddle).slice(0, -8))).toBe('tag 63 (CRC) must be the last field');
-    expect(qrisError(body(staticFields()) + '6303ABC')).toMatch(/tag 63 must have length 04, found 03/);
+    expect(qrisError(`${body(staticFields())}6303ABC`)).toMatch(/tag 63 must have length 04, found 03/);
   });
 
   it('parseStaticQris rejects dynamic codes and codes with an amount', () => {
@@ -384,7 +384,7 @@ describe('toDynamic: known converter defects', () => {
   });
 
   it('rejects a hand-edited name whose length field no longer matches, with its position', () => {
-    const resign = (s: string) => s.slice(0, -4) + formatCrc(crc16(s.slice(0, -8) + '6304'));
+    const resign = (s: string) => s.slice(0, -4) + formatCrc(crc16(`${s.slice(0, -8)}6304`));
     const longer = resign(warung.static.replace('5913Warung Contoh', '5913Warung Contoh Baru'));
     const after = longer.indexOf('5913Warung Contoh') + 4 + 13;
     expect(qrisError(longer)).toBe(`bad tag at position ${after}: expected 2 digits, found " B"`);
@@ -436,9 +436,9 @@ const staticPayload = fc
   })
   .map((g) => {
     const fields: TlvField[] = [
-      template('26', [field('00', g.acquirer), field('01', '9360' + g.pan), field('02', g.merchantId), field('03', g.criteria)]),
+      template('26', [field('00', g.acquirer), field('01', `9360${g.pan}`), field('02', g.merchantId), field('03', g.criteria)]),
       ...g.accounts.map((a) => template(String(a.n), a.children)),
-      template('51', [field('00', 'ID.CO.QRIS.WWW'), field('02', 'ID' + g.nmid), field('03', g.criteria)]),
+      template('51', [field('00', 'ID.CO.QRIS.WWW'), field('02', `ID${g.nmid}`), field('03', g.criteria)]),
       field('53', '360'),
       ...g.fee.map(([t, v]) => field(t, v)),
       field('58', 'ID'),
@@ -510,7 +510,7 @@ describe('parseQris: robustness', () => {
     fc.assert(fc.property(fc.string({ maxLength: 600 }), onlyAppErrors), { numRuns: 1000 });
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 600 }), onlyAppErrors), { numRuns: 1000 });
     const tlvish = fc.string({ unit: fc.constantFrom(...'0123456789ID.'), maxLength: 120 });
-    fc.assert(fc.property(tlvish, (s) => onlyAppErrors('000201' + s)), { numRuns: 1000 });
+    fc.assert(fc.property(tlvish, (s) => onlyAppErrors(`000201${s}`)), { numRuns: 1000 });
   });
 
   it('throws only AppError on well-signed TLV with random fields', () => {

@@ -32,7 +32,12 @@ describe('lazy request logger', () => {
     const { logger } = collector();
     let children = 0;
     const parent = Object.create(logger, {
-      child: { value: (...args: Parameters<FastifyBaseLogger['child']>) => (children++, logger.child(...args)) },
+      child: {
+        value: (...args: Parameters<FastifyBaseLogger['child']>) => {
+          children++;
+          return logger.child(...args);
+        },
+      },
     }) as FastifyBaseLogger;
     const stand = lazyChildLogger(parent, { reqId: 'req-2' }, {});
     expect(stand.level).toBe('info');

@@ -164,9 +164,10 @@ export function parseFeedTime(value: unknown, utcOffset = '+07:00'): number | nu
   if (typeof value !== 'string') return null;
   const s = value.trim();
   let parts: string[] | null = null;
-  let m = LOCAL_TIME.exec(s);
+  const m = LOCAL_TIME.exec(s);
+  const dayFirst = m ? null : DAY_FIRST.exec(s);
   if (m) parts = [m[1]!, m[2]!, m[3]!, m[4] ?? '0', m[5] ?? '0', m[6] ?? '0', m[7] ?? ''];
-  else if ((m = DAY_FIRST.exec(s))) parts = [m[3]!, m[2]!, m[1]!, m[4] ?? '0', m[5] ?? '0', m[6] ?? '0', m[7] ?? ''];
+  else if (dayFirst) parts = [dayFirst[3]!, dayFirst[2]!, dayFirst[1]!, dayFirst[4] ?? '0', dayFirst[5] ?? '0', dayFirst[6] ?? '0', dayFirst[7] ?? ''];
   if (!parts) return null;
   const [y, mo, d, h, mi, sec] = parts.slice(0, 6).map(Number) as [number, number, number, number, number, number];
   if (y < 2000 || y > 2200 || h > 23 || mi > 59 || sec > 59) return null;
@@ -191,7 +192,7 @@ function pick(object: Record<string, unknown>, path: string): unknown {
   let current: unknown = object;
   for (const key of path.split('.')) {
     if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    current = Object.prototype.hasOwnProperty.call(current, key) ? (current as Record<string, unknown>)[key] : undefined;
+    current = Object.hasOwn(current, key) ? (current as Record<string, unknown>)[key] : undefined;
   }
   return current;
 }

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../services/deps.js';
 import type { SnapSource } from './config.js';
 import {
-  SnapReply,
+  type SnapReply,
   TOKEN_LIFETIME_SECONDS,
   hashToken,
   header,

@@ -93,7 +93,7 @@ async function handleNotification(deps: Deps, request: FastifyRequest, raw: stri
   const status = body.latestTransactionStatus;
   if (status === undefined || status === null || status === '') return reject.mandatory('latestTransactionStatus');
   if (typeof status !== 'string' || !/^[0-9]{2}$/.test(status)) return reject.format('latestTransactionStatus');
-  let facts;
+  let facts: ReturnType<typeof paymentFacts>;
   try {
     facts = paymentFacts(body);
   } catch (err) {

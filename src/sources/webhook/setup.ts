@@ -36,7 +36,7 @@ export async function addWebhookSource(deps: Deps, input: { merchantId: string; 
 export async function findWebhookSource(deps: Deps, id: string): Promise<WebhookSource> {
   const row = await findSource(deps, id);
   const config = parseJsonObject(row?.config ?? null);
-  if (!row || row.type !== 'webhook' || row.enabled !== 1 || typeof config.secret !== 'string' || config.secret === '') {
+  if (row?.type !== 'webhook' || row.enabled !== 1 || typeof config.secret !== 'string' || config.secret === '') {
     throw new AppError('source_not_found', 'no such payment source');
   }
   return { id: row.id, merchantId: row.merchant_id, mode: config.mode === 'test' ? 'test' : 'live', secret: config.secret };
