@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from './ids.js';
-import type { Mode } from '../storage/schema.js';
+import type { Mode } from './records.js';
 
 // 40 base62 characters are about 238 bits: a plain SHA-256 is enough to store them, because a key this
 // random cannot be found by guessing inputs the way a password can.

@@ -1,7 +1,7 @@
 // Which transaction, if any, a reported payment pays. Pure: the caller fetches the candidates and
 // applies the decision in one database transaction (where the conditional update is what finally makes
 // "paid at most once" hold when two reports race).
-import type { TransactionStatus } from '../storage/schema.js';
+import type { TransactionStatus } from './records.js';
 
 export interface MatchCandidate {
   id: string;

@@ -1,4 +1,4 @@
-import type { PaymentsTable } from '../storage/schema.js';
+import type { PaymentsTable } from './records.js';
 import { isoTime } from './iso-time.js';
 
 export interface PaymentView {

@@ -1,4 +1,4 @@
-import type { Mode, PaymentsTable, TransactionStatus, TransactionsTable } from '../storage/schema.js';
+import type { Mode, PaymentsTable, TransactionStatus, TransactionsTable } from './records.js';
 import { isoTime, isoTimeOrNull } from './iso-time.js';
 
 /**

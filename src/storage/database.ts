@@ -11,7 +11,8 @@ import { registerWalSync, WalSync } from './wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
 import { settled } from './unit-of-work.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './schema.js';
+import type { Dialect } from './schema.js';
 
 export interface Database {
   db: Kysely<DB>;

@@ -1,9 +1,11 @@
 // Table types for Kysely. Times are integer milliseconds since the epoch in both databases: one
 // representation, no time-zone surprises, and cheap comparisons. Booleans are 0/1 integers for the same
 // reason (SQLite has no boolean type).
-export type Mode = 'test' | 'live';
-export type TransactionStatus = 'pending' | 'paid' | 'expired' | 'cancelled';
-export type PaymentStatus = 'matched' | 'unmatched';
+export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable } from '../domain/records.js';
+import type { Mode, TransactionsTable, PaymentsTable } from '../domain/records.js';
+
+/** Which database a connection speaks to. */
+export type Dialect = 'sqlite' | 'postgres';
 
 export interface MerchantsTable {
   id: string;
@@ -26,32 +28,6 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
-export interface TransactionsTable {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  status: TransactionStatus;
-  amount: number;
-  unique_code: number;
-  total_amount: number;
-  currency: string;
-  email: string | null;
-  ref: string | null;
-  qris: string;
-  created_at: number;
-  expires_at: number;
-  paid_at: number | null;
-  paid_late: number;
-  payment_id: string | null;
-  updated_at: number;
-  /** The payment source that issued this code (acquirer-issued SNAP codes), else null. */
-  source_id: string | null;
-  /** The acquirer's reference for an acquirer-issued code (SNAP referenceNo). */
-  acquirer_reference: string | null;
-  /** When it was cancelled; kept if a late payment then marks it paid (migration 006). */
-  cancelled_at: number | null;
-}
-
 /** One row per total that a merchant's open (or recently expired) transaction holds. */
 export interface ReservedTotalsTable {
   merchant_id: string;
@@ -67,24 +43,6 @@ export interface IdempotencyKeysTable {
   request_hash: string;
   transaction_id: string;
   created_at: number;
-}
-
-export interface PaymentsTable {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  source: string;
-  source_payment_id: string;
-  amount: number;
-  paid_at: number;
-  received_at: number;
-  reference: string | null;
-  payer_name: string | null;
-  issuer: string | null;
-  status: PaymentStatus;
-  reason: string | null;
-  transaction_id: string | null;
-  raw: string | null;
 }
 
 export type SourceType = 'snap' | 'feed' | 'webhook';

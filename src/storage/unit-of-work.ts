@@ -1,6 +1,5 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
-import type { Dialect } from './database.js';
-import type { DB } from './schema.js';
+import type { DB, Dialect } from './schema.js';
 import { walSyncFor } from './wal-sync.js';
 
 /**

@@ -1,7 +1,7 @@
 // A gateway listening on loopback with a real database, an acquirer simulator on another port, and a
 // merchant whose SNAP source points at it.
 import type { AddressInfo } from 'node:net';
-import { AcquirerSimulator } from '../../src/sources/snap/acquirer-simulator.js';
+import { AcquirerSimulator } from '../../src/dev/snap-acquirer/simulator.js';
 import { addSnapSource } from '../../src/sources/snap/setup.js';
 import { createTestApp, type TestApp } from './context.js';
 

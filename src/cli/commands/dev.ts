@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { AcquirerSimulator } from '../../sources/snap/acquirer-simulator.js';
+import { AcquirerSimulator } from '../../dev/snap-acquirer/simulator.js';
 import type { CliContext } from '../context.js';
 import { emit } from '../output.js';
 

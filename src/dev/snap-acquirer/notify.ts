@@ -1,10 +1,10 @@
 // The acquirer simulator's side of a payment notification: signed asymmetrically with the acquirer's
 // key, or symmetrically after taking a B2B token from the gateway, as real acquirers do.
 import type { KeyObject } from 'node:crypto';
-import type { SimulatedCode, SimulatorPartner } from './acquirer-simulator.js';
-import { newExternalId } from './client.js';
-import { tokenPathFor } from './inbound.js';
-import { signAccessToken, signAsymmetric, signSymmetric, snapTimestamp } from './signature.js';
+import type { SimulatedCode, SimulatorPartner } from './types.js';
+import { newExternalId } from '../../sources/snap/client.js';
+import { tokenPathFor } from '../../sources/snap/inbound.js';
+import { signAccessToken, signAsymmetric, signSymmetric, snapTimestamp } from '../../sources/snap/signature.js';
 
 export interface NotifyOptions {
   /** false: build the signed request and return it without sending (tests tamper with it). */

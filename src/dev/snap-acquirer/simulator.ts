@@ -6,39 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { randomBase62 } from '../../domain/ids.js';
 import { buildQris, toDynamic } from '../../domain/qris/index.js';
-import { SNAP_PATHS, newExternalId } from './client.js';
-import { DEFAULT_NOTIFY_PATH } from './config.js';
-import { parseObject } from './inbound.js';
-import { sendSimulatedNotification, type NotifyOptions, type NotifyResult } from './simulator-notify.js';
-import { parseSnapTimestamp, snapTimestamp, verifyAccessToken, verifySymmetric } from './signature.js';
+import { SNAP_PATHS, newExternalId } from '../../sources/snap/client.js';
+import { DEFAULT_NOTIFY_PATH } from '../../sources/snap/config.js';
+import { parseObject } from '../../sources/snap/inbound.js';
+import { sendSimulatedNotification, type NotifyOptions, type NotifyResult } from './notify.js';
+import { parseSnapTimestamp, snapTimestamp, verifyAccessToken, verifySymmetric } from '../../sources/snap/signature.js';
+import type { SimulatedCode, SimulatorPartner } from './types.js';
 
-export interface SimulatorPartner {
-  clientId: string;
-  clientSecret: string;
-  partnerId: string;
-  channelId: string;
-  merchantId: string;
-  terminalId: string;
-  /** The gateway's public key: token requests must be signed with its private half. */
-  publicKey: KeyObject;
-  notifyUrl: string | null;
-  notifyVerification: 'asymmetric' | 'symmetric';
-  signatureEncoding: 'base64' | 'hex';
-}
-
-export interface SimulatedCode {
-  referenceNo: string;
-  partnerReferenceNo: string;
-  amount: number;
-  qrContent: string;
-  partner: SimulatorPartner;
-  /** SNAP latestTransactionStatus: 03 pending until paid (00) or cancelled (05). */
-  status: string;
-  paidAt: number | null;
-  payerName: string;
-  issuer: string;
-  rrn: string;
-}
+export type { SimulatedCode, SimulatorPartner } from './types.js';
 
 type Endpoint = 'token' | 'generate' | 'query' | 'cancel';
 type Answer = [status: number, body: Record<string, unknown>];

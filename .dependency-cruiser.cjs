@@ -1,0 +1,41 @@
+// The import rules of ARCHITECTURE.md, checked by `npm run -s deps` in .ci/run. Type-only imports count:
+// a type that points the wrong way is a dependency that points the wrong way.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules must not import each other in a circle.',
+      from: { path: '^src' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'The domain imports nothing of ours but the domain.',
+      from: { path: '^src/domain' },
+      to: { path: '^src/', pathNot: '^src/domain' },
+    },
+    {
+      name: 'storage-below-services',
+      severity: 'error',
+      comment: 'Storage never imports services or anything above them.',
+      from: { path: '^src/storage' },
+      to: { path: '^src/(services|sources|payment-sources|http|web|workers|cli|dev|mail)/' },
+    },
+    {
+      name: 'services-below-adapters',
+      severity: 'error',
+      comment: 'Services never import http, web, payment sources, workers or the CLI: those call services.',
+      from: { path: '^src/services' },
+      to: { path: '^src/(sources|payment-sources|http|web|workers|cli|dev)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
+  },
+};

@@ -1,0 +1,50 @@
+// The stored records the domain's rules read: a transaction and a payment, exactly as the database holds
+// them (storage/schema.ts declares its tables with these). Times are integer milliseconds since the epoch
+// and booleans 0/1 integers in both databases.
+export type Mode = 'test' | 'live';
+export type TransactionStatus = 'pending' | 'paid' | 'expired' | 'cancelled';
+export type PaymentStatus = 'matched' | 'unmatched';
+
+export interface TransactionsTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  status: TransactionStatus;
+  amount: number;
+  unique_code: number;
+  total_amount: number;
+  currency: string;
+  email: string | null;
+  ref: string | null;
+  qris: string;
+  created_at: number;
+  expires_at: number;
+  paid_at: number | null;
+  paid_late: number;
+  payment_id: string | null;
+  updated_at: number;
+  /** The payment source that issued this code (acquirer-issued SNAP codes), else null. */
+  source_id: string | null;
+  /** The acquirer's reference for an acquirer-issued code (SNAP referenceNo). */
+  acquirer_reference: string | null;
+  /** When it was cancelled; kept if a late payment then marks it paid (migration 006). */
+  cancelled_at: number | null;
+}
+
+export interface PaymentsTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  source: string;
+  source_payment_id: string;
+  amount: number;
+  paid_at: number;
+  received_at: number;
+  reference: string | null;
+  payer_name: string | null;
+  issuer: string | null;
+  status: PaymentStatus;
+  reason: string | null;
+  transaction_id: string | null;
+  raw: string | null;
+}
