@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { IpNetwork } from '../domain/ip-networks.js';
-import { assertLiteralAllowed, bareHost, guardedLookup } from '../http/ssrf-guard.js';
+import { assertLiteralAllowed, bareHost, guardedLookup } from '../net/ssrf-guard.js';
 
 /** At most this much of a receiver's answer is kept with the attempt. */
 export const RESPONSE_BODY_LIMIT = 2048;

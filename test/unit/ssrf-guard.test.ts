@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { parseNetworkList } from '../../src/domain/ip-networks.js';
 import { validateWebhookUrl } from '../../src/domain/webhook-url.js';
-import { SsrfRefusedError, assertLiteralAllowed, guardedLookup } from '../../src/http/ssrf-guard.js';
+import { SsrfRefusedError, assertLiteralAllowed, guardedLookup } from '../../src/net/ssrf-guard.js';
 
 /** A resolver that answers from a table, as a hostile or rebinding DNS server might. */
 const fakeDns = (table: Record<string, LookupAddress[]>) =>
