@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import { isLate } from '../domain/matching.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import type { Deps } from './deps.js';
@@ -15,7 +16,7 @@ export async function assignPayment(
   deps: Deps,
   input: { paymentId: string; trxid: string; actor: string },
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable }> {
-  return deps.db.transaction().execute(async (trx) => {
+  return runInTransaction(deps, async (trx) => {
     const payment = await trx.selectFrom('payments').selectAll().where('id', '=', input.paymentId).executeTakeFirst();
     if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });
     if (payment.status !== 'unmatched') {

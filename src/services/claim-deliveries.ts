@@ -2,6 +2,7 @@
 // database) may run at once without a leader: a delivery is theirs only once a conditional update has
 // set its `locked_until` lease, and the lease doubles as the token that lets them record the outcome.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import type { DB, EventType } from '../storage/schema.js';
 import type { Deps } from './deps.js';
 
@@ -92,7 +93,7 @@ export async function claimDueDeliveries(deps: Deps, options: { limit: number; l
   };
   if (deps.dialect === 'postgres') {
     // SKIP LOCKED lets concurrent dispatchers pick disjoint rows instead of queueing on each other's.
-    return deps.db.transaction().execute(async (trx) => claim(trx, await dueQuery(trx, now, options.limit).forUpdate('d').skipLocked().execute()));
+    return runInTransaction(deps, async (trx) => claim(trx, await dueQuery(trx, now, options.limit).forUpdate('d').skipLocked().execute()));
   }
   // SQLite has one writer at a time; each claim is its own short statement (no read-then-write
   // transaction, which could fail with SQLITE_BUSY when another connection wrote in between). Extra

@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import type { Deps } from './deps.js';
 import { writeAudit } from './audit.js';
 import { recordPaymentIn, type RecordPaymentResult } from './record-payment.js';
@@ -22,7 +23,7 @@ export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Pr
   if (reference === '' || reference.length > 128 || /[\p{Cc}\p{Cf}]/u.test(reference)) {
     throw new AppError('invalid_parameter', 'reference must be 1 to 128 characters', { param: 'reference' });
   }
-  return deps.db.transaction().execute(async (trx) => {
+  return runInTransaction(deps, async (trx) => {
     const tx = await trx.selectFrom('transactions').selectAll().where('id', '=', input.trxid).executeTakeFirst();
     if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid}`, { param: 'trxid' });
     if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });

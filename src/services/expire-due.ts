@@ -1,4 +1,5 @@
 import { presentTransaction } from '../domain/transaction.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import type { Deps } from './deps.js';
 import { enqueueEvent } from './outbox.js';
 
@@ -12,7 +13,7 @@ export async function expireDue(deps: Deps, batchSize = 200): Promise<number> {
   let total = 0;
   for (;;) {
     const now = deps.now();
-    const expired = await deps.db.transaction().execute(async (trx) => {
+    const expired = await runInTransaction(deps, async (trx) => {
       const due = await trx
         .selectFrom('transactions')
         .selectAll()

@@ -2,6 +2,7 @@
 // dispatcher still holds its claim, and the endpoint's health (a run of failures marks it failing; a
 // success makes it active again).
 import { sql } from 'kysely';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import { newAttemptId } from '../domain/ids.js';
 import { FAILING_AFTER_CONSECUTIVE_FAILURES, nextAttemptDelayMs, parseRetryAfter } from '../domain/webhook-retry.js';
 import type { ClaimedDelivery } from './claim-deliveries.js';
@@ -32,7 +33,7 @@ export async function recordDeliveryAttempt(
   const state: Exclude<DeliveryState, 'superseded'> = ok ? 'succeeded' : delay === null ? 'failed' : 'retrying';
   const nextAttemptAt = delay === null ? null : now + delay;
 
-  return deps.db.transaction().execute(async (trx) => {
+  return runInTransaction(deps, async (trx) => {
     await trx
       .insertInto('delivery_attempts')
       .values({

@@ -2,6 +2,7 @@
 // (attempts start again from zero; the attempt history is kept). Receivers see the same event id again
 // and deduplicate by it.
 import type { Transaction } from 'kysely';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import { AppError } from '../domain/errors.js';
 import type { DB } from '../storage/schema.js';
 import { writeAudit } from './audit.js';
@@ -46,7 +47,7 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
     throw new AppError('invalid_parameter', `event ${event.id} belongs to another merchant than endpoint ${endpoint.id}`, { param: 'endpoint' });
   }
   const now = deps.now();
-  const ids = await deps.db.transaction().execute(async (trx) => {
+  const ids = await runInTransaction(deps, async (trx) => {
     let query = trx
       .selectFrom('deliveries as d')
       .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
@@ -72,7 +73,7 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
 export async function resendFailed(deps: Deps, input: { endpointId: string; actor?: string }): Promise<ResendResult> {
   const endpoint = await usableEndpoint(deps, input.endpointId);
   const now = deps.now();
-  const ids = await deps.db.transaction().execute(async (trx) => {
+  const ids = await runInTransaction(deps, async (trx) => {
     const rows = await trx.selectFrom('deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', '=', 'failed').execute();
     const ids = rows.map((r) => r.id);
     // Chunks keep the IN list within every database's parameter limit.

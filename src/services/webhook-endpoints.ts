@@ -2,6 +2,7 @@
 // outbox.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
 // older events unless an operator resends them to it.
 import { AppError } from '../domain/errors.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import { newEndpointId, randomBase62 } from '../domain/ids.js';
 import { validateWebhookUrl } from '../domain/webhook-url.js';
 import type { EventType, WebhookEndpointsTable } from '../storage/schema.js';
@@ -62,7 +63,7 @@ export async function addWebhookEndpoint(
     created_at: now,
     updated_at: now,
   };
-  await deps.db.transaction().execute(async (trx) => {
+  await runInTransaction(deps, async (trx) => {
     await trx.insertInto('webhook_endpoints').values(row).execute();
     await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook_endpoint.add', subjectType: 'webhook_endpoint', subjectId: row.id, details: { url, events }, now });
   });
@@ -91,7 +92,7 @@ export async function removeWebhookEndpoint(
   actor = 'system',
 ): Promise<WebhookEndpointView & { cancelled_deliveries: number }> {
   const now = deps.now();
-  const cancelled = await deps.db.transaction().execute(async (trx) => {
+  const cancelled = await runInTransaction(deps, async (trx) => {
     const updated = await trx
       .updateTable('webhook_endpoints')
       .set({ status: 'disabled', updated_at: now })
