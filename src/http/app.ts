@@ -163,7 +163,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       { prefix },
     );
   }
-  registerMetrics(app, config.metricsToken);
+  registerMetrics(app, config.metricsToken, deps.db);
   await systemRoutes(app, deps);
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
   // preClose has ended the pages' streams and before the database closes.

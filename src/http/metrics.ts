@@ -1,15 +1,37 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Kysely } from 'kysely';
 import { AppError } from '../domain/errors.js';
+import type { DB } from '../storage/schema.js';
+import { batchStats } from '../storage/unit-of-work.js';
 
 /**
  * Prometheus metrics on /metrics. Labels use the route pattern, never the raw URL, so their number stays
  * bounded whatever clients send. With METRICS_TOKEN set, scrapes must send it as a Bearer token.
  */
-export function registerMetrics(app: FastifyInstance, token: string | null): void {
+export function registerMetrics(app: FastifyInstance, token: string | null, db: Kysely<DB>): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Group commit (SQLite): read at scrape time from the database's batcher, nothing counted per request.
+  new Counter({
+    name: 'qris_group_commits_total',
+    help: 'Group commits: database transactions that carried one or more units of work (one fsync each on SQLite)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(batchStats(db).commits);
+    },
+  });
+  new Counter({
+    name: 'qris_group_commit_units_total',
+    help: 'Units of work (one service write each) committed by group commits',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(batchStats(db).units);
+    },
+  });
   const requests = new Counter({
     name: 'qris_http_requests_total',
     help: 'HTTP requests by route pattern, method and status',

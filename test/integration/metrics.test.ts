@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import { createTestApp, onPostgres, type TestApp } from '../helpers/context.js';
 
 describe('/metrics', () => {
   let t: TestApp;
@@ -30,6 +30,22 @@ describe('/metrics', () => {
     expect(body).toContain(`qris_http_requests_total{${route},method="GET",status="401"} 1`);
     expect(body).toContain(`qris_http_requests_total{${route},method="POST",status="201"} 1`);
     expect(body).toContain(`qris_http_request_duration_seconds_count{${route}} 5`);
+  });
+
+  it('reports group commits and the units they carried', async () => {
+    t = await createTestApp();
+    const headers = { 'x-api-key': t.testKey };
+    await Promise.all([0, 1, 2, 3].map((i) => t.app.inject({ url: `/api/payment-gateway/cqris?amount=${30_000 + i * 1000}`, headers })));
+    const body = (await t.app.inject({ url: '/metrics' })).body;
+    const commits = Number(/^qris_group_commits_total (\d+)$/m.exec(body)?.[1]);
+    const units = Number(/^qris_group_commit_units_total (\d+)$/m.exec(body)?.[1]);
+    if (onPostgres) {
+      // PostgreSQL runs each unit in a transaction of its own: nothing is grouped.
+      expect([commits, units]).toEqual([0, 0]);
+    } else {
+      expect(commits).toBeGreaterThanOrEqual(1);
+      expect(units).toBeGreaterThanOrEqual(commits);
+    }
   });
 
   it('requires the token when METRICS_TOKEN is set', async () => {
