@@ -1,7 +1,7 @@
 // QR images for checkout pages. qrcode's own PNG path builds an RGBA bitmap and runs it through pngjs;
 // a QR code is pure black/white, so we take only the module matrix from qrcode and write a 1-bit
 // greyscale PNG ourselves: 32x fewer pixel bytes to build and deflate.
-import { deflateSync } from 'node:zlib';
+import { crc32 as zlibCrc32, deflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
 
 export interface QrPngOptions {
@@ -40,23 +40,14 @@ function checkInt(name: string, value: number, min: number, max: number): number
 
 // --- PNG encoding ---------------------------------------------------------------------------------
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (ISO-HDLC, as PNG requires) over several buffers, so chunk type and data need no concat. */
+/**
+ * CRC-32 (ISO-HDLC, as PNG requires) over several buffers, so chunk type and data need no concat. Node's
+ * own (zlib.crc32, native) continues a CRC from the value it is given.
+ */
 export function crc32(...parts: Uint8Array[]): number {
-  let c = 0xffffffff;
-  for (const buf of parts) {
-    for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
-  }
-  return (c ^ 0xffffffff) >>> 0;
+  let c = 0;
+  for (const buf of parts) c = zlibCrc32(buf, c);
+  return c;
 }
 
 function chunk(type: string, data: Buffer): Buffer {
