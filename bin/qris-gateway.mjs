@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Entry point for `npm start`, `npm run cli` and the installed `qris-gateway` command. It compiles the
-// TypeScript sources first when dist/ is missing or older than any source file, so a fresh clone needs
-// only `npm install && npm start`.
+// TypeScript sources first (scripts/build.mjs, which also copies src/web/assets/) when dist/ is missing
+// or older than any file under src/, browser files included, so a fresh clone needs only
+// `npm install && npm start`.
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist', 'cli', 'bin.js');
@@ -60,8 +60,7 @@ if (needsBuild()) {
     // The stamp carries the time the compile started, so an edit made during it still counts as newer.
     const started = new Date();
     process.stderr.write('qris-gateway: compiling TypeScript (first run or sources changed)...\n');
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+    const result = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
     if (result.status !== 0) return result.status ?? 1;
     const stamp = join(root, 'dist', '.build-stamp');
     writeFileSync(stamp, started.toISOString());

@@ -104,7 +104,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, _payload, done) => {
     reply.header('X-Request-Id', request.id);
     reply.header('X-Api-Version', API_VERSION);
-    reply.header('Cache-Control', 'no-store');
+    // No response may be cached unless its route says otherwise (the checkout page's hashed files):
+    // one own-property lookup in the reply's header object.
+    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
     drain.markResponse(reply);
     done();
   });

@@ -3,7 +3,8 @@
 // the checkout page; English follows for visitors.
 import { formatRupiah } from '../domain/money.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
-import { escapeHtml, formatWib } from '../web/checkout-page.js';
+import { html, rawHtml, type SafeHtml } from '../domain/html.js';
+import { formatWib } from '../web/checkout-page.js';
 import { cachedQrPng } from '../web/qr-image.js';
 import type { InlineImage } from './sender.js';
 
@@ -204,35 +205,37 @@ function sectionText(section: Section): string {
 // --- HTML -----------------------------------------------------------------------------------------
 
 // Inline styles only: most mail clients drop <style> blocks and never run scripts.
-const P = 'margin:0 0 12px;font-size:15px;line-height:1.5';
+const P = rawHtml('margin:0 0 12px;font-size:15px;line-height:1.5');
 
-function blockHtml(b: Block): string {
-  const e = escapeHtml;
+function blockHtml(b: Block): SafeHtml {
   switch (b.kind) {
     case 'heading':
-      return `<h2 style="margin:0 0 12px;font-size:20px">${e(b.text)}</h2>`;
+      return html`<h2 style="margin:0 0 12px;font-size:20px">${b.text}</h2>`;
     case 'paragraph':
-      return `<p style="${P}">${e(b.text)}</p>`;
+      return html`<p style="${P}">${b.text}</p>`;
     case 'total':
-      return `<p style="${P}">${e(b.label)}<br><strong style="font-size:22px">${e(b.value)}</strong></p>`;
+      return html`<p style="${P}">${b.label}<br><strong style="font-size:22px">${b.value}</strong></p>`;
     case 'fields':
-      return `<table role="presentation" style="border-collapse:collapse;margin:0 0 12px;font-size:15px">${b.rows
-        .map(([label, value]) => `<tr><td style="padding:2px 12px 2px 0;color:#5d6d7e">${e(label)}</td><td style="padding:2px 0">${e(value)}</td></tr>`)
-        .join('')}</table>`;
+      return html`<table role="presentation" style="border-collapse:collapse;margin:0 0 12px;font-size:15px">${b.rows.map(
+        ([label, value]) => html`<tr><td style="padding:2px 12px 2px 0;color:#5d6d7e">${label}</td><td style="padding:2px 0">${value}</td></tr>`,
+      )}</table>`;
     case 'qr':
-      return `<p style="${P}"><img src="cid:${e(b.cid)}" alt="${e(b.alt)}" width="280" height="280" style="display:block;width:280px;height:280px"></p>`;
+      return html`<p style="${P}"><img src="cid:${b.cid}" alt="${b.alt}" width="280" height="280" style="display:block;width:280px;height:280px"></p>`;
     case 'link':
-      return `<p style="${P}"><a href="${e(b.href)}" style="color:#1a5276">${e(b.label)}</a><br><span style="font-size:12px;color:#7f8c8d;word-break:break-all">${e(b.href)}</span></p>`;
+      return html`<p style="${P}"><a href="${b.href}" style="color:#1a5276">${b.label}</a><br><span style="font-size:12px;color:#7f8c8d;word-break:break-all">${b.href}</span></p>`;
     case 'note':
-      return `<p style="${P};padding:8px;background:#fff3cd;border-radius:4px">${e(b.text)}</p>`;
+      return html`<p style="${P};padding:8px;background:#fff3cd;border-radius:4px">${b.text}</p>`;
   }
 }
 
+const EN_STYLE = html` style="color:#424949"`;
+const RULE = html`\n<hr style="border:0;border-top:1px solid #d5dbdb;margin:24px 0">\n`;
+
 function pageHtml(sections: Section[]): string {
-  const body = sections
-    .map((s) => `<div lang="${s.lang}"${s.lang === 'en' ? ' style="color:#424949"' : ''}>${s.blocks.map(blockHtml).join('\n')}</div>`)
-    .join('\n<hr style="border:0;border-top:1px solid #d5dbdb;margin:24px 0">\n');
-  return `<!doctype html>
+  const body = sections.map(
+    (s, i) => html`${i > 0 && RULE}<div lang="${s.lang}"${s.lang === 'en' && EN_STYLE}>${s.blocks.map((b, j) => html`${j > 0 && '\n'}${blockHtml(b)}`)}</div>`,
+  );
+  return html`<!doctype html>
 <html lang="id">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="margin:0;padding:16px;background:#f4f6f8;font-family:Arial,Helvetica,sans-serif;color:#1b2631">
@@ -241,5 +244,5 @@ ${body}
 </div>
 </body>
 </html>
-`;
+`.toString();
 }

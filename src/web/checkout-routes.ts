@@ -6,8 +6,8 @@ import { simulatePayment } from '../sources/simulator.js';
 import { getTransactionById } from '../services/get-transaction.js';
 import type { StatusWatch } from '../services/status-watch.js';
 import { parseTrxid } from '../http/params.js';
-import { CHECKOUT_CSS, CHECKOUT_ICON, renderCheckoutPage } from './checkout-page.js';
-import { CHECKOUT_JS } from './checkout-client.js';
+import { renderCheckoutPage, type CheckoutAssetUrls } from './checkout-page.js';
+import { checkoutAssets } from './static-assets.js';
 import { checkoutEventRoutes } from './checkout-events.js';
 
 const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -16,17 +16,19 @@ const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 's
 export async function checkoutRoutes(app: FastifyInstance, deps: Deps, watch: StatusWatch): Promise<void> {
   const hide = { hide: true };
 
-  app.get('/checkout/assets/checkout.css', { schema: hide }, async (_req, reply) => reply.type('text/css; charset=utf-8').send(CHECKOUT_CSS));
-  app.get('/checkout/assets/checkout.js', { schema: hide }, async (_req, reply) =>
-    reply.type('text/javascript; charset=utf-8').send(CHECKOUT_JS),
-  );
-  // Declared by the page, so browsers do not ask for /favicon.ico (a 404) instead.
-  app.get('/checkout/assets/icon.svg', { schema: hide }, async (_req, reply) => reply.type('image/svg+xml').send(CHECKOUT_ICON));
+  // Each with its own Cache-Control, which the app's onSend hook leaves in place of its no-store.
+  const assets = checkoutAssets();
+  for (const asset of [assets.css, assets.js, assets.icon]) {
+    app.get(asset.url, { schema: hide }, (_req, reply) => {
+      reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
+    });
+  }
+  const urls: CheckoutAssetUrls = { css: assets.css.url, js: assets.js.url, icon: assets.icon.url };
 
   app.get<{ Params: { trxid: string } }>('/checkout/:trxid', { schema: hide }, async (request, reply) => {
     const view = await getCheckout(deps, parseTrxid(request.params.trxid, true)!);
     reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer');
-    return reply.type('text/html; charset=utf-8').send(renderCheckoutPage(view));
+    return reply.type('text/html; charset=utf-8').send(renderCheckoutPage(view, urls));
   });
 
   // What a page polls when it has no live stream (refused, or dropped): one batched read by id.

@@ -1,7 +1,7 @@
 // The real entry point (bin/qris-gateway.mjs, which builds dist/ when sources are newer) as child
 // processes: what an operator runs, signals and all.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,6 +149,19 @@ describe('qris-gateway as a process', () => {
       expect(tx.status).toBe('pending');
       expect(tx.trxid).toMatch(/^trx_/);
       expect((await fetch(docs!)).status).toBe(200);
+
+      // The built server finds the checkout page's files (copied into dist/) at the hashed URLs the
+      // page names, cacheable for good, and byte for byte what src/web/assets/ holds.
+      const page = await (await fetch(`${base}/checkout/${tx.trxid}`)).text();
+      const hashed = [...page.matchAll(/"(\/checkout\/assets\/checkout\.[0-9a-f]{12}\.(?:css|js))"/g)].map((m) => m[1]!);
+      expect(hashed).toHaveLength(2);
+      for (const url of hashed) {
+        const res = await fetch(base + url);
+        expect(res.status, url).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+        const file = url.replace(/\.[0-9a-f]{12}\./, '.').slice('/checkout/assets/'.length);
+        expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(root, 'src', 'web', 'assets', file)))).toBe(true);
+      }
 
       // The CLI pays it through the same database while the server runs.
       const paid = await runBin(['pay', tx.trxid, '--json'], { DATABASE_URL: databaseUrl });

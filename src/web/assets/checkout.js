@@ -1,33 +1,51 @@
-// Served as /checkout/assets/checkout.js. Kept as a string of plain browser JavaScript so the page needs
-// no bundler; it only enhances a page that is already complete without it.
+// @ts-check
+// The checkout page's script, served as it is under a content-hashed URL (no bundler) and type-checked
+// by `npm run typecheck` (tsconfig.browser.json). It only enhances a page that is complete without it.
 //
 // Live status comes from the server-sent-events stream. When the server refuses one (429/503: too
 // many streams) or it drops, the page polls /checkout/{trxid}/status every few seconds instead.
-export const CHECKOUT_POLL_SECONDS = 3;
+(() => {
+  const POLL_SECONDS = 3;
 
-export const CHECKOUT_JS = `(() => {
-  const main = document.getElementById('checkout');
-  if (!main) return;
-  const view = JSON.parse(main.dataset.checkout);
+  /** @typedef {'pending' | 'paid' | 'expired' | 'cancelled'} Status */
+  // The part of the server's CheckoutView (src/services/get-checkout.ts) this script reads.
+  /** @typedef {{ trxid: string, status: Status, expires_at: string }} View */
+  /** @typedef {{ success: true, data: { status: Status } } | { success: false, error: { message: string } }} Answer */
+
+  const found = document.getElementById('checkout');
+  if (!found) return;
+  /** @type {HTMLElement} declared, so the functions below see it as found */
+  const main = found;
+  /** @type {View} */
+  const view = JSON.parse(/** @type {string} */ (main.dataset.checkout));
   const base = '/checkout/' + encodeURIComponent(view.trxid);
-  const pollMs = ${CHECKOUT_POLL_SECONDS * 1000};
+  const pollMs = POLL_SECONDS * 1000;
+  /** @type {Record<string, string>} */
   const texts = {
     pending: 'Menunggu pembayaran… / Waiting for payment…',
     paid: 'Pembayaran diterima. Terima kasih! / Payment received. Thank you!',
     expired: 'Kode QRIS sudah kedaluwarsa. / This QRIS code has expired.',
     cancelled: 'Transaksi dibatalkan. / This transaction was cancelled.',
   };
-  const statusText = document.getElementById('status-text');
-  const countdown = document.getElementById('countdown');
-  const note = document.getElementById('live-note');
+  // The server renders these three with the page; the casts say so rather than checking each use.
+  const statusText = /** @type {HTMLElement} */ (document.getElementById('status-text'));
+  const countdown = /** @type {HTMLElement} */ (document.getElementById('countdown'));
+  const note = /** @type {HTMLElement} */ (document.getElementById('live-note'));
   const expiresAt = Date.parse(view.expires_at);
   let status = view.status;
+  /** @type {EventSource | null} */
   let source = null;
+  /** @type {ReturnType<typeof setInterval> | null} */
   let poller = null;
+  /** @type {ReturnType<typeof setInterval> | null} */
   let timer = null;
 
   // fromStream: the stream itself brought the final status and the server ends it; closing it here
   // would abort a response that is finishing anyway.
+  /**
+   * @param {Status} next
+   * @param {boolean} [fromStream]
+   */
   function show(next, fromStream) {
     status = next;
     main.dataset.status = next;
@@ -55,6 +73,7 @@ export const CHECKOUT_JS = `(() => {
     try {
       const res = await fetch(base + '/status', { cache: 'no-store' });
       if (!res.ok) return;
+      /** @type {Answer} */
       const body = await res.json();
       if (status === 'pending' && body.success && body.data.status !== status) show(body.data.status);
     } catch (e) {
@@ -66,8 +85,8 @@ export const CHECKOUT_JS = `(() => {
     if (poller || status !== 'pending') return;
     const en = document.createElement('span');
     en.lang = 'en';
-    en.textContent = 'Status is checked every ${CHECKOUT_POLL_SECONDS} seconds.';
-    note.replaceChildren('Status diperiksa setiap ${CHECKOUT_POLL_SECONDS} detik. ', en);
+    en.textContent = 'Status is checked every ' + POLL_SECONDS + ' seconds.';
+    note.replaceChildren('Status diperiksa setiap ' + POLL_SECONDS + ' detik. ', en);
     note.hidden = false;
     poller = setInterval(check, pollMs);
     check();
@@ -76,6 +95,7 @@ export const CHECKOUT_JS = `(() => {
   function listen() {
     source = new EventSource(base + '/events');
     source.addEventListener('status', (e) => {
+      /** @type {{ status: Status }} */
       const data = JSON.parse(e.data);
       if (data.status !== status) show(data.status, true);
     });
@@ -95,12 +115,13 @@ export const CHECKOUT_JS = `(() => {
     listen();
   }
 
-  const button = document.getElementById('simulate');
+  const button = /** @type {HTMLButtonElement | null} */ (document.getElementById('simulate'));
   if (button) {
     button.addEventListener('click', async () => {
       button.disabled = true;
       try {
         const res = await fetch(base + '/simulate', { method: 'POST' });
+        /** @type {Answer} */
         const body = await res.json();
         if (body.success) show(body.data.status);
         else statusText.textContent = body.error.message;
@@ -110,4 +131,3 @@ export const CHECKOUT_JS = `(() => {
     });
   }
 })();
-`;
