@@ -171,7 +171,7 @@ const sandboxNote = (tx: TransactionsTable, text: string): Block[] => (tx.mode =
 function finish(subject: string, sections: Section[], attachments: InlineImage[]): RenderedMail {
   return {
     subject: oneLine(subject),
-    text: sections.map(sectionText).join('\n\n----------------------------------------\n\n') + '\n',
+    text: `${sections.map(sectionText).join('\n\n----------------------------------------\n\n')}\n`,
     html: pageHtml(sections),
     attachments,
   };
@@ -180,26 +180,26 @@ function finish(subject: string, sections: Section[], attachments: InlineImage[]
 // --- text -----------------------------------------------------------------------------------------
 
 function sectionText(section: Section): string {
-  return section.blocks
-    .map((b): string => {
-      switch (b.kind) {
-        case 'heading':
-          return `${b.text}\n${'='.repeat(Math.min(b.text.length, 60))}`;
-        case 'paragraph':
-          return b.text;
-        case 'total':
-          return `${b.label}:\n  ${b.value}`;
-        case 'fields':
-          return b.rows.map(([label, value]) => `${label}: ${value}`).join('\n');
-        case 'qr':
-          return b.textHint;
-        case 'link':
-          return `${b.label}:\n${b.href}`;
-        case 'note':
-          return `* ${b.text}`;
-      }
-    })
-    .join('\n\n');
+  return section.blocks.map(blockText).join('\n\n');
+}
+
+function blockText(b: Section['blocks'][number]): string {
+  switch (b.kind) {
+    case 'heading':
+      return `${b.text}\n${'='.repeat(Math.min(b.text.length, 60))}`;
+    case 'paragraph':
+      return b.text;
+    case 'total':
+      return `${b.label}:\n  ${b.value}`;
+    case 'fields':
+      return b.rows.map(([label, value]) => `${label}: ${value}`).join('\n');
+    case 'qr':
+      return b.textHint;
+    case 'link':
+      return `${b.label}:\n${b.href}`;
+    case 'note':
+      return `* ${b.text}`;
+  }
 }
 
 // --- HTML -----------------------------------------------------------------------------------------

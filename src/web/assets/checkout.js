@@ -18,7 +18,7 @@
   const main = found;
   /** @type {View} */
   const view = JSON.parse(/** @type {string} */ (main.dataset.checkout));
-  const base = '/checkout/' + encodeURIComponent(view.trxid);
+  const base = `/checkout/${encodeURIComponent(view.trxid)}`;
   const pollMs = POLL_SECONDS * 1000;
   /** @type {Record<string, string>} */
   const texts = {
@@ -65,18 +65,18 @@
   function tick() {
     const left = Math.max(0, Math.round((expiresAt - Date.now()) / 1000));
     const m = Math.floor(left / 60), s = left % 60;
-    countdown.textContent = String(m).padStart(2, '0') + ':' + String(s).padStart(2, '0');
+    countdown.textContent = `${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
     if (left === 0 && status === 'pending') show('expired');
   }
 
   async function check() {
     try {
-      const res = await fetch(base + '/status', { cache: 'no-store' });
+      const res = await fetch(`${base}/status`, { cache: 'no-store' });
       if (!res.ok) return;
       /** @type {Answer} */
       const body = await res.json();
       if (status === 'pending' && body.success && body.data.status !== status) show(body.data.status);
-    } catch (e) {
+    } catch (_e) {
       // Offline for a moment: the next poll tries again.
     }
   }
@@ -85,15 +85,15 @@
     if (poller || status !== 'pending') return;
     const en = document.createElement('span');
     en.lang = 'en';
-    en.textContent = 'Status is checked every ' + POLL_SECONDS + ' seconds.';
-    note.replaceChildren('Status diperiksa setiap ' + POLL_SECONDS + ' detik. ', en);
+    en.textContent = `Status is checked every ${POLL_SECONDS} seconds.`;
+    note.replaceChildren(`Status diperiksa setiap ${POLL_SECONDS} detik. `, en);
     note.hidden = false;
     poller = setInterval(check, pollMs);
     check();
   }
 
   function listen() {
-    source = new EventSource(base + '/events');
+    source = new EventSource(`${base}/events`);
     source.addEventListener('status', (e) => {
       /** @type {{ status: Status }} */
       const data = JSON.parse(e.data);
@@ -120,7 +120,7 @@
     button.addEventListener('click', async () => {
       button.disabled = true;
       try {
-        const res = await fetch(base + '/simulate', { method: 'POST' });
+        const res = await fetch(`${base}/simulate`, { method: 'POST' });
         /** @type {Answer} */
         const body = await res.json();
         if (body.success) show(body.data.status);
