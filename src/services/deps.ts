@@ -25,7 +25,7 @@ export interface Deps {
 export interface CodeIssuer {
   /**
    * Makes the pending transaction with a code of this issuer. Called outside any database transaction;
-   * throws LostRace (unique-codes.ts) when a concurrent create with the same ref or Idempotency-Key
+   * throws LostRace (insert-transaction.ts) when a concurrent create with the same ref or Idempotency-Key
    * committed first.
    */
   issue(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable>;
