@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import type { Deps } from './services/deps.js';
+import { codeIssuers } from './sources/issuers.js';
 
 export interface Runtime {
   database: Database;
@@ -18,6 +19,6 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
     await database.close();
     throw err;
   }
-  const deps: Deps = { db: database.db, dialect: database.dialect, config, now };
+  const deps: Deps = { db: database.db, dialect: database.dialect, config, now, issuers: codeIssuers };
   return { database, deps, close: () => database.close() };
 }

@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import { cancelDecision, presentTransaction, type TransactionView } from '../domain/transaction.js';
-import { cancelAcquirerCode } from '../sources/snap/cancel.js';
 import type { DB, Mode, TransactionsTable } from '../storage/schema.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
 import { writeAudit } from './audit.js';
@@ -31,10 +30,9 @@ export async function cancelTransaction(deps: Deps, input: CancelTransactionInpu
   if (decision === 'already_cancelled') return present(deps, current);
   if (decision !== 'cancel') throw refusal(decision, current.id);
 
-  if (current.source_id !== null && current.acquirer_reference !== null) {
-    const atAcquirer = await cancelAcquirerCode(deps, current);
-    if (atAcquirer === 'paid') throw refusal('paid', current.id);
-  }
+  // Only the code's issuer can void it (the static QRIS issuer has nothing to void).
+  const issuer = await deps.issuers.forTransaction(deps, current);
+  if ((await issuer.cancel(deps, current)) === 'paid') throw refusal('paid', current.id);
 
   const cancelled = await runInTransaction(deps, (trx) => cancelIn(trx, deps, current.id, input.actor ?? null));
   return present(deps, cancelled);

@@ -1,22 +1,15 @@
-import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../domain/errors.js';
 import { newTransactionId } from '../domain/ids.js';
 import { toDynamic, type ParsedQris } from '../domain/qris/index.js';
+import { exhausted, lifetime, sampleCodes, takeRandom } from '../domain/unique-codes.js';
 import { prepareRowsQuery } from '../storage/prepared-rows.js';
 import type { DB, ReservedTotalsTable, TransactionsTable } from '../storage/schema.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
+import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from './deps.js';
-import {
-  exhausted,
-  lifetime,
-  pendingRow,
-  queueInvoice,
-  reservationsAt,
-  reservationsBetween,
-  sampleCodes,
-  type CreateTransactionInput,
-} from './unique-codes.js';
+import { pendingRow, queueInvoice } from './insert-transaction.js';
+import { reservationsAt, reservationsBetween } from './unique-codes.js';
 
 /**
  * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
@@ -37,11 +30,6 @@ import {
 
 /** Bounds the statement sizes (the transaction insert has 19 parameters a row) and one commit's latency. */
 export const MAX_CREATE_BATCH = 200;
-
-/** Random candidates read per create. Fewer than a lone create samples: every one is an index probe in
- * the batch's read, and a create whose candidates are all held is simply made on its own (8: at 70% of
- * the range held, 6% go that way). */
-const CANDIDATES = 8;
 
 export interface BatchedCreate {
   input: CreateTransactionInput;
@@ -160,8 +148,10 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
   const plans: Plan[] = batch.map((create) => ({
     create,
     id: newTransactionId(),
-    ...lifetime(deps, create.input, now),
-    candidates: sampleCodes(create.low, create.high, CANDIDATES),
+    ...lifetime(deps.config, create.input.expiresInSeconds, now),
+    // As many as a lone create samples (domain/unique-codes.ts); one that finds all of them held is
+    // placed from its amount's range below, or made on its own.
+    candidates: sampleCodes(create.low, create.high),
     code: null,
     refusal: null,
   }));
@@ -256,8 +246,7 @@ async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], un
         if (!anyLapsed) p.refusal = exhausted(held, now);
         continue;
       }
-      // A random free code, not the lowest: concurrent writers (PostgreSQL) then rarely want the same row.
-      const pick = free.splice(randomInt(free.length), 1)[0]!;
+      const pick = takeRandom(free);
       p.code = pick;
       unavailable.add(amount + pick);
       chosen.push(p);

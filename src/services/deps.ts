@@ -1,12 +1,44 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import type { DB } from '../storage/schema.js';
+import type { DB, Mode, TransactionsTable } from '../storage/schema.js';
 import type { Dialect } from '../storage/database.js';
+import type { CreateTransactionInput } from './create-input.js';
 
-/** What every service is given: the database, the settings and a clock (tests move time). */
+/** What every service is given: the database, the settings, a clock (tests move time) and the issuers. */
 export interface Deps {
   db: Kysely<DB>;
   dialect: Dialect;
   config: Config;
   now: () => number;
+  /**
+   * Which issuer makes a merchant's codes. Passed in from above because issuers that call out (SNAP)
+   * live with the payment sources, which call services and are never imported by them.
+   */
+  issuers: IssuerResolver;
+}
+
+/**
+ * Where a transaction's code comes from: the merchant's static QRIS made dynamic with a unique code,
+ * or an acquirer that issues codes itself. (Declared here, next to Deps, so that neither file imports
+ * the other.)
+ */
+export interface CodeIssuer {
+  /**
+   * Makes the pending transaction with a code of this issuer. Called outside any database transaction;
+   * throws LostRace (insert-transaction.ts) when a concurrent create with the same ref or Idempotency-Key
+   * committed first.
+   */
+  issue(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable>;
+  /**
+   * Voids a pending transaction's code before it is marked cancelled. 'paid' when the payer paid first
+   * (that payment is then recorded). Never inside a database transaction.
+   */
+  cancel(deps: Deps, tx: TransactionsTable): Promise<'cancelled' | 'paid'>;
+}
+
+export interface IssuerResolver {
+  /** The issuer of a merchant's new codes in a mode. Asked on every create, so it must be cheap. */
+  forMerchant(deps: Deps, merchantId: string, mode: Mode): Promise<CodeIssuer>;
+  /** The issuer that made this transaction's code. */
+  forTransaction(deps: Deps, tx: TransactionsTable): Promise<CodeIssuer>;
 }

@@ -14,6 +14,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createApiKey } from '../../src/services/api-keys.js';
 import { createMerchant } from '../../src/services/create-merchant.js';
 import type { Deps } from '../../src/services/deps.js';
+import { codeIssuers } from '../../src/sources/issuers.js';
 import type { MerchantsTable } from '../../src/storage/schema.js';
 import type { CreateTransactionInput } from '../../src/services/create-transaction.js';
 
@@ -103,7 +104,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database.db, database.dialect);
   const clock = new TestClock();
-  const deps: Deps = { db: database.db, dialect: database.dialect, config, now: clock.now };
+  const deps: Deps = { db: database.db, dialect: database.dialect, config, now: clock.now, issuers: codeIssuers };
   return {
     config,
     deps,

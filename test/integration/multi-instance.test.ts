@@ -6,6 +6,7 @@ import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/services/deps.js';
+import { codeIssuers } from '../../src/sources/issuers.js';
 import { freshDatabaseUrl, onPostgres, seedMerchant, type Seeded } from '../helpers/context.js';
 import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -33,7 +34,7 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     database = openDatabase(fresh.url);
     await migrateToLatest(database.db, database.dialect);
     const config = loadConfig({ DATABASE_URL: fresh.url, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
-    deps = { db: database.db, dialect: database.dialect, config, now: Date.now };
+    deps = { db: database.db, dialect: database.dialect, config, now: Date.now, issuers: codeIssuers };
     seeded = await seedMerchant(deps);
     receiver = await Receiver.start();
     webhookSecret = (await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] })).secret;

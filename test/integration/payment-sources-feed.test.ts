@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setSourceEnabled } from '../../src/services/set-source-enabled.js';
+import { setSourceEnabled } from '../../src/sources/set-source-enabled.js';
 import { expireDue } from '../../src/services/expire-due.js';
 import { pollDueFeeds } from '../../src/sources/feed/poll.js';
 import { addFeedSource } from '../../src/sources/feed/setup.js';

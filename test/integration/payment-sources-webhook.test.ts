@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSourceEnabled } from '../../src/services/set-source-enabled.js';
+import { setSourceEnabled } from '../../src/sources/set-source-enabled.js';
 import { addWebhookSource } from '../../src/sources/webhook/setup.js';
 import { signPayload } from '../../src/sources/webhook/signature.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/services/deps.js';
+import { codeIssuers } from '../../src/sources/issuers.js';
 import { addWebhookEndpoint } from '../../src/services/webhook-endpoints.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   ({ url: databaseUrl, drop } = await freshDatabaseUrl(dir));
   database = openDatabase(databaseUrl);
   await migrateToLatest(database.db, database.dialect);
-  deps = { db: database.db, dialect: database.dialect, config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }), now: Date.now };
+  deps = { db: database.db, dialect: database.dialect, config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }), now: Date.now, issuers: codeIssuers };
   seeded = await seedMerchant(deps);
 }, 60_000);
 

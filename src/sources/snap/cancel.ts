@@ -4,9 +4,8 @@ import { AppError } from '../../domain/errors.js';
 import type { Deps } from '../../services/deps.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import { SnapClient } from './client.js';
-import { outcomeOf } from './config.js';
+import { outcomeOf, type SnapSource } from './config.js';
 import { paymentFacts, recordSnapPayment } from './record.js';
-import { snapSourceById } from './sources.js';
 
 /**
  * 'cancelled' once the acquirer has voided the code (or says it already was); 'paid' when the acquirer
@@ -14,11 +13,8 @@ import { snapSourceById } from './sources.js';
  * that refusal differently, so a refusal is followed by a query, whose status decides. No answer from
  * the acquirer is an acquirer_unavailable and changes nothing.
  */
-export async function cancelAcquirerCode(deps: Deps, tx: TransactionsTable): Promise<'cancelled' | 'paid'> {
-  const source = tx.source_id === null ? null : await snapSourceById(deps, tx.source_id);
-  if (!source || tx.acquirer_reference === null) {
-    throw new AppError('acquirer_error', 'the payment source that issued this code is gone or disabled, so its code cannot be voided');
-  }
+export async function cancelAcquirerCode(deps: Deps, source: SnapSource, tx: TransactionsTable): Promise<'cancelled' | 'paid'> {
+  if (tx.acquirer_reference === null) throw new AppError('acquirer_error', `transaction ${tx.id} has no acquirer reference to void`);
   const client = new SnapClient(source, deps.config.snapHttpTimeoutMs);
   const ids = { partnerReferenceNo: tx.id, referenceNo: tx.acquirer_reference };
   try {

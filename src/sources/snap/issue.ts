@@ -2,13 +2,46 @@
 // (qr-mpm-generate) instead of deriving it from the static QRIS.
 import type { Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.js';
+import { newTransactionId } from '../../domain/ids.js';
 import { parseQris } from '../../domain/qris/index.js';
+import { lifetime } from '../../domain/unique-codes.js';
+import type { CreateTransactionInput } from '../../services/create-input.js';
 import type { Deps } from '../../services/deps.js';
-import type { DB } from '../../storage/schema.js';
+import { insertRow, pendingRow } from '../../services/insert-transaction.js';
+import type { DB, TransactionsTable } from '../../storage/schema.js';
+import { runInTransaction } from '../../storage/unit-of-work.js';
 import { SnapClient } from './client.js';
 import type { SnapSource } from './config.js';
 
-export { snapSourceFor } from './sources.js';
+/**
+ * The acquirer's code: no unique code and no reserved total, since payments are matched by the
+ * acquirer's reference. The acquirer is called before the database transaction opens, so a slow
+ * acquirer never holds a write lock; a create that then loses a ref race leaves an unused code at the
+ * acquirer, which expires there.
+ */
+export async function issueAtAcquirer(deps: Deps, source: SnapSource, input: CreateTransactionInput): Promise<TransactionsTable> {
+  if (input.amount > deps.config.amountMax) {
+    throw new AppError('amount_out_of_range', `amount is above the maximum of ${deps.config.amountMax}`, { param: 'amount' });
+  }
+  const now = deps.now();
+  const id = newTransactionId();
+  const expiresAt = acquirerExpiry(source, now, lifetime(deps.config, input.expiresInSeconds, now).expiresAt);
+  const code = await requestAcquirerCode(deps, source, { trxid: id, amount: input.amount, expiresAt });
+  const row = pendingRow(input, {
+    id,
+    now,
+    expiresAt,
+    uniqueCode: 0,
+    qris: code.qris,
+    sourceId: source.id,
+    acquirerReference: code.referenceNo,
+  });
+  return runInTransaction(deps, async (trx) => {
+    await insertRow(trx, input, row, now);
+    await schedulePoll(trx, { transactionId: id, sourceId: source.id, createdAt: now, expiresAt });
+    return row;
+  });
+}
 
 export interface AcquirerCode {
   referenceNo: string;

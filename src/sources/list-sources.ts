@@ -1,8 +1,8 @@
-import { parseJsonObject } from '../sources/common.js';
-import { readFeedConfig, readFeedState } from '../sources/feed/setup.js';
-import { webhookEventsPath } from '../sources/webhook/setup.js';
+import { parseJsonObject } from './common.js';
+import { readFeedConfig, readFeedState } from './feed/setup.js';
+import { webhookEventsPath } from './webhook/setup.js';
 import type { PaymentSourcesTable } from '../storage/schema.js';
-import type { Deps } from './deps.js';
+import type { Deps } from '../services/deps.js';
 import { isoTime, isoTimeOrNull } from '../domain/iso-time.js';
 
 export interface SourceView {

@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js';
-import { findSource } from '../sources/common.js';
-import type { Deps } from './deps.js';
-import { writeAudit } from './audit.js';
+import { findSource } from './common.js';
+import type { Deps } from '../services/deps.js';
+import { writeAudit } from '../services/audit.js';
 import { presentSource, type SourceView } from './list-sources.js';
 
 /** Turns a source off (its webhook answers 404, its feed is not polled) or on again; audited. */
