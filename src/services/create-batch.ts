@@ -80,7 +80,10 @@ const queues = new WeakMap<Kysely<DB>, Queue>();
 /** Creates one transaction with a free unique code, together with the other creates of this turn. */
 export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
   let q = queues.get(deps.db);
-  if (!q) queues.set(deps.db, (q = { waiting: [], scheduled: false, stats: noStats() }));
+  if (!q) {
+    q = { waiting: [], scheduled: false, stats: noStats() };
+    queues.set(deps.db, q);
+  }
   const queue = q;
   return new Promise<TransactionsTable>((resolve, reject) => {
     queue.waiting.push({ ...create, resolve, reject });

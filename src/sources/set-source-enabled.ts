@@ -2,6 +2,7 @@ import { AppError } from '../domain/errors.js';
 import { findSource } from './common.js';
 import type { Deps } from '../services/deps.js';
 import { writeAudit } from '../services/audit.js';
+import { runInTransaction } from '../storage/unit-of-work.js';
 import { presentSource, type SourceView } from './list-sources.js';
 
 /** Turns a source off (its webhook answers 404, its feed is not polled) or on again; audited. */
@@ -9,7 +10,7 @@ export async function setSourceEnabled(deps: Deps, input: { id: string; enabled:
   const row = await findSource(deps, input.id);
   if (!row) throw new AppError('source_not_found', `no payment source ${input.id}`, { param: 'id' });
   const now = deps.now();
-  return deps.db.transaction().execute(async (trx) => {
+  return runInTransaction(deps, async (trx) => {
     // Re-enabling a feed polls it at once rather than after a long backoff.
     const updated = await trx
       .updateTable('payment_sources')
