@@ -5,7 +5,7 @@ import { booleanSetting, wholeNumberSetting, type Env } from './env-settings.js'
 import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
 import { MAX_QRIS_AMOUNT } from './domain/money.js';
 import { mailSettings, type MailSettings } from './mail/settings.js';
-import { sourceSettings, type SourceSettings } from './sources/settings.js';
+import { sourceSettings, type SourceSettings } from './payment-sources/settings.js';
 import { checkoutSettings, type CheckoutSettings } from './web/checkout-settings.js';
 
 export type Role = 'api' | 'worker' | 'all';

@@ -2,7 +2,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import type { Deps } from './services/deps.js';
-import { codeIssuers } from './sources/issuers.js';
+import { codeIssuers } from './payment-sources/issuers.js';
 
 export interface Runtime {
   database: Database;

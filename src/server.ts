@@ -4,7 +4,7 @@ import type { Config, Role } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import { openRuntime, type Runtime } from './runtime.js';
-import { ensureDemoMerchant } from './services/ensure-demo-merchant.js';
+import { ensureDemoMerchant } from './services/merchants/ensure-demo-merchant.js';
 import { startBackgroundWork } from './workers/index.js';
 
 export interface RunningServer {

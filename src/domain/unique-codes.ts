@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { AppError } from './errors.js';
 
 /**
- * The unique-code rules both create paths follow (the one-by-one claim in services/unique-codes.ts and
- * the batched creates in services/create-batch.ts), kept here so the two cannot drift apart. A code is
+ * The unique-code rules both create paths follow (the one-by-one claim in services/transactions/unique-codes.ts and
+ * the batched creates in services/transactions/create-batch.ts), kept here so the two cannot drift apart. A code is
  * added to the amount so that the total is unique among a merchant's open transactions of one mode;
  * the database's primary key on the reserved total is what guarantees it, these rules only choose.
  */

@@ -24,11 +24,11 @@ import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
-import { listenForStatus } from '../services/status-bus.js';
-import { startStatusWatch } from '../services/status-watch.js';
+import { listenForStatus } from '../services/transactions/status-bus.js';
+import { startStatusWatch } from '../services/transactions/status-watch.js';
 import { registerMetrics } from './metrics.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
-import { snapNotifyRoutes } from '../sources/snap/notify-route.js';
+import { snapNotifyRoutes } from '../payment-sources/snap/notify-route.js';
 
 export const API_VERSION = '1.0.0';
 

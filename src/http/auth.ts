@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { authenticateApiKeyCached, type Principal } from '../services/api-keys.js';
+import { authenticateApiKeyCached, type Principal } from '../services/merchants/api-keys.js';
 import type { Deps } from '../services/deps.js';
 import type { RateLimiter } from './rate-limit.js';
 

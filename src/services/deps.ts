@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { DB, Mode, TransactionsTable } from '../storage/schema.js';
 import type { Dialect } from '../storage/database.js';
-import type { CreateTransactionInput } from './create-input.js';
+import type { CreateTransactionInput } from './transactions/create-input.js';
 
 /** What every service is given: the database, the settings, a clock (tests move time) and the issuers. */
 export interface Deps {

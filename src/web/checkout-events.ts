@@ -3,7 +3,7 @@ import { clientAddressKey } from '../domain/client-address.js';
 import { AppError } from '../domain/errors.js';
 import { parseTrxid } from '../http/params.js';
 import type { Deps } from '../services/deps.js';
-import type { StatusWatch, Watching } from '../services/status-watch.js';
+import type { StatusWatch, Watching } from '../services/transactions/status-watch.js';
 import { StatusStream } from './status-stream.js';
 import { StreamSlots } from './stream-slots.js';
 

@@ -1,6 +1,6 @@
 import { formatRupiah } from '../domain/money.js';
 import { html } from '../domain/html.js';
-import type { CheckoutView } from '../services/get-checkout.js';
+import type { CheckoutView } from '../services/transactions/get-checkout.js';
 
 /** Where the page finds its files (static-assets.ts: hashed URLs). */
 export interface CheckoutAssetUrls {

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import type { Deps } from '../services/deps.js';
-import { getCheckout, getCheckoutStatus } from '../services/get-checkout.js';
-import { simulatePayment } from '../sources/simulator.js';
-import { getTransactionById } from '../services/get-transaction.js';
-import type { StatusWatch } from '../services/status-watch.js';
+import { getCheckout, getCheckoutStatus } from '../services/transactions/get-checkout.js';
+import { simulatePayment } from '../payment-sources/simulator.js';
+import { getTransactionById } from '../services/transactions/get-transaction.js';
+import type { StatusWatch } from '../services/transactions/status-watch.js';
 import { parseTrxid } from '../http/params.js';
 import { renderCheckoutPage, type CheckoutAssetUrls } from './checkout-page.js';
 import { checkoutAssets } from './static-assets.js';

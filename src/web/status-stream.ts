@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { StatusSnapshot } from '../services/status-watch.js';
+import type { StatusSnapshot } from '../services/transactions/status-watch.js';
 
 /**
  * One checkout page's server-sent-events stream. It sends the status whenever it differs from the one

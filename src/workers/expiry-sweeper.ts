@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
-import { expireDue } from '../services/expire-due.js';
+import { expireDue } from '../services/transactions/expire-due.js';
 import { runEvery, type Worker } from './run-every.js';
 
 /**

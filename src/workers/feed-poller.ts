@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
-import { pollDueFeeds } from '../sources/feed/poll.js';
+import { pollDueFeeds } from '../payment-sources/feed/poll.js';
 import { runEvery, type Worker } from './run-every.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
-import { pollDueSnapQueries, snapHousekeeping } from '../sources/snap/poll.js';
+import { pollDueSnapQueries, snapHousekeeping } from '../payment-sources/snap/poll.js';
 import { runEvery, type Worker } from './run-every.js';
 
 const HOUSEKEEPING_EVERY_MS = 60_000;

@@ -1,9 +1,9 @@
 // The webhook dispatcher: claims due deliveries, posts them signed, records each attempt. Runs in every
 // worker process; claims (see claim-deliveries.ts) keep several of them from sending the same delivery.
 import type { Logger } from 'pino';
-import { claimDueDeliveries, type ClaimedDelivery } from '../services/claim-deliveries.js';
+import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/claim-deliveries.js';
 import type { Deps } from '../services/deps.js';
-import { recordDeliveryAttempt, type DeliveryState } from '../services/record-delivery-attempt.js';
+import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
 import { signWebhookPayload } from '../webhook-signature.js';
 import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
 

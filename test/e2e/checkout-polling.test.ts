@@ -1,8 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTransaction } from '../../src/services/create-transaction.js';
-import { simulatePayment } from '../../src/sources/simulator.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { createInput } from '../helpers/context.js';
 import { openEventStream, type EventStream } from '../helpers/event-stream.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowserApp } from '../helpers/browser.js';
 import { runCommand } from '../helpers/processes.js';
-import { recordPayment } from '../../src/services/record-payment.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
 
 describe('checkout page in a real browser', () => {
   const ctx = useBrowserApp();

@@ -11,12 +11,12 @@ import { createLogger } from '../../src/http/logger.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createApiKey } from '../../src/services/api-keys.js';
-import { createMerchant } from '../../src/services/create-merchant.js';
+import { createApiKey } from '../../src/services/merchants/api-keys.js';
+import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import type { Deps } from '../../src/services/deps.js';
-import { codeIssuers } from '../../src/sources/issuers.js';
+import { codeIssuers } from '../../src/payment-sources/issuers.js';
 import type { MerchantsTable } from '../../src/storage/schema.js';
-import type { CreateTransactionInput } from '../../src/services/create-transaction.js';
+import type { CreateTransactionInput } from '../../src/services/transactions/create-transaction.js';
 
 export const vectors = JSON.parse(readFileSync(new URL('../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as {
   vectors: Array<{ merchant: string; static: string; cases: Array<{ amount: number; dynamic: string }> }>;

@@ -2,7 +2,7 @@
 // merchant whose SNAP source points at it.
 import type { AddressInfo } from 'node:net';
 import { AcquirerSimulator } from '../../src/dev/snap-acquirer/simulator.js';
-import { addSnapSource } from '../../src/sources/snap/setup.js';
+import { addSnapSource } from '../../src/payment-sources/snap/setup.js';
 import { createTestApp, type TestApp } from './context.js';
 
 export interface SnapWorld {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createTransaction } from '../../src/services/create-transaction.js';
-import { getTransaction, getTransactionById } from '../../src/services/get-transaction.js';
-import { recordPayment } from '../../src/services/record-payment.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { getTransaction, getTransactionById } from '../../src/services/transactions/get-transaction.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { runInTransaction } from '../../src/storage/unit-of-work.js';
 import { seedMerchant, useSeededContext } from '../helpers/context.js';
 import { countStatements } from '../helpers/count-statements.js';

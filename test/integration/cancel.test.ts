@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { recordPayment } from '../../src/services/record-payment.js';
-import { addWebhookEndpoint } from '../../src/services/webhook-endpoints.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import { createTestApp, onPostgres, seedMerchant, type TestApp } from '../helpers/context.js';
 import { expectCommonHeaders, expectError } from '../helpers/http-assertions.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { announceStatus } from '../../src/services/status-bus.js';
-import { createTransaction } from '../../src/services/create-transaction.js';
-import { simulatePayment } from '../../src/sources/simulator.js';
+import { announceStatus } from '../../src/services/transactions/status-bus.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { createInput, createTestApp, type TestApp } from '../helpers/context.js';
 import { countStatements } from '../helpers/count-statements.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
-import { createTransaction } from '../../src/services/create-transaction.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { createInput, freshDatabaseUrl, seedMerchant, type Seeded } from '../helpers/context.js';
 
 // The operators' transaction commands, on the suite's database (SQLite, or PostgreSQL on that run).

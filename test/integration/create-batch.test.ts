@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createTransaction } from '../../src/services/create-transaction.js';
-import { createBatchStats, createInBatch, type CreateBatchStats } from '../../src/services/create-batch.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { createBatchStats, createInBatch, type CreateBatchStats } from '../../src/services/transactions/create-batch.js';
 import { parseQris } from '../../src/domain/qris/index.js';
 import { openDatabase } from '../../src/storage/database.js';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { onPostgres, useSeededContext } from '../helpers/context.js';
 
-// Plain creates that arrive together are made in one database transaction (src/services/create-batch.ts).
+// Plain creates that arrive together are made in one database transaction (src/services/transactions/create-batch.ts).
 // These run on SQLite and on PostgreSQL alike.
 describe('batched creates', () => {
   const h = useSeededContext();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTransaction } from '../../src/services/create-transaction.js';
-import { getTransaction, getTransactionById } from '../../src/services/get-transaction.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { getTransaction, getTransactionById } from '../../src/services/transactions/get-transaction.js';
 import { directReadsFor } from '../../src/storage/direct-reads.js';
 import { runInTransaction } from '../../src/storage/unit-of-work.js';
 import { onPostgres, useSeededContext } from '../helpers/context.js';

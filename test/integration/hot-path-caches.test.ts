@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, PRINCIPAL_CACHE_MS, revokeApiKey } from '../../src/services/api-keys.js';
+import { createApiKey, PRINCIPAL_CACHE_MS, revokeApiKey } from '../../src/services/merchants/api-keys.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 describe('hot-path caches', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { createApiKey, revokeApiKey } from '../../src/services/api-keys.js';
+import { createApiKey, revokeApiKey } from '../../src/services/merchants/api-keys.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { expectCommonHeaders, expectError, header, REQUEST_ID_SHAPE } from '../helpers/http-assertions.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { expireDue } from '../../src/services/expire-due.js';
-import { recordPayment } from '../../src/services/record-payment.js';
+import { expireDue } from '../../src/services/transactions/expire-due.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { newEndpointId } from '../../src/domain/ids.js';
 
 describe('outbox: events and e-mails are written with the change they report', () => {

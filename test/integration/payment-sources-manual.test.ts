@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expireDue } from '../../src/services/expire-due.js';
-import { recordPayment } from '../../src/services/record-payment.js';
+import { expireDue } from '../../src/services/transactions/expire-due.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
 import { cli, createLive, footprint, listen, status } from '../helpers/payment-sources.js';
 

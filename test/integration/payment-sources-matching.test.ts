@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createMerchant } from '../../src/services/create-merchant.js';
-import { createTransaction } from '../../src/services/create-transaction.js';
-import { expireDue } from '../../src/services/expire-due.js';
-import { getTransaction } from '../../src/services/get-transaction.js';
-import { recordPayment, type RecordPaymentResult, type ReportedPayment } from '../../src/services/record-payment.js';
+import { createMerchant } from '../../src/services/merchants/create-merchant.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { expireDue } from '../../src/services/transactions/expire-due.js';
+import { getTransaction } from '../../src/services/transactions/get-transaction.js';
+import { recordPayment, type RecordPaymentResult, type ReportedPayment } from '../../src/services/payments/record-payment.js';
 import { presentTransaction } from '../../src/domain/transaction.js';
 import type { Mode, TransactionsTable } from '../../src/storage/schema.js';
 import { createTestContext, vectors, type TestContext } from '../helpers/context.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSourceEnabled } from '../../src/sources/set-source-enabled.js';
-import { addWebhookSource } from '../../src/sources/webhook/setup.js';
-import { signPayload } from '../../src/sources/webhook/signature.js';
+import { setSourceEnabled } from '../../src/payment-sources/set-source-enabled.js';
+import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
+import { signPayload } from '../../src/payment-sources/webhook/signature.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { cli, createLive, footprint, listen, status } from '../helpers/payment-sources.js';
 

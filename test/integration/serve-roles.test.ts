@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { serve, type RunningServer } from '../../src/server.js';
-import { createTransaction } from '../../src/services/create-transaction.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { seedMerchant } from '../helpers/context.js';
 
 const quiet = pino({ level: 'silent' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { expireDue } from '../../src/services/expire-due.js';
+import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
 import { expectError } from '../helpers/http-assertions.js';
 

@@ -2,8 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { parseQris } from '../../src/domain/qris/index.js';
-import { parseSnapConfig } from '../../src/sources/snap/config.js';
-import { addSnapSource } from '../../src/sources/snap/setup.js';
+import { parseSnapConfig } from '../../src/payment-sources/snap/config.js';
+import { addSnapSource } from '../../src/payment-sources/snap/setup.js';
 import { seedMerchant } from '../helpers/context.js';
 import { startSnapWorld, type SnapWorld } from '../helpers/snap.js';
 

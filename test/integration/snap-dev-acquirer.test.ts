@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import { parseSnapConfig } from '../../src/sources/snap/config.js';
+import { parseSnapConfig } from '../../src/payment-sources/snap/config.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 let t: TestApp;

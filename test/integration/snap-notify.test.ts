@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAsymmetric, snapTimestamp } from '../../src/sources/snap/signature.js';
+import { signAsymmetric, snapTimestamp } from '../../src/payment-sources/snap/signature.js';
 import { postNotification, startSnapWorld, type SnapWorld } from '../helpers/snap.js';
 
 let w: SnapWorld;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pollDelayMs, pollDueSnapQueries } from '../../src/sources/snap/poll.js';
+import { pollDelayMs, pollDueSnapQueries } from '../../src/payment-sources/snap/poll.js';
 import { startSnapPoller } from '../../src/workers/snap-poller.js';
 import { postNotification, startSnapWorld, type SnapWorld } from '../helpers/snap.js';
 

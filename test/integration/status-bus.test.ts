@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { announceStatus, listenForStatus, onStatusChange } from '../../src/services/status-bus.js';
+import { announceStatus, listenForStatus, onStatusChange } from '../../src/services/transactions/status-bus.js';
 import { createTestContext, onPostgres, type TestContext } from '../helpers/context.js';
 
 const waitFor = async (cond: () => boolean, ms = 3000) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { expireDue } from '../../src/services/expire-due.js';
-import { encodeCursor } from '../../src/services/list-transactions.js';
+import { expireDue } from '../../src/services/transactions/expire-due.js';
+import { encodeCursor } from '../../src/services/transactions/list-transactions.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
 import { expectError } from '../helpers/http-assertions.js';
 

@@ -4,11 +4,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { verifyWebhookSignature } from '../../src/index.js';
 import { MAX_ATTEMPTS, RETRY_WINDOW_MS } from '../../src/domain/webhook-retry.js';
 import type { Deps } from '../../src/services/deps.js';
-import { expireDue } from '../../src/services/expire-due.js';
-import { recordPayment } from '../../src/services/record-payment.js';
-import { resendEvent } from '../../src/services/resend-deliveries.js';
-import { addWebhookEndpoint, removeWebhookEndpoint } from '../../src/services/webhook-endpoints.js';
-import { simulatePayment } from '../../src/sources/simulator.js';
+import { expireDue } from '../../src/services/transactions/expire-due.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
+import { resendEvent } from '../../src/services/webhooks/resend-deliveries.js';
+import { addWebhookEndpoint, removeWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { dispatchDueDeliveries, startWebhookDispatcher } from '../../src/workers/webhook-dispatcher.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';

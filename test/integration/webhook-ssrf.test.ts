@@ -2,8 +2,8 @@
 // metadata, whatever the URL looks like, and without opening a connection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newEndpointId } from '../../src/domain/ids.js';
-import { recordPayment } from '../../src/services/record-payment.js';
-import { addWebhookEndpoint } from '../../src/services/webhook-endpoints.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { createTestContext, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 import { Receiver } from '../helpers/receiver.js';

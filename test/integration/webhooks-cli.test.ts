@@ -1,7 +1,7 @@
 // `webhooks add|list|remove|resend`, in-process through runCli against a real database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import { recordPayment } from '../../src/services/record-payment.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTestContext, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 
 let t: TestContext;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { DEFAULT_MAPPING, FeedFormatError, parseFeed, parseFeedAmount, parseFeedTime } from '../../src/sources/feed/parse.js';
-import { delayMs, parseRetryAfter } from '../../src/sources/feed/poll.js';
-import { checkMapping } from '../../src/sources/feed/setup.js';
-import { parseWebhookPayment } from '../../src/sources/webhook/payload.js';
-import { signPayload, verifySignature } from '../../src/sources/webhook/signature.js';
+import { DEFAULT_MAPPING, FeedFormatError, parseFeed, parseFeedAmount, parseFeedTime } from '../../src/payment-sources/feed/parse.js';
+import { delayMs, parseRetryAfter } from '../../src/payment-sources/feed/poll.js';
+import { checkMapping } from '../../src/payment-sources/feed/setup.js';
+import { parseWebhookPayment } from '../../src/payment-sources/webhook/payload.js';
+import { signPayload, verifySignature } from '../../src/payment-sources/webhook/signature.js';
 
 const NOW = Date.UTC(2025, 0, 31, 7, 5, 0);
 

@@ -15,7 +15,7 @@ import {
   verifyAccessToken,
   verifyAsymmetric,
   verifySymmetric,
-} from '../../src/sources/snap/signature.js';
+} from '../../src/payment-sources/snap/signature.js';
 
 interface Vector {
   kind: 'symmetric-hmac-sha512' | 'asymmetric-access-token-rsa-sha256' | 'asymmetric-notify-rsa-sha256';

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
 import { writeAudit } from '../../services/audit.js';
-import { listSources, type SourceView } from '../../sources/list-sources.js';
-import { setSourceEnabled } from '../../sources/set-source-enabled.js';
-import { addFeedSource } from '../../sources/feed/setup.js';
-import { addSnapSource } from '../../sources/snap/setup.js';
-import { addWebhookSource } from '../../sources/webhook/setup.js';
+import { listSources, type SourceView } from '../../payment-sources/list-sources.js';
+import { setSourceEnabled } from '../../payment-sources/set-source-enabled.js';
+import { addFeedSource } from '../../payment-sources/feed/setup.js';
+import { addSnapSource } from '../../payment-sources/snap/setup.js';
+import { addWebhookSource } from '../../payment-sources/webhook/setup.js';
 import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { resendEvent, resendFailed } from '../../services/resend-deliveries.js';
-import { addWebhookEndpoint, listWebhookEndpoints, parseEventList, removeWebhookEndpoint } from '../../services/webhook-endpoints.js';
+import { resendEvent, resendFailed } from '../../services/webhooks/resend-deliveries.js';
+import { addWebhookEndpoint, listWebhookEndpoints, parseEventList, removeWebhookEndpoint } from '../../services/webhooks/webhook-endpoints.js';
 import type { CliContext } from '../context.js';
 import { emit, emitItems } from '../output.js';
 

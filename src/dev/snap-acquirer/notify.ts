@@ -2,9 +2,9 @@
 // key, or symmetrically after taking a B2B token from the gateway, as real acquirers do.
 import type { KeyObject } from 'node:crypto';
 import type { SimulatedCode, SimulatorPartner } from './types.js';
-import { newExternalId } from '../../sources/snap/client.js';
-import { tokenPathFor } from '../../sources/snap/inbound.js';
-import { signAccessToken, signAsymmetric, signSymmetric, snapTimestamp } from '../../sources/snap/signature.js';
+import { newExternalId } from '../../payment-sources/snap/client.js';
+import { tokenPathFor } from '../../payment-sources/snap/inbound.js';
+import { signAccessToken, signAsymmetric, signSymmetric, snapTimestamp } from '../../payment-sources/snap/signature.js';
 
 export interface NotifyOptions {
   /** false: build the signed request and return it without sending (tests tamper with it). */

@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { randomBase62 } from '../../domain/ids.js';
 import { buildQris, toDynamic } from '../../domain/qris/index.js';
-import { SNAP_PATHS, newExternalId } from '../../sources/snap/client.js';
-import { DEFAULT_NOTIFY_PATH } from '../../sources/snap/config.js';
-import { parseObject } from '../../sources/snap/inbound.js';
+import { SNAP_PATHS, newExternalId } from '../../payment-sources/snap/client.js';
+import { DEFAULT_NOTIFY_PATH } from '../../payment-sources/snap/config.js';
+import { parseObject } from '../../payment-sources/snap/inbound.js';
 import { sendSimulatedNotification, type NotifyOptions, type NotifyResult } from './notify.js';
-import { parseSnapTimestamp, snapTimestamp, verifyAccessToken, verifySymmetric } from '../../sources/snap/signature.js';
+import { parseSnapTimestamp, snapTimestamp, verifyAccessToken, verifySymmetric } from '../../payment-sources/snap/signature.js';
 import type { SimulatedCode, SimulatorPartner } from './types.js';
 
 export type { SimulatedCode, SimulatorPartner } from './types.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { cancelTransaction } from '../../services/cancel-transaction.js';
+import { cancelTransaction } from '../../services/transactions/cancel-transaction.js';
 import { requirePrincipal } from '../auth.js';
 import { parseTrxid } from '../params.js';
 import { CancelBody, CancelQuery, StatusOneBody, Transaction, errorResponses, ok } from '../schemas.js';

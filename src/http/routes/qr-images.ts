@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../domain/errors.js';
-import { getTransactionById } from '../../services/get-transaction.js';
+import { getTransactionById } from '../../services/transactions/get-transaction.js';
 import { cachedQrPng, cachedQrSvg } from '../../web/qr-image.js';
 import { errorResponses } from '../schemas.js';
 import type { RouteContext } from './context.js';

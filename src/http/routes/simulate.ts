@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { presentTransaction } from '../../domain/transaction.js';
-import { simulatePayment } from '../../sources/simulator.js';
+import { simulatePayment } from '../../payment-sources/simulator.js';
 import { requirePrincipal } from '../auth.js';
 import { parseTrxid } from '../params.js';
 import { SimulateQuery, Transaction, errorResponses, ok } from '../schemas.js';

@@ -8,7 +8,7 @@
   const POLL_SECONDS = 3;
 
   /** @typedef {'pending' | 'paid' | 'expired' | 'cancelled'} Status */
-  // The part of the server's CheckoutView (src/services/get-checkout.ts) this script reads.
+  // The part of the server's CheckoutView (src/services/transactions/get-checkout.ts) this script reads.
   /** @typedef {{ trxid: string, status: Status, expires_at: string }} View */
   /** @typedef {{ success: true, data: { status: Status } } | { success: false, error: { message: string } }} Answer */
 

@@ -1,0 +1,109 @@
+import { nextEmailAttemptAt } from '../../domain/mail-retry.js';
+import { effectiveStatus, transactionUrls } from '../../domain/transaction.js';
+import { PermanentMailError, RelayUnavailableError, type MailSender } from '../../mail/sender.js';
+import { renderMail } from '../../mail/templates.js';
+import type { Deps } from '../deps.js';
+import { paymentOf } from '../transactions/get-transaction.js';
+import { claimEmail, findDueEmailIds, finishEmail, skipDueEmails, type EmailClaim, type EmailOutcome } from './email-claims.js';
+
+export interface SendDueEmailsOptions {
+  /** Rows looked at per query. */
+  batch?: number;
+  /** Rows handled per call at most, so one call cannot run forever behind a large backlog. */
+  maxPerRun?: number;
+  /** How long a claim holds a row; must exceed the longest send (the SMTP timeouts sum to under a minute). */
+  leaseMs?: number;
+  random?: () => number;
+  /** Asked before each claim; false ends the run there (the mailer is stopping: finish the send under way, start no other). */
+  keepGoing?: () => boolean;
+}
+
+export interface EmailResult {
+  id: string;
+  kind: 'invoice' | 'receipt';
+  outcome: EmailOutcome;
+}
+
+export const SMTP_NOT_CONFIGURED = 'smtp_not_configured';
+
+/**
+ * Sends the payer e-mails that are due, one row at a time: claim, render from the current state of the
+ * transaction, send, record. Without a sender (no SMTP_URL) the due rows are recorded as skipped.
+ */
+export async function sendDueEmails(deps: Deps, sender: MailSender | null, options: SendDueEmailsOptions = {}): Promise<EmailResult[]> {
+  if (sender === null) {
+    await skipDueEmails(deps, SMTP_NOT_CONFIGURED);
+    return [];
+  }
+  const batch = options.batch ?? 20;
+  const maxPerRun = options.maxPerRun ?? 200;
+  const leaseMs = options.leaseMs ?? 120_000;
+  const results: EmailResult[] = [];
+  let handled = 0;
+  while (handled < maxPerRun) {
+    const ids = await findDueEmailIds(deps, batch);
+    if (ids.length === 0) break;
+    let claimedAny = false;
+    for (const id of ids) {
+      if (handled >= maxPerRun) break;
+      if (options.keepGoing && !options.keepGoing()) return results;
+      // Claim each row just before sending it, so a lease covers one send and the rest of the batch
+      // stays free for other mailers in the meantime.
+      const claim = await claimEmail(deps, id, leaseMs);
+      if (claim === null) continue;
+      claimedAny = true;
+      handled++;
+      const { outcome, relayDown } = await deliver(deps, sender, claim, options.random);
+      if (await finishEmail(deps, claim, outcome)) results.push({ id, kind: claim.row.kind, outcome });
+      // The rest would wait out the same connection timeouts for the same answer; they stay due and
+      // the next run tries again.
+      if (relayDown) return results;
+    }
+    // Every row of this batch went to other mailers: they are working through the queue.
+    if (!claimedAny) break;
+  }
+  return results;
+}
+
+async function deliver(
+  deps: Deps,
+  sender: MailSender,
+  claim: EmailClaim,
+  random?: () => number,
+): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
+  const done = (outcome: EmailOutcome, relayDown = false) => ({ outcome, relayDown });
+  const row = claim.row;
+  const found = await deps.db
+    .selectFrom('transactions')
+    .innerJoin('merchants', 'merchants.id', 'transactions.merchant_id')
+    .selectAll('transactions')
+    .select('merchants.name as merchant_display_name')
+    .where('transactions.id', '=', row.transaction_id)
+    .executeTakeFirst();
+  if (!found) return done({ status: 'failed', error: 'transaction_not_found' });
+  const { merchant_display_name: merchantName, ...transaction } = found;
+
+  // An invoice asks the payer to pay; once the transaction is paid, expired or cancelled that request
+  // is wrong, so it is not sent late. A receipt is always sent.
+  const status = effectiveStatus(transaction, deps.now());
+  if (row.kind === 'invoice' && status !== 'pending') return done({ status: 'skipped', reason: `transaction_${status}` });
+
+  try {
+    const payment = await paymentOf(deps, transaction);
+    const mail = renderMail({
+      kind: row.kind,
+      merchantName,
+      transaction,
+      payment,
+      checkoutUrl: transactionUrls(deps.config.publicBaseUrl, transaction.id).checkout,
+    });
+    await sender.send({ messageId: row.id, to: row.recipient, ...mail });
+    return done({ status: 'sent' });
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    if (err instanceof PermanentMailError) return done({ status: 'failed', error });
+    const next = nextEmailAttemptAt(row.attempts + 1, deps.now(), random);
+    const relayDown = err instanceof RelayUnavailableError;
+    return done(next === null ? { status: 'failed', error } : { status: 'retry', error, nextAttemptAt: next }, relayDown);
+  }
+}

@@ -1,0 +1,133 @@
+import { AppError } from '../../domain/errors.js';
+import { apiKeyMode, apiKeyPrefix, generateApiKey, hashApiKey, hashesEqual } from '../../domain/api-key.js';
+import { newApiKeyId } from '../../domain/ids.js';
+import type { Kysely } from 'kysely';
+import type { DB, Mode } from '../../storage/schema.js';
+import { getMerchant } from './create-merchant.js';
+import type { Deps } from '../deps.js';
+import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
+
+export interface ApiKeySummary {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeySummary {
+  /** The secret itself: returned once, never stored. */
+  key: string;
+}
+
+export interface Principal {
+  keyId: string;
+  merchantId: string;
+  mode: Mode;
+}
+
+export async function createApiKey(deps: Deps, input: { merchantId: string; mode: Mode }): Promise<CreatedApiKey> {
+  if (input.mode !== 'test' && input.mode !== 'live') {
+    throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
+  }
+  await getMerchant(deps, input.merchantId);
+  const key = generateApiKey(input.mode);
+  const row = {
+    id: newApiKeyId(),
+    merchant_id: input.merchantId,
+    mode: input.mode,
+    key_hash: hashApiKey(key),
+    key_prefix: apiKeyPrefix(key),
+    created_at: deps.now(),
+    revoked_at: null,
+  };
+  await deps.db.insertInto('api_keys').values(row).execute();
+  return { key, ...summary(row) };
+}
+
+export async function listApiKeys(deps: Deps, merchantId?: string): Promise<ApiKeySummary[]> {
+  let query = deps.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
+  if (merchantId) query = query.where('merchant_id', '=', merchantId);
+  return (await query.execute()).map(summary);
+}
+
+export async function revokeApiKey(deps: Deps, id: string): Promise<ApiKeySummary> {
+  await deps.db
+    .updateTable('api_keys')
+    .set({ revoked_at: deps.now() })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+  // Revocations are rare: dropping every cached principal of this database is simplest and exact.
+  principalCache.delete(deps.db);
+  const row = await deps.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
+  return summary(row);
+}
+
+/**
+ * Resolves a presented key. The lookup is by SHA-256 of the key, so the index search reveals nothing
+ * about the secret through timing; the final comparison is constant-time all the same.
+ */
+export async function authenticateApiKey(deps: Deps, key: string): Promise<Principal> {
+  const mode = apiKeyMode(key);
+  if (mode === null) throw new AppError('invalid_api_key', 'the API key is not valid');
+  const hash = hashApiKey(key);
+  const row = await deps.db
+    .selectFrom('api_keys')
+    .select(['id', 'merchant_id', 'mode', 'key_hash', 'revoked_at'])
+    .where('key_hash', '=', hash)
+    .executeTakeFirst();
+  if (!row || !hashesEqual(row.key_hash, hash) || row.revoked_at !== null || row.mode !== mode) {
+    throw new AppError('invalid_api_key', 'the API key is not valid or has been revoked');
+  }
+  return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode };
+}
+
+/**
+ * How long a successful key lookup is reused by the HTTP guard. A key revoked by this process stops
+ * working at once (revokeApiKey clears the cache); one revoked by another process (the CLI, another
+ * instance) keeps working here for at most this long.
+ */
+export const PRINCIPAL_CACHE_MS = 5000;
+const PRINCIPAL_CACHE_MAX = 10_000;
+
+// Per database (tests run many), keyed by the key's hash so no secret is held; failures are never cached.
+const principalCache = new WeakMap<Kysely<DB>, Map<string, { principal: Principal; until: number }>>();
+
+/** authenticateApiKey with its successful answers reused for PRINCIPAL_CACHE_MS: one select saved per request. */
+export async function authenticateApiKeyCached(deps: Deps, key: string): Promise<Principal> {
+  let cache = principalCache.get(deps.db);
+  if (!cache) {
+    cache = new Map();
+    principalCache.set(deps.db, cache);
+  }
+  const hash = hashApiKey(key);
+  const now = performance.now();
+  const hit = cache.get(hash);
+  if (hit && hit.until > now) return hit.principal;
+  const principal = await authenticateApiKey(deps, key);
+  if (cache.size >= PRINCIPAL_CACHE_MAX) cache.clear();
+  // A revoke that ran while the lookup was in flight dropped the old map; don't revive it.
+  if (principalCache.get(deps.db) === cache) cache.set(hash, { principal, until: now + PRINCIPAL_CACHE_MS });
+  return principal;
+}
+
+function summary(row: {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  key_prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+}): ApiKeySummary {
+  return {
+    id: row.id,
+    merchant_id: row.merchant_id,
+    mode: row.mode,
+    prefix: row.key_prefix,
+    created_at: isoTime(row.created_at),
+    revoked_at: isoTimeOrNull(row.revoked_at),
+  };
+}

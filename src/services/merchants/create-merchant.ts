@@ -1,0 +1,46 @@
+import { AppError } from '../../domain/errors.js';
+import { newMerchantId } from '../../domain/ids.js';
+import { parseStaticQris } from '../../domain/qris/index.js';
+import type { MerchantsTable } from '../../storage/schema.js';
+import type { Deps } from '../deps.js';
+
+export interface CreateMerchantInput {
+  name: string;
+  qris: string;
+}
+
+export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 100) {
+    throw new AppError('invalid_parameter', 'name must be 1 to 100 characters', { param: 'name' });
+  }
+  let parsed: ReturnType<typeof parseStaticQris>;
+  try {
+    parsed = parseStaticQris(input.qris.trim());
+  } catch (err) {
+    if (err instanceof AppError) throw new AppError('invalid_qris', err.message, { param: 'qris' });
+    throw err;
+  }
+  const row: MerchantsTable = {
+    id: newMerchantId(),
+    name,
+    qris_static: parsed.payload,
+    merchant_name: parsed.merchantName,
+    merchant_city: parsed.merchantCity,
+    nmid: parsed.nmid,
+    acquirer: parsed.acquirer,
+    created_at: deps.now(),
+  };
+  await deps.db.insertInto('merchants').values(row).execute();
+  return row;
+}
+
+export async function listMerchants(deps: Deps): Promise<MerchantsTable[]> {
+  return deps.db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function getMerchant(deps: Deps, id: string): Promise<MerchantsTable> {
+  const row = await deps.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
+  return row;
+}

@@ -1,0 +1,51 @@
+import { AppError } from '../../domain/errors.js';
+import { runInTransaction } from '../../storage/unit-of-work.js';
+import { isLate } from '../../domain/matching.js';
+import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
+import type { Deps } from '../deps.js';
+import { writeAudit } from '../audit.js';
+import { settlePayment } from './settle-payment.js';
+
+/**
+ * An operator binds an unmatched payment to the transaction it was meant for (a payer who paid the
+ * base amount without the unique code, a late payment past the reservation, ...). The amounts must
+ * agree: anything else is a refund or an adjustment, not a payment of this transaction. The time
+ * window is not applied: the operator's judgement replaces it, and the audit log records it.
+ */
+export async function assignPayment(
+  deps: Deps,
+  input: { paymentId: string; trxid: string; actor: string },
+): Promise<{ payment: PaymentsTable; transaction: TransactionsTable }> {
+  return runInTransaction(deps, async (trx) => {
+    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', input.paymentId).executeTakeFirst();
+    if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });
+    if (payment.status !== 'unmatched') {
+      throw new AppError('payment_already_matched', `payment ${payment.id} already pays ${payment.transaction_id}`, { param: 'payment_id' });
+    }
+    // Another merchant's (or the other mode's) transaction is not found, as everywhere else.
+    const tx = await trx
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', input.trxid)
+      .where('merchant_id', '=', payment.merchant_id)
+      .where('mode', '=', payment.mode)
+      .executeTakeFirst();
+    if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid} of this payment's merchant and mode`, { param: 'trxid' });
+    if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
+    if (tx.total_amount !== payment.amount) {
+      throw new AppError('amount_mismatch', `the payment is ${payment.amount} but the transaction's total is ${tx.total_amount}`, { param: 'trxid' });
+    }
+    const now = deps.now();
+    const settled = await settlePayment(trx, deps, payment, tx, isLate(tx, payment.paid_at, now), now);
+    if (!settled) throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
+    await writeAudit(trx, {
+      actor: input.actor,
+      action: 'payment.assign',
+      subjectType: 'payment',
+      subjectId: payment.id,
+      details: { trxid: tx.id, amount: payment.amount, previous_reason: payment.reason, paid_late: settled.transaction.paid_late === 1 },
+      now,
+    });
+    return settled;
+  });
+}

@@ -1,0 +1,62 @@
+import type { Transaction } from 'kysely';
+import { presentTransaction } from '../../domain/transaction.js';
+import type { DB, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
+import type { Deps } from '../deps.js';
+import { enqueueEmail, enqueueEvent } from '../webhooks/outbox.js';
+
+/**
+ * Binds a stored, unmatched payment to a transaction and marks the transaction paid, with its
+ * `transaction.paid` event and receipt, inside the caller's database transaction. Shared by
+ * record-payment and an operator's assign so both pay a transaction the same way.
+ *
+ * Returns null, having changed nothing, when the transaction is already paid: the conditional update
+ * is the guard that holds when two payments race for one transaction.
+ */
+export async function settlePayment(
+  trx: Transaction<DB>,
+  deps: Deps,
+  payment: PaymentsTable,
+  candidate: TransactionsTable,
+  late: boolean,
+  now: number,
+): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
+  const paid = await trx
+    .updateTable('transactions')
+    .set({ status: 'paid', paid_at: payment.paid_at, paid_late: late ? 1 : 0, payment_id: payment.id, updated_at: now })
+    .where('id', '=', candidate.id)
+    .where('status', '!=', 'paid')
+    .executeTakeFirst();
+  if (Number(paid.numUpdatedRows) !== 1) return null;
+  const bound = await trx
+    .updateTable('payments')
+    .set({ status: 'matched', reason: null, transaction_id: candidate.id })
+    .where('id', '=', payment.id)
+    .where('status', '=', 'unmatched')
+    .executeTakeFirst();
+  // Only an operator's assign can meet a payment bound meanwhile; throwing rolls the payment of the
+  // transaction back with it.
+  if (Number(bound.numUpdatedRows) !== 1) throw new Error(`payment ${payment.id} was bound concurrently`);
+
+  const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
+  const transaction: TransactionsTable = {
+    ...candidate,
+    status: 'paid',
+    paid_at: payment.paid_at,
+    paid_late: late ? 1 : 0,
+    payment_id: payment.id,
+    updated_at: now,
+  };
+  await enqueueEvent(trx, {
+    merchantId: transaction.merchant_id,
+    mode: transaction.mode,
+    type: 'transaction.paid',
+    transactionId: transaction.id,
+    paymentId: payment.id,
+    data: presentTransaction(transaction, settled, now, deps.config.publicBaseUrl),
+    now,
+  });
+  if (transaction.email !== null) {
+    await enqueueEmail(trx, { merchantId: transaction.merchant_id, transactionId: transaction.id, kind: 'receipt', recipient: transaction.email, now });
+  }
+  return { payment: settled, transaction };
+}

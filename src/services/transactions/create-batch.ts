@@ -1,0 +1,273 @@
+import type { Kysely, Transaction } from 'kysely';
+import { AppError } from '../../domain/errors.js';
+import { newTransactionId } from '../../domain/ids.js';
+import { toDynamic, type ParsedQris } from '../../domain/qris/index.js';
+import { exhausted, lifetime, sampleCodes, takeRandom } from '../../domain/unique-codes.js';
+import { prepareRowsQuery } from '../../storage/prepared-rows.js';
+import type { DB, ReservedTotalsTable, TransactionsTable } from '../../storage/schema.js';
+import { runInTransaction } from '../../storage/unit-of-work.js';
+import type { CreateTransactionInput } from './create-input.js';
+import type { Deps } from '../deps.js';
+import { pendingRow, queueInvoice } from './insert-transaction.js';
+import { reservationsAt, reservationsBetween } from './unique-codes.js';
+
+/**
+ * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
+ * by one, each costs four or five statements (on PostgreSQL as many network round trips, plus its own
+ * commit). Creates that arrive in the same event-loop turn are instead made together in one database
+ * transaction: one read of every candidate total, one multi-row insert of the reservations and one of
+ * the transactions.
+ *
+ * Each caller is answered after the commit that holds its row. Creates whose random candidates were all
+ * taken (a crowded amount) share one read of their amount's whole range and take its free codes; if it
+ * has none and none has lapsed, they are refused with unique_code_exhausted, as a lone create would be.
+ * A create that still has no code (a lapsed reservation to reclaim, or a concurrent writer that won
+ * the row) is made on its own after the commit, exactly as a lone create is. Keeping those one-by-one
+ * claims out of the batch keeps its key locks in one sorted statement, so two batches on PostgreSQL can
+ * never deadlock. If the batch itself fails (a database error), every create in it is made on its own,
+ * so one bad create cannot fail its neighbours.
+ */
+
+/** Bounds the statement sizes (the transaction insert has 19 parameters a row) and one commit's latency. */
+export const MAX_CREATE_BATCH = 200;
+
+export interface BatchedCreate {
+  input: CreateTransactionInput;
+  code: ParsedQris;
+  low: number;
+  high: number;
+}
+
+interface Waiting extends BatchedCreate {
+  resolve(row: TransactionsTable): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The create's row; an AppError when its amount has no code left at all (every one held, none lapsed),
+ * which is its answer; or null: it is made on its own after the commit.
+ */
+type Outcome = TransactionsTable | AppError | null;
+
+interface Queue {
+  waiting: Waiting[];
+  scheduled: boolean;
+  stats: CreateBatchStats;
+}
+
+/** Counters for tests: what the batches did, per database. */
+export interface CreateBatchStats {
+  /** Batches committed. */
+  batches: number;
+  /** Creates whose row a committed batch holds. */
+  made: number;
+  /** Creates a committed batch handed to the one-by-one path (no free candidate, or a lost total). */
+  handedOn: number;
+  /** Creates a committed batch refused itself: every code of their amount held, none lapsed. */
+  refused: number;
+  /** Batches that failed as a whole (every create then made on its own). */
+  failed: number;
+}
+
+const noStats = (): CreateBatchStats => ({ batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 });
+
+export function createBatchStats(db: Kysely<DB>): CreateBatchStats {
+  return { ...(queues.get(db)?.stats ?? noStats()) };
+}
+
+const queues = new WeakMap<Kysely<DB>, Queue>();
+
+/** Creates one transaction with a free unique code, together with the other creates of this turn. */
+export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
+  let q = queues.get(deps.db);
+  if (!q) {
+    q = { waiting: [], scheduled: false, stats: noStats() };
+    queues.set(deps.db, q);
+  }
+  const queue = q;
+  return new Promise<TransactionsTable>((resolve, reject) => {
+    queue.waiting.push({ ...create, resolve, reject });
+    if (queue.scheduled) return;
+    queue.scheduled = true;
+    // setImmediate runs after this turn's I/O callbacks, so every create parsed in it joins.
+    setImmediate(() => flush(deps, queue, alone));
+  });
+}
+
+function flush(deps: Deps, queue: Queue, alone: (c: BatchedCreate) => Promise<TransactionsTable>): void {
+  queue.scheduled = false;
+  while (queue.waiting.length > 0) {
+    const batch = queue.waiting.splice(0, MAX_CREATE_BATCH);
+    void runBatch(deps, queue.stats, batch, alone);
+  }
+}
+
+async function runBatch(deps: Deps, stats: CreateBatchStats, batch: Waiting[], alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<void> {
+  if (batch.length === 1) {
+    const only = batch[0]!;
+    alone(only).then(only.resolve, only.reject);
+    return;
+  }
+  let outcomes: Outcome[];
+  try {
+    outcomes = await runInTransaction(deps, (trx) => createAll(deps, trx, batch));
+  } catch {
+    // Nothing of the batch was committed; each create gets a transaction (and an error) of its own.
+    stats.failed += 1;
+    for (const w of batch) alone(w).then(w.resolve, w.reject);
+    return;
+  }
+  stats.batches += 1;
+  outcomes.forEach((row, i) => {
+    const w = batch[i]!;
+    if (row instanceof AppError) {
+      stats.refused += 1;
+      w.reject(row);
+    } else if (row) {
+      stats.made += 1;
+      w.resolve(row);
+    } else {
+      stats.handedOn += 1;
+      alone(w).then(w.resolve, w.reject);
+    }
+  });
+}
+
+interface Plan {
+  create: BatchedCreate;
+  id: string;
+  expiresAt: number;
+  reservedUntil: number;
+  candidates: number[];
+  code: number | null;
+  /** Set when the amount has no code left at all (see Outcome). */
+  refusal: AppError | null;
+}
+
+const groupOf = (input: CreateTransactionInput): string => `${input.merchantId}\u0000${input.mode}`;
+
+async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[]): Promise<Outcome[]> {
+  const now = deps.now();
+  const plans: Plan[] = batch.map((create) => ({
+    create,
+    id: newTransactionId(),
+    ...lifetime(deps.config, create.input.expiresInSeconds, now),
+    // As many as a lone create samples (domain/unique-codes.ts); one that finds all of them held is
+    // placed from its amount's range below, or made on its own.
+    candidates: sampleCodes(create.low, create.high),
+    code: null,
+    refusal: null,
+  }));
+
+  // 1. Every candidate total's reservation row, one read per merchant and mode.
+  const byGroup = new Map<string, Plan[]>();
+  for (const p of plans) {
+    const g = groupOf(p.create.input);
+    const list = byGroup.get(g);
+    if (list) list.push(p);
+    else byGroup.set(g, [p]);
+  }
+  const chosen: Plan[] = [];
+  for (const group of byGroup.values()) {
+    const { merchantId, mode } = group[0]!.create.input;
+    const totals = new Set<number>();
+    for (const p of group) for (const c of p.candidates) totals.add(p.create.input.amount + c);
+    const rows = await reservationsAt.execute(trx, [...totals].map((total) => ({ total })), { merchantId, mode });
+    // Any existing row rules a total out here, a lapsed one too: reclaiming that needs a conditional
+    // update, which the one-by-one path does.
+    const unavailable = new Set(rows.map((r) => r.total_amount));
+    // 2. The first candidate (they are in random order) that no row holds and no batch-mate took.
+    for (const p of group) {
+      const pick = p.candidates.find((c) => !unavailable.has(p.create.input.amount + c));
+      if (pick === undefined) continue;
+      p.code = pick;
+      unavailable.add(p.create.input.amount + pick);
+      chosen.push(p);
+    }
+    await placeCrowded(trx, now, group, unavailable, chosen);
+  }
+
+  // 3. One insert for every chosen reservation. Sorted, so two batches inserting at once take the key
+  // locks in the same order (PostgreSQL waits on an uncommitted conflicting row; crossed orders could
+  // deadlock). A row that another writer took meanwhile is skipped and comes back missing.
+  if (chosen.length > 0) {
+    chosen.sort((a, b) => cmp(groupOf(a.create.input), groupOf(b.create.input)) || totalOf(a) - totalOf(b));
+    const won = await reserveTotals.execute(
+      trx,
+      chosen.map((p) => ({
+        merchant_id: p.create.input.merchantId,
+        mode: p.create.input.mode,
+        total_amount: totalOf(p),
+        transaction_id: p.id,
+        reserved_until: p.reservedUntil,
+      })),
+      {},
+    );
+    const winners = new Set(won.map((r) => r.transaction_id));
+    for (const p of chosen) if (!winners.has(p.id)) p.code = null;
+  }
+
+  // 4. One insert for every transaction row, then the invoices.
+  const rows = new Map<Plan, TransactionsTable>();
+  for (const p of plans) {
+    if (p.code === null) continue;
+    const total = p.create.input.amount + p.code;
+    rows.set(p, pendingRow(p.create.input, { id: p.id, now, expiresAt: p.expiresAt, uniqueCode: p.code, qris: toDynamic(p.create.code, total), sourceId: null, acquirerReference: null }));
+  }
+  if (rows.size > 0) await insertTransactions.execute(trx, [...rows.values()], {});
+  for (const row of rows.values()) if (row.email !== null) await queueInvoice(trx, row, now);
+
+  return plans.map((p) => rows.get(p) ?? p.refusal);
+}
+
+/**
+ * 2b. A crowded amount (a flash sale at one price): creates whose candidates were all held get codes
+ * from ONE read of the amount's whole range, instead of each reading it on its own after the commit.
+ * Only codes with no row at all are handed out here; if none is left and none has lapsed either, the
+ * amount is exhausted and those creates are refused here, exactly as the one-by-one path would refuse
+ * them. Lapsed holds are left to the one-by-one path, which reclaims them with a conditional update.
+ */
+async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], unavailable: Set<number>, chosen: Plan[]): Promise<void> {
+  const crowded = new Map<string, Plan[]>();
+  for (const p of group) {
+    if (p.code !== null) continue;
+    const key = `${p.create.input.amount}:${p.create.low}:${p.create.high}`;
+    const list = crowded.get(key);
+    if (list) list.push(p);
+    else crowded.set(key, [p]);
+  }
+  for (const waiting of crowded.values()) {
+    const { create } = waiting[0]!;
+    const { amount, merchantId, mode } = create.input;
+    const held = await reservationsBetween.execute(trx, { merchantId, mode, from: amount + create.low, to: amount + create.high });
+    const taken = new Set(held.map((r) => r.total_amount));
+    const free: number[] = [];
+    for (let c = create.low; c <= create.high; c++) if (!taken.has(amount + c) && !unavailable.has(amount + c)) free.push(c);
+    const anyLapsed = held.some((r) => r.reserved_until <= now);
+    for (const p of waiting) {
+      if (free.length === 0) {
+        if (!anyLapsed) p.refusal = exhausted(held, now);
+        continue;
+      }
+      const pick = takeRandom(free);
+      p.code = pick;
+      unavailable.add(amount + pick);
+      chosen.push(p);
+    }
+  }
+}
+
+// The batch's inserts, compiled once per batch size (prepared-rows.ts).
+const reserveTotals = prepareRowsQuery((db: Kysely<DB>, rows: readonly ReservedTotalsTable[], _p: Record<string, never>) =>
+  db
+    .insertInto('reserved_totals')
+    .values([...rows])
+    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
+    .returning('transaction_id'),
+);
+const insertTransactions = prepareRowsQuery((db: Kysely<DB>, rows: readonly TransactionsTable[], _p: Record<string, never>) =>
+  db.insertInto('transactions').values([...rows]),
+);
+
+const totalOf = (p: Plan): number => p.create.input.amount + p.code!;
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,69 @@
+import { AppError } from '../../domain/errors.js';
+import type { TransactionsTable } from '../../storage/schema.js';
+import type { CreateTransactionInput } from './create-input.js';
+import type { Deps } from '../deps.js';
+import { idempotencyKey, LostRace } from './insert-transaction.js';
+
+export type { CreateTransactionInput } from './create-input.js';
+
+export interface CreateTransactionResult {
+  transaction: TransactionsTable;
+  /** True when an earlier transaction was returned for a repeated ref or Idempotency-Key. */
+  replayed: boolean;
+}
+
+export async function createTransaction(deps: Deps, input: CreateTransactionInput): Promise<CreateTransactionResult> {
+  const earlier = await findEarlier(deps, input);
+  if (earlier) return { transaction: earlier, replayed: true };
+
+  try {
+    // The merchant's static QRIS with a unique code, or its acquirer's code (a SNAP source).
+    const issuer = await deps.issuers.forMerchant(deps, input.merchantId, input.mode);
+    return { transaction: await issuer.issue(deps, input), replayed: false };
+  } catch (err) {
+    if (!(err instanceof LostRace)) throw err;
+    // Another request with the same ref or Idempotency-Key committed first: answer as a replay of it.
+    const winner = await findEarlier(deps, input);
+    if (winner) return { transaction: winner, replayed: true };
+    throw new AppError('service_unavailable', 'a concurrent request interfered; retry', { retryAfter: 1 });
+  }
+}
+
+/** The transaction an earlier request with the same Idempotency-Key or ref created, if any. */
+async function findEarlier(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable | null> {
+  if (input.idempotency) {
+    const prior = await deps.db
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'transaction_id'])
+      .where('merchant_id', '=', input.merchantId)
+      .where('idem_key', '=', idempotencyKey(input))
+      .executeTakeFirst();
+    if (prior) {
+      if (prior.request_hash !== input.idempotency.requestHash) {
+        throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request', {
+          param: 'Idempotency-Key',
+        });
+      }
+      const tx = await deps.db.selectFrom('transactions').selectAll().where('id', '=', prior.transaction_id).executeTakeFirst();
+      if (tx) return tx;
+    }
+  }
+  if (input.ref !== null) {
+    const tx = await deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('merchant_id', '=', input.merchantId)
+      .where('mode', '=', input.mode)
+      .where('ref', '=', input.ref)
+      .executeTakeFirst();
+    if (tx) {
+      if (tx.amount !== input.amount) {
+        throw new AppError('ref_conflict', `ref ${input.ref} already belongs to a transaction of another amount`, {
+          param: 'ref',
+        });
+      }
+      return tx;
+    }
+  }
+  return null;
+}

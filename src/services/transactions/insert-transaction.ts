@@ -1,0 +1,76 @@
+import type { Transaction } from 'kysely';
+import type { DB, TransactionsTable } from '../../storage/schema.js';
+import type { CreateTransactionInput } from './create-input.js';
+import { enqueueEmail } from '../webhooks/outbox.js';
+
+// Writing a new pending transaction, whichever issuer made its code.
+
+/** Raised inside the database transaction to roll it back when a concurrent request won a unique key. */
+export class LostRace extends Error {}
+
+/** A new pending transaction: the issuers differ only in these values. */
+export function pendingRow(
+  input: CreateTransactionInput,
+  v: { id: string; now: number; expiresAt: number; uniqueCode: number; qris: string; sourceId: string | null; acquirerReference: string | null },
+): TransactionsTable {
+  return {
+    id: v.id,
+    merchant_id: input.merchantId,
+    mode: input.mode,
+    status: 'pending',
+    amount: input.amount,
+    unique_code: v.uniqueCode,
+    total_amount: input.amount + v.uniqueCode,
+    currency: 'IDR',
+    email: input.email,
+    ref: input.ref,
+    qris: v.qris,
+    created_at: v.now,
+    expires_at: v.expiresAt,
+    paid_at: null,
+    paid_late: 0,
+    payment_id: null,
+    updated_at: v.now,
+    source_id: v.sourceId,
+    acquirer_reference: v.acquirerReference,
+    cancelled_at: null,
+  };
+}
+
+// Test and live keys of one merchant are separate worlds: the same Idempotency-Key in each names two
+// different requests.
+export const idempotencyKey = (input: CreateTransactionInput): string => `${input.mode}:${input.idempotency!.key}`;
+
+/** The transaction row, its Idempotency-Key claim and its invoice e-mail; LostRace on a lost unique key. */
+export async function insertRow(trx: Transaction<DB>, input: CreateTransactionInput, row: TransactionsTable, now: number): Promise<void> {
+  const { id } = row;
+  const inserted = await trx
+    .insertInto('transactions')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) throw new LostRace();
+
+  if (input.idempotency) {
+    const claimed = await trx
+      .insertInto('idempotency_keys')
+      .values({
+        merchant_id: input.merchantId,
+        idem_key: idempotencyKey(input),
+        request_hash: input.idempotency.requestHash,
+        transaction_id: id,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning('transaction_id')
+      .executeTakeFirst();
+    if (!claimed) throw new LostRace();
+  }
+  if (row.email !== null) await queueInvoice(trx, row, now);
+}
+
+export function queueInvoice(trx: Transaction<DB>, row: TransactionsTable, now: number): Promise<void> {
+  return enqueueEmail(trx, { merchantId: row.merchant_id, transactionId: row.id, kind: 'invoice', recipient: row.email!, now });
+}
+

@@ -1,0 +1,64 @@
+import { AppError } from '../../domain/errors.js';
+import { newTransactionId } from '../../domain/ids.js';
+import { parseQris, toDynamic, type ParsedQris } from '../../domain/qris/index.js';
+import { codeRange, lifetime, wideEnoughToSample } from '../../domain/unique-codes.js';
+import type { TransactionsTable } from '../../storage/schema.js';
+import { runInTransaction } from '../../storage/unit-of-work.js';
+import { createInBatch, type BatchedCreate } from './create-batch.js';
+import type { CreateTransactionInput } from './create-input.js';
+import type { CodeIssuer, Deps } from '../deps.js';
+import { insertRow, pendingRow } from './insert-transaction.js';
+import { claimCode } from './unique-codes.js';
+
+/**
+ * The merchant's static QRIS made dynamic: the amount plus a unique code, so that a payment is matched
+ * by its total. The code cannot be revoked at the payer's bank, so a cancel has nothing to void: the
+ * total simply stays reserved for the grace (cancel-transaction.ts).
+ */
+export const staticQrisIssuer: CodeIssuer = {
+  issue,
+  cancel: async () => 'cancelled',
+};
+
+// A merchant's static code never changes once stored, so its parse is kept for the life of the process.
+const staticCodes = new Map<string, ParsedQris>();
+
+async function merchantCode(deps: Deps, merchantId: string): Promise<ParsedQris> {
+  const cached = staticCodes.get(merchantId);
+  if (cached) return cached;
+  const row = await deps.db.selectFrom('merchants').select('qris_static').where('id', '=', merchantId).executeTakeFirst();
+  if (!row) throw new AppError('merchant_not_found', 'the merchant of this key no longer exists');
+  const parsed = parseQris(row.qris_static);
+  staticCodes.set(merchantId, parsed);
+  return parsed;
+}
+
+async function issue(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable> {
+  const code = await merchantCode(deps, input.merchantId);
+  const range = codeRange(deps.config, input.amount);
+  if (!range) {
+    throw new AppError('amount_out_of_range', 'amount leaves no room for the unique code under the maximum', {
+      param: 'amount',
+    });
+  }
+  const create: BatchedCreate = { input, code, ...range };
+  // Plain creates (nothing unique but the total, and a range wide enough to sample) are made in
+  // batches; a ref or an Idempotency-Key needs the one-by-one path, which isolates a lost race.
+  const plain = input.ref === null && input.idempotency === null && wideEnoughToSample(range.low, range.high);
+  return plain ? createInBatch(deps, create, (c) => insertWithFreeCode(deps, c)) : insertWithFreeCode(deps, create);
+}
+
+/** One create in a database transaction of its own (joining the group commit on SQLite). */
+function insertWithFreeCode(deps: Deps, { input, code, low, high }: BatchedCreate): Promise<TransactionsTable> {
+  return runInTransaction(deps, async (trx) => {
+    const now = deps.now();
+    const { expiresAt, reservedUntil } = lifetime(deps.config, input.expiresInSeconds, now);
+    const id = newTransactionId();
+    const claim = { trx, merchantId: input.merchantId, mode: input.mode, amount: input.amount, id, now, reservedUntil };
+    const uniqueCode = await claimCode(claim, low, high, true);
+    const total = input.amount + uniqueCode;
+    const row = pendingRow(input, { id, now, expiresAt, uniqueCode, qris: toDynamic(code, total), sourceId: null, acquirerReference: null });
+    await insertRow(trx, input, row, now);
+    return row;
+  });
+}

@@ -1,0 +1,105 @@
+import type { Kysely, Transaction } from 'kysely';
+import { newDeliveryId, newEmailId, newEventId } from '../../domain/ids.js';
+import type { DB, DeliveriesTable, EventType, Mode } from '../../storage/schema.js';
+import { announceStatus } from '../transactions/status-bus.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export interface NewEvent {
+  merchantId: string;
+  mode: Mode;
+  type: EventType;
+  transactionId?: string | null;
+  paymentId?: string | null;
+  /** The event's `data`: for transaction events, the transaction exactly as cstatus returns it. */
+  data: unknown;
+  now: number;
+}
+
+/**
+ * Writes an event and one pending delivery per subscribed endpoint. Callers pass the database
+ * transaction of the state change itself, so the change and its event commit or vanish together: a
+ * crash can neither lose an event nor invent one.
+ */
+export async function enqueueEvent(db: Db, event: NewEvent): Promise<string> {
+  const id = newEventId();
+  const body = { id, type: event.type, created_at: new Date(event.now).toISOString(), data: event.data };
+  await db
+    .insertInto('events')
+    .values({
+      id,
+      merchant_id: event.merchantId,
+      mode: event.mode,
+      type: event.type,
+      transaction_id: event.transactionId ?? null,
+      payment_id: event.paymentId ?? null,
+      payload: JSON.stringify(body),
+      created_at: event.now,
+    })
+    .execute();
+  if (event.transactionId) await announceStatus(db, event.transactionId);
+  const endpoints = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('merchant_id', '=', event.merchantId)
+    .where('status', '!=', 'disabled')
+    .execute();
+  const subscribed = endpoints.filter((e) => subscribes(e.events, event.type));
+  if (subscribed.length > 0) {
+    await db
+      .insertInto('deliveries')
+      .values(subscribed.map((e) => newDelivery(id, e.id, event.now)))
+      .execute();
+  }
+  return id;
+}
+
+/** A delivery as it starts: pending, due now, unclaimed, never attempted (also a resend to a new endpoint). */
+export function newDelivery(eventId: string, endpointId: string, now: number): DeliveriesTable {
+  return {
+    id: newDeliveryId(),
+    event_id: eventId,
+    endpoint_id: endpointId,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: null,
+    last_attempt_at: null,
+    last_status_code: null,
+    created_at: now,
+  };
+}
+
+export function subscribes(eventsJson: string, type: EventType): boolean {
+  try {
+    const list = JSON.parse(eventsJson) as unknown;
+    return Array.isArray(list) && (list.includes('*') || list.includes(type));
+  } catch {
+    return false;
+  }
+}
+
+/** Queues the invoice or receipt for a transaction's e-mail address, once per kind. */
+export async function enqueueEmail(
+  db: Db,
+  mail: { merchantId: string; transactionId: string; kind: 'invoice' | 'receipt'; recipient: string; now: number },
+): Promise<void> {
+  await db
+    .insertInto('emails')
+    .values({
+      id: newEmailId(),
+      merchant_id: mail.merchantId,
+      transaction_id: mail.transactionId,
+      kind: mail.kind,
+      recipient: mail.recipient,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: mail.now,
+      locked_until: null,
+      last_error: null,
+      created_at: mail.now,
+      sent_at: null,
+    })
+    .onConflict((oc) => oc.columns(['transaction_id', 'kind']).doNothing())
+    .execute();
+}

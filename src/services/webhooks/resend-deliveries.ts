@@ -1,0 +1,85 @@
+// Resending: an operator puts deliveries back in the queue, due now, with a fresh retry schedule
+// (attempts start again from zero; the attempt history is kept). Receivers see the same event id again
+// and deduplicate by it.
+import type { Transaction } from 'kysely';
+import { runInTransaction } from '../../storage/unit-of-work.js';
+import { AppError } from '../../domain/errors.js';
+import type { DB } from '../../storage/schema.js';
+import { writeAudit } from '../audit.js';
+import type { Deps } from '../deps.js';
+import { newDelivery } from './outbox.js';
+import { getWebhookEndpoint } from './webhook-endpoints.js';
+
+export interface ResendResult {
+  requeued: number;
+  deliveries: string[];
+}
+
+async function requeue(trx: Transaction<DB>, ids: string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  // Clearing the claim means a send already in flight loses it: its result is recorded as an attempt
+  // but no longer decides the delivery's state, and the resend goes out as asked.
+  await trx
+    .updateTable('deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null })
+    .where('id', 'in', ids)
+    .execute();
+}
+
+async function usableEndpoint(deps: Deps, endpointId: string) {
+  const endpoint = await getWebhookEndpoint(deps, endpointId);
+  if (endpoint.status === 'disabled') {
+    throw new AppError('invalid_parameter', `webhook endpoint ${endpointId} is disabled`, { param: 'endpoint' });
+  }
+  return endpoint;
+}
+
+/**
+ * Resends one event: to every endpoint it was delivered to (or meant for), or to one endpoint, which
+ * may be one added after the event (it then gets a delivery of its own).
+ */
+export async function resendEvent(deps: Deps, input: { eventId: string; endpointId?: string; actor?: string }): Promise<ResendResult> {
+  const event = await deps.db.selectFrom('events').select(['id', 'merchant_id']).where('id', '=', input.eventId).executeTakeFirst();
+  if (!event) throw new AppError('not_found', `no event ${input.eventId}`, { param: 'event' });
+  const endpoint = input.endpointId ? await usableEndpoint(deps, input.endpointId) : null;
+  if (endpoint && endpoint.merchant_id !== event.merchant_id) {
+    // Another merchant's endpoint must never receive this merchant's events.
+    throw new AppError('invalid_parameter', `event ${event.id} belongs to another merchant than endpoint ${endpoint.id}`, { param: 'endpoint' });
+  }
+  const now = deps.now();
+  const ids = await runInTransaction(deps, async (trx) => {
+    let query = trx
+      .selectFrom('deliveries as d')
+      .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+      .select('d.id')
+      .where('d.event_id', '=', event.id)
+      .where('w.status', '!=', 'disabled');
+    if (endpoint) query = query.where('d.endpoint_id', '=', endpoint.id);
+    const ids = (await query.execute()).map((r) => r.id);
+    if (endpoint && ids.length === 0) {
+      const delivery = newDelivery(event.id, endpoint.id, now);
+      await trx.insertInto('deliveries').values(delivery).execute();
+      ids.push(delivery.id);
+    } else {
+      await requeue(trx, ids, now);
+    }
+    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook.resend', subjectType: 'event', subjectId: event.id, details: { endpoint: endpoint?.id ?? null, deliveries: ids }, now });
+    return ids;
+  });
+  return { requeued: ids.length, deliveries: ids };
+}
+
+/** Resends every delivery of an endpoint that ran out of retries (after fixing the receiver, say). */
+export async function resendFailed(deps: Deps, input: { endpointId: string; actor?: string }): Promise<ResendResult> {
+  const endpoint = await usableEndpoint(deps, input.endpointId);
+  const now = deps.now();
+  const ids = await runInTransaction(deps, async (trx) => {
+    const rows = await trx.selectFrom('deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', '=', 'failed').execute();
+    const ids = rows.map((r) => r.id);
+    // Chunks keep the IN list within every database's parameter limit.
+    for (let i = 0; i < ids.length; i += 500) await requeue(trx, ids.slice(i, i + 500), now);
+    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook.resend_failed', subjectType: 'webhook_endpoint', subjectId: endpoint.id, details: { count: ids.length }, now });
+    return ids;
+  });
+  return { requeued: ids.length, deliveries: ids };
+}

@@ -1,0 +1,132 @@
+// Merchant webhook endpoints: add, list, remove. Deliveries are created when an event happens (see
+// outbox.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
+// older events unless an operator resends them to it.
+import { AppError } from '../../domain/errors.js';
+import { runInTransaction } from '../../storage/unit-of-work.js';
+import { newEndpointId, randomBase62 } from '../../domain/ids.js';
+import { validateWebhookUrl } from '../../domain/webhook-url.js';
+import type { EventType, WebhookEndpointsTable } from '../../storage/schema.js';
+import { writeAudit } from '../audit.js';
+import { getMerchant } from '../merchants/create-merchant.js';
+import type { Deps } from '../deps.js';
+import { isoTime } from '../../domain/iso-time.js';
+
+export const EVENT_TYPES: readonly EventType[] = ['transaction.paid', 'transaction.expired', 'transaction.cancelled', 'payment.unmatched'];
+
+export interface WebhookEndpointView {
+  id: string;
+  merchant_id: string;
+  url: string;
+  events: string[];
+  status: WebhookEndpointsTable['status'];
+  consecutive_failures: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CreatedWebhookEndpoint extends WebhookEndpointView {
+  /** Shown once, at creation; the gateway needs it to sign, so it is stored, but never listed. */
+  secret: string;
+}
+
+/** `whsec_` and 32 base62 characters (190 random bits). */
+export const newWebhookSecret = (): string => `whsec_${randomBase62(32)}`;
+
+/** Event types from `a,b` text; empty or `*` means every type. */
+export function parseEventList(text: string | undefined): string[] {
+  if (text === undefined || text.trim() === '' || text.trim() === '*') return ['*'];
+  const items = [...new Set(text.split(',').map((s) => s.trim()))];
+  for (const item of items) {
+    if (!(EVENT_TYPES as readonly string[]).includes(item)) {
+      throw new AppError('invalid_parameter', `unknown event type ${JSON.stringify(item)}; expected ${EVENT_TYPES.join(', ')} or *`, { param: 'events' });
+    }
+  }
+  return items;
+}
+
+export async function addWebhookEndpoint(
+  deps: Deps,
+  input: { merchantId: string; url: string; events?: string[]; actor?: string },
+): Promise<CreatedWebhookEndpoint> {
+  await getMerchant(deps, input.merchantId);
+  const url = validateWebhookUrl(input.url, deps.config.webhookAllowNetworks);
+  const events = parseEventList((input.events ?? ['*']).join(','));
+  const now = deps.now();
+  const row: WebhookEndpointsTable = {
+    id: newEndpointId(),
+    merchant_id: input.merchantId,
+    url,
+    secret: newWebhookSecret(),
+    events: JSON.stringify(events),
+    status: 'active',
+    consecutive_failures: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await runInTransaction(deps, async (trx) => {
+    await trx.insertInto('webhook_endpoints').values(row).execute();
+    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook_endpoint.add', subjectType: 'webhook_endpoint', subjectId: row.id, details: { url, events }, now });
+  });
+  return { ...view(row), secret: row.secret };
+}
+
+export async function listWebhookEndpoints(deps: Deps, merchantId?: string): Promise<WebhookEndpointView[]> {
+  let query = deps.db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at').orderBy('id');
+  if (merchantId) query = query.where('merchant_id', '=', merchantId);
+  return (await query.execute()).map(view);
+}
+
+export async function getWebhookEndpoint(deps: Deps, id: string): Promise<WebhookEndpointsTable> {
+  const row = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw new AppError('not_found', `no webhook endpoint ${id}`, { param: 'endpoint' });
+  return row;
+}
+
+/**
+ * Disables an endpoint. Its rows stay (deliveries and attempts are history the merchant may ask
+ * about); deliveries still waiting are closed as failed so they leave the dispatcher's queue.
+ */
+export async function removeWebhookEndpoint(
+  deps: Deps,
+  id: string,
+  actor = 'system',
+): Promise<WebhookEndpointView & { cancelled_deliveries: number }> {
+  const now = deps.now();
+  const cancelled = await runInTransaction(deps, async (trx) => {
+    const updated = await trx
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', updated_at: now })
+      .where('id', '=', id)
+      .where('status', '!=', 'disabled')
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return 0;
+    const closed = await trx
+      .updateTable('deliveries')
+      .set({ status: 'failed', locked_until: null })
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    await writeAudit(trx, { actor, action: 'webhook_endpoint.remove', subjectType: 'webhook_endpoint', subjectId: id, now });
+    return Number(closed.numUpdatedRows);
+  });
+  return { ...view(await getWebhookEndpoint(deps, id)), cancelled_deliveries: cancelled };
+}
+
+export function view(row: WebhookEndpointsTable): WebhookEndpointView {
+  let events: string[];
+  try {
+    events = JSON.parse(row.events) as string[];
+  } catch {
+    events = [];
+  }
+  return {
+    id: row.id,
+    merchant_id: row.merchant_id,
+    url: row.url,
+    events,
+    status: row.status,
+    consecutive_failures: row.consecutive_failures,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+  };
+}
