@@ -17,6 +17,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-cancel': cancel,
 };
 
+const RACED_LISTING = new Set(['3F000', '42P01', '42703']);
+
 export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void> {
   // Kysely looks for its bookkeeping table across every schema it can see; naming the connection's own
   // schema keeps two gateways (or test runs) in separate schemas of one database from confusing each other.
@@ -29,10 +31,11 @@ export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'post
   });
   for (let attempt = 1; ; attempt++) {
     const { error } = await migrator.migrateToLatest();
-    // Kysely lists the tables of every schema it can see; one that another process drops meanwhile
-    // (parallel test runs, each in its own schema) fails that listing with 3F000 although nothing here
-    // is wrong. The listing precedes the migrations, which run in a transaction, so asking again is safe.
-    if (error && (error as { code?: unknown }).code === '3F000' && attempt < 5) continue;
+    // Kysely lists the tables and columns of every schema it can see; one that another process drops or
+    // alters meanwhile (parallel test runs, each in its own schema) fails that listing with 3F000 (schema),
+    // 42P01 (table) or 42703 (column) although nothing here is wrong. A failed migration rolls back, so
+    // asking again is safe, and a real fault fails the same way every time.
+    if (error && RACED_LISTING.has(String((error as { code?: unknown }).code)) && attempt < 5) continue;
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return;
   }

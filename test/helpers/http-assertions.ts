@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../../src/domain/errors.js';
 
-/** What every response of the public API carries (DESIGN.md: "Every response is JSON with ..."). */
+/** What every response of the public API carries (ARCHITECTURE.md, "How a request flows", step 6). */
 export const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,64}$/;
 const KNOWN_CODES = new Set<string>(ERROR_CODES);
 
