@@ -2,6 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { isLate } from '../../domain/matching.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
+import { paymentById, paymentTransactionOf } from '../../storage/queries/payments.js';
 import type { Deps } from '../deps.js';
 import { writeAudit } from '../audit.js';
 import { settlePayment } from './settle-payment.js';
@@ -17,19 +18,13 @@ export async function assignPayment(
   input: { paymentId: string; trxid: string; actor: string },
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable }> {
   return runInTransaction(deps, async (trx) => {
-    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', input.paymentId).executeTakeFirst();
+    const payment = await paymentById(trx, input.paymentId);
     if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });
     if (payment.status !== 'unmatched') {
       throw new AppError('payment_already_matched', `payment ${payment.id} already pays ${payment.transaction_id}`, { param: 'payment_id' });
     }
     // Another merchant's (or the other mode's) transaction is not found, as everywhere else.
-    const tx = await trx
-      .selectFrom('transactions')
-      .selectAll()
-      .where('id', '=', input.trxid)
-      .where('merchant_id', '=', payment.merchant_id)
-      .where('mode', '=', payment.mode)
-      .executeTakeFirst();
+    const tx = await paymentTransactionOf(trx, input.trxid, { merchantId: payment.merchant_id, mode: payment.mode });
     if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid} of this payment's merchant and mode`, { param: 'trxid' });
     if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
     if (tx.total_amount !== payment.amount) {

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import type { PaymentStatus, PaymentsTable } from '../../storage/schema.js';
+import { listPaymentRows } from '../../storage/queries/payments.js';
 
 export interface ListPaymentsInput {
   status?: PaymentStatus;
@@ -9,12 +10,5 @@ export interface ListPaymentsInput {
 
 /** Reported payments, newest first (operators look for the unmatched ones). */
 export async function listPayments(deps: Deps, input: ListPaymentsInput = {}): Promise<PaymentsTable[]> {
-  let query = deps.db.selectFrom('payments').selectAll();
-  if (input.status) query = query.where('status', '=', input.status);
-  if (input.merchantId) query = query.where('merchant_id', '=', input.merchantId);
-  return query
-    .orderBy('received_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(input.limit ?? 100)
-    .execute();
+  return listPaymentRows(deps.db, { status: input.status, merchantId: input.merchantId, limit: input.limit ?? 100 });
 }

@@ -1,8 +1,16 @@
-import type { Transaction } from 'kysely';
 import { newPaymentId } from '../../domain/ids.js';
 import { decideMatch, type UnmatchedReason } from '../../domain/matching.js';
 import { presentPayment } from '../../domain/payment.js';
-import type { DB, Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
+import type { Tx } from '../../storage/executor.js';
+import {
+  insertPaymentUnlessDuplicate,
+  paymentBySourceId,
+  paymentCandidatesByAmount,
+  paymentCandidatesByName,
+  paymentTransactionById,
+  setPaymentReason,
+} from '../../storage/queries/payments.js';
+import type { Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { settlePayment } from './settle-payment.js';
@@ -47,7 +55,7 @@ export async function recordPayment(deps: Deps, report: ReportedPayment): Promis
 }
 
 /** recordPayment inside the caller's database transaction (an operator action adds its audit row). */
-export async function recordPaymentIn(trx: Transaction<DB>, deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
+export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
   const now = deps.now();
   const payment: PaymentsTable = {
     id: newPaymentId(),
@@ -67,12 +75,7 @@ export async function recordPaymentIn(trx: Transaction<DB>, deps: Deps, report: 
     raw: report.raw === undefined ? null : JSON.stringify(report.raw),
   };
   // Stored first: whatever happens next, the report is never lost, and a repeat stops here.
-  const stored = await trx
-    .insertInto('payments')
-    .values(payment)
-    .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const stored = await insertPaymentUnlessDuplicate(trx, payment);
   if (!stored) return duplicate(trx, report);
 
   const named = await namedCandidates(trx, report);
@@ -98,14 +101,14 @@ export async function recordPaymentIn(trx: Transaction<DB>, deps: Deps, report: 
 
 /** An unmatched payment stays listed for an operator, and the merchant hears of it. */
 async function unmatched(
-  trx: Transaction<DB>,
+  trx: Tx,
   payment: PaymentsTable,
   reason: UnmatchedReason,
   compared: TransactionsTable | null,
   now: number,
 ): Promise<RecordPaymentResult> {
   payment.reason = reason;
-  await trx.updateTable('payments').set({ reason }).where('id', '=', payment.id).execute();
+  await setPaymentReason(trx, payment.id, reason);
   await enqueueEvent(trx, {
     merchantId: payment.merchant_id,
     mode: payment.mode,
@@ -118,23 +121,11 @@ async function unmatched(
 }
 
 /** Exactly the transactions decideMatch's pickNamed would take as named (recordPaymentIn relies on it). */
-async function namedCandidates(trx: Transaction<DB>, report: ReportedPayment): Promise<TransactionsTable[]> {
+async function namedCandidates(trx: Tx, report: ReportedPayment): Promise<TransactionsTable[]> {
   const trxid = report.trxid || null;
   const reference = report.reference || null;
   if (trxid === null && reference === null) return [];
-  return trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where('merchant_id', '=', report.merchantId)
-    .where('mode', '=', report.mode)
-    .where((eb) => {
-      const ors = [];
-      if (trxid !== null) ors.push(eb('id', '=', trxid));
-      if (reference !== null) ors.push(eb('id', '=', reference), eb('acquirer_reference', '=', reference));
-      return eb.or(ors);
-    })
-    .limit(10)
-    .execute();
+  return paymentCandidatesByName(trx, { merchantId: report.merchantId, mode: report.mode, trxid, reference });
 }
 
 /**
@@ -142,29 +133,12 @@ async function namedCandidates(trx: Transaction<DB>, report: ReportedPayment): P
  * expired within the reservation grace. A reservation past its time is free for a new transaction to
  * take, so it no longer names anyone (whether or not the sweeper has deleted it yet).
  */
-async function amountCandidates(trx: Transaction<DB>, report: ReportedPayment, now: number): Promise<TransactionsTable[]> {
-  return trx
-    .selectFrom('reserved_totals as r')
-    .innerJoin('transactions as t', 't.id', 'r.transaction_id')
-    .selectAll('t')
-    .where('r.merchant_id', '=', report.merchantId)
-    .where('r.mode', '=', report.mode)
-    .where('r.total_amount', '=', report.amount)
-    .where('r.reserved_until', '>', now)
-    .execute();
+async function amountCandidates(trx: Tx, report: ReportedPayment, now: number): Promise<TransactionsTable[]> {
+  return paymentCandidatesByAmount(trx, { merchantId: report.merchantId, mode: report.mode, amount: report.amount, now });
 }
 
-async function duplicate(trx: Transaction<DB>, report: ReportedPayment): Promise<RecordPaymentResult> {
-  const payment = await trx
-    .selectFrom('payments')
-    .selectAll()
-    .where('source', '=', report.source)
-    .where('source_payment_id', '=', report.sourcePaymentId)
-    .executeTakeFirstOrThrow();
-  const transaction =
-    payment.transaction_id === null
-      ? null
-      : ((await trx.selectFrom('transactions').selectAll().where('id', '=', payment.transaction_id).executeTakeFirst()) ??
-        null);
+async function duplicate(trx: Tx, report: ReportedPayment): Promise<RecordPaymentResult> {
+  const payment = await paymentBySourceId(trx, report.source, report.sourcePaymentId);
+  const transaction = payment.transaction_id === null ? null : ((await paymentTransactionById(trx, payment.transaction_id)) ?? null);
   return { outcome: 'duplicate', payment, transaction, reason: (payment.reason as UnmatchedReason | null) ?? null };
 }

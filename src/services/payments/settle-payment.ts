@@ -1,6 +1,7 @@
-import type { Transaction } from 'kysely';
 import { presentTransaction } from '../../domain/transaction.js';
-import type { DB, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
+import type { Tx } from '../../storage/executor.js';
+import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries/payments.js';
+import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { enqueueEmail, enqueueEvent } from '../webhooks/outbox.js';
 
@@ -13,29 +14,19 @@ import { enqueueEmail, enqueueEvent } from '../webhooks/outbox.js';
  * is the guard that holds when two payments race for one transaction.
  */
 export async function settlePayment(
-  trx: Transaction<DB>,
+  trx: Tx,
   deps: Deps,
   payment: PaymentsTable,
   candidate: TransactionsTable,
   late: boolean,
   now: number,
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
-  const paid = await trx
-    .updateTable('transactions')
-    .set({ status: 'paid', paid_at: payment.paid_at, paid_late: late ? 1 : 0, payment_id: payment.id, updated_at: now })
-    .where('id', '=', candidate.id)
-    .where('status', '!=', 'paid')
-    .executeTakeFirst();
-  if (Number(paid.numUpdatedRows) !== 1) return null;
-  const bound = await trx
-    .updateTable('payments')
-    .set({ status: 'matched', reason: null, transaction_id: candidate.id })
-    .where('id', '=', payment.id)
-    .where('status', '=', 'unmatched')
-    .executeTakeFirst();
+  const paid = await markTransactionPaid(trx, candidate.id, { paymentId: payment.id, paidAt: payment.paid_at, late, now });
+  if (!paid) return null;
+  const bound = await bindUnmatchedPayment(trx, payment.id, candidate.id);
   // Only an operator's assign can meet a payment bound meanwhile; throwing rolls the payment of the
   // transaction back with it.
-  if (Number(bound.numUpdatedRows) !== 1) throw new Error(`payment ${payment.id} was bound concurrently`);
+  if (!bound) throw new Error(`payment ${payment.id} was bound concurrently`);
 
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
   const transaction: TransactionsTable = {

@@ -1,0 +1,136 @@
+// Payments: reported payments, and the reads and writes of transactions that matching and settling a
+// payment need (named for what they do; the rest of the transactions' queries live elsewhere).
+import type { Db, Executor, Tx } from '../executor.js';
+import type { Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../schema.js';
+
+/** Stores a reported payment unless (source, source_payment_id) is already stored; true when stored. */
+export async function insertPaymentUnlessDuplicate(trx: Tx, payment: PaymentsTable): Promise<boolean> {
+  const stored = await trx
+    .insertInto('payments')
+    .values(payment)
+    .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return stored !== undefined;
+}
+
+export async function paymentById(db: Executor, id: string): Promise<PaymentsTable | undefined> {
+  return db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The stored payment of one source's payment id (which must exist). */
+export async function paymentBySourceId(db: Executor, source: string, sourcePaymentId: string): Promise<PaymentsTable> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('source', '=', source)
+    .where('source_payment_id', '=', sourcePaymentId)
+    .executeTakeFirstOrThrow();
+}
+
+export async function setPaymentReason(trx: Tx, paymentId: string, reason: string): Promise<void> {
+  await trx.updateTable('payments').set({ reason }).where('id', '=', paymentId).execute();
+}
+
+/** Binds an unmatched payment to a transaction; false when it is no longer unmatched. */
+export async function bindUnmatchedPayment(trx: Tx, paymentId: string, transactionId: string): Promise<boolean> {
+  const bound = await trx
+    .updateTable('payments')
+    .set({ status: 'matched', reason: null, transaction_id: transactionId })
+    .where('id', '=', paymentId)
+    .where('status', '=', 'unmatched')
+    .executeTakeFirst();
+  return Number(bound.numUpdatedRows) === 1;
+}
+
+/** Reported payments, newest first, optionally of one status and merchant. */
+export async function listPaymentRows(
+  db: Db,
+  filter: { status?: PaymentStatus; merchantId?: string; limit: number },
+): Promise<PaymentsTable[]> {
+  let query = db.selectFrom('payments').selectAll();
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.merchantId) query = query.where('merchant_id', '=', filter.merchantId);
+  return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+/**
+ * Marks a transaction paid by a payment unless it is paid already; false when it was. The conditional
+ * update is the guard that holds when two payments race for one transaction.
+ */
+export async function markTransactionPaid(
+  trx: Tx,
+  transactionId: string,
+  paid: { paymentId: string; paidAt: number; late: boolean; now: number },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('transactions')
+    .set({ status: 'paid', paid_at: paid.paidAt, paid_late: paid.late ? 1 : 0, payment_id: paid.paymentId, updated_at: paid.now })
+    .where('id', '=', transactionId)
+    .where('status', '!=', 'paid')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A transaction a payment may be bound to, by id (any merchant and mode). */
+export async function paymentTransactionById(db: Executor, id: string): Promise<TransactionsTable | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A transaction by id, only if it is of the given merchant and mode. */
+export async function paymentTransactionOf(
+  db: Executor,
+  id: string,
+  owner: { merchantId: string; mode: Mode },
+): Promise<TransactionsTable | undefined> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', owner.merchantId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+}
+
+/**
+ * The merchant and mode's transactions (at most 10) whose id is `trxid` or `reference`, or whose
+ * acquirer reference is `reference`. At least one of the two must be given.
+ */
+export async function paymentCandidatesByName(
+  db: Executor,
+  names: { merchantId: string; mode: Mode; trxid: string | null; reference: string | null },
+): Promise<TransactionsTable[]> {
+  const { trxid, reference } = names;
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('merchant_id', '=', names.merchantId)
+    .where('mode', '=', names.mode)
+    .where((eb) => {
+      const ors = [];
+      if (trxid !== null) ors.push(eb('id', '=', trxid));
+      if (reference !== null) ors.push(eb('id', '=', reference), eb('acquirer_reference', '=', reference));
+      return eb.or(ors);
+    })
+    .limit(10)
+    .execute();
+}
+
+/**
+ * The transactions holding `amount` as their reserved unique total at `now` (reservation not yet past
+ * its time), of the merchant and mode.
+ */
+export async function paymentCandidatesByAmount(
+  db: Executor,
+  query: { merchantId: string; mode: Mode; amount: number; now: number },
+): Promise<TransactionsTable[]> {
+  return db
+    .selectFrom('reserved_totals as r')
+    .innerJoin('transactions as t', 't.id', 'r.transaction_id')
+    .selectAll('t')
+    .where('r.merchant_id', '=', query.merchantId)
+    .where('r.mode', '=', query.mode)
+    .where('r.total_amount', '=', query.amount)
+    .where('r.reserved_until', '>', query.now)
+    .execute();
+}
