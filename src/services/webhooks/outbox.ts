@@ -1,9 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
 import { newDeliveryId, newEmailId, newEventId } from '../../domain/ids.js';
-import type { DB, DeliveriesTable, EventType, Mode } from '../../storage/schema.js';
+import type { Executor } from '../../storage/executor.js';
+import { insertDeliveries } from '../../storage/queries/deliveries.js';
+import { insertEmailOnce, insertEvent } from '../../storage/queries/outbox.js';
+import { enabledEndpointSubscriptions } from '../../storage/queries/webhook-endpoints.js';
+import type { DeliveriesTable, EventType, Mode } from '../../storage/schema.js';
 import { announceStatus } from '../transactions/status-bus.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
 
 export interface NewEvent {
   merchantId: string;
@@ -21,35 +22,27 @@ export interface NewEvent {
  * transaction of the state change itself, so the change and its event commit or vanish together: a
  * crash can neither lose an event nor invent one.
  */
-export async function enqueueEvent(db: Db, event: NewEvent): Promise<string> {
+export async function enqueueEvent(db: Executor, event: NewEvent): Promise<string> {
   const id = newEventId();
   const body = { id, type: event.type, created_at: new Date(event.now).toISOString(), data: event.data };
-  await db
-    .insertInto('events')
-    .values({
-      id,
-      merchant_id: event.merchantId,
-      mode: event.mode,
-      type: event.type,
-      transaction_id: event.transactionId ?? null,
-      payment_id: event.paymentId ?? null,
-      payload: JSON.stringify(body),
-      created_at: event.now,
-    })
-    .execute();
+  await insertEvent(db, {
+    id,
+    merchant_id: event.merchantId,
+    mode: event.mode,
+    type: event.type,
+    transaction_id: event.transactionId ?? null,
+    payment_id: event.paymentId ?? null,
+    payload: JSON.stringify(body),
+    created_at: event.now,
+  });
   if (event.transactionId) await announceStatus(db, event.transactionId);
-  const endpoints = await db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('merchant_id', '=', event.merchantId)
-    .where('status', '!=', 'disabled')
-    .execute();
+  const endpoints = await enabledEndpointSubscriptions(db, event.merchantId);
   const subscribed = endpoints.filter((e) => subscribes(e.events, event.type));
   if (subscribed.length > 0) {
-    await db
-      .insertInto('deliveries')
-      .values(subscribed.map((e) => newDelivery(id, e.id, event.now)))
-      .execute();
+    await insertDeliveries(
+      db,
+      subscribed.map((e) => newDelivery(id, e.id, event.now)),
+    );
   }
   return id;
 }
@@ -81,25 +74,21 @@ export function subscribes(eventsJson: string, type: EventType): boolean {
 
 /** Queues the invoice or receipt for a transaction's e-mail address, once per kind. */
 export async function enqueueEmail(
-  db: Db,
+  db: Executor,
   mail: { merchantId: string; transactionId: string; kind: 'invoice' | 'receipt'; recipient: string; now: number },
 ): Promise<void> {
-  await db
-    .insertInto('emails')
-    .values({
-      id: newEmailId(),
-      merchant_id: mail.merchantId,
-      transaction_id: mail.transactionId,
-      kind: mail.kind,
-      recipient: mail.recipient,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: mail.now,
-      locked_until: null,
-      last_error: null,
-      created_at: mail.now,
-      sent_at: null,
-    })
-    .onConflict((oc) => oc.columns(['transaction_id', 'kind']).doNothing())
-    .execute();
+  await insertEmailOnce(db, {
+    id: newEmailId(),
+    merchant_id: mail.merchantId,
+    transaction_id: mail.transactionId,
+    kind: mail.kind,
+    recipient: mail.recipient,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: mail.now,
+    locked_until: null,
+    last_error: null,
+    created_at: mail.now,
+    sent_at: null,
+  });
 }

@@ -1,10 +1,11 @@
 // Resending: an operator puts deliveries back in the queue, due now, with a fresh retry schedule
 // (attempts start again from zero; the attempt history is kept). Receivers see the same event id again
 // and deduplicate by it.
-import type { Transaction } from 'kysely';
+import type { Tx } from '../../storage/executor.js';
+import { deliveryIdsOfEvent, failedDeliveryIdsOf, insertDeliveries, requeueDeliveries } from '../../storage/queries/deliveries.js';
+import { eventMerchant } from '../../storage/queries/outbox.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { AppError } from '../../domain/errors.js';
-import type { DB } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { newDelivery } from './outbox.js';
@@ -15,15 +16,10 @@ export interface ResendResult {
   deliveries: string[];
 }
 
-async function requeue(trx: Transaction<DB>, ids: string[], now: number): Promise<void> {
-  if (ids.length === 0) return;
+async function requeue(trx: Tx, ids: string[], now: number): Promise<void> {
   // Clearing the claim means a send already in flight loses it: its result is recorded as an attempt
   // but no longer decides the delivery's state, and the resend goes out as asked.
-  await trx
-    .updateTable('deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null })
-    .where('id', 'in', ids)
-    .execute();
+  await requeueDeliveries(trx, ids, now);
 }
 
 async function usableEndpoint(deps: Deps, endpointId: string) {
@@ -39,7 +35,7 @@ async function usableEndpoint(deps: Deps, endpointId: string) {
  * may be one added after the event (it then gets a delivery of its own).
  */
 export async function resendEvent(deps: Deps, input: { eventId: string; endpointId?: string; actor?: string }): Promise<ResendResult> {
-  const event = await deps.db.selectFrom('events').select(['id', 'merchant_id']).where('id', '=', input.eventId).executeTakeFirst();
+  const event = await eventMerchant(deps.db, input.eventId);
   if (!event) throw new AppError('not_found', `no event ${input.eventId}`, { param: 'event' });
   const endpoint = input.endpointId ? await usableEndpoint(deps, input.endpointId) : null;
   if (endpoint && endpoint.merchant_id !== event.merchant_id) {
@@ -48,17 +44,10 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
   }
   const now = deps.now();
   const ids = await runInTransaction(deps, async (trx) => {
-    let query = trx
-      .selectFrom('deliveries as d')
-      .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-      .select('d.id')
-      .where('d.event_id', '=', event.id)
-      .where('w.status', '!=', 'disabled');
-    if (endpoint) query = query.where('d.endpoint_id', '=', endpoint.id);
-    const ids = (await query.execute()).map((r) => r.id);
+    const ids = await deliveryIdsOfEvent(trx, event.id, endpoint ? endpoint.id : null);
     if (endpoint && ids.length === 0) {
       const delivery = newDelivery(event.id, endpoint.id, now);
-      await trx.insertInto('deliveries').values(delivery).execute();
+      await insertDeliveries(trx, [delivery]);
       ids.push(delivery.id);
     } else {
       await requeue(trx, ids, now);
@@ -74,8 +63,7 @@ export async function resendFailed(deps: Deps, input: { endpointId: string; acto
   const endpoint = await usableEndpoint(deps, input.endpointId);
   const now = deps.now();
   const ids = await runInTransaction(deps, async (trx) => {
-    const rows = await trx.selectFrom('deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', '=', 'failed').execute();
-    const ids = rows.map((r) => r.id);
+    const ids = await failedDeliveryIdsOf(trx, endpoint.id);
     // Chunks keep the IN list within every database's parameter limit.
     for (let i = 0; i < ids.length; i += 500) await requeue(trx, ids.slice(i, i + 500), now);
     await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook.resend_failed', subjectType: 'webhook_endpoint', subjectId: endpoint.id, details: { count: ids.length }, now });

@@ -5,6 +5,13 @@ import { AppError } from '../../domain/errors.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { newEndpointId, randomBase62 } from '../../domain/ids.js';
 import { validateWebhookUrl } from '../../domain/webhook-url.js';
+import { failPendingDeliveriesOf } from '../../storage/queries/deliveries.js';
+import {
+  disableWebhookEndpoint,
+  insertWebhookEndpoint,
+  webhookEndpointById,
+  webhookEndpointRows,
+} from '../../storage/queries/webhook-endpoints.js';
 import type { EventType, WebhookEndpointsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import { getMerchant } from '../merchants/create-merchant.js';
@@ -64,20 +71,18 @@ export async function addWebhookEndpoint(
     updated_at: now,
   };
   await runInTransaction(deps, async (trx) => {
-    await trx.insertInto('webhook_endpoints').values(row).execute();
+    await insertWebhookEndpoint(trx, row);
     await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook_endpoint.add', subjectType: 'webhook_endpoint', subjectId: row.id, details: { url, events }, now });
   });
   return { ...view(row), secret: row.secret };
 }
 
 export async function listWebhookEndpoints(deps: Deps, merchantId?: string): Promise<WebhookEndpointView[]> {
-  let query = deps.db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at').orderBy('id');
-  if (merchantId) query = query.where('merchant_id', '=', merchantId);
-  return (await query.execute()).map(view);
+  return (await webhookEndpointRows(deps.db, merchantId)).map(view);
 }
 
 export async function getWebhookEndpoint(deps: Deps, id: string): Promise<WebhookEndpointsTable> {
-  const row = await deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await webhookEndpointById(deps.db, id);
   if (!row) throw new AppError('not_found', `no webhook endpoint ${id}`, { param: 'endpoint' });
   return row;
 }
@@ -93,21 +98,10 @@ export async function removeWebhookEndpoint(
 ): Promise<WebhookEndpointView & { cancelled_deliveries: number }> {
   const now = deps.now();
   const cancelled = await runInTransaction(deps, async (trx) => {
-    const updated = await trx
-      .updateTable('webhook_endpoints')
-      .set({ status: 'disabled', updated_at: now })
-      .where('id', '=', id)
-      .where('status', '!=', 'disabled')
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return 0;
-    const closed = await trx
-      .updateTable('deliveries')
-      .set({ status: 'failed', locked_until: null })
-      .where('endpoint_id', '=', id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
+    if (!(await disableWebhookEndpoint(trx, id, now))) return 0;
+    const closed = await failPendingDeliveriesOf(trx, id);
     await writeAudit(trx, { actor, action: 'webhook_endpoint.remove', subjectType: 'webhook_endpoint', subjectId: id, now });
-    return Number(closed.numUpdatedRows);
+    return closed;
   });
   return { ...view(await getWebhookEndpoint(deps, id)), cancelled_deliveries: cancelled };
 }

@@ -1,0 +1,157 @@
+// Webhook deliveries (one per event and endpoint) and their attempts.
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../executor.js';
+import type { DeliveriesTable, DeliveryAttemptsTable, EventType } from '../schema.js';
+
+/** A due delivery with what sending it needs. */
+export interface DueDelivery {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempts: number;
+  type: EventType;
+  payload: string;
+  url: string;
+  secret: string;
+}
+
+function dueQuery(db: Executor, now: number, limit: number) {
+  return (
+    db
+      .selectFrom('deliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+      .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.attempts', 'e.type', 'e.payload', 'w.url', 'w.secret'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', now)]))
+      .where('w.status', '!=', 'disabled')
+      // Per endpoint and transaction, events go out in the order they happened: a delivery waits while
+      // an earlier event of its transaction is still pending for the same endpoint (retrying included).
+      // Both lookups are index probes (events by transaction, deliveries by event and endpoint).
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('events as e2')
+              .innerJoin('deliveries as d2', 'd2.event_id', 'e2.id')
+              .select(sql<number>`1`.as('one'))
+              .whereRef('e2.transaction_id', '=', 'e.transaction_id')
+              .whereRef('d2.endpoint_id', '=', 'd.endpoint_id')
+              .where('d2.status', '=', 'pending')
+              .where((eb) =>
+                eb.or([
+                  eb('e2.created_at', '<', eb.ref('e.created_at')),
+                  eb.and([eb('e2.created_at', '=', eb.ref('e.created_at')), eb('e2.id', '<', eb.ref('e.id'))]),
+                ]),
+              ),
+          ),
+        ),
+      )
+      .orderBy('d.next_attempt_at')
+      .orderBy('e.created_at')
+      .limit(limit)
+  );
+}
+
+/** Up to `limit` deliveries due at `now`, unclaimed, to enabled endpoints, in the order they go out. */
+export async function dueDeliveries(db: Executor, now: number, limit: number): Promise<DueDelivery[]> {
+  return dueQuery(db, now, limit).execute();
+}
+
+/**
+ * PostgreSQL only: dueDeliveries, locking the delivery rows it returns (FOR UPDATE OF d) and skipping
+ * rows another transaction has locked (SKIP LOCKED), so concurrent dispatchers pick disjoint rows
+ * instead of queueing on each other's.
+ */
+export async function dueDeliveriesSkipLocked(trx: Tx, now: number, limit: number): Promise<DueDelivery[]> {
+  return dueQuery(trx, now, limit).forUpdate('d').skipLocked().execute();
+}
+
+/**
+ * Claims a delivery until `lease` if it is still pending and unclaimed at `now` (the due query's
+ * condition, re-checked atomically): of two dispatchers that both saw it free, only the first wins.
+ */
+export async function leaseDelivery(db: Executor, id: string, now: number, lease: number): Promise<boolean> {
+  const result = await db
+    .updateTable('deliveries')
+    .set({ locked_until: lease })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertDeliveries(db: Executor, deliveries: DeliveriesTable[]): Promise<void> {
+  await db.insertInto('deliveries').values(deliveries).execute();
+}
+
+export async function insertDeliveryAttempt(trx: Tx, attempt: DeliveryAttemptsTable): Promise<void> {
+  await trx.insertInto('delivery_attempts').values(attempt).execute();
+}
+
+/**
+ * Records an attempt's outcome on its delivery (attempts + 1, claim cleared) only while the delivery
+ * still carries `lease`; false when a resend has taken it over meanwhile. A null `nextAttemptAt` leaves
+ * next_attempt_at as it is.
+ */
+export async function recordDeliveryOutcome(
+  trx: Tx,
+  id: string,
+  lease: number,
+  outcome: { status: DeliveriesTable['status']; nextAttemptAt: number | null; attemptedAt: number; statusCode: number | null },
+): Promise<boolean> {
+  const updated = await trx
+    .updateTable('deliveries')
+    .set({
+      status: outcome.status,
+      attempts: sql<number>`attempts + 1`,
+      ...(outcome.nextAttemptAt === null ? {} : { next_attempt_at: outcome.nextAttemptAt }),
+      locked_until: null,
+      last_attempt_at: outcome.attemptedAt,
+      last_status_code: outcome.statusCode,
+    })
+    .where('id', '=', id)
+    .where('locked_until', '=', lease)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** Ids of an event's deliveries to enabled endpoints, or to one endpoint. */
+export async function deliveryIdsOfEvent(trx: Tx, eventId: string, endpointId: string | null): Promise<string[]> {
+  let query = trx
+    .selectFrom('deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select('d.id')
+    .where('d.event_id', '=', eventId)
+    .where('w.status', '!=', 'disabled');
+  if (endpointId !== null) query = query.where('d.endpoint_id', '=', endpointId);
+  return (await query.execute()).map((r) => r.id);
+}
+
+/** Ids of an endpoint's deliveries that ran out of retries. */
+export async function failedDeliveryIdsOf(trx: Tx, endpointId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('deliveries').select('id').where('endpoint_id', '=', endpointId).where('status', '=', 'failed').execute();
+  return rows.map((r) => r.id);
+}
+
+/** Puts deliveries back in the queue: pending, due now, no attempts, unclaimed. Nothing for no ids. */
+export async function requeueDeliveries(trx: Tx, ids: string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null })
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** Closes an endpoint's pending deliveries as failed; how many were closed. */
+export async function failPendingDeliveriesOf(trx: Tx, endpointId: string): Promise<number> {
+  const closed = await trx
+    .updateTable('deliveries')
+    .set({ status: 'failed', locked_until: null })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(closed.numUpdatedRows);
+}
