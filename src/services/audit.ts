@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
 import { userInfo } from 'node:os';
 import { newAuditId } from '../domain/ids.js';
-import type { DB } from '../storage/schema.js';
+import type { Executor } from '../storage/executor.js';
+import { insertAuditEntry } from '../storage/queries/audit.js';
 
 export interface AuditEntry {
   actor: string;
@@ -13,20 +13,17 @@ export interface AuditEntry {
 }
 
 /** Written in the same database transaction as the action, so no manual change goes unrecorded. */
-export async function writeAudit(db: Kysely<DB> | Transaction<DB>, entry: AuditEntry): Promise<string> {
+export async function writeAudit(db: Executor, entry: AuditEntry): Promise<string> {
   const id = newAuditId();
-  await db
-    .insertInto('audit_log')
-    .values({
-      id,
-      actor: entry.actor,
-      action: entry.action,
-      subject_type: entry.subjectType,
-      subject_id: entry.subjectId,
-      details: entry.details === undefined ? null : JSON.stringify(entry.details),
-      created_at: entry.now,
-    })
-    .execute();
+  await insertAuditEntry(db, {
+    id,
+    actor: entry.actor,
+    action: entry.action,
+    subject_type: entry.subjectType,
+    subject_id: entry.subjectId,
+    details: entry.details === undefined ? null : JSON.stringify(entry.details),
+    created_at: entry.now,
+  });
   return id;
 }
 

@@ -1,12 +1,12 @@
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import type { DB, Mode, TransactionsTable } from '../storage/schema.js';
+import type { Db } from '../storage/executor.js';
+import type { Mode, TransactionsTable } from '../storage/schema.js';
 import type { Dialect } from '../storage/database.js';
 import type { CreateTransactionInput } from './transactions/create-input.js';
 
 /** What every service is given: the database, the settings, a clock (tests move time) and the issuers. */
 export interface Deps {
-  db: Kysely<DB>;
+  db: Db;
   dialect: Dialect;
   config: Config;
   now: () => number;

@@ -1,7 +1,10 @@
-import type { Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.js';
 import { cancelDecision, presentTransaction, type TransactionView } from '../../domain/transaction.js';
-import type { DB, Mode, TransactionsTable } from '../../storage/schema.js';
+import type { Tx } from '../../storage/executor.js';
+import { shortenReservation } from '../../storage/queries/reservations.js';
+import { cancelPendingTransaction, readExistingTransaction } from '../../storage/queries/transactions.js';
+import { skipQueuedInvoice } from '../../storage/queries/tx-invoices.js';
+import type { Mode, TransactionsTable } from '../../storage/schema.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
@@ -38,40 +41,21 @@ export async function cancelTransaction(deps: Deps, input: CancelTransactionInpu
   return present(deps, cancelled);
 }
 
-async function cancelIn(trx: Transaction<DB>, deps: Deps, trxid: string, actor: string | null): Promise<TransactionsTable> {
+async function cancelIn(trx: Tx, deps: Deps, trxid: string, actor: string | null): Promise<TransactionsTable> {
   const now = deps.now();
   // Conditional: a payment or the expiry sweeper may have changed the row since it was read.
-  const row = await trx
-    .updateTable('transactions')
-    .set({ status: 'cancelled', cancelled_at: now, updated_at: now })
-    .where('id', '=', trxid)
-    .where('status', '=', 'pending')
-    .where('expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await cancelPendingTransaction(trx, trxid, now);
   if (!row) {
-    const latest = await trx.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
+    const latest = await readExistingTransaction(trx, trxid);
     const decision = cancelDecision(latest, now);
     if (decision === 'already_cancelled') return latest;
     throw refusal(decision === 'cancel' ? 'expired' : decision, trxid);
   }
   const graceEnds = now + deps.config.reservationGraceSeconds * 1000;
-  await trx
-    .updateTable('reserved_totals')
-    .set({ reserved_until: graceEnds })
-    .where('transaction_id', '=', trxid)
-    .where('reserved_until', '>', graceEnds)
-    .execute();
+  await shortenReservation(trx, trxid, graceEnds);
   // A queued invoice would ask the payer to pay a cancelled order. One a mailer holds right now is left
   // to it: the mailer re-reads the status before sending.
-  await trx
-    .updateTable('emails')
-    .set({ status: 'skipped', last_error: 'transaction_cancelled' })
-    .where('transaction_id', '=', trxid)
-    .where('kind', '=', 'invoice')
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .execute();
+  await skipQueuedInvoice(trx, trxid, 'transaction_cancelled', now);
   await enqueueEvent(trx, {
     merchantId: row.merchant_id,
     mode: row.mode,

@@ -1,15 +1,15 @@
-import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.js';
 import { newTransactionId } from '../../domain/ids.js';
 import { toDynamic, type ParsedQris } from '../../domain/qris/index.js';
 import { exhausted, lifetime, sampleCodes, takeRandom } from '../../domain/unique-codes.js';
-import { prepareRowsQuery } from '../../storage/prepared-rows.js';
-import type { DB, ReservedTotalsTable, TransactionsTable } from '../../storage/schema.js';
+import type { Db, Tx } from '../../storage/executor.js';
+import { readReservationsAt, readReservationsBetween, reserveFreeTotals } from '../../storage/queries/reservations.js';
+import { insertTransactions } from '../../storage/queries/transactions.js';
+import type { TransactionsTable } from '../../storage/schema.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
 import { pendingRow, queueInvoice } from './insert-transaction.js';
-import { reservationsAt, reservationsBetween } from './unique-codes.js';
 
 /**
  * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
@@ -71,11 +71,11 @@ export interface CreateBatchStats {
 
 const noStats = (): CreateBatchStats => ({ batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 });
 
-export function createBatchStats(db: Kysely<DB>): CreateBatchStats {
+export function createBatchStats(db: Db): CreateBatchStats {
   return { ...(queues.get(db)?.stats ?? noStats()) };
 }
 
-const queues = new WeakMap<Kysely<DB>, Queue>();
+const queues = new WeakMap<Db, Queue>();
 
 /** Creates one transaction with a free unique code, together with the other creates of this turn. */
 export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
@@ -146,7 +146,7 @@ interface Plan {
 
 const groupOf = (input: CreateTransactionInput): string => `${input.merchantId}\u0000${input.mode}`;
 
-async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[]): Promise<Outcome[]> {
+async function createAll(deps: Deps, trx: Tx, batch: BatchedCreate[]): Promise<Outcome[]> {
   const now = deps.now();
   const plans: Plan[] = batch.map((create) => ({
     create,
@@ -172,7 +172,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
     const { merchantId, mode } = group[0]!.create.input;
     const totals = new Set<number>();
     for (const p of group) for (const c of p.candidates) totals.add(p.create.input.amount + c);
-    const rows = await reservationsAt.execute(trx, [...totals].map((total) => ({ total })), { merchantId, mode });
+    const rows = await readReservationsAt(trx, merchantId, mode, [...totals]);
     // Any existing row rules a total out here, a lapsed one too: reclaiming that needs a conditional
     // update, which the one-by-one path does.
     const unavailable = new Set(rows.map((r) => r.total_amount));
@@ -192,7 +192,8 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
   // deadlock). A row that another writer took meanwhile is skipped and comes back missing.
   if (chosen.length > 0) {
     chosen.sort((a, b) => cmp(groupOf(a.create.input), groupOf(b.create.input)) || totalOf(a) - totalOf(b));
-    const won = await reserveTotals.execute(
+    // One statement for the batch, compiled once per batch size (storage/queries/reservations.ts).
+    const winners = await reserveFreeTotals(
       trx,
       chosen.map((p) => ({
         merchant_id: p.create.input.merchantId,
@@ -201,9 +202,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
         transaction_id: p.id,
         reserved_until: p.reservedUntil,
       })),
-      {},
     );
-    const winners = new Set(won.map((r) => r.transaction_id));
     for (const p of chosen) if (!winners.has(p.id)) p.code = null;
   }
 
@@ -214,7 +213,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
     const total = p.create.input.amount + p.code;
     rows.set(p, pendingRow(p.create.input, { id: p.id, now, expiresAt: p.expiresAt, uniqueCode: p.code, qris: toDynamic(p.create.code, total), sourceId: null, acquirerReference: null }));
   }
-  if (rows.size > 0) await insertTransactions.execute(trx, [...rows.values()], {});
+  if (rows.size > 0) await insertTransactions(trx, [...rows.values()]);
   for (const row of rows.values()) if (row.email !== null) await queueInvoice(trx, row, now);
 
   return plans.map((p) => rows.get(p) ?? p.refusal);
@@ -227,7 +226,7 @@ async function createAll(deps: Deps, trx: Transaction<DB>, batch: BatchedCreate[
  * amount is exhausted and those creates are refused here, exactly as the one-by-one path would refuse
  * them. Lapsed holds are left to the one-by-one path, which reclaims them with a conditional update.
  */
-async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], unavailable: Set<number>, chosen: Plan[]): Promise<void> {
+async function placeCrowded(trx: Tx, now: number, group: Plan[], unavailable: Set<number>, chosen: Plan[]): Promise<void> {
   const crowded = new Map<string, Plan[]>();
   for (const p of group) {
     if (p.code !== null) continue;
@@ -239,7 +238,7 @@ async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], un
   for (const waiting of crowded.values()) {
     const { create } = waiting[0]!;
     const { amount, merchantId, mode } = create.input;
-    const held = await reservationsBetween.execute(trx, { merchantId, mode, from: amount + create.low, to: amount + create.high });
+    const held = await readReservationsBetween(trx, merchantId, mode, amount + create.low, amount + create.high);
     const taken = new Set(held.map((r) => r.total_amount));
     const free: number[] = [];
     for (let c = create.low; c <= create.high; c++) if (!taken.has(amount + c) && !unavailable.has(amount + c)) free.push(c);
@@ -256,18 +255,6 @@ async function placeCrowded(trx: Transaction<DB>, now: number, group: Plan[], un
     }
   }
 }
-
-// The batch's inserts, compiled once per batch size (prepared-rows.ts).
-const reserveTotals = prepareRowsQuery((db: Kysely<DB>, rows: readonly ReservedTotalsTable[], _p: Record<string, never>) =>
-  db
-    .insertInto('reserved_totals')
-    .values([...rows])
-    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
-    .returning('transaction_id'),
-);
-const insertTransactions = prepareRowsQuery((db: Kysely<DB>, rows: readonly TransactionsTable[], _p: Record<string, never>) =>
-  db.insertInto('transactions').values([...rows]),
-);
 
 const totalOf = (p: Plan): number => p.create.input.amount + p.code!;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,4 +1,6 @@
 import { AppError } from '../../domain/errors.js';
+import { readIdempotencyKey } from '../../storage/queries/idempotency.js';
+import { readTransaction, readTransactionByRef } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
@@ -32,30 +34,19 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
 /** The transaction an earlier request with the same Idempotency-Key or ref created, if any. */
 async function findEarlier(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable | null> {
   if (input.idempotency) {
-    const prior = await deps.db
-      .selectFrom('idempotency_keys')
-      .select(['request_hash', 'transaction_id'])
-      .where('merchant_id', '=', input.merchantId)
-      .where('idem_key', '=', idempotencyKey(input))
-      .executeTakeFirst();
+    const prior = await readIdempotencyKey(deps.db, input.merchantId, idempotencyKey(input));
     if (prior) {
       if (prior.request_hash !== input.idempotency.requestHash) {
         throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request', {
           param: 'Idempotency-Key',
         });
       }
-      const tx = await deps.db.selectFrom('transactions').selectAll().where('id', '=', prior.transaction_id).executeTakeFirst();
+      const tx = await readTransaction(deps.db, prior.transaction_id);
       if (tx) return tx;
     }
   }
   if (input.ref !== null) {
-    const tx = await deps.db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('merchant_id', '=', input.merchantId)
-      .where('mode', '=', input.mode)
-      .where('ref', '=', input.ref)
-      .executeTakeFirst();
+    const tx = await readTransactionByRef(deps.db, input.merchantId, input.mode, input.ref);
     if (tx) {
       if (tx.amount !== input.amount) {
         throw new AppError('ref_conflict', `ref ${input.ref} already belongs to a transaction of another amount`, {

@@ -1,4 +1,6 @@
 import { presentTransaction } from '../../domain/transaction.js';
+import { deleteEndedReservations } from '../../storage/queries/reservations.js';
+import { markPendingExpired, readDuePending } from '../../storage/queries/transactions.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import type { Deps } from '../deps.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
@@ -14,23 +16,10 @@ export async function expireDue(deps: Deps, batchSize = 200): Promise<number> {
   for (;;) {
     const now = deps.now();
     const expired = await runInTransaction(deps, async (trx) => {
-      const due = await trx
-        .selectFrom('transactions')
-        .selectAll()
-        .where('status', '=', 'pending')
-        .where('expires_at', '<=', now)
-        .orderBy('expires_at')
-        .limit(batchSize)
-        .execute();
+      const due = await readDuePending(trx, now, batchSize);
       let count = 0;
       for (const tx of due) {
-        const result = await trx
-          .updateTable('transactions')
-          .set({ status: 'expired', updated_at: now })
-          .where('id', '=', tx.id)
-          .where('status', '=', 'pending')
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== 1) continue;
+        if (!(await markPendingExpired(trx, tx.id, now))) continue;
         count += 1;
         const row = { ...tx, status: 'expired' as const, updated_at: now };
         await enqueueEvent(trx, {
@@ -50,6 +39,6 @@ export async function expireDue(deps: Deps, batchSize = 200): Promise<number> {
     // large backlog are served between batches instead of after the whole sweep.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await deps.db.deleteFrom('reserved_totals').where('reserved_until', '<=', deps.now()).execute();
+  await deleteEndedReservations(deps.db, deps.now());
   return total;
 }

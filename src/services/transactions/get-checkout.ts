@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
 import { AppError } from '../../domain/errors.js';
 import { effectiveStatus } from '../../domain/transaction.js';
-import { prepareQuery } from '../../storage/prepared.js';
-import type { DB, TransactionStatus } from '../../storage/schema.js';
+import { readCheckoutRow } from '../../storage/queries/checkout.js';
+import type { TransactionStatus } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { getTransactionById } from './get-transaction.js';
 import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
@@ -22,29 +21,9 @@ export interface CheckoutView {
   paid_late: boolean;
 }
 
-// Read on every page load: one prepared join rather than the transaction and then its merchant.
-const checkoutRow = prepareQuery((db: Kysely<DB>, p: { id: string }) =>
-  db
-    .selectFrom('transactions as t')
-    .innerJoin('merchants as m', 'm.id', 't.merchant_id')
-    .select([
-      't.id',
-      't.status',
-      't.mode',
-      't.amount',
-      't.unique_code',
-      't.total_amount',
-      't.expires_at',
-      't.paid_at',
-      't.paid_late',
-      'm.merchant_name',
-      'm.merchant_city',
-    ])
-    .where('t.id', '=', p.id),
-);
-
+// Read on every page load: one prepared join of the transaction and its merchant (storage/queries/checkout.ts).
 export async function getCheckout(deps: Deps, trxid: string): Promise<CheckoutView> {
-  const row = await checkoutRow.executeTakeFirst(deps.db, { id: trxid });
+  const row = await readCheckoutRow(deps.db, trxid);
   if (!row) throw new AppError('transaction_not_found', `no transaction ${trxid}`, { param: 'trxid' });
   return {
     trxid: row.id,

@@ -1,5 +1,7 @@
-import type { Transaction } from 'kysely';
-import type { DB, TransactionsTable } from '../../storage/schema.js';
+import type { Tx } from '../../storage/executor.js';
+import { claimIdempotencyKey } from '../../storage/queries/idempotency.js';
+import { insertTransactionIfAbsent } from '../../storage/queries/transactions.js';
+import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import { enqueueEmail } from '../webhooks/outbox.js';
 
@@ -42,35 +44,24 @@ export function pendingRow(
 export const idempotencyKey = (input: CreateTransactionInput): string => `${input.mode}:${input.idempotency!.key}`;
 
 /** The transaction row, its Idempotency-Key claim and its invoice e-mail; LostRace on a lost unique key. */
-export async function insertRow(trx: Transaction<DB>, input: CreateTransactionInput, row: TransactionsTable, now: number): Promise<void> {
+export async function insertRow(trx: Tx, input: CreateTransactionInput, row: TransactionsTable, now: number): Promise<void> {
   const { id } = row;
-  const inserted = await trx
-    .insertInto('transactions')
-    .values(row)
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (!inserted) throw new LostRace();
+  if (!(await insertTransactionIfAbsent(trx, row))) throw new LostRace();
 
   if (input.idempotency) {
-    const claimed = await trx
-      .insertInto('idempotency_keys')
-      .values({
-        merchant_id: input.merchantId,
-        idem_key: idempotencyKey(input),
-        request_hash: input.idempotency.requestHash,
-        transaction_id: id,
-        created_at: now,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returning('transaction_id')
-      .executeTakeFirst();
+    const claimed = await claimIdempotencyKey(trx, {
+      merchant_id: input.merchantId,
+      idem_key: idempotencyKey(input),
+      request_hash: input.idempotency.requestHash,
+      transaction_id: id,
+      created_at: now,
+    });
     if (!claimed) throw new LostRace();
   }
   if (row.email !== null) await queueInvoice(trx, row, now);
 }
 
-export function queueInvoice(trx: Transaction<DB>, row: TransactionsTable, now: number): Promise<void> {
+export function queueInvoice(trx: Tx, row: TransactionsTable, now: number): Promise<void> {
   return enqueueEmail(trx, { merchantId: row.merchant_id, transactionId: row.id, kind: 'invoice', recipient: row.email!, now });
 }
 

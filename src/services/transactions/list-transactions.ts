@@ -1,4 +1,5 @@
 import { AppError } from '../../domain/errors.js';
+import { readPaymentsByIds, readTransactionPage } from '../../storage/queries/transactions.js';
 import type { Mode, PaymentsTable, TransactionStatus } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import type { TransactionWithPayment } from './get-transaction.js';
@@ -32,35 +33,21 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
 
 export async function listTransactions(deps: Deps, input: ListTransactionsInput): Promise<ListTransactionsResult> {
   const now = deps.now();
-  let query = deps.db.selectFrom('transactions').selectAll();
-  if (input.merchantId !== null) query = query.where('merchant_id', '=', input.merchantId);
-  if (input.mode !== null) query = query.where('mode', '=', input.mode);
   // Status filters use the status a reader sees: a pending row past its expiry counts as expired.
-  if (input.status === 'pending') {
-    query = query.where('status', '=', 'pending').where('expires_at', '>', now);
-  } else if (input.status === 'expired') {
-    query = query.where((eb) =>
-      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]),
-    );
-  } else if (input.status !== null) {
-    query = query.where('status', '=', input.status);
-  }
-  if (input.cursor !== null) {
-    const c = decodeCursor(input.cursor);
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]),
-    );
-  }
-  const rows = await query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(input.limit + 1)
-    .execute();
+  // One row more than the page shows whether there is a next page.
+  const rows = await readTransactionPage(deps.db, {
+    merchantId: input.merchantId,
+    mode: input.mode,
+    status: input.status,
+    now,
+    before: input.cursor === null ? null : decodeCursor(input.cursor),
+    limit: input.limit + 1,
+  });
   const page = rows.slice(0, input.limit);
   const paymentIds = page.map((r) => r.payment_id).filter((id): id is string => id !== null);
   const payments = new Map<string, PaymentsTable>();
   if (paymentIds.length > 0) {
-    for (const p of await deps.db.selectFrom('payments').selectAll().where('id', 'in', paymentIds).execute()) {
+    for (const p of await readPaymentsByIds(deps.db, paymentIds)) {
       payments.set(p.id, p);
     }
   }

@@ -2,6 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { newTransactionId } from '../../domain/ids.js';
 import { parseQris, toDynamic, type ParsedQris } from '../../domain/qris/index.js';
 import { codeRange, lifetime, wideEnoughToSample } from '../../domain/unique-codes.js';
+import { readMerchantStaticQris } from '../../storage/queries/tx-merchant-code.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { createInBatch, type BatchedCreate } from './create-batch.js';
@@ -26,9 +27,9 @@ const staticCodes = new Map<string, ParsedQris>();
 async function merchantCode(deps: Deps, merchantId: string): Promise<ParsedQris> {
   const cached = staticCodes.get(merchantId);
   if (cached) return cached;
-  const row = await deps.db.selectFrom('merchants').select('qris_static').where('id', '=', merchantId).executeTakeFirst();
-  if (!row) throw new AppError('merchant_not_found', 'the merchant of this key no longer exists');
-  const parsed = parseQris(row.qris_static);
+  const stored = await readMerchantStaticQris(deps.db, merchantId);
+  if (stored === undefined) throw new AppError('merchant_not_found', 'the merchant of this key no longer exists');
+  const parsed = parseQris(stored);
   staticCodes.set(merchantId, parsed);
   return parsed;
 }

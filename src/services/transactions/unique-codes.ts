@@ -1,8 +1,13 @@
-import type { Kysely, Transaction } from 'kysely';
 import { exhausted, sampleCodes, takeRandom, wideEnoughToSample } from '../../domain/unique-codes.js';
-import { prepareQuery } from '../../storage/prepared.js';
-import { prepareRowsQuery } from '../../storage/prepared-rows.js';
-import type { DB, Mode } from '../../storage/schema.js';
+import type { Tx } from '../../storage/executor.js';
+import {
+  readReservationsAt,
+  readReservationsBetween,
+  reclaimLapsedTotal,
+  reserveTotalIfFree,
+  type Reservation,
+} from '../../storage/queries/reservations.js';
+import type { Mode } from '../../storage/schema.js';
 
 /**
  * Claiming a unique code one create at a time: the total (amount + code) must be unique among a
@@ -11,7 +16,7 @@ import type { DB, Mode } from '../../storage/schema.js';
  */
 
 export interface Claim {
-  trx: Transaction<DB>;
+  trx: Tx;
   merchantId: string;
   mode: Mode;
   amount: number;
@@ -30,37 +35,18 @@ export async function claimCode(claim: Claim, low: number, high: number, trySamp
   const { trx, merchantId, mode, amount, now } = claim;
   if (trySampleFirst && wideEnoughToSample(low, high)) {
     const sample = sampleCodes(low, high);
-    const rows = await reservationsAt.execute(trx, sample.map((c) => ({ total: amount + c })), { merchantId, mode });
+    const rows = await readReservationsAt(trx, merchantId, mode, sample.map((c) => amount + c));
     const code = await claimOneOf(claim, sample, rows);
     if (code !== null) return code;
   }
-  const inRange = await reservationsBetween.execute(trx, { merchantId, mode, from: amount + low, to: amount + high });
+  // A merchant's reservations of some totals, and of a range of totals: prepared reads (storage/queries/reservations.ts).
+  const inRange = await readReservationsBetween(trx, merchantId, mode, amount + low, amount + high);
   const all: number[] = [];
   for (let c = low; c <= high; c++) all.push(c);
   const code = await claimOneOf(claim, all, inRange);
   if (code !== null) return code;
   throw exhausted(inRange, now);
 }
-
-// A merchant's reservations of some totals, and of a range of totals: read by the one-by-one claim below
-// and by batched creates (create-batch.ts), compiled once per database (and list length).
-export const reservationsAt = prepareRowsQuery((db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
-  db
-    .selectFrom('reserved_totals')
-    .select(['total_amount', 'reserved_until'])
-    .where('merchant_id', '=', p.merchantId)
-    .where('mode', '=', p.mode)
-    .where('total_amount', 'in', totals.map((t) => t.total)),
-);
-export const reservationsBetween = prepareQuery((db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
-  db
-    .selectFrom('reserved_totals')
-    .select(['total_amount', 'reserved_until'])
-    .where('merchant_id', '=', p.merchantId)
-    .where('mode', '=', p.mode)
-    .where('total_amount', '>=', p.from)
-    .where('total_amount', '<=', p.to),
-);
 
 /**
  * Claims one of `codes` (in random order) that `rows` (their reserved_totals rows) do not show as held;
@@ -72,7 +58,7 @@ export const reservationsBetween = prepareQuery((db: Kysely<DB>, p: { merchantId
 async function claimOneOf(
   { trx, merchantId, mode, amount, id, now, reservedUntil }: Claim,
   codes: number[],
-  rows: Array<{ total_amount: number; reserved_until: number }>,
+  rows: Reservation[],
 ): Promise<number | null> {
   const stale = new Set(rows.filter((r) => r.reserved_until <= now).map((r) => r.total_amount - amount));
   const taken = new Set(rows.filter((r) => r.reserved_until > now).map((r) => r.total_amount - amount));
@@ -80,23 +66,9 @@ async function claimOneOf(
   while (free.length > 0) {
     const pick = takeRandom(free);
     const total = amount + pick;
-    const won = stale.has(pick)
-      ? await trx
-          .updateTable('reserved_totals')
-          .set({ transaction_id: id, reserved_until: reservedUntil })
-          .where('merchant_id', '=', merchantId)
-          .where('mode', '=', mode)
-          .where('total_amount', '=', total)
-          .where('reserved_until', '<=', now)
-          .returning('transaction_id')
-          .executeTakeFirst()
-      : await trx
-          .insertInto('reserved_totals')
-          .values({ merchant_id: merchantId, mode, total_amount: total, transaction_id: id, reserved_until: reservedUntil })
-          .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
-          .returning('transaction_id')
-          .executeTakeFirst();
-    if (won?.transaction_id === id) return pick;
+    const reservation = { merchant_id: merchantId, mode, total_amount: total, transaction_id: id, reserved_until: reservedUntil };
+    const won = stale.has(pick) ? await reclaimLapsedTotal(trx, reservation, now) : await reserveTotalIfFree(trx, reservation);
+    if (won === id) return pick;
   }
   return null;
 }

@@ -1,0 +1,170 @@
+import type { Kysely } from 'kysely';
+import { batchedLookup } from '../batched-lookup.js';
+import type { Db, Executor, Tx } from '../executor.js';
+import { prepareRowsQuery } from '../prepared-rows.js';
+import type { DB, Mode, PaymentsTable, TransactionStatus, TransactionsTable } from '../schema.js';
+
+// Status reads and QR images read one row by id. Those arriving together share one
+// IN-list statement (batched-lookup.ts), compiled once per database and list length (prepared-rows.ts).
+const transactionsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
+  db.selectFrom('transactions').selectAll().where('id', 'in', ids.map((r) => r.id)),
+);
+const paymentsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
+  db.selectFrom('payments').selectAll().where('id', 'in', ids.map((r) => r.id)),
+);
+
+/**
+ * The list padded to a power of two by repeating its last id (an IN-list reads a row once however often
+ * it is named): 7 statement texts per query instead of one per length up to 64, so they stay few among
+ * SQLite's cached statements and PostgreSQL's named ones.
+ */
+function inList(ids: string[]): { id: string }[] {
+  const length = 2 ** Math.ceil(Math.log2(ids.length));
+  return Array.from({ length }, (_, i) => ({ id: ids[Math.min(i, ids.length - 1)]! }));
+}
+const byId = <R extends { id: string }>(rows: R[]): Map<string, R> => new Map(rows.map((r) => [r.id, r]));
+const transactionById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => byId(await transactionsIn.execute(db, inList(ids), {})));
+const paymentById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => byId(await paymentsIn.execute(db, inList(ids), {})));
+
+/** One transaction by id, through the batched read (reads of one turn share a statement). */
+export function loadTransactionById(db: Db, id: string): Promise<TransactionsTable | undefined> {
+  return transactionById.load(db, id);
+}
+
+/**
+ * Many transactions by id: asked for in one turn, they share the IN-list statements of the batched read
+ * (one per 64 ids). Ids with no transaction are absent from the map.
+ */
+export async function loadTransactionsById(db: Db, ids: readonly string[]): Promise<Map<string, TransactionsTable>> {
+  const rows = await Promise.all(ids.map((id) => transactionById.load(db, id)));
+  const found = new Map<string, TransactionsTable>();
+  for (const row of rows) if (row) found.set(row.id, row);
+  return found;
+}
+
+/** One payment by id, through the batched read. */
+export function loadPaymentById(db: Db, id: string): Promise<PaymentsTable | undefined> {
+  return paymentById.load(db, id);
+}
+
+/** One transaction by id, read on its own (not batched). */
+export function readTransaction(db: Executor, id: string): Promise<TransactionsTable | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** One transaction by id that must exist (Kysely's NoResultError otherwise). */
+export function readExistingTransaction(db: Executor, id: string): Promise<TransactionsTable> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** A merchant's transaction of one mode by its ref. */
+export function readTransactionByRef(db: Executor, merchantId: string, mode: Mode, ref: string): Promise<TransactionsTable | undefined> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('ref', '=', ref)
+    .executeTakeFirst();
+}
+
+/** Inserts the row unless its id or ref is taken; false when another row holds a unique key. */
+export async function insertTransactionIfAbsent(trx: Tx, row: TransactionsTable): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('transactions')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+// A batch's transaction rows in one insert, compiled once per batch size (prepared-rows.ts).
+const transactionsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly TransactionsTable[], _p: Record<string, never>) =>
+  db.insertInto('transactions').values([...rows]),
+);
+
+/** Inserts these transaction rows in one statement (a batch of creates). */
+export async function insertTransactions(trx: Tx, rows: readonly TransactionsTable[]): Promise<void> {
+  await transactionsInsert.execute(trx, rows, {});
+}
+
+/**
+ * Marks the transaction cancelled if it is still pending and unexpired at `now` (a payment or the expiry
+ * sweeper may have changed it since it was read); the cancelled row, or undefined.
+ */
+export function cancelPendingTransaction(trx: Tx, id: string, now: number): Promise<TransactionsTable | undefined> {
+  return trx
+    .updateTable('transactions')
+    .set({ status: 'cancelled', cancelled_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Up to `limit` pending transactions whose expiry is at or before `now`, the earliest first. */
+export function readDuePending(trx: Tx, now: number, limit: number): Promise<TransactionsTable[]> {
+  return trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Marks a pending transaction expired; false when it was no longer pending. */
+export async function markPendingExpired(trx: Tx, id: string, now: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('transactions')
+    .set({ status: 'expired', updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export interface TransactionPageQuery {
+  /** Null: every merchant, or both modes. */
+  merchantId: string | null;
+  mode: Mode | null;
+  /** The status a reader sees: a pending row past its expiry (at `now`) counts as expired. */
+  status: TransactionStatus | null;
+  now: number;
+  /** Only rows before this (created_at, id), in the listing's order. */
+  before: { createdAt: number; id: string } | null;
+  /** How many rows to read at most. */
+  limit: number;
+}
+
+/** Transactions newest first (created_at, then id, descending), filtered as asked. */
+export function readTransactionPage(db: Db, q: TransactionPageQuery): Promise<TransactionsTable[]> {
+  const { now } = q;
+  let query = db.selectFrom('transactions').selectAll();
+  if (q.merchantId !== null) query = query.where('merchant_id', '=', q.merchantId);
+  if (q.mode !== null) query = query.where('mode', '=', q.mode);
+  if (q.status === 'pending') {
+    query = query.where('status', '=', 'pending').where('expires_at', '>', now);
+  } else if (q.status === 'expired') {
+    query = query.where((eb) =>
+      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]),
+    );
+  } else if (q.status !== null) {
+    query = query.where('status', '=', q.status);
+  }
+  const c = q.before;
+  if (c !== null) {
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]),
+    );
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+}
+
+/** The payments of these ids (not empty), in one read. */
+export function readPaymentsByIds(db: Db, ids: string[]): Promise<PaymentsTable[]> {
+  return db.selectFrom('payments').selectAll().where('id', 'in', ids).execute();
+}
