@@ -1,13 +1,14 @@
 import { AppError } from '../domain/errors.js';
 import { newSourceId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
+import { merchantExists } from '../storage/queries/merchants.js';
+import { insertPaymentSource, paymentSourceById } from '../storage/queries/sources.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
 
 const SOURCE_ID = /^src_[0-9A-Za-z]{1,64}$/;
 
 export async function requireMerchant(deps: Deps, merchantId: string): Promise<void> {
-  const found = await deps.db.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst();
-  if (!found) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
+  if (!(await merchantExists(deps.db, merchantId))) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
 }
 
 export function parseMode(raw: unknown): Mode {
@@ -23,27 +24,21 @@ export async function insertSource(
 ): Promise<string> {
   const id = newSourceId();
   const now = deps.now();
-  await deps.db
-    .insertInto('payment_sources')
-    .values({
-      id,
-      merchant_id: input.merchantId,
-      type: input.type,
-      config: JSON.stringify(input.config),
-      state: null,
-      enabled: 1,
-      created_at: now,
-      updated_at: now,
-      ...(input.polled ? { next_poll_at: now } : {}),
-    })
-    .execute();
+  await insertPaymentSource(deps.db, {
+    id,
+    merchantId: input.merchantId,
+    type: input.type,
+    config: JSON.stringify(input.config),
+    now,
+    polled: input.polled === true,
+  });
   return id;
 }
 
 /** A source by id; a malformed id is simply not found, so probing learns nothing about the format. */
 export async function findSource(deps: Deps, id: string): Promise<PaymentSourcesTable | null> {
   if (!SOURCE_ID.test(id)) return null;
-  return (await deps.db.selectFrom('payment_sources').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+  return (await paymentSourceById(deps.db, id)) ?? null;
 }
 
 export function parseJsonObject(text: string | null): Record<string, unknown> {

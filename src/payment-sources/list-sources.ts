@@ -1,6 +1,7 @@
 import { parseJsonObject } from './common.js';
 import { readFeedConfig, readFeedState } from './feed/setup.js';
 import { webhookEventsPath } from './webhook/setup.js';
+import { paymentSourcesInOrder } from '../storage/queries/sources.js';
 import type { PaymentSourcesTable } from '../storage/schema.js';
 import type { Deps } from '../services/deps.js';
 import { isoTime, isoTimeOrNull } from '../domain/iso-time.js';
@@ -23,9 +24,7 @@ export interface SourceView {
 
 /** Payment sources as operators see them: never a secret, a key or a token. */
 export async function listSources(deps: Deps, merchantId?: string): Promise<SourceView[]> {
-  let query = deps.db.selectFrom('payment_sources').selectAll();
-  if (merchantId) query = query.where('merchant_id', '=', merchantId);
-  const rows = await query.orderBy('created_at').orderBy('id').execute();
+  const rows = await paymentSourcesInOrder(deps.db, merchantId);
   return rows.map(presentSource);
 }
 

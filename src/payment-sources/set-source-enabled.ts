@@ -2,6 +2,7 @@ import { AppError } from '../domain/errors.js';
 import { findSource } from './common.js';
 import type { Deps } from '../services/deps.js';
 import { writeAudit } from '../services/audit.js';
+import { updatePaymentSourceEnabled } from '../storage/queries/sources.js';
 import { runInTransaction } from '../storage/unit-of-work.js';
 import { presentSource, type SourceView } from './list-sources.js';
 
@@ -12,12 +13,7 @@ export async function setSourceEnabled(deps: Deps, input: { id: string; enabled:
   const now = deps.now();
   return runInTransaction(deps, async (trx) => {
     // Re-enabling a feed polls it at once rather than after a long backoff.
-    const updated = await trx
-      .updateTable('payment_sources')
-      .set({ enabled: input.enabled ? 1 : 0, updated_at: now, ...(input.enabled && row.type === 'feed' ? { next_poll_at: now } : {}) })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await updatePaymentSourceEnabled(trx, row.id, { enabled: input.enabled, now, pollNow: input.enabled && row.type === 'feed' });
     await writeAudit(trx, { actor: input.actor, action: input.enabled ? 'source.enable' : 'source.disable', subjectType: 'payment_source', subjectId: row.id, now });
     return presentSource(updated);
   });

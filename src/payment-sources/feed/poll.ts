@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Deps } from '../../services/deps.js';
 import { recordPayment } from '../../services/payments/record-payment.js';
+import { dueFeedSources, leaseFeedPoll, saveFeedPoll } from '../../storage/queries/sources.js';
 import type { PaymentSourcesTable } from '../../storage/schema.js';
 import { parseRetryAfter as parseRetryAfterWithin } from '../../domain/retry-after.js';
 import { mapInLanes } from '../common.js';
@@ -47,15 +48,7 @@ class HttpStatusError extends Error {
  */
 export async function pollDueFeeds(deps: Deps, options: PollOptions = {}): Promise<PollSummary[]> {
   const now = deps.now();
-  const due = await deps.db
-    .selectFrom('payment_sources')
-    .selectAll()
-    .where('type', '=', 'feed')
-    .where('enabled', '=', 1)
-    .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', now)]))
-    .orderBy('next_poll_at')
-    .limit(50)
-    .execute();
+  const due = await dueFeedSources(deps.db, now, 50);
   const results = await mapInLanes(due, PARALLEL, (row) => claimAndPoll(deps, row, options));
   return results.filter((s): s is PollSummary => s !== null);
 }
@@ -63,14 +56,7 @@ export async function pollDueFeeds(deps: Deps, options: PollOptions = {}): Promi
 async function claimAndPoll(deps: Deps, row: PaymentSourcesTable, options: PollOptions): Promise<PollSummary | null> {
   const now = deps.now();
   const lease = now + deps.config.feedTimeoutMs + 60_000;
-  const claimed = await deps.db
-    .updateTable('payment_sources')
-    .set({ next_poll_at: lease })
-    .where('id', '=', row.id)
-    .where('enabled', '=', 1)
-    .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', now)]))
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) return null;
+  if (!(await leaseFeedPoll(deps.db, row.id, now, lease))) return null;
   return pollFeed(deps, row, lease, options);
 }
 
@@ -125,12 +111,7 @@ async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, opt
   summary.nextPollAt = now + delayMs(config, next.failures, retryAfterMs, deps.config.feedMaxBackoffSeconds * 1000);
   // Fenced by the lease: if this poll overran it and another process took the feed over, its newer
   // state wins and this one is dropped (the payments themselves are already safely recorded).
-  await deps.db
-    .updateTable('payment_sources')
-    .set({ state: JSON.stringify(next), next_poll_at: summary.nextPollAt, updated_at: now })
-    .where('id', '=', row.id)
-    .where('next_poll_at', '=', lease)
-    .execute();
+  await saveFeedPoll(deps.db, row.id, lease, { state: JSON.stringify(next), nextPollAt: summary.nextPollAt, now });
   if (summary.ok) {
     if (summary.recorded > 0) log?.info({ matched: summary.matched, unmatched: summary.unmatched }, 'feed polled');
   } else {

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../services/deps.js';
+import { insertSnapToken, snapTokenByHash } from '../../storage/queries/snap.js';
 import type { SnapSource } from './config.js';
 import {
   type SnapReply,
@@ -45,10 +46,7 @@ export async function issueGatewayToken(deps: Deps, request: FastifyRequest, raw
   if (body.grantType !== 'client_credentials') return reject.format('grantType');
 
   const accessToken = randomBytes(32).toString('base64url');
-  await deps.db
-    .insertInto('snap_tokens')
-    .values({ token_hash: hashToken(accessToken), source_id: source.id, expires_at: deps.now() + TOKEN_LIFETIME_SECONDS * 1000 })
-    .execute();
+  await insertSnapToken(deps.db, { tokenHash: hashToken(accessToken), sourceId: source.id, expiresAt: deps.now() + TOKEN_LIFETIME_SECONDS * 1000 });
   return { accessToken, expiresIn: TOKEN_LIFETIME_SECONDS };
 }
 
@@ -57,11 +55,7 @@ export async function issueGatewayToken(deps: Deps, request: FastifyRequest, raw
  * source on the same path sharing its client credentials (an aggregator serving several merchants).
  */
 export async function sourcesOfToken(deps: Deps, token: string, candidates: SnapSource[]): Promise<SnapSource[] | null> {
-  const row = await deps.db
-    .selectFrom('snap_tokens')
-    .select(['source_id', 'expires_at'])
-    .where('token_hash', '=', hashToken(token))
-    .executeTakeFirst();
+  const row = await snapTokenByHash(deps.db, hashToken(token));
   if (!row || row.expires_at <= deps.now()) return null;
   const owner = candidates.find((s) => s.id === row.source_id);
   if (!owner) return null;

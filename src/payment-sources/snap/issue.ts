@@ -1,6 +1,5 @@
 // Acquirer-issued codes: for a merchant with a SNAP source, cqris asks the acquirer for the code
 // (qr-mpm-generate) instead of deriving it from the static QRIS.
-import type { Transaction } from 'kysely';
 import { AppError } from '../../domain/errors.js';
 import { newTransactionId } from '../../domain/ids.js';
 import { parseQris } from '../../domain/qris/index.js';
@@ -8,7 +7,9 @@ import { lifetime } from '../../domain/unique-codes.js';
 import type { CreateTransactionInput } from '../../services/transactions/create-input.js';
 import type { Deps } from '../../services/deps.js';
 import { insertRow, pendingRow } from '../../services/transactions/insert-transaction.js';
-import type { DB, TransactionsTable } from '../../storage/schema.js';
+import type { Tx } from '../../storage/executor.js';
+import { insertSnapPoll } from '../../storage/queries/snap.js';
+import type { TransactionsTable } from '../../storage/schema.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { SnapClient } from './client.js';
 import type { SnapSource } from './config.js';
@@ -86,17 +87,14 @@ const POLL_AFTER_EXPIRY_MS = 5 * 60_000;
 
 /** Written in the create's database transaction: the query poller's schedule for this code. */
 export async function schedulePoll(
-  trx: Transaction<DB>,
+  trx: Tx,
   row: { transactionId: string; sourceId: string; createdAt: number; expiresAt: number },
 ): Promise<void> {
-  await trx
-    .insertInto('snap_polls')
-    .values({
-      transaction_id: row.transactionId,
-      source_id: row.sourceId,
-      attempts: 0,
-      next_poll_at: row.createdAt + FIRST_POLL_DELAY_MS,
-      stop_after: row.expiresAt + POLL_AFTER_EXPIRY_MS,
-    })
-    .execute();
+  await insertSnapPoll(trx, {
+    transaction_id: row.transactionId,
+    source_id: row.sourceId,
+    attempts: 0,
+    next_poll_at: row.createdAt + FIRST_POLL_DELAY_MS,
+    stop_after: row.expiresAt + POLL_AFTER_EXPIRY_MS,
+  });
 }

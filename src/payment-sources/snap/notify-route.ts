@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../services/deps.js';
+import { notifiedTransaction, rememberSnapExternalId, snapExternalIdSeen } from '../../storage/queries/snap.js';
 import { outcomeOf, type SnapSource } from './config.js';
 import { issueGatewayToken, sourcesOfToken } from './gateway-token.js';
 import {
@@ -102,25 +103,16 @@ async function handleNotification(deps: Deps, request: FastifyRequest, raw: stri
   }
 
   // 3. The transaction, among those of the sources that signed.
-  let query = deps.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('merchant_id', 'in', [...new Set(fresh.map((s) => s.merchantId))])
-    .where('source_id', 'in', fresh.map((s) => s.id));
-  query = referenceNo !== null ? query.where('acquirer_reference', '=', referenceNo) : query.where('id', '=', partnerReferenceNo!);
-  const tx = await query.executeTakeFirst();
+  const tx = await notifiedTransaction(
+    deps.db,
+    { merchantIds: [...new Set(fresh.map((s) => s.merchantId))], sourceIds: fresh.map((s) => s.id) },
+    referenceNo !== null ? { referenceNo } : { transactionId: partnerReferenceNo! },
+  );
   if (!tx || (partnerReferenceNo !== null && partnerReferenceNo !== tx.id)) return reject.notFound();
   const source = fresh.find((s) => s.id === tx.source_id)!;
 
   const day = jakartaDay(deps.now());
-  const seen = await deps.db
-    .selectFrom('snap_external_ids')
-    .select('external_id')
-    .where('source_id', '=', source.id)
-    .where('day', '=', day)
-    .where('external_id', '=', externalId)
-    .executeTakeFirst();
-  if (seen) return reject.conflict();
+  if (await snapExternalIdSeen(deps.db, { sourceId: source.id, day, externalId })) return reject.conflict();
 
   if (outcomeOf(source.config, status) === 'paid') {
     const result = await recordSnapPayment(deps, source, tx, facts, { notification: body });
@@ -128,11 +120,7 @@ async function handleNotification(deps: Deps, request: FastifyRequest, raw: stri
   }
   // Written only once the notification is handled: an acquirer retrying after our failure is not
   // refused as a duplicate. Two identical notifications racing both pass and dedupe in record-payment.
-  await deps.db
-    .insertInto('snap_external_ids')
-    .values({ source_id: source.id, day, external_id: externalId, created_at: deps.now() })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  await rememberSnapExternalId(deps.db, { sourceId: source.id, day, externalId, createdAt: deps.now() });
   return OK;
 }
 

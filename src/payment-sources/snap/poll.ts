@@ -1,6 +1,14 @@
 // Query polling (qr-mpm-query): the fallback when an acquirer's notification never arrives.
 import type { Logger } from 'pino';
 import type { Deps } from '../../services/deps.js';
+import {
+  claimSnapPoll,
+  deleteSnapExternalIdsBefore,
+  deleteSnapPoll,
+  deleteSnapTokensExpiredBy,
+  dueSnapPolls,
+  polledTransaction,
+} from '../../storage/queries/snap.js';
 import type { SnapPollsTable } from '../../storage/schema.js';
 import { SnapClient } from './client.js';
 import { outcomeOf } from './config.js';
@@ -23,13 +31,7 @@ export function pollDelayMs(attempts: number, maxDelaySeconds: number): number {
 /** One round over the due polls; safe beside other processes doing the same. */
 export async function pollDueSnapQueries(deps: Deps, logger: Logger | null = null): Promise<Record<PollResult, number>> {
   const counts: Record<PollResult, number> = { skipped: 0, pending: 0, paid: 0, stopped: 0, failed: 0 };
-  const due = await deps.db
-    .selectFrom('snap_polls')
-    .selectAll()
-    .where('next_poll_at', '<=', deps.now())
-    .orderBy('next_poll_at')
-    .limit(BATCH)
-    .execute();
+  const due = await dueSnapPolls(deps.db, deps.now(), BATCH);
   await mapInLanes(due, CONCURRENCY, async (row) => {
     try {
       counts[await pollOne(deps, row, logger)] += 1;
@@ -46,19 +48,14 @@ async function pollOne(deps: Deps, row: SnapPollsTable, logger: Logger | null): 
   const attempts = row.attempts + 1;
   // The claim: whoever moves next_poll_at from the value it read owns this poll; the new value is also
   // the next schedule, so a process that dies mid-poll costs one gap, not a stuck row.
-  const claimed = await deps.db
-    .updateTable('snap_polls')
-    .set({ attempts, next_poll_at: now + pollDelayMs(attempts, deps.config.snapPollMaxDelaySeconds) })
-    .where('transaction_id', '=', row.transaction_id)
-    .where('next_poll_at', '=', row.next_poll_at)
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) return 'skipped';
+  const next = { attempts, nextPollAt: now + pollDelayMs(attempts, deps.config.snapPollMaxDelaySeconds) };
+  if (!(await claimSnapPoll(deps.db, row.transaction_id, row.next_poll_at, next))) return 'skipped';
 
   const stop = async (): Promise<PollResult> => {
-    await deps.db.deleteFrom('snap_polls').where('transaction_id', '=', row.transaction_id).execute();
+    await deleteSnapPoll(deps.db, row.transaction_id);
     return 'stopped';
   };
-  const tx = await deps.db.selectFrom('transactions').selectAll().where('id', '=', row.transaction_id).executeTakeFirst();
+  const tx = await polledTransaction(deps.db, row.transaction_id);
   // Expired transactions are still asked about until stop_after: a late payment marks them paid_late.
   if (!tx || tx.status === 'paid' || tx.status === 'cancelled' || tx.acquirer_reference === null || now > row.stop_after) return stop();
   const source = await snapSourceById(deps, row.source_id);
@@ -82,6 +79,6 @@ async function pollOne(deps: Deps, row: SnapPollsTable, logger: Logger | null): 
 /** Drops tokens past expiry and X-EXTERNAL-IDs older than SNAP's one-day uniqueness window. */
 export async function snapHousekeeping(deps: Deps): Promise<void> {
   const now = deps.now();
-  await deps.db.deleteFrom('snap_tokens').where('expires_at', '<=', now).execute();
-  await deps.db.deleteFrom('snap_external_ids').where('created_at', '<', now - 2 * 86_400_000).execute();
+  await deleteSnapTokensExpiredBy(deps.db, now);
+  await deleteSnapExternalIdsBefore(deps.db, now - 2 * 86_400_000);
 }

@@ -3,6 +3,7 @@
 // referenceNo), so whichever arrives second is a duplicate.
 import type { Deps } from '../../services/deps.js';
 import { recordPayment, type RecordPaymentResult } from '../../services/payments/record-payment.js';
+import { deleteSnapPoll } from '../../storage/queries/snap.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { SnapSource } from './config.js';
 import { parseSnapTimestamp } from './signature.js';
@@ -95,6 +96,6 @@ export async function recordSnapPayment(
     raw,
   });
   // Settled either way: the poller has nothing left to ask.
-  await deps.db.deleteFrom('snap_polls').where('transaction_id', '=', tx.id).execute();
+  await deleteSnapPoll(deps.db, tx.id);
   return result;
 }

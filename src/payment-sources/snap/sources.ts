@@ -1,7 +1,8 @@
 // Finding a merchant's SNAP source. cqris asks on every create, so answers are cached briefly; parsed
 // sources (keys loaded) are cached by row version so a config change is picked up on the next read.
 import type { Deps } from '../../services/deps.js';
-import type { Mode, PaymentSourcesTable } from '../../storage/schema.js';
+import { allEnabledSnapSources, enabledSnapSourceById, enabledSnapSourcesOfMerchant, type SnapSourceRow } from '../../storage/queries/sources.js';
+import type { Mode } from '../../storage/schema.js';
 import { loadSnapSource, type SnapSource } from './config.js';
 
 // A source added or disabled by another process (the CLI) takes effect within this time.
@@ -10,9 +11,7 @@ const MERCHANT_TTL_MS = 5000;
 const parsed = new Map<string, { version: string; source: SnapSource }>();
 const byMerchant = new Map<string, { at: number; sources: SnapSource[] }>();
 
-type Row = Pick<PaymentSourcesTable, 'id' | 'merchant_id' | 'config' | 'updated_at'>;
-
-function load(row: Row): SnapSource {
+function load(row: SnapSourceRow): SnapSource {
   const version = `${row.updated_at}:${row.config.length}`;
   const hit = parsed.get(row.id);
   if (hit && hit.version === version) return hit.source;
@@ -27,14 +26,6 @@ function load(row: Row): SnapSource {
   return source;
 }
 
-function enabledSnap(deps: Deps) {
-  return deps.db
-    .selectFrom('payment_sources')
-    .select(['id', 'merchant_id', 'config', 'updated_at'])
-    .where('type', '=', 'snap')
-    .where('enabled', '=', 1);
-}
-
 /** Forget cached lookups (after this process adds or changes a source). */
 export function forgetSnapSources(merchantId?: string): void {
   if (merchantId === undefined) byMerchant.clear();
@@ -46,7 +37,7 @@ export async function snapSourceFor(deps: Deps, merchantId: string, mode: Mode):
   const now = Date.now();
   let entry = byMerchant.get(merchantId);
   if (!entry || now - entry.at > MERCHANT_TTL_MS) {
-    const rows = await enabledSnap(deps).where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').execute();
+    const rows = await enabledSnapSourcesOfMerchant(deps.db, merchantId);
     entry = { at: now, sources: rows.map(load) };
     byMerchant.set(merchantId, entry);
   }
@@ -55,13 +46,13 @@ export async function snapSourceFor(deps: Deps, merchantId: string, mode: Mode):
 
 /** One source by id, if it is an enabled SNAP source. */
 export async function snapSourceById(deps: Deps, id: string): Promise<SnapSource | null> {
-  const row = await enabledSnap(deps).where('id', '=', id).executeTakeFirst();
+  const row = await enabledSnapSourceById(deps.db, id);
   return row ? load(row) : null;
 }
 
 /** Every enabled SNAP source (the notify route picks among them by path and signature). */
 export async function allSnapSources(deps: Deps): Promise<SnapSource[]> {
-  const rows = await enabledSnap(deps).orderBy('created_at').execute();
+  const rows = await allEnabledSnapSources(deps.db);
   // One broken row must not stop every other merchant's notifications.
   return rows.flatMap((row) => {
     try {

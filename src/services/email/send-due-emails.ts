@@ -2,6 +2,7 @@ import { nextEmailAttemptAt } from '../../domain/mail-retry.js';
 import { effectiveStatus, transactionUrls } from '../../domain/transaction.js';
 import { PermanentMailError, RelayUnavailableError, type MailSender } from '../../mail/sender.js';
 import { renderMail } from '../../mail/templates.js';
+import { transactionWithMerchantName } from '../../storage/queries/emails.js';
 import type { Deps } from '../deps.js';
 import { paymentOf } from '../transactions/get-transaction.js';
 import { claimEmail, findDueEmailIds, finishEmail, skipDueEmails, type EmailClaim, type EmailOutcome } from './email-claims.js';
@@ -73,13 +74,7 @@ async function deliver(
 ): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
   const done = (outcome: EmailOutcome, relayDown = false) => ({ outcome, relayDown });
   const row = claim.row;
-  const found = await deps.db
-    .selectFrom('transactions')
-    .innerJoin('merchants', 'merchants.id', 'transactions.merchant_id')
-    .selectAll('transactions')
-    .select('merchants.name as merchant_display_name')
-    .where('transactions.id', '=', row.transaction_id)
-    .executeTakeFirst();
+  const found = await transactionWithMerchantName(deps.db, row.transaction_id);
   if (!found) return done({ status: 'failed', error: 'transaction_not_found' });
   const { merchant_display_name: merchantName, ...transaction } = found;
 

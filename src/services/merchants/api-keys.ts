@@ -1,8 +1,9 @@
 import { AppError } from '../../domain/errors.js';
 import { apiKeyMode, apiKeyPrefix, generateApiKey, hashApiKey, hashesEqual } from '../../domain/api-key.js';
 import { newApiKeyId } from '../../domain/ids.js';
-import type { Kysely } from 'kysely';
-import type { DB, Mode } from '../../storage/schema.js';
+import type { Db } from '../../storage/executor.js';
+import { apiKeyByHash, apiKeyById, apiKeysInOrder, insertApiKey, markApiKeyRevoked } from '../../storage/queries/api-keys.js';
+import type { Mode } from '../../storage/schema.js';
 import { getMerchant } from './create-merchant.js';
 import type { Deps } from '../deps.js';
 import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
@@ -42,26 +43,19 @@ export async function createApiKey(deps: Deps, input: { merchantId: string; mode
     created_at: deps.now(),
     revoked_at: null,
   };
-  await deps.db.insertInto('api_keys').values(row).execute();
+  await insertApiKey(deps.db, row);
   return { key, ...summary(row) };
 }
 
 export async function listApiKeys(deps: Deps, merchantId?: string): Promise<ApiKeySummary[]> {
-  let query = deps.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
-  if (merchantId) query = query.where('merchant_id', '=', merchantId);
-  return (await query.execute()).map(summary);
+  return (await apiKeysInOrder(deps.db, merchantId)).map(summary);
 }
 
 export async function revokeApiKey(deps: Deps, id: string): Promise<ApiKeySummary> {
-  await deps.db
-    .updateTable('api_keys')
-    .set({ revoked_at: deps.now() })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await markApiKeyRevoked(deps.db, id, deps.now());
   // Revocations are rare: dropping every cached principal of this database is simplest and exact.
   principalCache.delete(deps.db);
-  const row = await deps.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await apiKeyById(deps.db, id);
   if (!row) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
   return summary(row);
 }
@@ -74,11 +68,7 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
   const mode = apiKeyMode(key);
   if (mode === null) throw new AppError('invalid_api_key', 'the API key is not valid');
   const hash = hashApiKey(key);
-  const row = await deps.db
-    .selectFrom('api_keys')
-    .select(['id', 'merchant_id', 'mode', 'key_hash', 'revoked_at'])
-    .where('key_hash', '=', hash)
-    .executeTakeFirst();
+  const row = await apiKeyByHash(deps.db, hash);
   if (!row || !hashesEqual(row.key_hash, hash) || row.revoked_at !== null || row.mode !== mode) {
     throw new AppError('invalid_api_key', 'the API key is not valid or has been revoked');
   }
@@ -94,7 +84,7 @@ export const PRINCIPAL_CACHE_MS = 5000;
 const PRINCIPAL_CACHE_MAX = 10_000;
 
 // Per database (tests run many), keyed by the key's hash so no secret is held; failures are never cached.
-const principalCache = new WeakMap<Kysely<DB>, Map<string, { principal: Principal; until: number }>>();
+const principalCache = new WeakMap<Db, Map<string, { principal: Principal; until: number }>>();
 
 /** authenticateApiKey with its successful answers reused for PRINCIPAL_CACHE_MS: one select saved per request. */
 export async function authenticateApiKeyCached(deps: Deps, key: string): Promise<Principal> {

@@ -1,6 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
 import { parseStaticQris } from '../../domain/qris/index.js';
+import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 
@@ -31,16 +32,16 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     acquirer: parsed.acquirer,
     created_at: deps.now(),
   };
-  await deps.db.insertInto('merchants').values(row).execute();
+  await insertMerchant(deps.db, row);
   return row;
 }
 
 export async function listMerchants(deps: Deps): Promise<MerchantsTable[]> {
-  return deps.db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+  return allMerchants(deps.db);
 }
 
 export async function getMerchant(deps: Deps, id: string): Promise<MerchantsTable> {
-  const row = await deps.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await merchantById(deps.db, id);
   if (!row) throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
   return row;
 }

@@ -2,6 +2,7 @@ import { buildQris } from '../../domain/qris/index.js';
 import { createApiKey, type CreatedApiKey } from './api-keys.js';
 import { createMerchant } from './create-merchant.js';
 import type { Deps } from '../deps.js';
+import { anyMerchantExists } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 
 // A fictional static QRIS: the acquirer domain, PAN and NMID are made up, so no real wallet will pay it.
@@ -41,8 +42,7 @@ export function demoStaticQris(): string {
 
 /** On an empty database: a sandbox merchant and a test key, so the first `npm start` is usable at once. */
 export async function ensureDemoMerchant(deps: Deps): Promise<{ merchant: MerchantsTable; key: CreatedApiKey } | null> {
-  const any = await deps.db.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
-  if (any) return null;
+  if (await anyMerchantExists(deps.db)) return null;
   const merchant = await createMerchant(deps, { name: 'Demo Sandbox Merchant', qris: demoStaticQris() });
   const key = await createApiKey(deps, { merchantId: merchant.id, mode: 'test' });
   return { merchant, key };

@@ -1,0 +1,28 @@
+// The `merchants` table.
+import type { Executor } from '../executor.js';
+import type { MerchantsTable } from '../schema.js';
+
+export async function insertMerchant(db: Executor, row: MerchantsTable): Promise<void> {
+  await db.insertInto('merchants').values(row).execute();
+}
+
+/** Every merchant, oldest first. */
+export async function allMerchants(db: Executor): Promise<MerchantsTable[]> {
+  return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function merchantById(db: Executor, id: string): Promise<MerchantsTable | undefined> {
+  return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Whether a merchant with this id exists (reads only its id). */
+export async function merchantExists(db: Executor, id: string): Promise<boolean> {
+  const found = await db.selectFrom('merchants').select('id').where('id', '=', id).executeTakeFirst();
+  return found !== undefined;
+}
+
+/** Whether there is any merchant at all. */
+export async function anyMerchantExists(db: Executor): Promise<boolean> {
+  const any = await db.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
+  return any !== undefined;
+}

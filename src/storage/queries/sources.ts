@@ -1,0 +1,113 @@
+// The `payment_sources` table: sources as stored, feeds' poll schedule and state, enabled SNAP sources.
+import type { Executor, Tx } from '../executor.js';
+import type { PaymentSourcesTable, SourceType } from '../schema.js';
+
+/** Stores a new, enabled source; a polled one is due at `now`. */
+export async function insertPaymentSource(
+  db: Executor,
+  input: { id: string; merchantId: string; type: SourceType; config: string; now: number; polled: boolean },
+): Promise<void> {
+  await db
+    .insertInto('payment_sources')
+    .values({
+      id: input.id,
+      merchant_id: input.merchantId,
+      type: input.type,
+      config: input.config,
+      state: null,
+      enabled: 1,
+      created_at: input.now,
+      updated_at: input.now,
+      ...(input.polled ? { next_poll_at: input.now } : {}),
+    })
+    .execute();
+}
+
+export async function paymentSourceById(db: Executor, id: string): Promise<PaymentSourcesTable | undefined> {
+  return db.selectFrom('payment_sources').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Sources oldest first, of one merchant or of all. */
+export async function paymentSourcesInOrder(db: Executor, merchantId?: string): Promise<PaymentSourcesTable[]> {
+  let query = db.selectFrom('payment_sources').selectAll();
+  if (merchantId) query = query.where('merchant_id', '=', merchantId);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+/** Turns a source on or off at `now`; `pollNow` also makes it due at once. The updated row. */
+export async function updatePaymentSourceEnabled(
+  trx: Tx,
+  id: string,
+  change: { enabled: boolean; now: number; pollNow: boolean },
+): Promise<PaymentSourcesTable> {
+  return trx
+    .updateTable('payment_sources')
+    .set({ enabled: change.enabled ? 1 : 0, updated_at: change.now, ...(change.pollNow ? { next_poll_at: change.now } : {}) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+// Feeds.
+
+/** Enabled feeds due at `now` (or never polled), soonest first. */
+export async function dueFeedSources(db: Executor, now: number, limit: number): Promise<PaymentSourcesTable[]> {
+  return db
+    .selectFrom('payment_sources')
+    .selectAll()
+    .where('type', '=', 'feed')
+    .where('enabled', '=', 1)
+    .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', now)]))
+    .orderBy('next_poll_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Moves an enabled, due feed's next_poll_at to `lease`; true when this caller won the claim. */
+export async function leaseFeedPoll(db: Executor, id: string, now: number, lease: number): Promise<boolean> {
+  const claimed = await db
+    .updateTable('payment_sources')
+    .set({ next_poll_at: lease })
+    .where('id', '=', id)
+    .where('enabled', '=', 1)
+    .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', now)]))
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
+/** Stores a poll's state and schedule, only while the feed still holds this poll's `lease`. */
+export async function saveFeedPoll(
+  db: Executor,
+  id: string,
+  lease: number,
+  result: { state: string; nextPollAt: number; now: number },
+): Promise<void> {
+  await db
+    .updateTable('payment_sources')
+    .set({ state: result.state, next_poll_at: result.nextPollAt, updated_at: result.now })
+    .where('id', '=', id)
+    .where('next_poll_at', '=', lease)
+    .execute();
+}
+
+// SNAP sources.
+
+export type SnapSourceRow = Pick<PaymentSourcesTable, 'id' | 'merchant_id' | 'config' | 'updated_at'>;
+
+function enabledSnap(db: Executor) {
+  return db.selectFrom('payment_sources').select(['id', 'merchant_id', 'config', 'updated_at']).where('type', '=', 'snap').where('enabled', '=', 1);
+}
+
+/** A merchant's enabled SNAP sources, newest first. */
+export async function enabledSnapSourcesOfMerchant(db: Executor, merchantId: string): Promise<SnapSourceRow[]> {
+  return enabledSnap(db).where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').execute();
+}
+
+export async function enabledSnapSourceById(db: Executor, id: string): Promise<SnapSourceRow | undefined> {
+  return enabledSnap(db).where('id', '=', id).executeTakeFirst();
+}
+
+/** Every enabled SNAP source, oldest first. */
+export async function allEnabledSnapSources(db: Executor): Promise<SnapSourceRow[]> {
+  return enabledSnap(db).orderBy('created_at').execute();
+}
