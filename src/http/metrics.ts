@@ -1,16 +1,15 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Kysely } from 'kysely';
 import { AppError } from '../domain/errors.js';
-import type { DB } from '../storage/schema.js';
+import type { Db } from '../storage/executor.js';
 import { batchStats } from '../storage/unit-of-work.js';
 
 /**
  * Prometheus metrics on /metrics. Labels use the route pattern, never the raw URL, so their number stays
  * bounded whatever clients send. With METRICS_TOKEN set, scrapes must send it as a Bearer token.
  */
-export function registerMetrics(app: FastifyInstance, token: string | null, db: Kysely<DB>): void {
+export function registerMetrics(app: FastifyInstance, token: string | null, db: Db): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Group commit (SQLite): read at scrape time from the database's batcher, nothing counted per request.

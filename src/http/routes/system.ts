@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { pingDatabase } from '../../storage/queries/health.js';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../domain/errors.js';
 import type { Deps } from '../../services/deps.js';
@@ -20,7 +20,7 @@ export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<vo
     },
     handler: async (request) => {
       try {
-        await sql`select 1`.execute(deps.db);
+        await pingDatabase(deps.db);
       } catch (err) {
         request.log.warn({ err }, 'readiness check: database unavailable');
         throw new AppError('service_unavailable', 'the database is not reachable');
