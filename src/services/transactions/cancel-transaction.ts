@@ -3,7 +3,7 @@ import { cancelDecision, presentTransaction, type TransactionView } from '../../
 import type { Tx } from '../../storage/executor.js';
 import { shortenReservation } from '../../storage/queries/reservations.js';
 import { cancelPendingTransaction, readExistingTransaction } from '../../storage/queries/transactions.js';
-import { skipQueuedInvoice } from '../../storage/queries/tx-invoices.js';
+import { skipQueuedInvoice } from '../../storage/queries/emails.js';
 import type { Mode, TransactionsTable } from '../../storage/schema.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { writeAudit } from '../audit.js';

@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { newTransactionId } from '../../domain/ids.js';
 import { parseQris, toDynamic, type ParsedQris } from '../../domain/qris/index.js';
 import { codeRange, lifetime, wideEnoughToSample } from '../../domain/unique-codes.js';
-import { readMerchantStaticQris } from '../../storage/queries/tx-merchant-code.js';
+import { readMerchantStaticQris } from '../../storage/queries/merchants.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 import { createInBatch, type BatchedCreate } from './create-batch.js';

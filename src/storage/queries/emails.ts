@@ -1,6 +1,6 @@
 // The `emails` outbox: due rows, leases and results. Several mailer processes may run at once, so every
 // write is a conditional update (see services/email/email-claims.ts for the protocol).
-import type { Db, Executor } from '../executor.js';
+import type { Db, Executor, Tx } from '../executor.js';
 import type { EmailsTable } from '../schema.js';
 
 /** What became of a claimed row; `error` is stored as given (the caller bounds its length). */
@@ -87,4 +87,19 @@ export async function transactionWithMerchantName(db: Db, transactionId: string)
     .select('merchants.name as merchant_display_name')
     .where('transactions.id', '=', transactionId)
     .executeTakeFirst();
+}
+
+/**
+ * Skips the transaction's queued invoice e-mail (recording why), unless a mailer holds it at `now`: one
+ * held is left to its mailer, which re-reads the status before sending.
+ */
+export async function skipQueuedInvoice(trx: Tx, transactionId: string, reason: string, now: number): Promise<void> {
+  await trx
+    .updateTable('emails')
+    .set({ status: 'skipped', last_error: reason })
+    .where('transaction_id', '=', transactionId)
+    .where('kind', '=', 'invoice')
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .execute();
 }

@@ -1,5 +1,5 @@
 // The `merchants` table.
-import type { Executor } from '../executor.js';
+import type { Db, Executor } from '../executor.js';
 import type { MerchantsTable } from '../schema.js';
 
 export async function insertMerchant(db: Executor, row: MerchantsTable): Promise<void> {
@@ -25,4 +25,10 @@ export async function merchantExists(db: Executor, id: string): Promise<boolean>
 export async function anyMerchantExists(db: Executor): Promise<boolean> {
   const any = await db.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
   return any !== undefined;
+}
+
+/** The merchant's static QRIS as stored, or undefined when there is no such merchant. */
+export async function readMerchantStaticQris(db: Db, merchantId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('merchants').select('qris_static').where('id', '=', merchantId).executeTakeFirst();
+  return row?.qris_static;
 }
