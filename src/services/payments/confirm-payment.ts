@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
-import { paymentTransactionById } from '../../storage/queries/payments.js';
+import { readTransaction } from '../../storage/queries/transactions.js';
 import type { Deps } from '../deps.js';
 import { writeAudit } from '../audit.js';
 import { recordPaymentIn, type RecordPaymentResult } from './record-payment.js';
@@ -25,7 +25,7 @@ export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Pr
     throw new AppError('invalid_parameter', 'reference must be 1 to 128 characters', { param: 'reference' });
   }
   return runInTransaction(deps, async (trx) => {
-    const tx = await paymentTransactionById(trx, input.trxid);
+    const tx = await readTransaction(trx, input.trxid);
     if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid}`, { param: 'trxid' });
     if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
     const now = deps.now();

@@ -7,13 +7,13 @@ import {
   paymentBySourceId,
   paymentCandidatesByAmount,
   paymentCandidatesByName,
-  paymentTransactionById,
   setPaymentReason,
 } from '../../storage/queries/payments.js';
 import type { Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { settlePayment } from './settle-payment.js';
+import { readTransaction } from '../../storage/queries/transactions.js';
 import { runInTransaction } from '../../storage/unit-of-work.js';
 
 export interface ReportedPayment {
@@ -139,6 +139,6 @@ async function amountCandidates(trx: Tx, report: ReportedPayment, now: number): 
 
 async function duplicate(trx: Tx, report: ReportedPayment): Promise<RecordPaymentResult> {
   const payment = await paymentBySourceId(trx, report.source, report.sourcePaymentId);
-  const transaction = payment.transaction_id === null ? null : ((await paymentTransactionById(trx, payment.transaction_id)) ?? null);
+  const transaction = payment.transaction_id === null ? null : ((await readTransaction(trx, payment.transaction_id)) ?? null);
   return { outcome: 'duplicate', payment, transaction, reason: (payment.reason as UnmatchedReason | null) ?? null };
 }

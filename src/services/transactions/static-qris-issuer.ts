@@ -56,7 +56,7 @@ function insertWithFreeCode(deps: Deps, { input, code, low, high }: BatchedCreat
     const { expiresAt, reservedUntil } = lifetime(deps.config, input.expiresInSeconds, now);
     const id = newTransactionId();
     const claim = { trx, merchantId: input.merchantId, mode: input.mode, amount: input.amount, id, now, reservedUntil };
-    const uniqueCode = await claimCode(claim, low, high, true);
+    const uniqueCode = await claimCode(claim, low, high);
     const total = input.amount + uniqueCode;
     const row = pendingRow(input, { id, now, expiresAt, uniqueCode, qris: toDynamic(code, total), sourceId: null, acquirerReference: null });
     await insertRow(trx, input, row, now);

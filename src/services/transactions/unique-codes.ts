@@ -31,9 +31,9 @@ export interface Claim {
  * 900 rows, more than the rest of a create), and while the range is not crowded a random pick is
  * almost always free.
  */
-export async function claimCode(claim: Claim, low: number, high: number, trySampleFirst: boolean): Promise<number> {
+export async function claimCode(claim: Claim, low: number, high: number): Promise<number> {
   const { trx, merchantId, mode, amount, now } = claim;
-  if (trySampleFirst && wideEnoughToSample(low, high)) {
+  if (wideEnoughToSample(low, high)) {
     const sample = sampleCodes(low, high);
     const rows = await readReservationsAt(trx, merchantId, mode, sample.map((c) => amount + c));
     const code = await claimOneOf(claim, sample, rows);

@@ -72,10 +72,6 @@ export async function markTransactionPaid(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** A transaction a payment may be bound to, by id (any merchant and mode). */
-export async function paymentTransactionById(db: Executor, id: string): Promise<TransactionsTable | undefined> {
-  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
-}
 
 /** A transaction by id, only if it is of the given merchant and mode. */
 export async function paymentTransactionOf(
