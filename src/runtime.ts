@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import type { Deps } from './services/deps.js';
+import { newServiceState } from './services/state.js';
 import { codeIssuers } from './payment-sources/issuers.js';
 
 export interface Runtime {
@@ -14,11 +15,11 @@ export interface Runtime {
 export async function openRuntime(config: Config, now: () => number = Date.now, options: { server?: boolean } = {}): Promise<Runtime> {
   const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, backgroundCheckpoints: options.server ?? false });
   try {
-    await migrateToLatest(database.db, database.dialect);
+    await migrateToLatest(database, database.dialect);
   } catch (err) {
     await database.close();
     throw err;
   }
-  const deps: Deps = { db: database.db, dialect: database.dialect, config, now, issuers: codeIssuers };
+  const deps: Deps = { db: database, config, now, issuers: codeIssuers, state: newServiceState() };
   return { database, deps, close: () => database.close() };
 }

@@ -165,14 +165,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       { prefix },
     );
   }
-  registerMetrics(app, config.metricsToken, deps.db);
+  registerMetrics(app, config.metricsToken, deps);
   await systemRoutes(app, deps);
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
   // preClose has ended the pages' streams and before the database closes.
   const watch = startStatusWatch(deps, config.statusWatchIntervalMs, options.logger ?? null);
   app.addHook('onClose', () => watch.stop());
   await checkoutRoutes(app, deps, watch);
-  if (deps.dialect === 'postgres') {
+  if (deps.db.dialect === 'postgres') {
     const stopListening = listenForStatus(config.databaseUrl, options.logger ?? null, () => watch.refreshAll());
     app.addHook('onClose', stopListening);
   }

@@ -2,14 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppError } from '../domain/errors.js';
-import type { Db } from '../storage/executor.js';
-import { batchStats } from '../storage/unit-of-work.js';
+import type { Deps } from '../services/deps.js';
 
 /**
  * Prometheus metrics on /metrics. Labels use the route pattern, never the raw URL, so their number stays
  * bounded whatever clients send. With METRICS_TOKEN set, scrapes must send it as a Bearer token.
  */
-export function registerMetrics(app: FastifyInstance, token: string | null, db: Db): void {
+export function registerMetrics(app: FastifyInstance, token: string | null, deps: Deps): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Group commit (SQLite): read at scrape time from the database's batcher, nothing counted per request.
@@ -19,7 +18,7 @@ export function registerMetrics(app: FastifyInstance, token: string | null, db: 
     registers: [registry],
     collect() {
       this.reset();
-      this.inc(batchStats(db).commits);
+      this.inc(deps.db.commitStats.commits);
     },
   });
   new Counter({
@@ -28,7 +27,33 @@ export function registerMetrics(app: FastifyInstance, token: string | null, db: 
     registers: [registry],
     collect() {
       this.reset();
-      this.inc(batchStats(db).units);
+      this.inc(deps.db.commitStats.units);
+    },
+  });
+  // Batched creates: read at scrape time from the services' queue (create-batch.ts).
+  new Counter({
+    name: 'qris_create_batches_total',
+    help: 'Batches of plain creates by outcome: committed, or failed as a whole (each create then made on its own)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      const stats = deps.state.creates.stats;
+      this.reset();
+      this.inc({ outcome: 'committed' }, stats.batches);
+      this.inc({ outcome: 'failed' }, stats.failed);
+    },
+  });
+  new Counter({
+    name: 'qris_batched_creates_total',
+    help: 'Creates that went through a batch, by what it did with them: made, handed on to the one-by-one path, or refused (no code left)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      const stats = deps.state.creates.stats;
+      this.reset();
+      this.inc({ outcome: 'made' }, stats.made);
+      this.inc({ outcome: 'handed_on' }, stats.handedOn);
+      this.inc({ outcome: 'refused' }, stats.refused);
     },
   });
   const requests = new Counter({

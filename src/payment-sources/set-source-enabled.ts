@@ -3,7 +3,6 @@ import { findSource } from './common.js';
 import type { Deps } from '../services/deps.js';
 import { writeAudit } from '../services/audit.js';
 import { updatePaymentSourceEnabled } from '../storage/queries/sources.js';
-import { runInTransaction } from '../storage/unit-of-work.js';
 import { presentSource, type SourceView } from './list-sources.js';
 
 /** Turns a source off (its webhook answers 404, its feed is not polled) or on again; audited. */
@@ -11,7 +10,7 @@ export async function setSourceEnabled(deps: Deps, input: { id: string; enabled:
   const row = await findSource(deps, input.id);
   if (!row) throw new AppError('source_not_found', `no payment source ${input.id}`, { param: 'id' });
   const now = deps.now();
-  return runInTransaction(deps, async (trx) => {
+  return deps.db.runInTransaction(async (trx) => {
     // Re-enabling a feed polls it at once rather than after a long backoff.
     const updated = await updatePaymentSourceEnabled(trx, row.id, { enabled: input.enabled, now, pollNow: input.enabled && row.type === 'feed' });
     await writeAudit(trx, { actor: input.actor, action: input.enabled ? 'source.enable' : 'source.disable', subjectType: 'payment_source', subjectId: row.id, now });

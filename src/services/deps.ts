@@ -1,13 +1,12 @@
 import type { Config } from '../config.js';
 import type { Db } from '../storage/executor.js';
 import type { Mode, TransactionsTable } from '../storage/schema.js';
-import type { Dialect } from '../storage/database.js';
 import type { CreateTransactionInput } from './transactions/create-input.js';
+import type { ServiceState } from './state.js';
 
-/** What every service is given: the database, the settings, a clock (tests move time) and the issuers. */
+/** What every service is given: the database, the settings, a clock (tests move time), the issuers and the in-memory state. */
 export interface Deps {
   db: Db;
-  dialect: Dialect;
   config: Config;
   now: () => number;
   /**
@@ -15,6 +14,8 @@ export interface Deps {
    * live with the payment sources, which call services and are never imported by them.
    */
   issuers: IssuerResolver;
+  /** Caches and queues kept between requests (state.ts). */
+  state: ServiceState;
 }
 
 /**

@@ -2,22 +2,99 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect } from 'kysely';
 import { withJsRows, type JsRowsStatement } from './sqlite-rows.js';
-import { registerDirectReads } from './direct-reads.js';
-import { registerDataVersion } from './data-version.js';
+import { directReads, type DirectReads } from './direct-reads.js';
 import type { DB } from './schema.js';
-import { registerWalSync, WalSync } from './wal-sync.js';
+import { WalSync } from './wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
-import { settled } from './unit-of-work.js';
+import { GroupCommit, type BatchStats, type UnitOfWork } from './unit-of-work.js';
 
 export type { Dialect } from './schema.js';
 import type { Dialect } from './schema.js';
 
-export interface Database {
-  db: Kysely<DB>;
-  dialect: Dialect;
-  close(): Promise<void>;
+type Pragma = (source: string, options: { simple: true }) => unknown;
+
+/** SQLite's own connection, as the database object needs it beyond Kysely. */
+interface SqliteParts {
+  connection: { pragma: Pragma; readonly open: boolean; readonly inTransaction: boolean };
+  prepare(sql: string): JsRowsStatement;
+  wal: WalSync | null;
+}
+
+/**
+ * One open database: the Kysely instance that storage's queries run on, and everything this process
+ * keeps per database beside it (SQLite's group commit, its log flusher and its direct reads). Services
+ * are handed this object as `deps.db` and pass it to storage's query functions; they write only through
+ * `runInTransaction`. Kysely's own `transaction()` and `startTransaction()` are refused, so nothing can
+ * bypass group commit by accident.
+ */
+export class Database extends Kysely<DB> {
+  readonly dialect: Dialect;
+  /** SQLite: reads that skip Kysely's connection queue (direct-reads.ts); null on PostgreSQL. */
+  readonly directReads: DirectReads | null;
+  /** SQLite on a file: the log flusher that group commits wait on (wal-sync.ts). */
+  readonly walSync: WalSync | null;
+  readonly #groupCommit: GroupCommit | null;
+  readonly #sqlite: SqliteParts['connection'] | null;
+  readonly #cleanUp: () => Promise<void>;
+
+  constructor(dialect: KyselyDialect, kind: Dialect, sqlite: SqliteParts | null, cleanUp: () => Promise<void> = async () => {}) {
+    super({ dialect });
+    this.dialect = kind;
+    this.#sqlite = sqlite?.connection ?? null;
+    this.directReads = sqlite ? directReads(sqlite.connection, sqlite.prepare) : null;
+    this.walSync = sqlite?.wal ?? null;
+    // Group commits flush the log themselves, off the event loop (wal-sync.ts).
+    this.#groupCommit = sqlite ? new GroupCommit(this, this.walSync) : null;
+    this.#cleanUp = cleanUp;
+  }
+
+  /**
+   * The one way to write: runs the unit of work in a transaction and answers after its commit. On SQLite
+   * the units of one event-loop turn share one transaction and one fsync (unit-of-work.ts); on
+   * PostgreSQL, whose pool runs transactions in parallel, each unit gets its own.
+   */
+  runInTransaction<T>(fn: UnitOfWork<T>): Promise<T> {
+    if (this.#groupCommit) return this.#groupCommit.run(fn);
+    return super.transaction().execute(fn);
+  }
+
+  override transaction(): never {
+    throw new Error('write through db.runInTransaction (storage/database.ts), which keeps group commit');
+  }
+
+  override startTransaction(): never {
+    throw new Error('write through db.runInTransaction (storage/database.ts), which keeps group commit');
+  }
+
+  /** Group commits so far (SQLite; zeros on PostgreSQL, where every unit commits alone). */
+  get commitStats(): BatchStats {
+    return this.#groupCommit?.stats ?? { commits: 0, units: 0 };
+  }
+
+  /**
+   * SQLite's `PRAGMA data_version` of this connection: a number that changes whenever another
+   * connection (another process: the CLI, a worker) has committed to the file since the last call.
+   * Commits made on this connection do not change it; this process already knows of those. Reading it
+   * costs a look at the log's shared index, no page of the database, so a server can ask every second
+   * whether anything at all changed before it reads a single row. Null on PostgreSQL or once closed.
+   */
+  dataVersion(): number | null {
+    if (!this.#sqlite?.open) return null;
+    return Number(this.#sqlite.pragma('data_version', { simple: true }));
+  }
+
+  /** Resolves once every unit of work handed in so far has been committed (or has failed) and answered. */
+  settled(): Promise<void> {
+    return this.#groupCommit?.settled() ?? Promise.resolve();
+  }
+
+  /** Waits for the writes in flight, then closes the connection(s). */
+  async close(): Promise<void> {
+    await this.settled();
+    await this.#cleanUp();
+  }
 }
 
 // node-postgres returns BIGINT as a string to avoid precision loss; every bigint here is a rupiah amount
@@ -55,27 +132,21 @@ function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const statements = memoisedStatements(sqlite);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
-  // Prepared reads skip Kysely's connection queue when no transaction is open (direct-reads.ts).
-  registerDirectReads(db, sqlite, statements.prepare);
-  // Lets a server notice commits of other processes without reading rows (data-version.ts).
-  registerDataVersion(db, sqlite);
-  // Group commits flush the log themselves, off the event loop (wal-sync.ts).
   const wal = path === ':memory:' ? null : new WalSync(`${path}-wal`);
-  if (wal) registerWalSync(db, wal);
   // Checkpoints off the event loop (checkpointer.ts); this connection's own become a rare backstop.
   const checkpointer = path === ':memory:' || !backgroundCheckpoints ? null : startCheckpointer(path);
   if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-  return {
-    db,
-    dialect: 'sqlite',
-    close: async () => {
-      await settled(db);
+  const db: Database = new Database(
+    new SqliteDialect({ database: statements }),
+    'sqlite',
+    { connection: sqlite, prepare: statements.prepare, wal },
+    async () => {
       await checkpointer?.stop();
       await db.destroy();
       await wal?.close();
     },
-  };
+  );
+  return db;
 }
 
 /** How many distinct query strings keep their prepared statement (variable IN-lists make new ones). */
@@ -111,12 +182,8 @@ function openPostgres(url: string, poolSize: number): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: NamingClient });
   // An idle client's error (the server restarting) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    dialect: 'postgres',
-    close: () => db.destroy(),
-  };
+  const db: Database = new Database(new PostgresDialect({ pool }), 'postgres', null, () => db.destroy());
+  return db;
 }
 
 /** How many distinct statement texts get a name (variable IN-lists make new texts; the rest run unnamed). */

@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { JsRowsStatement } from './sqlite-rows.js';
-import type { DB } from './schema.js';
 
 /**
  * Reads on SQLite without Kysely's connection queue. Every query through Kysely acquires the one
@@ -16,14 +14,9 @@ export interface DirectReads {
   all(sql: string, parameters: readonly unknown[]): unknown[] | null;
 }
 
-const readers = new WeakMap<Kysely<DB>, DirectReads>();
-
-export function registerDirectReads(
-  db: Kysely<DB>,
-  connection: { readonly inTransaction: boolean },
-  prepare: (sql: string) => JsRowsStatement,
-): void {
-  readers.set(db, {
+/** The direct reader over SQLite's one connection and the database's statement cache. */
+export function directReads(connection: { readonly inTransaction: boolean }, prepare: (sql: string) => JsRowsStatement): DirectReads {
+  return {
     all(sql, parameters) {
       if (connection.inTransaction) return null;
       const stmt = prepare(sql);
@@ -31,10 +24,5 @@ export function registerDirectReads(
       if (!stmt.reader || !stmt.readonly) return null;
       return stmt.all(parameters) as unknown[];
     },
-  });
-}
-
-/** The direct reader of a SQLite database's own Kysely instance; none for PostgreSQL or a transaction. */
-export function directReadsFor(db: Kysely<DB>): DirectReads | undefined {
-  return readers.get(db);
+  };
 }

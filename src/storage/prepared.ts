@@ -1,6 +1,5 @@
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
-import { directReadsFor } from './direct-reads.js';
-import type { DB } from './schema.js';
+import { Database } from './database.js';
 
 /**
  * A Kysely query built and compiled once per database, then run with fresh parameter values. Building
@@ -83,8 +82,9 @@ export function prepareQuery<D, P extends Record<string, unknown>, O>(
 /** Runs a compiled text with these values: prepared.ts and prepared-rows.ts both end here. */
 export async function runCompiled<D, O>(db: Kysely<D>, query: CompiledQuery, parameters: readonly unknown[]): Promise<O[]> {
   // SQLite, outside a transaction, a read-only statement runs at once (direct-reads.ts). Only a
-  // database's own instance is registered, which has no plugins: Kysely would hand back these very rows.
-  const direct = directReadsFor(db as unknown as Kysely<DB>)?.all(query.sql, parameters);
+  // database's own instance has a direct reader, and it has no plugins: Kysely would hand back these
+  // very rows.
+  const direct = db instanceof Database ? db.directReads?.all(query.sql, parameters) : undefined;
   if (direct) return direct as O[];
   // A fresh query id per run, as Kysely's own execute gives, for plugins that key state on it.
   const result = await db.executeQuery<O>({ ...query, queryId: createQueryId(), parameters });

@@ -1,6 +1,6 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
-import type { DB, Dialect } from './schema.js';
-import { walSyncFor } from './wal-sync.js';
+import type { DB } from './schema.js';
+import type { WalSync } from './wal-sync.js';
 
 /**
  * Group commit. On SQLite every commit is an fsync (synchronous=FULL) and there is one connection, so
@@ -21,14 +21,8 @@ import { walSyncFor } from './wal-sync.js';
  * On PostgreSQL the pool already runs transactions in parallel, so each unit simply gets its own.
  *
  * A unit must use only the transaction it is given: a query through deps.db, or a nested
- * runInTransaction, would wait for the connection the batch holds (the same rule as db.transaction()
- * on SQLite before).
+ * runInTransaction, would wait for the connection the batch holds.
  */
-export interface UnitOfWorkDeps {
-  db: Kysely<DB>;
-  dialect: Dialect;
-}
-
 export type UnitOfWork<T> = (trx: Transaction<DB>) => Promise<T>;
 
 /** Bounds the work (and the latency) one commit carries; the rest goes into the next batch. */
@@ -40,124 +34,121 @@ interface Unit {
   reject(error: unknown): void;
 }
 
-interface Batcher {
-  queue: Unit[];
-  scheduled: boolean;
-  /** Units queued or in a batch not yet answered. */
-  pending: number;
-  /** Called when pending drops to zero (see settled). */
-  onSettled: Array<() => void>;
-  stats: BatchStats;
-}
-
-/** Counters for tests and metrics. */
+/** Counters for /metrics. */
 export interface BatchStats {
   commits: number;
   units: number;
 }
 
-// Keyed by the Kysely instance: one queue per database, however many Deps objects share it.
-const batchers = new WeakMap<Kysely<DB>, Batcher>();
-
-function batcherFor(db: Kysely<DB>): Batcher {
-  let b = batchers.get(db);
-  if (!b) {
-    b = { queue: [], scheduled: false, pending: 0, onSettled: [], stats: { commits: 0, units: 0 } };
-    batchers.set(db, b);
-  }
-  return b;
-}
-
-export function batchStats(db: Kysely<DB>): BatchStats {
-  return { ...batcherFor(db).stats };
-}
-
 /**
- * Resolves once no unit is queued or in a batch: each has been committed (or has failed) and answered.
- * The database is closed only then, or a batch still waiting for its turn would find the connection gone.
+ * The batcher of one SQLite database, owned by its Database object (database.ts), which is the only
+ * caller: services reach it through `db.runInTransaction`.
  */
-export function settled(db: Kysely<DB>): Promise<void> {
-  const b = batchers.get(db);
-  if (!b || b.pending === 0) return Promise.resolve();
-  return new Promise((resolve) => b.onSettled.push(resolve));
-}
+export class GroupCommit {
+  private queue: Unit[] = [];
+  private scheduled = false;
+  /** Units queued or in a batch not yet answered. */
+  private pending = 0;
+  /** Called when pending drops to zero (see settled). */
+  private onSettled: Array<() => void> = [];
+  private readonly counts: BatchStats = { commits: 0, units: 0 };
 
-export function runInTransaction<T>(deps: UnitOfWorkDeps, fn: UnitOfWork<T>): Promise<T> {
-  if (deps.dialect !== 'sqlite') return deps.db.transaction().execute(fn);
-  const b = batcherFor(deps.db);
-  b.pending += 1;
-  return new Promise<T>((resolve, reject) => {
-    b.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-    schedule(deps.db, b);
-  });
-}
+  /**
+   * @param db the database's own instance, used only for `connection()`: one connection per batch.
+   * @param wal the log flusher of a file-backed database; null for :memory:.
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly wal: WalSync | null,
+  ) {}
 
-function answered(b: Batcher, count: number): void {
-  b.pending -= count;
-  if (b.pending > 0) return;
-  for (const wake of b.onSettled.splice(0)) wake();
-}
-
-function schedule(db: Kysely<DB>, b: Batcher): void {
-  if (b.scheduled) return;
-  b.scheduled = true;
-  // setImmediate runs after the I/O callbacks of this turn, so every request parsed in it joins.
-  setImmediate(() => start(db, b));
-}
-
-function start(db: Kysely<DB>, b: Batcher): void {
-  // While the previous batch's log flush runs, this batch could not be acknowledged before a second
-  // flush anyway: it waits for the first and takes everything that arrived meanwhile. Fewer, larger
-  // commits write fewer log frames (each commit rewrites the pages it touched); the wait adds only the
-  // commit itself, since its answer had to wait for the running flush and one more anyway.
-  const wal = walSyncFor(db);
-  if (wal?.busy) {
-    void wal.settled().then(() => start(db, b));
-    return;
+  get stats(): BatchStats {
+    return { ...this.counts };
   }
-  b.scheduled = false;
-  const units = b.queue.splice(0, MAX_BATCH);
-  if (b.queue.length > 0) schedule(db, b);
-  void runBatch(db, b, units);
+
+  run<T>(fn: UnitOfWork<T>): Promise<T> {
+    this.pending += 1;
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /**
+   * Resolves once no unit is queued or in a batch: each has been committed (or has failed) and answered.
+   * The database is closed only then, or a batch still waiting for its turn would find the connection gone.
+   */
+  settled(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.onSettled.push(resolve));
+  }
+
+  private answered(count: number): void {
+    this.pending -= count;
+    if (this.pending > 0) return;
+    for (const wake of this.onSettled.splice(0)) wake();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // setImmediate runs after the I/O callbacks of this turn, so every request parsed in it joins.
+    setImmediate(() => this.start());
+  }
+
+  private start(): void {
+    // While the previous batch's log flush runs, this batch could not be acknowledged before a second
+    // flush anyway: it waits for the first and takes everything that arrived meanwhile. Fewer, larger
+    // commits write fewer log frames (each commit rewrites the pages it touched); the wait adds only the
+    // commit itself, since its answer had to wait for the running flush and one more anyway.
+    if (this.wal?.busy) {
+      void this.wal.settled().then(() => this.start());
+      return;
+    }
+    this.scheduled = false;
+    const units = this.queue.splice(0, MAX_BATCH);
+    if (this.queue.length > 0) this.schedule();
+    void this.runBatch(units);
+  }
+
+  private async runBatch(units: Unit[]): Promise<void> {
+    const wal = this.wal;
+    let outcomes: Outcome[];
+    try {
+      // One connection for the whole batch: the synchronous switch must sit right around BEGIN and COMMIT
+      // with no other statement of this connection in between (SQLite refuses to change it inside a
+      // transaction, and a stray autocommit write in between would commit unsynced).
+      outcomes = await this.db.connection().execute(async (conn) => {
+        if (wal) await SYNC_NORMAL.execute(conn);
+        try {
+          return await runUnits(conn, this.counts, units);
+        } finally {
+          if (wal) await SYNC_FULL.execute(conn);
+        }
+      });
+      // Nobody is answered before the batch's log frames are on disk.
+      if (wal) await wal.sync();
+    } catch (err) {
+      for (const u of units) u.reject(err);
+      this.answered(units.length);
+      return;
+    }
+    units.forEach((u, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) u.resolve(o.value);
+      else u.reject(o.error);
+    });
+    this.answered(units.length);
+  }
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-async function runBatch(db: Kysely<DB>, b: Batcher, units: Unit[]): Promise<void> {
-  const wal = walSyncFor(db);
-  let outcomes: Outcome[];
-  try {
-    // One connection for the whole batch: the synchronous switch must sit right around BEGIN and COMMIT
-    // with no other statement of this connection in between (SQLite refuses to change it inside a
-    // transaction, and a stray autocommit write in between would commit unsynced).
-    outcomes = await db.connection().execute(async (conn) => {
-      if (wal) await SYNC_NORMAL.execute(conn);
-      try {
-        return await runUnits(conn, b, units);
-      } finally {
-        if (wal) await SYNC_FULL.execute(conn);
-      }
-    });
-    // Nobody is answered before the batch's log frames are on disk.
-    if (wal) await wal.sync();
-  } catch (err) {
-    for (const u of units) u.reject(err);
-    answered(b, units.length);
-    return;
-  }
-  units.forEach((u, i) => {
-    const o = outcomes[i]!;
-    if (o.ok) u.resolve(o.value);
-    else u.reject(o.error);
-  });
-  answered(b, units.length);
-}
 
 const SYNC_NORMAL = sql`pragma synchronous = NORMAL`;
 const SYNC_FULL = sql`pragma synchronous = FULL`;
 
 /** The batch's transaction: every unit in a savepoint, then one commit. Throws if the batch broke. */
-async function runUnits(conn: Kysely<DB>, b: Batcher, units: Unit[]): Promise<Outcome[]> {
+async function runUnits(conn: Kysely<DB>, counts: BatchStats, units: Unit[]): Promise<Outcome[]> {
   const trx = await conn.startTransaction().execute();
   const outcomes: Outcome[] = [];
   let broken: unknown = null;
@@ -171,8 +162,8 @@ async function runUnits(conn: Kysely<DB>, b: Batcher, units: Unit[]): Promise<Ou
   if (broken === null) {
     try {
       await trx.commit().execute();
-      b.stats.commits += 1;
-      b.stats.units += units.length;
+      counts.commits += 1;
+      counts.units += units.length;
       return outcomes;
     } catch (err) {
       broken = err;

@@ -1,7 +1,5 @@
 import { close as closeFd, fdatasync, open } from 'node:fs';
 import { promisify } from 'node:util';
-import type { Kysely } from 'kysely';
-import type { DB } from './schema.js';
 
 const openFile = promisify(open);
 const dataSync = promisify(fdatasync);
@@ -83,15 +81,4 @@ export class WalSync {
     this.fd = null;
     if (fd) await fd.then(closeFile).catch(() => {});
   }
-}
-
-const syncs = new WeakMap<Kysely<DB>, WalSync>();
-
-export function registerWalSync(db: Kysely<DB>, sync: WalSync): void {
-  syncs.set(db, sync);
-}
-
-/** The log flusher of a file-backed SQLite database; none for :memory: or PostgreSQL. */
-export function walSyncFor(db: Kysely<DB>): WalSync | undefined {
-  return syncs.get(db);
 }

@@ -1,3 +1,4 @@
+import { newServiceState } from '../../src/services/state.js';
 import { afterEach } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,9 +103,9 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   const databaseUrl = fresh.url;
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://gateway.test', RATE_LIMIT_PER_MINUTE: '0', ...env, DATABASE_URL: databaseUrl });
   const database = openDatabase(config.databaseUrl);
-  await migrateToLatest(database.db, database.dialect);
+  await migrateToLatest(database, database.dialect);
   const clock = new TestClock();
-  const deps: Deps = { db: database.db, dialect: database.dialect, config, now: clock.now, issuers: codeIssuers };
+  const deps: Deps = { db: database, config, now: clock.now, issuers: codeIssuers, state: newServiceState() };
   return {
     config,
     deps,

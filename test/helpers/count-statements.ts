@@ -1,8 +1,8 @@
 // Counts the statements a database runs, for tests that hold code to a number of queries.
 import type { Kysely } from 'kysely';
 import { afterEach } from 'vitest';
-import { directReadsFor } from '../../src/storage/direct-reads.js';
 import type { DB } from '../../src/storage/schema.js';
+import { Database } from '../../src/storage/database.js';
 
 // The counters a test started, taken off again after it.
 const restores: (() => void)[] = [];
@@ -20,7 +20,7 @@ export function countStatements(db: Kysely<DB>): { readonly count: number; reado
     texts.add('sql' in query ? query.sql : query.compile().sql);
     return original(query);
   }) as typeof db.executeQuery;
-  const direct = directReadsFor(db) as { all: (sql: string, parameters: readonly unknown[]) => unknown[] | null } | undefined;
+  const direct = (db instanceof Database ? db.directReads : undefined) as { all: (sql: string, parameters: readonly unknown[]) => unknown[] | null } | undefined;
   const all = direct?.all;
   if (direct && all) {
     direct.all = (sql, parameters) => {

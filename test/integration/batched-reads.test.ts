@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { getTransaction, getTransactionById } from '../../src/services/transactions/get-transaction.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { runInTransaction } from '../../src/storage/unit-of-work.js';
+import { loadTransactionById } from '../../src/storage/queries/transactions.js';
 import { seedMerchant, useSeededContext } from '../helpers/context.js';
 import { countStatements } from '../helpers/count-statements.js';
 
@@ -104,9 +104,9 @@ describe('status reads that arrive together', () => {
     const tx = (await createTransaction(h.ctx.deps, h.input(50_000))).transaction;
     // The database's own instance would not see the uncommitted 'expired' (on SQLite it would wait for
     // this very transaction); the transaction's reads go through its own connection.
-    const seen = await runInTransaction(h.ctx.deps, async (trx) => {
+    const seen = await h.ctx.deps.db.runInTransaction(async (trx) => {
       await trx.updateTable('transactions').set({ status: 'expired' }).where('id', '=', tx.id).execute();
-      return (await getTransactionById({ ...h.ctx.deps, db: trx }, tx.id)).status;
+      return (await loadTransactionById(trx, tx.id))?.status;
     });
     expect(seen).toBe('expired');
     expect((await getTransactionById(h.ctx.deps, tx.id)).status).toBe('expired');

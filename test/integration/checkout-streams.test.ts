@@ -175,7 +175,7 @@ describe('checkout status streams', () => {
     const payElsewhere = async (trxid: string) => {
       const other = openDatabase(t!.databaseUrl);
       try {
-        await other.db.transaction().execute(async (trx) => {
+        await other.runInTransaction(async (trx) => {
           await trx.updateTable('transactions').set({ status: 'paid', paid_at: t!.clock.now() }).where('id', '=', trxid).execute();
           if (other.dialect === 'postgres') await announceStatus(trx, trxid);
         });

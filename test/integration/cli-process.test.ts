@@ -24,8 +24,8 @@ function onlyJsonLine(stdout: string): Record<string, any> {
 async function countRows(databaseUrl: string): Promise<{ merchants: number; keys: number }> {
   const database = openDatabase(databaseUrl);
   try {
-    const merchants = (await database.db.selectFrom('merchants').select('id').execute()).length;
-    const keys = (await database.db.selectFrom('api_keys').select('id').execute()).length;
+    const merchants = (await database.selectFrom('merchants').select('id').execute()).length;
+    const keys = (await database.selectFrom('api_keys').select('id').execute()).length;
     return { merchants, keys };
   } finally {
     await database.close();

@@ -1,6 +1,8 @@
+import { newServiceState } from '../../src/services/state.js';
 import { describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import { createBatchStats, createInBatch, type CreateBatchStats } from '../../src/services/transactions/create-batch.js';
+import { createInBatch } from '../../src/services/transactions/create-batch.js';
+import type { CreateBatchStats } from '../../src/services/transactions/create-queue.js';
 import { parseQris } from '../../src/domain/qris/index.js';
 import { openDatabase } from '../../src/storage/database.js';
 import pg from 'pg';
@@ -25,7 +27,7 @@ describe('batched creates', () => {
     // 92 of 100 codes held by open transactions: random samples mostly miss, so most creates fall back.
     await hold(amount, Array.from({ length: 92 }, (_, i) => i + 1), h.ctx.deps.now() + 3_600_000);
     const settled = await Promise.allSettled(Array.from({ length: 10 }, () => createTransaction(h.ctx.deps, input(amount))));
-    expect(createBatchStats(h.ctx.deps.db).failed).toBe(0);
+    expect({ ...h.ctx.deps.state.creates.stats }.failed).toBe(0);
     const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
     const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as { code: string }] : []));
     expect(ok).toHaveLength(8);
@@ -49,7 +51,7 @@ describe('batched creates', () => {
   it('creates queued in one turn are made by one batch, never by the one-by-one path', async () => {
     await setup();
     const code = parseQris(h.seeded.merchant.qris_static);
-    const before = createBatchStats(h.ctx.deps.db);
+    const before = { ...h.ctx.deps.state.creates.stats };
     const aloneCalls: number[] = [];
     const rows = await Promise.all(
       [15_000, 15_000, 16_000, 17_000, 18_000].map((amount) =>
@@ -60,7 +62,7 @@ describe('batched creates', () => {
       ),
     );
     expect(aloneCalls).toEqual([]);
-    expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 0, failed: 0 });
+    expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 0, failed: 0 });
     expect(new Set(rows.map((r) => r.total_amount)).size).toBe(5);
     const stored = await h.ctx.deps.db.selectFrom('transactions').selectAll().where('id', 'in', rows.map((r) => r.id)).execute();
     expect(stored).toHaveLength(5);
@@ -73,7 +75,7 @@ describe('batched creates', () => {
     const future = h.ctx.deps.now() + 3_600_000;
     // 45 of the 50 codes held: most creates' 8 random candidates are all held.
     await hold(amount, Array.from({ length: 45 }, (_, i) => i + 1), future);
-    const before = createBatchStats(h.ctx.deps.db);
+    const before = { ...h.ctx.deps.state.creates.stats };
     const aloneCalls: number[] = [];
     const settled = await Promise.allSettled(
       Array.from({ length: 8 }, () =>
@@ -88,7 +90,7 @@ describe('batched creates', () => {
     const refused = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as { code: string; details?: { retryAfter?: number } }] : []));
     expect(made.map((t) => t.unique_code).sort((a, b) => a - b)).toEqual([46, 47, 48, 49, 50]);
     expect(refused.map((e) => e.code)).toEqual(['unique_code_exhausted', 'unique_code_exhausted', 'unique_code_exhausted']);
-    expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 3, failed: 0 });
+    expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 3, failed: 0 });
     const stored = await h.ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('transaction_id', 'in', made.map((t) => t.id)).execute();
     expect(stored).toHaveLength(5);
   });
@@ -99,11 +101,11 @@ describe('batched creates', () => {
     const amount = 43_000;
     await hold(amount, Array.from({ length: 95 }, (_, i) => i + 1), h.ctx.deps.now() + 3_600_000);
     await hold(amount, [96, 97, 98, 99, 100], h.ctx.deps.now() - 1000);
-    const before = createBatchStats(h.ctx.deps.db);
+    const before = { ...h.ctx.deps.state.creates.stats };
     const rows = (await Promise.all(Array.from({ length: 4 }, () => createTransaction(h.ctx.deps, input(amount))))).map((r) => r.transaction);
     // However the four split into batches (on PostgreSQL they often arrive one at a time), no batch made
     // or refused any: every code has a row, and the lapsed ones are the one-by-one path's to reclaim.
-    const d = delta(before, createBatchStats(h.ctx.deps.db));
+    const d = delta(before, { ...h.ctx.deps.state.creates.stats });
     expect(d).toMatchObject({ made: 0, refused: 0, failed: 0 });
     if (!onPostgres) expect(d.handedOn).toBe(4);
     expect(rows.map((t) => t.unique_code).every((c) => c >= 96)).toBe(true);
@@ -113,10 +115,10 @@ describe('batched creates', () => {
   it('each batched row carries its own dynamic QRIS of its total, and e-mails get their invoice', async () => {
     await setup();
     const amounts = [10_000, 10_000, 25_500, 99_000];
-    const before = createBatchStats(h.ctx.deps.db);
+    const before = { ...h.ctx.deps.state.creates.stats };
     const results = await Promise.all(amounts.map((a, i) => createTransaction(h.ctx.deps, input(a, { email: i % 2 === 0 ? `buyer${i}@example.com` : null }))));
     // (How many joined one batch depends on when each reached it; none may have failed.)
-    expect(delta(before, createBatchStats(h.ctx.deps.db)).failed).toBe(0);
+    expect(delta(before, { ...h.ctx.deps.state.creates.stats }).failed).toBe(0);
     for (const [i, r] of results.entries()) {
       const t = r.transaction;
       expect(t.amount).toBe(amounts[i]);
@@ -138,7 +140,7 @@ describe('batched creates', () => {
     // writers with its file lock, PostgreSQL with the primary key.
     const second = openDatabase(h.ctx.databaseUrl);
     try {
-      const otherDeps = { ...h.ctx.deps, db: second.db };
+      const otherDeps = { ...h.ctx.deps, db: second, state: newServiceState() };
       const settled = await Promise.allSettled(
         Array.from({ length: 140 }, (_, i) => createTransaction(i % 2 === 0 ? h.ctx.deps : otherDeps, input(60_000))),
       );
@@ -146,7 +148,7 @@ describe('batched creates', () => {
       const failed = settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as { code: string }).code] : []));
       expect(new Set(ok.map((t) => t.total_amount)).size).toBe(ok.length);
       expect(ok.length).toBe(120);
-      expect([createBatchStats(h.ctx.deps.db).failed, createBatchStats(second.db).failed]).toEqual([0, 0]);
+      expect([{ ...h.ctx.deps.state.creates.stats }.failed, otherDeps.state.creates.stats.failed]).toEqual([0, 0]);
       expect(new Set(failed)).toEqual(new Set(['unique_code_exhausted']));
       // No transaction row without its reserved total, whichever gateway won each total.
       const stored = await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 60_000).execute();
@@ -174,7 +176,7 @@ describe('batched creates', () => {
           h.ctx.deps.now() + 3_600_000,
         ]);
       }
-      const before = createBatchStats(h.ctx.deps.db);
+      const before = { ...h.ctx.deps.state.creates.stats };
       const code = parseQris(h.seeded.merchant.qris_static);
       const handedOn: string[] = [];
       const creates = Promise.allSettled(
@@ -196,7 +198,7 @@ describe('batched creates', () => {
       expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
       // The batch committed, found all three totals lost and handed each create on to the one-by-one path.
       expect(handedOn.sort()).toEqual(["o'brien0@example.com", "o'brien1@example.com", "o'brien2@example.com"]);
-      expect(delta(before, createBatchStats(h.ctx.deps.db))).toEqual({ batches: 1, made: 0, handedOn: 3, refused: 0, failed: 0 });
+      expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 0, handedOn: 3, refused: 0, failed: 0 });
       expect(await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', amount).execute()).toEqual([]);
       expect(await h.ctx.deps.db.selectFrom('emails').select('id').where('recipient', 'like', "o'brien%").execute()).toEqual([]);
     } finally {

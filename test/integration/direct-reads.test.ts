@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { getTransaction, getTransactionById } from '../../src/services/transactions/get-transaction.js';
-import { directReadsFor } from '../../src/storage/direct-reads.js';
-import { runInTransaction } from '../../src/storage/unit-of-work.js';
 import { onPostgres, useSeededContext } from '../helpers/context.js';
 
 describe('prepared reads', () => {
@@ -12,7 +10,7 @@ describe('prepared reads', () => {
     await h.setup();
     const { transaction } = await createTransaction(h.ctx.deps, h.input(10_000));
     const db = h.ctx.deps.db;
-    expect(directReadsFor(db)).toBeDefined();
+    expect(db.directReads).toBeDefined();
     const original = db.executeQuery.bind(db);
     let queued = 0;
     db.executeQuery = ((query: Parameters<typeof original>[0]) => {
@@ -30,7 +28,7 @@ describe('prepared reads', () => {
 
   it.skipIf(onPostgres)('on SQLite, leave every write to Kysely, an INSERT ... RETURNING too', async () => {
     await h.setup();
-    const direct = directReadsFor(h.ctx.deps.db)!;
+    const direct = h.ctx.deps.db.directReads!;
     const insert = `insert into "audit_log" ("id", "actor", "action", "subject_type", "subject_id", "details", "created_at")
       values (?, 'test', 'probe', 'none', 'none', null, 0) returning "id"`;
     // better-sqlite3 calls this statement a reader (it returns rows); it is still a write.
@@ -41,7 +39,7 @@ describe('prepared reads', () => {
 
   it.skipIf(!onPostgres)('on PostgreSQL, always go through the pool', async () => {
     await h.setup();
-    expect(directReadsFor(h.ctx.deps.db)).toBeUndefined();
+    expect(h.ctx.deps.db.directReads).toBeNull();
   });
 
   it('never see what an open transaction has not committed, and wait for it instead', async () => {
@@ -52,7 +50,7 @@ describe('prepared reads', () => {
     let updated!: () => void;
     const hasUpdated = new Promise<void>((resolve) => (updated = resolve));
     // A unit that marks the transaction paid, holds its transaction open, then fails: rolled back.
-    const unit = runInTransaction(h.ctx.deps, async (trx) => {
+    const unit = h.ctx.deps.db.runInTransaction(async (trx) => {
       await trx.updateTable('transactions').set({ status: 'paid' }).where('id', '=', transaction.id).execute();
       updated();
       await gate;

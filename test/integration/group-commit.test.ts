@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { batchStats, runInTransaction } from '../../src/storage/unit-of-work.js';
-import { walSyncFor } from '../../src/storage/wal-sync.js';
 import { onPostgres, useSeededContext } from '../helpers/context.js';
 
 // Group commit is SQLite's; on PostgreSQL runInTransaction is a plain transaction per unit, which the
@@ -16,18 +14,24 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   // A deferred foreign-key violation passes every statement and fails only at COMMIT.
   const poisonUnit = () =>
-    runInTransaction(h.ctx.deps, async (trx) => {
+    h.ctx.deps.db.runInTransaction(async (trx) => {
       await sql`pragma defer_foreign_keys = on`.execute(trx);
       await trx.insertInto('api_keys').values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null }).execute();
     });
 
   const countRows = async () => Number((await h.ctx.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
+  it('the database object refuses Kysely\'s own transactions: every write goes through runInTransaction', async () => {
+    await setup();
+    expect(() => h.ctx.deps.db.transaction()).toThrow(/runInTransaction/);
+    expect(() => h.ctx.deps.db.startTransaction()).toThrow(/runInTransaction/);
+  });
+
   it('many concurrent creates share a few commits, and one amount still gets distinct totals', async () => {
     await setup();
-    const before = batchStats(h.ctx.deps.db);
+    const before = h.ctx.deps.db.commitStats;
     const results = await Promise.all(Array.from({ length: 200 }, () => createTransaction(h.ctx.deps, input(10_000))));
-    const after = batchStats(h.ctx.deps.db);
+    const after = h.ctx.deps.db.commitStats;
     // Plain creates of one turn are one batched unit (create-batch.ts), so a few units and commits in all.
     expect(after.units - before.units).toBeLessThanOrEqual(3);
     expect(after.commits - before.commits).toBeLessThanOrEqual(3);
@@ -37,12 +41,12 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   it('an exhausted amount fails only its own requests, not its batch-mates', async () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '3' });
-    const before = batchStats(h.ctx.deps.db);
+    const before = h.ctx.deps.db.commitStats;
     const settled = await Promise.allSettled([
       ...Array.from({ length: 5 }, () => createTransaction(h.ctx.deps, input(20_000))),
       createTransaction(h.ctx.deps, input(30_000)),
     ]);
-    expect(batchStats(h.ctx.deps.db).commits - before.commits).toBe(1);
+    expect(h.ctx.deps.db.commitStats.commits - before.commits).toBe(1);
     const ok = settled.filter((s) => s.status === 'fulfilled');
     const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
     expect(ok).toHaveLength(4);
@@ -53,7 +57,7 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   it('a unit that throws after writing leaves nothing behind; its batch-mates commit', async () => {
     await setup();
-    const throwing = runInTransaction(h.ctx.deps, async (trx) => {
+    const throwing = h.ctx.deps.db.runInTransaction(async (trx) => {
       await trx.insertInto('idempotency_keys').values({ merchant_id: h.seeded.merchant.id, idem_key: 'x', request_hash: 'h', transaction_id: 'trx_none', created_at: 0 }).execute();
       throw new Error('boom');
     });
@@ -94,10 +98,10 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
   it('a batch of plain creates caught in a failed commit is made again one by one; only the bad unit fails', async () => {
     await setup();
     const poison = poisonUnit();
-    const before = batchStats(h.ctx.deps.db);
+    const before = h.ctx.deps.db.commitStats;
     const settled = await Promise.allSettled([createTransaction(h.ctx.deps, input(1000)), poison, createTransaction(h.ctx.deps, input(2000))]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(batchStats(h.ctx.deps.db).commits - before.commits).toBeGreaterThanOrEqual(1);
+    expect(h.ctx.deps.db.commitStats.commits - before.commits).toBeGreaterThanOrEqual(1);
     expect(await countRows()).toBe(2);
     expect(await h.ctx.deps.db.selectFrom('api_keys').select('id').where('id', '=', 'key_orphan').execute()).toEqual([]);
   });
@@ -130,7 +134,7 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   it('the log is flushed off the event loop before callers hear back, and the connection is left at synchronous=FULL', async () => {
     await setup();
-    const wal = walSyncFor(h.ctx.deps.db)!;
+    const wal = h.ctx.deps.db.walSync!;
     expect(wal).toBeDefined();
     const before = wal.flushes;
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => createTransaction(h.ctx.deps, input(8000 + i))));
@@ -144,7 +148,7 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   it('concurrent flush requests are coalesced, and each waits for a flush that started after it asked', async () => {
     await setup();
-    const wal = walSyncFor(h.ctx.deps.db)!;
+    const wal = h.ctx.deps.db.walSync!;
     await createTransaction(h.ctx.deps, input(1000));
     const before = wal.flushes;
     const first = wal.sync();
@@ -161,14 +165,14 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
   it('units that arrive while a log flush runs wait for it and commit together', async () => {
     await setup();
-    const wal = walSyncFor(h.ctx.deps.db)! as unknown as { flush: () => Promise<void> };
+    const wal = h.ctx.deps.db.walSync! as unknown as { flush: () => Promise<void> };
     const realFlush = wal.flush.bind(wal);
     // A slow disk: each flush takes 150 ms.
     wal.flush = async () => {
       await new Promise((r) => setTimeout(r, 150));
       await realFlush();
     };
-    const before = batchStats(h.ctx.deps.db);
+    const before = h.ctx.deps.db.commitStats;
     const first = createTransaction(h.ctx.deps, input(11_000, { ref: 'first' }));
     const later: Array<Promise<unknown>> = [];
     // Ten more, each in an event-loop turn of its own, all during the first flush.
@@ -177,7 +181,7 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
       later.push(createTransaction(h.ctx.deps, input(12_000 + i, { ref: `later-${i}` })));
     }
     await Promise.all([first, ...later]);
-    const after = batchStats(h.ctx.deps.db);
+    const after = h.ctx.deps.db.commitStats;
     expect(after.units - before.units).toBe(11);
     expect(after.commits - before.commits).toBe(2);
   });
@@ -185,7 +189,7 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
   it('closing the database first commits the units already queued', async () => {
     await setup();
     const units = Array.from({ length: 20 }, (_, i) =>
-      runInTransaction(h.ctx.deps, (trx) =>
+      h.ctx.deps.db.runInTransaction((trx) =>
         trx.insertInto('api_keys').values({ id: `key_queued_${i}`, merchant_id: h.seeded.merchant.id, mode: 'test', key_hash: `queued_${i}`, key_prefix: 'p', created_at: 0, revoked_at: null }).execute(),
       ),
     );

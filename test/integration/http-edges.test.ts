@@ -288,7 +288,7 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       expect(health.json()).toEqual({ success: true, data: { status: 'ok' } });
       const ready = await get('/readyz');
       expect(ready.statusCode).toBe(200);
-      expect(ready.json()).toEqual({ success: true, data: { status: 'ready', database: t.deps.dialect } });
+      expect(ready.json()).toEqual({ success: true, data: { status: 'ready', database: t.deps.db.dialect } });
     });
 
     it('/readyz answers 503 service_unavailable once the database is closed', async () => {

@@ -1,3 +1,4 @@
+import { newServiceState } from '../../src/services/state.js';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -277,7 +278,7 @@ describe('payer e-mail over SMTP', () => {
     cleanups.push(() => other.close());
     const [a, b] = await Promise.all([
       sendDueEmails(t.deps, sender(t), { batch: 3 }),
-      sendDueEmails({ ...t.deps, db: other.db }, sender(t), { batch: 3 }),
+      sendDueEmails({ ...t.deps, db: other, state: newServiceState() }, sender(t), { batch: 3 }),
     ]);
     expect(a.length + b.length).toBe(8);
     expect(server.messages).toHaveLength(8);

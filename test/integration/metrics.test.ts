@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, onPostgres, type TestApp } from '../helpers/context.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { createInput, createTestApp, onPostgres, type TestApp } from '../helpers/context.js';
 
 describe('/metrics', () => {
   let t: TestApp;
@@ -46,6 +47,21 @@ describe('/metrics', () => {
       expect(commits).toBeGreaterThanOrEqual(1);
       expect(units).toBeGreaterThanOrEqual(commits);
     }
+  });
+
+  it('reports batched creates from the services\' own counters', async () => {
+    t = await createTestApp();
+    // Plain creates of one turn are made together, on either database (create-batch.ts). The first
+    // create warms the merchant's caches so that the rest reach the queue in one turn.
+    await createTransaction(t.deps, createInput(t.merchant.id, 39_000));
+    await Promise.all([0, 1, 2, 3, 4].map((i) => createTransaction(t.deps, createInput(t.merchant.id, 40_000 + i * 1000))));
+    const body = (await t.app.inject({ url: '/metrics' })).body;
+    const stats = t.deps.state.creates.stats;
+    expect(stats.made).toBeGreaterThanOrEqual(2);
+    expect(body).toMatch(new RegExp(`^qris_create_batches_total\\{outcome="committed"\\} ${stats.batches}$`, 'm'));
+    expect(body).toMatch(/^qris_create_batches_total\{outcome="failed"\} 0$/m);
+    expect(body).toMatch(new RegExp(`^qris_batched_creates_total\\{outcome="made"\\} ${stats.made}$`, 'm'));
+    expect(body).toMatch(/^qris_batched_creates_total\{outcome="refused"\} 0$/m);
   });
 
   it('requires the token when METRICS_TOKEN is set', async () => {

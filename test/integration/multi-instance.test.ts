@@ -1,6 +1,7 @@
 // Several gateway processes on one PostgreSQL database, as behind a load balancer: uniqueness, payments
 // and events must hold across them. PostgreSQL is the supported way to run more than one instance, so
 // this file runs on the PostgreSQL pass of the suite.
+import { newServiceState } from '../../src/services/state.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -32,9 +33,9 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     drop = fresh.drop;
     // Migrate once before the instances start, as the README says to.
     database = openDatabase(fresh.url);
-    await migrateToLatest(database.db, database.dialect);
+    await migrateToLatest(database, database.dialect);
     const config = loadConfig({ DATABASE_URL: fresh.url, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
-    deps = { db: database.db, dialect: database.dialect, config, now: Date.now, issuers: codeIssuers };
+    deps = { db: database, config, now: Date.now, issuers: codeIssuers, state: newServiceState() };
     seeded = await seedMerchant(deps);
     receiver = await Receiver.start();
     webhookSecret = (await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] })).secret;

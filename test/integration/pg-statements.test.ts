@@ -50,7 +50,7 @@ describe.skipIf(!onPostgres)('named statements on a real PostgreSQL connection',
     drop = fresh.drop;
     // One connection, so the statements seen are the ones this test ran.
     database = openDatabase(fresh.url, { poolSize: 1 });
-    const { db } = database;
+    const db = database;
     await migrateToLatest(db, 'postgres');
     for (let i = 0; i < 3; i++) {
       const rows = await db.selectFrom('merchants').select('id').where('id', '=', `mch_${i}`).execute();
@@ -62,7 +62,7 @@ describe.skipIf(!onPostgres)('named statements on a real PostgreSQL connection',
     expect(merchantsReads[0]!.name).toBe(statementName(merchantsReads[0]!.statement));
     // A failing statement inside a transaction leaves the connection usable for the named ones.
     await expect(
-      db.transaction().execute(async (trx) => {
+      db.runInTransaction(async (trx) => {
         await sql`select * from no_such_table`.execute(trx);
       }),
     ).rejects.toThrow();

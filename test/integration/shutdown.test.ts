@@ -1,6 +1,7 @@
 // SIGTERM to a real gateway process (bin/qris-gateway.mjs serve): every request it received is answered,
 // nothing acknowledged is lost, and the process is gone within SHUTDOWN_TIMEOUT_MS even when a request
 // or a webhook send hangs.
+import { newServiceState } from '../../src/services/state.js';
 import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,8 +33,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'qg-shutdown-'));
   ({ url: databaseUrl, drop } = await freshDatabaseUrl(dir));
   database = openDatabase(databaseUrl);
-  await migrateToLatest(database.db, database.dialect);
-  deps = { db: database.db, dialect: database.dialect, config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }), now: Date.now, issuers: codeIssuers };
+  await migrateToLatest(database, database.dialect);
+  deps = { db: database, config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }), now: Date.now, issuers: codeIssuers, state: newServiceState() };
   seeded = await seedMerchant(deps);
 }, 60_000);
 

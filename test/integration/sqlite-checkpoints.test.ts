@@ -20,11 +20,11 @@ describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {
   async function open(backgroundCheckpoints: boolean) {
     dir = mkdtempSync(join(tmpdir(), 'qg-ckpt-'));
     database = openDatabase(`sqlite:${join(dir, 'g.db')}`, { backgroundCheckpoints });
-    await migrateToLatest(database.db, 'sqlite');
-    return database.db;
+    await migrateToLatest(database, 'sqlite');
+    return database;
   }
 
-  const fill = async (db: Database['db'], n: number) => {
+  const fill = async (db: Database, n: number) => {
     for (let i = 0; i < n; i++) {
       await db.insertInto('reserved_totals').values({ merchant_id: 'mch_x', mode: 'test', total_amount: i, transaction_id: `trx_${'x'.repeat(100)}${i}`, reserved_until: 0 }).execute();
     }
@@ -59,7 +59,7 @@ describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {
 
   it("without the worker nothing copies the log until SQLite's own threshold", async () => {
     await open(false);
-    await fill(database!.db, 300);
+    await fill(database!, 300);
     const w = await backfilledWithin(600);
     expect(w.mxFrame).toBeGreaterThan(300);
     expect(w.nBackfill).toBeLessThan(w.mxFrame);
@@ -79,7 +79,7 @@ describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {
     database = null;
     expect(Date.now() - started).toBeLessThan(2500);
     database = openDatabase(`sqlite:${join(dir, 'g.db')}`);
-    const n = (await sql<{ n: number }>`select count(*) as n from reserved_totals`.execute(database.db)).rows[0]!.n;
+    const n = (await sql<{ n: number }>`select count(*) as n from reserved_totals`.execute(database)).rows[0]!.n;
     expect(n).toBe(50);
   });
 });

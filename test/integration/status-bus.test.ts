@@ -28,12 +28,11 @@ describe('status bus', () => {
     stops.push(onStatusChange('trx_committed', () => heard.push('trx_committed')));
     stops.push(onStatusChange('trx_rolled_back', () => heard.push('trx_rolled_back')));
 
-    await t.deps.db.transaction().execute(async (trx) => {
+    await t.deps.db.runInTransaction(async (trx) => {
       await announceStatus(trx, 'trx_committed');
     });
     await t.deps.db
-      .transaction()
-      .execute(async (trx) => {
+      .runInTransaction(async (trx) => {
         await announceStatus(trx, 'trx_rolled_back');
         throw new Error('roll back');
       })

@@ -1,5 +1,6 @@
 // The dispatcher against real HTTP receivers on loopback and a real database, with time driven by the
 // test clock: each `dispatch()` is one pass of the worker.
+import { newServiceState } from '../../src/services/state.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/index.js';
 import { MAX_ATTEMPTS, RETRY_WINDOW_MS } from '../../src/domain/webhook-retry.js';
@@ -294,7 +295,7 @@ describe('several dispatchers on one database', () => {
 
     // A second connection, as a second gateway instance would have.
     const second = openDatabase(t.databaseUrl);
-    const deps2: Deps = { ...t.deps, db: second.db };
+    const deps2: Deps = { ...t.deps, db: second, state: newServiceState() };
     const claimed = [0, 0];
     const pending = async () =>
       (await t.deps.db.selectFrom('deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', '=', 'pending').execute()).length;

@@ -122,9 +122,9 @@ describe('webhooks across a crash', () => {
 
       const database = openDatabase(databaseUrl);
       try {
-        const events = await database.db.selectFrom('events').select(['id', 'payload']).where('transaction_id', 'in', trxids).execute();
+        const events = await database.selectFrom('events').select(['id', 'payload']).where('transaction_id', 'in', trxids).execute();
         expect(events).toHaveLength(trxids.length);
-        const queued = await database.db.selectFrom('deliveries').selectAll().execute();
+        const queued = await database.selectFrom('deliveries').selectAll().execute();
         expect(queued.map((d) => [d.status, d.attempts])).toEqual(events.map(() => ['pending', 0]));
 
         // The receiver comes up, then a new gateway process.
@@ -136,7 +136,7 @@ describe('webhooks across a crash', () => {
         await waitFor(
           'the deliveries to be recorded',
           b,
-          async () => ((await database.db.selectFrom('deliveries').select('status').where('status', '!=', 'succeeded').execute()).length === 0 ? true : null),
+          async () => ((await database.selectFrom('deliveries').select('status').where('status', '!=', 'succeeded').execute()).length === 0 ? true : null),
           10_000,
         );
         // Some more polls of the dispatcher: nothing is sent twice.

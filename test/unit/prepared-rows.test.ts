@@ -43,7 +43,7 @@ const itemsOf = prepareRowsQuery((db: Kysely<TestDB>, ids: readonly { id: string
 
 const open = (dialect: 'sqlite' | 'postgres') =>
   openScratchDatabase(dialect, async (database) => {
-    const db = database.db as unknown as Kysely<TestDB>;
+    const db = database as unknown as Kysely<TestDB>;
     await db.schema
       .createTable('items')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -58,7 +58,7 @@ describe.each(testDialects)('prepareRowsQuery on %s', (dialect) => {
   let db: Kysely<TestDB>;
   beforeAll(async () => {
     ctx = await open(dialect);
-    db = ctx.database.db as unknown as Kysely<TestDB>;
+    db = ctx.database as unknown as Kysely<TestDB>;
   });
   afterAll(async () => ctx.close());
   beforeEach(async () => {
@@ -109,7 +109,9 @@ describe.each(testDialects)('prepareRowsQuery on %s', (dialect) => {
     const row = (i: number): ItemsTable => ({ id: `t${i}`, owner: 'b', n: i, note: 'x' });
     const before = builds;
     for (let t = 0; t < 3; t++) {
-      await db.transaction().execute((trx) => insertItems.execute(trx, Array.from({ length: 22 }, (_, i) => row(t * 22 + i)), {}));
+      await ctx.database.runInTransaction((trx) =>
+        insertItems.execute(trx as unknown as Kysely<TestDB>, Array.from({ length: 22 }, (_, i) => row(t * 22 + i)), {}),
+      );
     }
     expect(builds - before).toBe(1);
     expect(compileScope(db.withPlugin(new CamelCasePlugin()))).not.toBe(compileScope(db));

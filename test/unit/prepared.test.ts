@@ -40,7 +40,7 @@ const ROWS: ThingsTable[] = [
 
 const open = (dialect: 'sqlite' | 'postgres') =>
   openScratchDatabase(dialect, async (database) => {
-    const db = database.db as unknown as Kysely<TestDB>;
+    const db = database as unknown as Kysely<TestDB>;
     await db.schema
       .createTable('things')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -56,7 +56,7 @@ describe.each(testDialects)('prepareQuery on %s', (dialect) => {
   let db: Kysely<TestDB>;
   beforeAll(async () => {
     ctx = await open(dialect);
-    db = ctx.database.db as unknown as Kysely<TestDB>;
+    db = ctx.database as unknown as Kysely<TestDB>;
   });
   afterAll(async () => ctx.close());
 
@@ -98,7 +98,7 @@ describe.each(testDialects)('prepareQuery on %s', (dialect) => {
     expect(builds - before).toBeLessThanOrEqual(1);
     const other = await open(dialect);
     try {
-      const otherDb = other.database.db as unknown as Kysely<TestDB>;
+      const otherDb = other.database as unknown as Kysely<TestDB>;
       await otherDb.deleteFrom('things').where('id', '=', 'b').execute();
       const mark = builds;
       expect((await byKindAndRange.execute(otherDb, { kind: 'x', min: 2, max: 5 })).map((r) => r.id)).toEqual(['e']);

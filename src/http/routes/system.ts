@@ -25,7 +25,7 @@ export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<vo
         request.log.warn({ err }, 'readiness check: database unavailable');
         throw new AppError('service_unavailable', 'the database is not reachable');
       }
-      return { success: true as const, data: { status: 'ready', database: deps.dialect } };
+      return { success: true as const, data: { status: 'ready', database: deps.db.dialect } };
     },
   });
 

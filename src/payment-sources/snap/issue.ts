@@ -10,7 +10,6 @@ import { insertRow, pendingRow } from '../../services/transactions/insert-transa
 import type { Tx } from '../../storage/executor.js';
 import { insertSnapPoll } from '../../storage/queries/snap.js';
 import type { TransactionsTable } from '../../storage/schema.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import { SnapClient } from './client.js';
 import type { SnapSource } from './config.js';
 
@@ -37,7 +36,7 @@ export async function issueAtAcquirer(deps: Deps, source: SnapSource, input: Cre
     sourceId: source.id,
     acquirerReference: code.referenceNo,
   });
-  return runInTransaction(deps, async (trx) => {
+  return deps.db.runInTransaction(async (trx) => {
     await insertRow(trx, input, row, now);
     await schedulePoll(trx, { transactionId: id, sourceId: source.id, createdAt: now, expiresAt });
     return row;

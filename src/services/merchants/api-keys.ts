@@ -1,12 +1,12 @@
 import { AppError } from '../../domain/errors.js';
 import { apiKeyMode, apiKeyPrefix, generateApiKey, hashApiKey, hashesEqual } from '../../domain/api-key.js';
 import { newApiKeyId } from '../../domain/ids.js';
-import type { Db } from '../../storage/executor.js';
 import { apiKeyByHash, apiKeyById, apiKeysInOrder, insertApiKey, markApiKeyRevoked } from '../../storage/queries/api-keys.js';
 import type { Mode } from '../../storage/schema.js';
 import { getMerchant } from './create-merchant.js';
 import type { Deps } from '../deps.js';
 import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
+import type { Principal } from './principal-cache.js';
 
 export interface ApiKeySummary {
   id: string;
@@ -22,11 +22,7 @@ export interface CreatedApiKey extends ApiKeySummary {
   key: string;
 }
 
-export interface Principal {
-  keyId: string;
-  merchantId: string;
-  mode: Mode;
-}
+export { PRINCIPAL_CACHE_MS, type Principal } from './principal-cache.js';
 
 export async function createApiKey(deps: Deps, input: { merchantId: string; mode: Mode }): Promise<CreatedApiKey> {
   if (input.mode !== 'test' && input.mode !== 'live') {
@@ -53,8 +49,7 @@ export async function listApiKeys(deps: Deps, merchantId?: string): Promise<ApiK
 
 export async function revokeApiKey(deps: Deps, id: string): Promise<ApiKeySummary> {
   await markApiKeyRevoked(deps.db, id, deps.now());
-  // Revocations are rare: dropping every cached principal of this database is simplest and exact.
-  principalCache.delete(deps.db);
+  deps.state.principals.clear(performance.now());
   const row = await apiKeyById(deps.db, id);
   if (!row) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
   return summary(row);
@@ -75,32 +70,14 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
   return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode };
 }
 
-/**
- * How long a successful key lookup is reused by the HTTP guard. A key revoked by this process stops
- * working at once (revokeApiKey clears the cache); one revoked by another process (the CLI, another
- * instance) keeps working here for at most this long.
- */
-export const PRINCIPAL_CACHE_MS = 5000;
-const PRINCIPAL_CACHE_MAX = 10_000;
-
-// Per database (tests run many), keyed by the key's hash so no secret is held; failures are never cached.
-const principalCache = new WeakMap<Db, Map<string, { principal: Principal; until: number }>>();
-
 /** authenticateApiKey with its successful answers reused for PRINCIPAL_CACHE_MS: one select saved per request. */
 export async function authenticateApiKeyCached(deps: Deps, key: string): Promise<Principal> {
-  let cache = principalCache.get(deps.db);
-  if (!cache) {
-    cache = new Map();
-    principalCache.set(deps.db, cache);
-  }
   const hash = hashApiKey(key);
-  const now = performance.now();
-  const hit = cache.get(hash);
-  if (hit && hit.until > now) return hit.principal;
+  const startedAt = performance.now();
+  const hit = deps.state.principals.get(hash, startedAt);
+  if (hit) return hit;
   const principal = await authenticateApiKey(deps, key);
-  if (cache.size >= PRINCIPAL_CACHE_MAX) cache.clear();
-  // A revoke that ran while the lookup was in flight dropped the old map; don't revive it.
-  if (principalCache.get(deps.db) === cache) cache.set(hash, { principal, until: now + PRINCIPAL_CACHE_MS });
+  deps.state.principals.set(hash, principal, startedAt);
   return principal;
 }
 

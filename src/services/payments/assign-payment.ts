@@ -1,5 +1,4 @@
 import { AppError } from '../../domain/errors.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import { isLate } from '../../domain/matching.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import { paymentById, paymentTransactionOf } from '../../storage/queries/payments.js';
@@ -17,7 +16,7 @@ export async function assignPayment(
   deps: Deps,
   input: { paymentId: string; trxid: string; actor: string },
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable }> {
-  return runInTransaction(deps, async (trx) => {
+  return deps.db.runInTransaction(async (trx) => {
     const payment = await paymentById(trx, input.paymentId);
     if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });
     if (payment.status !== 'unmatched') {

@@ -1,5 +1,4 @@
 import { AppError } from '../../domain/errors.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import type { Deps } from '../deps.js';
 import { writeAudit } from '../audit.js';
@@ -24,7 +23,7 @@ export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Pr
   if (reference === '' || reference.length > 128 || /[\p{Cc}\p{Cf}]/u.test(reference)) {
     throw new AppError('invalid_parameter', 'reference must be 1 to 128 characters', { param: 'reference' });
   }
-  return runInTransaction(deps, async (trx) => {
+  return deps.db.runInTransaction(async (trx) => {
     const tx = await readTransaction(trx, input.trxid);
     if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid}`, { param: 'trxid' });
     if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });

@@ -14,7 +14,6 @@ import type { Deps } from '../deps.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { settlePayment } from './settle-payment.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 
 export interface ReportedPayment {
   merchantId: string;
@@ -51,7 +50,7 @@ export interface RecordPaymentResult {
  */
 export async function recordPayment(deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
   // Group-committed on SQLite: reports arriving together share one fsync (see unit-of-work).
-  return runInTransaction(deps, (trx) => recordPaymentIn(trx, deps, report));
+  return deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, report));
 }
 
 /** recordPayment inside the caller's database transaction (an operator action adds its audit row). */

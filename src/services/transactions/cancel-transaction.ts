@@ -5,7 +5,6 @@ import { shortenReservation } from '../../storage/queries/reservations.js';
 import { cancelPendingTransaction, readExistingTransaction } from '../../storage/queries/transactions.js';
 import { skipQueuedInvoice } from '../../storage/queries/emails.js';
 import type { Mode, TransactionsTable } from '../../storage/schema.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { getTransaction, getTransactionById, paymentOf } from './get-transaction.js';
@@ -37,7 +36,7 @@ export async function cancelTransaction(deps: Deps, input: CancelTransactionInpu
   const issuer = await deps.issuers.forTransaction(deps, current);
   if ((await issuer.cancel(deps, current)) === 'paid') throw refusal('paid', current.id);
 
-  const cancelled = await runInTransaction(deps, (trx) => cancelIn(trx, deps, current.id, input.actor ?? null));
+  const cancelled = await deps.db.runInTransaction((trx) => cancelIn(trx, deps, current.id, input.actor ?? null));
   return present(deps, cancelled);
 }
 

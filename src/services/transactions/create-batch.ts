@@ -1,13 +1,13 @@
 import { AppError } from '../../domain/errors.js';
 import { newTransactionId } from '../../domain/ids.js';
-import { toDynamic, type ParsedQris } from '../../domain/qris/index.js';
+import { toDynamic } from '../../domain/qris/index.js';
 import { exhausted, lifetime, sampleCodes, takeRandom } from '../../domain/unique-codes.js';
-import type { Db, Tx } from '../../storage/executor.js';
+import type { Tx } from '../../storage/executor.js';
 import { readReservationsAt, readReservationsBetween, reserveFreeTotals } from '../../storage/queries/reservations.js';
 import { insertTransactions } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import type { CreateTransactionInput } from './create-input.js';
+import type { BatchedCreate, CreateBatchStats, CreateQueue, WaitingCreate } from './create-queue.js';
 import type { Deps } from '../deps.js';
 import { pendingRow, queueInvoice } from './insert-transaction.js';
 
@@ -31,60 +31,15 @@ import { pendingRow, queueInvoice } from './insert-transaction.js';
 /** Bounds the statement sizes (the transaction insert has 19 parameters a row) and one commit's latency. */
 export const MAX_CREATE_BATCH = 200;
 
-export interface BatchedCreate {
-  input: CreateTransactionInput;
-  code: ParsedQris;
-  low: number;
-  high: number;
-}
-
-interface Waiting extends BatchedCreate {
-  resolve(row: TransactionsTable): void;
-  reject(error: unknown): void;
-}
-
 /**
  * The create's row; an AppError when its amount has no code left at all (every one held, none lapsed),
  * which is its answer; or null: it is made on its own after the commit.
  */
 type Outcome = TransactionsTable | AppError | null;
 
-interface Queue {
-  waiting: Waiting[];
-  scheduled: boolean;
-  stats: CreateBatchStats;
-}
-
-/** Counters for tests: what the batches did, per database. */
-export interface CreateBatchStats {
-  /** Batches committed. */
-  batches: number;
-  /** Creates whose row a committed batch holds. */
-  made: number;
-  /** Creates a committed batch handed to the one-by-one path (no free candidate, or a lost total). */
-  handedOn: number;
-  /** Creates a committed batch refused itself: every code of their amount held, none lapsed. */
-  refused: number;
-  /** Batches that failed as a whole (every create then made on its own). */
-  failed: number;
-}
-
-const noStats = (): CreateBatchStats => ({ batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 });
-
-export function createBatchStats(db: Db): CreateBatchStats {
-  return { ...(queues.get(db)?.stats ?? noStats()) };
-}
-
-const queues = new WeakMap<Db, Queue>();
-
 /** Creates one transaction with a free unique code, together with the other creates of this turn. */
 export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
-  let q = queues.get(deps.db);
-  if (!q) {
-    q = { waiting: [], scheduled: false, stats: noStats() };
-    queues.set(deps.db, q);
-  }
-  const queue = q;
+  const queue = deps.state.creates;
   return new Promise<TransactionsTable>((resolve, reject) => {
     queue.waiting.push({ ...create, resolve, reject });
     if (queue.scheduled) return;
@@ -94,7 +49,7 @@ export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: Batc
   });
 }
 
-function flush(deps: Deps, queue: Queue, alone: (c: BatchedCreate) => Promise<TransactionsTable>): void {
+function flush(deps: Deps, queue: CreateQueue, alone: (c: BatchedCreate) => Promise<TransactionsTable>): void {
   queue.scheduled = false;
   while (queue.waiting.length > 0) {
     const batch = queue.waiting.splice(0, MAX_CREATE_BATCH);
@@ -102,7 +57,7 @@ function flush(deps: Deps, queue: Queue, alone: (c: BatchedCreate) => Promise<Tr
   }
 }
 
-async function runBatch(deps: Deps, stats: CreateBatchStats, batch: Waiting[], alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<void> {
+async function runBatch(deps: Deps, stats: CreateBatchStats, batch: WaitingCreate[], alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<void> {
   if (batch.length === 1) {
     const only = batch[0]!;
     alone(only).then(only.resolve, only.reject);
@@ -110,7 +65,7 @@ async function runBatch(deps: Deps, stats: CreateBatchStats, batch: Waiting[], a
   }
   let outcomes: Outcome[];
   try {
-    outcomes = await runInTransaction(deps, (trx) => createAll(deps, trx, batch));
+    outcomes = await deps.db.runInTransaction((trx) => createAll(deps, trx, batch));
   } catch {
     // Nothing of the batch was committed; each create gets a transaction (and an error) of its own.
     stats.failed += 1;

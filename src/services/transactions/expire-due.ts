@@ -1,7 +1,6 @@
 import { presentTransaction } from '../../domain/transaction.js';
 import { deleteEndedReservations } from '../../storage/queries/reservations.js';
 import { markPendingExpired, readDuePending } from '../../storage/queries/transactions.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import type { Deps } from '../deps.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 
@@ -15,7 +14,7 @@ export async function expireDue(deps: Deps, batchSize = 200): Promise<number> {
   let total = 0;
   for (;;) {
     const now = deps.now();
-    const expired = await runInTransaction(deps, async (trx) => {
+    const expired = await deps.db.runInTransaction(async (trx) => {
       const due = await readDuePending(trx, now, batchSize);
       let count = 0;
       for (const tx of due) {

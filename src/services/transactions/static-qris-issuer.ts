@@ -4,8 +4,8 @@ import { parseQris, toDynamic, type ParsedQris } from '../../domain/qris/index.j
 import { codeRange, lifetime, wideEnoughToSample } from '../../domain/unique-codes.js';
 import { readMerchantStaticQris } from '../../storage/queries/merchants.js';
 import type { TransactionsTable } from '../../storage/schema.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
-import { createInBatch, type BatchedCreate } from './create-batch.js';
+import { createInBatch } from './create-batch.js';
+import type { BatchedCreate } from './create-queue.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { CodeIssuer, Deps } from '../deps.js';
 import { insertRow, pendingRow } from './insert-transaction.js';
@@ -51,7 +51,7 @@ async function issue(deps: Deps, input: CreateTransactionInput): Promise<Transac
 
 /** One create in a database transaction of its own (joining the group commit on SQLite). */
 function insertWithFreeCode(deps: Deps, { input, code, low, high }: BatchedCreate): Promise<TransactionsTable> {
-  return runInTransaction(deps, async (trx) => {
+  return deps.db.runInTransaction(async (trx) => {
     const now = deps.now();
     const { expiresAt, reservedUntil } = lifetime(deps.config, input.expiresInSeconds, now);
     const id = newTransactionId();

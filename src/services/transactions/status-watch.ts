@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { AppError } from '../../domain/errors.js';
 import { effectiveStatus } from '../../domain/transaction.js';
-import { dataVersion } from '../../storage/data-version.js';
 import type { TransactionStatus, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { transactionsById } from './get-transaction.js';
@@ -56,7 +55,7 @@ interface Entry {
 export function startStatusWatch(deps: Deps, intervalMs: number, logger: Logger | null): StatusWatch {
   const entries = new Map<string, Entry>();
   const reads = new Set<Promise<unknown>>();
-  let seenVersion = dataVersion(deps.db);
+  let seenVersion = deps.db.dataVersion();
   // A failed read may have carried a change: the next tick reads everything again.
   let failed = false;
   let stopped = false;
@@ -99,7 +98,7 @@ export function startStatusWatch(deps: Deps, intervalMs: number, logger: Logger 
   const tick = (): void => {
     if (entries.size === 0 || stopped) return;
     try {
-      const version = dataVersion(deps.db);
+      const version = deps.db.dataVersion();
       const changedElsewhere = version !== null && version !== seenVersion;
       seenVersion = version;
       if (changedElsewhere || failed) {

@@ -3,7 +3,6 @@
 // set its `locked_until` lease, and the lease doubles as the token that lets them record the outcome.
 import type { Executor } from '../../storage/executor.js';
 import { dueDeliveries, dueDeliveriesSkipLocked, leaseDelivery, type DueDelivery } from '../../storage/queries/deliveries.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import type { EventType } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 
@@ -47,9 +46,9 @@ export async function claimDueDeliveries(deps: Deps, options: { limit: number; l
     }
     return won;
   };
-  if (deps.dialect === 'postgres') {
+  if (deps.db.dialect === 'postgres') {
     // SKIP LOCKED lets concurrent dispatchers pick disjoint rows instead of queueing on each other's.
-    return runInTransaction(deps, async (trx) => claim(trx, await dueDeliveriesSkipLocked(trx, now, options.limit)));
+    return deps.db.runInTransaction(async (trx) => claim(trx, await dueDeliveriesSkipLocked(trx, now, options.limit)));
   }
   // SQLite has one writer at a time; each claim is its own short statement (no read-then-write
   // transaction, which could fail with SQLITE_BUSY when another connection wrote in between). Extra

@@ -3,7 +3,6 @@
 // success makes it active again).
 import { insertDeliveryAttempt, recordDeliveryOutcome } from '../../storage/queries/deliveries.js';
 import { markEndpointFailed, markEndpointSucceeded } from '../../storage/queries/webhook-endpoints.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import { newAttemptId } from '../../domain/ids.js';
 import { FAILING_AFTER_CONSECUTIVE_FAILURES, nextAttemptDelayMs, parseRetryAfter } from '../../domain/webhook-retry.js';
 import type { ClaimedDelivery } from './claim-deliveries.js';
@@ -34,7 +33,7 @@ export async function recordDeliveryAttempt(
   const state: Exclude<DeliveryState, 'superseded'> = ok ? 'succeeded' : delay === null ? 'failed' : 'retrying';
   const nextAttemptAt = delay === null ? null : now + delay;
 
-  return runInTransaction(deps, async (trx) => {
+  return deps.db.runInTransaction(async (trx) => {
     await insertDeliveryAttempt(trx, {
       id: newAttemptId(),
       delivery_id: delivery.id,

@@ -4,7 +4,6 @@
 import type { Tx } from '../../storage/executor.js';
 import { deliveryIdsOfEvent, failedDeliveryIdsOf, insertDeliveries, requeueDeliveries } from '../../storage/queries/deliveries.js';
 import { eventMerchant } from '../../storage/queries/outbox.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import { AppError } from '../../domain/errors.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
@@ -43,7 +42,7 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
     throw new AppError('invalid_parameter', `event ${event.id} belongs to another merchant than endpoint ${endpoint.id}`, { param: 'endpoint' });
   }
   const now = deps.now();
-  const ids = await runInTransaction(deps, async (trx) => {
+  const ids = await deps.db.runInTransaction(async (trx) => {
     const ids = await deliveryIdsOfEvent(trx, event.id, endpoint ? endpoint.id : null);
     if (endpoint && ids.length === 0) {
       const delivery = newDelivery(event.id, endpoint.id, now);
@@ -62,7 +61,7 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
 export async function resendFailed(deps: Deps, input: { endpointId: string; actor?: string }): Promise<ResendResult> {
   const endpoint = await usableEndpoint(deps, input.endpointId);
   const now = deps.now();
-  const ids = await runInTransaction(deps, async (trx) => {
+  const ids = await deps.db.runInTransaction(async (trx) => {
     const ids = await failedDeliveryIdsOf(trx, endpoint.id);
     // Chunks keep the IN list within every database's parameter limit.
     for (let i = 0; i < ids.length; i += 500) await requeue(trx, ids.slice(i, i + 500), now);

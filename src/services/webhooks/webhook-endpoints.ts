@@ -2,7 +2,6 @@
 // outbox.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
 // older events unless an operator resends them to it.
 import { AppError } from '../../domain/errors.js';
-import { runInTransaction } from '../../storage/unit-of-work.js';
 import { newEndpointId, randomBase62 } from '../../domain/ids.js';
 import { validateWebhookUrl } from '../../domain/webhook-url.js';
 import { failPendingDeliveriesOf } from '../../storage/queries/deliveries.js';
@@ -70,7 +69,7 @@ export async function addWebhookEndpoint(
     created_at: now,
     updated_at: now,
   };
-  await runInTransaction(deps, async (trx) => {
+  await deps.db.runInTransaction(async (trx) => {
     await insertWebhookEndpoint(trx, row);
     await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook_endpoint.add', subjectType: 'webhook_endpoint', subjectId: row.id, details: { url, events }, now });
   });
@@ -97,7 +96,7 @@ export async function removeWebhookEndpoint(
   actor = 'system',
 ): Promise<WebhookEndpointView & { cancelled_deliveries: number }> {
   const now = deps.now();
-  const cancelled = await runInTransaction(deps, async (trx) => {
+  const cancelled = await deps.db.runInTransaction(async (trx) => {
     if (!(await disableWebhookEndpoint(trx, id, now))) return 0;
     const closed = await failPendingDeliveriesOf(trx, id);
     await writeAudit(trx, { actor, action: 'webhook_endpoint.remove', subjectType: 'webhook_endpoint', subjectId: id, now });

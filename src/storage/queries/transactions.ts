@@ -26,8 +26,11 @@ const byId = <R extends { id: string }>(rows: R[]): Map<string, R> => new Map(ro
 const transactionById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => byId(await transactionsIn.execute(db, inList(ids), {})));
 const paymentById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => byId(await paymentsIn.execute(db, inList(ids), {})));
 
-/** One transaction by id, through the batched read (reads of one turn share a statement). */
-export function loadTransactionById(db: Db, id: string): Promise<TransactionsTable | undefined> {
+/**
+ * One transaction by id, through the batched read (reads of one turn share a statement). Inside a unit of
+ * work it is read at once, in that transaction.
+ */
+export function loadTransactionById(db: Executor, id: string): Promise<TransactionsTable | undefined> {
   return transactionById.load(db, id);
 }
 

@@ -1,0 +1,18 @@
+import { PrincipalCache } from './merchants/principal-cache.js';
+import { CreateQueue } from './transactions/create-queue.js';
+
+/**
+ * What the services keep in memory between requests, beside the database: made once per process (or
+ * per gateway in a test) and shared by every copy of its Deps, so nothing of it hides in module state.
+ * (The database's own per-connection state, such as group commit, lives on the Database object.)
+ */
+export interface ServiceState {
+  /** Plain creates of the current event-loop turn, made together (transactions/create-batch.ts). */
+  creates: CreateQueue;
+  /** Successful API-key lookups, reused for a few seconds (merchants/principal-cache.ts). */
+  principals: PrincipalCache;
+}
+
+export function newServiceState(): ServiceState {
+  return { creates: new CreateQueue(), principals: new PrincipalCache() };
+}
