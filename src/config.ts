@@ -7,10 +7,11 @@ import { MAX_QRIS_AMOUNT } from './domain/money.js';
 import { mailSettings, type MailSettings } from './mail/settings.js';
 import { sourceSettings, type SourceSettings } from './payment-sources/settings.js';
 import { checkoutSettings, type CheckoutSettings } from './web/checkout-settings.js';
+import { consoleSettings, type ConsoleSettings } from './web/console/console-settings.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
-export interface Config extends MailSettings, SourceSettings, CheckoutSettings {
+export interface Config extends MailSettings, SourceSettings, CheckoutSettings, ConsoleSettings {
   port: number;
   host: string;
   databaseUrl: string;
@@ -120,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...mailSettings(env),
     ...sourceSettings(env),
     ...checkoutSettings(env),
+    ...consoleSettings(env),
     redisUrl: env.REDIS_URL || null,
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };

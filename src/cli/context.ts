@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Env } from '../env-settings.js';
 import type { Deps } from '../services/deps.js';
 import type { Io } from './output.js';
 
@@ -8,6 +9,8 @@ export interface CliContext {
   /** True when the invocation has --json: print exactly one JSON object on stdout. */
   json: boolean;
   config: () => Config;
+  /** The environment the command runs with (settings, ADMIN_PASSWORD). */
+  env: Env;
   /** Who the audit log names for this invocation (QRIS_OPERATOR, else the OS user). */
   actor: () => string;
   /** Opens (and migrates) the configured database for the duration of fn. */

@@ -22,6 +22,7 @@ import { registerPaymentCommands } from './commands/payments.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerTransactionCommands } from './commands/transactions.js';
+import { registerUserCommands } from './commands/users.js';
 
 /** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
 export async function runCli(argv: string[], io: Io = processIo, env: Env = process.env): Promise<number> {
@@ -44,7 +45,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   const actor = (): string => operatorName(config().operator);
-  const ctx: CliContext = { io, json, config, actor, withDeps };
+  const ctx: CliContext = { io, json, config, env, actor, withDeps };
 
   program
     .command('serve')
@@ -143,6 +144,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     });
 
   registerTransactionCommands(program, ctx);
+  registerUserCommands(program, ctx);
   registerSourceCommands(program, ctx);
   registerPaymentCommands(program, ctx);
   registerWebhookCommands(program, ctx);

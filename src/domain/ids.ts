@@ -54,4 +54,5 @@ export const newEmailId = (): string => `eml_${timePrefix()}${randomBase62(20)}`
 export const newSourceId = (): string => `src_${randomBase62(16)}`;
 export const newEndpointId = (): string => `we_${randomBase62(16)}`;
 export const newAuditId = (): string => `aud_${randomBase62(20)}`;
+export const newUserId = (): string => `usr_${randomBase62(16)}`;
 export const newAttemptId = (): string => `att_${timePrefix()}${randomBase62(20)}`;

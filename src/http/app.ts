@@ -22,6 +22,7 @@ import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
+import { consoleRoutes } from '../web/console/routes.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
 import { listenForStatus } from '../services/transactions/status-bus.js';
@@ -178,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   await paymentSourceRoutes(app, deps);
   await snapNotifyRoutes(app, deps);
+  if (config.consoleEnabled) await consoleRoutes(app, deps);
   return app;
 }
 

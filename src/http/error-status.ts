@@ -19,6 +19,14 @@ const STATUS: Record<ErrorCode, number> = {
   merchant_not_found: 404,
   source_not_found: 404,
   payment_not_found: 404,
+  user_not_found: 404,
+  // A console user with this e-mail address already exists (the CLI's user add).
+  user_exists: 409,
+  // Console login: wrong address or password (one answer for both), or too many failures for now.
+  login_failed: 401,
+  login_throttled: 429,
+  // A console form posted without its token, or with a stale one.
+  csrf_failed: 403,
   method_not_allowed: 405,
   request_timeout: 408,
   ref_conflict: 409,

@@ -5,6 +5,7 @@ import * as paymentMatching from './migrations/003-payment-matching.js';
 import * as snap from './migrations/004-snap.js';
 import * as partialIndexes from './migrations/005-partial-indexes.js';
 import * as cancel from './migrations/006-cancel.js';
+import * as consoleTables from './migrations/007-console.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-snap': snap,
   '005-partial-indexes': partialIndexes,
   '006-cancel': cancel,
+  '007-console': consoleTables,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

@@ -16,6 +16,8 @@ export interface MerchantsTable {
   nmid: string | null;
   acquirer: string | null;
   created_at: number;
+  /** Set when an operator disables the merchant (migration 007); optional so older writers need not name it. */
+  disabled_at?: number | null;
 }
 
 export interface ApiKeysTable {
@@ -169,7 +171,56 @@ export interface SnapExternalIdsTable {
   created_at: number;
 }
 
+export type UserRole = 'operator' | 'merchant';
+
+/** A person who logs in to the console (migration 007). */
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  role: UserRole;
+  disabled_at: number | null;
+  last_login_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UserMerchantsTable {
+  user_id: string;
+  merchant_id: string;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  ended_at: number | null;
+  client_address: string | null;
+  user_agent: string | null;
+}
+
+export interface LoginThrottlesTable {
+  key: string;
+  failures: number;
+  last_failure_at: number;
+  blocked_until: number;
+}
+
+export interface GatewaySecretsTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
 export interface DB {
+  users: UsersTable;
+  user_merchants: UserMerchantsTable;
+  sessions: SessionsTable;
+  login_throttles: LoginThrottlesTable;
+  gateway_secrets: GatewaySecretsTable;
   payment_sources: PaymentSourcesTable;
   audit_log: AuditLogTable;
   events: EventsTable;

@@ -1,4 +1,4 @@
-// The checkout page's files (src/web/assets/, copied to dist/web/assets/ by scripts/build.mjs), read
+// The checkout page's and the console's files (src/web/assets/, copied to dist/web/assets/ by scripts/build.mjs), read
 // once per process. Each is served under a URL carrying a hash of its content, so browsers may keep it
 // for a year: a changed file is a new URL, and a page never meets a stale script or style.
 import { createHash } from 'node:crypto';
@@ -17,7 +17,6 @@ export interface CheckoutAssets {
   icon: StaticAsset;
 }
 
-const PREFIX = '/checkout/assets/';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 // The icon keeps its plain URL: it is the page's declared favicon, which browsers (and the e2e test)
 // look for at a stable address. It changes rarely, so a day's caching is enough.
@@ -26,21 +25,36 @@ const ONE_DAY = 'public, max-age=86400';
 // Beside this module in src/ (tests, tsx) and in dist/ (the build copies the folder).
 const folder = new URL('./assets/', import.meta.url);
 
-function load(file: string, type: string, hashed: boolean): StaticAsset {
+function load(prefix: string, file: string, type: string, hashed: boolean): StaticAsset {
   const body = readFileSync(new URL(file, folder));
-  if (!hashed) return { url: PREFIX + file, body, type, cacheControl: ONE_DAY };
+  if (!hashed) return { url: prefix + file, body, type, cacheControl: ONE_DAY };
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
   const dot = file.lastIndexOf('.');
-  return { url: `${PREFIX}${file.slice(0, dot)}.${hash}${file.slice(dot)}`, body, type, cacheControl: IMMUTABLE };
+  return { url: `${prefix}${file.slice(0, dot)}.${hash}${file.slice(dot)}`, body, type, cacheControl: IMMUTABLE };
 }
 
 let loaded: CheckoutAssets | null = null;
 
 export function checkoutAssets(): CheckoutAssets {
   loaded ??= {
-    css: load('checkout.css', 'text/css; charset=utf-8', true),
-    js: load('checkout.js', 'text/javascript; charset=utf-8', true),
-    icon: load('icon.svg', 'image/svg+xml', false),
+    css: load('/checkout/assets/', 'checkout.css', 'text/css; charset=utf-8', true),
+    js: load('/checkout/assets/', 'checkout.js', 'text/javascript; charset=utf-8', true),
+    icon: load('/checkout/assets/', 'icon.svg', 'image/svg+xml', false),
   };
   return loaded;
+}
+
+export interface ConsoleAssets {
+  css: StaticAsset;
+  js: StaticAsset;
+}
+
+let consoleLoaded: ConsoleAssets | null = null;
+
+export function consoleAssets(): ConsoleAssets {
+  consoleLoaded ??= {
+    css: load('/dashboard/assets/', 'console.css', 'text/css; charset=utf-8', true),
+    js: load('/dashboard/assets/', 'console.js', 'text/javascript; charset=utf-8', true),
+  };
+  return consoleLoaded;
 }

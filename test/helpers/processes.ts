@@ -9,7 +9,7 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const bin = join(root, 'bin', 'qris-gateway.mjs');
 
 const GATEWAY_SETTING =
-  /^(PORT|HOST|DATABASE_URL|DATABASE_POOL_SIZE|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|METRICS_TOKEN|TRUST_PROXY|BODY_LIMIT_BYTES|MAX_URL_LENGTH|TRANSACTION_TTL_SECONDS|RESERVATION_GRACE_SECONDS|SWEEP_INTERVAL_MS|SMTP_URL|MAIL_.*|WEBHOOK_.*|SNAP_.*|FEED_.*|MATCH_.*|EXPIRES_IN_.*|AMOUNT_.*|UNIQUE_CODE_.*|QRIS_OPERATOR|CHECKOUT_.*|STATUS_WATCH_INTERVAL_MS|HTTP_.*_TIMEOUT_MS|SHUTDOWN_TIMEOUT_MS|QG_.*)$/;
+  /^(PORT|HOST|DATABASE_URL|DATABASE_POOL_SIZE|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|METRICS_TOKEN|TRUST_PROXY|BODY_LIMIT_BYTES|MAX_URL_LENGTH|TRANSACTION_TTL_SECONDS|RESERVATION_GRACE_SECONDS|SWEEP_INTERVAL_MS|SMTP_URL|MAIL_.*|WEBHOOK_.*|SNAP_.*|FEED_.*|MATCH_.*|EXPIRES_IN_.*|AMOUNT_.*|UNIQUE_CODE_.*|QRIS_OPERATOR|CHECKOUT_.*|STATUS_WATCH_INTERVAL_MS|SESSION_.*|CONSOLE|ADMIN_PASSWORD|HTTP_.*_TIMEOUT_MS|SHUTDOWN_TIMEOUT_MS|QG_.*)$/;
 
 /** The parent's environment without gateway settings it may carry, plus the given ones. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -28,13 +28,14 @@ export interface Finished {
 }
 
 /** Runs one command of the real entry point to its end (the first run after an edit compiles dist/). */
-export function runCommand(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Finished> {
+export function runCommand(args: string[], env: Record<string, string>, timeoutMs = 120_000, input: string | null = null): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(env), stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== null) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`qris-gateway ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));

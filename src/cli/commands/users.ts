@@ -1,0 +1,81 @@
+import { Option, type Command } from 'commander';
+import { AppError } from '../../domain/errors.js';
+import { addUser, listUsers, setUserEnabled, setUserPassword, type UserView } from '../../services/users/manage-users.js';
+import type { UserRole } from '../../storage/schema.js';
+import { emit, emitItems } from '../output.js';
+import type { CliContext } from '../context.js';
+
+/**
+ * The password for `user add` and `user password`: ADMIN_PASSWORD when set (scripts), else the first line
+ * of standard input (`printf '%s\n' "$PW" | qris-gateway user add ...`). Never a command-line argument,
+ * which other users of the machine can read in the process list.
+ */
+async function readPassword(ctx: CliContext): Promise<string> {
+  const fromEnv = ctx.env.ADMIN_PASSWORD;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  if (process.stdin.isTTY) ctx.io.err('password (then Enter): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    if (Buffer.concat(chunks).includes(10)) break;
+  }
+  const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  if (line === '') throw new AppError('invalid_parameter', 'no password: set ADMIN_PASSWORD or write it on standard input', { param: 'password' });
+  return line;
+}
+
+const line = (u: UserView): string =>
+  `${u.id}  ${u.email}  ${u.role}${u.merchant_ids.length > 0 ? ` (${u.merchant_ids.join(', ')})` : ''}${u.disabled ? '  DISABLED' : ''}`;
+
+const short = (u: UserView) => ({ id: u.id, email: u.email, role: u.role });
+
+/** user add|list|disable|enable|password: the console's users. */
+export function registerUserCommands(program: Command, ctx: CliContext): void {
+  const { io, json } = ctx;
+  const user = program.command('user').description('console users: add, list, disable, enable, password');
+
+  user
+    .command('add')
+    .requiredOption('--email <address>', 'the address the user logs in with')
+    .addOption(new Option('--role <role>', 'operator (sees everything) or merchant (sees its merchants)').choices(['operator', 'merchant']).makeOptionMandatory())
+    .option('--merchant <id...>', 'for a merchant user: the merchant(s) it belongs to')
+    .option('--json', 'print JSON')
+    .action(async (opts: { email: string; role: UserRole; merchant?: string[] }) => {
+      const password = await readPassword(ctx);
+      const added = await ctx.withDeps((deps) => addUser(deps, { email: opts.email, password, role: opts.role, merchantIds: opts.merchant ?? [] }, ctx.actor()));
+      emit(io, json, short(added), () => `added ${added.role} ${added.email} (${added.id})`);
+    });
+
+  user
+    .command('list')
+    .addOption(new Option('--role <role>', 'only this role').choices(['operator', 'merchant']))
+    .option('--json', 'print JSON')
+    .action(async (opts: { role?: UserRole }) => {
+      const users = await ctx.withDeps((deps) => listUsers(deps, opts.role ?? null));
+      emitItems(io, json, users, 'no users', line);
+    });
+
+  for (const [name, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    user
+      .command(`${name} <user>`)
+      .description(`${name} a user (by id or e-mail)${enabled ? '' : '; ends its sessions at once'}`)
+      .option('--json', 'print JSON')
+      .action(async (who: string) => {
+        const changed = await ctx.withDeps((deps) => setUserEnabled(deps, who, enabled, ctx.actor()));
+        emit(io, json, { ...short(changed), disabled: changed.disabled }, () => `${changed.email} is ${changed.disabled ? 'disabled' : 'enabled'}`);
+      });
+  }
+
+  user
+    .command('password <user>')
+    .description("set a user's password (ADMIN_PASSWORD or standard input); ends its sessions")
+    .option('--json', 'print JSON')
+    .action(async (who: string) => {
+      const password = await readPassword(ctx);
+      const changed = await ctx.withDeps((deps) => setUserPassword(deps, who, password, ctx.actor()));
+      emit(io, json, short(changed), () => `password of ${changed.email} changed`);
+    });
+}

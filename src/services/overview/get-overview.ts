@@ -1,0 +1,75 @@
+import type { Mode } from '../../domain/records.js';
+import { countOpenPending, countUnmatchedPayments, failingEndpoints, lastReportOfSources, paidPerDay } from '../../storage/queries/overview.js';
+import type { Deps } from '../deps.js';
+import { merchantScope, type Viewer } from '../users/viewer.js';
+
+/** Western Indonesia Time is UTC+7 all year: a WIB day starts at 17:00 UTC the day before. */
+export const WIB_OFFSET_MS = 7 * 3600_000;
+const DAY_MS = 86_400_000;
+export const CHART_DAYS = 30;
+
+export interface PaidFigures {
+  count: number;
+  sum: number;
+}
+
+export interface Overview {
+  mode: Mode;
+  today: PaidFigures;
+  last7Days: PaidFigures;
+  last30Days: PaidFigures;
+  /** One entry per WIB day, oldest first, the last being today: CHART_DAYS entries. */
+  daily: Array<PaidFigures & { dayStart: number }>;
+  pending: number;
+  unmatched: number;
+  failingEndpoints: Array<{ id: string; merchantId: string; url: string; status: string; consecutiveFailures: number; since: number }>;
+}
+
+/** The start (epoch ms) of the WIB day holding `at`. */
+export function wibDayStart(at: number): number {
+  return Math.floor((at + WIB_OFFSET_MS) / DAY_MS) * DAY_MS - WIB_OFFSET_MS;
+}
+
+/** What the console's overview shows, limited to the merchants the viewer may see. */
+export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promise<Overview> {
+  const scope = merchantScope(viewer);
+  const now = deps.now();
+  const today = wibDayStart(now);
+  const first = today - (CHART_DAYS - 1) * DAY_MS;
+  const [days, pending, unmatched, failing] = await Promise.all([
+    paidPerDay(deps.db, scope, mode, first, WIB_OFFSET_MS),
+    countOpenPending(deps.db, scope, mode, now),
+    countUnmatchedPayments(deps.db, scope, mode),
+    failingEndpoints(deps.db, scope),
+  ]);
+  const byDay = new Map(days.map((d) => [d.day, d]));
+  const daily = Array.from({ length: CHART_DAYS }, (_, i) => {
+    const dayStart = first + i * DAY_MS;
+    const found = byDay.get(Math.floor((dayStart + WIB_OFFSET_MS) / DAY_MS));
+    return { dayStart, count: found?.count ?? 0, sum: found?.sum ?? 0 };
+  });
+  const total = (n: number): PaidFigures =>
+    daily.slice(-n).reduce((acc, d) => ({ count: acc.count + d.count, sum: acc.sum + d.sum }), { count: 0, sum: 0 });
+  return {
+    mode,
+    today: total(1),
+    last7Days: total(7),
+    last30Days: total(30),
+    daily,
+    pending,
+    unmatched,
+    failingEndpoints: failing.map((e) => ({
+      id: e.id,
+      merchantId: e.merchant_id,
+      url: e.url,
+      status: e.status,
+      consecutiveFailures: e.consecutive_failures,
+      since: e.updated_at,
+    })),
+  };
+}
+
+/** When each payment source last reported a payment (its health beside its own poll state). */
+export function lastReports(deps: Deps, sourceIds: readonly string[]): Promise<Map<string, number>> {
+  return lastReportOfSources(deps.db, sourceIds);
+}

@@ -1,0 +1,66 @@
+// The console overview's counts and sums. Each read is bounded by an index: paid transactions by the
+// partial index on paid_at (migration 007), pending by transactions_due, unmatched payments by
+// payments_status_received. `merchants` null means every merchant (an operator); a list limits it.
+import { sql } from 'kysely';
+import type { Db } from '../executor.js';
+import type { Mode } from '../schema.js';
+
+type Scope = readonly string[] | null;
+
+/** Paid transactions per WIB day since `since`: [{ day, count, sum }], day = days since the epoch in WIB. */
+export async function paidPerDay(db: Db, merchants: Scope, mode: Mode, since: number, offsetMs: number): Promise<{ day: number; count: number; sum: number }[]> {
+  if (merchants !== null && merchants.length === 0) return [];
+  // A literal, not a parameter: PostgreSQL must see the select's expression and the group's as the same.
+  const day = sql<number>`(paid_at + ${sql.lit(Math.trunc(offsetMs))}) / 86400000`;
+  let q = db
+    .selectFrom('transactions')
+    .select([
+      day.as('day'),
+      (eb) => eb.fn.countAll<number>().as('count'),
+      (eb) => eb.fn.sum<number>('total_amount').as('sum'),
+    ])
+    .where('paid_at', '>=', since)
+    .where('status', '=', 'paid')
+    .where('mode', '=', mode);
+  if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
+  const rows = await q.groupBy(day).execute();
+  return rows.map((r) => ({ day: Math.floor(Number(r.day)), count: Number(r.count), sum: Number(r.sum ?? 0) }));
+}
+
+export async function countOpenPending(db: Db, merchants: Scope, mode: Mode, now: number): Promise<number> {
+  if (merchants !== null && merchants.length === 0) return 0;
+  let q = db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').where('expires_at', '>', now).where('mode', '=', mode);
+  if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+export async function countUnmatchedPayments(db: Db, merchants: Scope, mode: Mode): Promise<number> {
+  if (merchants !== null && merchants.length === 0) return 0;
+  let q = db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'unmatched').where('mode', '=', mode);
+  if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+/** Webhook endpoints that are failing (or were disabled after failing), worst first. */
+export function failingEndpoints(db: Db, merchants: Scope) {
+  if (merchants !== null && merchants.length === 0) return Promise.resolve([]);
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'merchant_id', 'url', 'status', 'consecutive_failures', 'updated_at'])
+    .where('status', '!=', 'active')
+    .where('consecutive_failures', '>', 0);
+  if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
+  return q.orderBy('consecutive_failures', 'desc').limit(20).execute();
+}
+
+/** When each of these sources last reported a payment. */
+export async function lastReportOfSources(db: Db, sourceIds: readonly string[]): Promise<Map<string, number>> {
+  if (sourceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payments')
+    .select(['source', (eb) => eb.fn.max<number>('received_at').as('last')])
+    .where('source', 'in', sourceIds)
+    .groupBy('source')
+    .execute();
+  return new Map(rows.map((r) => [r.source, Number(r.last)]));
+}

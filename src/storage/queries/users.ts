@@ -1,0 +1,49 @@
+import type { Db, Executor, Tx } from '../executor.js';
+import type { UserRole, UsersTable } from '../schema.js';
+
+export function insertUser(trx: Tx, row: UsersTable): Promise<unknown> {
+  return trx.insertInto('users').values(row).execute();
+}
+
+export function userByEmail(db: Executor, email: string): Promise<UsersTable | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function userById(db: Executor, id: string): Promise<UsersTable | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function usersInOrder(db: Db, role: UserRole | null): Promise<UsersTable[]> {
+  let q = db.selectFrom('users').selectAll();
+  if (role) q = q.where('role', '=', role);
+  return q.orderBy('created_at').orderBy('id').execute();
+}
+
+export async function setUserDisabled(trx: Tx, id: string, disabledAt: number | null, now: number): Promise<boolean> {
+  const result = await trx.updateTable('users').set({ disabled_at: disabledAt, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function setUserPasswordHash(trx: Tx, id: string, passwordHash: string, now: number): Promise<boolean> {
+  const result = await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export function markUserLoggedIn(trx: Tx, id: string, now: number): Promise<unknown> {
+  return trx.updateTable('users').set({ last_login_at: now }).where('id', '=', id).execute();
+}
+
+export function insertUserMerchants(trx: Tx, userId: string, merchantIds: readonly string[], now: number): Promise<unknown> {
+  if (merchantIds.length === 0) return Promise.resolve();
+  return trx
+    .insertInto('user_merchants')
+    .values(merchantIds.map((merchant_id) => ({ user_id: userId, merchant_id, created_at: now })))
+    .onConflict((oc) => oc.columns(['user_id', 'merchant_id']).doNothing())
+    .execute();
+}
+
+/** The merchants a merchant user may see, oldest membership first. */
+export async function merchantIdsOfUser(db: Executor, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('user_merchants').select('merchant_id').where('user_id', '=', userId).orderBy('created_at').orderBy('merchant_id').execute();
+  return rows.map((r) => r.merchant_id);
+}

@@ -1,0 +1,27 @@
+// The console's little script: confirmation of destructive forms and copying shown-once secrets. Every
+// page works without it; it is loaded from 'self' only (the Content-Security-Policy has no inline script).
+
+/** Forms with data-confirm ask before they are sent (cancel, revoke, disable). */
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement)) return;
+  const question = form.dataset.confirm;
+  if (question && !window.confirm(question)) event.preventDefault();
+});
+
+/** Buttons with data-copy copy the text of the element it names. */
+document.addEventListener('click', (event) => {
+  const button = event.target;
+  if (!(button instanceof HTMLButtonElement) || !button.dataset.copy) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (!source || !navigator.clipboard) return;
+  void navigator.clipboard.writeText(source.textContent ?? '').then(() => {
+    button.textContent = button.dataset.copied ?? 'Copied';
+  });
+});
+
+/** Selects with data-autosubmit send their form when changed (filters). */
+document.addEventListener('change', (event) => {
+  const select = event.target;
+  if (select instanceof HTMLSelectElement && select.dataset.autosubmit !== undefined && select.form) select.form.requestSubmit();
+});

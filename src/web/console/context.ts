@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SafeHtml } from '../../domain/html.js';
+import type { Viewer } from '../../services/users/viewer.js';
+import type { Lang } from './i18n.js';
+import { renderPage, type Section } from './layout.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The console's logged-in user (console routes only; null when logged out). */
+    viewer: Viewer | null;
+    /** The console's language for this request. */
+    consoleLang: Lang;
+  }
+}
+
+/** What a console handler needs to answer with a page. */
+export interface ConsolePage {
+  viewer: Viewer;
+  lang: Lang;
+  /** A CSRF token for the page's forms (bound to this session). */
+  csrf: string;
+  /** Sends a whole page. */
+  send(title: string, active: Section | undefined, body: SafeHtml, status?: number): FastifyReply;
+}
+
+/**
+ * The page context of a logged-in request. The console's preHandler has already sent logged-out
+ * requests to the login form, so a handler that calls this always has a viewer.
+ */
+export function consolePage(request: FastifyRequest, reply: FastifyReply): ConsolePage {
+  const viewer = request.viewer;
+  if (!viewer) throw new Error('consolePage on a route without a viewer');
+  const csrf = reply.generateCsrf({ userInfo: viewer.sessionKey });
+  const lang = request.consoleLang;
+  return {
+    viewer,
+    lang,
+    csrf,
+    send(title, active, body, status = 200) {
+      const frame = { lang, title, viewer, csrf, path: request.url, ...(active ? { active } : {}) };
+      return reply.code(status).type('text/html; charset=utf-8').send(renderPage(frame, body));
+    },
+  };
+}
+
+/** A form field as one string: absent, repeated or non-text fields are the empty string. */
+export function field(body: unknown, name: string): string {
+  if (body === null || typeof body !== 'object') return '';
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** Where to go after a form: a console path only, so a crafted link cannot send anyone elsewhere. */
+export function safeNext(next: string | undefined, fallback = '/dashboard'): string {
+  return next && /^\/dashboard([/?][A-Za-z0-9/_?=&%.+,:-]*)?$/.test(next) ? next : fallback;
+}

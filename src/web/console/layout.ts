@@ -1,0 +1,99 @@
+import { html, type SafeHtml } from '../../domain/html.js';
+import type { Viewer } from '../../services/users/viewer.js';
+import { consoleAssets } from '../static-assets.js';
+import { defineMessages, LANGS, translator, type Lang } from './i18n.js';
+
+/** The console's sections, in the navigation's order. */
+export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'keys' | 'sources' | 'webhooks' | 'audit';
+
+const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolean }> = [
+  { key: 'overview', path: '/dashboard', operatorOnly: false },
+  { key: 'transactions', path: '/dashboard/transactions', operatorOnly: false },
+  { key: 'payments', path: '/dashboard/payments', operatorOnly: false },
+  { key: 'merchants', path: '/dashboard/merchants', operatorOnly: false },
+  { key: 'keys', path: '/dashboard/keys', operatorOnly: false },
+  { key: 'sources', path: '/dashboard/sources', operatorOnly: false },
+  { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
+  { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
+];
+
+const words = defineMessages(
+  {
+    overview: 'Overview',
+    transactions: 'Transactions',
+    payments: 'Payments',
+    merchants: 'Merchants',
+    keys: 'API keys',
+    sources: 'Payment sources',
+    webhooks: 'Webhooks',
+    audit: 'Audit log',
+    logOut: 'Log out',
+    language: 'Language',
+    skip: 'Skip to content',
+    operator: 'operator',
+  },
+  {
+    overview: 'Ringkasan',
+    transactions: 'Transaksi',
+    payments: 'Pembayaran',
+    merchants: 'Merchant',
+    keys: 'Kunci API',
+    sources: 'Sumber pembayaran',
+    webhooks: 'Webhook',
+    audit: 'Log audit',
+    logOut: 'Keluar',
+    language: 'Bahasa',
+    skip: 'Langsung ke isi',
+    operator: 'operator',
+  },
+);
+
+export interface Frame {
+  lang: Lang;
+  title: string;
+  /** Null on the login page. */
+  viewer: Viewer | null;
+  /** The CSRF token for the logout form (and any form of the page). */
+  csrf: string;
+  /** The page's own path and query, for the language switch to come back to. */
+  path: string;
+  active?: Section;
+}
+
+/** A whole console page around `body`. */
+export function renderPage(frame: Frame, body: SafeHtml): string {
+  const t = translator(words, frame.lang);
+  const assets = consoleAssets();
+  const { viewer } = frame;
+  const nav = viewer
+    ? html`<nav class="main" aria-label="${t('overview')}">${SECTIONS.filter((s) => !s.operatorOnly || viewer.role === 'operator').map(
+        (s) => html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${t(s.key)}</a>`,
+      )}</nav>`
+    : '';
+  const switcher = html`<span class="lang" aria-label="${t('language')}">${LANGS.map(
+    (l) =>
+      html`<a href="/dashboard/lang/${l}?back=${encodeURIComponent(frame.path)}" hreflang="${l}" lang="${l}"${l === frame.lang ? html` aria-current="true"` : ''}>${l === 'en' ? 'English' : 'Indonesia'}</a>`,
+  )}</span>`;
+  const account = viewer
+    ? html`<span class="muted-light">${viewer.email}${viewer.role === 'operator' ? html` (${t('operator')})` : ''}</span>
+<form method="post" action="/dashboard/logout"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">${t('logOut')}</button></form>`
+    : '';
+  return html`<!doctype html>
+<html lang="${frame.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${frame.title} · qris-gateway</title>
+<link rel="stylesheet" href="${assets.css.url}">
+<script src="${assets.js.url}" defer></script>
+</head>
+<body>
+<header class="top"><a class="brand" href="/dashboard">qris-gateway</a>${switcher}${account}</header>
+${nav}
+<main id="content">
+${body}
+</main>
+</body>
+</html>`.toString();
+}

@@ -1,0 +1,43 @@
+import { html } from '../../../domain/html.js';
+import type { Viewer } from '../../../services/users/viewer.js';
+import { defineMessages, translator, type Lang } from '../i18n.js';
+import { renderPage } from '../layout.js';
+
+const words = defineMessages(
+  {
+    notFound: 'Not found',
+    notFoundText: 'There is nothing here, or it is not yours to see.',
+    csrf: 'This form has expired',
+    csrfText: 'The form was sent without its security token, or with an old one. Go back, reload the page and send it again.',
+    tooLarge: 'The upload is too large',
+    failed: 'Something went wrong',
+    failedText: 'The gateway could not do this. Nothing was changed. Quote this reference if you ask for help: {id}',
+    refused: 'This cannot be done',
+    back: 'Back to the overview',
+  },
+  {
+    notFound: 'Tidak ditemukan',
+    notFoundText: 'Tidak ada apa pun di sini, atau Anda tidak berhak melihatnya.',
+    csrf: 'Formulir ini sudah kedaluwarsa',
+    csrfText: 'Formulir dikirim tanpa token keamanannya, atau dengan token lama. Kembali, muat ulang halaman, lalu kirim lagi.',
+    tooLarge: 'Unggahan terlalu besar',
+    failed: 'Terjadi kesalahan',
+    failedText: 'Gateway tidak dapat melakukan ini. Tidak ada yang diubah. Sebutkan referensi ini jika meminta bantuan: {id}',
+    refused: 'Tidak dapat dilakukan',
+    back: 'Kembali ke ringkasan',
+  },
+);
+
+export type ErrorPageKind = 'notFound' | 'csrf' | 'tooLarge' | 'failed' | 'refused';
+
+/** A page for a request that went wrong; `detail` is a message safe to show (an AppError's). */
+export function renderErrorPage(lang: Lang, viewer: Viewer | null, csrf: string, path: string, kind: ErrorPageKind, requestId: string, detail = ''): string {
+  const t = translator(words, lang);
+  const text = kind === 'notFound' ? t('notFoundText') : kind === 'csrf' ? t('csrfText') : kind === 'failed' ? t('failedText', { id: requestId }) : detail;
+  const body = html`<div class="card">
+<h1>${t(kind)}</h1>
+<p>${text}</p>
+<p><a href="/dashboard">${t('back')}</a></p>
+</div>`;
+  return renderPage({ lang, title: t(kind), viewer, csrf, path }, body);
+}

@@ -1,0 +1,58 @@
+import { html } from '../../../domain/html.js';
+import { defineMessages, translator, type Lang } from '../i18n.js';
+import { renderPage } from '../layout.js';
+
+const words = defineMessages(
+  {
+    title: 'Log in',
+    email: 'Email',
+    password: 'Password',
+    logIn: 'Log in',
+    intro: 'The console of this QRIS gateway. Log in with the account your operator made for you.',
+    failed: 'The e-mail address or the password is wrong.',
+    throttled: 'Too many failed logins. Try again in {seconds} seconds.',
+    loggedOut: 'You have logged out.',
+    expired: 'Your session has ended. Log in again to go on.',
+  },
+  {
+    title: 'Masuk',
+    email: 'Email',
+    password: 'Kata sandi',
+    logIn: 'Masuk',
+    intro: 'Konsol gateway QRIS ini. Masuk dengan akun yang dibuat operator untuk Anda.',
+    failed: 'Alamat email atau kata sandi salah.',
+    throttled: 'Terlalu banyak percobaan gagal. Coba lagi dalam {seconds} detik.',
+    loggedOut: 'Anda telah keluar.',
+    expired: 'Sesi Anda telah berakhir. Masuk lagi untuk melanjutkan.',
+  },
+);
+
+export type LoginNotice = { kind: 'failed' } | { kind: 'throttled'; seconds: number } | { kind: 'loggedOut' } | { kind: 'expired' } | null;
+
+/** The login form. `next` is where a successful login goes (already checked to be a console path). */
+export function renderLogin(lang: Lang, csrf: string, path: string, next: string, email: string, notice: LoginNotice): string {
+  const t = translator(words, lang);
+  const message =
+    notice === null
+      ? ''
+      : notice.kind === 'throttled'
+        ? html`<p class="notice error" role="alert">${t('throttled', { seconds: notice.seconds })}</p>`
+        : notice.kind === 'failed'
+          ? html`<p class="notice error" role="alert">${t('failed')}</p>`
+          : html`<p class="notice" role="status">${t(notice.kind)}</p>`;
+  const body = html`<div class="login card">
+<h1>${t('title')}</h1>
+<p class="muted">${t('intro')}</p>
+${message}
+<form method="post" action="/dashboard/login">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="next" value="${next}">
+<label for="login-email">${t('email')}</label>
+<input id="login-email" name="email" type="email" autocomplete="username" required maxlength="254" value="${email}">
+<label for="login-password">${t('password')}</label>
+<input id="login-password" name="password" type="password" autocomplete="current-password" required maxlength="200">
+<button type="submit">${t('logIn')}</button>
+</form>
+</div>`;
+  return renderPage({ lang, title: t('title'), viewer: null, csrf, path }, body);
+}

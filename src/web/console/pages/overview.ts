@@ -1,0 +1,148 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { html } from '../../../domain/html.js';
+import type { Mode } from '../../../domain/records.js';
+import { listSources } from '../../../payment-sources/list-sources.js';
+import type { Deps } from '../../../services/deps.js';
+import { CHART_DAYS, getOverview, lastReports } from '../../../services/overview/get-overview.js';
+import { canSeeMerchant } from '../../../services/users/viewer.js';
+import { barChart } from '../chart.js';
+import { consolePage } from '../context.js';
+import { defineMessages, rupiah, translator, wibTime } from '../i18n.js';
+
+const words = defineMessages(
+  {
+    title: 'Overview',
+    mode: 'Mode',
+    live: 'live',
+    test: 'test',
+    show: 'Show',
+    today: 'Paid today',
+    week: 'Paid, last 7 days',
+    month: 'Paid, last 30 days',
+    payments: '{count} payments',
+    pending: 'Pending transactions',
+    unmatched: 'Unmatched payments',
+    review: 'Review',
+    chart: 'Paid per day, last 30 days (WIB)',
+    chartBar: '{day}: {count} paid, {sum}',
+    sources: 'Payment sources',
+    noSources: 'No payment sources yet. Payments are then learned only from the simulator (test mode) or confirmed by hand.',
+    source: 'Source',
+    merchant: 'Merchant',
+    type: 'Type',
+    state: 'State',
+    lastReport: 'Last payment reported',
+    lastPoll: 'Last successful poll',
+    failures: 'Failures in a row',
+    enabled: 'enabled',
+    disabled: 'disabled',
+    never: 'never',
+    endpoints: 'Failing webhook endpoints',
+    noFailing: 'Every webhook endpoint is delivering.',
+    url: 'URL',
+    since: 'Since',
+  },
+  {
+    title: 'Ringkasan',
+    mode: 'Mode',
+    live: 'live',
+    test: 'uji',
+    show: 'Tampilkan',
+    today: 'Dibayar hari ini',
+    week: 'Dibayar, 7 hari terakhir',
+    month: 'Dibayar, 30 hari terakhir',
+    payments: '{count} pembayaran',
+    pending: 'Transaksi menunggu',
+    unmatched: 'Pembayaran tak cocok',
+    review: 'Tinjau',
+    chart: 'Dibayar per hari, 30 hari terakhir (WIB)',
+    chartBar: '{day}: {count} dibayar, {sum}',
+    sources: 'Sumber pembayaran',
+    noSources: 'Belum ada sumber pembayaran. Pembayaran hanya diketahui dari simulator (mode uji) atau dikonfirmasi manual.',
+    source: 'Sumber',
+    merchant: 'Merchant',
+    type: 'Jenis',
+    state: 'Status',
+    lastReport: 'Pembayaran terakhir dilaporkan',
+    lastPoll: 'Polling sukses terakhir',
+    failures: 'Gagal berturut-turut',
+    enabled: 'aktif',
+    disabled: 'nonaktif',
+    never: 'belum pernah',
+    endpoints: 'Endpoint webhook yang gagal',
+    noFailing: 'Semua endpoint webhook menerima kiriman.',
+    url: 'URL',
+    since: 'Sejak',
+  },
+);
+
+/** /dashboard for a logged-in user. */
+export async function overviewPage(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const page = consolePage(request, reply);
+  const t = translator(words, page.lang);
+  const asked = (request.query as { mode?: unknown }).mode;
+  const mode: Mode = asked === 'test' ? 'test' : 'live';
+  const overview = await getOverview(deps, page.viewer, mode);
+  const sources = (await listSources(deps)).filter((s) => canSeeMerchant(page.viewer, s.merchant_id));
+  const reports = await lastReports(
+    deps,
+    sources.map((s) => s.id),
+  );
+  const when = (ms: number | null | undefined) => (ms ? wibTime(ms, page.lang) : t('never'));
+  const dayLabel = (ms: number) => new Intl.DateTimeFormat(page.lang === 'id' ? 'id-ID' : 'en-GB', { timeZone: 'Asia/Jakarta', day: '2-digit', month: 'short' }).format(ms);
+  const chart = barChart(
+    overview.daily.map((d, i) => ({
+      value: d.sum,
+      label: t('chartBar', { day: dayLabel(d.dayStart), count: d.count, sum: rupiah(d.sum) }),
+      tick: i % 7 === (CHART_DAYS - 1) % 7 ? dayLabel(d.dayStart) : null,
+    })),
+    t('chart'),
+  );
+  const stat = (label: string, figures: { count: number; sum: number }) =>
+    html`<div class="card stat"><div class="label">${label}</div><div class="value">${rupiah(figures.sum)}</div><div class="muted">${t('payments', { count: figures.count })}</div></div>`;
+
+  const body = html`<h1>${t('title')}</h1>
+<form method="get" action="/dashboard" class="filters card">
+<div><label for="overview-mode">${t('mode')}</label>
+<select id="overview-mode" name="mode" data-autosubmit>
+<option value="live"${mode === 'live' ? html` selected` : ''}>${t('live')}</option>
+<option value="test"${mode === 'test' ? html` selected` : ''}>${t('test')}</option>
+</select></div>
+<div><button type="submit" class="secondary">${t('show')}</button></div>
+</form>
+<div class="grid">
+${stat(t('today'), overview.today)}
+${stat(t('week'), overview.last7Days)}
+${stat(t('month'), overview.last30Days)}
+<div class="card stat"><div class="label">${t('pending')}</div><div class="value">${overview.pending}</div><a href="/dashboard/transactions?status=pending&amp;mode=${mode}">${t('review')}</a></div>
+<div class="card stat"><div class="label">${t('unmatched')}</div><div class="value">${overview.unmatched}</div><a href="/dashboard/payments?status=unmatched&amp;mode=${mode}">${t('review')}</a></div>
+</div>
+<section class="card"><h2>${t('chart')}</h2>${chart}</section>
+<section><h2>${t('sources')}</h2>
+${
+  sources.length === 0
+    ? html`<p class="card muted">${t('noSources')}</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th>${t('source')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('type')}</th><th>${t('state')}</th><th>${t('lastReport')}</th><th class="hide-narrow">${t('lastPoll')}</th><th class="num">${t('failures')}</th></tr></thead>
+<tbody>${sources.map(
+        (s) => html`<tr><td class="mono">${s.id}</td><td class="mono hide-narrow">${s.merchant_id}</td><td>${s.type}</td>
+<td><span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></td>
+<td>${when(reports.get(s.id))}</td><td class="hide-narrow">${s.type === 'feed' ? when(s.last_success_at ? Date.parse(s.last_success_at) : null) : '–'}</td>
+<td class="num">${s.failures ?? 0}</td></tr>`,
+      )}</tbody></table></div>`
+}
+</section>
+<section><h2>${t('endpoints')}</h2>
+${
+  overview.failingEndpoints.length === 0
+    ? html`<p class="card muted">${t('noFailing')}</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th>${t('url')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('state')}</th><th class="num">${t('failures')}</th><th>${t('since')}</th></tr></thead>
+<tbody>${overview.failingEndpoints.map(
+        (e) => html`<tr><td class="mono"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow">${e.merchantId}</td>
+<td><span class="badge ${e.status}">${e.status}</span></td><td class="num">${e.consecutiveFailures}</td><td>${when(e.since)}</td></tr>`,
+      )}</tbody></table></div>`
+}
+</section>`;
+  return page.send(t('title'), 'overview', body);
+}

@@ -1,0 +1,192 @@
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.js';
+import type { Deps } from '../../services/deps.js';
+import { consoleCookieSecret } from '../../services/users/console-secret.js';
+import { logIn } from '../../services/users/log-in.js';
+import { endViewerSession, resumeSession } from '../../services/users/sessions.js';
+import { statusFor } from '../../http/error-status.js';
+import { consoleAssets } from '../static-assets.js';
+import { field, safeNext } from './context.js';
+import { LANG_COOKIE, pickLang, type Lang } from './i18n.js';
+import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
+import { renderLogin, type LoginNotice } from './pages/login.js';
+import { CONSOLE_PAGES } from './pages/index.js';
+
+export const SESSION_COOKIE = 'qg_session';
+/** What the CSRF tokens of logged-out forms (the login form) are bound to; the library needs a non-empty value. */
+const LOGGED_OUT = 'logged-out';
+/** An uploaded QRIS image may be a phone photo of several MB; nothing larger is read. */
+export const UPLOAD_LIMIT_BYTES = 15 * 1024 * 1024;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A console route that needs no login (the login form, the language switch, the static files). */
+    consolePublic?: boolean;
+  }
+}
+
+/**
+ * The console under /dashboard: server-rendered pages for the people who run the gateway. Everything
+ * here is registered in its own Fastify scope, so its cookies, CSRF checks, security headers and
+ * multipart parsing add nothing to the API's routes.
+ */
+export async function consoleRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  const secret = await consoleCookieSecret(deps);
+  const secure = deps.config.publicBaseUrl.startsWith('https:') ? true : ('auto' as const);
+  const cookieBase = { path: '/dashboard', httpOnly: true, sameSite: 'lax' as const, secure };
+
+  await app.register(
+    async (scope) => {
+      await scope.register(cookie, { secret, parseOptions: {} });
+      await scope.register(csrf, {
+        cookieKey: 'qg_csrf',
+        // Strict: the CSRF secret never travels on a request another site started.
+        cookieOpts: { ...cookieBase, sameSite: 'strict', signed: true },
+        // Tokens are bound to the session, so a token from before a login (or of another user) is refused.
+        getUserInfo: (request: FastifyRequest) => request.viewer?.sessionKey ?? LOGGED_OUT,
+        csrfOpts: { hmacKey: secret },
+      });
+      await scope.register(helmet, {
+        contentSecurityPolicy: {
+          useDefaults: false,
+          directives: {
+            defaultSrc: ["'none'"],
+            scriptSrc: ["'self'"],
+            styleSrc: ["'self'"],
+            imgSrc: ["'self'", 'data:'],
+            connectSrc: ["'self'"],
+            formAction: ["'self'"],
+            frameAncestors: ["'none'"],
+            baseUri: ["'none'"],
+          },
+        },
+        frameguard: { action: 'deny' },
+        referrerPolicy: { policy: 'same-origin' },
+        // Behind TLS the reverse proxy decides HSTS; on plain http it means nothing.
+        strictTransportSecurity: false,
+        crossOriginEmbedderPolicy: false,
+      });
+      await scope.register(multipart, {
+        attachFieldsToBody: 'keyValues',
+        limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 30, parts: 31, fieldSize: 64 * 1024, headerPairs: 50 },
+      });
+
+      scope.decorateRequest('viewer', null);
+      scope.decorateRequest('consoleLang', 'en');
+
+      scope.addHook('onRequest', async (request) => {
+        request.consoleLang = pickLang(request.cookies[LANG_COOKIE], request.headers['accept-language']);
+      });
+      scope.addHook('preHandler', async (request, reply) => {
+        if (request.routeOptions.config.consolePublic && request.method === 'GET') return;
+        request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+        if (!request.viewer && !request.routeOptions.config.consolePublic) {
+          // Logged out (or the session ended): to the login form, and back here afterwards. Nothing a
+          // logged-out request posts is acted on.
+          const next = request.method === 'GET' ? request.url : '/dashboard';
+          return reply.redirect(`/dashboard?next=${encodeURIComponent(next)}&expired=${request.cookies[SESSION_COOKIE] ? 1 : 0}`, 303);
+        }
+        if (request.method !== 'GET' && request.method !== 'HEAD') {
+          await new Promise<void>((resolve, reject) => scope.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())));
+        }
+      });
+
+      scope.setErrorHandler((error: FastifyError, request, reply) => sendErrorPage(request, reply, error));
+      scope.setNotFoundHandler((request, reply) => pagedError(request, reply, 404, 'notFound'));
+
+      const assets = consoleAssets();
+      for (const asset of [assets.css, assets.js]) {
+        scope.get(asset.url.slice('/dashboard'.length), { schema: { hide: true }, config: { consolePublic: true } }, (_req, reply) => {
+          reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
+        });
+      }
+
+      scope.get<{ Params: { lang: string }; Querystring: { back?: string } }>(
+        '/lang/:lang',
+        { schema: { hide: true }, config: { consolePublic: true } },
+        async (request, reply) => {
+          const lang = request.params.lang;
+          if (lang !== 'en' && lang !== 'id') return pagedError(request, reply, 404, 'notFound');
+          reply.setCookie(LANG_COOKIE, lang, { path: '/dashboard', sameSite: 'lax', secure, maxAge: 365 * 86_400 });
+          return reply.redirect(safeNext(request.query.back), 303);
+        },
+      );
+
+      scope.post('/login', { schema: { hide: true }, config: { consolePublic: true } }, async (request, reply) => {
+        const lang = request.consoleLang;
+        const email = field(request.body, 'email');
+        const next = safeNext(field(request.body, 'next'));
+        try {
+          const { sessionId } = await logIn(deps, {
+            email,
+            password: field(request.body, 'password'),
+            clientAddress: request.ip,
+            userAgent: request.headers['user-agent'] ?? null,
+          });
+          reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 });
+          return reply.redirect(next, 303);
+        } catch (err) {
+          if (!(err instanceof AppError) || (err.code !== 'login_failed' && err.code !== 'login_throttled')) throw err;
+          const notice: LoginNotice = err.code === 'login_throttled' ? { kind: 'throttled', seconds: err.retryAfter ?? 1 } : { kind: 'failed' };
+          if (err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
+          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice);
+          return reply.code(statusFor(err.code)).type('text/html; charset=utf-8').send(page);
+        }
+      });
+
+      scope.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+        if (request.viewer) await endViewerSession(deps, request.viewer);
+        reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
+        return reply.redirect('/dashboard?bye=1', 303);
+      });
+
+      // The console's front door: the overview when logged in, else the login form.
+      scope.get<{ Querystring: { next?: string; expired?: string; bye?: string } }>(
+        '/',
+        { schema: { hide: true }, config: { consolePublic: true } },
+        async (request, reply) => {
+          request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+          if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply);
+          const notice: LoginNotice = request.query.bye ? { kind: 'loggedOut' } : request.query.expired === '1' ? { kind: 'expired' } : null;
+          const page = renderLogin(request.consoleLang, reply.generateCsrf({ userInfo: LOGGED_OUT }), request.url, safeNext(request.query.next), '', notice);
+          return reply.type('text/html; charset=utf-8').send(page);
+        },
+      );
+
+      for (const register of CONSOLE_PAGES.sections) await register(scope, deps);
+    },
+    { prefix: '/dashboard' },
+  );
+}
+
+function pagedError(request: FastifyRequest, reply: FastifyReply, status: number, kind: ErrorPageKind, detail = ''): FastifyReply {
+  const lang: Lang = request.consoleLang ?? 'en';
+  let token = '';
+  try {
+    token = reply.generateCsrf({ userInfo: request.viewer?.sessionKey ?? LOGGED_OUT });
+  } catch {
+    // A page about an error must not fail for want of a token; its only form is logout.
+  }
+  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail);
+  return reply.code(status).type('text/html; charset=utf-8').send(page);
+}
+
+function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: FastifyError): FastifyReply {
+  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return pagedError(request, reply, statusFor('csrf_failed'), 'csrf');
+  if (error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.statusCode === 413) {
+    return pagedError(request, reply, 413, 'tooLarge', `${Math.round(UPLOAD_LIMIT_BYTES / 1024 / 1024)} MB`);
+  }
+  if (error instanceof AppError) {
+    const status = statusFor(error.code);
+    return pagedError(request, reply, status, status === 404 ? 'notFound' : 'refused', error.message);
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return pagedError(request, reply, error.statusCode, 'refused', error.message);
+  }
+  request.log.error({ err: error }, 'console request failed');
+  return pagedError(request, reply, 500, 'failed');
+}

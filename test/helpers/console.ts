@@ -1,0 +1,68 @@
+// Console tests through Fastify's inject: a user, a login, the cookies and a page's CSRF token.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { addUser } from '../../src/services/users/manage-users.js';
+import type { Deps } from '../../src/services/deps.js';
+
+export const PASSWORD = 'correct horse battery';
+
+export async function addOperator(deps: Deps, email = 'ops@example.test', password = PASSWORD) {
+  return addUser(deps, { email, password, role: 'operator' }, 'test');
+}
+
+export async function addMerchantUser(deps: Deps, merchantIds: string[], email = 'shop@example.test', password = PASSWORD) {
+  return addUser(deps, { email, password, role: 'merchant', merchantIds }, 'test');
+}
+
+/** A browser's cookie jar, just enough of one: name=value pairs kept from Set-Cookie. */
+export class Jar {
+  private readonly cookies = new Map<string, string>();
+  take(response: LightMyRequestResponse): void {
+    for (const c of response.cookies as Array<{ name: string; value: string; maxAge?: number; expires?: Date }>) {
+      const gone = c.value === '' || c.maxAge === 0 || (c.expires !== undefined && c.expires.getTime() < Date.now());
+      if (gone) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  has(name: string): boolean {
+    return this.cookies.has(name);
+  }
+}
+
+/** The first CSRF token in a page. */
+export function csrfOf(page: string): string {
+  const m = /name="_csrf" value="([^"]+)"/.exec(page);
+  if (!m) throw new Error('no CSRF token in the page');
+  return m[1]!;
+}
+
+/** A console session as a browser would hold it. */
+export class ConsoleClient {
+  readonly jar = new Jar();
+  constructor(private readonly app: FastifyInstance) {}
+
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const res = await this.app.inject({ method: 'GET', url, headers: { cookie: this.jar.header(), ...headers } });
+    this.jar.take(res);
+    return res;
+  }
+
+  /** Posts a form; `_csrf` is taken from `from` (a page's URL) unless the fields carry one. */
+  async post(url: string, fields: Record<string, string>, from = '/dashboard'): Promise<LightMyRequestResponse> {
+    const token = '_csrf' in fields ? fields._csrf! : csrfOf((await this.get(from)).body);
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: this.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...fields, _csrf: token }).toString(),
+    });
+    this.jar.take(res);
+    return res;
+  }
+
+  async logIn(email: string, password = PASSWORD): Promise<LightMyRequestResponse> {
+    return this.post('/dashboard/login', { email, password, next: '/dashboard' });
+  }
+}

@@ -1,0 +1,203 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from '../helpers/console.js';
+import { setUserEnabled, setUserPassword } from '../../src/services/users/manage-users.js';
+
+describe('console login and sessions', () => {
+  let t: TestApp;
+  afterEach(async () => t?.close());
+
+  it('logged out, /dashboard is the login form; other pages send there and come back after login', async () => {
+    t = await createTestApp();
+    const c = new ConsoleClient(t.app);
+    const page = await c.get('/dashboard');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<label for="login-email">Email</label>');
+    expect(page.body).toContain('<label for="login-password">Password</label>');
+    expect(page.body).toMatch(/<button type="submit">Log in<\/button>/);
+    const away = await c.get('/dashboard/transactions?status=paid');
+    expect(away.statusCode).toBe(303);
+    expect(away.headers.location).toBe(`/dashboard?next=${encodeURIComponent('/dashboard/transactions?status=paid')}&expired=0`);
+  });
+
+  it('a wrong password and an unknown address get the same answer; the right one starts a session', async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    const c = new ConsoleClient(t.app);
+    const wrong = await c.logIn('ops@example.test', 'not the password');
+    const unknown = await c.logIn('nobody@example.test', 'not the password');
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    const message = (body: string) => /<p class="notice error" role="alert">([^<]*)<\/p>/.exec(body)?.[1];
+    expect(message(wrong.body)).toBe('The e-mail address or the password is wrong.');
+    expect(message(unknown.body)).toBe(message(wrong.body));
+    expect(c.jar.has('qg_session')).toBe(false);
+
+    const ok = await c.logIn('OPS@example.test');
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe('/dashboard');
+    const cookie = String(ok.headers['set-cookie']).split(/,(?=\s*qg_)/).find((x) => x.includes('qg_session='))!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Path=\/dashboard/);
+    const overview = await c.get('/dashboard');
+    expect(overview.body).toContain('<h1>Overview</h1>');
+    expect(overview.body).toContain('ops@example.test');
+    // The session is stored server-side as a hash only.
+    const stored = await t.deps.db.selectFrom('sessions').select('id_hash').execute();
+    expect(stored).toHaveLength(1);
+    expect(c.jar.header()).not.toContain(stored[0]!.id_hash);
+  });
+
+  it('sets the Secure flag behind TLS', async () => {
+    t = await createTestApp({ PUBLIC_BASE_URL: 'https://pay.example.test' });
+    await addOperator(t.deps);
+    const ok = await new ConsoleClient(t.app).logIn('ops@example.test');
+    expect(String(ok.headers['set-cookie'])).toMatch(/qg_session=[^;]+;[^,]*Secure/i);
+  });
+
+  it('refuses a form without its CSRF token, or with another session\'s', async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    const c = new ConsoleClient(t.app);
+    const missing = await t.app.inject({ method: 'POST', url: '/dashboard/login', headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: `email=ops%40example.test&password=${encodeURIComponent(PASSWORD)}` });
+    expect(missing.statusCode).toBe(403);
+    expect(missing.body).toContain('This form has expired');
+    expect((await c.logIn('ops@example.test')).statusCode).toBe(303);
+    // A token made before the login is bound to no session: refused now.
+    const other = new ConsoleClient(t.app);
+    const foreignToken = csrfOf((await other.get('/dashboard')).body);
+    const logout = await c.post('/dashboard/logout', { _csrf: foreignToken });
+    expect(logout.statusCode).toBe(403);
+    expect((await c.get('/dashboard')).body).toContain('<h1>Overview</h1>');
+  });
+
+  it('logout ends the session on the server: the old cookie logs nobody in', async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    const c = new ConsoleClient(t.app);
+    await c.logIn('ops@example.test');
+    const cookie = c.jar.header();
+    const out = await c.post('/dashboard/logout', {});
+    expect(out.statusCode).toBe(303);
+    const replay = await t.app.inject({ url: '/dashboard/transactions', headers: { cookie } });
+    expect(replay.statusCode).toBe(303);
+    expect((await t.app.inject({ url: '/dashboard', headers: { cookie } })).body).toContain('login-password');
+  });
+
+  it('a session ends after the idle limit and after the absolute limit', async () => {
+    t = await createTestApp({ SESSION_IDLE_MINUTES: '30', SESSION_MAX_HOURS: '2' });
+    await addOperator(t.deps);
+    const c = new ConsoleClient(t.app);
+    await c.logIn('ops@example.test');
+    t.clock.advance(29 * 60_000);
+    expect((await c.get('/dashboard/transactions')).statusCode).not.toBe(303);
+    t.clock.advance(29 * 60_000);
+    // Still active: the view 29 minutes in moved last_seen forward.
+    expect((await c.get('/dashboard')).body).toContain('<h1>Overview</h1>');
+    t.clock.advance(31 * 60_000);
+    expect((await c.get('/dashboard/transactions')).headers.location).toMatch(/expired=1/);
+
+    await c.logIn('ops@example.test');
+    for (let i = 0; i < 4; i++) {
+      t.clock.advance(25 * 60_000);
+      expect((await c.get('/dashboard')).body).toContain('<h1>Overview</h1>');
+    }
+    // 2 h 5 min after login: past the absolute end, however busy.
+    t.clock.advance(25 * 60_000);
+    expect((await c.get('/dashboard')).body).toContain('login-password');
+  });
+
+  it('disabling a user or changing its password ends its sessions', async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    const a = new ConsoleClient(t.app);
+    await a.logIn('ops@example.test');
+    await setUserPassword(t.deps, 'ops@example.test', 'another long secret', 'test');
+    expect((await a.get('/dashboard')).body).toContain('login-password');
+    expect((await a.logIn('ops@example.test', PASSWORD)).statusCode).toBe(401);
+    expect((await a.logIn('ops@example.test', 'another long secret')).statusCode).toBe(303);
+    await setUserEnabled(t.deps, 'ops@example.test', false, 'test');
+    expect((await a.get('/dashboard')).body).toContain('login-password');
+    // A disabled user's right password gets the same answer as a wrong one.
+    expect((await a.logIn('ops@example.test', 'another long secret')).statusCode).toBe(401);
+  });
+
+  it('slows guessing: per account after 5 failures, with a growing wait, the same for unknown accounts', async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    for (const email of ['ops@example.test', 'ghost@example.test']) {
+      const c = new ConsoleClient(t.app);
+      const codes: number[] = [];
+      for (let i = 0; i < 6; i++) codes.push((await c.logIn(email, `wrong guess ${i}`)).statusCode);
+      expect(codes).toEqual([401, 401, 401, 401, 401, 401]);
+      // The 6th failure set a wait: even the right password is refused until it passes.
+      const blocked = await c.logIn(email, PASSWORD);
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.headers['retry-after']).toBe('1');
+      expect(blocked.body).toContain('Too many failed logins. Try again in 1 seconds.');
+      t.clock.advance(1000);
+      expect((await c.logIn(email, 'wrong again')).statusCode).toBe(401);
+      expect((await c.logIn(email, PASSWORD)).headers['retry-after']).toBe('2');
+      t.clock.advance(2000);
+    }
+    expect((await new ConsoleClient(t.app).logIn('ops@example.test')).statusCode).toBe(303);
+  });
+
+  it('slows guessing per client address across accounts', async () => {
+    t = await createTestApp();
+    const c = new ConsoleClient(t.app);
+    for (let i = 0; i < 21; i++) expect((await c.logIn(`user${i}@example.test`, 'wrong guess')).statusCode).toBe(401);
+    expect((await c.logIn('user99@example.test', 'wrong guess')).statusCode).toBe(429);
+  });
+
+  it('sends the security headers on every console page, and none of them on the API', async () => {
+    t = await createTestApp();
+    const page = await t.app.inject({ url: '/dashboard' });
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['referrer-policy']).toBe('same-origin');
+    expect(page.headers['cache-control']).toBe('no-store');
+    const api = await t.app.inject({ url: '/api/payment-gateway/cstatus?trxid=trx_x', headers: { 'x-api-key': t.testKey } });
+    expect(api.headers['content-security-policy']).toBeUndefined();
+    expect(api.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('speaks Indonesian to a browser that asks for it, and switches on request', async () => {
+    t = await createTestApp();
+    const c = new ConsoleClient(t.app);
+    const id = await c.get('/dashboard', { 'accept-language': 'id-ID,id;q=0.9,en;q=0.8' });
+    expect(id.body).toContain('<html lang="id">');
+    expect(id.body).toContain('Kata sandi');
+    const sw = await c.get('/dashboard/lang/en?back=%2Fdashboard');
+    expect(sw.statusCode).toBe(303);
+    expect(sw.headers.location).toBe('/dashboard');
+    expect((await c.get('/dashboard', { 'accept-language': 'id' })).body).toContain('<html lang="en">');
+    // The switch never sends anyone off the console.
+    expect((await c.get('/dashboard/lang/id?back=https%3A%2F%2Fevil.example')).headers.location).toBe('/dashboard');
+  });
+
+  it('an unknown console path is a 404 page', async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    const c = new ConsoleClient(t.app);
+    await c.logIn('ops@example.test');
+    const res = await c.get('/dashboard/no-such-page');
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+  });
+
+  it('a merchant user sees its own merchant\'s figures only', async () => {
+    t = await createTestApp();
+    await addMerchantUser(t.deps, [t.merchant.id]);
+    const c = new ConsoleClient(t.app);
+    expect((await c.logIn('shop@example.test')).statusCode).toBe(303);
+    const page = await c.get('/dashboard');
+    expect(page.body).toContain('<h1>Overview</h1>');
+    expect(page.body).not.toContain('Audit log');
+  });
+});
