@@ -28,6 +28,8 @@ export interface ApiKeysTable {
   key_prefix: string;
   created_at: number;
   revoked_at: number | null;
+  /** Migration 007; optional so that code writing keys need not name it. */
+  last_used_at?: number | null;
 }
 
 /** One row per total that a merchant's open (or recently expired) transaction holds. */

@@ -64,6 +64,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   await db.schema.alterTable('merchants').addColumn('disabled_at', 'bigint').execute();
+  // When a key was last used, to the minute at best: written off the request path (never per request).
+  await db.schema.alterTable('api_keys').addColumn('last_used_at', 'bigint').execute();
 
   // The overview's paid sums by day. Partial: a create (paid_at still null) writes no entry, so the
   // API's hot path pays nothing for it; only the update that marks a transaction paid does.
@@ -72,6 +74,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('transactions_paid_at').execute();
+  await db.schema.alterTable('api_keys').dropColumn('last_used_at').execute();
   await db.schema.alterTable('merchants').dropColumn('disabled_at').execute();
   for (const table of ['gateway_secrets', 'login_throttles', 'sessions', 'user_merchants', 'users']) {
     await db.schema.dropTable(table).execute();
