@@ -1,34 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addOperator, PASSWORD } from '../helpers/console.js';
+import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { createInput } from '../helpers/context.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
-
-/** Where screenshots go: docs/screenshots for the README (npm run screenshots), else a temp folder. */
-export const SHOTS = process.env.QG_SCREENSHOTS ?? join(tmpdir(), 'qg-shots');
-mkdirSync(SHOTS, { recursive: true });
-
-export const VIEWPORTS = [
-  { name: 'phone', width: 390, height: 844 },
-  { name: 'desktop', width: 1280, height: 800 },
-] as const;
-
-/** A new page at this size, logged in through the form as a person would. */
-export async function loggedIn(browser: Browser, base: string, viewport: { width: number; height: number }, email: string, password = PASSWORD): Promise<Page> {
-  const page = await browser.newPage({ viewport });
-  await page.goto(`${base}/dashboard`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return page;
-}
 
 describe('the console in a real browser', () => {
   const ctx = useBrowserApp({ WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
@@ -116,7 +94,9 @@ describe('the console in a real browser', () => {
   it('refuses a form whose CSRF token was tampered with, and changes nothing', async () => {
     const page = await loggedIn(ctx.browser, ctx.base, VIEWPORTS[1], 'ops@example.test');
     await page.evaluate(() => {
-      for (const input of document.querySelectorAll<HTMLInputElement>('input[name="_csrf"]')) input.value = 'forged-token';
+      document.querySelectorAll<HTMLInputElement>('input[name="_csrf"]').forEach((input) => {
+        input.value = 'forged-token';
+      });
     });
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'This form has expired' }).waitFor();
