@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
 import { startFeedPoller } from './feed-poller.js';
+import { startLoginHousekeeping } from './login-housekeeping.js';
 import { startMailer } from './mailer.js';
 import { startSnapPoller } from './snap-poller.js';
 import { startWebhookDispatcher } from './webhook-dispatcher.js';
@@ -18,6 +19,7 @@ export function startBackgroundWork(deps: Deps, logger: Logger | null): Worker {
   workers.push(startSnapPoller(deps, logger, deps.config.snapPollIntervalMs));
   workers.push(startWebhookDispatcher(deps, logger));
   workers.push(startFeedPoller(deps, logger));
+  workers.push(startLoginHousekeeping(deps, logger));
   return {
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));

@@ -31,3 +31,9 @@ export function setBlockedUntil(trx: Tx, key: string, until: number): Promise<un
 export function clearThrottle(db: Executor, key: string): Promise<unknown> {
   return db.deleteFrom('login_throttles').where('key', '=', key).execute();
 }
+
+/** Forgets counters whose last failure is older than `before` (they no longer count anyway). */
+export async function deleteThrottlesBefore(db: Executor, before: number): Promise<number> {
+  const result = await db.deleteFrom('login_throttles').where('last_failure_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

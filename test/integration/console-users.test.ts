@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/domain/errors.js';
+import { forgetOldLogins } from '../../src/services/users/forget-old-logins.js';
+import { logIn } from '../../src/services/users/log-in.js';
+import { addUser } from '../../src/services/users/manage-users.js';
+import { resumeSession } from '../../src/services/users/sessions.js';
+import { useSeededContext } from '../helpers/context.js';
+import { PASSWORD } from '../helpers/console.js';
+
+describe('console users, concurrently', () => {
+  const h = useSeededContext();
+
+  it('of 8 simultaneous adds of one address exactly one succeeds; the rest are user_exists', async () => {
+    await h.setup();
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => addUser(h.ctx.deps, { email: i % 2 ? 'Same@Example.test' : 'same@example.test', password: PASSWORD, role: 'operator' }, 'test')),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).code).toBe('user_exists');
+    expect(await h.ctx.deps.db.selectFrom('users').select('id').execute()).toHaveLength(1);
+  });
+
+  it('counts every one of 12 simultaneous failed logins', async () => {
+    await h.setup();
+    await addUser(h.ctx.deps, { email: 'ops@example.test', password: PASSWORD, role: 'operator' }, 'test');
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 12 }, () => logIn(h.ctx.deps, { email: 'ops@example.test', password: 'wrong guess!', clientAddress: '192.0.2.7', userAgent: null })),
+    );
+    expect(attempts.every((a) => a.status === 'rejected')).toBe(true);
+    const rows = await h.ctx.deps.db.selectFrom('login_throttles').selectAll().orderBy('key').execute();
+    expect(rows.map((r) => [r.key.split(':')[0], r.failures])).toEqual([
+      ['account', 12],
+      ['address', 12],
+    ]);
+    // 12 failures on the account: 5 free, then 1, 2, 4 ... 64 s.
+    const account = rows.find((r) => r.key.startsWith('account:'))!;
+    expect(account.blocked_until - h.ctx.clock.ms).toBe(64_000);
+  });
+
+  it('two logins give two sessions; a session id never found twice; housekeeping forgets what is long over', async () => {
+    await h.setup();
+    await addUser(h.ctx.deps, { email: 'ops@example.test', password: PASSWORD, role: 'operator' }, 'test');
+    const input = { email: 'ops@example.test', password: PASSWORD, clientAddress: '192.0.2.8', userAgent: 'test' };
+    const [a, b] = await Promise.all([logIn(h.ctx.deps, input), logIn(h.ctx.deps, input)]);
+    expect(a.sessionId).not.toBe(b.sessionId);
+    expect((await resumeSession(h.ctx.deps, a.sessionId))?.email).toBe('ops@example.test');
+    expect(await resumeSession(h.ctx.deps, 'not-a-session')).toBeNull();
+    expect(await resumeSession(h.ctx.deps, `${a.sessionId.slice(0, -1)}A`)).toBeNull();
+    await logIn(h.ctx.deps, { ...input, password: 'wrong guess!' }).catch(() => {});
+    h.ctx.clock.advance(h.ctx.deps.config.sessionMaxHours * 3600_000 + 8 * 86_400_000);
+    expect(await forgetOldLogins(h.ctx.deps)).toEqual({ sessions: 2, throttles: 2 });
+    expect(await resumeSession(h.ctx.deps, a.sessionId)).toBeNull();
+  });
+});
