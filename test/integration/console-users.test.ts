@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.js';
+import type { AppError } from '../../src/domain/errors.js';
 import { forgetOldLogins } from '../../src/services/users/forget-old-logins.js';
 import { logIn } from '../../src/services/users/log-in.js';
 import { addUser } from '../../src/services/users/manage-users.js';
