@@ -70,6 +70,14 @@ export function defaultDatabaseUrl(cwd = process.cwd()): string {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const config = readConfig(env);
+  if (config.signup === 'open' && config.smtpUrl === null) {
+    throw new Error('SIGNUP=open needs SMTP_URL and MAIL_FROM: sign-up links are sent by e-mail');
+  }
+  return config;
+}
+
+function readConfig(env: Env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const amountMax = int(env, 'AMOUNT_MAX', MAX_QRIS_AMOUNT, 1, MAX_QRIS_AMOUNT);

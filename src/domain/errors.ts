@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   'login_failed',
   'login_throttled',
   'csrf_failed',
+  'email_unverified',
+  'link_invalid',
   'method_not_allowed',
   'request_timeout',
   'ref_conflict',

@@ -23,6 +23,7 @@ import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { consoleRoutes } from '../web/console/routes.js';
+import { createSmtpSender } from '../mail/smtp.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
 import { listenForStatus } from '../services/transactions/status-bus.js';
@@ -179,7 +180,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   await paymentSourceRoutes(app, deps);
   await snapNotifyRoutes(app, deps);
-  if (config.consoleEnabled) await consoleRoutes(app, deps);
+  if (config.consoleEnabled) {
+    // Account mails (sign-up, reset, invitations) are sent at once through their own SMTP pool.
+    const accountMail = config.smtpUrl && config.mailFrom ? createSmtpSender(config.smtpUrl, config.mailFrom) : null;
+    if (accountMail) app.addHook('onClose', async () => accountMail.close());
+    await consoleRoutes(app, deps, accountMail);
+    // The address people are told; the form lives in the console, where its cookies are.
+    app.get('/signup', { schema: { hide: true } }, (request, reply) => {
+      if (config.signup !== 'open') return sendError(reply, new AppError('not_found', `no route GET ${request.url.split('?')[0]}`));
+      return reply.redirect('/dashboard/signup', 303);
+    });
+  }
   return app;
 }
 

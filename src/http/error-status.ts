@@ -27,6 +27,10 @@ const STATUS: Record<ErrorCode, number> = {
   login_throttled: 429,
   // A console form posted without its token, or with a stale one.
   csrf_failed: 403,
+  // A console login with the right password for an address not yet confirmed.
+  email_unverified: 403,
+  // A sign-up, reset or invitation link that was used, has expired or never existed.
+  link_invalid: 410,
   method_not_allowed: 405,
   request_timeout: 408,
   ref_conflict: 409,

@@ -6,6 +6,7 @@ import * as snap from './migrations/004-snap.js';
 import * as partialIndexes from './migrations/005-partial-indexes.js';
 import * as cancel from './migrations/006-cancel.js';
 import * as consoleTables from './migrations/007-console.js';
+import * as signup from './migrations/009-signup.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-partial-indexes': partialIndexes,
   '006-cancel': cancel,
   '007-console': consoleTables,
+  '009-signup': signup,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

@@ -18,6 +18,8 @@ export interface MerchantsTable {
   created_at: number;
   /** Set when an operator disables the merchant (migration 007); optional so older writers need not name it. */
   disabled_at?: number | null;
+  /** When an operator approved its live keys (migration 009); null: live keys wait (LIVE_KEYS=approval). */
+  live_approved_at?: number | null;
 }
 
 export interface ApiKeysTable {
@@ -185,6 +187,10 @@ export interface UsersTable {
   last_login_at: number | null;
   created_at: number;
   updated_at: number;
+  /** When the address was proven (a sign-up link opened); users made by operators count as proven. Migration 009. */
+  email_verified_at?: number | null;
+  /** Set when the user deleted the account: its personal data is gone, its row kept for the audit log. */
+  deleted_at?: number | null;
 }
 
 export interface UserMerchantsTable {
@@ -217,7 +223,23 @@ export interface GatewaySecretsTable {
   created_at: number;
 }
 
+export type TokenPurpose = 'verify' | 'reset' | 'invite';
+
+/** A single-use link sent by e-mail (migration 009). */
+export interface UserTokensTable {
+  token_hash: string;
+  purpose: TokenPurpose;
+  email: string;
+  user_id: string | null;
+  merchant_ids: string | null;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface DB {
+  user_tokens: UserTokensTable;
   users: UsersTable;
   user_merchants: UserMerchantsTable;
   sessions: SessionsTable;

@@ -87,5 +87,6 @@ describe('user commands', () => {
     } finally {
       await database.close();
     }
-  });
+    // The first run after an edit compiles dist/ (bin/qris-gateway.mjs), which takes a while on a busy machine.
+  }, 180_000);
 });

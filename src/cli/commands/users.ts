@@ -1,6 +1,8 @@
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
 import { addUser, listUsers, setUserEnabled, setUserPassword, type UserView } from '../../services/users/manage-users.js';
+import { inviteUser } from '../../services/users/account-links-use.js';
+import { createSmtpSender } from '../../mail/smtp.js';
 import type { UserRole } from '../../storage/schema.js';
 import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';
@@ -44,6 +46,23 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       const password = await readPassword(ctx);
       const added = await ctx.withDeps((deps) => addUser(deps, { email: opts.email, password, role: opts.role, merchantIds: opts.merchant ?? [] }, ctx.actor()));
       emit(io, json, short(added), () => `added ${added.role} ${added.email} (${added.id})`);
+    });
+
+  user
+    .command('invite')
+    .description('make an invitation link (SIGNUP=invite or open); mailed when SMTP_URL is set, printed either way')
+    .requiredOption('--email <address>', 'who is invited')
+    .option('--merchant <id...>', 'the merchant(s) the new user will belong to')
+    .option('--json', 'print JSON')
+    .action(async (opts: { email: string; merchant?: string[] }) => {
+      const settings = ctx.config();
+      const mail = settings.smtpUrl && settings.mailFrom ? createSmtpSender(settings.smtpUrl, settings.mailFrom) : null;
+      try {
+        const made = await ctx.withDeps((deps) => inviteUser(deps, mail, { email: opts.email, merchantIds: opts.merchant ?? [] }, ctx.actor()));
+        emit(io, json, made, () => `invitation for ${made.email}${made.mailed ? ' (mailed)' : ''}: ${made.link}`);
+      } finally {
+        mail?.close();
+      }
     });
 
   user

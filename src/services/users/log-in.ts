@@ -58,26 +58,35 @@ export async function logIn(deps: Deps, input: LogInInput): Promise<LoggedIn> {
     throw new AppError('login_failed', 'the e-mail address or the password is wrong');
   }
 
+  // Only someone who knows the password learns that the address is waiting for its confirmation.
+  if (user.email_verified_at === null || user.email_verified_at === undefined) {
+    throw new AppError('email_unverified', 'confirm your e-mail address first: open the link we sent you');
+  }
+  // A success forgives the account's failures; the address keeps its count, or one person with an
+  // account could reset the counter that slows a guesser on the same address.
+  await clearThrottle(deps.db, keys[0]!.key);
+  return { sessionId: await startSession(deps, user, input, 'user.login'), user };
+}
+
+/** Starts a session for a user who has just proven who they are (password, or a link from their mailbox). */
+export async function startSession(deps: Deps, user: UsersTable, client: { clientAddress: string; userAgent: string | null }, action: string): Promise<string> {
+  const now = deps.now();
   const sessionId = newSessionId();
-  const idHash = hashSessionId(sessionId);
   await deps.db.runInTransaction(async (trx) => {
     await insertSession(trx, {
-      id_hash: idHash,
+      id_hash: hashSessionId(sessionId),
       user_id: user.id,
       created_at: now,
       last_seen_at: now,
       expires_at: now + deps.config.sessionMaxHours * 3600_000,
       ended_at: null,
-      client_address: input.clientAddress.slice(0, 64),
-      user_agent: input.userAgent?.slice(0, 256) ?? null,
+      client_address: client.clientAddress.slice(0, 64),
+      user_agent: client.userAgent?.slice(0, 256) ?? null,
     });
     await markUserLoggedIn(trx, user.id, now);
-    await writeAudit(trx, { actor: `user:${user.email}`, action: 'user.login', subjectType: 'user', subjectId: user.id, details: { address: input.clientAddress }, now });
+    await writeAudit(trx, { actor: `user:${user.email}`, action, subjectType: 'user', subjectId: user.id, details: { address: client.clientAddress }, now });
   });
-  // A success forgives the account's failures; the address keeps its count, or one person with an
-  // account could reset the counter that slows a guesser on the same address.
-  await clearThrottle(deps.db, keys[0]!.key);
-  return { sessionId, user };
+  return sessionId;
 }
 
 interface ThrottleKey {

@@ -26,3 +26,8 @@ export async function apiKeyById(db: Executor, id: string): Promise<ApiKeysTable
 export async function apiKeyByHash(db: Executor, keyHash: string) {
   return db.selectFrom('api_keys').select(['id', 'merchant_id', 'mode', 'key_hash', 'revoked_at']).where('key_hash', '=', keyHash).executeTakeFirst();
 }
+
+/** Revokes every key of a merchant not yet revoked (its last member deleted the account). */
+export async function revokeKeysOfMerchant(trx: Executor, merchantId: string, now: number): Promise<void> {
+  await trx.updateTable('api_keys').set({ revoked_at: now }).where('merchant_id', '=', merchantId).where('revoked_at', 'is', null).execute();
+}

@@ -32,3 +32,8 @@ export async function readMerchantStaticQris(db: Db, merchantId: string): Promis
   const row = await db.selectFrom('merchants').select('qris_static').where('id', '=', merchantId).executeTakeFirst();
   return row?.qris_static;
 }
+
+/** Disables a merchant that is still enabled (a second disable keeps the first time). */
+export async function markMerchantDisabled(db: Executor, id: string, now: number): Promise<void> {
+  await db.updateTable('merchants').set({ disabled_at: now }).where('id', '=', id).where('disabled_at', 'is', null).execute();
+}

@@ -47,3 +47,36 @@ export async function merchantIdsOfUser(db: Executor, userId: string): Promise<s
   const rows = await db.selectFrom('user_merchants').select('merchant_id').where('user_id', '=', userId).orderBy('created_at').orderBy('merchant_id').execute();
   return rows.map((r) => r.merchant_id);
 }
+
+export function markEmailVerified(trx: Tx, id: string, now: number): Promise<unknown> {
+  return trx.updateTable('users').set({ email_verified_at: now, updated_at: now }).where('id', '=', id).where('email_verified_at', 'is', null).execute();
+}
+
+/** The other members of a merchant (who keep it when this user leaves). */
+export async function otherMembersOf(db: Executor, merchantId: string, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('user_merchants')
+    .innerJoin('users', 'users.id', 'user_merchants.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_merchants.merchant_id', '=', merchantId)
+    .where('user_merchants.user_id', '!=', userId)
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function deleteMembershipsOfUser(trx: Tx, userId: string): Promise<unknown> {
+  return trx.deleteFrom('user_merchants').where('user_id', '=', userId).execute();
+}
+
+/**
+ * Erases a user's personal data: the address becomes a placeholder nobody can log in with, the
+ * password hash one that matches nothing. The row stays, so the audit log's entries keep their subject.
+ */
+export function anonymiseUser(trx: Tx, id: string, placeholderEmail: string, unusableHash: string, now: number): Promise<unknown> {
+  return trx
+    .updateTable('users')
+    .set({ email: placeholderEmail, password_hash: unusableHash, disabled_at: now, deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}

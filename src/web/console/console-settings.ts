@@ -8,6 +8,19 @@ export interface ConsoleSettings {
   sessionMaxHours: number;
   /** Whether /dashboard is served at all (a worker-only or API-only deployment can turn it off). */
   consoleEnabled: boolean;
+  /** Who may make an account: nobody (closed, the default), people an operator invites, or anyone. */
+  signup: 'closed' | 'invite' | 'open';
+  /** Whether a self-service merchant's live keys wait for an operator's approval. */
+  liveKeys: 'approval' | 'auto';
+  /** Sign-ups allowed per client address (IPv6: per /64) before each further one waits longer. */
+  signupsPerAddress: number;
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
 }
 
 export function consoleSettings(env: Env): ConsoleSettings {
@@ -15,5 +28,13 @@ export function consoleSettings(env: Env): ConsoleSettings {
     sessionIdleMinutes: wholeNumberSetting(env, 'SESSION_IDLE_MINUTES', 30, 1, 7 * 24 * 60),
     sessionMaxHours: wholeNumberSetting(env, 'SESSION_MAX_HOURS', 12, 1, 30 * 24),
     consoleEnabled: booleanSetting(env, 'CONSOLE', true),
+    ...signupSettings(env),
   };
+}
+
+function signupSettings(env: Env): Pick<ConsoleSettings, 'signup' | 'liveKeys' | 'signupsPerAddress'> {
+  const signup = oneOf(env, 'SIGNUP', ['closed', 'invite', 'open'] as const, 'closed');
+  // A public service must not be usable for fraud the moment someone signs up: approval by default there.
+  const liveKeys = oneOf(env, 'LIVE_KEYS', ['approval', 'auto'] as const, signup === 'open' ? 'approval' : 'auto');
+  return { signup, liveKeys, signupsPerAddress: wholeNumberSetting(env, 'SIGNUPS_PER_ADDRESS', 5, 1, 1_000_000) };
 }

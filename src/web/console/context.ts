@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SafeHtml } from '../../domain/html.js';
+import type { MailSender } from '../../mail/sender.js';
 import type { Viewer } from '../../services/users/viewer.js';
 import type { Lang } from './i18n.js';
 import { renderPage, type Section } from './layout.js';
@@ -11,6 +12,16 @@ declare module 'fastify' {
     /** The console's language for this request. */
     consoleLang: Lang;
   }
+}
+
+/** What the console's sections are given beside the deps. */
+export interface ConsoleKit {
+  /** Sends account e-mails (sign-up, reset, invitations) at once; null when no SMTP_URL is set. */
+  mail: MailSender | null;
+  /** Logs the browser in: the session cookie, with the console's attributes. */
+  setSession(reply: FastifyReply, sessionId: string): void;
+  /** A CSRF token for a logged-out form (sign-up, reset, a link's confirmation). */
+  loggedOutCsrf(reply: FastifyReply): string;
 }
 
 /** What a console handler needs to answer with a page. */

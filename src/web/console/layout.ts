@@ -4,7 +4,7 @@ import { consoleAssets } from '../static-assets.js';
 import { defineMessages, LANGS, translator, type Lang } from './i18n.js';
 
 /** The console's sections, in the navigation's order. */
-export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'keys' | 'sources' | 'webhooks' | 'audit';
+export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';
 
 const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolean }> = [
   { key: 'overview', path: '/dashboard', operatorOnly: false },
@@ -14,6 +14,7 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'keys', path: '/dashboard/keys', operatorOnly: false },
   { key: 'sources', path: '/dashboard/sources', operatorOnly: false },
   { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
+  { key: 'users', path: '/dashboard/users', operatorOnly: true },
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];
 
@@ -27,6 +28,8 @@ const words = defineMessages(
     sources: 'Payment sources',
     webhooks: 'Webhooks',
     audit: 'Audit log',
+    users: 'Users',
+    account: 'Your account',
     logOut: 'Log out',
     language: 'Language',
     skip: 'Skip to content',
@@ -41,6 +44,8 @@ const words = defineMessages(
     sources: 'Sumber pembayaran',
     webhooks: 'Webhook',
     audit: 'Log audit',
+    users: 'Pengguna',
+    account: 'Akun Anda',
     logOut: 'Keluar',
     language: 'Bahasa',
     skip: 'Langsung ke isi',
@@ -75,7 +80,7 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
       html`<a href="/dashboard/lang/${l}?back=${encodeURIComponent(frame.path)}" hreflang="${l}" lang="${l}"${l === frame.lang ? html` aria-current="true"` : ''}>${l === 'en' ? 'English' : 'Indonesia'}</a>`,
   )}</span>`;
   const account = viewer
-    ? html`<span class="muted-light">${viewer.email}${viewer.role === 'operator' ? html` (${t('operator')})` : ''}</span>
+    ? html`<a href="/dashboard/account" title="${t('account')}">${viewer.email}${viewer.role === 'operator' ? html` (${t('operator')})` : ''}</a>
 <form method="post" action="/dashboard/logout"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">${t('logOut')}</button></form>`
     : '';
   return html`<!doctype html>

@@ -5,12 +5,13 @@ import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import type { Deps } from '../../services/deps.js';
+import type { MailSender } from '../../mail/sender.js';
 import { consoleCookieSecret } from '../../services/users/console-secret.js';
 import { logIn } from '../../services/users/log-in.js';
 import { endViewerSession, resumeSession } from '../../services/users/sessions.js';
 import { statusFor } from '../../http/error-status.js';
 import { consoleAssets } from '../static-assets.js';
-import { field, safeNext } from './context.js';
+import { field, safeNext, type ConsoleKit } from './context.js';
 import { LANG_COOKIE, pickLang, type Lang } from './i18n.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
 import { renderLogin, type LoginNotice } from './pages/login.js';
@@ -34,10 +35,11 @@ declare module 'fastify' {
  * here is registered in its own Fastify scope, so its cookies, CSRF checks, security headers and
  * multipart parsing add nothing to the API's routes.
  */
-export async function consoleRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: MailSender | null = null): Promise<void> {
   const secret = await consoleCookieSecret(deps);
   const secure = deps.config.publicBaseUrl.startsWith('https:') ? true : ('auto' as const);
   const cookieBase = { path: '/dashboard', httpOnly: true, sameSite: 'lax' as const, secure };
+  const signupOpen = deps.config.signup === 'open';
 
   await app.register(
     async (scope) => {
@@ -130,10 +132,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps): Promise<v
           reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 });
           return reply.redirect(next, 303);
         } catch (err) {
-          if (!(err instanceof AppError) || (err.code !== 'login_failed' && err.code !== 'login_throttled')) throw err;
-          const notice: LoginNotice = err.code === 'login_throttled' ? { kind: 'throttled', seconds: err.retryAfter ?? 1 } : { kind: 'failed' };
+          if (!(err instanceof AppError) || (err.code !== 'login_failed' && err.code !== 'login_throttled' && err.code !== 'email_unverified')) throw err;
+          const notice: LoginNotice =
+            err.code === 'login_throttled' ? { kind: 'throttled', seconds: err.retryAfter ?? 1 } : err.code === 'email_unverified' ? { kind: 'unverified' } : { kind: 'failed' };
           if (err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
-          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice);
+          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice, signupOpen);
           return reply.code(statusFor(err.code)).type('text/html; charset=utf-8').send(page);
         }
       });
@@ -152,12 +155,17 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps): Promise<v
           request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
           if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply);
           const notice: LoginNotice = request.query.bye ? { kind: 'loggedOut' } : request.query.expired === '1' ? { kind: 'expired' } : null;
-          const page = renderLogin(request.consoleLang, reply.generateCsrf({ userInfo: LOGGED_OUT }), request.url, safeNext(request.query.next), '', notice);
+          const page = renderLogin(request.consoleLang, reply.generateCsrf({ userInfo: LOGGED_OUT }), request.url, safeNext(request.query.next), '', notice, signupOpen);
           return reply.type('text/html; charset=utf-8').send(page);
         },
       );
 
-      for (const register of CONSOLE_PAGES.sections) await register(scope, deps);
+      const kit: ConsoleKit = {
+        mail,
+        setSession: (reply, sessionId) => void reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 }),
+        loggedOutCsrf: (reply) => reply.generateCsrf({ userInfo: LOGGED_OUT }),
+      };
+      for (const register of CONSOLE_PAGES.sections) await register(scope, deps, kit);
     },
     { prefix: '/dashboard' },
   );

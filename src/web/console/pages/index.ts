@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../services/deps.js';
+import type { ConsoleKit } from '../context.js';
+import { accountLinkPages } from './account-links.js';
 import { overviewPage } from './overview.js';
+import { userPages } from './users.js';
 
 /** A section of the console: registers its routes in the console's scope (paths relative to /dashboard). */
-export type SectionRoutes = (scope: FastifyInstance, deps: Deps) => Promise<void>;
+export type SectionRoutes = (scope: FastifyInstance, deps: Deps, kit: ConsoleKit) => Promise<void>;
 
 /** Every page of the console. Add a section's routes here. */
 export const CONSOLE_PAGES: {
@@ -11,5 +14,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [],
+  sections: [accountLinkPages, userPages],
 };

@@ -13,6 +13,9 @@ const words = defineMessages(
     throttled: 'Too many failed logins. Try again in {seconds} seconds.',
     loggedOut: 'You have logged out.',
     expired: 'Your session has ended. Log in again to go on.',
+    unverified: 'Confirm your e-mail address first: open the link we sent you. (Signing up again sends a new one.)',
+    forgot: 'Forgot your password?',
+    signUp: 'No account yet? Sign up',
   },
   {
     title: 'Masuk',
@@ -24,21 +27,24 @@ const words = defineMessages(
     throttled: 'Terlalu banyak percobaan gagal. Coba lagi dalam {seconds} detik.',
     loggedOut: 'Anda telah keluar.',
     expired: 'Sesi Anda telah berakhir. Masuk lagi untuk melanjutkan.',
+    unverified: 'Konfirmasi alamat email Anda dulu: buka tautan yang kami kirim. (Mendaftar lagi mengirim tautan baru.)',
+    forgot: 'Lupa kata sandi?',
+    signUp: 'Belum punya akun? Daftar',
   },
 );
 
-export type LoginNotice = { kind: 'failed' } | { kind: 'throttled'; seconds: number } | { kind: 'loggedOut' } | { kind: 'expired' } | null;
+export type LoginNotice = { kind: 'failed' } | { kind: 'unverified' } | { kind: 'throttled'; seconds: number } | { kind: 'loggedOut' } | { kind: 'expired' } | null;
 
 /** The login form. `next` is where a successful login goes (already checked to be a console path). */
-export function renderLogin(lang: Lang, csrf: string, path: string, next: string, email: string, notice: LoginNotice): string {
+export function renderLogin(lang: Lang, csrf: string, path: string, next: string, email: string, notice: LoginNotice, signupOpen = false): string {
   const t = translator(words, lang);
   const message =
     notice === null
       ? ''
       : notice.kind === 'throttled'
         ? html`<p class="notice error" role="alert">${t('throttled', { seconds: notice.seconds })}</p>`
-        : notice.kind === 'failed'
-          ? html`<p class="notice error" role="alert">${t('failed')}</p>`
+        : notice.kind === 'failed' || notice.kind === 'unverified'
+          ? html`<p class="notice error" role="alert">${t(notice.kind)}</p>`
           : html`<p class="notice" role="status">${t(notice.kind)}</p>`;
   const body = html`<div class="login card">
 <h1>${t('title')}</h1>
@@ -53,6 +59,8 @@ ${message}
 <input id="login-password" name="password" type="password" autocomplete="current-password" required maxlength="200">
 <button type="submit">${t('logIn')}</button>
 </form>
+<p><a href="/dashboard/reset">${t('forgot')}</a></p>
+${signupOpen ? html`<p><a href="/dashboard/signup">${t('signUp')}</a></p>` : ''}
 </div>`;
   return renderPage({ lang, title: t('title'), viewer: null, csrf, path }, body);
 }

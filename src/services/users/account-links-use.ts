@@ -1,0 +1,137 @@
+import { clientAddressKey } from '../../domain/client-address.js';
+import { AppError } from '../../domain/errors.js';
+import { newUserId } from '../../domain/ids.js';
+import { hashPassword } from '../../domain/password.js';
+import { renderAccountMail } from '../../mail/account-mail.js';
+import type { MailSender } from '../../mail/sender.js';
+import { merchantById } from '../../storage/queries/merchants.js';
+import { endSessionsOfUser } from '../../storage/queries/sessions.js';
+import { consumeUserToken, liveUserToken } from '../../storage/queries/user-tokens.js';
+import { insertUser, insertUserMerchants, markEmailVerified, setUserPasswordHash, userByEmail, userById } from '../../storage/queries/users.js';
+import type { TokenPurpose, UsersTable } from '../../storage/schema.js';
+import { writeAudit } from '../audit.js';
+import type { Deps } from '../deps.js';
+import { hashLinkToken, issueLink, LINK_TOKEN } from './account-links.js';
+import { startSession } from './log-in.js';
+import { checkPassword, normaliseEmail } from './manage-users.js';
+import { send, throttle } from './sign-up.js';
+
+export interface Client {
+  clientAddress: string;
+  userAgent: string | null;
+}
+
+const invalid = () => new AppError('link_invalid', 'this link was already used, has expired or is not one of ours');
+
+/** Whether a link is still good, for the page that asks to confirm it (nothing is used up by looking). */
+export async function linkIsLive(deps: Deps, token: string, purpose: TokenPurpose): Promise<{ email: string } | null> {
+  if (!LINK_TOKEN.test(token)) return null;
+  const row = await liveUserToken(deps.db, hashLinkToken(token), purpose, deps.now());
+  return row ? { email: row.email } : null;
+}
+
+/** Opens a sign-up link: the address is confirmed, the link used up, and the user logged in. */
+export async function verifyEmail(deps: Deps, token: string, client: Client): Promise<{ sessionId: string; user: UsersTable }> {
+  if (!LINK_TOKEN.test(token)) throw invalid();
+  const now = deps.now();
+  const user = await deps.db.runInTransaction(async (trx) => {
+    const used = await consumeUserToken(trx, hashLinkToken(token), 'verify', now);
+    const found = used?.user_id ? await userById(trx, used.user_id) : undefined;
+    if (!found || found.email !== used!.email || found.deleted_at) throw invalid();
+    await markEmailVerified(trx, found.id, now);
+    await writeAudit(trx, { actor: `user:${found.email}`, action: 'user.verify', subjectType: 'user', subjectId: found.id, now });
+    return found;
+  });
+  if (user.disabled_at !== null) throw invalid();
+  return { sessionId: await startSession(deps, user, client, 'user.login'), user };
+}
+
+/**
+ * Asks for a password-reset link. The answer is the same for every address; only an address with a
+ * usable account gets the mail.
+ */
+export async function requestPasswordReset(deps: Deps, mail: MailSender, rawEmail: string, clientAddress: string): Promise<void> {
+  await throttle(deps, `reset:${clientAddressKey(clientAddress)}`, deps.config.signupsPerAddress);
+  const email = normaliseEmail(rawEmail);
+  const now = deps.now();
+  const user = await userByEmail(deps.db, email);
+  if (!user || user.deleted_at || user.disabled_at !== null) return;
+  const link = await deps.db.runInTransaction((trx) => issueLink(trx, deps.config.publicBaseUrl, 'reset', email, now, { userId: user.id }));
+  await send(mail, renderAccountMail('reset', email, link, `acct-${now}-${user.id}`));
+}
+
+/** Uses a reset link: a new password, every other session ended, the address confirmed, logged in. */
+export async function resetPassword(deps: Deps, token: string, password: string, client: Client): Promise<{ sessionId: string; user: UsersTable }> {
+  if (!LINK_TOKEN.test(token)) throw invalid();
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  const now = deps.now();
+  const user = await deps.db.runInTransaction(async (trx) => {
+    const used = await consumeUserToken(trx, hashLinkToken(token), 'reset', now);
+    const found = used?.user_id ? await userById(trx, used.user_id) : undefined;
+    if (!found || found.email !== used!.email || found.deleted_at || found.disabled_at !== null) throw invalid();
+    await setUserPasswordHash(trx, found.id, passwordHash, now);
+    await markEmailVerified(trx, found.id, now);
+    await endSessionsOfUser(trx, found.id, now);
+    await writeAudit(trx, { actor: `user:${found.email}`, action: 'user.password_reset', subjectType: 'user', subjectId: found.id, now });
+    return found;
+  });
+  return { sessionId: await startSession(deps, user, client, 'user.login'), user };
+}
+
+/**
+ * An operator invites someone (SIGNUP=invite or open): a link, mailed when the gateway can send mail
+ * and returned either way so the operator can pass it on. `merchantIds` are the merchants the new user
+ * will belong to.
+ */
+export async function inviteUser(deps: Deps, mail: MailSender | null, input: { email: string; merchantIds?: readonly string[] }, actor: string): Promise<{ email: string; link: string; mailed: boolean }> {
+  if (deps.config.signup === 'closed') throw new AppError('invalid_parameter', 'invitations need SIGNUP=invite or SIGNUP=open', { param: 'signup' });
+  const email = normaliseEmail(input.email);
+  const merchantIds = [...new Set(input.merchantIds ?? [])];
+  for (const id of merchantIds) {
+    if (!(await merchantById(deps.db, id))) throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
+  }
+  const existing = await userByEmail(deps.db, email);
+  if (existing && !existing.deleted_at) throw new AppError('user_exists', `a user with the address ${email} already exists`, { param: 'email' });
+  const now = deps.now();
+  const link = await deps.db.runInTransaction(async (trx) => {
+    const made = await issueLink(trx, deps.config.publicBaseUrl, 'invite', email, now, { merchantIds, createdBy: actor });
+    await writeAudit(trx, { actor, action: 'user.invite', subjectType: 'invitation', subjectId: email, details: { merchant_ids: merchantIds }, now });
+    return made;
+  });
+  if (mail) await send(mail, renderAccountMail('invite', email, link, `acct-${now}-invite`));
+  return { email, link, mailed: mail !== null };
+}
+
+/** Accepts an invitation: the user is made (address confirmed, with the invitation's merchants) and logged in. */
+export async function acceptInvite(deps: Deps, token: string, password: string, client: Client): Promise<{ sessionId: string; user: UsersTable }> {
+  if (!LINK_TOKEN.test(token)) throw invalid();
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  const now = deps.now();
+  const user = await deps.db.runInTransaction(async (trx) => {
+    const used = await consumeUserToken(trx, hashLinkToken(token), 'invite', now);
+    if (!used) throw invalid();
+    const existing = await userByEmail(trx, used.email);
+    if (existing) throw new AppError('user_exists', `a user with the address ${used.email} already exists; log in instead`, { param: 'email' });
+    const row: UsersTable = {
+      id: newUserId(),
+      email: used.email,
+      password_hash: passwordHash,
+      role: 'merchant',
+      disabled_at: null,
+      last_login_at: null,
+      created_at: now,
+      updated_at: now,
+      email_verified_at: now,
+    };
+    await insertUser(trx, row);
+    const wanted = used.merchant_ids ? (JSON.parse(used.merchant_ids) as string[]) : [];
+    const still: string[] = [];
+    for (const id of wanted) if (await merchantById(trx, id)) still.push(id);
+    await insertUserMerchants(trx, row.id, still, now);
+    await writeAudit(trx, { actor: `user:${row.email}`, action: 'user.accept_invite', subjectType: 'user', subjectId: row.id, details: { merchant_ids: still }, now });
+    return row;
+  });
+  return { sessionId: await startSession(deps, user, client, 'user.login'), user };
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../../domain/errors.js';
+import { verifyPassword } from '../../domain/password.js';
+import { revokeKeysOfMerchant } from '../../storage/queries/api-keys.js';
+import { markMerchantDisabled } from '../../storage/queries/merchants.js';
+import { endSessionsOfUser } from '../../storage/queries/sessions.js';
+import { deleteTokensOfUser } from '../../storage/queries/user-tokens.js';
+import { anonymiseUser, deleteMembershipsOfUser, merchantIdsOfUser, otherMembersOf, userById } from '../../storage/queries/users.js';
+import { writeAudit } from '../audit.js';
+import type { Deps } from '../deps.js';
+import type { Viewer } from './viewer.js';
+
+/**
+ * A merchant user deletes its own account, after typing its password again. Its personal data goes (the
+ * address and password hash are replaced, its links and sessions deleted or ended); a merchant nobody
+ * else belongs to is disabled and its keys revoked, while its transactions and payments stay for the
+ * merchant's books. Operators are removed by another operator (`user disable`), never by themselves.
+ */
+export async function deleteAccount(deps: Deps, viewer: Viewer, password: string): Promise<{ merchantsClosed: string[] }> {
+  if (viewer.role !== 'merchant') throw new AppError('invalid_parameter', 'an operator account is disabled by another operator, not deleted', { param: 'role' });
+  const user = await userById(deps.db, viewer.userId);
+  if (!user || !(await verifyPassword(password, user.password_hash))) {
+    throw new AppError('invalid_parameter', 'the password is wrong', { param: 'password' });
+  }
+  const now = deps.now();
+  const closed = await deps.db.runInTransaction(async (trx) => {
+    const merchantsClosed: string[] = [];
+    for (const merchantId of await merchantIdsOfUser(trx, user.id)) {
+      if ((await otherMembersOf(trx, merchantId, user.id)) > 0) continue;
+      await revokeKeysOfMerchant(trx, merchantId, now);
+      await markMerchantDisabled(trx, merchantId, now);
+      merchantsClosed.push(merchantId);
+    }
+    await deleteMembershipsOfUser(trx, user.id);
+    await deleteTokensOfUser(trx, user.id, user.email);
+    await endSessionsOfUser(trx, user.id, now);
+    // Nobody can log in with these: the address is no address, and no password hashes to random bytes.
+    await anonymiseUser(trx, user.id, `deleted-${user.id}@invalid`, `deleted$${randomBytes(16).toString('base64url')}`, now);
+    await writeAudit(trx, { actor: `user:${user.id}`, action: 'user.delete', subjectType: 'user', subjectId: user.id, details: { merchants_closed: merchantsClosed }, now });
+    return merchantsClosed;
+  });
+  // Revoked keys must stop at once in this process too.
+  if (closed.length > 0) deps.state.principals.clear(performance.now());
+  return { merchantsClosed: closed };
+}

@@ -1,0 +1,232 @@
+// The pages a logged-out person reaches: sign-up (SIGNUP=open), the links mailed to them (confirm an
+// address, reset a password, accept an invitation) and the request for a reset link.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
+import { acceptInvite, linkIsLive, requestPasswordReset, resetPassword, verifyEmail } from '../../../services/users/account-links-use.js';
+import type { Deps } from '../../../services/deps.js';
+import { signUp } from '../../../services/users/sign-up.js';
+import { statusFor } from '../../../http/error-status.js';
+import { field, type ConsoleKit } from '../context.js';
+import { defineMessages, translator, type Lang, type Translate } from '../i18n.js';
+import { renderPage } from '../layout.js';
+
+const words = defineMessages(
+  {
+    signUp: 'Sign up',
+    signUpIntro: 'Make an account to get API keys for your QRIS. Test keys work at once; live keys after an operator approves your merchant.',
+    email: 'Email',
+    password: 'Password',
+    newPassword: 'New password',
+    passwordHint: 'At least 10 characters.',
+    checkMail: 'Check your e-mail',
+    checkMailText: 'If {email} can receive mail, a message with a link is on its way. Open it within 24 hours to go on.',
+    haveAccount: 'Already have an account? Log in',
+    confirmTitle: 'Confirm your address',
+    confirmText: 'Confirm {email} and log in.',
+    confirm: 'Confirm and log in',
+    resetTitle: 'Reset your password',
+    resetIntro: 'Type the address you log in with. If it has an account, we send it a link to choose a new password.',
+    sendLink: 'Send the link',
+    choose: 'Choose a new password for {email}.',
+    setPassword: 'Save and log in',
+    inviteTitle: 'Accept the invitation',
+    inviteText: 'Choose a password for {email}.',
+    accept: 'Accept and log in',
+    linkGone: 'This link cannot be used',
+    linkGoneText: 'It was already used, has expired, or is not one of ours. Ask for a new one.',
+    tooMany: 'Too many requests from your address. Try again later.',
+    mailDown: 'The e-mail could not be sent just now. Try again in a minute.',
+  },
+  {
+    signUp: 'Daftar',
+    signUpIntro: 'Buat akun untuk mendapatkan kunci API bagi QRIS Anda. Kunci uji langsung berfungsi; kunci live setelah operator menyetujui merchant Anda.',
+    email: 'Email',
+    password: 'Kata sandi',
+    newPassword: 'Kata sandi baru',
+    passwordHint: 'Minimal 10 karakter.',
+    checkMail: 'Periksa email Anda',
+    checkMailText: 'Jika {email} dapat menerima email, pesan berisi tautan sedang dikirim. Buka dalam 24 jam untuk melanjutkan.',
+    haveAccount: 'Sudah punya akun? Masuk',
+    confirmTitle: 'Konfirmasi alamat Anda',
+    confirmText: 'Konfirmasi {email} dan masuk.',
+    confirm: 'Konfirmasi dan masuk',
+    resetTitle: 'Atur ulang kata sandi',
+    resetIntro: 'Ketik alamat yang Anda pakai untuk masuk. Jika ada akunnya, kami kirim tautan untuk memilih kata sandi baru.',
+    sendLink: 'Kirim tautan',
+    choose: 'Pilih kata sandi baru untuk {email}.',
+    setPassword: 'Simpan dan masuk',
+    inviteTitle: 'Terima undangan',
+    inviteText: 'Pilih kata sandi untuk {email}.',
+    accept: 'Terima dan masuk',
+    linkGone: 'Tautan ini tidak dapat dipakai',
+    linkGoneText: 'Tautan sudah dipakai, kedaluwarsa, atau bukan dari kami. Minta tautan baru.',
+    tooMany: 'Terlalu banyak permintaan dari alamat Anda. Coba lagi nanti.',
+    mailDown: 'Email tidak dapat dikirim saat ini. Coba lagi sebentar lagi.',
+  },
+);
+
+type Key = Parameters<Translate<keyof typeof words.en>>[0];
+
+function send(reply: FastifyReply, lang: Lang, csrf: string, path: string, title: string, body: SafeHtml, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(renderPage({ lang, title, viewer: null, csrf, path }, html`<div class="login card">${body}</div>`));
+}
+
+/** A refusal the person can act on (bad input, too many requests, mail down), shown above the form again. */
+function problem(err: unknown, t: Translate<Key>): { status: number; message: string } | null {
+  if (!(err instanceof AppError)) return null;
+  if (err.code === 'rate_limited') return { status: 429, message: t('tooMany') };
+  if (err.code === 'service_unavailable') return { status: 503, message: t('mailDown') };
+  if (err.code === 'invalid_parameter' || err.code === 'invalid_email') return { status: 400, message: err.message };
+  return null;
+}
+
+const alert = (message: string | null) => (message ? html`<p class="notice error" role="alert">${message}</p>` : '');
+
+export async function accountLinkPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
+  const open = { schema: { hide: true }, config: { consolePublic: true } };
+  const client = (request: FastifyRequest) => ({ clientAddress: request.ip, userAgent: request.headers['user-agent'] ?? null });
+
+  // --- sign-up ---
+  const signUpForm = (t: Translate<Key>, csrf: string, email: string, message: string | null) => html`<h1>${t('signUp')}</h1>
+<p class="muted">${t('signUpIntro')}</p>
+${alert(message)}
+<form method="post" action="/dashboard/signup">
+<input type="hidden" name="_csrf" value="${csrf}">
+<label for="signup-email">${t('email')}</label>
+<input id="signup-email" name="email" type="email" autocomplete="email" required maxlength="254" value="${email}">
+<label for="signup-password">${t('password')}</label>
+<input id="signup-password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="200">
+<p class="muted">${t('passwordHint')}</p>
+<button type="submit">${t('signUp')}</button>
+</form>
+<p><a href="/dashboard">${t('haveAccount')}</a></p>`;
+
+  scope.get('/signup', open, async (request, reply) => {
+    if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
+    const t = translator(words, request.consoleLang);
+    return send(reply, request.consoleLang, kit.loggedOutCsrf(reply), request.url, t('signUp'), signUpForm(t, kit.loggedOutCsrf(reply), '', null));
+  });
+
+  scope.post('/signup', open, async (request, reply) => {
+    if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
+    const lang = request.consoleLang;
+    const t = translator(words, lang);
+    const email = field(request.body, 'email').slice(0, 254);
+    const csrf = kit.loggedOutCsrf(reply);
+    if (!kit.mail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
+    try {
+      await signUp(deps, kit.mail, { email, password: field(request.body, 'password'), clientAddress: request.ip });
+    } catch (err) {
+      const shown = problem(err, t);
+      if (!shown) throw err;
+      if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
+      return send(reply, lang, csrf, request.url, t('signUp'), signUpForm(t, csrf, email, shown.message), shown.status);
+    }
+    return send(reply, lang, csrf, request.url, t('checkMail'), html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`);
+  });
+
+  // --- the three kinds of links: a page that shows what the link will do, and a POST that does it ---
+  const gone = (request: FastifyRequest, reply: FastifyReply) => {
+    const t = translator(words, request.consoleLang);
+    const body = html`<h1>${t('linkGone')}</h1><p>${t('linkGoneText')}</p><p><a href="/dashboard/reset">${t('resetTitle')}</a></p>`;
+    return send(reply, request.consoleLang, kit.loggedOutCsrf(reply), request.url, t('linkGone'), body, statusFor('link_invalid'));
+  };
+
+  const linkPage = (
+    path: string,
+    purpose: 'verify' | 'reset' | 'invite',
+    title: Key,
+    text: Key,
+    button: Key,
+    withPassword: boolean,
+  ) => {
+    const form = (t: Translate<Key>, csrf: string, token: string, email: string, message: string | null) => html`<h1>${t(title)}</h1>
+<p>${t(text, { email })}</p>
+${alert(message)}
+<form method="post" action="/dashboard${path}">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="token" value="${token}">
+${
+  withPassword
+    ? html`<label for="link-password">${t('newPassword')}</label>
+<input id="link-password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="200">
+<p class="muted">${t('passwordHint')}</p>`
+    : ''
+}
+<button type="submit">${t(button)}</button>
+</form>`;
+
+    scope.get<{ Querystring: { token?: string } }>(path, open, async (request, reply) => {
+      const token = typeof request.query.token === 'string' ? request.query.token : '';
+      const live = await linkIsLive(deps, token, purpose);
+      if (!live) return gone(request, reply);
+      const t = translator(words, request.consoleLang);
+      const csrf = kit.loggedOutCsrf(reply);
+      // The token is in this page's URL: no other site may learn it from a Referer.
+      reply.header('Referrer-Policy', 'no-referrer');
+      return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, null));
+    });
+
+    scope.post(path, open, async (request, reply) => {
+      const token = field(request.body, 'token');
+      const password = field(request.body, 'password');
+      try {
+        const done =
+          purpose === 'verify'
+            ? await verifyEmail(deps, token, client(request))
+            : purpose === 'reset'
+              ? await resetPassword(deps, token, password, client(request))
+              : await acceptInvite(deps, token, password, client(request));
+        kit.setSession(reply, done.sessionId);
+        return reply.redirect('/dashboard', 303);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'link_invalid') return gone(request, reply);
+        const t = translator(words, request.consoleLang);
+        const shown = err instanceof AppError && (err.code === 'invalid_parameter' || err.code === 'user_exists') ? err.message : null;
+        if (shown === null) throw err;
+        const live = await linkIsLive(deps, token, purpose);
+        if (!live) return gone(request, reply);
+        const csrf = kit.loggedOutCsrf(reply);
+        return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, shown), 400);
+      }
+    });
+  };
+
+  linkPage('/signup/verify', 'verify', 'confirmTitle', 'confirmText', 'confirm', false);
+  linkPage('/reset/confirm', 'reset', 'resetTitle', 'choose', 'setPassword', true);
+  linkPage('/invite', 'invite', 'inviteTitle', 'inviteText', 'accept', true);
+
+  // --- asking for a reset link ---
+  const resetForm = (t: Translate<Key>, csrf: string, message: string | null) => html`<h1>${t('resetTitle')}</h1>
+<p class="muted">${t('resetIntro')}</p>
+${alert(message)}
+<form method="post" action="/dashboard/reset">
+<input type="hidden" name="_csrf" value="${csrf}">
+<label for="reset-email">${t('email')}</label>
+<input id="reset-email" name="email" type="email" autocomplete="email" required maxlength="254">
+<button type="submit">${t('sendLink')}</button>
+</form>`;
+
+  scope.get('/reset', open, async (request, reply) => {
+    const t = translator(words, request.consoleLang);
+    const csrf = kit.loggedOutCsrf(reply);
+    return send(reply, request.consoleLang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, null));
+  });
+
+  scope.post('/reset', open, async (request, reply) => {
+    const lang = request.consoleLang;
+    const t = translator(words, lang);
+    const email = field(request.body, 'email').slice(0, 254);
+    const csrf = kit.loggedOutCsrf(reply);
+    if (!kit.mail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
+    try {
+      await requestPasswordReset(deps, kit.mail, email, request.ip);
+    } catch (err) {
+      const shown = problem(err, t);
+      if (!shown) throw err;
+      return send(reply, lang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, shown.message), shown.status);
+    }
+    return send(reply, lang, csrf, request.url, t('checkMail'), html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`);
+  });
+}

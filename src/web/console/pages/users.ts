@@ -1,0 +1,215 @@
+// Operators' page of console users (invite, disable, enable) and everyone's own account page (change the
+// password; a merchant user may delete the account).
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
+import { html } from '../../../domain/html.js';
+import { inviteUser } from '../../../services/users/account-links-use.js';
+import { deleteAccount } from '../../../services/users/delete-account.js';
+import type { Deps } from '../../../services/deps.js';
+import { listUsers, setUserEnabled, setUserPassword } from '../../../services/users/manage-users.js';
+import { verifyPassword } from '../../../domain/password.js';
+import { findUser } from '../../../services/users/manage-users.js';
+import { consolePage, field, type ConsoleKit } from '../context.js';
+import { defineMessages, translator, wibTime } from '../i18n.js';
+
+const words = defineMessages(
+  {
+    users: 'Users',
+    email: 'Email',
+    role: 'Role',
+    merchants: 'Merchants',
+    lastLogin: 'Last login',
+    state: 'State',
+    active: 'active',
+    disabled: 'disabled',
+    disable: 'Disable',
+    enable: 'Enable',
+    confirmDisable: 'Disable this user? Their sessions end at once.',
+    invite: 'Invite',
+    inviteTitle: 'Invite someone',
+    inviteIntro: 'The person gets a link to choose a password; it works once, for 72 hours.',
+    inviteMerchant: 'Merchant (optional)',
+    none: 'none',
+    invited: 'Invitation made for {email}.',
+    inviteLink: 'The link (also sent by e-mail when the gateway can send mail):',
+    inviteClosed: 'Invitations need SIGNUP=invite or SIGNUP=open.',
+    changed: 'Done.',
+    never: 'never',
+    account: 'Your account',
+    changePassword: 'Change your password',
+    currentPassword: 'Current password',
+    newPassword: 'New password',
+    save: 'Save',
+    passwordChanged: 'Your password is changed. Your other sessions have ended.',
+    wrongPassword: 'The current password is wrong.',
+    deleteTitle: 'Delete your account',
+    deleteIntro:
+      'Your address and password are erased and you are logged out. Merchants nobody else belongs to are disabled and their keys revoked; their transactions stay for the books.',
+    confirmDelete: 'Delete your account for good?',
+    deleteButton: 'Delete my account',
+    passwordAgain: 'Password',
+  },
+  {
+    users: 'Pengguna',
+    email: 'Email',
+    role: 'Peran',
+    merchants: 'Merchant',
+    lastLogin: 'Terakhir masuk',
+    state: 'Status',
+    active: 'aktif',
+    disabled: 'nonaktif',
+    disable: 'Nonaktifkan',
+    enable: 'Aktifkan',
+    confirmDisable: 'Nonaktifkan pengguna ini? Sesinya langsung berakhir.',
+    invite: 'Undang',
+    inviteTitle: 'Undang seseorang',
+    inviteIntro: 'Orang itu menerima tautan untuk memilih kata sandi; berlaku sekali, selama 72 jam.',
+    inviteMerchant: 'Merchant (opsional)',
+    none: 'tidak ada',
+    invited: 'Undangan dibuat untuk {email}.',
+    inviteLink: 'Tautannya (juga dikirim lewat email bila gateway dapat mengirim email):',
+    inviteClosed: 'Undangan memerlukan SIGNUP=invite atau SIGNUP=open.',
+    changed: 'Selesai.',
+    never: 'belum pernah',
+    account: 'Akun Anda',
+    changePassword: 'Ganti kata sandi',
+    currentPassword: 'Kata sandi sekarang',
+    newPassword: 'Kata sandi baru',
+    save: 'Simpan',
+    passwordChanged: 'Kata sandi Anda sudah diganti. Sesi Anda yang lain telah berakhir.',
+    wrongPassword: 'Kata sandi sekarang salah.',
+    deleteTitle: 'Hapus akun Anda',
+    deleteIntro:
+      'Alamat dan kata sandi Anda dihapus dan Anda keluar. Merchant yang tidak dimiliki orang lain dinonaktifkan dan kuncinya dicabut; transaksinya tetap tersimpan untuk pembukuan.',
+    confirmDelete: 'Hapus akun Anda untuk selamanya?',
+    deleteButton: 'Hapus akun saya',
+    passwordAgain: 'Kata sandi',
+  },
+);
+
+export async function userPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
+  const hide = { schema: { hide: true } };
+
+  const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: ReturnType<typeof html> | '' = '', status = 200) => {
+    const page = consolePage(request, reply);
+    if (page.viewer.role !== 'operator') throw new AppError('not_found', 'not found');
+    const t = translator(words, page.lang);
+    const users = await listUsers(deps);
+    const done = (request.query as { done?: string }).done === '1' ? html`<p class="notice success" role="status">${t('changed')}</p>` : '';
+    const body = html`<h1>${t('users')}</h1>${notice}${done}
+<div class="table-wrap"><table>
+<thead><tr><th>${t('email')}</th><th>${t('role')}</th><th class="hide-narrow">${t('merchants')}</th><th class="hide-narrow">${t('lastLogin')}</th><th>${t('state')}</th><th></th></tr></thead>
+<tbody>${users
+      .filter((u) => !u.email.endsWith('@invalid'))
+      .map(
+        (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td class="mono hide-narrow">${u.merchant_ids.join(', ') || t('none')}</td>
+<td class="hide-narrow">${u.last_login_at ? wibTime(Date.parse(u.last_login_at), page.lang) : t('never')}</td>
+<td><span class="badge ${u.disabled ? 'disabled' : 'active'}">${u.disabled ? t('disabled') : t('active')}</span></td>
+<td>${
+          u.id === page.viewer.userId
+            ? ''
+            : html`<form method="post" action="/dashboard/users/${u.id}/${u.disabled ? 'enable' : 'disable'}" class="inline"${u.disabled ? '' : html` data-confirm="${t('confirmDisable')}"`}>
+<input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="secondary">${u.disabled ? t('enable') : t('disable')}</button></form>`
+        }</td></tr>`,
+      )}</tbody></table></div>
+<section class="card"><h2>${t('inviteTitle')}</h2>
+${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</p>` : html`<p class="muted">${t('inviteIntro')}</p>
+<form method="post" action="/dashboard/users/invite">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<label for="invite-email">${t('email')}</label>
+<input id="invite-email" name="email" type="email" required maxlength="254">
+<label for="invite-merchant">${t('inviteMerchant')}</label>
+<input id="invite-merchant" name="merchant" maxlength="64" placeholder="mch_...">
+<p><button type="submit">${t('invite')}</button></p>
+</form>`}
+</section>`;
+    return page.send(t('users'), 'users', body, status);
+  };
+
+  scope.get('/users', hide, (request, reply) => usersPage(request, reply));
+
+  scope.post('/users/invite', hide, async (request, reply) => {
+    const page = consolePage(request, reply);
+    if (page.viewer.role !== 'operator') throw new AppError('not_found', 'not found');
+    const t = translator(words, page.lang);
+    const merchant = field(request.body, 'merchant').trim();
+    try {
+      const made = await inviteUser(deps, kit.mail, { email: field(request.body, 'email'), merchantIds: merchant ? [merchant] : [] }, `user:${page.viewer.email}`);
+      // The link is shown in this answer only (it is a credential until used).
+      const notice = html`<div class="notice success" role="status"><p>${t('invited', { email: made.email })}</p><p>${t('inviteLink')}</p><p class="secret" id="invite-link">${made.link}</p></div>`;
+      return usersPage(request, reply, notice, 201);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code === 'internal_error' || err.code === 'service_unavailable') throw err;
+      return usersPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
+    }
+  });
+
+  for (const action of ['disable', 'enable'] as const) {
+    scope.post<{ Params: { id: string } }>(`/users/:id/${action}`, hide, async (request, reply) => {
+      const page = consolePage(request, reply);
+      if (page.viewer.role !== 'operator' || request.params.id === page.viewer.userId) throw new AppError('not_found', 'not found');
+      const user = await findUser(deps, request.params.id).catch(() => null);
+      if (!user?.id.startsWith('usr_')) throw new AppError('not_found', 'not found');
+      await setUserEnabled(deps, user.id, action === 'enable', `user:${page.viewer.email}`);
+      return reply.redirect('/dashboard/users?done=1', 303);
+    });
+  }
+
+  // --- one's own account ---
+  const accountPage = (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: ReturnType<typeof html> | '' = '', status = 200) => {
+    const page = consolePage(request, reply);
+    const t = translator(words, page.lang);
+    const body = html`<h1>${t('account')}</h1>${notice}
+<section class="card"><h2>${t('changePassword')}</h2>
+<form method="post" action="/dashboard/account/password">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<label for="account-current">${t('currentPassword')}</label>
+<input id="account-current" name="current" type="password" autocomplete="current-password" required maxlength="200">
+<label for="account-new">${t('newPassword')}</label>
+<input id="account-new" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="200">
+<p><button type="submit">${t('save')}</button></p>
+</form></section>
+${
+  page.viewer.role === 'merchant'
+    ? html`<section class="card"><h2>${t('deleteTitle')}</h2><p>${t('deleteIntro')}</p>
+<form method="post" action="/dashboard/account/delete" data-confirm="${t('confirmDelete')}">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<label for="delete-password">${t('passwordAgain')}</label>
+<input id="delete-password" name="password" type="password" autocomplete="current-password" required maxlength="200">
+<p><button type="submit" class="danger">${t('deleteButton')}</button></p>
+</form></section>`
+    : ''
+}`;
+    return page.send(t('account'), 'account', body, status);
+  };
+
+  scope.get('/account', hide, (request, reply) => accountPage(request, reply));
+
+  scope.post('/account/password', hide, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const t = translator(words, page.lang);
+    const user = await findUser(deps, page.viewer.userId);
+    if (!(await verifyPassword(field(request.body, 'current'), user.password_hash))) {
+      return accountPage(request, reply, html`<p class="notice error" role="alert">${t('wrongPassword')}</p>`, 400);
+    }
+    try {
+      await setUserPassword(deps, user.id, field(request.body, 'password'), `user:${page.viewer.email}`, page.viewer.sessionKey);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
+      return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
+    }
+    return accountPage(request, reply, html`<p class="notice success" role="status">${t('passwordChanged')}</p>`);
+  });
+
+  scope.post('/account/delete', hide, async (request, reply) => {
+    const page = consolePage(request, reply);
+    try {
+      await deleteAccount(deps, page.viewer, field(request.body, 'password'));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
+      return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
+    }
+    reply.clearCookie('qg_session', { path: '/dashboard' });
+    return reply.redirect('/dashboard?bye=1', 303);
+  });
+}

@@ -1,0 +1,181 @@
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/context.js';
+import { ConsoleClient, PASSWORD } from '../helpers/console.js';
+import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
+import { inviteUser } from '../../src/services/users/account-links-use.js';
+import { loadConfig } from '../../src/config.js';
+
+const FROM = 'Gateway <noreply@gateway.test>';
+
+describe('sign-up, links by e-mail, reset, invitations and deleting an account', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+  beforeAll(async () => {
+    smtp = await startTestSmtpServer();
+  });
+  afterAll(async () => smtp.close());
+  afterEach(async () => {
+    await t?.close();
+    smtp.messages.length = 0;
+  });
+
+  const open = (extra: Record<string, string> = {}) => createTestApp({ SIGNUP: 'open', SMTP_URL: smtp.url, MAIL_FROM: FROM, ...extra });
+
+  /** The link in the newest mail to `to`. */
+  async function linkTo(to: string): Promise<string> {
+    const mail = [...smtp.messages].reverse().find((m) => m.to.includes(to));
+    expect(mail, `a mail to ${to}`).toBeDefined();
+    const text = (await mail!.parse()).text ?? '';
+    const m = /http:\/\/gateway\.test(\/dashboard\/[^\s]+)/.exec(text);
+    expect(m, text).not.toBeNull();
+    return m![1]!;
+  }
+
+  it('SIGNUP=closed (the default): /signup and its form are 404', async () => {
+    t = await createTestApp();
+    expect((await t.app.inject({ url: '/signup' })).statusCode).toBe(404);
+    expect((await t.app.inject({ url: '/dashboard/signup' })).statusCode).toBe(404);
+    const login = await t.app.inject({ url: '/dashboard' });
+    expect(login.body).not.toContain('Sign up');
+  });
+
+  it('SIGNUP=open needs a way to send mail', () => {
+    expect(() => loadConfig({ SIGNUP: 'open' })).toThrow(/SMTP_URL/);
+    expect(loadConfig({ SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: FROM }).liveKeys).toBe('approval');
+    expect(loadConfig({}).liveKeys).toBe('auto');
+    expect(() => loadConfig({ SIGNUP: 'maybe' })).toThrow(/SIGNUP must be one of/);
+  });
+
+  it('signs up, verifies through the mailed link (single use) and is logged in', async () => {
+    t = await open();
+    expect((await t.app.inject({ url: '/signup' })).headers.location).toBe('/dashboard/signup');
+    const c = new ConsoleClient(t.app);
+    const form = await c.get('/dashboard/signup');
+    expect(form.body).toContain('<label for="signup-email">Email</label>');
+    expect(form.body).toContain('<label for="signup-password">Password</label>');
+    expect(form.body).toMatch(/<button type="submit">Sign up<\/button>/);
+    const done = await c.post('/dashboard/signup', { email: 'New@Shop.test', password: PASSWORD }, '/dashboard/signup');
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('Check your e-mail');
+    // Not yet confirmed: the right password is not enough.
+    const early = await c.logIn('new@shop.test');
+    expect(early.statusCode).toBe(403);
+    expect(early.body).toContain('Confirm your e-mail address first');
+
+    const link = await linkTo('new@shop.test');
+    expect(link).toMatch(/^\/dashboard\/signup\/verify\?token=[A-Za-z0-9_-]{43}$/);
+    const token = new URL(link, 'http://x').searchParams.get('token')!;
+    // The token is stored only as its hash.
+    const stored = await t.deps.db.selectFrom('user_tokens').select('token_hash').execute();
+    expect(stored.map((r) => r.token_hash)).not.toContain(token);
+    const confirmPage = await c.get(link);
+    expect(confirmPage.body).toContain('Confirm new@shop.test and log in.');
+    // Looking at the page uses nothing up; the button does, once.
+    const confirmed = await c.post('/dashboard/signup/verify', { token }, link);
+    expect(confirmed.statusCode).toBe(303);
+    expect((await c.get('/dashboard')).body).toContain('<h1>Overview</h1>');
+    const again = await new ConsoleClient(t.app).post('/dashboard/signup/verify', { token }, '/dashboard/reset');
+    expect(again.statusCode).toBe(410);
+    expect(again.body).toContain('This link cannot be used');
+    expect((await new ConsoleClient(t.app).logIn('new@shop.test')).statusCode).toBe(303);
+  });
+
+  it('answers a taken address exactly as a new one, and mails its owner instead', async () => {
+    t = await open();
+    const a = new ConsoleClient(t.app);
+    await a.post('/dashboard/signup', { email: 'owner@shop.test', password: PASSWORD }, '/dashboard/signup');
+    const token = new URL(await linkTo('owner@shop.test'), 'http://x').searchParams.get('token')!;
+    await a.post('/dashboard/signup/verify', { token }, '/dashboard/reset');
+
+    const strip = (body: string) => body.replace(/value="[^"]*"/g, '').replace(/[a-z]+@shop\.test/g, 'X');
+    const taken = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'owner@shop.test', password: 'a different secret' }, '/dashboard/signup');
+    const fresh = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'fresh@shop.test', password: 'a different secret' }, '/dashboard/signup');
+    expect(taken.statusCode).toBe(fresh.statusCode);
+    expect(strip(taken.body)).toBe(strip(fresh.body));
+    const owners = smtp.messages.filter((m) => m.to.includes('owner@shop.test'));
+    expect(owners).toHaveLength(2);
+    expect((await owners[1]!.parse()).subject).toContain('You already have an account');
+    // Nothing changed for the owner: the old password still works.
+    expect((await new ConsoleClient(t.app).logIn('owner@shop.test')).statusCode).toBe(303);
+  });
+
+  it('resets a password by e-mail, with the same answer for unknown addresses', async () => {
+    t = await open();
+    const c = new ConsoleClient(t.app);
+    await c.post('/dashboard/signup', { email: 'forgetful@shop.test', password: PASSWORD }, '/dashboard/signup');
+    await c.post('/dashboard/signup/verify', { token: new URL(await linkTo('forgetful@shop.test'), 'http://x').searchParams.get('token')! }, '/dashboard/reset');
+    const before = smtp.messages.length;
+    const unknown = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'ghost@shop.test' }, '/dashboard/reset');
+    const known = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'forgetful@shop.test' }, '/dashboard/reset');
+    expect(unknown.statusCode).toBe(known.statusCode);
+    expect(unknown.body.replace(/ghost/g, 'X').replace(/value="[^"]*"/g, '')).toBe(known.body.replace(/forgetful/g, 'X').replace(/value="[^"]*"/g, ''));
+    expect(smtp.messages.length).toBe(before + 1);
+    const link = await linkTo('forgetful@shop.test');
+    expect(link).toMatch(/^\/dashboard\/reset\/confirm\?token=/);
+    const r = new ConsoleClient(t.app);
+    const weak = await r.post('/dashboard/reset/confirm', { token: new URL(link, 'http://x').searchParams.get('token')!, password: 'short' }, link);
+    expect(weak.statusCode).toBe(400);
+    const ok = await r.post('/dashboard/reset/confirm', { token: new URL(link, 'http://x').searchParams.get('token')!, password: 'my brand new secret' }, link);
+    expect(ok.statusCode).toBe(303);
+    // The earlier session (from the sign-up) ended with the reset.
+    expect((await c.get('/dashboard')).body).toContain('login-password');
+    expect((await new ConsoleClient(t.app).logIn('forgetful@shop.test', PASSWORD)).statusCode).toBe(401);
+    expect((await new ConsoleClient(t.app).logIn('forgetful@shop.test', 'my brand new secret')).statusCode).toBe(303);
+  });
+
+  it('five simultaneous uses of one link: exactly one logs in', async () => {
+    t = await open();
+    const c = new ConsoleClient(t.app);
+    await c.post('/dashboard/signup', { email: 'racer@shop.test', password: PASSWORD }, '/dashboard/signup');
+    const link = await linkTo('racer@shop.test');
+    const token = new URL(link, 'http://x').searchParams.get('token')!;
+    const clients = Array.from({ length: 5 }, () => new ConsoleClient(t.app));
+    const tokens = await Promise.all(clients.map(async (k) => (await k.get(link)).body.match(/name="_csrf" value="([^"]+)"/)![1]!));
+    const answers = await Promise.all(clients.map((k, i) => k.post('/dashboard/signup/verify', { token, _csrf: tokens[i]! })));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([303, 410, 410, 410, 410]);
+  });
+
+  it('limits sign-ups per client address', async () => {
+    t = await open({ SIGNUPS_PER_ADDRESS: '3' });
+    const codes: number[] = [];
+    for (let i = 0; i < 5; i++) codes.push((await new ConsoleClient(t.app).post('/dashboard/signup', { email: `spam${i}@shop.test`, password: PASSWORD }, '/dashboard/signup')).statusCode);
+    expect(codes).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it('an invitation makes a confirmed merchant user of the invited merchant', async () => {
+    t = await createTestApp({ SIGNUP: 'invite', SMTP_URL: smtp.url, MAIL_FROM: FROM });
+    expect((await t.app.inject({ url: '/dashboard/signup' })).statusCode).toBe(404);
+    const made = await inviteUser(t.deps, null, { email: 'staff@shop.test', merchantIds: [t.merchant.id] }, 'test');
+    const path = made.link.replace('http://gateway.test', '');
+    const c = new ConsoleClient(t.app);
+    expect((await c.get(path)).body).toContain('Choose a password for staff@shop.test.');
+    const ok = await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, path);
+    expect(ok.statusCode).toBe(303);
+    const user = await t.deps.db.selectFrom('users').selectAll().where('email', '=', 'staff@shop.test').executeTakeFirstOrThrow();
+    expect(user.role).toBe('merchant');
+    expect(user.email_verified_at).not.toBeNull();
+    const members = await t.deps.db.selectFrom('user_merchants').select('merchant_id').where('user_id', '=', user.id).execute();
+    expect(members.map((m) => m.merchant_id)).toEqual([t.merchant.id]);
+  });
+
+  it('deleting an account erases its personal data, closes a merchant nobody else has, and keeps its transactions', async () => {
+    t = await createTestApp({ SIGNUP: 'invite' });
+    const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, 'test');
+    const c = new ConsoleClient(t.app);
+    await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
+    const created = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
+    expect(created.statusCode).toBe(200);
+    const wrong = await c.post('/dashboard/account/delete', { password: 'not my password' }, '/dashboard/account');
+    expect(wrong.statusCode).toBe(400);
+    const gone = await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account');
+    expect(gone.statusCode).toBe(303);
+    const users = await t.deps.db.selectFrom('users').selectAll().where('email', 'like', '%leaving%').execute();
+    expect(users).toEqual([]);
+    const key = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
+    expect(key.statusCode).toBe(401);
+    const merchant = await t.deps.db.selectFrom('merchants').select('disabled_at').where('id', '=', t.merchant.id).executeTakeFirstOrThrow();
+    expect(merchant.disabled_at).not.toBeNull();
+    expect(await t.deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', t.merchant.id).execute()).toHaveLength(1);
+    expect((await new ConsoleClient(t.app).logIn('leaving@shop.test')).statusCode).toBe(401);
+  });
+});
