@@ -8,6 +8,11 @@ import type { Deps } from '../deps.js';
 export interface CreateMerchantInput {
   name: string;
   qris: string;
+  /**
+   * Whether its live keys work at once. Merchants made by operators are; a merchant a self-service
+   * user adds waits for an operator when LIVE_KEYS=approval.
+   */
+  liveApproved?: boolean;
 }
 
 export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
@@ -31,6 +36,7 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     nmid: parsed.nmid,
     acquirer: parsed.acquirer,
     created_at: deps.now(),
+    live_approved_at: input.liveApproved === false ? null : deps.now(),
   };
   await insertMerchant(deps.db, row);
   return row;

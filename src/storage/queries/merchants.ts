@@ -37,3 +37,14 @@ export async function readMerchantStaticQris(db: Db, merchantId: string): Promis
 export async function markMerchantDisabled(db: Executor, id: string, now: number): Promise<void> {
   await db.updateTable('merchants').set({ disabled_at: now }).where('id', '=', id).where('disabled_at', 'is', null).execute();
 }
+
+/** Merchants whose live keys wait for an operator's approval, oldest first. */
+export async function merchantsAwaitingLive(db: Executor): Promise<MerchantsTable[]> {
+  return db.selectFrom('merchants').selectAll().where('live_approved_at', 'is', null).where('disabled_at', 'is', null).orderBy('created_at').orderBy('id').limit(100).execute();
+}
+
+/** Approves a merchant's live keys; false when it was approved already (or does not exist). */
+export async function markLiveApproved(db: Executor, id: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('merchants').set({ live_approved_at: now }).where('id', '=', id).where('live_approved_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

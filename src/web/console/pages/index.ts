@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../services/deps.js';
 import type { ConsoleKit } from '../context.js';
 import { accountLinkPages } from './account-links.js';
+import { approvalRoutes } from './approvals.js';
 import { overviewPage } from './overview.js';
 import { userPages } from './users.js';
 
@@ -14,5 +15,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages],
+  sections: [accountLinkPages, userPages, approvalRoutes],
 };

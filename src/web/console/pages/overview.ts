@@ -4,6 +4,7 @@ import type { Mode } from '../../../domain/records.js';
 import { listSources } from '../../../payment-sources/list-sources.js';
 import type { Deps } from '../../../services/deps.js';
 import { CHART_DAYS, getOverview, lastReports } from '../../../services/overview/get-overview.js';
+import { liveApprovalQueue } from '../../../services/merchants/approve-live.js';
 import { canSeeMerchant } from '../../../services/users/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
@@ -41,6 +42,12 @@ const words = defineMessages(
     noFailing: 'Every webhook endpoint is delivering.',
     url: 'URL',
     since: 'Since',
+    approvals: 'Live keys waiting for approval',
+    approvalsIntro: 'These merchants signed up themselves. Their test keys work; their live keys work once you approve them.',
+    approve: 'Approve live',
+    approved: 'Approved: its live keys work now.',
+    created: 'Added',
+    qrisName: 'Name in the QRIS',
   },
   {
     title: 'Ringkasan',
@@ -73,6 +80,12 @@ const words = defineMessages(
     noFailing: 'Semua endpoint webhook menerima kiriman.',
     url: 'URL',
     since: 'Sejak',
+    approvals: 'Kunci live menunggu persetujuan',
+    approvalsIntro: 'Merchant ini mendaftar sendiri. Kunci ujinya berfungsi; kunci live berfungsi setelah Anda menyetujuinya.',
+    approve: 'Setujui live',
+    approved: 'Disetujui: kunci live-nya kini berfungsi.',
+    created: 'Ditambahkan',
+    qrisName: 'Nama di QRIS',
   },
 );
 
@@ -83,6 +96,8 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   const asked = (request.query as { mode?: unknown }).mode;
   const mode: Mode = asked === 'test' ? 'test' : 'live';
   const overview = await getOverview(deps, page.viewer, mode);
+  const queue = await liveApprovalQueue(deps, page.viewer);
+  const approvedNow = (request.query as { approved?: unknown }).approved === '1';
   const sources = (await listSources(deps)).filter((s) => canSeeMerchant(page.viewer, s.merchant_id));
   const reports = await lastReports(
     deps,
@@ -101,7 +116,18 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   const stat = (label: string, figures: { count: number; sum: number }) =>
     html`<div class="card stat"><div class="label">${label}</div><div class="value">${rupiah(figures.sum)}</div><div class="muted">${t('payments', { count: figures.count })}</div></div>`;
 
+  const approvals =
+    queue.length === 0
+      ? ''
+      : html`<section class="card"><h2>${t('approvals')}</h2><p class="muted">${t('approvalsIntro')}</p>
+<div class="table-wrap"><table><thead><tr><th>${t('merchant')}</th><th>${t('qrisName')}</th><th class="hide-narrow">${t('created')}</th><th></th></tr></thead>
+<tbody>${queue.map(
+          (m) => html`<tr><td>${m.name} <span class="mono muted">${m.id}</span></td><td>${m.merchant_name}, ${m.merchant_city}</td><td class="hide-narrow">${when(m.created_at)}</td>
+<td><form method="post" action="/dashboard/approvals/${m.id}" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit">${t('approve')}</button></form></td></tr>`,
+        )}</tbody></table></div></section>`;
   const body = html`<h1>${t('title')}</h1>
+${approvedNow ? html`<p class="notice success" role="status">${t('approved')}</p>` : ''}
+${approvals}
 <form method="get" action="/dashboard" class="filters card">
 <div><label for="overview-mode">${t('mode')}</label>
 <select id="overview-mode" name="mode" data-autosubmit>

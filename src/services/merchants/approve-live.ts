@@ -1,0 +1,30 @@
+import { AppError } from '../../domain/errors.js';
+import { markLiveApproved, merchantById, merchantsAwaitingLive } from '../../storage/queries/merchants.js';
+import type { MerchantsTable } from '../../storage/schema.js';
+import { writeAudit } from '../audit.js';
+import type { Deps } from '../deps.js';
+import type { Viewer } from '../users/viewer.js';
+
+/** The queue an operator works through: self-service merchants whose live keys wait (LIVE_KEYS=approval). */
+export async function liveApprovalQueue(deps: Deps, viewer: Viewer): Promise<MerchantsTable[]> {
+  if (viewer.role !== 'operator') return [];
+  return merchantsAwaitingLive(deps.db);
+}
+
+/**
+ * An operator approves a merchant's live keys. Keys already made start working within the API's
+ * key-cache time (5 s), and at once in this process.
+ */
+export async function approveLive(deps: Deps, viewer: Viewer, merchantId: string): Promise<MerchantsTable> {
+  if (viewer.role !== 'operator') throw new AppError('not_found', `no merchant ${merchantId}`);
+  const now = deps.now();
+  await deps.db.runInTransaction(async (trx) => {
+    const merchant = await merchantById(trx, merchantId);
+    if (!merchant) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
+    if (await markLiveApproved(trx, merchantId, now)) {
+      await writeAudit(trx, { actor: `user:${viewer.email}`, action: 'merchant.approve_live', subjectType: 'merchant', subjectId: merchantId, now });
+    }
+  });
+  deps.state.principals.clear(performance.now());
+  return (await merchantById(deps.db, merchantId))!;
+}
