@@ -41,8 +41,16 @@ function withBuildLock(fn) {
       break;
     } catch (err) {
       if (err.code !== 'EEXIST') throw err;
-      // A lock older than the deadline is a crashed build's: take it over.
-      if (Date.now() - statSync(lock).mtimeMs > 180_000) rmSync(lock, { recursive: true, force: true });
+      // A lock older than the deadline is a crashed build's: take it over. The holder may have removed
+      // it between the mkdir and this look: then simply try again.
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch (statErr) {
+        if (statErr.code === 'ENOENT') continue;
+        throw statErr;
+      }
+      if (age > 180_000) rmSync(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error('timed out waiting for another process to finish building');
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }

@@ -9,6 +9,7 @@ import { presentTransaction } from '../domain/transaction.js';
 import { openRuntime } from '../runtime.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/merchants/api-keys.js';
 import { createMerchant, listMerchants } from '../services/merchants/create-merchant.js';
+import { setDailyQuota } from '../services/merchants/quotas.js';
 import type { Deps } from '../services/deps.js';
 import { operatorName } from '../services/audit.js';
 import { getTransactionById } from '../services/transactions/get-transaction.js';
@@ -84,6 +85,17 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .action(async () => {
       const rows = await withDeps((deps) => listMerchants(deps));
       emitItems(io, json, rows.map(merchantView), 'no merchants', (r) => `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city})`);
+    });
+  merchant
+    .command('quota <merchant>')
+    .description("set a merchant's daily create quota (WIB days), or remove it with --daily unlimited; audited")
+    .requiredOption('--daily <n>', 'transactions a day, or unlimited')
+    .option('--json', 'print JSON')
+    .action(async (merchantId: string, opts: { daily: string }) => {
+      const quota = opts.daily === 'unlimited' ? null : /^[0-9]{1,8}$/.test(opts.daily) ? Number(opts.daily) : Number.NaN;
+      if (Number.isNaN(quota)) throw new AppError('invalid_parameter', '--daily must be a whole number or unlimited', { param: 'daily' });
+      await withDeps((deps) => setDailyQuota(deps, merchantId, quota, actor()));
+      emit(io, json, { merchant_id: merchantId, daily_create_quota: quota }, () => `${merchantId}: ${quota === null ? 'no daily quota' : `${quota} creates a day (WIB)`}`);
     });
 
   const key = program.command('key').description('API keys');

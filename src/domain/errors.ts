@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'headers_too_large',
   'unsupported_media_type',
   'rate_limited',
+  'quota_exceeded',
   'too_many_streams',
   'unique_code_exhausted',
   'service_unavailable',

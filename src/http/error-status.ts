@@ -45,6 +45,8 @@ const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   headers_too_large: 431,
   rate_limited: 429,
+  // The merchant created as many transactions today (WIB) as its plan allows; Retry-After: to midnight WIB.
+  quota_exceeded: 429,
   // A client (or everyone watching one transaction) holds as many checkout status streams as allowed.
   too_many_streams: 429,
   internal_error: 500,

@@ -1,4 +1,5 @@
 import { PrincipalCache } from './merchants/principal-cache.js';
+import { QuotaCache } from './merchants/quota-cache.js';
 import { CreateQueue } from './transactions/create-queue.js';
 
 /**
@@ -11,8 +12,10 @@ export interface ServiceState {
   creates: CreateQueue;
   /** Successful API-key lookups, reused for a few seconds (merchants/principal-cache.ts). */
   principals: PrincipalCache;
+  /** Merchants' daily create quotas, reused for a few seconds (merchants/quota-cache.ts). */
+  quotas: QuotaCache;
 }
 
 export function newServiceState(): ServiceState {
-  return { creates: new CreateQueue(), principals: new PrincipalCache() };
+  return { creates: new CreateQueue(), principals: new PrincipalCache(), quotas: new QuotaCache() };
 }

@@ -7,6 +7,7 @@ import * as partialIndexes from './migrations/005-partial-indexes.js';
 import * as cancel from './migrations/006-cancel.js';
 import * as consoleTables from './migrations/007-console.js';
 import * as signup from './migrations/009-signup.js';
+import * as quotas from './migrations/010-quotas.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-cancel': cancel,
   '007-console': consoleTables,
   '009-signup': signup,
+  '010-quotas': quotas,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

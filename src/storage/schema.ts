@@ -20,6 +20,8 @@ export interface MerchantsTable {
   disabled_at?: number | null;
   /** When an operator approved its live keys (migration 009); null: live keys wait (LIVE_KEYS=approval). */
   live_approved_at?: number | null;
+  /** Transactions it may create per WIB day; null: no limit (migration 010). */
+  daily_create_quota?: number | null;
 }
 
 export interface ApiKeysTable {
@@ -238,7 +240,15 @@ export interface UserTokensTable {
   used_at: number | null;
 }
 
+/** How many transactions a merchant created on a WIB day (migration 010). */
+export interface DailyCreatesTable {
+  merchant_id: string;
+  day: number;
+  count: number;
+}
+
 export interface DB {
+  daily_creates: DailyCreatesTable;
   user_tokens: UserTokensTable;
   users: UsersTable;
   user_merchants: UserMerchantsTable;

@@ -12,6 +12,7 @@ import { freshDatabaseUrl, onPostgres, seedMerchant, type Seeded } from '../help
 import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 import { Receiver } from '../helpers/receiver.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { setDailyQuota } from '../../src/services/merchants/quotas.js';
 import { verifyWebhookSignature } from '../../src/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,6 +81,20 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     const stored = await deps.db.selectFrom('transactions').select(['total_amount']).where('amount', '=', 50000).execute();
     expect(stored).toHaveLength(250);
     expect(new Set(stored.map((s) => s.total_amount)).size).toBe(250);
+  });
+
+  it('a daily quota of 3 holds across the instances: 30 concurrent creates make exactly 3', async () => {
+    const limited = await seedMerchant(deps, 1, 'Limited');
+    await setDailyQuota(deps, limited.merchant.id, 3, 'test');
+    const results = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=${70_000 + i}`, { headers: { 'x-api-key': limited.liveKey } });
+        return { status: res.status, body: (await res.json()) as any };
+      }),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.body.error.code]).toEqual([429, 'quota_exceeded']);
+    expect(await deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', limited.merchant.id).execute()).toHaveLength(3);
   });
 
   it('a payment reported to one instance pays a transaction created on another, and every instance sees it', async () => {

@@ -8,6 +8,7 @@ import type { TransactionStatus } from '../../storage/schema.js';
 import { createTransaction } from '../../services/transactions/create-transaction.js';
 import { getTransaction } from '../../services/transactions/get-transaction.js';
 import { listTransactions } from '../../services/transactions/list-transactions.js';
+import { quotaUsage } from '../../services/merchants/quotas.js';
 import { qrPngDataUrl } from '../../web/qr-image.js';
 import { requirePrincipal } from '../auth.js';
 import { parseBoundedInt, parseToken, parseTrxid, requestHash } from '../params.js';
@@ -52,6 +53,9 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
     const view = presentTransaction(result.transaction, null, deps.now(), config.publicBaseUrl);
     if (params.qr_image === 'inline') view.qr_image = qrPngDataUrl(view.qris);
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+    // A merchant with a daily quota learns what is left of it with every create.
+    const quota = await quotaUsage(deps, principal.merchantId);
+    if (quota) reply.header('X-Quota-Limit', String(quota.limit)).header('X-Quota-Remaining', String(quota.remaining)).header('X-Quota-Reset', String(quota.resetSeconds));
     reply.code(isPost && !result.replayed ? 201 : 200);
     return sendSerialized(reply, StatusOneBody, { success: true, data: view });
   }

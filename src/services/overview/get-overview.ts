@@ -3,8 +3,8 @@ import { countOpenPending, countUnmatchedPayments, failingEndpoints, lastReportO
 import type { Deps } from '../deps.js';
 import { merchantScope, type Viewer } from '../users/viewer.js';
 
-/** Western Indonesia Time is UTC+7 all year: a WIB day starts at 17:00 UTC the day before. */
-export const WIB_OFFSET_MS = 7 * 3600_000;
+import { WIB_OFFSET_MS, wibDayStart } from '../../domain/wib.js';
+
 const DAY_MS = 86_400_000;
 export const CHART_DAYS = 30;
 
@@ -23,11 +23,6 @@ export interface Overview {
   pending: number;
   unmatched: number;
   failingEndpoints: Array<{ id: string; merchantId: string; url: string; status: string; consecutiveFailures: number; since: number }>;
-}
-
-/** The start (epoch ms) of the WIB day holding `at`. */
-export function wibDayStart(at: number): number {
-  return Math.floor((at + WIB_OFFSET_MS) / DAY_MS) * DAY_MS - WIB_OFFSET_MS;
 }
 
 /** What the console's overview shows, limited to the merchants the viewer may see. */

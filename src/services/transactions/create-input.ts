@@ -10,4 +10,9 @@ export interface CreateTransactionInput {
   ref: string | null;
   expiresInSeconds: number | null;
   idempotency: { key: string; requestHash: string } | null;
+  /**
+   * The merchant's daily create quota, filled in by createTransaction (services/merchants/quotas.ts):
+   * null or absent means no limit.
+   */
+  dailyQuota?: number | null;
 }

@@ -5,6 +5,7 @@ import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
 import { idempotencyKey, LostRace } from './insert-transaction.js';
+import { checkQuota, quotaOf } from '../merchants/quotas.js';
 
 export type { CreateTransactionInput } from './create-input.js';
 
@@ -18,10 +19,16 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
   const earlier = await findEarlier(deps, input);
   if (earlier) return { transaction: earlier, replayed: true };
 
+  // A replay above is never refused for the quota: it creates nothing. A limited merchant's create is
+  // counted inside its own database transaction (insert-transaction.ts); this early look only saves the
+  // work (an acquirer's code) of a create that could not be kept.
+  const dailyQuota = await quotaOf(deps, input.merchantId);
+  if (dailyQuota !== null) await checkQuota(deps, input.merchantId, dailyQuota);
+  const limited = { ...input, dailyQuota };
   try {
     // The merchant's static QRIS with a unique code, or its acquirer's code (a SNAP source).
     const issuer = await deps.issuers.forMerchant(deps, input.merchantId, input.mode);
-    return { transaction: await issuer.issue(deps, input), replayed: false };
+    return { transaction: await issuer.issue(deps, limited), replayed: false };
   } catch (err) {
     if (!(err instanceof LostRace)) throw err;
     // Another request with the same ref or Idempotency-Key committed first: answer as a replay of it.

@@ -4,6 +4,7 @@ import { insertTransactionIfAbsent } from '../../storage/queries/transactions.js
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import { enqueueEmail } from '../webhooks/outbox.js';
+import { consumeQuota } from '../merchants/quotas.js';
 
 // Writing a new pending transaction, whichever issuer made its code.
 
@@ -47,6 +48,7 @@ export const idempotencyKey = (input: CreateTransactionInput): string => `${inpu
 export async function insertRow(trx: Tx, input: CreateTransactionInput, row: TransactionsTable, now: number): Promise<void> {
   const { id } = row;
   if (!(await insertTransactionIfAbsent(trx, row))) throw new LostRace();
+  if (input.dailyQuota != null) await consumeQuota(trx, input.merchantId, input.dailyQuota, now);
 
   if (input.idempotency) {
     const claimed = await claimIdempotencyKey(trx, {

@@ -45,7 +45,8 @@ async function issue(deps: Deps, input: CreateTransactionInput): Promise<Transac
   const create: BatchedCreate = { input, code, ...range };
   // Plain creates (nothing unique but the total, and a range wide enough to sample) are made in
   // batches; a ref or an Idempotency-Key needs the one-by-one path, which isolates a lost race.
-  const plain = input.ref === null && input.idempotency === null && wideEnoughToSample(range.low, range.high);
+  // A merchant with a daily quota is counted create by create, in each create's own transaction.
+  const plain = input.ref === null && input.idempotency === null && input.dailyQuota == null && wideEnoughToSample(range.low, range.high);
   return plain ? createInBatch(deps, create, (c) => insertWithFreeCode(deps, c)) : insertWithFreeCode(deps, create);
 }
 

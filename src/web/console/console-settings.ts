@@ -14,6 +14,8 @@ export interface ConsoleSettings {
   liveKeys: 'approval' | 'auto';
   /** Sign-ups allowed per client address (IPv6: per /64) before each further one waits longer. */
   signupsPerAddress: number;
+  /** The daily create quota a merchant added by a self-service user starts with. */
+  signupPlanDailyCreates: number;
 }
 
 function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
@@ -32,9 +34,14 @@ export function consoleSettings(env: Env): ConsoleSettings {
   };
 }
 
-function signupSettings(env: Env): Pick<ConsoleSettings, 'signup' | 'liveKeys' | 'signupsPerAddress'> {
+function signupSettings(env: Env): Pick<ConsoleSettings, 'signup' | 'liveKeys' | 'signupsPerAddress' | 'signupPlanDailyCreates'> {
   const signup = oneOf(env, 'SIGNUP', ['closed', 'invite', 'open'] as const, 'closed');
   // A public service must not be usable for fraud the moment someone signs up: approval by default there.
   const liveKeys = oneOf(env, 'LIVE_KEYS', ['approval', 'auto'] as const, signup === 'open' ? 'approval' : 'auto');
-  return { signup, liveKeys, signupsPerAddress: wholeNumberSetting(env, 'SIGNUPS_PER_ADDRESS', 5, 1, 1_000_000) };
+  return {
+    signup,
+    liveKeys,
+    signupsPerAddress: wholeNumberSetting(env, 'SIGNUPS_PER_ADDRESS', 5, 1, 1_000_000),
+    signupPlanDailyCreates: wholeNumberSetting(env, 'SIGNUP_PLAN_DAILY_CREATES', 100, 0, 10_000_000),
+  };
 }
