@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
+import { setDailyQuota } from '../../src/services/merchants/quotas.js';
 import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
 
@@ -35,5 +36,17 @@ describe('live-key approvals on the overview', () => {
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', 'merchant.approve_live').execute();
     expect(audit.map((a) => [a.actor, a.subject_id])).toEqual([['user:ops@example.test', waiting.id]]);
     expect((await ops.post('/dashboard/approvals/mch_nope', {})).statusCode).toBe(404);
+  });
+
+  it('a merchant user sees its use of the daily quota on the overview', async () => {
+    t = await createTestApp();
+    await setDailyQuota(t.deps, t.merchant.id, 100, 'test');
+    await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
+    await addMerchantUser(t.deps, [t.merchant.id]);
+    const shop = new ConsoleClient(t.app);
+    await shop.logIn('shop@example.test');
+    const page = await shop.get('/dashboard');
+    expect(page.body).toContain('Creates today (WIB)');
+    expect(page.body).toContain('1 of 100');
   });
 });

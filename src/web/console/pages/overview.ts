@@ -5,6 +5,7 @@ import { listSources } from '../../../payment-sources/list-sources.js';
 import type { Deps } from '../../../services/deps.js';
 import { CHART_DAYS, getOverview, lastReports } from '../../../services/overview/get-overview.js';
 import { liveApprovalQueue } from '../../../services/merchants/approve-live.js';
+import { quotaUsage } from '../../../services/merchants/quotas.js';
 import { canSeeMerchant } from '../../../services/users/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
@@ -48,6 +49,9 @@ const words = defineMessages(
     approved: 'Approved: its live keys work now.',
     created: 'Added',
     qrisName: 'Name in the QRIS',
+    usage: 'Creates today (WIB)',
+    usageOf: '{used} of {limit}',
+    usageReset: 'The count starts again at midnight WIB.',
   },
   {
     title: 'Ringkasan',
@@ -86,6 +90,9 @@ const words = defineMessages(
     approved: 'Disetujui: kunci live-nya kini berfungsi.',
     created: 'Ditambahkan',
     qrisName: 'Nama di QRIS',
+    usage: 'Transaksi dibuat hari ini (WIB)',
+    usageOf: '{used} dari {limit}',
+    usageReset: 'Hitungan dimulai lagi tengah malam WIB.',
   },
 );
 
@@ -98,6 +105,11 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   const overview = await getOverview(deps, page.viewer, mode);
   const queue = await liveApprovalQueue(deps, page.viewer);
   const approvedNow = (request.query as { approved?: unknown }).approved === '1';
+  // A merchant user sees its use of each of its merchants' daily quotas (operators set them).
+  const usages =
+    page.viewer.role === 'merchant'
+      ? (await Promise.all(page.viewer.merchantIds.map(async (id) => ({ id, usage: await quotaUsage(deps, id) })))).filter((u) => u.usage !== null)
+      : [];
   const sources = (await listSources(deps)).filter((s) => canSeeMerchant(page.viewer, s.merchant_id));
   const reports = await lastReports(
     deps,
@@ -128,6 +140,14 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   const body = html`<h1>${t('title')}</h1>
 ${approvedNow ? html`<p class="notice success" role="status">${t('approved')}</p>` : ''}
 ${approvals}
+${
+  usages.length === 0
+    ? ''
+    : html`<div class="grid">${usages.map(
+        (u) =>
+          html`<div class="card stat"><div class="label">${t('usage')}${usages.length > 1 ? html` <span class="mono">${u.id}</span>` : ''}</div><div class="value">${t('usageOf', { used: u.usage!.used, limit: u.usage!.limit })}</div><div class="muted">${t('usageReset')}</div></div>`,
+      )}</div>`
+}
 <form method="get" action="/dashboard" class="filters card">
 <div><label for="overview-mode">${t('mode')}</label>
 <select id="overview-mode" name="mode" data-autosubmit>
