@@ -1,6 +1,5 @@
 import { clientAddressKey } from '../../domain/client-address.js';
 import { AppError } from '../../domain/errors.js';
-import { newUserId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
 import { renderAccountMail } from '../../mail/account-mail.js';
 import type { MailSender } from '../../mail/sender.js';
@@ -13,7 +12,7 @@ import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { hashLinkToken, issueLink, LINK_TOKEN } from './account-links.js';
 import { startSession } from './log-in.js';
-import { checkPassword, normaliseEmail } from './manage-users.js';
+import { checkPassword, merchantUserRow, normaliseEmail } from './manage-users.js';
 import { send, throttle } from './sign-up.js';
 
 export interface Client {
@@ -114,17 +113,7 @@ export async function acceptInvite(deps: Deps, token: string, password: string, 
     if (!used) throw invalid();
     const existing = await userByEmail(trx, used.email);
     if (existing) throw new AppError('user_exists', `a user with the address ${used.email} already exists; log in instead`, { param: 'email' });
-    const row: UsersTable = {
-      id: newUserId(),
-      email: used.email,
-      password_hash: passwordHash,
-      role: 'merchant',
-      disabled_at: null,
-      last_login_at: null,
-      created_at: now,
-      updated_at: now,
-      email_verified_at: now,
-    };
+    const row = merchantUserRow(used.email, passwordHash, now, now);
     await insertUser(trx, row);
     const wanted = used.merchant_ids ? (JSON.parse(used.merchant_ids) as string[]) : [];
     const still: string[] = [];

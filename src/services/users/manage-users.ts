@@ -36,6 +36,21 @@ export interface AddUserInput {
   merchantIds?: readonly string[];
 }
 
+/** A self-service user's row: a merchant user, its address confirmed at `verifiedAt` (null: not yet). */
+export function merchantUserRow(email: string, passwordHash: string, now: number, verifiedAt: number | null): UsersTable {
+  return {
+    id: newUserId(),
+    email,
+    password_hash: passwordHash,
+    role: 'merchant',
+    disabled_at: null,
+    last_login_at: null,
+    created_at: now,
+    updated_at: now,
+    email_verified_at: verifiedAt,
+  };
+}
+
 /** Addresses are compared without regard to case: one mailbox, one account. */
 export function normaliseEmail(raw: string): string {
   return parseEmail(raw.trim(), 'email')!.toLowerCase();

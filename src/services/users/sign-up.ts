@@ -1,7 +1,6 @@
 import { clientAddressKey } from '../../domain/client-address.js';
 import { countedFailures, throttleDelayMs, THROTTLE_FORGET_MS, type ThrottleRule } from '../../domain/console-session.js';
 import { AppError } from '../../domain/errors.js';
-import { newUserId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
 import { renderAccountMail } from '../../mail/account-mail.js';
 import type { MailSender } from '../../mail/sender.js';
@@ -10,7 +9,7 @@ import { insertUser, setUserPasswordHash, userByEmail } from '../../storage/quer
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { issueLink } from './account-links.js';
-import { checkPassword, normaliseEmail } from './manage-users.js';
+import { checkPassword, merchantUserRow, normaliseEmail } from './manage-users.js';
 
 export interface SignUpInput {
   email: string;
@@ -44,18 +43,9 @@ export async function signUp(deps: Deps, mail: MailSender, input: SignUpInput): 
     if (existing) {
       await setUserPasswordHash(trx, existing.id, passwordHash, now);
     } else {
-      userId = newUserId();
-      await insertUser(trx, {
-        id: userId,
-        email,
-        password_hash: passwordHash,
-        role: 'merchant',
-        disabled_at: null,
-        last_login_at: null,
-        created_at: now,
-        updated_at: now,
-        email_verified_at: null,
-      });
+      const row = merchantUserRow(email, passwordHash, now, null);
+      userId = row.id;
+      await insertUser(trx, row);
       await writeAudit(trx, { actor: 'signup', action: 'user.signup', subjectType: 'user', subjectId: userId, details: { address: input.clientAddress }, now });
     }
     const link = await issueLink(trx, base, 'verify', email, now, { userId: userId! });
