@@ -6,6 +6,7 @@
 // right and its median and maximum time:
 //   1. JPEG to pixels: jpeg-js (pure JS) against sharp (libvips), full size and shrunk to 2000 px;
 //   2. QR decoders on the same pixels: jsqr against zxing-wasm, at full size and at 2000 px;
+//   3. readQrImage itself (src/imaging), end to end from the JPEG bytes, worker and retries included.
 // zxing-wasm gets its .wasm from node_modules; fetch is disabled here to prove nothing is downloaded.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,8 +20,9 @@ globalThis.fetch = () => {
 };
 
 register();
-// Loaded through tsx: the picture generator is TypeScript.
+// Loaded through tsx: the picture generator and the module are TypeScript.
 const helper = '../test/helpers/qr-photo.ts';
+const imaging = '../src/imaging/read-qr-image.ts';
 const { photoVariant, renderPhotoJpeg } = await import(helper);
 const sharp = (await import('sharp')).default;
 const jpeg = (await import('jpeg-js')).default;
@@ -131,3 +133,20 @@ for (const long of [0, 2000]) {
   row(`zxing-wasm, ${label}`, results.zxing.ok, cases.length, results.zxing.times);
 }
 
+process.stdout.write('\n3. readQrImage (JPEG bytes to text: worker, sharp, zxing-wasm, retries)\n');
+{
+  const { readQrImage, closeQrImageReaders } = await import(imaging);
+  let ok = 0;
+  const times = [];
+  for (const c of cases) {
+    const t = performance.now();
+    try {
+      if ((await readQrImage(c.bytes)) === c.payload) ok++;
+    } catch (err) {
+      process.stdout.write(`  seed ${c.options.seed}: ${err.code ?? err}\n`);
+    }
+    times.push(performance.now() - t);
+  }
+  row('readQrImage', ok, cases.length, times);
+  await closeQrImageReaders();
+}
