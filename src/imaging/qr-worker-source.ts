@@ -8,7 +8,8 @@
  * runs from the TypeScript sources under vitest and from dist/ in production; the packages it loads
  * are resolved by the main thread and passed in as paths.
  *
- * workerData: { bytes, maxPixels, deadline (epoch ms), workingSize, sharpPath, zxingPath, wasm }
+ * workerData: { bytes, width, height, maxPixels, deadline (epoch ms), workingSize, sharpPath, zxingPath, wasm,
+ *   inLibvips (Int32Array on shared memory: 1 while a sharp job runs) }
  * reply: { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout', message }
  */
 export const QR_WORKER_SOURCE = `
@@ -43,6 +44,9 @@ async function load(size) {
   // failOn 'error': a truncated or damaged file is refused rather than read as half an image.
   let image = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' }).timeout({ seconds });
   if (size > 0) image = image.resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true });
+  // Tells the main thread not to terminate this one mid-job (that leaks the job's memory): libvips
+  // stops by itself at the timeout above.
+  Atomics.store(workerData.inLibvips, 0, 1);
   try {
     // A code exported on a transparent background has dark modules on "black" see-through pixels:
     // laid on white, as it would be printed.
@@ -52,6 +56,8 @@ async function load(size) {
     const message = String(err && err.message ? err.message : err);
     if (/timeout/i.test(message)) throw new Stop('image_decode_timeout', 'the image was not decoded in time');
     throw new Stop('image_corrupt', 'the image could not be decoded (truncated or damaged): ' + message.split('\\n')[0]);
+  } finally {
+    Atomics.store(workerData.inLibvips, 0, 0);
   }
 }
 

