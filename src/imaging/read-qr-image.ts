@@ -178,20 +178,21 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
         clearTimeout(timer);
         fn();
       };
-      /**
-       * The hard bound: the caller hears now, and the thread is terminated whatever it is doing
-       * (WebAssembly included), only waiting, up to LIBVIPS_GRACE_MS, for a libvips job to end.
-       */
-      const stop = (reason: AppError) => {
-        if (stopReason !== null) return;
-        stopReason = reason;
-        settle(() => reject(reason));
+      /** Ends the thread whatever it is doing (WebAssembly included), only letting a libvips job finish. */
+      const end = () => {
         const since = Date.now();
         const terminate = () => {
           if (Atomics.load(inLibvips, 0) === 1 && Date.now() - since < LIBVIPS_GRACE_MS) setTimeout(terminate, 20);
           else void worker.terminate();
         };
         terminate();
+      };
+      /** The hard bound: the caller hears now, and the thread is ended. */
+      const stop = (reason: AppError) => {
+        if (stopReason !== null) return;
+        stopReason = reason;
+        settle(() => reject(reason));
+        end();
       };
       workers.set(worker, stop);
       const timer = setTimeout(() => stop(timedOut(job.timeoutMs, 'decoding')), Math.max(0, job.deadline - Date.now()));
@@ -207,6 +208,8 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
           else if (reply.code === 'image_decode_timeout') reject(timedOut(job.timeoutMs, 'decoding'));
           else reject(new AppError(reply.code, reply.message, { param: 'image' }));
         });
+        // Its one answer given, the thread has nothing left to do: it goes now, whatever it still holds.
+        end();
       });
       worker.on('error', (err: Error & { code?: string }) => {
         const outOfMemory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
