@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
-import { parseStaticQris } from '../../domain/qris/index.js';
+import { parseStaticQris, type ParsedQris } from '../../domain/qris/index.js';
 import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
@@ -15,18 +15,25 @@ export interface CreateMerchantInput {
   liveApproved?: boolean;
 }
 
+/**
+ * The rule a merchant's code must pass to be saved (a static QRIS with a valid CRC); the console's
+ * preview asks it too, so the two never disagree. Throws invalid_qris naming `qris`.
+ */
+export function parseMerchantQris(qris: string): ParsedQris {
+  try {
+    return parseStaticQris(qris.trim());
+  } catch (err) {
+    if (err instanceof AppError) throw new AppError('invalid_qris', err.message, { param: 'qris' });
+    throw err;
+  }
+}
+
 export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 100) {
     throw new AppError('invalid_parameter', 'name must be 1 to 100 characters', { param: 'name' });
   }
-  let parsed: ReturnType<typeof parseStaticQris>;
-  try {
-    parsed = parseStaticQris(input.qris.trim());
-  } catch (err) {
-    if (err instanceof AppError) throw new AppError('invalid_qris', err.message, { param: 'qris' });
-    throw err;
-  }
+  const parsed = parseMerchantQris(input.qris);
   const row: MerchantsTable = {
     id: newMerchantId(),
     name,
