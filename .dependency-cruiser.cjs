@@ -31,6 +31,13 @@ module.exports = {
       from: { path: '^src/services' },
       to: { path: '^src/(sources|payment-sources|http|web|workers|cli|dev)/' },
     },
+    {
+      name: 'mail-below-edges',
+      severity: 'error',
+      comment: 'Mail is rendered by services and workers; it never imports the HTTP or web edges.',
+      from: { path: '^src/mail' },
+      to: { path: '^src/(http|web)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
