@@ -11,7 +11,6 @@ import { errorBody, handleError, sendError } from './errors.js';
 import { parseFormBody } from './params.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
-import { apiAliasRewrite, sentUrl } from './api-alias.js';
 import { lazyChildLogger } from './request-logger.js';
 import { registerRateLimit, type RateLimitSettings } from './rate-limit.js';
 import type { Config } from '../config.js';
@@ -63,13 +62,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => {
       // Fastify answers these before any hook runs, so the onSend headers are set here.
       reply.header('X-Request-Id', request.id).header('X-Api-Version', API_VERSION).header('Cache-Control', 'no-store');
-      request.log.info({ method: request.method, url: redactUrl(sentUrl(request)), status: 400, code: err.code }, 'request rejected');
+      request.log.info({ method: request.method, url: redactUrl(request.url), status: 400, code: err.code }, 'request rejected');
       sendError(reply, new AppError('invalid_parameter', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : 'the request could not be routed'));
     },
     clientErrorHandler: writeClientError,
-    // /api/api/... is served by the /api routes (api-alias.ts). The logs, the URL-length limit and error
-    // messages below use the URL the client sent (sentUrl).
-    rewriteUrl: (req) => apiAliasRewrite(req.url ?? '/'),
     // Fastify's default ('array') quietly unwraps one-element lists, so {"amount": [1000]} would pass as
     // 1000; a list where one value belongs must be an error, as a repeated query parameter is.
     ajv: { customOptions: { coerceTypes: true } },
@@ -98,7 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done(refusal);
       return;
     }
-    if (sentUrl(request).length > config.maxUrlLength) {
+    if (request.raw.url && request.raw.url.length > config.maxUrlLength) {
       done(new AppError('uri_too_long', `the URL is longer than ${config.maxUrlLength} characters`));
       return;
     }
@@ -118,13 +114,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const accessLog = app.log;
   app.addHook('onResponse', (request, reply, done) => {
     accessLog.info(
-      { reqId: request.id, method: request.method, url: redactUrl(sentUrl(request)), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();
   });
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => sendError(reply, new AppError('not_found', `no route ${request.method} ${redactUrl(sentUrl(request)).split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) => sendError(reply, new AppError('not_found', `no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)));
 
   await app.register(swagger, {
     openapi: {
@@ -150,22 +146,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const rateCheck = limits === null ? null : await registerRateLimit(app, limits, deps.now, options.logger ?? null);
   const guard = authenticate(deps, rateCheck);
 
-  // Also serves /api/api/... (rewriteUrl above).
-  await app.register(
-    async (api) => {
-      const ctx: RouteContext = { deps, guard };
-      await transactionRoutes(api, ctx);
-      await cancelRoutes(api, ctx);
-      await simulateRoutes(api, ctx);
-      await qrImageRoutes(api, ctx);
-      rejectOtherMethods(api, '/payment-gateway/cqris', ['GET', 'POST']);
-      rejectOtherMethods(api, '/payment-gateway/cstatus', ['GET', 'HEAD']);
-      rejectOtherMethods(api, '/payment-gateway/cancel', ['GET', 'POST']);
-      rejectOtherMethods(api, '/payment-gateway/simulate', ['GET', 'POST']);
-      rejectOtherMethods(api, '/payment-gateway/qr/:file', ['GET', 'HEAD']);
-    },
-    { prefix: '/api' },
-  );
+  // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
+  for (const [prefix, hide] of [['/api', false], ['/api/api', true]] as const) {
+    await app.register(
+      async (api) => {
+        const ctx: RouteContext = { deps, hide, guard };
+        await transactionRoutes(api, ctx);
+        await cancelRoutes(api, ctx);
+        await simulateRoutes(api, ctx);
+        await qrImageRoutes(api, ctx);
+        rejectOtherMethods(api, '/payment-gateway/cqris', ['GET', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/cstatus', ['GET', 'HEAD']);
+        rejectOtherMethods(api, '/payment-gateway/cancel', ['GET', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/simulate', ['GET', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/qr/:file', ['GET', 'HEAD']);
+      },
+      { prefix },
+    );
+  }
   registerMetrics(app, config.metricsToken, deps);
   await systemRoutes(app, deps);
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after

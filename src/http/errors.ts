@@ -2,7 +2,6 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
-import { sentUrl } from './api-alias.js';
 
 // A schema failure on these parameters keeps the parameter's own error code.
 const PARAM_CODES: Record<string, ErrorCode> = { amount: 'invalid_amount', email: 'invalid_email' };
@@ -68,7 +67,7 @@ function publicMessage(code: ErrorCode): string {
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(err);
   if (appError.code === 'internal_error') {
-    request.log.error({ err, method: request.method, url: redactUrl(sentUrl(request)) }, 'request failed');
+    request.log.error({ err, method: request.method, url: redactUrl(request.url) }, 'request failed');
   }
   return sendError(reply, appError);
 }

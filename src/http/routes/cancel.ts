@@ -15,7 +15,7 @@ function noBodyAsEmpty(request: FastifyRequest, _reply: FastifyReply, done: () =
 
 export async function cancelRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { deps, guard } = ctx;
+  const { deps, hide, guard } = ctx;
 
   async function handle(request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>) {
     const principal = requirePrincipal(request);
@@ -31,6 +31,7 @@ export async function cancelRoutes(app: FastifyInstance, ctx: RouteContext): Pro
       'Idempotent: cancelling a cancelled transaction answers it again. A paid one is a 409 `transaction_already_paid`, an expired ' +
       'one a 409 `transaction_expired`. Money that still arrives for a cancelled code (a payer who scanned it before) marks it ' +
       'paid with `paid_late: true` and `cancelled_at` kept.',
+    hide,
     querystring: CancelQuery,
     response: { 200: ok(Transaction), ...errorResponses },
   };

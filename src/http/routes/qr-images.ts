@@ -16,6 +16,7 @@ export async function qrImageRoutes(app: FastifyInstance, ctx: RouteContext): Pr
     schema: {
       tags: ['transactions'],
       summary: 'The QR code of a transaction as PNG ({trxid}.png) or SVG ({trxid}.svg)',
+      hide: ctx.hide,
       security: [],
       params: Type.Object({ file: Type.String({ maxLength: 80 }) }),
       response: {

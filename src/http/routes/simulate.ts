@@ -10,7 +10,7 @@ import { parseAmount } from '../../domain/money.js';
 
 export async function simulateRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { deps, guard } = ctx;
+  const { deps, hide, guard } = ctx;
 
   async function handle(request: FastifyRequest, params: Record<string, unknown>) {
     const principal = requirePrincipal(request);
@@ -27,6 +27,7 @@ export async function simulateRoutes(app: FastifyInstance, ctx: RouteContext): P
   const schema = {
     tags: ['sandbox'],
     summary: 'Pay a sandbox transaction (sk_test_ keys only)',
+    hide,
     querystring: SimulateQuery,
     response: { 200: ok(Transaction), ...errorResponses },
   };

@@ -28,7 +28,7 @@ import type { RouteContext } from './context.js';
 
 export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { deps, guard } = ctx;
+  const { deps, hide, guard } = ctx;
 
   async function create(request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>, isPost: boolean) {
     const principal = requirePrincipal(request);
@@ -59,6 +59,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
   const createSchema = {
     tags: ['transactions'],
     summary: 'Create a transaction and its dynamic QRIS',
+    hide,
     response: { 200: ok(Transaction), ...errorResponses },
   };
 
@@ -87,6 +88,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
     schema: {
       tags: ['transactions'],
       summary: 'One transaction, or your transactions newest first',
+      hide,
       querystring: StatusQuery,
       // Documented as the union; each answer is sent with its own shape (StatusOneBody, StatusPageBody).
       response: { 200: ok(Type.Union([Transaction, TransactionPage])), ...errorResponses },
