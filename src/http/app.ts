@@ -12,7 +12,8 @@ import { parseFormBody } from './params.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
 import { lazyChildLogger } from './request-logger.js';
-import { registerRateLimit, type RateLimitSettings } from './rate-limit.js';
+import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
+import { RedisRateLimiter } from './redis-rate-limit.js';
 import type { Config } from '../config.js';
 import type { RouteContext } from './routes/context.js';
 import { transactionRoutes } from './routes/transactions.js';
@@ -35,8 +36,8 @@ export interface AppOptions {
   deps: Deps;
   /** A pino logger; omitted means no logging (tests that do not look at logs). */
   logger?: Logger;
-  /** Overrides the limit RATE_LIMIT_PER_MINUTE and REDIS_URL would give (another Redis prefix, or null for none). */
-  rateLimit?: RateLimitSettings | null;
+  /** Overrides the limiter RATE_LIMIT_PER_MINUTE would build (a shared one, or null for none). */
+  rateLimiter?: RateLimiter | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -142,9 +143,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const limits = options.rateLimit !== undefined ? options.rateLimit : configuredLimits(config);
-  const rateCheck = limits === null ? null : await registerRateLimit(app, limits, deps.now, options.logger ?? null);
-  const guard = authenticate(deps, rateCheck);
+  const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, options.logger ?? null);
+  if (limiter instanceof RedisRateLimiter) app.addHook('onClose', async () => limiter.close());
+  const guard = authenticate(deps, limiter);
 
   // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
   for (const [prefix, hide] of [['/api', false], ['/api/api', true]] as const) {
@@ -180,8 +181,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-function configuredLimits(config: Config): RateLimitSettings | null {
-  return config.rateLimitPerMinute === 0 ? null : { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl };
+function defaultLimiter(config: Config, now: () => number, logger: Logger | null): RateLimiter | null {
+  if (config.rateLimitPerMinute === 0) return null;
+  if (config.redisUrl) return new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, logger);
+  return new MemoryRateLimiter(config.rateLimitPerMinute, now);
 }
 
 function rejectOtherMethods(app: FastifyInstance, url: string, allowed: string[]): void {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { authenticateApiKeyCached, type Principal } from '../services/merchants/api-keys.js';
 import type { Deps } from '../services/deps.js';
-import type { RateCheck } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,7 +39,7 @@ function agree(a: string | null, b: string | null): string | null {
   throw new AppError('api_key_mismatch', 'the keys given (apikey parameter, X-Api-Key header, Bearer token) are not the same key');
 }
 
-export function authenticate(deps: Deps, rateCheck: RateCheck | null) {
+export function authenticate(deps: Deps, limiter: RateLimiter | null) {
   return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const key = presentedKey(request);
     if (key === null) {
@@ -49,9 +49,16 @@ export function authenticate(deps: Deps, rateCheck: RateCheck | null) {
     }
     if (key.length > 200) throw new AppError('invalid_api_key', 'the API key is not valid');
     request.principal = await authenticateApiKeyCached(deps, key);
-    // In the guard rather than a hook of its own: the limit is per key, so it can only count once the
-    // key is known, and a limited request must stop before validation and the handler.
-    if (rateCheck !== null) await rateCheck(request, reply);
+    if (limiter === null) return;
+    const decision = await limiter.hit(request.principal.keyId);
+    reply.header('RateLimit-Limit', String(decision.limit));
+    reply.header('RateLimit-Remaining', String(decision.remaining));
+    reply.header('RateLimit-Reset', String(decision.resetSeconds));
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', `more than ${decision.limit} requests a minute with this key`, {
+        retryAfter: decision.resetSeconds,
+      });
+    }
   };
 }
 

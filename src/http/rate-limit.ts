@@ -1,59 +1,50 @@
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { AppError } from '../domain/errors.js';
-import { clockWindowStore } from './rate-limit-store.js';
-
-export interface RateLimitSettings {
-  perMinute: number;
-  /** Shared by every instance when set; this process's memory otherwise. */
-  redisUrl: string | null;
-  /** Where the counters live in Redis; tests give their own so runs do not share windows. */
-  redisPrefix?: string;
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends. */
+  resetSeconds: number;
 }
 
-/** Counts one request of the authenticated key; throws `rate_limited` over the limit. */
-export type RateCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
-// The prefix and fixed-window counter (INCR, PEXPIRE on the first hit) of the limiter this replaced, so
-// instances of both versions share one budget per key during a rolling upgrade.
-const REDIS_PREFIX = 'qg:rl:';
+export interface RateLimiter {
+  hit(key: string): Promise<RateDecision>;
+}
 
 /**
- * Registers @fastify/rate-limit with a budget per API key (not per IP: one merchant's servers share
- * addresses with others, and a key is what pays). It is not global: the auth guard calls the returned
- * check once the key is known, so unauthenticated routes (checkout pages, health, metrics) are never
- * limited and both /api mounts share a key's budget.
+ * A fixed one-minute window per key, in this process's memory. Several instances need a shared
+ * limiter (Redis); this one is the default for a single instance.
  */
-export async function registerRateLimit(app: FastifyInstance, settings: RateLimitSettings, now: () => number, logger: Logger | null): Promise<RateCheck> {
-  const redis = settings.redisUrl === null ? null : connectRedis(settings.redisUrl, logger);
-  if (redis !== null) app.addHook('onClose', async () => redis.disconnect());
-  await app.register(rateLimit, {
-    global: false,
-    max: settings.perMinute,
-    timeWindow: 60_000,
-    // RateLimit-Limit, -Remaining and -Reset on every limited route, Retry-After on a 429.
-    enableDraftSpec: true,
-    // A limiter outage must not stop payments: when Redis cannot answer, the request goes through.
-    skipOnError: true,
-    keyGenerator: (request) => {
-      if (!request.principal) throw new Error('rate limit checked before authentication');
-      return request.principal.keyId;
-    },
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', `more than ${context.max} requests a minute with this key`, {
-        retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)),
-      }),
-    ...(redis !== null ? { redis, nameSpace: settings.redisPrefix ?? REDIS_PREFIX } : { store: clockWindowStore(now) }),
-  });
-  return app.rateLimit() as unknown as RateCheck;
-}
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  private lastPrune = 0;
 
-function connectRedis(url: string, logger: Logger | null): Redis {
-  // Commands wait briefly for a (re)connection, then give up (and skipOnError lets the request through):
-  // a request is never held for long.
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 500 });
-  redis.on('error', (err) => logger?.warn({ err: err.message }, 'redis rate limiter error'));
-  return redis;
+  constructor(
+    private readonly limit: number,
+    private readonly now: () => number = Date.now,
+    private readonly windowMs = 60_000,
+  ) {}
+
+  async hit(key: string): Promise<RateDecision> {
+    const now = this.now();
+    const start = now - (now % this.windowMs);
+    this.prune(start);
+    let window = this.windows.get(key);
+    if (!window || window.start !== start) {
+      window = { start, count: 0 };
+      this.windows.set(key, window);
+    }
+    window.count += 1;
+    return {
+      allowed: window.count <= this.limit,
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - window.count),
+      resetSeconds: Math.max(1, Math.ceil((start + this.windowMs - now) / 1000)),
+    };
+  }
+
+  private prune(currentStart: number): void {
+    if (this.lastPrune === currentStart) return;
+    this.lastPrune = currentStart;
+    for (const [key, w] of this.windows) if (w.start < currentStart) this.windows.delete(key);
+  }
 }

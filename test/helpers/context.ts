@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logger.js';
-import type { RateLimitSettings } from '../../src/http/rate-limit.js';
+import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createApiKey } from '../../src/services/merchants/api-keys.js';
@@ -144,7 +144,7 @@ export interface TestApp extends TestContext, Seeded {
 
 export async function createTestApp(
   env: Record<string, string> = {},
-  options: { captureLogs?: boolean; rateLimit?: RateLimitSettings | null } = {},
+  options: { captureLogs?: boolean; rateLimiter?: RateLimiter | null } = {},
 ): Promise<TestApp> {
   const ctx = await createTestContext(env);
   const seeded = await seedMerchant(ctx.deps);
@@ -153,7 +153,7 @@ export async function createTestApp(
   const app = await buildApp({
     deps: ctx.deps,
     ...(logger ? { logger } : {}),
-    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
   });
   await app.ready();
   return {
