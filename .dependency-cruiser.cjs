@@ -38,6 +38,13 @@ module.exports = {
       from: { path: '^src/imaging' },
       to: { path: '^src/', pathNot: '^src/(imaging|domain)/' },
     },
+    {
+      name: 'mail-below-edges',
+      severity: 'error',
+      comment: 'Mail is rendered by services and workers; it never imports the HTTP or web edges.',
+      from: { path: '^src/mail' },
+      to: { path: '^src/(http|web)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -4,8 +4,8 @@
 import { formatRupiah } from '../domain/money.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import { html, rawHtml, type SafeHtml } from '../domain/html.js';
-import { formatWib } from '../web/checkout-page.js';
-import { cachedQrPng } from '../web/qr-image.js';
+import { formatWib } from '../domain/wib-time.js';
+import { cachedQrPng } from '../qr/qr-png.js';
 import type { InlineImage } from './sender.js';
 
 export type MailKind = 'invoice' | 'receipt';

@@ -2,7 +2,8 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { cachedQrPng, crc32, qrPngDataUrl, renderQrPng, renderQrSvg } from '../../src/web/qr-image.js';
+import { cachedQrPng, crc32, qrPngDataUrl, renderQrPng } from '../../src/qr/qr-png.js';
+import { renderQrSvg } from '../../src/qr/qr-svg.js';
 
 // jsqr is CommonJS with ES-style typings: under NodeNext TypeScript types the default import as the
 // module object with the function under `.default`. At runtime the function carries a `.default`

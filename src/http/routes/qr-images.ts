@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../domain/errors.js';
 import { getTransactionById } from '../../services/transactions/get-transaction.js';
-import { cachedQrPng, cachedQrSvg } from '../../web/qr-image.js';
+import { cachedQrPng } from '../../qr/qr-png.js';
+import { cachedQrSvg } from '../../qr/qr-svg.js';
 import { errorResponses } from '../schemas.js';
 import type { RouteContext } from './context.js';
 

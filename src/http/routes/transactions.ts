@@ -9,7 +9,7 @@ import { createTransaction } from '../../services/transactions/create-transactio
 import { getTransaction } from '../../services/transactions/get-transaction.js';
 import { listTransactions } from '../../services/transactions/list-transactions.js';
 import { quotaUsage } from '../../services/merchants/quotas.js';
-import { qrPngDataUrl } from '../../web/qr-image.js';
+import { qrPngDataUrl } from '../../qr/qr-png.js';
 import { requirePrincipal } from '../auth.js';
 import { parseBoundedInt, parseToken, parseTrxid, requestHash } from '../params.js';
 import {
