@@ -4,7 +4,7 @@
 import { formatRupiah } from '../domain/money.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import { html, rawHtml, type SafeHtml } from '../domain/html.js';
-import { formatWib } from '../domain/wib-time.js';
+import { formatWib } from '../domain/wib.js';
 import { cachedQrPng } from '../qr/qr-png.js';
 import type { InlineImage } from './sender.js';
 

@@ -1,6 +1,6 @@
 import { formatRupiah } from '../domain/money.js';
 import { html } from '../domain/html.js';
-import { formatWib } from '../domain/wib-time.js';
+import { formatWib } from '../domain/wib.js';
 import type { CheckoutView } from '../services/transactions/get-checkout.js';
 
 /** Where the page finds its files (static-assets.ts: hashed URLs). */

@@ -13,7 +13,7 @@ import { claimEmail } from '../../src/services/email/email-claims.js';
 import { sendDueEmails } from '../../src/services/email/send-due-emails.js';
 import { MAX_EMAIL_ATTEMPTS } from '../../src/domain/mail-retry.js';
 import { openDatabase } from '../../src/storage/database.js';
-import { formatWib } from '../../src/domain/wib-time.js';
+import { formatWib } from '../../src/domain/wib.js';
 import { startMailer } from '../../src/workers/mailer.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';

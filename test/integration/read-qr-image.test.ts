@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { crc32 } from '../../src/web/qr-image.js';
+import { crc32 } from '../../src/qr/qr-png.js';
 import { closeQrImageReaders, createQrImageReader, readQrImage } from '../../src/imaging/read-qr-image.js';
 import { renderCleanPng, renderPhotoJpeg } from '../helpers/qr-photo.js';
 import { root, runCommand } from '../helpers/processes.js';
