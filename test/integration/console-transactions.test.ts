@@ -8,7 +8,7 @@ import { createTestApp, seedMerchant, type TestApp } from '../helpers/context.js
 import { insertRows, transactionRow } from '../helpers/transaction-rows.js';
 
 /** The trxids of a list page, in the order shown. */
-const listed = (body: string) => [...body.matchAll(/<a href="\/dashboard\/transactions\/(trx_[0-9A-Za-z]+)">/g)].map((m) => m[1]!);
+const listed = (body: string) => [...body.matchAll(/<a class="mono" href="\/dashboard\/transactions\/(trx_[0-9A-Za-z]+)">/g)].map((m) => m[1]!);
 const link = (body: string, rel: 'next' | 'prev') => {
   const m = new RegExp(`rel="${rel}" href="([^"]+)"`).exec(body);
   return m ? m[1]!.replace(/&amp;/g, '&') : null;

@@ -155,14 +155,16 @@ ${
   if (result) {
     const rows = result.items.map(({ transaction: tx }) => {
       const status = effectiveStatus(tx, now);
+      // On a phone the row keeps three columns: the transaction (with its ref and time under it), its
+      // status and its total.
       return html`<tr>
-<td>${wibTime(tx.created_at, page.lang)}</td>
-<td class="mono"><a href="/dashboard/transactions/${tx.id}">${tx.id}</a></td>
+<td class="hide-narrow">${wibTime(tx.created_at, page.lang)}</td>
+<td><a class="mono" href="/dashboard/transactions/${tx.id}">${tx.id}</a><div class="show-narrow muted">${tx.ref ? html`<span class="mono">${tx.ref}</span><br>` : ''}${wibTime(tx.created_at, page.lang)}</div></td>
 ${showMerchant ? html`<td class="hide-narrow">${merchantName.get(tx.merchant_id) ?? tx.merchant_id}</td>` : ''}
 <td class="hide-narrow">${t(tx.mode)}</td>
 <td>${statusBadge(status, tx.paid_late === 1, page.lang)}</td>
-<td class="num">${rupiah(tx.total_amount)}</td>
-<td class="mono">${tx.ref ?? ''}</td>
+<td class="num money">${rupiah(tx.total_amount)}</td>
+<td class="mono hide-narrow">${tx.ref ?? ''}</td>
 <td class="mono hide-narrow">${tx.email ?? ''}</td>
 </tr>`;
     });
@@ -174,7 +176,7 @@ ${showMerchant ? html`<td class="hide-narrow">${merchantName.get(tx.merchant_id)
       result.items.length === 0
         ? html`<p class="card muted">${filtered ? t('none') : t('noneYet')}</p>`
         : html`<div class="table-wrap"><table>
-<thead><tr><th>${t('created')}</th><th>${t('trxid')}</th>${showMerchant ? html`<th class="hide-narrow">${t('merchant')}</th>` : ''}<th class="hide-narrow">${t('mode')}</th><th>${t('status')}</th><th class="num">${t('total')}</th><th>${t('ref')}</th><th class="hide-narrow">${t('email')}</th></tr></thead>
+<thead><tr><th class="hide-narrow">${t('created')}</th><th>${t('trxid')}</th>${showMerchant ? html`<th class="hide-narrow">${t('merchant')}</th>` : ''}<th class="hide-narrow">${t('mode')}</th><th>${t('status')}</th><th class="num">${t('total')}</th><th class="hide-narrow">${t('ref')}</th><th class="hide-narrow">${t('email')}</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
     if (result.newer || result.older) list = html`${list}<nav class="pager" aria-label="${t('pages')}">${pager}</nav>`;
   }
