@@ -9,7 +9,7 @@ const SEARCH_MAX = 254;
 export interface TransactionSearch {
   /** The text as typed (trimmed): found anywhere in a ref or an e-mail, case-insensitively. */
   text: string;
-  /** Set when the text is a transaction id. */
+  /** Set when the text is a transaction id: then only that transaction is looked for. */
   trxid: string | null;
   /** Set when the text reads as a rupiah amount ("10123", "10.123", "Rp 10.123"): matched to total_amount. */
   amount: number | null;

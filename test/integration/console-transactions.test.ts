@@ -175,11 +175,13 @@ describe('console transaction list', () => {
     expect((await ops.get('/dashboard/transactions?older=not-a-cursor')).statusCode).toBe(400);
   });
 
-  it('pages 50 at a time by an opaque cursor, older and newer, each row once', async () => {
-    const { ops } = await setup();
+  it('pages 50 at a time by an opaque cursor, older and newer, each row once, across merchants and modes', async () => {
+    const { ops, other } = await setup();
     const now = t.clock.now();
-    // Many rows share a creation time: the cursor's id breaks the ties.
-    const rows = Array.from({ length: 120 }, (_, i) => transactionRow(t.merchant.id, now - 100_000 + Math.floor(i / 7) * 1000));
+    // Many rows share a creation time, across merchants and modes: the cursor's id breaks the ties.
+    const rows = Array.from({ length: 120 }, (_, i) =>
+      transactionRow(i % 3 === 0 ? other : t.merchant.id, now - 100_000 + Math.floor(i / 7) * 1000, { mode: i % 2 === 0 ? 'live' : 'test' }),
+    );
     await insertRows(t.deps, rows);
     const newestFirst = [...rows].sort((x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : 1)).map((r) => r.id);
 
@@ -276,8 +278,13 @@ describe('console transaction CSV export', () => {
     const ops = new ConsoleClient(t.app);
     await ops.logIn('ops@example.test');
     const now = t.clock.now();
-    // Ties on created_at across the page boundaries: rows 495..505 share one millisecond.
-    const rows = Array.from({ length: 1200 }, (_, i) => transactionRow(t.merchant.id, now - 2_000_000 + (i >= 690 && i <= 710 ? 700 : i) * 1000, { ref: `r-${i}` }));
+    const other = (await seedMerchant(t.deps, 1, 'Other Shop')).merchant.id;
+    // Two merchants, both modes. Rows share a creation time across both page boundaries (the 500th and
+    // 1000th newest) and, in the smaller pages below, across the chunks each stream is read in.
+    const at = (i: number) => (i >= 600 && i <= 799 ? 700 : i >= 190 && i <= 210 ? 200 : i);
+    const rows = Array.from({ length: 1200 }, (_, i) =>
+      transactionRow(i % 2 === 0 ? other : t.merchant.id, now - 2_000_000 + at(i) * 1000, { ref: `r-${i}`, mode: i % 3 === 0 ? 'live' : 'test' }),
+    );
     await insertRows(t.deps, rows);
     const expected = [...rows].sort((x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : 1)).map((r) => r.id);
 
@@ -297,5 +304,9 @@ describe('console transaction CSV export', () => {
     const sizes: number[] = [];
     for await (const page of pages) sizes.push(page.length);
     expect(sizes).toEqual([500, 500, 200]);
+    const small = await exportTransactions(t.deps, viewer, parseTransactionFilters({}).filters, 50);
+    const inSmallPages: string[] = [];
+    for await (const page of small.pages) inSmallPages.push(...page.map((r) => r.transaction.id));
+    expect(inSmallPages).toEqual(expected);
   });
 });
