@@ -172,7 +172,10 @@ describe('console transaction list', () => {
     const id = await ops.get('/dashboard/transactions?mode=prod', { 'accept-language': 'id' });
     expect(alerts(id.body)).toEqual(['Pilih uji atau live.']);
     // A page link that this console did not make.
-    expect((await ops.get('/dashboard/transactions?older=not-a-cursor')).statusCode).toBe(400);
+    const stale = await ops.get('/dashboard/transactions?status=paid&older=not-a-cursor');
+    expect(stale.statusCode).toBe(400);
+    expect(alerts(stale.body)).toEqual(['This page link is not valid. Apply the filters again to start from the newest.']);
+    expect(stale.body).toContain('<option value="paid" selected>');
   });
 
   it('pages 50 at a time by an opaque cursor, older and newer, each row once, across merchants and modes', async () => {

@@ -1,12 +1,13 @@
 // The console's transactions: the filtered list (this file), its CSV export (transactions-csv.ts) and
 // one transaction's page with its timeline and actions (transaction.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
 import { effectiveStatus } from '../../../domain/transaction.js';
 import { filterParams, parseTransactionFilters, STATUSES, type FilterProblem } from '../../../domain/transaction-filters.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
-import { searchTransactions, type PageCursor } from '../../../services/transactions/search-transactions.js';
+import { searchTransactions, type PageCursor, type TransactionSearchPage } from '../../../services/transactions/search-transactions.js';
 import { consolePage } from '../context.js';
 import { defineMessages, rupiah, translator, wibTime } from '../i18n.js';
 import { registerTransactionPage } from './transaction.js';
@@ -47,6 +48,7 @@ const words = defineMessages(
     badTo: 'The end date is not a date (YYYY-MM-DD).',
     badRange: 'The start date is after the end date.',
     badSearch: 'Search for at most 254 characters, without control characters.',
+    badCursor: 'This page link is not valid. Apply the filters again to start from the newest.',
   },
   {
     title: 'Transaksi',
@@ -81,6 +83,7 @@ const words = defineMessages(
     badTo: 'Tanggal akhir bukan tanggal (YYYY-MM-DD).',
     badRange: 'Tanggal awal setelah tanggal akhir.',
     badSearch: 'Cari paling banyak 254 karakter, tanpa karakter kontrol.',
+    badCursor: 'Tautan halaman ini tidak berlaku. Terapkan filter lagi untuk mulai dari yang terbaru.',
   },
 );
 type Key = keyof typeof words.en;
@@ -122,7 +125,17 @@ async function listPage(deps: Deps, request: FastifyRequest, reply: FastifyReply
   const query = request.query as Query;
   const { filters, problems } = parseTransactionFilters(query);
   const merchants = await listVisibleMerchants(deps, page.viewer);
-  const result = problems.length > 0 ? null : await searchTransactions(deps, page.viewer, filters, cursorOf(query));
+  let result: TransactionSearchPage | null = null;
+  let staleLink = false;
+  if (problems.length === 0) {
+    try {
+      result = await searchTransactions(deps, page.viewer, filters, cursorOf(query));
+    } catch (err) {
+      // A page link this console did not make (or a mangled one): say so, and keep the filters.
+      if (!(err instanceof AppError) || err.param !== 'cursor') throw err;
+      staleLink = true;
+    }
+  }
   const now = deps.now();
   const raw = (name: string) => (typeof query[name] === 'string' ? query[name] : '');
   const showMerchant = merchants.length > 1;
@@ -150,7 +163,7 @@ ${
 <div class="actions"><button type="submit">${t('apply')}</button>${filtered ? html` <a class="button secondary" href="/dashboard/transactions">${t('clear')}</a>` : ''}</div>
 </form>`;
 
-  const notices = problems.map((p) => html`<p class="notice error" role="alert">${t(PROBLEM_TEXT[p])}</p>`);
+  const notices = [...problems.map((p) => t(PROBLEM_TEXT[p])), ...(staleLink ? [t('badCursor')] : [])].map((text) => html`<p class="notice error" role="alert">${text}</p>`);
   let list = html``;
   if (result) {
     const rows = result.items.map(({ transaction: tx }) => {
@@ -185,5 +198,5 @@ ${showMerchant ? html`<td class="hide-narrow">${merchantName.get(tx.merchant_id)
 ${notices}
 ${form}
 ${list}`;
-  return page.send(t('title'), 'transactions', body, problems.length > 0 ? 400 : 200);
+  return page.send(t('title'), 'transactions', body, problems.length > 0 || staleLink ? 400 : 200);
 }
