@@ -251,8 +251,7 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     const viewer = request.viewer!;
     const trxid = request.params.trxid;
     const eventId = field(request.body, 'event');
-    // Checked before anything is done: another merchant's transaction or event is a 404 page.
-    await getVisibleTransaction(deps, viewer, trxid);
+    // Another merchant's transaction, or an event not of this transaction, is a 404 page (from the service).
     return act(reply, trxid, async () => {
       const result = await resendTransactionEvent(deps, viewer, { trxid, eventId });
       return result.requeued === 0 ? { done: 'nothing' } : { done: 'resent', count: String(result.requeued) };
