@@ -4,12 +4,12 @@ import type { Mode, TransactionStatus } from './records.js';
 
 export const WIB_OFFSET_MS = 7 * 3600_000;
 export const DAY_MS = 86_400_000;
-const SEARCH_MAX = 100;
+const SEARCH_MAX = 254;
 
 export interface TransactionSearch {
-  /** The text as typed (trimmed): matched against ref and e-mail, case-insensitively, anywhere in them. */
+  /** The text as typed (trimmed): found anywhere in a ref or an e-mail, case-insensitively. */
   text: string;
-  /** Set when the text is a transaction id. */
+  /** Set when the text is a transaction id: then only that transaction is looked for. */
   trxid: string | null;
   /** Set when the text reads as a rupiah amount ("10123", "10.123", "Rp 10.123"): matched to total_amount. */
   amount: number | null;
@@ -123,14 +123,14 @@ export function wibDate(ms: number): string {
   return new Date(ms + WIB_OFFSET_MS).toISOString().slice(0, 10);
 }
 
-/** The created_at bounds the filters' days mean: [from's start, the day after to's start). */
+/** The created_at bounds the filters' days mean: [from's start, the start of the day after `to`). */
 export function createdRange(filters: Pick<TransactionFilters, 'from' | 'to'>): { from: number | null; before: number | null } {
   const from = filters.from === null ? null : wibDayStart(filters.from);
   const to = filters.to === null ? null : wibDayStart(filters.to);
   return { from, before: to === null ? null : to + DAY_MS };
 }
 
-/** The filters as query-string pairs (for links that keep them: pages, the CSV export). */
+/** The filters as query-string pairs (for links that keep them: other pages, the CSV export). */
 export function filterParams(filters: TransactionFilters): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   if (filters.search) pairs.push(['q', filters.search.text]);

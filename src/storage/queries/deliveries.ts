@@ -1,6 +1,6 @@
 // Webhook deliveries (one per event and endpoint) and their attempts.
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../executor.js';
+import type { Db, Executor, Tx } from '../executor.js';
 import type { DeliveriesTable, DeliveryAttemptsTable, EventType } from '../schema.js';
 
 /** A due delivery with what sending it needs. */
@@ -154,4 +154,42 @@ export async function failPendingDeliveriesOf(trx: Tx, endpointId: string): Prom
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(closed.numUpdatedRows);
+}
+
+/** A delivery with its endpoint's URL and state, as the console shows it. */
+export interface DeliveryWithEndpoint {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: DeliveriesTable['status'];
+  attempts: number;
+  next_attempt_at: number;
+  created_at: number;
+  url: string | null;
+  endpoint_status: string | null;
+}
+
+/** The deliveries of these events (an endpoint removed since has no URL left), oldest first. */
+export async function deliveriesOfEvents(db: Db, eventIds: readonly string[]): Promise<DeliveryWithEndpoint[]> {
+  if (eventIds.length === 0) return [];
+  return db
+    .selectFrom('deliveries as d')
+    .leftJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.created_at', 'w.url', 'w.status as endpoint_status'])
+    .where('d.event_id', 'in', eventIds)
+    .orderBy('d.created_at')
+    .orderBy('d.id')
+    .execute();
+}
+
+/** Every attempt of these deliveries, oldest first. */
+export async function attemptsOfDeliveries(db: Db, deliveryIds: readonly string[]): Promise<DeliveryAttemptsTable[]> {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .execute();
 }

@@ -103,3 +103,8 @@ export async function skipQueuedInvoice(trx: Tx, transactionId: string, reason: 
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
     .execute();
 }
+
+/** A transaction's e-mails (its invoice and receipt), oldest first. */
+export async function emailsOfTransaction(db: Db, transactionId: string): Promise<EmailsTable[]> {
+  return db.selectFrom('emails').selectAll().where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+}

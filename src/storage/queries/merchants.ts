@@ -48,3 +48,11 @@ export async function markLiveApproved(db: Executor, id: string, now: number): P
   const result = await db.updateTable('merchants').set({ live_approved_at: now }).where('id', '=', id).where('live_approved_at', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** The ids and names of these merchants (null: of every merchant), by name. */
+export async function merchantNames(db: Db, ids: readonly string[] | null): Promise<Array<{ id: string; name: string }>> {
+  if (ids !== null && ids.length === 0) return [];
+  let query = db.selectFrom('merchants').select(['id', 'name']);
+  if (ids !== null) query = query.where('id', 'in', ids);
+  return query.orderBy('name').orderBy('id').execute();
+}

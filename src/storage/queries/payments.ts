@@ -130,3 +130,8 @@ export async function paymentCandidatesByAmount(
     .where('r.reserved_until', '>', query.now)
     .execute();
 }
+
+/** The payments bound to a transaction (normally one), in the order they were received. */
+export async function paymentsOfTransaction(db: Db, transactionId: string): Promise<PaymentsTable[]> {
+  return db.selectFrom('payments').selectAll().where('transaction_id', '=', transactionId).orderBy('received_at').orderBy('id').execute();
+}

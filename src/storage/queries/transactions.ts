@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { TransactionSearch } from '../../domain/transaction-filters.js';
 import { batchedLookup } from '../batched-lookup.js';
 import type { Db, Executor, Tx } from '../executor.js';
 import { prepareRowsQuery } from '../prepared-rows.js';
@@ -165,6 +166,88 @@ export function readTransactionPage(db: Db, q: TransactionPageQuery): Promise<Tr
     );
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+}
+
+export interface TransactionSearchQuery {
+  /** Null: every merchant (an operator, unfiltered); otherwise only these (an empty list finds nothing). */
+  merchants: readonly string[] | null;
+  mode: Mode | null;
+  /** The status a reader sees at `now` (a pending row past its expiry counts as expired). */
+  status: TransactionStatus | null;
+  now: number;
+  /** created_at >= createdFrom and < createdBefore, when set. */
+  createdFrom: number | null;
+  createdBefore: number | null;
+  /** The transaction of its trxid; else a ref or e-mail containing the text, or a total_amount equal to its amount. */
+  search: TransactionSearch | null;
+  /** Rows past this (created_at, id): older ones (returned newest first) or newer ones (oldest first). */
+  cursor: { createdAt: number; id: string; toward: 'older' | 'newer' } | null;
+  limit: number;
+}
+
+/** `text` inside a LIKE pattern (lower case), its wildcards and the escape character taken literally. */
+function containing(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The console's transaction list: newest first, or toward newer rows oldest first (the caller turns
+ * that page around). The scope is part of the SQL. One merchant and mode is read in the order of the
+ * transactions_list index (merchant_id, mode, created_at, id), so a page costs a range of that index;
+ * several merchants or both modes at once have no index in that order (the rows in scope are sorted).
+ * A search's LIKE reads every row of the scope and date range until the page is full.
+ *
+ * Ids are ordered and compared byte by byte (PostgreSQL's "C" collation; SQLite's BINARY already is),
+ * so that the service can merge pages of several merchants in JavaScript's string order.
+ */
+export function searchTransactionPage(db: Db, q: TransactionSearchQuery): Promise<TransactionsTable[]> {
+  if (q.merchants !== null && q.merchants.length === 0) return Promise.resolve([]);
+  const { now } = q;
+  const idKey = db.dialect === 'postgres' ? sql<string>`id collate "C"` : sql<string>`id`;
+  let query = db.selectFrom('transactions').selectAll();
+  if (q.merchants !== null) query = q.merchants.length === 1 ? query.where('merchant_id', '=', q.merchants[0]!) : query.where('merchant_id', 'in', q.merchants);
+  if (q.mode !== null) query = query.where('mode', '=', q.mode);
+  if (q.status === 'pending') {
+    query = query.where('status', '=', 'pending').where('expires_at', '>', now);
+  } else if (q.status === 'expired') {
+    query = query.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
+  } else if (q.status !== null) {
+    query = query.where('status', '=', q.status);
+  }
+  if (q.createdFrom !== null) query = query.where('created_at', '>=', q.createdFrom);
+  if (q.createdBefore !== null) query = query.where('created_at', '<', q.createdBefore);
+  const s = q.search;
+  if (s !== null && s.trxid !== null) {
+    // A transaction id is looked up by its key, not searched for in every row.
+    query = query.where('id', '=', s.trxid);
+  } else if (s !== null) {
+    const pattern = containing(s.text);
+    query = query.where((eb) =>
+      eb.or([
+        ...(s.amount !== null ? [eb('total_amount', '=', s.amount)] : []),
+        sql<boolean>`lower(ref) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(email) like ${pattern} escape '\\'`,
+      ]),
+    );
+  }
+  const c = q.cursor;
+  if (c !== null) {
+    const past = c.toward === 'older' ? '<' : '>';
+    // created_at first on its own, so the index range starts at the cursor.
+    query = query
+      .where('created_at', c.toward === 'older' ? '<=' : '>=', c.createdAt)
+      .where((eb) => eb.or([eb('created_at', past, c.createdAt), eb(idKey, past, c.id)]));
+  }
+  const direction = c?.toward === 'newer' ? 'asc' : 'desc';
+  return query.orderBy('created_at', direction).orderBy(idKey, direction).limit(q.limit).execute();
+}
+
+/** One transaction by id, only if it is of one of `merchants` (null: any merchant). */
+export function readScopedTransaction(db: Db, merchants: readonly string[] | null, id: string): Promise<TransactionsTable | undefined> {
+  if (merchants !== null && merchants.length === 0) return Promise.resolve(undefined);
+  let query = db.selectFrom('transactions').selectAll().where('id', '=', id);
+  if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
+  return query.executeTakeFirst();
 }
 
 /** The payments of these ids (not empty), in one read. */
