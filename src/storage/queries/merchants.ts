@@ -48,3 +48,11 @@ export async function markLiveApproved(db: Executor, id: string, now: number): P
   const result = await db.updateTable('merchants').set({ live_approved_at: now }).where('id', '=', id).where('live_approved_at', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Ids and names of these merchants (all when null), by name: what a console form's merchant select offers. */
+export async function merchantNamesInScope(db: Db, merchants: readonly string[] | null): Promise<{ id: string; name: string }[]> {
+  if (merchants !== null && merchants.length === 0) return [];
+  let query = db.selectFrom('merchants').select(['id', 'name']);
+  if (merchants !== null) query = query.where('id', 'in', merchants);
+  return query.orderBy('name').orderBy('id').execute();
+}

@@ -5,6 +5,7 @@ import { accountLinkPages } from './account-links.js';
 import { approvalRoutes } from './approvals.js';
 import { overviewPage } from './overview.js';
 import { userPages } from './users.js';
+import { paymentRoutes } from './payments.js';
 
 /** A section of the console: registers its routes in the console's scope (paths relative to /dashboard). */
 export type SectionRoutes = (scope: FastifyInstance, deps: Deps, kit: ConsoleKit) => Promise<void>;
@@ -15,5 +16,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes],
+  sections: [accountLinkPages, userPages, approvalRoutes, paymentRoutes],
 };
