@@ -4,8 +4,9 @@ import type { ConsoleKit } from '../context.js';
 import { accountLinkPages } from './account-links.js';
 import { approvalRoutes } from './approvals.js';
 import { overviewPage } from './overview.js';
-import { userPages } from './users.js';
 import { paymentRoutes } from './payments.js';
+import { webhookRoutes } from './webhooks.js';
+import { userPages } from './users.js';
 
 /** A section of the console: registers its routes in the console's scope (paths relative to /dashboard). */
 export type SectionRoutes = (scope: FastifyInstance, deps: Deps, kit: ConsoleKit) => Promise<void>;
@@ -16,5 +17,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes, paymentRoutes],
+  sections: [accountLinkPages, userPages, approvalRoutes, paymentRoutes, webhookRoutes],
 };
