@@ -6,6 +6,7 @@ import { approvalRoutes } from './approvals.js';
 import { overviewPage } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { webhookRoutes } from './webhooks.js';
+import { sourceRoutes } from './sources.js';
 import { userPages } from './users.js';
 
 /** A section of the console: registers its routes in the console's scope (paths relative to /dashboard). */
@@ -17,5 +18,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes, paymentRoutes, webhookRoutes],
+  sections: [accountLinkPages, userPages, approvalRoutes, paymentRoutes, webhookRoutes, sourceRoutes],
 };
