@@ -132,6 +132,33 @@ describe('console payments', () => {
     expect(await audits(t, 'payment.assign')).toHaveLength(1);
   });
 
+  it('speaks Indonesian when asked', async () => {
+    t = await createTestApp();
+    const payment = await latePayment(t.merchant.id, 'test', 12_345, t.clock.now() - MINUTE);
+    const c = await operator();
+    const page = await c.get('/dashboard/payments?status=unmatched', { 'accept-language': 'id' });
+    expect(page.body).toContain('<h1>Pembayaran</h1>');
+    expect(page.body).toContain(`<label for="assign-${payment.id}">Transaksi</label>`);
+    expect(page.body).toMatch(/<button type="submit">Tetapkan<\/button>/);
+    expect(page.body).toContain('Tidak ada transaksi terbuka dengan total ini.');
+    // Notices are written in the language of the one who acted.
+    await c.get('/dashboard/lang/id?back=%2Fdashboard');
+    const { page: after } = await assign(c, payment.id, 'trx_unknown000');
+    expect(notice(after!.body)).toBe('Tidak ada transaksi trx_unknown000 milik merchant dan mode pembayaran ini.');
+  });
+
+  it('shows no notice from a cookie it did not sign', async () => {
+    t = await createTestApp();
+    const c = await operator();
+    const forged = Buffer.from(JSON.stringify({ kind: 'error', text: 'Call +62 800 to unlock your account' })).toString('base64url');
+    for (const value of [forged, `s:${forged}.bad-signature`]) {
+      const res = await t.app.inject({ url: '/dashboard/payments', headers: { cookie: `${c.jar.header()}; qg_notice=${value}` } });
+      expect(res.statusCode).toBe(200);
+      expect(notice(res.body)).toBeNull();
+      expect(res.body).not.toContain('unlock your account');
+    }
+  });
+
   it('refuses a form without its CSRF token', async () => {
     t = await createTestApp();
     const tx = await transaction(t.merchant.id, 10_000);

@@ -131,7 +131,7 @@ describe('console payment sources', () => {
     const created = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
     const c = await operator();
     const list = await c.get('/dashboard/sources');
-    expect(cardOf(list.body, created.id)).toMatch(/<form method="post" action="\/dashboard\/sources\/src_[0-9A-Za-z]+\/disable" data-confirm="[^"]+">/);
+    expect(cardOf(list.body, created.id)).toMatch(/<form method="post" action="\/dashboard\/sources\/src_[0-9A-Za-z]+\/disable" class="switch" data-confirm="[^"]+">/);
 
     const { res, page } = await submit(c, `/dashboard/sources/${created.id}/disable`, {});
     expect(res.headers.location).toBe('/dashboard/sources');

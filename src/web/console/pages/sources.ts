@@ -213,7 +213,7 @@ ${secret ?? ''}
 ${
   sources.length === 0
     ? html`<p class="card muted">${t('none')}</p>`
-    : html`<div class="grid sources">${sources.map((s) => sourceCard(t, page, s, names.get(s.merchant_id) ?? s.merchant_id, reports.get(s.id) ?? null, when, deps.config.publicBaseUrl))}</div>`
+    : html`<div class="grid sources spaced">${sources.map((s) => sourceCard(t, page, s, names.get(s.merchant_id) ?? s.merchant_id, reports.get(s.id) ?? null, when, deps.config.publicBaseUrl))}</div>`
 }
 ${merchants.length === 0 ? '' : addForm(t, page, merchants)}`;
   return page.send(t('title'), 'sources', body, status);
@@ -253,8 +253,8 @@ ${s.enabled ? html`<dt>${t('nextPoll')}</dt><dd>${when(s.next_poll_at)}</dd>` : 
 </dl>
 ${
   s.enabled
-    ? html`<form method="post" action="/dashboard/sources/${s.id}/disable" data-confirm="${t('disableConfirm')}"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="danger" aria-describedby="source-${s.id}">${t('disable')}</button></form>`
-    : html`<form method="post" action="/dashboard/sources/${s.id}/enable"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" aria-describedby="source-${s.id}">${t('enable')}</button></form>`
+    ? html`<form method="post" action="/dashboard/sources/${s.id}/disable" class="switch" data-confirm="${t('disableConfirm')}"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="danger" aria-describedby="source-${s.id}">${t('disable')}</button></form>`
+    : html`<form method="post" action="/dashboard/sources/${s.id}/enable" class="switch"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" aria-describedby="source-${s.id}">${t('enable')}</button></form>`
 }
 </section>`;
 }

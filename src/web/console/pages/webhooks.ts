@@ -197,7 +197,7 @@ ${secret ?? ''}
 ${
   endpoints.length === 0
     ? html`<p class="card muted">${t('none')}</p>`
-    : html`<div class="table-wrap"><table>
+    : html`<div class="table-wrap spaced"><table>
 <thead><tr><th>${t('url')}</th><th class="hide-narrow">${t('events')}</th><th>${t('status')}</th><th class="num">${t('failures')}</th><th class="hide-narrow">${t('merchant')}</th><th><span class="visually-hidden">${t('remove')}</span></th></tr></thead>
 <tbody>${endpoints.map(
         (e) => html`<tr><td class="mono"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="hide-narrow">${eventsText(t, e)}</td>
