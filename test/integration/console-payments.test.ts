@@ -222,7 +222,7 @@ describe('console payments', () => {
 
     const liveOnly = await c.get('/dashboard/payments?mode=live');
     expect(order(liveOnly.body)).toEqual([live.id]);
-    expect((await c.get('/dashboard/payments?status=matched')).body).toContain('No payments to show.');
+    expect((await c.get('/dashboard/payments?status=matched')).body).toContain('No matched payments to show.');
     // Unknown filter values and a malformed cursor are ignored.
     expect(order((await c.get('/dashboard/payments?status=bogus&before=x.y')).body)).toHaveLength(25);
   });

@@ -13,7 +13,7 @@ const MAX_CANDIDATES = 10;
 const CREATED_AFTER_PAYMENT_MS = 10 * 60_000;
 
 export interface PaymentsFilter {
-  status: PaymentStatus | null;
+  status: PaymentStatus;
   mode: Mode | null;
   /** The cursor of the previous page's last row (see paymentsCursor), or null for the newest. */
   cursor: string | null;

@@ -10,13 +10,13 @@ type Scope = readonly string[] | null;
 export type PaymentListRow = PaymentsTable & { transaction_status: TransactionStatus | null; transaction_paid_late: number | null };
 
 /**
- * Payments newest first (by received_at, then id), after `before` when given. Bounded by the
- * payments_status_received index when a status is asked for (payments_status for one merchant); without
- * a status the newest rows are read by a scan of received_at.
+ * Payments of one status newest first (by received_at, then id), after `before` when given: read along
+ * the payments_status_received index (or payments_status, for one merchant). The mode is checked on the
+ * rows read.
  */
 export async function paymentPage(
   db: Db,
-  filter: { merchants: Scope; status: PaymentStatus | null; mode: Mode | null; before: { receivedAt: number; id: string } | null; limit: number },
+  filter: { merchants: Scope; status: PaymentStatus; mode: Mode | null; before: { receivedAt: number; id: string } | null; limit: number },
 ): Promise<PaymentListRow[]> {
   if (filter.merchants !== null && filter.merchants.length === 0) return [];
   let q = db
@@ -25,7 +25,7 @@ export async function paymentPage(
     .selectAll('p')
     .select(['t.status as transaction_status', 't.paid_late as transaction_paid_late']);
   if (filter.merchants !== null) q = q.where('p.merchant_id', 'in', filter.merchants);
-  if (filter.status !== null) q = q.where('p.status', '=', filter.status);
+  q = q.where('p.status', '=', filter.status);
   if (filter.mode !== null) q = q.where('p.mode', '=', filter.mode);
   const before = filter.before;
   if (before !== null) {

@@ -26,7 +26,7 @@ const words = defineMessages(
     live: 'live',
     test: 'test',
     show: 'Show',
-    none: 'No payments to show.',
+    none: 'No {status} payments to show.',
     received: 'Received',
     paid: 'Paid (reported)',
     amount: 'Amount',
@@ -78,7 +78,7 @@ const words = defineMessages(
     live: 'live',
     test: 'uji',
     show: 'Tampilkan',
-    none: 'Tidak ada pembayaran untuk ditampilkan.',
+    none: 'Tidak ada pembayaran {status} untuk ditampilkan.',
     received: 'Diterima',
     paid: 'Dibayar (dilaporkan)',
     amount: 'Jumlah',
@@ -134,15 +134,16 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
     const notice = takeNotice(request, reply);
     const askedStatus = queryValue(request.query, 'status');
     const askedMode = queryValue(request.query, 'mode');
-    const status = STATUSES.find((s) => s === askedStatus) ?? null;
+    // Always one status: each is read newest first along an index (payments_status_received); both at
+    // once would scan and sort the whole table. Unmatched, the ones to review, is the default.
+    const status = STATUSES.find((s) => s === askedStatus) ?? 'unmatched';
     const mode = MODES.find((m) => m === askedMode) ?? null;
     const cursor = queryValue(request.query, 'before');
     const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), visibleMerchants(deps, page.viewer)]);
     const names = new Map(merchants.map((m) => [m.id, m.name]));
     const when = (ms: number) => wibTime(ms, page.lang);
     const filterQuery = (extra: Record<string, string>) => {
-      const q = new URLSearchParams({ ...(status ? { status } : {}), ...(mode ? { mode } : {}), ...extra }).toString();
-      return q === '' ? '/dashboard/payments' : `/dashboard/payments?${q}`;
+      return `/dashboard/payments?${new URLSearchParams({ status, ...(mode ? { mode } : {}), ...extra }).toString()}`;
     };
     const txState = (p: PaymentListRow) =>
       p.transaction_id === null
@@ -157,7 +158,6 @@ ${renderNotice(notice)}
 <form method="get" action="/dashboard/payments" class="filters card">
 <div><label for="payments-status">${t('status')}</label>
 <select id="payments-status" name="status" data-autosubmit>
-<option value=""${status === null ? html` selected` : ''}>${t('all')}</option>
 ${STATUSES.map((s) => html`<option value="${s}"${status === s ? html` selected` : ''}>${t(s)}</option>`)}
 </select></div>
 <div><label for="payments-mode">${t('mode')}</label>
@@ -169,7 +169,7 @@ ${MODES.map((m) => html`<option value="${m}"${mode === m ? html` selected` : ''}
 </form>
 ${
   review.payments.length === 0
-    ? html`<p class="card muted">${t('none')}</p>`
+    ? html`<p class="card muted">${t('none', { status: t(status) })}</p>`
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('received')}</th><th class="num">${t('amount')}</th><th>${t('status')}</th><th class="hide-narrow">${t('source')}</th><th class="hide-narrow">${t('payer')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('transaction')}</th></tr></thead>
 <tbody>${review.payments.map(
