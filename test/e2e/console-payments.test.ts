@@ -1,13 +1,12 @@
 // The console's payments, webhooks and sources pages in a real Chromium, at a phone's size and a
 // desktop's: assign an unmatched payment, add a webhook endpoint (its secret shown once), switch a
 // payment source off and on.
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowserApp } from '../helpers/browser.js';
-import { addOperator, PASSWORD } from '../helpers/console.js';
+import { addOperator } from '../helpers/console.js';
+import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { createInput } from '../helpers/context.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
@@ -15,17 +14,10 @@ import { createTransaction } from '../../src/services/transactions/create-transa
 import { readTransaction } from '../../src/storage/queries/transactions.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 
-const SHOTS = process.env.QG_SCREENSHOTS ?? join(tmpdir(), 'qg-shots');
-const SIZES = [
-  { name: 'phone', viewport: { width: 390, height: 844 }, suffix: '-phone' },
-  { name: 'desktop', viewport: { width: 1280, height: 800 }, suffix: '' },
-] as const;
-
 describe('console payments, webhooks and sources in a real browser', () => {
   const ctx = useBrowserApp();
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     await addOperator(ctx.t.deps);
   });
 
@@ -34,7 +26,13 @@ describe('console payments, webhooks and sources in a real browser', () => {
     return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   }
 
-  for (const size of SIZES) {
+  /** The page, at its full length, as `<name>-<viewport>.png`; at the desktop's also its first screen as `<name>.png`. */
+  async function shoot(page: Page, name: string, viewport: (typeof VIEWPORTS)[number]): Promise<void> {
+    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.name}.png`), fullPage: true });
+    if (viewport.name === 'desktop') await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+  }
+
+  for (const size of VIEWPORTS) {
     it(`at ${size.name} size: assigns an unmatched payment, adds a webhook endpoint, disables and enables a source`, async () => {
       const { t } = ctx;
       // A payment dated before the only transaction of its total was made: unmatched, with that
@@ -53,16 +51,9 @@ describe('console payments, webhooks and sources in a real browser', () => {
       expect(reported.outcome).toBe('unmatched');
       const source = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
 
-      const context = await ctx.browser.newContext({ viewport: size.viewport });
-      const page = await context.newPage();
+      const page = await loggedIn(ctx.browser, ctx.base, size, 'ops@example.test');
       page.on('dialog', (dialog) => void dialog.accept());
       try {
-        await page.goto(`${ctx.base}/dashboard`);
-        await page.getByLabel('Email').fill('ops@example.test');
-        await page.getByLabel('Password').fill(PASSWORD);
-        await page.getByRole('button', { name: 'Log in' }).click();
-        await page.getByRole('heading', { name: 'Overview' }).waitFor();
-
         // Payments: the unmatched one, its candidate, and the assign form.
         await page.goto(`${ctx.base}/dashboard/payments?status=unmatched`);
         const card = page.locator(`#pay-${reported.payment.id}`);
@@ -71,8 +62,8 @@ describe('console payments, webhooks and sources in a real browser', () => {
         expect(await card.getByRole('cell', { name: tx.id }).count()).toBe(1);
         expect(await fitsWidth(page)).toBe(true);
         await card.getByLabel('Transaction').fill(tx.id);
-        await card.scrollIntoViewIfNeeded();
-        await page.screenshot({ path: join(SHOTS, `payments${size.suffix}.png`), fullPage: true });
+        await card.evaluate((el) => el.scrollIntoView());
+        await shoot(page, 'payments', size);
         await card.getByRole('button', { name: 'Assign' }).click();
         const done = page.getByRole('status');
         await done.waitFor();
@@ -94,7 +85,7 @@ describe('console payments, webhooks and sources in a real browser', () => {
         expect((await page.content()).split(secret)).toHaveLength(2);
         expect(await page.getByRole('status').textContent()).toMatch(/^Endpoint we_[0-9A-Za-z]+ added\.$/);
         expect(await fitsWidth(page)).toBe(true);
-        await page.screenshot({ path: join(SHOTS, `webhooks${size.suffix}.png`), fullPage: true });
+        await shoot(page, 'webhooks', size);
         await page.getByRole('link', { name: 'Webhooks' }).click();
         await page.getByRole('link', { name: `https://hooks.example.test/${size.name}` }).waitFor();
         expect(await page.content()).not.toContain(secret);
@@ -108,7 +99,7 @@ describe('console payments, webhooks and sources in a real browser', () => {
         expect(await attempt.textContent()).toContain('HTTP 503');
         expect(await attempt.locator('pre.excerpt').textContent()).toBe('<h1>Busy</h1><script>alert(1)</script>');
         expect(await fitsWidth(page)).toBe(true);
-        await page.screenshot({ path: join(SHOTS, `webhook-deliveries${size.suffix}.png`), fullPage: true });
+        await shoot(page, 'webhook-deliveries', size);
 
         // Sources: disable (confirmed) and enable again.
         await page.goto(`${ctx.base}/dashboard/sources`);
@@ -121,9 +112,9 @@ describe('console payments, webhooks and sources in a real browser', () => {
         await page.getByRole('status').filter({ hasText: `Source ${source.id} is enabled.` }).waitFor();
         expect((await t.deps.db.selectFrom('payment_sources').select('enabled').where('id', '=', source.id).executeTakeFirstOrThrow()).enabled).toBe(1);
         expect(await fitsWidth(page)).toBe(true);
-        await page.screenshot({ path: join(SHOTS, `sources${size.suffix}.png`), fullPage: true });
+        await shoot(page, 'sources', size);
       } finally {
-        await context.close();
+        await page.close();
       }
     });
   }
