@@ -1,8 +1,9 @@
 import { AppError } from '../domain/errors.js';
 import { newSourceId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
+import { writeAudit } from '../services/audit.js';
 import { merchantExists } from '../storage/queries/merchants.js';
-import { insertPaymentSource, paymentSourceById } from '../storage/queries/sources.js';
+import { insertPaymentSource, paymentSourceById, paymentSourceInScope } from '../storage/queries/sources.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
 
 const SOURCE_ID = /^src_[0-9A-Za-z]{1,64}$/;
@@ -17,20 +18,28 @@ export function parseMode(raw: unknown): Mode {
   throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
 }
 
-/** Stores a new, enabled source with its validated config and returns its id; a polled one is due at once. */
+/**
+ * Stores a new, enabled source with its validated config and returns its id; a polled one is due at
+ * once. With an actor, the audit row (source.add) is written in the same database transaction.
+ */
 export async function insertSource(
   deps: Deps,
-  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean },
+  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean; actor?: string | undefined },
 ): Promise<string> {
   const id = newSourceId();
   const now = deps.now();
-  await insertPaymentSource(deps.db, {
-    id,
-    merchantId: input.merchantId,
-    type: input.type,
-    config: JSON.stringify(input.config),
-    now,
-    polled: input.polled === true,
+  await deps.db.runInTransaction(async (trx) => {
+    await insertPaymentSource(trx, {
+      id,
+      merchantId: input.merchantId,
+      type: input.type,
+      config: JSON.stringify(input.config),
+      now,
+      polled: input.polled === true,
+    });
+    if (input.actor !== undefined) {
+      await writeAudit(trx, { actor: input.actor, action: 'source.add', subjectType: 'payment_source', subjectId: id, details: { type: input.type, merchant_id: input.merchantId }, now });
+    }
   });
   return id;
 }
@@ -39,6 +48,12 @@ export async function insertSource(
 export async function findSource(deps: Deps, id: string): Promise<PaymentSourcesTable | null> {
   if (!SOURCE_ID.test(id)) return null;
   return (await paymentSourceById(deps.db, id)) ?? null;
+}
+
+/** A source by id, only if it is of one of these merchants (any when null); else null, as an unknown id. */
+export async function findSourceInScope(deps: Deps, id: string, merchants: readonly string[] | null): Promise<PaymentSourcesTable | null> {
+  if (!SOURCE_ID.test(id)) return null;
+  return (await paymentSourceInScope(deps.db, id, merchants)) ?? null;
 }
 
 export function parseJsonObject(text: string | null): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { parseJsonObject } from './common.js';
 import { readFeedConfig, readFeedState } from './feed/setup.js';
 import { webhookEventsPath } from './webhook/setup.js';
-import { paymentSourcesInOrder } from '../storage/queries/sources.js';
+import { paymentSourcesInOrder, paymentSourcesInScope } from '../storage/queries/sources.js';
 import type { PaymentSourcesTable } from '../storage/schema.js';
 import type { Deps } from '../services/deps.js';
 import { isoTime, isoTimeOrNull } from '../domain/iso-time.js';
@@ -26,6 +26,11 @@ export interface SourceView {
 export async function listSources(deps: Deps, merchantId?: string): Promise<SourceView[]> {
   const rows = await paymentSourcesInOrder(deps.db, merchantId);
   return rows.map(presentSource);
+}
+
+/** The sources of these merchants (all when null), oldest first: a console user's. */
+export async function listSourcesInScope(deps: Deps, merchants: readonly string[] | null): Promise<SourceView[]> {
+  return (await paymentSourcesInScope(deps.db, merchants)).map(presentSource);
 }
 
 export function presentSource(row: PaymentSourcesTable): SourceView {

@@ -49,14 +49,22 @@ export class ConsoleClient {
     return res;
   }
 
-  /** Posts a form; `_csrf` is taken from `from` (a page's URL) unless the fields carry one. */
-  async post(url: string, fields: Record<string, string>, from = '/dashboard'): Promise<LightMyRequestResponse> {
-    const token = '_csrf' in fields ? fields._csrf! : csrfOf((await this.get(from)).body);
+  /**
+   * Posts a form; `_csrf` is taken from `from` (a page's URL) unless the fields carry one. A list is a
+   * repeated field (checkboxes).
+   */
+  async post(url: string, fields: Record<string, string | string[]>, from = '/dashboard'): Promise<LightMyRequestResponse> {
+    const given = fields._csrf;
+    const token = typeof given === 'string' ? given : csrfOf((await this.get(from)).body);
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries({ ...fields, _csrf: token })) {
+      for (const v of Array.isArray(value) ? value : [value]) form.append(name, v);
+    }
     const res = await this.app.inject({
       method: 'POST',
       url,
       headers: { cookie: this.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ ...fields, _csrf: token }).toString(),
+      payload: form.toString(),
     });
     this.jar.take(res);
     return res;
@@ -65,4 +73,11 @@ export class ConsoleClient {
   async logIn(email: string, password = PASSWORD): Promise<LightMyRequestResponse> {
     return this.post('/dashboard/login', { email, password, next: '/dashboard' });
   }
+}
+
+/** The text of a page's success or error notice, unescaped; null when it has none. */
+export function noticeOf(page: string): string | null {
+  const text = /<p class="notice (?:success|error)" role="(?:status|alert)">([^<]*)<\/p>/.exec(page)?.[1];
+  if (text === undefined) return null;
+  return text.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }

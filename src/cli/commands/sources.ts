@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { writeAudit } from '../../services/audit.js';
 import { listSources, type SourceView } from '../../payment-sources/list-sources.js';
 import { setSourceEnabled } from '../../payment-sources/set-source-enabled.js';
 import { addFeedSource } from '../../payment-sources/feed/setup.js';
@@ -38,11 +37,8 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (opts: AddOptions) => {
       const actor = ctx.actor();
-      const created = await ctx.withDeps(async (deps) => {
-        const result = await addSource(deps, opts);
-        await writeAudit(deps.db, { actor, action: 'source.add', subjectType: 'payment_source', subjectId: result.id, details: { type: opts.type, merchant_id: opts.merchant }, now: deps.now() });
-        return result;
-      });
+      // The setup writes its audit row (source.add) with the source, in one database transaction.
+      const created = await ctx.withDeps((deps) => addSource(deps, opts, actor));
       emit(io, json, created, () => describeCreated(opts.type, created));
     });
 
@@ -68,11 +64,11 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
   }
 }
 
-async function addSource(deps: Parameters<typeof addWebhookSource>[0], opts: AddOptions): Promise<{ id: string } & Record<string, unknown>> {
+async function addSource(deps: Parameters<typeof addWebhookSource>[0], opts: AddOptions, actor: string): Promise<{ id: string } & Record<string, unknown>> {
   switch (opts.type) {
     case 'webhook':
       // Exactly id, secret and url: scripts read this object.
-      return { ...(await addWebhookSource(deps, { merchantId: opts.merchant, mode: opts.mode })) };
+      return { ...(await addWebhookSource(deps, { merchantId: opts.merchant, mode: opts.mode, actor })) };
     case 'feed':
       if (!opts.url) throw new AppError('invalid_parameter', '--url is required for a feed', { param: 'url' });
       if (!opts.interval) throw new AppError('invalid_parameter', '--interval is required for a feed', { param: 'interval' });
@@ -83,12 +79,13 @@ async function addSource(deps: Parameters<typeof addWebhookSource>[0], opts: Add
           url: opts.url,
           intervalSeconds: opts.interval,
           mapping: opts.mapping === undefined ? undefined : readJsonFile(opts.mapping, 'mapping'),
+          actor,
         })),
       };
     case 'snap': {
       if (!opts.config) throw new AppError('invalid_parameter', '--config FILE is required for a SNAP source', { param: 'config' });
       // Printed as the SNAP setup returns it (at least the id): its shape is that module's to define.
-      return { ...(await addSnapSource(deps, opts.merchant, readJsonFile(opts.config, 'config'))) };
+      return { ...(await addSnapSource(deps, opts.merchant, readJsonFile(opts.config, 'config'), actor)) };
     }
   }
 }

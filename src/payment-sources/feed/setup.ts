@@ -36,7 +36,7 @@ export interface FeedSourceCreated {
 
 export async function addFeedSource(
   deps: Deps,
-  input: { merchantId: string; mode?: string; url: string; intervalSeconds: unknown; mapping?: unknown },
+  input: { merchantId: string; mode?: string; url: string; intervalSeconds: unknown; mapping?: unknown; actor?: string },
 ): Promise<FeedSourceCreated> {
   await requireMerchant(deps, input.merchantId);
   const config: FeedConfig = {
@@ -45,7 +45,7 @@ export async function addFeedSource(
     intervalSeconds: checkInterval(input.intervalSeconds),
     mapping: checkMapping(input.mapping),
   };
-  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'feed', config, polled: true });
+  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'feed', config, polled: true, actor: input.actor });
   return { id, type: 'feed', merchant_id: input.merchantId, mode: config.mode, url: config.url, interval_seconds: config.intervalSeconds, mapping: config.mapping };
 }
 

@@ -8,10 +8,10 @@ import { forgetSnapSources } from './sources.js';
  * and stores it as a payment source of the merchant. The stored config is the validated one, defaults
  * filled in, so what runs is what `source list` would show.
  */
-export async function addSnapSource(deps: Deps, merchantId: string, config: unknown): Promise<{ id: string }> {
+export async function addSnapSource(deps: Deps, merchantId: string, config: unknown, actor?: string): Promise<{ id: string }> {
   const parsed = parseSnapConfig(config);
   await requireMerchant(deps, merchantId);
-  const id = await insertSource(deps, { merchantId, type: 'snap', config: parsed });
+  const id = await insertSource(deps, { merchantId, type: 'snap', config: parsed, actor });
   forgetSnapSources(merchantId);
   return { id };
 }

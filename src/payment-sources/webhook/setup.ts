@@ -24,11 +24,11 @@ export const webhookEventsPath = (id: string): string => `/api/payment-sources/$
  * The secret is stored as given to the sender (HMAC verification needs it, a hash would not do);
  * 43 base62 characters carry 256 random bits.
  */
-export async function addWebhookSource(deps: Deps, input: { merchantId: string; mode?: string }): Promise<WebhookSourceCreated> {
+export async function addWebhookSource(deps: Deps, input: { merchantId: string; mode?: string; actor?: string }): Promise<WebhookSourceCreated> {
   await requireMerchant(deps, input.merchantId);
   const mode = parseMode(input.mode);
   const secret = `whsec_${randomBase62(43)}`;
-  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'webhook', config: { mode, secret } });
+  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'webhook', config: { mode, secret }, actor: input.actor });
   return { id, secret, url: webhookEventsPath(id) };
 }
 

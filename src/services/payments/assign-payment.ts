@@ -1,7 +1,8 @@
 import { AppError } from '../../domain/errors.js';
 import { isLate } from '../../domain/matching.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
-import { paymentById, paymentTransactionOf } from '../../storage/queries/payments.js';
+import { paymentTransactionOf } from '../../storage/queries/payments.js';
+import { paymentInScope } from '../../storage/queries/payment-review.js';
 import type { Deps } from '../deps.js';
 import { writeAudit } from '../audit.js';
 import { settlePayment } from './settle-payment.js';
@@ -11,13 +12,15 @@ import { settlePayment } from './settle-payment.js';
  * base amount without the unique code, a late payment past the reservation, ...). The amounts must
  * agree: anything else is a refund or an adjustment, not a payment of this transaction. The time
  * window is not applied: the operator's judgement replaces it, and the audit log records it.
+ * `merchants` limits the payments that may be assigned (a console user's merchants); a payment of
+ * another merchant is not found, exactly as an unknown one.
  */
 export async function assignPayment(
   deps: Deps,
-  input: { paymentId: string; trxid: string; actor: string },
+  input: { paymentId: string; trxid: string; actor: string; merchants?: readonly string[] | null },
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable }> {
   return deps.db.runInTransaction(async (trx) => {
-    const payment = await paymentById(trx, input.paymentId);
+    const payment = await paymentInScope(trx, input.paymentId, input.merchants ?? null);
     if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });
     if (payment.status !== 'unmatched') {
       throw new AppError('payment_already_matched', `payment ${payment.id} already pays ${payment.transaction_id}`, { param: 'payment_id' });

@@ -182,8 +182,35 @@ export async function deliveriesOfEvents(db: Db, eventIds: readonly string[]): P
     .execute();
 }
 
-/** Every attempt of these deliveries, oldest first. */
-export async function attemptsOfDeliveries(db: Db, deliveryIds: readonly string[]): Promise<DeliveryAttemptsTable[]> {
+/** A delivery as the console lists it: the row and its event's type. */
+export type DeliveryListRow = DeliveriesTable & { event_type: EventType };
+
+/**
+ * An endpoint's deliveries, newest first (created_at, then id), after `before` when given. No index
+ * starts with endpoint_id: this reads the deliveries table (see the console's notes on indexes).
+ */
+export async function endpointDeliveryPage(
+  db: Executor,
+  endpointId: string,
+  before: { createdAt: number; id: string } | null,
+  limit: number,
+): Promise<DeliveryListRow[]> {
+  let query = db
+    .selectFrom('deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .selectAll('d')
+    .select('e.type as event_type')
+    .where('d.endpoint_id', '=', endpointId);
+  if (before !== null) {
+    query = query.where((eb) =>
+      eb.or([eb('d.created_at', '<', before.createdAt), eb.and([eb('d.created_at', '=', before.createdAt), eb('d.id', '<', before.id)])]),
+    );
+  }
+  return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+}
+
+/** Every attempt of these deliveries, oldest first (by the delivery_attempts_delivery index). */
+export async function attemptsOfDeliveries(db: Executor, deliveryIds: readonly string[]): Promise<DeliveryAttemptsTable[]> {
   if (deliveryIds.length === 0) return [];
   return db
     .selectFrom('delivery_attempts')

@@ -14,10 +14,6 @@ export async function insertPaymentUnlessDuplicate(trx: Tx, payment: PaymentsTab
   return stored !== undefined;
 }
 
-export async function paymentById(db: Executor, id: string): Promise<PaymentsTable | undefined> {
-  return db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** The stored payment of one source's payment id (which must exist). */
 export async function paymentBySourceId(db: Executor, source: string, sourcePaymentId: string): Promise<PaymentsTable> {
   return db

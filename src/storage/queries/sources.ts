@@ -34,6 +34,22 @@ export async function paymentSourcesInOrder(db: Executor, merchantId?: string): 
   return query.orderBy('created_at').orderBy('id').execute();
 }
 
+/** Sources of these merchants (all when null), oldest first. */
+export async function paymentSourcesInScope(db: Executor, merchants: readonly string[] | null): Promise<PaymentSourcesTable[]> {
+  if (merchants !== null && merchants.length === 0) return [];
+  let query = db.selectFrom('payment_sources').selectAll();
+  if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+/** A source by id, only if it is of one of these merchants (any when null). */
+export async function paymentSourceInScope(db: Executor, id: string, merchants: readonly string[] | null): Promise<PaymentSourcesTable | undefined> {
+  if (merchants !== null && merchants.length === 0) return undefined;
+  let query = db.selectFrom('payment_sources').selectAll().where('id', '=', id);
+  if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
+  return query.executeTakeFirst();
+}
+
 /** Turns a source on or off at `now`; `pollNow` also makes it due at once. The updated row. */
 export async function updatePaymentSourceEnabled(
   trx: Tx,

@@ -61,3 +61,19 @@ export async function markEndpointFailed(trx: Tx, id: string, now: number, faili
     .where('id', '=', id)
     .execute();
 }
+
+/** Endpoints of these merchants (all when null), newest first. */
+export async function webhookEndpointsInScope(db: Db, merchants: readonly string[] | null): Promise<WebhookEndpointsTable[]> {
+  if (merchants !== null && merchants.length === 0) return [];
+  let query = db.selectFrom('webhook_endpoints').selectAll();
+  if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** An endpoint by id, only if it is of one of these merchants (any when null). */
+export async function webhookEndpointInScope(db: Executor, id: string, merchants: readonly string[] | null): Promise<WebhookEndpointsTable | undefined> {
+  if (merchants !== null && merchants.length === 0) return undefined;
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id);
+  if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
+  return query.executeTakeFirst();
+}

@@ -4,6 +4,9 @@ import type { ConsoleKit } from '../context.js';
 import { accountLinkPages } from './account-links.js';
 import { approvalRoutes } from './approvals.js';
 import { overviewPage } from './overview.js';
+import { paymentRoutes } from './payments.js';
+import { webhookRoutes } from './webhooks.js';
+import { sourceRoutes } from './sources.js';
 import { userPages } from './users.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -16,5 +19,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes, transactionRoutes],
+  sections: [accountLinkPages, userPages, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes],
 };

@@ -1,0 +1,57 @@
+// The console's view of webhook endpoints: a viewer's endpoints, one of them, and its deliveries with
+// every attempt. Another merchant's endpoint is not found, exactly as an unknown one.
+import { AppError } from '../../domain/errors.js';
+import { attemptsOfDeliveries, endpointDeliveryPage, type DeliveryListRow } from '../../storage/queries/deliveries.js';
+import { webhookEndpointInScope, webhookEndpointsInScope } from '../../storage/queries/webhook-endpoints.js';
+import type { DeliveryAttemptsTable, WebhookEndpointsTable } from '../../storage/schema.js';
+import type { Deps } from '../deps.js';
+import { merchantScope, type Viewer } from '../users/viewer.js';
+
+export const DELIVERIES_PER_PAGE = 20;
+
+export interface DeliveryWithAttempts extends DeliveryListRow {
+  /** Oldest first. */
+  attemptLog: DeliveryAttemptsTable[];
+}
+
+export async function listVisibleEndpoints(deps: Deps, viewer: Viewer): Promise<WebhookEndpointsTable[]> {
+  return webhookEndpointsInScope(deps.db, merchantScope(viewer));
+}
+
+/** The endpoint if the viewer may see it, else not_found. */
+export async function getVisibleEndpoint(deps: Deps, viewer: Viewer, id: string): Promise<WebhookEndpointsTable> {
+  const row = /^we_[0-9A-Za-z]{1,64}$/.test(id) ? await webhookEndpointInScope(deps.db, id, merchantScope(viewer)) : undefined;
+  if (!row) throw new AppError('not_found', 'no such webhook endpoint', { param: 'endpoint' });
+  return row;
+}
+
+/** Where a page of deliveries ends, as one URL-safe token. */
+export function deliveriesCursor(row: Pick<DeliveryListRow, 'created_at' | 'id'>): string {
+  return `${row.created_at}.${row.id}`;
+}
+
+/** A page of an endpoint's deliveries, newest first, each with all its attempts; a malformed cursor is the first page. */
+export async function endpointDeliveries(
+  deps: Deps,
+  endpoint: Pick<WebhookEndpointsTable, 'id'>,
+  cursor: string | null,
+): Promise<{ deliveries: DeliveryWithAttempts[]; next: string | null }> {
+  const m = cursor === null ? null : /^([0-9]{1,16})\.(dlv_[0-9A-Za-z]{1,64})$/.exec(cursor);
+  const before = m ? { createdAt: Number(m[1]), id: m[2]! } : null;
+  const rows = await endpointDeliveryPage(deps.db, endpoint.id, before, DELIVERIES_PER_PAGE + 1);
+  const page = rows.slice(0, DELIVERIES_PER_PAGE);
+  const attempts = await attemptsOfDeliveries(
+    deps.db,
+    page.map((d) => d.id),
+  );
+  const byDelivery = new Map<string, DeliveryAttemptsTable[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.delivery_id);
+    if (list) list.push(a);
+    else byDelivery.set(a.delivery_id, [a]);
+  }
+  return {
+    deliveries: page.map((d) => ({ ...d, attemptLog: byDelivery.get(d.id) ?? [] })),
+    next: rows.length > DELIVERIES_PER_PAGE ? deliveriesCursor(page[page.length - 1]!) : null,
+  };
+}

@@ -1,0 +1,76 @@
+// The console's reads of reported payments: a viewer's page of them and the transactions an unmatched
+// one could belong to. `merchants` null means every merchant (an operator); a list limits the rows to
+// those merchants in the SQL itself.
+import type { Db, Executor } from '../executor.js';
+import type { Mode, PaymentStatus, PaymentsTable, TransactionStatus, TransactionsTable } from '../schema.js';
+
+type Scope = readonly string[] | null;
+
+/** A payment as the console lists it: the stored row, and the state of the transaction it pays. */
+export type PaymentListRow = PaymentsTable & { transaction_status: TransactionStatus | null; transaction_paid_late: number | null };
+
+/**
+ * Payments of one status newest first (by received_at, then id), after `before` when given: read along
+ * the payments_status_received index (or payments_status, for one merchant). The mode is checked on the
+ * rows read.
+ */
+export async function paymentPage(
+  db: Db,
+  filter: { merchants: Scope; status: PaymentStatus; mode: Mode | null; before: { receivedAt: number; id: string } | null; limit: number },
+): Promise<PaymentListRow[]> {
+  if (filter.merchants !== null && filter.merchants.length === 0) return [];
+  let q = db
+    .selectFrom('payments as p')
+    .leftJoin('transactions as t', 't.id', 'p.transaction_id')
+    .selectAll('p')
+    .select(['t.status as transaction_status', 't.paid_late as transaction_paid_late']);
+  if (filter.merchants !== null) q = q.where('p.merchant_id', 'in', filter.merchants);
+  q = q.where('p.status', '=', filter.status);
+  if (filter.mode !== null) q = q.where('p.mode', '=', filter.mode);
+  const before = filter.before;
+  if (before !== null) {
+    q = q.where((eb) =>
+      eb.or([eb('p.received_at', '<', before.receivedAt), eb.and([eb('p.received_at', '=', before.receivedAt), eb('p.id', '<', before.id)])]),
+    );
+  }
+  return q.orderBy('p.received_at', 'desc').orderBy('p.id', 'desc').limit(filter.limit).execute();
+}
+
+/** A payment by id, only if it is of one of these merchants (all when null). */
+export async function paymentInScope(db: Executor, id: string, merchants: Scope): Promise<PaymentsTable | undefined> {
+  if (merchants !== null && merchants.length === 0) return undefined;
+  let q = db.selectFrom('payments').selectAll().where('id', '=', id);
+  if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
+  return q.executeTakeFirst();
+}
+
+/**
+ * Unpaid transactions of a merchant and mode whose total is `amount`, created in [createdFrom,
+ * createdTo], and whose end (the cancel, else the expiry) was at or after `endedAfter`: newest first, at
+ * most `limit`. The transactions_list index (merchant_id, mode, created_at) bounds the read to the
+ * window; the total and the end are checked on the rows in it.
+ */
+export async function unpaidTransactionsOfTotal(
+  db: Db,
+  query: { merchantId: string; mode: Mode; amount: number; createdFrom: number; createdTo: number; endedAfter: number; limit: number },
+): Promise<TransactionsTable[]> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('merchant_id', '=', query.merchantId)
+    .where('mode', '=', query.mode)
+    .where('created_at', '>=', query.createdFrom)
+    .where('created_at', '<=', query.createdTo)
+    .where('total_amount', '=', query.amount)
+    .where('status', '!=', 'paid')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('cancelled_at', 'is', null), eb('expires_at', '>=', query.endedAfter)]),
+        eb.and([eb('cancelled_at', 'is not', null), eb('cancelled_at', '>=', query.endedAfter)]),
+      ]),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(query.limit)
+    .execute();
+}

@@ -1,0 +1,46 @@
+// What an action tells the page it redirects to (post/redirect/get): a one-time notice in a signed,
+// short-lived cookie. Not in the URL, so a crafted link cannot make a console page say anything, and a
+// reload or a shared link does not repeat it.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { html, type SafeHtml } from '../../domain/html.js';
+
+const NOTICE_COOKIE = 'qg_notice';
+/** Longer than any redirect takes; short enough that a notice never greets a later visit. */
+const NOTICE_SECONDS = 60;
+const MAX_TEXT = 600;
+
+export interface Notice {
+  kind: 'success' | 'error';
+  text: string;
+}
+
+/** Sets the notice and answers with a 303 to `location`. */
+export function redirectWithNotice(reply: FastifyReply, location: string, notice: Notice): FastifyReply {
+  // base64url: the value then needs no cookie encoding, whatever the text holds.
+  const value = Buffer.from(JSON.stringify({ kind: notice.kind, text: notice.text.slice(0, MAX_TEXT) })).toString('base64url');
+  reply.setCookie(NOTICE_COOKIE, value, { path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true, maxAge: NOTICE_SECONDS });
+  return reply.redirect(location, 303);
+}
+
+/** The notice left by the previous action, cleared as it is read; null when there is none (or it was tampered with). */
+export function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice | null {
+  const raw = request.cookies[NOTICE_COOKIE];
+  if (raw === undefined) return null;
+  reply.clearCookie(NOTICE_COOKIE, { path: '/dashboard' });
+  const unsigned = request.unsignCookie(raw);
+  if (!unsigned.valid || unsigned.value === null) return null;
+  try {
+    const parsed = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as { kind?: unknown; text?: unknown };
+    if ((parsed.kind === 'success' || parsed.kind === 'error') && typeof parsed.text === 'string') return { kind: parsed.kind, text: parsed.text };
+  } catch {
+    // A cookie that is not ours to read is no notice.
+  }
+  return null;
+}
+
+export function renderNotice(notice: Notice | null): SafeHtml {
+  if (notice === null) return html``;
+  return notice.kind === 'success'
+    ? html`<p class="notice success" role="status">${notice.text}</p>`
+    : html`<p class="notice error" role="alert">${notice.text}</p>`;
+}

@@ -1,0 +1,313 @@
+// /dashboard/webhooks: a viewer's webhook endpoints, adding one (its signing secret shown once), removing
+// one, and an endpoint's deliveries with every attempt, with "Resend failed". The work is done by the
+// services the CLI's `webhooks` commands use, which validate the URL (SSRF guard) and audit.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
+import type { WebhookEndpointsTable } from '../../../storage/schema.js';
+import type { Deps } from '../../../services/deps.js';
+import { canSeeMerchant } from '../../../services/users/viewer.js';
+import { visibleMerchants } from '../../../services/users/visible-merchants.js';
+import { resendFailed } from '../../../services/webhooks/resend-deliveries.js';
+import { endpointDeliveries, getVisibleEndpoint, listVisibleEndpoints } from '../../../services/webhooks/review-endpoints.js';
+import { addWebhookEndpoint, EVENT_TYPES, parseEventList, removeWebhookEndpoint, view } from '../../../services/webhooks/webhook-endpoints.js';
+import { consolePage, field, type ConsolePage } from '../context.js';
+import { defineMessages, translator, wibTime, type Translate } from '../i18n.js';
+import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
+import { actorOf, fieldList, queryValue } from './form-fields.js';
+
+/** How much of a receiver's answer each attempt shows. */
+const EXCERPT_CHARS = 300;
+
+const words = defineMessages(
+  {
+    title: 'Webhooks',
+    endpoints: 'Webhook endpoints',
+    none: 'No webhook endpoints yet. Add one to have the gateway post events to your server.',
+    url: 'URL',
+    events: 'Events',
+    allEvents: 'all events',
+    status: 'Status',
+    failures: 'Failures in a row',
+    merchant: 'Merchant',
+    created: 'Created',
+    active: 'active',
+    failing: 'failing',
+    disabled: 'removed',
+    add: 'Add endpoint',
+    addIntro: 'The gateway posts each event, signed with the endpoint\'s secret, to this URL. It receives events that happen from now on.',
+    urlHint: 'An https URL of your server. Addresses of private networks are refused unless the operator allows them.',
+    chooseMerchant: 'Choose a merchant',
+    remove: 'Remove',
+    removeConfirm: 'Remove this endpoint? It receives no more events; its delivery history is kept.',
+    resendFailed: 'Resend failed',
+    resendHint: 'Sends every delivery that ran out of retries again, now.',
+    deliveries: 'Deliveries',
+    noDeliveries: 'No deliveries to this endpoint yet.',
+    attempts: 'Attempts',
+    noAttempts: 'Not attempted yet.',
+    nextAttempt: 'Next attempt {time}',
+    statusCode: 'HTTP {code}',
+    noResponse: 'no response',
+    duration: '{ms} ms',
+    older: 'Older deliveries',
+    newest: 'Newest deliveries',
+    back: 'All endpoints',
+    dPending: 'pending',
+    dSucceeded: 'delivered',
+    dFailed: 'failed',
+    secretTitle: 'Signing secret',
+    secretOnce: 'Copy it to your receiver now: it is shown only this once. Verify the X-Signature header of each post with it.',
+    copy: 'Copy',
+    copied: 'Copied',
+    added: 'Endpoint {id} added.',
+    removed: 'Endpoint {url} removed; {count} waiting deliveries cancelled. Its history is kept.',
+    requeued: '{count} failed deliveries queued to be sent now.',
+    nothingToResend: 'There are no failed deliveries to resend.',
+    merchantRequired: 'Choose the merchant whose events this endpoint receives.',
+    urlRequired: 'Enter the URL the gateway posts events to.',
+    eventsRequired: 'Choose at least one event.',
+    invalid: 'This cannot be saved: {detail}',
+    refusedResend: 'Nothing was resent: {detail}',
+  },
+  {
+    title: 'Webhook',
+    endpoints: 'Endpoint webhook',
+    none: 'Belum ada endpoint webhook. Tambahkan satu agar gateway mengirim event ke server Anda.',
+    url: 'URL',
+    events: 'Event',
+    allEvents: 'semua event',
+    status: 'Status',
+    failures: 'Gagal berturut-turut',
+    merchant: 'Merchant',
+    created: 'Dibuat',
+    active: 'aktif',
+    failing: 'bermasalah',
+    disabled: 'dihapus',
+    add: 'Tambah endpoint',
+    addIntro: 'Gateway mengirim setiap event, ditandatangani dengan rahasia endpoint, ke URL ini. Endpoint menerima event yang terjadi mulai sekarang.',
+    urlHint: 'URL https server Anda. Alamat jaringan privat ditolak kecuali operator mengizinkannya.',
+    chooseMerchant: 'Pilih merchant',
+    remove: 'Hapus',
+    removeConfirm: 'Hapus endpoint ini? Endpoint tidak menerima event lagi; riwayat pengirimannya disimpan.',
+    resendFailed: 'Kirim ulang yang gagal',
+    resendHint: 'Mengirim ulang sekarang setiap pengiriman yang kehabisan percobaan.',
+    deliveries: 'Pengiriman',
+    noDeliveries: 'Belum ada pengiriman ke endpoint ini.',
+    attempts: 'Percobaan',
+    noAttempts: 'Belum dicoba.',
+    nextAttempt: 'Percobaan berikutnya {time}',
+    statusCode: 'HTTP {code}',
+    noResponse: 'tanpa jawaban',
+    duration: '{ms} md',
+    older: 'Pengiriman lebih lama',
+    newest: 'Pengiriman terbaru',
+    back: 'Semua endpoint',
+    dPending: 'menunggu',
+    dSucceeded: 'terkirim',
+    dFailed: 'gagal',
+    secretTitle: 'Rahasia penandatanganan',
+    secretOnce: 'Salin ke penerima Anda sekarang: rahasia ini hanya ditampilkan sekali ini. Verifikasi header X-Signature setiap kiriman dengannya.',
+    copy: 'Salin',
+    copied: 'Tersalin',
+    added: 'Endpoint {id} ditambahkan.',
+    removed: 'Endpoint {url} dihapus; {count} pengiriman yang menunggu dibatalkan. Riwayatnya disimpan.',
+    requeued: '{count} pengiriman gagal diantrekan untuk dikirim sekarang.',
+    nothingToResend: 'Tidak ada pengiriman gagal untuk dikirim ulang.',
+    merchantRequired: 'Pilih merchant yang event-nya diterima endpoint ini.',
+    urlRequired: 'Masukkan URL tujuan gateway mengirim event.',
+    eventsRequired: 'Pilih setidaknya satu event.',
+    invalid: 'Tidak dapat disimpan: {detail}',
+    refusedResend: 'Tidak ada yang dikirim ulang: {detail}',
+  },
+);
+
+type Word = keyof (typeof words)['en'];
+type T = Translate<Word>;
+
+export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+  scope.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    return listPage(deps, page, takeNotice(request, reply), null);
+  });
+
+  scope.post('/webhooks', { schema: { hide: true } }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const t = translator(words, request.consoleLang);
+    const refuse = (text: string) => redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'error', text });
+    const merchantId = field(request.body, 'merchant');
+    const url = field(request.body, 'url').trim();
+    const events = fieldList(request.body, 'events');
+    if (merchantId === '') return refuse(t('merchantRequired'));
+    // Another merchant's id is answered as an unknown one: the 404 page.
+    if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
+    if (url === '') return refuse(t('urlRequired'));
+    if (events.length === 0) return refuse(t('eventsRequired'));
+    let created: Awaited<ReturnType<typeof addWebhookEndpoint>>;
+    try {
+      created = await addWebhookEndpoint(deps, { merchantId, url, events: parseEventList(events.join(',')), actor: actorOf(viewer) });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_parameter') return refuse(t('invalid', { detail: err.message }));
+      throw err;
+    }
+    // The secret is in this response only: a page rendered here (201), not a redirect to one.
+    const page = consolePage(request, reply);
+    const secret = html`<section class="card" aria-labelledby="secret-title">
+<h2 id="secret-title">${t('secretTitle')}</h2>
+<p>${t('secretOnce')}</p>
+<p class="secret" id="endpoint-secret">${created.secret}</p>
+<button type="button" class="secondary" data-copy="endpoint-secret" data-copied="${t('copied')}">${t('copy')}</button>
+</section>`;
+    return listPage(deps, page, { kind: 'success', text: t('added', { id: created.id }) }, secret, 201);
+  });
+
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/remove', { schema: { hide: true } }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const t = translator(words, request.consoleLang);
+    const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
+    const removed = await removeWebhookEndpoint(deps, endpoint.id, actorOf(viewer));
+    return redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'success', text: t('removed', { url: removed.url, count: removed.cancelled_deliveries }) });
+  });
+
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/resend-failed', { schema: { hide: true } }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const t = translator(words, request.consoleLang);
+    const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
+    const back = `/dashboard/webhooks/${endpoint.id}`;
+    try {
+      const result = await resendFailed(deps, { endpointId: endpoint.id, actor: actorOf(viewer) });
+      return redirectWithNotice(reply, back, result.requeued === 0 ? { kind: 'success', text: t('nothingToResend') } : { kind: 'success', text: t('requeued', { count: result.requeued }) });
+    } catch (err) {
+      // A removed endpoint takes no resends.
+      if (err instanceof AppError && err.code === 'invalid_parameter') return redirectWithNotice(reply, back, { kind: 'error', text: t('refusedResend', { detail: err.message }) });
+      throw err;
+    }
+  });
+
+  scope.get<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => detailPage(deps, request, reply));
+}
+
+async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, secret: SafeHtml | null, status = 200): Promise<FastifyReply> {
+  const t = translator(words, page.lang);
+  const [endpoints, merchants] = await Promise.all([listVisibleEndpoints(deps, page.viewer), visibleMerchants(deps, page.viewer)]);
+  const names = new Map(merchants.map((m) => [m.id, m.name]));
+  const body = html`<h1>${t('endpoints')}</h1>
+${renderNotice(notice)}
+${secret ?? ''}
+${
+  endpoints.length === 0
+    ? html`<p class="card muted">${t('none')}</p>`
+    : html`<div class="table-wrap spaced"><table>
+<thead><tr><th>${t('url')}</th><th class="hide-narrow">${t('events')}</th><th>${t('status')}</th><th class="num">${t('failures')}</th><th class="hide-narrow">${t('merchant')}</th><th><span class="visually-hidden">${t('remove')}</span></th></tr></thead>
+<tbody>${endpoints.map(
+        (e) => html`<tr><td class="mono"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="hide-narrow">${eventsText(t, e)}</td>
+<td><span class="badge ${e.status}">${t(e.status)}</span></td><td class="num">${e.consecutive_failures}</td>
+<td class="hide-narrow">${names.get(e.merchant_id) ?? e.merchant_id}</td>
+<td>${e.status === 'disabled' ? '' : removeForm(t, page.csrf, e)}</td></tr>`,
+      )}</tbody></table></div>`
+}
+${merchants.length === 0 ? '' : addForm(t, page.csrf, merchants)}`;
+  return page.send(t('title'), 'webhooks', body, status);
+}
+
+function addForm(t: T, csrf: string, merchants: ReadonlyArray<{ id: string; name: string }>): SafeHtml {
+  return html`<section class="card" aria-labelledby="add-endpoint-title">
+<h2 id="add-endpoint-title">${t('add')}</h2>
+<p class="muted">${t('addIntro')}</p>
+<form method="post" action="/dashboard/webhooks">
+<input type="hidden" name="_csrf" value="${csrf}">
+<label for="endpoint-merchant">${t('merchant')}</label>
+<select id="endpoint-merchant" name="merchant" required>
+${merchants.length === 1 ? '' : html`<option value="">${t('chooseMerchant')}</option>`}
+${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>`)}
+</select>
+<label for="endpoint-url">${t('url')}</label>
+<input id="endpoint-url" name="url" type="url" required maxlength="2048" placeholder="https://" aria-describedby="endpoint-url-hint" autocomplete="off">
+<p class="muted" id="endpoint-url-hint">${t('urlHint')}</p>
+<fieldset class="checks"><legend>${t('events')}</legend>
+${EVENT_TYPES.map(
+  (type, i) => html`<div><input type="checkbox" id="endpoint-event-${i}" name="events" value="${type}" checked><label for="endpoint-event-${i}" class="inline">${type}</label></div>`,
+)}
+</fieldset>
+<button type="submit">${t('add')}</button>
+</form>
+</section>`;
+}
+
+function removeForm(t: T, csrf: string, e: WebhookEndpointsTable): SafeHtml {
+  return html`<form method="post" action="/dashboard/webhooks/${e.id}/remove" class="inline" data-confirm="${t('removeConfirm')}">
+<input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="danger">${t('remove')}</button></form>`;
+}
+
+function eventsText(t: T, e: WebhookEndpointsTable): string {
+  const events = view(e).events;
+  return events.includes('*') ? t('allEvents') : events.join(', ');
+}
+
+async function detailPage(deps: Deps, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<FastifyReply> {
+  const page = consolePage(request, reply);
+  const t = translator(words, page.lang);
+  const endpoint = await getVisibleEndpoint(deps, page.viewer, request.params.id);
+  const notice = takeNotice(request, reply);
+  const cursor = queryValue(request.query, 'before');
+  const [{ deliveries, next }, merchants] = await Promise.all([endpointDeliveries(deps, endpoint, cursor), visibleMerchants(deps, page.viewer)]);
+  const merchant = merchants.find((m) => m.id === endpoint.merchant_id);
+  const when = (ms: number) => wibTime(ms, page.lang);
+  const self = `/dashboard/webhooks/${endpoint.id}`;
+  const body = html`<p><a href="/dashboard/webhooks">${t('back')}</a></p>
+<h1 class="mono">${endpoint.url}</h1>
+${renderNotice(notice)}
+<div class="card">
+<dl class="fields">
+<dt>${t('status')}</dt><dd><span class="badge ${endpoint.status}">${t(endpoint.status)}</span></dd>
+<dt>${t('failures')}</dt><dd>${endpoint.consecutive_failures}</dd>
+<dt>${t('events')}</dt><dd>${eventsText(t, endpoint)}</dd>
+<dt>${t('merchant')}</dt><dd>${merchant?.name ?? endpoint.merchant_id}</dd>
+<dt>${t('created')}</dt><dd>${when(endpoint.created_at)}</dd>
+</dl>
+${
+  endpoint.status === 'disabled'
+    ? ''
+    : html`<div class="actions">
+<form method="post" action="${self}/resend-failed" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="secondary" aria-describedby="resend-hint">${t('resendFailed')}</button></form>
+${removeForm(t, page.csrf, endpoint)}
+</div>
+<p class="muted" id="resend-hint">${t('resendHint')}</p>`
+}
+</div>
+<h2>${t('deliveries')}</h2>
+${
+  deliveries.length === 0
+    ? html`<p class="card muted">${t('noDeliveries')}</p>`
+    : deliveries.map(
+        (d) => html`<section class="card delivery" aria-labelledby="delivery-${d.id}">
+<h3 id="delivery-${d.id}"><span class="mono">${d.event_type}</span> <span class="badge ${d.status}">${deliveryWord(t, d.status)}</span></h3>
+<p class="muted"><span class="mono">${d.event_id}</span> · ${when(d.created_at)}${d.status === 'pending' ? html` · ${t('nextAttempt', { time: when(d.next_attempt_at) })}` : ''}</p>
+<h4>${t('attempts')}</h4>
+${
+  d.attemptLog.length === 0
+    ? html`<p class="muted">${t('noAttempts')}</p>`
+    : html`<ol class="timeline">${d.attemptLog.map(
+        (a) => html`<li><span class="badge ${a.succeeded === 1 ? 'succeeded' : 'failed'}">${a.status_code === null ? t('noResponse') : t('statusCode', { code: a.status_code })}</span>
+${when(a.attempted_at)} · ${t('duration', { ms: a.duration_ms })}${a.error === null ? '' : html`<br><span class="error-text">${a.error}</span>`}${
+          a.response_body === null || a.response_body === '' ? '' : html`<pre class="excerpt">${excerpt(a.response_body)}</pre>`
+        }</li>`,
+      )}</ol>`
+}
+</section>`,
+      )
+}
+<nav class="pager" aria-label="${t('deliveries')}">
+${cursor !== null ? html`<a href="${self}">${t('newest')}</a>` : ''}
+${next !== null ? html`<a href="${self}?before=${next}">${t('older')}</a>` : ''}
+</nav>`;
+  return page.send(endpoint.url, 'webhooks', body);
+}
+
+function excerpt(body: string): string {
+  return body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body;
+}
+
+function deliveryWord(t: T, status: 'pending' | 'succeeded' | 'failed'): string {
+  return t(status === 'pending' ? 'dPending' : status === 'succeeded' ? 'dSucceeded' : 'dFailed');
+}

@@ -1,0 +1,264 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createInput, createTestApp, seedMerchant, type TestApp } from '../helpers/context.js';
+import { addMerchantUser, addOperator, ConsoleClient, noticeOf as notice } from '../helpers/console.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
+import { assignCandidates } from '../../src/services/payments/review-payments.js';
+import { readTransaction } from '../../src/storage/queries/transactions.js';
+import type { Mode } from '../../src/storage/schema.js';
+
+const MINUTE = 60_000;
+
+/** A page's <main>, the part that differs between answers (the frame carries the URL and a fresh token). */
+const mainOf = (body: string) => /<main id="content">([\s\S]*)<\/main>/.exec(body)?.[1] ?? '';
+const audits = (t: TestApp, action: string) => t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
+
+describe('console payments', () => {
+  let t: TestApp;
+  afterEach(async () => t?.close());
+
+  async function transaction(merchantId: string, amount: number, mode: Mode = 'test') {
+    return (await createTransaction(t.deps, createInput(merchantId, amount, { mode }))).transaction;
+  }
+
+  /**
+   * A payment of `total` learned after the transaction's reservation lapsed, though it was paid while
+   * the transaction was open (a feed catching up): unmatched, with that transaction as its candidate.
+   */
+  async function latePayment(merchantId: string, mode: Mode, total: number, paidAt: number, id = `late-${total}-${paidAt}`) {
+    const result = await recordPayment(t.deps, { merchantId, mode, source: 'console-test', sourcePaymentId: id, amount: total, paidAt, reference: 'REF<b>1</b>', payerName: 'Budi', issuer: 'DANA' });
+    expect(result.outcome).toBe('unmatched');
+    return result.payment;
+  }
+
+  async function operator(): Promise<ConsoleClient> {
+    await addOperator(t.deps);
+    const c = new ConsoleClient(t.app);
+    expect((await c.logIn('ops@example.test')).statusCode).toBe(303);
+    return c;
+  }
+
+  /** Posts the assign form of `paymentId` as the page at `from` has it, and follows the redirect. */
+  async function assign(c: ConsoleClient, paymentId: string, trxid: string, from = '/dashboard/payments?status=unmatched') {
+    const res = await c.post(`/dashboard/payments/${paymentId}/assign`, { trxid, back: from }, from);
+    if (res.statusCode !== 303) return { res, page: null };
+    return { res, page: await c.get(res.headers.location as string) };
+  }
+
+  it('logged out, the page and the form send to the login', async () => {
+    t = await createTestApp();
+    const c = new ConsoleClient(t.app);
+    const page = await c.get('/dashboard/payments?status=unmatched');
+    expect(page.statusCode).toBe(303);
+    expect(page.headers.location).toBe(`/dashboard?next=${encodeURIComponent('/dashboard/payments?status=unmatched')}&expired=0`);
+    const post = await c.post('/dashboard/payments/pay_x/assign', { trxid: 'trx_x' });
+    expect(post.statusCode).toBe(303);
+    expect(post.headers.location).toMatch(/^\/dashboard\?next=/);
+  });
+
+  it('shows an unmatched payment with its details and candidates; Assign pays the transaction and is audited', async () => {
+    t = await createTestApp();
+    const tx = await transaction(t.merchant.id, 10_000);
+    t.clock.advance((t.config.transactionTtlSeconds + t.config.reservationGraceSeconds) * 1000 + MINUTE);
+    const payment = await latePayment(t.merchant.id, 'test', tx.total_amount, tx.created_at + MINUTE);
+    const c = await operator();
+    expect(payment.reason).toBe('no_matching_transaction');
+
+    const page = await c.get('/dashboard/payments?status=unmatched');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Payments</h1>');
+    expect(page.body).toContain(`id="pay-${payment.id}"`);
+    expect(page.body).toContain(`Rp ${tx.total_amount.toLocaleString('id-ID')}`);
+    expect(page.body).toContain('REF&lt;b&gt;1&lt;/b&gt;');
+    expect(page.body).not.toContain('REF<b>1</b>');
+    expect(page.body).toContain('Budi');
+    expect(page.body).toContain('DANA');
+    expect(page.body).toContain('No open transaction had this total.');
+    expect(page.body).toContain(`<label for="assign-${payment.id}">Transaction</label>`);
+    expect(page.body).toMatch(/<button type="submit">Assign<\/button>/);
+    // The one candidate is listed and prefilled.
+    expect(page.body).toContain(`<td class="mono">${tx.id}</td>`);
+    expect(page.body).toMatch(new RegExp(`id="assign-${payment.id}"[^>]*value="${tx.id}"`));
+
+    const { res, page: after } = await assign(c, payment.id, tx.id);
+    expect(res.headers.location).toBe('/dashboard/payments?status=unmatched');
+    expect(notice(after!.body)).toBe(`Payment ${payment.id} now pays ${tx.id}; the transaction is paid (late).`);
+    expect(after!.body).toContain('class="notice success" role="status"');
+    expect(after!.body).not.toContain(`id="pay-${payment.id}"`);
+    const paid = await readTransaction(t.deps.db, tx.id);
+    expect(paid).toMatchObject({ status: 'paid', payment_id: payment.id, paid_late: 1 });
+    expect(await audits(t, 'payment.assign')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: payment.id }]);
+    // The notice is shown once.
+    expect(notice((await c.get('/dashboard/payments?status=unmatched')).body)).toBeNull();
+    // Listed as matched now, with its transaction paid.
+    const matched = await c.get('/dashboard/payments?status=matched');
+    expect(matched.body).toContain(`href="/dashboard/transactions/${tx.id}"`);
+    expect(matched.body).toContain('<span class="badge paid">paid late</span>');
+  });
+
+  it('refuses what assign refuses, with a notice, and changes nothing', async () => {
+    t = await createTestApp();
+    const other = await seedMerchant(t.deps, 1, 'Other Shop');
+    const tx = await transaction(t.merchant.id, 20_000);
+    const otherTotal = await transaction(t.merchant.id, 30_000);
+    const foreign = await transaction(other.merchant.id, 20_000);
+    t.clock.advance((t.config.transactionTtlSeconds + t.config.reservationGraceSeconds) * 1000 + MINUTE);
+    const payment = await latePayment(t.merchant.id, 'test', tx.total_amount, tx.created_at + MINUTE);
+    const c = await operator();
+
+    const cases: Array<[string, string]> = [
+      ['', 'Enter the id of the transaction this payment pays.'],
+      ['not an id', '“not an id” is not a transaction id: they look like trx_….'],
+      ['trx_unknown000', "There is no transaction trx_unknown000 of this payment's merchant and mode."],
+      [otherTotal.id, `The total of transaction ${otherTotal.id} is not this payment's amount; nothing was changed.`],
+    ];
+    for (const [trxid, message] of cases) {
+      const { page } = await assign(c, payment.id, trxid);
+      expect(notice(page!.body)).toBe(message);
+      expect(page!.body).toContain('class="notice error" role="alert"');
+    }
+    // Another merchant's transaction is refused exactly as an unknown one.
+    const { page: foreignPage } = await assign(c, payment.id, foreign.id);
+    expect(notice(foreignPage!.body)).toBe(`There is no transaction ${foreign.id} of this payment's merchant and mode.`);
+    expect((await readTransaction(t.deps.db, foreign.id))!.status).not.toBe('paid');
+    expect((await readTransaction(t.deps.db, tx.id))!.status).not.toBe('paid');
+    expect(await audits(t, 'payment.assign')).toEqual([]);
+
+    // Once assigned, a second assign is refused.
+    await assign(c, payment.id, tx.id);
+    const { page: again } = await assign(c, payment.id, tx.id);
+    expect(notice(again!.body)).toBe('This payment is already matched to a transaction; nothing was changed.');
+    expect(await audits(t, 'payment.assign')).toHaveLength(1);
+  });
+
+  it('speaks Indonesian when asked', async () => {
+    t = await createTestApp();
+    const payment = await latePayment(t.merchant.id, 'test', 12_345, t.clock.now() - MINUTE);
+    const c = await operator();
+    const page = await c.get('/dashboard/payments?status=unmatched', { 'accept-language': 'id' });
+    expect(page.body).toContain('<h1>Pembayaran</h1>');
+    expect(page.body).toContain(`<label for="assign-${payment.id}">Transaksi</label>`);
+    expect(page.body).toMatch(/<button type="submit">Tetapkan<\/button>/);
+    expect(page.body).toContain('Tidak ada transaksi terbuka dengan total ini.');
+    // Notices are written in the language of the one who acted.
+    await c.get('/dashboard/lang/id?back=%2Fdashboard');
+    const { page: after } = await assign(c, payment.id, 'trx_unknown000');
+    expect(notice(after!.body)).toBe('Tidak ada transaksi trx_unknown000 milik merchant dan mode pembayaran ini.');
+  });
+
+  it('shows no notice from a cookie it did not sign', async () => {
+    t = await createTestApp();
+    const c = await operator();
+    const forged = Buffer.from(JSON.stringify({ kind: 'error', text: 'Call +62 800 to unlock your account' })).toString('base64url');
+    for (const value of [forged, `s:${forged}.bad-signature`]) {
+      const res = await t.app.inject({ url: '/dashboard/payments', headers: { cookie: `${c.jar.header()}; qg_notice=${value}` } });
+      expect(res.statusCode).toBe(200);
+      expect(notice(res.body)).toBeNull();
+      expect(res.body).not.toContain('unlock your account');
+    }
+  });
+
+  it('refuses a form without its CSRF token', async () => {
+    t = await createTestApp();
+    const tx = await transaction(t.merchant.id, 10_000);
+    t.clock.advance((t.config.transactionTtlSeconds + t.config.reservationGraceSeconds) * 1000 + MINUTE);
+    const payment = await latePayment(t.merchant.id, 'test', tx.total_amount, tx.created_at + MINUTE);
+    const c = await operator();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/payments/${payment.id}/assign`,
+      headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `trxid=${tx.id}`,
+    });
+    expect(res.statusCode).toBe(403);
+    expect((await readTransaction(t.deps.db, tx.id))!.status).toBe('pending');
+  });
+
+  it("a merchant user sees only its merchants' payments, and another merchant's payment is a 404", async () => {
+    t = await createTestApp();
+    const other = await seedMerchant(t.deps, 1, 'Other Shop');
+    const mine = await latePayment(t.merchant.id, 'test', 11_111, t.clock.now() - MINUTE, 'mine');
+    const theirs = await latePayment(other.merchant.id, 'test', 22_222, t.clock.now() - MINUTE, 'theirs');
+    const theirTx = await transaction(other.merchant.id, 5_000);
+    await addMerchantUser(t.deps, [t.merchant.id]);
+    const c = new ConsoleClient(t.app);
+    await c.logIn('shop@example.test');
+
+    const page = await c.get('/dashboard/payments');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(mine.id);
+    expect(page.body).not.toContain(theirs.id);
+    expect(page.body).not.toContain('Other Shop');
+
+    const foreign = await c.post(`/dashboard/payments/${theirs.id}/assign`, { trxid: theirTx.id, back: '/dashboard/payments' }, '/dashboard/payments');
+    const unknown = await c.post('/dashboard/payments/pay_doesnotexist0/assign', { trxid: theirTx.id, back: '/dashboard/payments' }, '/dashboard/payments');
+    expect(foreign.statusCode).toBe(404);
+    expect(unknown.statusCode).toBe(404);
+    expect(mainOf(foreign.body)).toContain('Not found');
+    expect(mainOf(foreign.body)).toBe(mainOf(unknown.body));
+    expect((await t.deps.db.selectFrom('payments').select('status').where('id', '=', theirs.id).executeTakeFirstOrThrow()).status).toBe('unmatched');
+  });
+
+  it('filters by status and mode, newest first, with cursor pages', async () => {
+    t = await createTestApp();
+    const c = await operator();
+    const ids: string[] = [];
+    for (let i = 0; i < 27; i++) {
+      t.clock.advance(1000);
+      ids.push((await latePayment(t.merchant.id, 'test', 50_000 + i, t.clock.now(), `p${i}`)).id);
+    }
+    const live = await latePayment(t.merchant.id, 'live', 70_000, t.clock.now(), 'live-one');
+    const order = (body: string) => [...body.matchAll(/href="#pay-(pay_[0-9A-Za-z]+)"/g)].map((m) => m[1]);
+
+    const first = await c.get('/dashboard/payments?status=unmatched&mode=test');
+    expect(order(first.body)).toEqual(ids.slice().reverse().slice(0, 25));
+    const older = /<a href="([^"]+)">Older payments<\/a>/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+    expect(older).toMatch(/^\/dashboard\/payments\?status=unmatched&mode=test&before=/);
+    const second = await c.get(older);
+    expect(order(second.body)).toEqual([ids[1], ids[0]]);
+    expect(second.body).not.toContain('Older payments');
+    expect(second.body).toContain('Newest payments');
+
+    const liveOnly = await c.get('/dashboard/payments?mode=live');
+    expect(order(liveOnly.body)).toEqual([live.id]);
+    expect((await c.get('/dashboard/payments?status=matched')).body).toContain('No matched payments to show.');
+    // Unknown filter values and a malformed cursor are ignored.
+    expect(order((await c.get('/dashboard/payments?status=bogus&before=x.y')).body)).toHaveLength(25);
+  });
+});
+
+describe('assign candidates', () => {
+  let t: TestApp;
+  afterEach(async () => t?.close());
+
+  it('are unpaid transactions of the same merchant, mode and total that held it when the payment was made', async () => {
+    t = await createTestApp();
+    const other = await seedMerchant(t.deps, 1, 'Other Shop');
+    const make = async (merchantId: string, amount: number, mode: Mode = 'test') => (await createTransaction(t.deps, createInput(merchantId, amount, { mode }))).transaction;
+    const grace = t.config.reservationGraceSeconds * 1000;
+
+    const ancient = await make(t.merchant.id, 10_000);
+    t.clock.advance(t.config.expiresInMaxSeconds * 1000 + grace + 10 * MINUTE);
+    const open = await make(t.merchant.id, 10_000);
+    const cancelled = await make(t.merchant.id, 10_000);
+    await cancelTransaction(t.deps, { trxid: cancelled.id, owner: null, actor: 'test' });
+    const paid = await make(t.merchant.id, 10_000);
+    await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: 's', sourcePaymentId: 'pays-it', amount: paid.total_amount, paidAt: t.clock.now(), trxid: paid.id });
+    const otherMode = await make(t.merchant.id, 10_000, 'live');
+    const otherMerchant = await make(other.merchant.id, 10_000);
+
+    const paidAt = t.clock.now() + MINUTE;
+    const ids = async (amount: number, at = paidAt) => (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount, paid_at: at })).map((x) => x.id);
+    expect(await ids(open.total_amount)).toEqual([open.id]);
+    expect(await ids(cancelled.total_amount)).toContain(cancelled.id);
+    for (const tx of [ancient, paid, otherMode, otherMerchant]) expect(await ids(tx.total_amount)).not.toContain(tx.id);
+
+    // Paid long after the cancel's grace ran out: the cancelled one is no candidate; the open one ends later.
+    const late = cancelled.created_at + grace + 2 * MINUTE;
+    expect(await ids(cancelled.total_amount, late)).not.toContain(cancelled.id);
+    // A transaction created well after the payment's time is no candidate; one created a few minutes after is.
+    expect(await ids(open.total_amount, open.created_at - 20 * MINUTE)).not.toContain(open.id);
+    expect(await ids(open.total_amount, open.created_at - 5 * MINUTE)).toContain(open.id);
+  });
+});
