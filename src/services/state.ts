@@ -11,8 +11,13 @@ export interface ServiceState {
   creates: CreateQueue;
   /** Successful API-key lookups, reused for a few seconds (merchants/principal-cache.ts). */
   principals: PrincipalCache;
+  /**
+   * Ids of the keys used since the last flush (merchants/key-uses.ts): the API notes a use here, and a
+   * loop writes them to api_keys.last_used_at once a minute, so no request waits for a write.
+   */
+  keyUses: Set<string>;
 }
 
 export function newServiceState(): ServiceState {
-  return { creates: new CreateQueue(), principals: new PrincipalCache() };
+  return { creates: new CreateQueue(), principals: new PrincipalCache(), keyUses: new Set() };
 }

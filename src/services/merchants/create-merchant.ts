@@ -3,18 +3,29 @@ import { newMerchantId } from '../../domain/ids.js';
 import { parseStaticQris } from '../../domain/qris/index.js';
 import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
+import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 
 export interface CreateMerchantInput {
   name: string;
   qris: string;
+  /** Who adds it, for the audit log: `user:<email>` from the console, the operator's name from the CLI. */
+  actor?: string;
+}
+
+export const MERCHANT_NAME_MAX = 100;
+
+/** The rule for a merchant's name in this gateway (create and rename): 1 to 100 characters, trimmed. */
+export function checkMerchantName(input: string): string {
+  const name = input.trim();
+  if (name.length === 0 || name.length > MERCHANT_NAME_MAX) {
+    throw new AppError('invalid_parameter', `name must be 1 to ${MERCHANT_NAME_MAX} characters`, { param: 'name' });
+  }
+  return name;
 }
 
 export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
-  const name = input.name.trim();
-  if (name.length === 0 || name.length > 100) {
-    throw new AppError('invalid_parameter', 'name must be 1 to 100 characters', { param: 'name' });
-  }
+  const name = checkMerchantName(input.name);
   let parsed: ReturnType<typeof parseStaticQris>;
   try {
     parsed = parseStaticQris(input.qris.trim());
@@ -32,7 +43,17 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     acquirer: parsed.acquirer,
     created_at: deps.now(),
   };
-  await insertMerchant(deps.db, row);
+  await deps.db.runInTransaction(async (trx) => {
+    await insertMerchant(trx, row);
+    await writeAudit(trx, {
+      actor: input.actor ?? 'system',
+      action: 'merchant.add',
+      subjectType: 'merchant',
+      subjectId: row.id,
+      details: { name, merchant_name: row.merchant_name, merchant_city: row.merchant_city, nmid: row.nmid },
+      now: row.created_at,
+    });
+  });
   return row;
 }
 
