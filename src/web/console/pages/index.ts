@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../services/deps.js';
+import { auditRoutes } from './audit.js';
+import { keysRoutes } from './keys.js';
+import { merchantsRoutes } from './merchants.js';
 import { overviewPage } from './overview.js';
 
 /** A section of the console: registers its routes in the console's scope (paths relative to /dashboard). */
@@ -11,5 +14,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [],
+  sections: [merchantsRoutes, keysRoutes, auditRoutes],
 };
