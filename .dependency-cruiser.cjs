@@ -31,6 +31,13 @@ module.exports = {
       from: { path: '^src/services' },
       to: { path: '^src/(sources|payment-sources|http|web|workers|cli|dev)/' },
     },
+    {
+      name: 'imaging-is-a-leaf',
+      severity: 'error',
+      comment: 'src/imaging (reading uploaded images) uses the domain and npm packages only: services call it, never the reverse.',
+      from: { path: '^src/imaging' },
+      to: { path: '^src/', pathNot: '^src/(imaging|domain)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -39,6 +39,12 @@ const STATUS: Record<ErrorCode, number> = {
   reference_already_recorded: 409,
   amount_mismatch: 409,
   payload_too_large: 413,
+  // An uploaded image: over the byte or pixel limit (413), not PNG or JPEG (415), or a PNG/JPEG that
+  // cannot be decoded or holds no readable QR code (422: the request was fine, the picture is not).
+  image_too_large: 413,
+  image_unsupported: 415,
+  image_corrupt: 422,
+  qr_not_found: 422,
   uri_too_long: 414,
   unsupported_media_type: 415,
   headers_too_large: 431,
@@ -53,6 +59,9 @@ const STATUS: Record<ErrorCode, number> = {
   // The SNAP acquirer answered with a refusal or nonsense (502), or not at all / overloaded (503).
   acquirer_error: 502,
   acquirer_unavailable: 503,
+  // Decoding an image (waiting for a free decoder included) outran its bound: the decoders were busy or
+  // the picture is unusually hard; Retry-After says when to try again.
+  image_decode_timeout: 503,
 };
 
 export function statusFor(code: ErrorCode): number {

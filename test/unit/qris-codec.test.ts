@@ -9,6 +9,8 @@ import {
   encodeField,
   encodeTlv,
   formatCrc,
+  inspectQris,
+  isStaticQris,
   parseQris,
   parseStaticQris,
   parseTlv,
@@ -553,5 +555,28 @@ describe('toDynamic and ParsedQris values', () => {
     const forged = { ...parsed, payload: `${staticPayload.slice(0, -4)}0000` };
     expect(() => toDynamic(forged, 1000)).toThrow(AppError);
     expect(toDynamic(parsed, 1000)).toBe(toDynamic(staticPayload, 1000));
+  });
+});
+
+describe('inspectQris and isStaticQris', () => {
+  const badCrc = (payload: string) => `${payload.slice(0, -4)}${payload.endsWith('0000') ? '0001' : '0000'}`;
+
+  it('reports a CRC that does not match instead of refusing it, and toDynamic does not trust the result', () => {
+    const { parsed, crcValid } = inspectQris(badCrc(warung.static));
+    expect(crcValid).toBe(false);
+    expect(parsed.merchantName).toBe('Warung Contoh');
+    expect(() => toDynamic(parsed, 1000)).toThrow(/bad CRC/);
+    expect(inspectQris(warung.static).crcValid).toBe(true);
+  });
+
+  it('still refuses what is not a QRIS, and a CRC field that is not 4 hex digits', () => {
+    expect(() => inspectQris('hello')).toThrow(AppError);
+    expect(() => inspectQris(`${warung.static.slice(0, -4)}zz12`)).toThrow(/bad CRC/);
+  });
+
+  it('calls static what parseStaticQris accepts', () => {
+    expect(isStaticQris(parseQris(warung.static))).toBe(true);
+    expect(isStaticQris(parseQris(warung.cases[0]!.dynamic))).toBe(false);
+    expect(() => parseStaticQris(warung.cases[0]!.dynamic)).toThrow(/not a static QRIS/);
   });
 });

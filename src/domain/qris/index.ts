@@ -3,6 +3,8 @@ export { encodeField, encodeTlv, parseTlv, type TlvField } from './tlv.js';
 export {
   buildQris,
   describeQris,
+  inspectQris,
+  isStaticQris,
   parseQris,
   parseStaticQris,
   toDynamic,

@@ -72,7 +72,8 @@ function parseAmountField(value: string): number {
   return amount;
 }
 
-function checkEnvelope(payload: string, fields: TlvField[]): string {
+/** Checks the envelope (00 first, 63 last and well-formed) and returns the CRC and whether it matches. */
+function checkEnvelope(payload: string, fields: TlvField[], requireCrcMatch: boolean): { crc: string; crcValid: boolean } {
   const first = fields[0];
   if (first?.tag !== '00') invalid('missing tag 00 (payload format indicator) as the first field');
   if (first.value !== '01') invalid(`bad payload format indicator: tag 00 is ${JSON.stringify(first.value)}, expected "01"`);
@@ -85,18 +86,30 @@ function checkEnvelope(payload: string, fields: TlvField[]): string {
   if (!CRC_HEX.test(crc)) invalid(`bad CRC: ${JSON.stringify(crc)} is not 4 upper-case hex digits`);
   // 63 is last and 4 long, so everything but the last 4 characters is what the CRC covers.
   const expected = formatCrc(crc16(payload.slice(0, -4)));
-  if (crc !== expected) invalid(`bad CRC: expected ${expected}, found ${crc}`);
-  return crc;
+  if (crc !== expected && requireCrcMatch) invalid(`bad CRC: expected ${expected}, found ${crc}`);
+  return { crc, crcValid: crc === expected };
 }
 
 export function parseQris(payload: string): ParsedQris {
+  return parseFields(payload, true).parsed;
+}
+
+/**
+ * parseQris for showing a code rather than using it: a CRC that does not match is reported instead of
+ * refused (every other rule still applies). A result with crcValid false is not one toDynamic trusts.
+ */
+export function inspectQris(payload: string): { parsed: ParsedQris; crcValid: boolean } {
+  return parseFields(payload, false);
+}
+
+function parseFields(payload: string, requireCrcMatch: boolean): { parsed: ParsedQris; crcValid: boolean } {
   if (typeof payload !== 'string') invalid('QRIS payload must be a string');
   if (payload.length === 0) invalid('empty QRIS payload');
   if (payload.length > MAX_QRIS_LENGTH) {
     invalid(`QRIS payload too long: ${payload.length} characters, the maximum is ${MAX_QRIS_LENGTH}`);
   }
   const fields = parseTlv(payload);
-  const crc = checkEnvelope(payload, fields);
+  const { crc, crcValid } = checkEnvelope(payload, fields, requireCrcMatch);
 
   const byTag = new Map<string, TlvField>();
   for (const f of fields) {
@@ -126,7 +139,7 @@ export function parseQris(payload: string): ParsedQris {
       return id !== undefined && id !== QRIS_ID;
     }) ?? accounts[0];
 
-  return remember({
+  const parsed: ParsedQris = {
     payload,
     fields,
     initiation: poi === '11' ? 'static' : poi === '12' ? 'dynamic' : null,
@@ -142,13 +155,23 @@ export function parseQris(payload: string): ParsedQris {
     acquirer: sub(acquirerTemplate, '00') ?? null,
     criteria: preferNational.map((f) => sub(f, '03')).find((v) => v !== undefined) ?? null,
     crc,
-  });
+  };
+  if (crcValid) remember(parsed);
+  return { parsed, crcValid };
 }
 
-/** For merchant onboarding: a code that already fixes an amount cannot be re-used for every charge. */
+/**
+ * A merchant's reusable code: not marked dynamic (tag 01 is 11, or absent) and fixing no amount. A code
+ * that already fixes an amount cannot be re-used for every charge.
+ */
+export function isStaticQris(parsed: ParsedQris): boolean {
+  return parsed.initiation !== 'dynamic' && parsed.amount === null;
+}
+
+/** For merchant onboarding: refuses a code that isStaticQris does not accept. */
 export function parseStaticQris(payload: string): ParsedQris {
   const parsed = parseQris(payload);
-  if (parsed.initiation === 'dynamic' || parsed.amount !== null) {
+  if (!isStaticQris(parsed)) {
     invalid("not a static QRIS: tag 01 is 12 (dynamic); use the merchant's static code");
   }
   return parsed;

@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
-import { parseStaticQris } from '../../domain/qris/index.js';
+import { parseStaticQris, type ParsedQris } from '../../domain/qris/index.js';
 import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
@@ -24,15 +24,22 @@ export function checkMerchantName(input: string): string {
   return name;
 }
 
-export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
-  const name = checkMerchantName(input.name);
-  let parsed: ReturnType<typeof parseStaticQris>;
+/**
+ * The rule a merchant's code must pass to be saved (a static QRIS with a valid CRC); the console's
+ * preview asks it too, so the two never disagree. Throws invalid_qris naming `qris`.
+ */
+export function parseMerchantQris(qris: string): ParsedQris {
   try {
-    parsed = parseStaticQris(input.qris.trim());
+    return parseStaticQris(qris.trim());
   } catch (err) {
     if (err instanceof AppError) throw new AppError('invalid_qris', err.message, { param: 'qris' });
     throw err;
   }
+}
+
+export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
+  const name = checkMerchantName(input.name);
+  const parsed = parseMerchantQris(input.qris);
   const row: MerchantsTable = {
     id: newMerchantId(),
     name,

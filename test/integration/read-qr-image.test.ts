@@ -1,0 +1,216 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crc32 } from '../../src/web/qr-image.js';
+import { closeQrImageReaders, createQrImageReader, readQrImage } from '../../src/imaging/read-qr-image.js';
+import { renderCleanPng, renderPhotoJpeg } from '../helpers/qr-photo.js';
+import { root, runCommand } from '../helpers/processes.js';
+
+const vectors = (JSON.parse(readFileSync(new URL('../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as { vectors: Array<{ static: string }> }).vectors;
+const [first, second, third] = vectors.map((v) => v.static) as [string, string, string];
+
+/** What a promise rejects with (an AppError's code and message), or code 'resolved'. */
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  return promise.then(
+    () => ({ code: 'resolved', message: '' }),
+    (err: { code?: string; message: string }) => ({ code: err.code ?? 'no code', message: err.message }),
+  );
+}
+
+const codeOf = async (promise: Promise<unknown>) => (await failure(promise)).code;
+
+/** A PNG of one chunk list: signature, then [type, data] chunks with their CRCs. */
+function png(chunks: Array<[string, Buffer]>): Buffer {
+  const parts: Buffer[] = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])];
+  for (const [type, data] of chunks) {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    const tail = Buffer.alloc(4);
+    tail.writeUInt32BE(crc32(head.subarray(4), data), 0);
+    parts.push(head, data, tail);
+  }
+  return Buffer.concat(parts);
+}
+
+let clean: Buffer;
+let photo: Buffer;
+let small: Buffer;
+
+beforeAll(async () => {
+  clean = await renderCleanPng(first);
+  // A phone photo of the sticker: 4000x3000, rotated 23 degrees, tilted, lit from one side, noisy.
+  photo = await renderPhotoJpeg(second, { seed: 7, qrPixels: 1000, rotation: 23, tilt: 0.2, lighting: 'gradient', noise: 18, blur: 0.7, quality: 92 });
+  small = await renderPhotoJpeg(third, { seed: 8, width: 800, height: 600, qrPixels: 300, rotation: 35, tilt: 0.15, lighting: 'vignette', noise: 8, blur: 0.5, quality: 75 });
+});
+
+afterAll(() => closeQrImageReaders());
+
+describe('readQrImage', () => {
+  it('reads a clean PNG render', async () => {
+    expect(await readQrImage(clean)).toBe(first);
+  });
+
+  it('reads a code exported on a transparent background', async () => {
+    const { data, info } = await sharp(clean).raw().toBuffer({ resolveWithObject: true });
+    // Dark modules stay opaque black; light ones become transparent black, as a vector export makes them.
+    const rgba = Buffer.alloc(info.width * info.height * 4);
+    for (let i = 0; i < info.width * info.height; i++) rgba[i * 4 + 3] = data[i * info.channels]! < 128 ? 255 : 0;
+    const transparent = await sharp(rgba, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toBuffer();
+    expect(await readQrImage(transparent)).toBe(first);
+  });
+
+  it('reads a 12 MP phone photo of several MB within the bound', async () => {
+    expect(photo.length).toBeGreaterThan(3_000_000);
+    const started = Date.now();
+    expect(await readQrImage(photo, { timeoutMs: 8_000 })).toBe(second);
+    expect(Date.now() - started).toBeLessThan(8_000);
+  });
+
+  it('reads a small, scaled-down photo (quotes and ampersand intact)', async () => {
+    expect(await readQrImage(small)).toBe(third);
+  });
+
+  it('refuses what is not a PNG or JPEG', async () => {
+    expect(await codeOf(readQrImage(Buffer.from('GIF89a not really an image')))).toBe('image_unsupported');
+    expect(await codeOf(readQrImage(new Uint8Array(0)))).toBe('image_unsupported');
+    expect(await codeOf(readQrImage(Buffer.from('%PDF-1.7\n')))).toBe('image_unsupported');
+  });
+
+  it('refuses a truncated JPEG with image_corrupt', async () => {
+    // Cut inside the pixel data: the header reads, the decoder finds the end too early.
+    expect(await codeOf(readQrImage(photo.subarray(0, photo.length / 2)))).toBe('image_corrupt');
+    // Cut inside the headers: refused before any decoder starts.
+    expect(await codeOf(readQrImage(photo.subarray(0, 40)))).toBe('image_corrupt');
+  });
+
+  it('refuses a PNG whose header declares 30000x30000 before decoding it', async () => {
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(30_000, 0);
+    header.writeUInt32BE(30_000, 4);
+    header[8] = 8; // 8-bit grey
+    const bomb = png([
+      ['IHDR', header],
+      ['IDAT', deflateSync(Buffer.alloc(1000))],
+      ['IEND', Buffer.alloc(0)],
+    ]);
+    const reader = createQrImageReader();
+    const read = reader.read(bomb);
+    // Decided on the header alone: no decoder thread was started (a decode would say image_corrupt).
+    expect(reader.active).toBe(0);
+    const err = await failure(read);
+    expect(err.code).toBe('image_too_large');
+    expect(err.message).toContain('30000x30000');
+    await reader.close();
+  });
+
+  it('refuses more bytes than maxBytes', async () => {
+    expect(await codeOf(readQrImage(photo, { maxBytes: 1_000_000 }))).toBe('image_too_large');
+    expect(await codeOf(readQrImage(clean, { maxPixels: 1000 }))).toBe('image_too_large');
+  });
+
+  it('says qr_not_found for a picture without a code', async () => {
+    // 64x64 8-bit grey, every row filter 0 then 64 light pixels.
+    const rows = Buffer.alloc(65 * 64, 200);
+    for (let y = 0; y < 64; y++) rows[y * 65] = 0;
+    const blank = png([
+      ['IHDR', Buffer.from([0, 0, 0, 64, 0, 0, 0, 64, 8, 0, 0, 0, 0])],
+      ['IDAT', deflateSync(rows)],
+      ['IEND', Buffer.alloc(0)],
+    ]);
+    expect(await codeOf(readQrImage(blank))).toBe('qr_not_found');
+  });
+
+  it('stops a decode at timeoutMs and the decoder thread is gone when the caller hears', async () => {
+    const reader = createQrImageReader();
+    const started = Date.now();
+    expect(await codeOf(reader.read(photo, { timeoutMs: 120 }))).toBe('image_decode_timeout');
+    expect(reader.active).toBe(0);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // The reader still works afterwards.
+    expect(await reader.read(clean)).toBe(first);
+    await reader.close();
+  });
+
+  it('runs at most `concurrency` decodes at once; the others wait their turn', async () => {
+    const reader = createQrImageReader({ concurrency: 2 });
+    let most = 0;
+    let waited = 0;
+    const sample = setInterval(() => {
+      most = Math.max(most, reader.active);
+      waited = Math.max(waited, reader.waiting);
+    }, 2);
+    const reads = Array.from({ length: 5 }, () => reader.read(photo));
+    const texts = await Promise.all(reads);
+    clearInterval(sample);
+    expect(texts).toEqual(Array(5).fill(second));
+    expect(most).toBe(2);
+    expect(waited).toBeGreaterThanOrEqual(2);
+    await reader.close();
+  });
+
+  it('counts the wait for a decoder in timeoutMs', async () => {
+    const reader = createQrImageReader({ concurrency: 1 });
+    const busy = reader.read(photo);
+    const err = await failure(reader.read(clean, { timeoutMs: 50 }));
+    expect(err.code).toBe('image_decode_timeout');
+    expect(err.message).toContain('waiting for a free decoder');
+    expect(reader.waiting).toBe(0);
+    expect(await busy).toBe(second);
+    await reader.close();
+  });
+
+  it('refuses calls in progress once closed', async () => {
+    const reader = createQrImageReader({ concurrency: 1 });
+    const running = reader.read(photo);
+    const queued = reader.read(clean);
+    const codes = Promise.all([codeOf(running), codeOf(queued)]);
+    await reader.close();
+    expect(await codes).toEqual(['service_unavailable', 'service_unavailable']);
+    expect(reader.active).toBe(0);
+  });
+});
+
+describe('readQrImage from the built dist/', () => {
+  // Long: the first test to run the entry point after an edit compiles dist/.
+  it('decodes, times out, and lets the process exit without being closed', { timeout: 150_000 }, async () => {
+    // The real entry point compiles dist/ when it is stale (a no-op when another test already did).
+    expect((await runCommand(['--version'], {})).code).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), 'qg-qr-'));
+    try {
+      writeFileSync(join(dir, 'clean.png'), clean);
+      writeFileSync(join(dir, 'photo.jpg'), photo);
+      const script = `
+        import { readFileSync } from 'node:fs';
+        const { readQrImage } = await import(${JSON.stringify(join(root, 'dist', 'imaging', 'read-qr-image.js'))});
+        const dir = ${JSON.stringify(dir)};
+        console.log(await readQrImage(readFileSync(dir + '/clean.png')));
+        console.log(await readQrImage(readFileSync(dir + '/photo.jpg'), { timeoutMs: 150 }).catch((e) => e.code));
+      `;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let errors = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (errors += c));
+      const exited = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve(null);
+        }, 15_000);
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
+      });
+      expect(errors).toBe('');
+      expect(exited).toBe(0);
+      expect(out.trim().split('\n')).toEqual([first, 'image_decode_timeout']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
