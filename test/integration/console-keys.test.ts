@@ -43,7 +43,7 @@ describe('console API keys', () => {
     expect(one.body).toContain(`<input type="hidden" name="merchant" value="${t.merchant.id}">`);
     for (const th of ['Key', 'Mode', 'Created', 'Last used', 'State']) expect(one.body).toContain(`<th${th === 'Created' ? ' class="hide-narrow"' : ''}>${th}</th>`);
     const stored = await t.deps.db.selectFrom('api_keys').select('key_prefix').execute();
-    for (const k of stored) expect(one.body).toContain(`<td class="mono">${k.key_prefix}</td>`);
+    for (const k of stored) expect(one.body).toContain(`<td class="mono key">${k.key_prefix}</td>`);
     expect(one.body.match(/<td>never<\/td>/g)).toHaveLength(2);
     expect(keysIn(one.body)).toEqual([]);
 

@@ -1,13 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, seedMerchant, vectors, type TestApp } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from '../helpers/console.js';
 import { parseQris } from '../../src/domain/qris/index.js';
+import { closeQrImageReaders } from '../../src/imaging/read-qr-image.js';
+import QRCode from 'qrcode';
+import sharp from 'sharp';
 import { api, multipart, postPreview } from '../helpers/console-forms.js';
+import { photoVariant, renderPhotoJpeg } from '../helpers/qr-photo.js';
 
 const STATIC_1 = vectors.vectors[1]!.static;
 const STATIC_2 = vectors.vectors[2]!.static;
 const DYNAMIC = vectors.vectors[0]!.cases[0]!.dynamic;
 const BAD_CRC = vectors.invalid.find((v) => v.why === 'wrong CRC')!.payload;
+
+/** A plain white picture: a valid PNG with no QR code in it. */
+const whitePng = () => sharp({ create: { width: 400, height: 300, channels: 3, background: '#ffffff' } }).png().toBuffer();
 
 const alertOf = (body: string) => /<p class="notice error" role="alert">([^<]*)<\/p>/.exec(body)?.[1];
 const statusOf = (body: string) => /<p class="notice success" role="status">([^<]*)/.exec(body)?.[1];
@@ -15,6 +22,7 @@ const statusOf = (body: string) => /<p class="notice success" role="status">([^<
 describe('console merchants', () => {
   let t: TestApp;
   afterEach(async () => t?.close());
+  afterAll(() => closeQrImageReaders());
 
   async function operator(): Promise<ConsoleClient> {
     await addOperator(t.deps);
@@ -144,8 +152,8 @@ describe('console merchants', () => {
     const c = await operator();
     const cases: Array<[Record<string, string>, number, RegExp]> = [
       [{ name: 'X', qris: 'hello, I am not a QRIS' }, 400, /^This is not a valid QRIS: /],
-      [{ name: 'X', qris: DYNAMIC }, 400, /^This QRIS is dynamic: it fixes one amount\./],
-      [{ name: 'X', qris: BAD_CRC }, 400, /^The QRIS checksum \(CRC\) is wrong/],
+      [{ name: 'X', qris: DYNAMIC }, 422, /^This QRIS is dynamic: it fixes one amount\./],
+      [{ name: 'X', qris: BAD_CRC }, 422, /^The QRIS checksum \(CRC\) is wrong/],
       [{ name: 'X', qris: '   ' }, 400, /^Choose a QRIS image or paste its payload\.$/],
       [{ name: ' ', qris: STATIC_1 }, 400, /^Give the merchant a name of 1 to 100 characters\.$/],
       [{ name: 'x'.repeat(101), qris: STATIC_1 }, 400, /^Give the merchant a name/],
@@ -158,9 +166,55 @@ describe('console merchants', () => {
       // The form is shown again, with what was typed.
       expect(res.body).toContain('<label for="merchant-image">QRIS image</label>');
       if (fields.name!.trim() && fields.name!.length <= 100) expect(res.body).toContain(`value="${fields.name}"`);
+      // A code that was read but would be refused shows what was read, and no Save.
+      expect(res.body.includes('<h2>What was read</h2>'), JSON.stringify(fields)).toBe(status === 422);
+      expect(res.body).not.toContain('>Save</button>');
     }
+    const dynamic = await postPreview(t, c, { name: 'X', qris: DYNAMIC });
+    expect(dynamic.body).toContain('<span class="badge failed">dynamic</span>');
+    const badCrc = await postPreview(t, c, { name: 'X', qris: BAD_CRC });
+    expect(badCrc.body).toContain('<span class="badge failed">invalid</span>');
     expect(await t.deps.db.selectFrom('merchants').select('id').execute()).toHaveLength(1);
   });
+
+  it('reads the QRIS from an uploaded PNG and from a phone photo (JPEG)', async () => {
+    t = await createTestApp();
+    const c = await operator();
+    const png = await QRCode.toBuffer(STATIC_1, { type: 'png', errorCorrectionLevel: 'M', scale: 6 });
+    const fromPng = await postPreview(t, c, { name: 'From PNG', qris: '' }, { name: 'image', filename: 'qris.png', type: 'image/png', data: png });
+    expect(fromPng.statusCode).toBe(200);
+    expect(fromPng.body).toContain('TOKO SEMBAKO MAKMUR JAYA');
+    expect(fromPng.body).toContain(`<input type="hidden" name="qris" value="${STATIC_1}">`);
+    // The image wins over a payload typed beside it.
+    const photo = await renderPhotoJpeg(STATIC_2, photoVariant(5));
+    const fromPhoto = await postPreview(t, c, { name: 'From photo', qris: STATIC_1 }, { name: 'image', filename: 'IMG_0001.JPG', type: 'image/jpeg', data: photo });
+    expect(fromPhoto.statusCode).toBe(200);
+    expect(fromPhoto.body).toContain('Kopi &amp; Roti &quot;Pagi&quot;');
+    expect(fromPhoto.body).toContain('<span class="badge ok">static</span>');
+    const saved = await c.post('/dashboard/merchants', { _csrf: csrfOf(fromPhoto.body), name: 'From photo', qris: STATIC_2 });
+    expect(saved.statusCode).toBe(303);
+  }, 60_000);
+
+  it('refuses unreadable uploads with a clear message on the form', async () => {
+    t = await createTestApp();
+    const c = await operator();
+    const blank = await QRCode.toBuffer('not a qris at all, just text', { type: 'png', scale: 4 });
+    const cases: Array<[{ filename: string; type: string; data: Buffer }, number, string | RegExp]> = [
+      [{ filename: 'notes.txt', type: 'text/plain', data: Buffer.from('hello, this is text') }, 415, 'This file is not a PNG or JPEG image.'],
+      [{ filename: 'fake.png', type: 'image/png', data: Buffer.from('GIF89a not really') }, 415, 'This file is not a PNG or JPEG image.'],
+      [{ filename: 'cut.png', type: 'image/png', data: blank.subarray(0, 60) }, 422, 'The image could not be decoded: the file is damaged or incomplete.'],
+      [{ filename: 'white.png', type: 'image/png', data: await whitePng() }, 422, /^No QR code was found in the image\./],
+      [{ filename: 'other.png', type: 'image/png', data: blank }, 400, /^This is not a valid QRIS: /],
+    ];
+    for (const [file, status, message] of cases) {
+      const res = await postPreview(t, c, { name: 'Upload' }, { name: 'image', ...file });
+      expect(res.statusCode, file.filename).toBe(status);
+      if (typeof message === 'string') expect(alertOf(res.body), file.filename).toBe(message);
+      else expect(alertOf(res.body), file.filename).toMatch(message);
+      expect(res.body).toContain('value="Upload"');
+    }
+    expect(await t.deps.db.selectFrom('merchants').select('id').execute()).toHaveLength(1);
+  }, 60_000);
 
   it('refuses an upload over 15 MB on the form itself', async () => {
     t = await createTestApp();

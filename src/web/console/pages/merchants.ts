@@ -4,6 +4,7 @@ import { html, type SafeHtml } from '../../../domain/html.js';
 import type { Deps } from '../../../services/deps.js';
 import { renameMerchant, setMerchantEnabled } from '../../../services/merchants/change-merchant.js';
 import { createMerchant, MERCHANT_NAME_MAX } from '../../../services/merchants/create-merchant.js';
+import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
 import { getViewerMerchant, listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
 import { resumeSession } from '../../../services/users/sessions.js';
 import { isOperator } from '../../../services/users/viewer.js';
@@ -11,7 +12,6 @@ import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../qr-image.js';
 import { consolePage, field, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
 import { defineMessages, translator, wibTime, type Translate } from '../i18n.js';
-import { previewQris, type QrisPreview } from './merchant-preview.js';
 
 const words = defineMessages(
   {
@@ -63,6 +63,9 @@ const words = defineMessages(
     errUnsupported: 'This file is not a PNG or JPEG image.',
     errTooLarge: 'The file is larger than {size}. Send a smaller picture.',
     errTimeout: 'Reading the image took too long. Try a smaller or sharper picture.',
+    errImageTooLarge: 'The picture is too large to read ({detail}). Send a smaller one.',
+    errCorrupt: 'The image could not be decoded: the file is damaged or incomplete.',
+    readTitle: 'What was read',
     errImage: 'The image could not be read: {detail}.',
     detailTitle: 'Merchant',
     rename: 'Rename',
@@ -125,6 +128,9 @@ const words = defineMessages(
     errUnsupported: 'Berkas ini bukan gambar PNG atau JPEG.',
     errTooLarge: 'Berkas lebih besar dari {size}. Kirim gambar yang lebih kecil.',
     errTimeout: 'Membaca gambar terlalu lama. Coba gambar yang lebih kecil atau lebih tajam.',
+    errImageTooLarge: 'Gambar terlalu besar untuk dibaca ({detail}). Kirim yang lebih kecil.',
+    errCorrupt: 'Gambar tidak dapat dibaca: berkasnya rusak atau tidak lengkap.',
+    readTitle: 'Yang terbaca',
     errImage: 'Gambar tidak dapat dibaca: {detail}.',
     detailTitle: 'Merchant',
     rename: 'Ganti nama',
@@ -192,16 +198,15 @@ ${
     const t = translator(words, page.lang);
     if (form.name.trim().length === 0 || form.name.trim().length > MERCHANT_NAME_MAX) return sendForm(page, form, t('errName'), 400);
     if (!image && form.payload.trim() === '') return sendForm(page, form, t('errNeed'), 400);
-    let preview: QrisPreview;
+    let preview: MerchantQrisPreview;
     try {
-      preview = await previewQris(deps, image ? { image } : { payload: form.payload });
+      preview = await previewMerchantQris(deps, image ? { image } : { payload: form.payload });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       return sendForm(page, form, qrisErrorText(t, err), statusFor(err.code));
     }
-    // Saving either would fail: say so now, on the form, rather than after a preview.
-    if (!preview.isStatic) return sendForm(page, form, t('errDynamic'), 400);
-    if (!preview.crcValid) return sendForm(page, form, t('errCrc', { detail: 'CRC' }), 400);
+    // A code Save would refuse (dynamic, bad CRC) is shown with the reason, on the form, without Save.
+    if (!preview.savable) return sendForm(page, { ...form, payload: image ? form.payload : preview.payload }, refusalText(t, preview), 422, preview);
     return sendPreview(page, form.name.trim(), preview);
   });
 
@@ -216,7 +221,7 @@ ${
     } catch (err) {
       if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
       const t = translator(words, page.lang);
-      return sendForm(page, form, err.param === 'name' ? t('errName') : qrisErrorText(t, err), 400);
+      return sendForm(page, form, err.param === 'name' ? t('errName') : saveRefusalText(t, err), 400);
     }
   });
 
@@ -303,24 +308,47 @@ function fileOf(body: unknown, name: string): Uint8Array | null {
   return value instanceof Uint8Array && value.length > 0 ? value : null;
 }
 
-/** A QRIS or image refusal in words a person can act on. */
+/** A QRIS or image refusal in words a person can act on; the technical detail stays in the message. */
 function qrisErrorText(t: T, err: AppError): string {
   const detail = err.message.replace(/\.$/, '');
   switch (err.code) {
     case 'invalid_qris':
-      if (/not a static QRIS|dynamic/i.test(err.message)) return t('errDynamic');
-      if (/bad CRC/i.test(err.message)) return t('errCrc', { detail });
       return t('errInvalid', { detail });
+    case 'image_unsupported':
+      return t('errUnsupported');
+    case 'image_too_large':
+      return t('errImageTooLarge', { detail });
+    case 'image_corrupt':
+      return t('errCorrupt');
+    case 'qr_not_found':
+      return t('errNotFound');
+    case 'image_decode_timeout':
+      return t('errTimeout');
     default:
       return t('errImage', { detail });
   }
 }
 
-function sendForm(page: ConsolePage, form: FormState, error: string | null, status: number): FastifyReply {
+/** Why Save would refuse a code that was read (its preview's refusal, from createMerchant's own rule). */
+function refusalText(t: T, preview: MerchantQrisPreview): string {
+  if (!preview.isStatic) return t('errDynamic');
+  if (!preview.crcValid) return t('errCrc', { detail: preview.refusal ?? 'CRC' });
+  return t('errInvalid', { detail: (preview.refusal ?? '').replace(/\.$/, '') });
+}
+
+/** A payload refused on Save (it came back from the browser changed): the same words as the preview's. */
+function saveRefusalText(t: T, err: AppError): string {
+  if (/not a static QRIS/.test(err.message)) return t('errDynamic');
+  if (/bad CRC/.test(err.message)) return t('errCrc', { detail: err.message.replace(/\.$/, '') });
+  return qrisErrorText(t, err);
+}
+
+function sendForm(page: ConsolePage, form: FormState, error: string | null, status: number, read: MerchantQrisPreview | null = null): FastifyReply {
   const t = translator(words, page.lang);
   const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
 <h1>${t('newTitle')}</h1>
 ${error ? html`<p class="notice error" role="alert">${error}</p>` : ''}
+${read ? html`<section class="card"><h2>${t('readTitle')}</h2>${readFields(t, read, null)}</section>` : ''}
 <form method="post" action="/dashboard/merchants/preview" enctype="multipart/form-data" class="card add-merchant">
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <p class="muted">${t('newIntro')}</p>
@@ -339,25 +367,30 @@ ${error ? html`<p class="notice error" role="alert">${error}</p>` : ''}
   return page.send(t('newTitle'), 'merchants', body, status);
 }
 
-function sendPreview(page: ConsolePage, name: string, p: QrisPreview): FastifyReply {
+/** What a preview read from the code, as a list (the merchant's name in this gateway first, when given). */
+function readFields(t: T, p: MerchantQrisPreview, name: string | null): SafeHtml {
+  const badge = (yes: boolean, good: string, bad: string) => html`<span class="badge ${yes ? 'ok' : 'failed'}">${yes ? good : bad}</span>`;
+  return html`<dl class="fields">
+${name === null ? '' : html`<dt>${t('name')}</dt><dd><strong>${name}</strong></dd>`}
+<dt>${t('qrisName')}</dt><dd>${p.merchantName}</dd>
+<dt>${t('city')}</dt><dd>${p.city}</dd>
+<dt>${t('nmid')}</dt><dd class="mono">${p.nmid ?? '–'}</dd>
+<dt>${t('acquirer')}</dt><dd class="mono">${p.acquirer ?? '–'}</dd>
+<dt>${t('type')}</dt><dd>${badge(p.isStatic, t('static'), t('dynamic'))}</dd>
+<dt>${t('crc')}</dt><dd>${badge(p.crcValid, t('crcValid'), t('crcInvalid'))}</dd>
+</dl>
+<details><summary>${t('payloadShown')}</summary><p class="mono">${p.payload}</p></details>`;
+}
+
+function sendPreview(page: ConsolePage, name: string, p: MerchantQrisPreview): FastifyReply {
   const t = translator(words, page.lang);
-  const ok = (yes: boolean, good: string, bad: string) => html`<span class="badge ${yes ? 'ok' : 'failed'}">${yes ? good : bad}</span>`;
   const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
 <h1>${t('previewTitle')}</h1>
 <section class="card preview">
 <img src="${qrPngDataUrl(p.payload)}" alt="${t('qrAlt')}" width="220" height="220">
 <div>
 <p class="muted">${t('previewIntro')}</p>
-<dl class="fields">
-<dt>${t('name')}</dt><dd><strong>${name}</strong></dd>
-<dt>${t('qrisName')}</dt><dd>${p.merchantName}</dd>
-<dt>${t('city')}</dt><dd>${p.city}</dd>
-<dt>${t('nmid')}</dt><dd class="mono">${p.nmid ?? '–'}</dd>
-<dt>${t('acquirer')}</dt><dd class="mono">${p.acquirer ?? '–'}</dd>
-<dt>${t('type')}</dt><dd>${ok(p.isStatic, t('static'), t('dynamic'))}</dd>
-<dt>${t('crc')}</dt><dd>${ok(p.crcValid, t('crcValid'), t('crcInvalid'))}</dd>
-</dl>
-<details><summary>${t('payloadShown')}</summary><p class="mono">${p.payload}</p></details>
+${readFields(t, p, name)}
 <form method="post" action="/dashboard/merchants" class="buttons">
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <input type="hidden" name="name" value="${name}">
