@@ -3,6 +3,8 @@ import { createTestApp, seedMerchant, vectors, type TestApp } from '../helpers/c
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from '../helpers/console.js';
 import { parseQris } from '../../src/domain/qris/index.js';
 import { closeQrImageReaders } from '../../src/imaging/read-qr-image.js';
+import { AppError } from '../../src/domain/errors.js';
+import { qrisErrorWords } from '../../src/web/console/pages/merchants.js';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { api, multipart, postPreview } from '../helpers/console-forms.js';
@@ -215,6 +217,16 @@ describe('console merchants', () => {
     }
     expect(await t.deps.db.selectFrom('merchants').select('id').execute()).toHaveLength(1);
   }, 60_000);
+
+  it('has its own words for each refusal of the image reader, in both languages', () => {
+    const codes = ['image_unsupported', 'image_too_large', 'image_corrupt', 'qr_not_found', 'image_decode_timeout', 'invalid_qris'] as const;
+    for (const lang of ['en', 'id'] as const) {
+      const texts = codes.map((code) => qrisErrorWords(lang, new AppError(code, 'detail here')));
+      expect(new Set(texts).size, lang).toBe(codes.length);
+    }
+    expect(qrisErrorWords('en', new AppError('image_decode_timeout', 'x'))).toBe('Reading the image took too long. Try a smaller or sharper picture.');
+    expect(qrisErrorWords('id', new AppError('qr_not_found', 'x'))).toMatch(/^Tidak ada kode QR/);
+  });
 
   it('refuses an upload over 15 MB on the form itself', async () => {
     t = await createTestApp();

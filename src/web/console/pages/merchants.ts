@@ -11,7 +11,7 @@ import { isOperator } from '../../../services/users/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../qr-image.js';
 import { consolePage, field, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
-import { defineMessages, translator, wibTime, type Translate } from '../i18n.js';
+import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
 
 const words = defineMessages(
   {
@@ -335,6 +335,9 @@ function refusalText(t: T, preview: MerchantQrisPreview): string {
   if (!preview.crcValid) return t('errCrc', { detail: preview.refusal ?? 'CRC' });
   return t('errInvalid', { detail: (preview.refusal ?? '').replace(/\.$/, '') });
 }
+
+/** qrisErrorText in a language, for tests of the words. */
+export const qrisErrorWords = (lang: Lang, err: AppError): string => qrisErrorText(translator(words, lang), err);
 
 /** A payload refused on Save (it came back from the browser changed): the same words as the preview's. */
 function saveRefusalText(t: T, err: AppError): string {
