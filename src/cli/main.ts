@@ -75,7 +75,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .requiredOption('--qris <payload>', "the merchant's static QRIS payload")
     .option('--json', 'print JSON')
     .action(async (opts: { name: string; qris: string }) => {
-      const row = await withDeps((deps) => createMerchant(deps, opts));
+      const row = await withDeps((deps) => createMerchant(deps, { ...opts, actor: actor() }));
       const view = merchantView(row);
       emit(io, json, view, () => `created merchant ${row.id} (${row.merchant_name}, ${row.merchant_city}${row.nmid ? `, NMID ${row.nmid}` : ''})`);
     });
@@ -105,7 +105,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory())
     .option('--json', 'print JSON')
     .action(async (opts: { merchant: string; mode: 'test' | 'live' }) => {
-      const created = await withDeps((deps) => createApiKey(deps, { merchantId: opts.merchant, mode: opts.mode }));
+      const created = await withDeps((deps) => createApiKey(deps, { merchantId: opts.merchant, mode: opts.mode, actor: actor() }));
       emit(io, json, created, () => `${created.key}\n(key ${created.id}; shown only now, store it safely)`);
     });
   key
@@ -120,7 +120,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .command('revoke <id>')
     .option('--json', 'print JSON')
     .action(async (id: string) => {
-      const row = await withDeps((deps) => revokeApiKey(deps, id));
+      const row = await withDeps((deps) => revokeApiKey(deps, id, actor()));
       emit(io, json, row, () => `revoked ${row.id} (${row.prefix})`);
     });
 

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'invalid_signature',
   'api_key_mismatch',
   'test_mode_only',
+  'merchant_disabled',
   'not_found',
   'transaction_not_found',
   'merchant_not_found',

@@ -29,6 +29,7 @@ import { timeoutOptions } from './timeouts.js';
 import { listenForStatus } from '../services/transactions/status-bus.js';
 import { startStatusWatch } from '../services/transactions/status-watch.js';
 import { registerMetrics } from './metrics.js';
+import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
 import { snapNotifyRoutes } from '../payment-sources/snap/notify-route.js';
 
@@ -148,6 +149,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, options.logger ?? null);
   if (limiter instanceof RedisRateLimiter) app.addHook('onClose', async () => limiter.close());
   const guard = authenticate(deps, limiter);
+  // The keys the guard notes as used are written once a minute and on close, before the database closes.
+  const keyUses = startKeyUseFlusher(deps, options.logger ?? null);
+  app.addHook('onClose', () => keyUses.stop());
 
   // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
   for (const [prefix, hide] of [['/api', false], ['/api/api', true]] as const) {

@@ -14,6 +14,8 @@ const STATUS: Record<ErrorCode, number> = {
   invalid_api_key: 401,
   invalid_signature: 401,
   test_mode_only: 403,
+  // The key is valid but its merchant has been disabled by an operator (the console's merchants page).
+  merchant_disabled: 403,
   not_found: 404,
   transaction_not_found: 404,
   merchant_not_found: 404,

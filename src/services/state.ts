@@ -14,8 +14,13 @@ export interface ServiceState {
   principals: PrincipalCache;
   /** Merchants' daily create quotas, reused for a few seconds (merchants/quota-cache.ts). */
   quotas: QuotaCache;
+  /**
+   * Ids of the keys used since the last flush (merchants/key-uses.ts): the API notes a use here, and a
+   * loop writes them to api_keys.last_used_at once a minute, so no request waits for a write.
+   */
+  keyUses: Set<string>;
 }
 
 export function newServiceState(): ServiceState {
-  return { creates: new CreateQueue(), principals: new PrincipalCache(), quotas: new QuotaCache() };
+  return { creates: new CreateQueue(), principals: new PrincipalCache(), quotas: new QuotaCache(), keyUses: new Set() };
 }

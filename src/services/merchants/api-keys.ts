@@ -3,6 +3,7 @@ import { apiKeyMode, apiKeyPrefix, generateApiKey, hashApiKey, hashesEqual } fro
 import { newApiKeyId } from '../../domain/ids.js';
 import { apiKeyByHash, apiKeyById, apiKeysInOrder, insertApiKey, markApiKeyRevoked } from '../../storage/queries/api-keys.js';
 import type { Mode } from '../../storage/schema.js';
+import { writeAudit } from '../audit.js';
 import { getMerchant } from './create-merchant.js';
 import type { Deps } from '../deps.js';
 import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
@@ -24,7 +25,8 @@ export interface CreatedApiKey extends ApiKeySummary {
 
 export { PRINCIPAL_CACHE_MS, type Principal } from './principal-cache.js';
 
-export async function createApiKey(deps: Deps, input: { merchantId: string; mode: Mode }): Promise<CreatedApiKey> {
+/** `actor` is who asks, for the audit log (`user:<email>` from the console, the operator's name from the CLI). */
+export async function createApiKey(deps: Deps, input: { merchantId: string; mode: Mode; actor?: string }): Promise<CreatedApiKey> {
   if (input.mode !== 'test' && input.mode !== 'live') {
     throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
   }
@@ -39,7 +41,10 @@ export async function createApiKey(deps: Deps, input: { merchantId: string; mode
     created_at: deps.now(),
     revoked_at: null,
   };
-  await insertApiKey(deps.db, row);
+  await deps.db.runInTransaction(async (trx) => {
+    await insertApiKey(trx, row);
+    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'api_key.create', subjectType: 'api_key', subjectId: row.id, details: { merchant_id: row.merchant_id, mode: row.mode, prefix: row.key_prefix }, now: row.created_at });
+  });
   return { key, ...summary(row) };
 }
 
@@ -47,11 +52,17 @@ export async function listApiKeys(deps: Deps, merchantId?: string): Promise<ApiK
   return (await apiKeysInOrder(deps.db, merchantId)).map(summary);
 }
 
-export async function revokeApiKey(deps: Deps, id: string): Promise<ApiKeySummary> {
-  await markApiKeyRevoked(deps.db, id, deps.now());
+export async function revokeApiKey(deps: Deps, id: string, actor = 'system'): Promise<ApiKeySummary> {
+  const now = deps.now();
+  const row = await deps.db.runInTransaction(async (trx) => {
+    const found = await apiKeyById(trx, id);
+    if (!found) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
+    if (found.revoked_at !== null) return found;
+    await markApiKeyRevoked(trx, id, now);
+    await writeAudit(trx, { actor, action: 'api_key.revoke', subjectType: 'api_key', subjectId: id, details: { merchant_id: found.merchant_id, prefix: found.key_prefix }, now });
+    return { ...found, revoked_at: now };
+  });
   deps.state.principals.clear(performance.now());
-  const row = await apiKeyById(deps.db, id);
-  if (!row) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
   return summary(row);
 }
 
@@ -67,17 +78,26 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
   if (!row || !hashesEqual(row.key_hash, hash) || row.revoked_at !== null || row.mode !== mode) {
     throw new AppError('invalid_api_key', 'the API key is not valid or has been revoked');
   }
+  // A refusal is never cached, so enabling the merchant again lets its keys in at once.
+  if (row.merchant_disabled_at != null) throw new AppError('merchant_disabled', "the key's merchant has been disabled");
   return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode };
 }
 
-/** authenticateApiKey with its successful answers reused for PRINCIPAL_CACHE_MS: one select saved per request. */
+/**
+ * authenticateApiKey with its successful answers reused for PRINCIPAL_CACHE_MS: one select saved per
+ * request. Each success notes the key as used, in memory only (flushKeyUses writes it, once a minute).
+ */
 export async function authenticateApiKeyCached(deps: Deps, key: string): Promise<Principal> {
   const hash = hashApiKey(key);
   const startedAt = performance.now();
   const hit = deps.state.principals.get(hash, startedAt);
-  if (hit) return hit;
+  if (hit) {
+    deps.state.keyUses.add(hit.keyId);
+    return hit;
+  }
   const principal = await authenticateApiKey(deps, key);
   deps.state.principals.set(hash, principal, startedAt);
+  deps.state.keyUses.add(principal.keyId);
   return principal;
 }
 

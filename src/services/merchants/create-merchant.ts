@@ -3,6 +3,7 @@ import { newMerchantId } from '../../domain/ids.js';
 import { parseStaticQris, type ParsedQris } from '../../domain/qris/index.js';
 import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
+import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 
 export interface CreateMerchantInput {
@@ -13,6 +14,19 @@ export interface CreateMerchantInput {
    * user adds waits for an operator when LIVE_KEYS=approval.
    */
   liveApproved?: boolean;
+  /** Who adds it, for the audit log: `user:<email>` from the console, the operator's name from the CLI. */
+  actor?: string;
+}
+
+export const MERCHANT_NAME_MAX = 100;
+
+/** The rule for a merchant's name in this gateway (create and rename): 1 to 100 characters, trimmed. */
+export function checkMerchantName(input: string): string {
+  const name = input.trim();
+  if (name.length === 0 || name.length > MERCHANT_NAME_MAX) {
+    throw new AppError('invalid_parameter', `name must be 1 to ${MERCHANT_NAME_MAX} characters`, { param: 'name' });
+  }
+  return name;
 }
 
 /**
@@ -29,10 +43,7 @@ export function parseMerchantQris(qris: string): ParsedQris {
 }
 
 export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
-  const name = input.name.trim();
-  if (name.length === 0 || name.length > 100) {
-    throw new AppError('invalid_parameter', 'name must be 1 to 100 characters', { param: 'name' });
-  }
+  const name = checkMerchantName(input.name);
   const parsed = parseMerchantQris(input.qris);
   const row: MerchantsTable = {
     id: newMerchantId(),
@@ -45,7 +56,17 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     created_at: deps.now(),
     live_approved_at: input.liveApproved === false ? null : deps.now(),
   };
-  await insertMerchant(deps.db, row);
+  await deps.db.runInTransaction(async (trx) => {
+    await insertMerchant(trx, row);
+    await writeAudit(trx, {
+      actor: input.actor ?? 'system',
+      action: 'merchant.add',
+      subjectType: 'merchant',
+      subjectId: row.id,
+      details: { name, merchant_name: row.merchant_name, merchant_city: row.merchant_city, nmid: row.nmid },
+      now: row.created_at,
+    });
+  });
   return row;
 }
 

@@ -1,4 +1,4 @@
-import type { Executor } from '../executor.js';
+import type { Db, Executor } from '../executor.js';
 import type { AuditLogTable } from '../schema.js';
 
 /** Appends one entry to the audit log. */
@@ -17,4 +17,31 @@ export async function auditEntriesOf(db: Executor, subjects: Array<{ type: strin
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+export interface AuditQuery {
+  actor: string | null;
+  action: string | null;
+  /** Entries strictly older than this one (newest-first order: created_at, then id). */
+  before: { createdAt: number; id: string } | null;
+  limit: number;
+}
+
+/**
+ * Audit entries newest first, optionally of one actor and one action, after a cursor. audit_log has no
+ * index on created_at, so each page sorts the matching rows: fine for a log of manual actions and logins
+ * (thousands to some hundreds of thousands of rows); an index on (created_at, id) would make it a range
+ * read if the log grows beyond that.
+ */
+export async function auditEntries(db: Db, q: AuditQuery): Promise<AuditLogTable[]> {
+  let query = db.selectFrom('audit_log').selectAll();
+  if (q.actor !== null) query = query.where('actor', '=', q.actor);
+  if (q.action !== null) query = query.where('action', '=', q.action);
+  const before = q.before;
+  if (before !== null) {
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+    );
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }

@@ -1,5 +1,5 @@
 // The `merchants` table.
-import type { Db, Executor } from '../executor.js';
+import type { Db, Executor, Tx } from '../executor.js';
 import type { MerchantsTable } from '../schema.js';
 
 export async function insertMerchant(db: Executor, row: MerchantsTable): Promise<void> {
@@ -55,4 +55,31 @@ export async function merchantNames(db: Db, ids: readonly string[] | null): Prom
   let query = db.selectFrom('merchants').select(['id', 'name']);
   if (ids !== null) query = query.where('id', 'in', ids);
   return query.orderBy('name').orderBy('id').execute();
+}
+
+/** The merchants in `merchants` (null: every merchant), oldest first. */
+export async function merchantsInScope(db: Db, merchants: readonly string[] | null): Promise<MerchantsTable[]> {
+  if (merchants !== null && merchants.length === 0) return [];
+  let query = db.selectFrom('merchants').selectAll();
+  if (merchants !== null) query = query.where('id', 'in', merchants);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+/** One merchant, if it is in `merchants` (null: any merchant). */
+export async function merchantInScope(db: Executor, id: string, merchants: readonly string[] | null): Promise<MerchantsTable | undefined> {
+  if (merchants !== null && merchants.length === 0) return undefined;
+  let query = db.selectFrom('merchants').selectAll().where('id', '=', id);
+  if (merchants !== null) query = query.where('id', 'in', merchants);
+  return query.executeTakeFirst();
+}
+
+export async function setMerchantName(trx: Tx, id: string, name: string): Promise<boolean> {
+  const result = await trx.updateTable('merchants').set({ name }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Disables (a time) or enables (null) a merchant; false when there is no such merchant. */
+export async function setMerchantDisabledAt(trx: Tx, id: string, disabledAt: number | null): Promise<boolean> {
+  const result = await trx.updateTable('merchants').set({ disabled_at: disabledAt }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

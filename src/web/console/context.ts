@@ -5,6 +5,11 @@ import type { Viewer } from '../../services/users/viewer.js';
 import type { Lang } from './i18n.js';
 import { renderPage, type Section } from './layout.js';
 
+/** The console's session cookie (routes.ts sets it; a page that must find its viewer early reads it). */
+export const SESSION_COOKIE = 'qg_session';
+/** An uploaded QRIS image may be a phone photo of several MB; nothing larger is read. */
+export const UPLOAD_LIMIT_BYTES = 15 * 1024 * 1024;
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The console's logged-in user (console routes only; null when logged out). */

@@ -11,17 +11,15 @@ import { logIn } from '../../services/users/log-in.js';
 import { endViewerSession, resumeSession } from '../../services/users/sessions.js';
 import { statusFor } from '../../http/error-status.js';
 import { consoleAssets } from '../static-assets.js';
-import { field, safeNext, type ConsoleKit } from './context.js';
+import { field, safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
 import { LANG_COOKIE, pickLang, type Lang } from './i18n.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
 import { renderLogin, type LoginNotice } from './pages/login.js';
 import { CONSOLE_PAGES } from './pages/index.js';
 
-export const SESSION_COOKIE = 'qg_session';
+export { SESSION_COOKIE, UPLOAD_LIMIT_BYTES };
 /** What the CSRF tokens of logged-out forms (the login form) are bound to; the library needs a non-empty value. */
 const LOGGED_OUT = 'logged-out';
-/** An uploaded QRIS image may be a phone photo of several MB; nothing larger is read. */
-export const UPLOAD_LIMIT_BYTES = 15 * 1024 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

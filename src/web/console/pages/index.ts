@@ -3,6 +3,9 @@ import type { Deps } from '../../../services/deps.js';
 import type { ConsoleKit } from '../context.js';
 import { accountLinkPages } from './account-links.js';
 import { approvalRoutes } from './approvals.js';
+import { auditRoutes } from './audit.js';
+import { keysRoutes } from './keys.js';
+import { merchantsRoutes } from './merchants.js';
 import { overviewPage } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { webhookRoutes } from './webhooks.js';
@@ -19,5 +22,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes],
+  sections: [accountLinkPages, userPages, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes, merchantsRoutes, keysRoutes, auditRoutes],
 };

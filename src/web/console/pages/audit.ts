@@ -1,0 +1,133 @@
+import type { FastifyInstance } from 'fastify';
+import { html } from '../../../domain/html.js';
+import { listAuditLog } from '../../../services/audit/list-audit-log.js';
+import type { Deps } from '../../../services/deps.js';
+import { consolePage } from '../context.js';
+import { defineMessages, translator, wibTime } from '../i18n.js';
+
+const words = defineMessages(
+  {
+    title: 'Audit log',
+    intro: 'Every change made from the console or the command line, newest first. Times are WIB.',
+    actor: 'Actor',
+    action: 'Action',
+    filter: 'Filter',
+    clear: 'Clear',
+    who: 'Who',
+    what: 'What',
+    subject: 'Subject',
+    when: 'When',
+    details: 'Details',
+    none: 'No entries.',
+    older: 'Older entries',
+    newest: 'Newest entries',
+    actorHint: 'Exactly as shown, e.g. user:ops@example.com',
+  },
+  {
+    title: 'Log audit',
+    intro: 'Setiap perubahan dari konsol atau baris perintah, terbaru di atas. Waktu dalam WIB.',
+    actor: 'Pelaku',
+    action: 'Tindakan',
+    filter: 'Saring',
+    clear: 'Hapus saringan',
+    who: 'Siapa',
+    what: 'Apa',
+    subject: 'Objek',
+    when: 'Kapan',
+    details: 'Rincian',
+    none: 'Tidak ada entri.',
+    older: 'Entri lebih lama',
+    newest: 'Entri terbaru',
+    actorHint: 'Persis seperti yang tampil, mis. user:ops@example.com',
+  },
+);
+
+/** Actions the code writes, offered as suggestions in the action filter (any text may be typed). */
+const KNOWN_ACTIONS = [
+  'api_key.create',
+  'api_key.revoke',
+  'merchant.add',
+  'merchant.rename',
+  'merchant.disable',
+  'merchant.enable',
+  'payment.assign',
+  'payment.confirm',
+  'source.add',
+  'source.enable',
+  'source.disable',
+  'transaction.cancel',
+  'user.add',
+  'user.enable',
+  'user.disable',
+  'user.password',
+  'user.login',
+  'user.logout',
+  'webhook.resend',
+  'webhook.resend_failed',
+  'webhook_endpoint.add',
+  'webhook_endpoint.remove',
+];
+
+type Query = { actor?: string; action?: string; before?: string };
+
+const text = (value: unknown): string => (typeof value === 'string' ? value.slice(0, 200) : '');
+
+/** Details as stored (JSON), one `key: value` per line; anything else as it is. Escaped by html``. */
+function detailLines(details: string | null): string[] {
+  if (details === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(details);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      return Object.entries(parsed).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    }
+  } catch {
+    // Not JSON: shown as it is.
+  }
+  return [details];
+}
+
+/** /dashboard/audit: operators only; to a merchant user it is a 404 like any unknown page. */
+export async function auditRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+  scope.get<{ Querystring: Query }>('/audit', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const t = translator(words, page.lang);
+    const actor = text(request.query.actor);
+    const action = text(request.query.action);
+    const before = text(request.query.before);
+    const { entries, next } = await listAuditLog(deps, page.viewer, { actor, action, before });
+    const filterQuery = (extra: Record<string, string>) => {
+      const q = new URLSearchParams();
+      if (actor) q.set('actor', actor);
+      if (action) q.set('action', action);
+      for (const [k, v] of Object.entries(extra)) q.set(k, v);
+      const s = q.toString();
+      return s ? `/dashboard/audit?${s}` : '/dashboard/audit';
+    };
+    const byActor = (a: string) => `/dashboard/audit?${new URLSearchParams({ actor: a })}`;
+    const byAction = (a: string) => `/dashboard/audit?${new URLSearchParams({ action: a })}`;
+
+    const body = html`<h1>${t('title')}</h1>
+<p class="muted">${t('intro')}</p>
+<form method="get" action="/dashboard/audit" class="filters card">
+<div><label for="audit-actor">${t('actor')}</label><input id="audit-actor" name="actor" value="${actor}" placeholder="user:…" title="${t('actorHint')}"></div>
+<div><label for="audit-action">${t('action')}</label><input id="audit-action" name="action" value="${action}" list="audit-actions"></div>
+<datalist id="audit-actions">${KNOWN_ACTIONS.map((a) => html`<option value="${a}"></option>`)}</datalist>
+<div><button type="submit">${t('filter')}</button> ${actor || action ? html`<a href="/dashboard/audit">${t('clear')}</a>` : ''}</div>
+</form>
+${
+  entries.length === 0
+    ? html`<p class="card muted">${t('none')}</p>`
+    : html`<div class="table-wrap"><table class="audit">
+<thead><tr><th>${t('when')}</th><th>${t('who')}</th><th>${t('what')}</th><th>${t('subject')}</th><th class="hide-narrow">${t('details')}</th></tr></thead>
+<tbody>${entries.map(
+        (e) => html`<tr><td>${wibTime(e.created_at, page.lang)}</td>
+<td class="mono"><a href="${byActor(e.actor)}">${e.actor}</a></td>
+<td><a href="${byAction(e.action)}"><code>${e.action}</code></a></td>
+<td><span class="muted">${e.subject_type}</span> <span class="mono">${e.subject_id}</span></td>
+<td class="hide-narrow">${detailLines(e.details).map((line) => html`<div class="mono">${line}</div>`)}</td></tr>`,
+      )}</tbody></table></div>`
+}
+<nav class="pager">${before ? html`<a href="${filterQuery({})}">${t('newest')}</a>` : ''}${next ? html`<a href="${filterQuery({ before: next })}" rel="next">${t('older')} →</a>` : ''}</nav>`;
+    return page.send(t('title'), 'audit', body);
+  });
+}

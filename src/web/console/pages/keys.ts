@@ -1,0 +1,170 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
+import type { Deps } from '../../../services/deps.js';
+import type { CreatedApiKey } from '../../../services/merchants/api-keys.js';
+import { createViewerKey, listViewerKeys, revokeViewerKey } from '../../../services/merchants/viewer-keys.js';
+import { listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
+import { consolePage, field, type ConsolePage } from '../context.js';
+import { defineMessages, translator, wibTime } from '../i18n.js';
+
+const words = defineMessages(
+  {
+    title: 'API keys',
+    newKey: 'New key',
+    mode: 'Mode',
+    test: 'test',
+    live: 'live',
+    merchant: 'Merchant',
+    create: 'Create key',
+    createdNotice: 'Key {prefix} created for {merchant} ({mode}).',
+    onceTitle: 'Your new key',
+    once: 'This is the only time the key is shown. Copy it now and keep it somewhere safe: the gateway stores only its hash and cannot show it again.',
+    copy: 'Copy',
+    copied: 'Copied',
+    use: 'Send it in the X-Api-Key header.',
+    prefix: 'Key',
+    created: 'Created',
+    lastUsed: 'Last used',
+    state: 'State',
+    actions: 'Actions',
+    never: 'never',
+    active: 'active',
+    revoked: 'revoked',
+    revoke: 'Revoke',
+    confirmRevoke: 'Revoke key {prefix}? Requests with it are refused at once, and this cannot be undone.',
+    revokedNotice: 'Key {prefix} revoked: requests with it are refused.',
+    noMerchants: 'There is no merchant yet. Add a merchant first; then create its keys here.',
+    noKeys: 'No keys yet.',
+    modeError: 'Choose the mode: test or live.',
+    lastUsedNote: '"Last used" is written about once a minute.',
+    disabled: 'merchant disabled',
+  },
+  {
+    title: 'Kunci API',
+    newKey: 'Kunci baru',
+    mode: 'Mode',
+    test: 'test',
+    live: 'live',
+    merchant: 'Merchant',
+    create: 'Buat kunci',
+    createdNotice: 'Kunci {prefix} dibuat untuk {merchant} ({mode}).',
+    onceTitle: 'Kunci baru Anda',
+    once: 'Kunci ini hanya ditampilkan sekali ini. Salin sekarang dan simpan di tempat aman: gateway hanya menyimpan hash-nya dan tidak dapat menampilkannya lagi.',
+    copy: 'Salin',
+    copied: 'Tersalin',
+    use: 'Kirim di header X-Api-Key.',
+    prefix: 'Kunci',
+    created: 'Dibuat',
+    lastUsed: 'Terakhir dipakai',
+    state: 'Status',
+    actions: 'Tindakan',
+    never: 'belum pernah',
+    active: 'aktif',
+    revoked: 'dicabut',
+    revoke: 'Cabut',
+    confirmRevoke: 'Cabut kunci {prefix}? Permintaan dengan kunci ini langsung ditolak, dan ini tidak dapat dibatalkan.',
+    revokedNotice: 'Kunci {prefix} dicabut: permintaan dengan kunci ini ditolak.',
+    noMerchants: 'Belum ada merchant. Tambahkan merchant dulu, lalu buat kuncinya di sini.',
+    noKeys: 'Belum ada kunci.',
+    modeError: 'Pilih mode: test atau live.',
+    lastUsedNote: '"Terakhir dipakai" ditulis kira-kira sekali semenit.',
+    disabled: 'merchant nonaktif',
+  },
+);
+
+type Query = { revoked?: string; error?: string };
+
+/** /dashboard/keys: the keys of the viewer's merchants, a form for a new one, and revoke buttons. */
+export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+  scope.get<{ Querystring: Query }>('/keys', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const t = translator(words, page.lang);
+    const { revoked, error } = request.query;
+    const notice = error === 'mode' ? html`<p class="notice error" role="alert">${t('modeError')}</p>` : '';
+    return renderKeys(deps, page, notice, null, 200, typeof revoked === 'string' ? revoked : null);
+  });
+
+  scope.post('/keys', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    const page = consolePage(request, reply);
+    let created: CreatedApiKey;
+    try {
+      created = await createViewerKey(deps, page.viewer, { merchantId: field(request.body, 'merchant'), mode: field(request.body, 'mode') });
+    } catch (err) {
+      if (err instanceof AppError && err.param === 'mode') return reply.redirect('/dashboard/keys?error=mode', 303);
+      throw err;
+    }
+    // Rendered here, not redirected to: the key is in this one response only, so a reload cannot show it.
+    return renderKeys(deps, page, '', created, 201);
+  });
+
+  scope.post<{ Params: { id: string } }>('/keys/:id/revoke', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const key = await revokeViewerKey(deps, page.viewer, request.params.id);
+    return reply.redirect(`/dashboard/keys?revoked=${encodeURIComponent(key.id)}`, 303);
+  });
+}
+
+/** The page; `revokedId` names a key just revoked (its notice is shown only if the viewer can see it). */
+async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', created: CreatedApiKey | null, status: number, revokedId: string | null = null): Promise<FastifyReply> {
+  const t = translator(words, page.lang);
+  const [merchants, keys] = await Promise.all([listViewerMerchants(deps, page.viewer), listViewerKeys(deps, page.viewer)]);
+  const revoked = keys.find((k) => k.id === revokedId && k.revoked_at !== null);
+  if (revoked) notice = html`<p class="notice success" role="status">${t('revokedNotice', { prefix: revoked.key_prefix })}</p>`;
+  const names = new Map(merchants.map((m) => [m.id, m.name]));
+  const several = merchants.length > 1;
+  const disabled = new Set(merchants.filter((m) => m.disabled_at != null).map((m) => m.id));
+  const when = (ms: number | null) => (ms ? wibTime(ms, page.lang) : t('never'));
+
+  const shown = created
+    ? html`<p class="notice success" role="status">${t('createdNotice', { prefix: created.prefix, merchant: names.get(created.merchant_id) ?? created.merchant_id, mode: created.mode })}</p>
+<section class="card once" aria-labelledby="once-title">
+<h2 id="once-title">${t('onceTitle')}</h2>
+<p class="notice error" role="alert">${t('once')}</p>
+<p class="secret" id="new-key">${created.key}</p>
+<p><button type="button" data-copy="new-key" data-copied="${t('copied')}">${t('copy')}</button> <span class="muted">${t('use')}</span></p>
+</section>`
+    : '';
+
+  const form =
+    merchants.length === 0
+      ? html`<p class="card muted">${t('noMerchants')}</p>`
+      : html`<form method="post" action="/dashboard/keys" class="card filters">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+${
+  several
+    ? html`<div><label for="key-merchant">${t('merchant')}</label>
+<select id="key-merchant" name="merchant">${merchants.map((m) => html`<option value="${m.id}"${created?.merchant_id === m.id ? html` selected` : ''}>${m.name}</option>`)}</select></div>`
+    : html`<input type="hidden" name="merchant" value="${merchants[0]!.id}">`
+}
+<div><label for="key-mode">${t('mode')}</label>
+<select id="key-mode" name="mode"><option value="test">${t('test')}</option><option value="live">${t('live')}</option></select></div>
+<div><button type="submit">${t('create')}</button></div>
+</form>`;
+
+  const table =
+    keys.length === 0
+      ? html`<p class="card muted">${t('noKeys')}</p>`
+      : html`<div class="table-wrap"><table>
+<thead><tr><th>${t('prefix')}</th>${several ? html`<th>${t('merchant')}</th>` : ''}<th>${t('mode')}</th><th class="hide-narrow">${t('created')}</th><th>${t('lastUsed')}</th><th>${t('state')}</th><th>${t('actions')}</th></tr></thead>
+<tbody>${keys.map(
+          (k) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key">${k.key_prefix}</td>${several ? html`<td>${k.merchant_name}</td>` : ''}
+<td><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? t('live') : t('test')}</span></td>
+<td class="hide-narrow">${wibTime(k.created_at, page.lang)}</td><td>${when(k.last_used_at)}</td>
+<td>${k.revoked_at === null ? html`<span class="badge ok">${t('active')}</span>${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${wibTime(k.revoked_at, page.lang)}</span>`}</td>
+<td>${
+            k.revoked_at === null
+              ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline" data-confirm="${t('confirmRevoke', { prefix: k.key_prefix })}">
+<input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="danger">${t('revoke')}</button></form>`
+              : ''
+          }</td></tr>`,
+        )}</tbody></table></div>
+<p class="muted">${t('lastUsedNote')}</p>`;
+
+  const body = html`<h1>${t('title')}</h1>
+${notice}${shown}
+<h2>${t('newKey')}</h2>
+${form}
+${table}`;
+  return page.send(t('title'), 'keys', body, status);
+}

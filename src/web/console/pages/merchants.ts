@@ -1,0 +1,424 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
+import type { Deps } from '../../../services/deps.js';
+import { renameMerchant, setMerchantEnabled } from '../../../services/merchants/change-merchant.js';
+import { createMerchant, MERCHANT_NAME_MAX } from '../../../services/merchants/create-merchant.js';
+import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
+import { getViewerMerchant, listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
+import { resumeSession } from '../../../services/users/sessions.js';
+import { isOperator } from '../../../services/users/viewer.js';
+import { statusFor } from '../../../http/error-status.js';
+import { qrPngDataUrl } from '../../../qr/qr-png.js';
+import { consolePage, field, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
+import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
+
+const words = defineMessages(
+  {
+    title: 'Merchants',
+    add: 'Add merchant',
+    name: 'Name',
+    qrisName: 'Name in the QRIS',
+    city: 'City',
+    nmid: 'NMID',
+    acquirer: 'Acquirer',
+    created: 'Created',
+    state: 'State',
+    active: 'active',
+    disabled: 'disabled',
+    none: 'No merchants yet.',
+    addedNotice: 'Merchant {name} added. Create its API keys next.',
+    renamedNotice: 'Renamed to {name}.',
+    disabledNotice: 'Merchant disabled: its API keys are refused (403 merchant_disabled) until it is enabled again. Its transactions stay visible.',
+    enabledNotice: 'Merchant enabled: its API keys work again.',
+    keysLink: 'API keys',
+    newTitle: 'Add merchant',
+    newIntro: "Upload a photo or screenshot of the merchant's static QRIS, or paste its payload. You see what was read before anything is saved.",
+    nameHint: 'What this gateway calls the merchant, 1 to 100 characters.',
+    image: 'QRIS image',
+    imageHint: 'PNG or JPEG, up to {size}.',
+    or: 'or',
+    payload: 'QRIS payload',
+    payloadHint: 'The text inside the QR code; it starts with 000201.',
+    preview: 'Preview',
+    cancel: 'Cancel',
+    previewTitle: 'Is this the right merchant?',
+    previewIntro: 'Read from the QRIS. Nothing is saved until you press Save.',
+    qrAlt: 'The QR code of the payload that was read',
+    type: 'Type',
+    static: 'static',
+    dynamic: 'dynamic',
+    crc: 'Checksum (CRC)',
+    crcValid: 'valid',
+    crcInvalid: 'invalid',
+    payloadShown: 'Payload',
+    save: 'Save',
+    again: 'Start again',
+    errNeed: 'Choose a QRIS image or paste its payload.',
+    errName: 'Give the merchant a name of 1 to 100 characters.',
+    errInvalid: 'This is not a valid QRIS: {detail}.',
+    errDynamic: "This QRIS is dynamic: it fixes one amount. Use the merchant's static QRIS, the one printed at the till.",
+    errCrc: 'The QRIS checksum (CRC) is wrong: the payload is damaged or was mistyped ({detail}).',
+    errNotFound: 'No QR code was found in the image. Try a sharper picture, taken closer, with the whole code in view.',
+    errUnsupported: 'This file is not a PNG or JPEG image.',
+    errTooLarge: 'The file is larger than {size}. Send a smaller picture.',
+    errTimeout: 'Reading the image took too long. Try a smaller or sharper picture.',
+    errImageTooLarge: 'The picture is too large to read ({detail}). Send a smaller one.',
+    errCorrupt: 'The image could not be decoded: the file is damaged or incomplete.',
+    readTitle: 'What was read',
+    errImage: 'The image could not be read: {detail}.',
+    detailTitle: 'Merchant',
+    rename: 'Rename',
+    newName: 'New name',
+    disable: 'Disable merchant',
+    enable: 'Enable merchant',
+    confirmDisable: 'Disable {name}? Its API keys will be refused until you enable it again.',
+    confirmEnable: 'Enable {name}? Its API keys will work again.',
+    disabledSince: 'disabled since {when}',
+    staticQris: 'Static QRIS',
+    id: 'Id',
+    manage: 'Manage',
+  },
+  {
+    title: 'Merchant',
+    add: 'Tambah merchant',
+    name: 'Nama',
+    qrisName: 'Nama di QRIS',
+    city: 'Kota',
+    nmid: 'NMID',
+    acquirer: 'Acquirer',
+    created: 'Dibuat',
+    state: 'Status',
+    active: 'aktif',
+    disabled: 'nonaktif',
+    none: 'Belum ada merchant.',
+    addedNotice: 'Merchant {name} ditambahkan. Selanjutnya buat kunci API-nya.',
+    renamedNotice: 'Nama diganti menjadi {name}.',
+    disabledNotice: 'Merchant dinonaktifkan: kunci API-nya ditolak (403 merchant_disabled) sampai diaktifkan lagi. Transaksinya tetap terlihat.',
+    enabledNotice: 'Merchant diaktifkan: kunci API-nya berlaku lagi.',
+    keysLink: 'Kunci API',
+    newTitle: 'Tambah merchant',
+    newIntro: 'Unggah foto atau tangkapan layar QRIS statis merchant, atau tempel payload-nya. Anda melihat hasil bacaannya sebelum apa pun disimpan.',
+    nameHint: 'Nama merchant di gateway ini, 1 sampai 100 karakter.',
+    image: 'Gambar QRIS',
+    imageHint: 'PNG atau JPEG, paling besar {size}.',
+    or: 'atau',
+    payload: 'Payload QRIS',
+    payloadHint: 'Teks di dalam kode QR; diawali 000201.',
+    preview: 'Pratinjau',
+    cancel: 'Batal',
+    previewTitle: 'Benarkah ini merchant-nya?',
+    previewIntro: 'Dibaca dari QRIS. Belum ada yang disimpan sampai Anda menekan Simpan.',
+    qrAlt: 'Kode QR dari payload yang terbaca',
+    type: 'Jenis',
+    static: 'statis',
+    dynamic: 'dinamis',
+    crc: 'Checksum (CRC)',
+    crcValid: 'valid',
+    crcInvalid: 'tidak valid',
+    payloadShown: 'Payload',
+    save: 'Simpan',
+    again: 'Ulangi',
+    errNeed: 'Pilih gambar QRIS atau tempel payload-nya.',
+    errName: 'Beri merchant nama sepanjang 1 sampai 100 karakter.',
+    errInvalid: 'Ini bukan QRIS yang valid: {detail}.',
+    errDynamic: 'QRIS ini dinamis: nominalnya sudah tetap. Gunakan QRIS statis merchant, yang dicetak di kasir.',
+    errCrc: 'Checksum (CRC) QRIS salah: payload rusak atau salah ketik ({detail}).',
+    errNotFound: 'Tidak ada kode QR yang ditemukan di gambar. Coba foto yang lebih tajam, lebih dekat, dengan seluruh kode terlihat.',
+    errUnsupported: 'Berkas ini bukan gambar PNG atau JPEG.',
+    errTooLarge: 'Berkas lebih besar dari {size}. Kirim gambar yang lebih kecil.',
+    errTimeout: 'Membaca gambar terlalu lama. Coba gambar yang lebih kecil atau lebih tajam.',
+    errImageTooLarge: 'Gambar terlalu besar untuk dibaca ({detail}). Kirim yang lebih kecil.',
+    errCorrupt: 'Gambar tidak dapat dibaca: berkasnya rusak atau tidak lengkap.',
+    readTitle: 'Yang terbaca',
+    errImage: 'Gambar tidak dapat dibaca: {detail}.',
+    detailTitle: 'Merchant',
+    rename: 'Ganti nama',
+    newName: 'Nama baru',
+    disable: 'Nonaktifkan merchant',
+    enable: 'Aktifkan merchant',
+    confirmDisable: 'Nonaktifkan {name}? Kunci API-nya akan ditolak sampai Anda mengaktifkannya lagi.',
+    confirmEnable: 'Aktifkan {name}? Kunci API-nya akan berlaku lagi.',
+    disabledSince: 'nonaktif sejak {when}',
+    staticQris: 'QRIS statis',
+    id: 'Id',
+    manage: 'Kelola',
+  },
+);
+
+type T = Translate<keyof typeof words.en>;
+const UPLOAD_SIZE = `${Math.round(UPLOAD_LIMIT_BYTES / 1024 / 1024)} MB`;
+const notFound = (id: string) => new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
+
+/** What the add-merchant form had, to show it again with an error. */
+interface FormState {
+  name: string;
+  payload: string;
+}
+
+/**
+ * /dashboard/merchants: the list (a merchant user sees its own), and for operators adding a merchant from
+ * a QRIS image or payload (preview first, then save), renaming, and disabling or enabling.
+ */
+export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+  scope.get<{ Querystring: { added?: string } }>('/merchants', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const t = translator(words, page.lang);
+    const merchants = await listViewerMerchants(deps, page.viewer);
+    const added = merchants.find((m) => m.id === request.query.added);
+    const operator = isOperator(page.viewer);
+    const body = html`<div class="heading"><h1>${t('title')}</h1>${operator ? html`<a class="button" href="/dashboard/merchants/new">${t('add')}</a>` : ''}</div>
+${added ? html`<p class="notice success" role="status">${t('addedNotice', { name: added.name })} <a href="/dashboard/keys">${t('keysLink')}</a></p>` : ''}
+${
+  merchants.length === 0
+    ? html`<p class="card muted">${t('none')}</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th>${t('name')}</th><th>${t('qrisName')}</th><th class="hide-narrow">${t('city')}</th><th class="hide-narrow">${t('nmid')}</th><th class="hide-narrow">${t('acquirer')}</th><th class="hide-narrow">${t('created')}</th><th>${t('state')}</th></tr></thead>
+<tbody>${merchants.map(
+        (m) => html`<tr><td><a href="/dashboard/merchants/${m.id}">${m.name}</a></td><td>${m.merchant_name}</td><td class="hide-narrow">${m.merchant_city}</td>
+<td class="mono hide-narrow">${m.nmid ?? '–'}</td><td class="mono hide-narrow">${m.acquirer ?? '–'}</td><td class="hide-narrow">${wibTime(m.created_at, page.lang)}</td>
+<td>${stateBadge(t, m.disabled_at)}</td></tr>`,
+      )}</tbody></table></div>`
+}`;
+    return page.send(t('title'), 'merchants', body);
+  });
+
+  scope.get('/merchants/new', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    if (!isOperator(page.viewer)) throw notFound('new');
+    return sendForm(page, { name: '', payload: '' }, null, 200);
+  });
+
+  // The preview changes nothing; it answers with the form again (and its error) or with what was read.
+  scope.post('/merchants/preview', { schema: { hide: true }, errorHandler: uploadRefused(deps) }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    if (!isOperator(page.viewer)) throw notFound('new');
+    const form: FormState = { name: field(request.body, 'name').slice(0, 200), payload: field(request.body, 'qris').slice(0, 2000) };
+    const image = fileOf(request.body, 'image');
+    const t = translator(words, page.lang);
+    if (form.name.trim().length === 0 || form.name.trim().length > MERCHANT_NAME_MAX) return sendForm(page, form, t('errName'), 400);
+    if (!image && form.payload.trim() === '') return sendForm(page, form, t('errNeed'), 400);
+    let preview: MerchantQrisPreview;
+    try {
+      preview = await previewMerchantQris(deps, image ? { image } : { payload: form.payload });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return sendForm(page, form, qrisErrorText(t, err), statusFor(err.code));
+    }
+    // A code Save would refuse (dynamic, bad CRC) is shown with the reason, on the form, without Save.
+    if (!preview.savable) return sendForm(page, { ...form, payload: image ? form.payload : preview.payload }, refusalText(t, preview), 422, preview);
+    return sendPreview(page, form.name.trim(), preview);
+  });
+
+  scope.post('/merchants', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    if (!isOperator(page.viewer)) throw notFound('new');
+    const form: FormState = { name: field(request.body, 'name').slice(0, 200), payload: field(request.body, 'qris').slice(0, 2000) };
+    try {
+      // The payload came back from the preview through the browser: createMerchant checks it all again.
+      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: `user:${page.viewer.email}` });
+      return reply.redirect(`/dashboard/merchants?added=${encodeURIComponent(row.id)}`, 303);
+    } catch (err) {
+      if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
+      const t = translator(words, page.lang);
+      return sendForm(page, form, err.param === 'name' ? t('errName') : saveRefusalText(t, err), 400);
+    }
+  });
+
+  scope.get<{ Params: { id: string }; Querystring: { done?: string } }>('/merchants/:id', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const merchant = await getViewerMerchant(deps, page.viewer, request.params.id);
+    const t = translator(words, page.lang);
+    const done = request.query.done;
+    const notice =
+      done === 'renamed'
+        ? t('renamedNotice', { name: merchant.name })
+        : done === 'disabled'
+          ? t('disabledNotice')
+          : done === 'enabled'
+            ? t('enabledNotice')
+            : null;
+    const operator = isOperator(page.viewer);
+    const enabled = merchant.disabled_at == null;
+    const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
+<h1>${merchant.name}</h1>
+${notice ? html`<p class="notice success" role="status">${notice}</p>` : ''}
+<section class="card"><dl class="fields">
+<dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
+<dt>${t('state')}</dt><dd>${stateBadge(t, merchant.disabled_at)}${enabled ? '' : html` <span class="muted">${t('disabledSince', { when: wibTime(merchant.disabled_at!, page.lang) })}</span>`}</dd>
+<dt>${t('qrisName')}</dt><dd>${merchant.merchant_name}</dd>
+<dt>${t('city')}</dt><dd>${merchant.merchant_city}</dd>
+<dt>${t('nmid')}</dt><dd class="mono">${merchant.nmid ?? '–'}</dd>
+<dt>${t('acquirer')}</dt><dd class="mono">${merchant.acquirer ?? '–'}</dd>
+<dt>${t('created')}</dt><dd>${wibTime(merchant.created_at, page.lang)}</dd>
+<dt>${t('staticQris')}</dt><dd class="mono">${merchant.qris_static}</dd>
+</dl>
+<p><a href="/dashboard/keys">${t('keysLink')}</a></p></section>
+${
+  operator
+    ? html`<section class="card"><h2>${t('manage')}</h2>
+<form method="post" action="/dashboard/merchants/${merchant.id}/rename" class="filters">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<div><label for="rename-name">${t('newName')}</label><input id="rename-name" name="name" value="${merchant.name}" required maxlength="${MERCHANT_NAME_MAX}"></div>
+<div><button type="submit" class="secondary">${t('rename')}</button></div>
+</form>
+<form method="post" action="/dashboard/merchants/${merchant.id}/${enabled ? 'disable' : 'enable'}" data-confirm="${t(enabled ? 'confirmDisable' : 'confirmEnable', { name: merchant.name })}" class="actions">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<button type="submit"${enabled ? html` class="danger"` : ''}>${enabled ? t('disable') : t('enable')}</button>
+</form></section>`
+    : ''
+}`;
+    return page.send(merchant.name, 'merchants', body);
+  });
+
+  scope.post<{ Params: { id: string } }>('/merchants/:id/rename', { schema: { hide: true } }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const id = request.params.id;
+    try {
+      await renameMerchant(deps, page.viewer, { id, name: field(request.body, 'name') });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.param !== 'name') throw err;
+      const t = translator(words, page.lang);
+      const merchant = await getViewerMerchant(deps, page.viewer, id);
+      return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${t('errName')}</p>`, 400);
+    }
+    return reply.redirect(`/dashboard/merchants/${encodeURIComponent(id)}?done=renamed`, 303);
+  });
+
+  for (const [verb, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    scope.post<{ Params: { id: string } }>(`/merchants/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
+      const page = consolePage(request, reply);
+      const row = await setMerchantEnabled(deps, page.viewer, { id: request.params.id, enabled });
+      return reply.redirect(`/dashboard/merchants/${encodeURIComponent(row.id)}?done=${verb}d`, 303);
+    });
+  }
+}
+
+function stateBadge(t: T, disabledAt: number | null | undefined): SafeHtml {
+  return disabledAt == null ? html`<span class="badge ok">${t('active')}</span>` : html`<span class="badge disabled">${t('disabled')}</span>`;
+}
+
+/** The uploaded file of a multipart form (a Buffer, as the console's multipart setup attaches it), if one was chosen. */
+function fileOf(body: unknown, name: string): Uint8Array | null {
+  if (body === null || typeof body !== 'object') return null;
+  const value = (body as Record<string, unknown>)[name];
+  return value instanceof Uint8Array && value.length > 0 ? value : null;
+}
+
+/** A QRIS or image refusal in words a person can act on; the technical detail stays in the message. */
+function qrisErrorText(t: T, err: AppError): string {
+  const detail = err.message.replace(/\.$/, '');
+  switch (err.code) {
+    case 'invalid_qris':
+      return t('errInvalid', { detail });
+    case 'image_unsupported':
+      return t('errUnsupported');
+    case 'image_too_large':
+      return t('errImageTooLarge', { detail });
+    case 'image_corrupt':
+      return t('errCorrupt');
+    case 'qr_not_found':
+      return t('errNotFound');
+    case 'image_decode_timeout':
+      return t('errTimeout');
+    default:
+      return t('errImage', { detail });
+  }
+}
+
+/** Why Save would refuse a code that was read (its preview's refusal, from createMerchant's own rule). */
+function refusalText(t: T, preview: MerchantQrisPreview): string {
+  if (!preview.isStatic) return t('errDynamic');
+  if (!preview.crcValid) return t('errCrc', { detail: preview.refusal ?? 'CRC' });
+  return t('errInvalid', { detail: (preview.refusal ?? '').replace(/\.$/, '') });
+}
+
+/** qrisErrorText in a language, for tests of the words. */
+export const qrisErrorWords = (lang: Lang, err: AppError): string => qrisErrorText(translator(words, lang), err);
+
+/** A payload refused on Save (it came back from the browser changed): the same words as the preview's. */
+function saveRefusalText(t: T, err: AppError): string {
+  if (/not a static QRIS/.test(err.message)) return t('errDynamic');
+  if (/bad CRC/.test(err.message)) return t('errCrc', { detail: err.message.replace(/\.$/, '') });
+  return qrisErrorText(t, err);
+}
+
+function sendForm(page: ConsolePage, form: FormState, error: string | null, status: number, read: MerchantQrisPreview | null = null): FastifyReply {
+  const t = translator(words, page.lang);
+  const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
+<h1>${t('newTitle')}</h1>
+${error ? html`<p class="notice error" role="alert">${error}</p>` : ''}
+${read ? html`<section class="card"><h2>${t('readTitle')}</h2>${readFields(t, read, null)}</section>` : ''}
+<form method="post" action="/dashboard/merchants/preview" enctype="multipart/form-data" class="card add-merchant">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<p class="muted">${t('newIntro')}</p>
+<label for="merchant-name">${t('name')}</label>
+<input id="merchant-name" name="name" value="${form.name}" required maxlength="${MERCHANT_NAME_MAX}" aria-describedby="merchant-name-hint">
+<p class="hint" id="merchant-name-hint">${t('nameHint')}</p>
+<label for="merchant-image">${t('image')}</label>
+<input id="merchant-image" name="image" type="file" accept="image/png,image/jpeg" aria-describedby="merchant-image-hint">
+<p class="hint" id="merchant-image-hint">${t('imageHint', { size: UPLOAD_SIZE })}</p>
+<p class="or">${t('or')}</p>
+<label for="merchant-qris">${t('payload')}</label>
+<textarea id="merchant-qris" name="qris" rows="4" spellcheck="false" autocomplete="off" aria-describedby="merchant-qris-hint">${form.payload}</textarea>
+<p class="hint" id="merchant-qris-hint">${t('payloadHint')}</p>
+<p class="buttons"><button type="submit">${t('preview')}</button> <a href="/dashboard/merchants">${t('cancel')}</a></p>
+</form>`;
+  return page.send(t('newTitle'), 'merchants', body, status);
+}
+
+/** What a preview read from the code, as a list (the merchant's name in this gateway first, when given). */
+function readFields(t: T, p: MerchantQrisPreview, name: string | null): SafeHtml {
+  const badge = (yes: boolean, good: string, bad: string) => html`<span class="badge ${yes ? 'ok' : 'failed'}">${yes ? good : bad}</span>`;
+  return html`<dl class="fields">
+${name === null ? '' : html`<dt>${t('name')}</dt><dd><strong>${name}</strong></dd>`}
+<dt>${t('qrisName')}</dt><dd>${p.merchantName}</dd>
+<dt>${t('city')}</dt><dd>${p.city}</dd>
+<dt>${t('nmid')}</dt><dd class="mono">${p.nmid ?? '–'}</dd>
+<dt>${t('acquirer')}</dt><dd class="mono">${p.acquirer ?? '–'}</dd>
+<dt>${t('type')}</dt><dd>${badge(p.isStatic, t('static'), t('dynamic'))}</dd>
+<dt>${t('crc')}</dt><dd>${badge(p.crcValid, t('crcValid'), t('crcInvalid'))}</dd>
+</dl>
+<details><summary>${t('payloadShown')}</summary><p class="mono">${p.payload}</p></details>`;
+}
+
+function sendPreview(page: ConsolePage, name: string, p: MerchantQrisPreview): FastifyReply {
+  const t = translator(words, page.lang);
+  const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
+<h1>${t('previewTitle')}</h1>
+<section class="card preview">
+<img src="${qrPngDataUrl(p.payload)}" alt="${t('qrAlt')}" width="220" height="220">
+<div>
+<p class="muted">${t('previewIntro')}</p>
+${readFields(t, p, name)}
+<form method="post" action="/dashboard/merchants" class="buttons">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<input type="hidden" name="name" value="${name}">
+<input type="hidden" name="qris" value="${p.payload}">
+<button type="submit">${t('save')}</button> <a class="button secondary" href="/dashboard/merchants/new">${t('again')}</a>
+</form>
+</div>
+</section>`;
+  return page.send(t('previewTitle'), 'merchants', body);
+}
+
+/**
+ * The preview route's error handler. An upload over the limit is refused while the form is parsed,
+ * before the console has found the viewer: the viewer is found here, so the error is shown on the form
+ * rather than on a bare error page. Anything else goes on to the console's own handler.
+ */
+function uploadRefused(deps: Deps) {
+  return async function onPreviewError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const tooLarge = error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.statusCode === 413;
+    if (!tooLarge) throw error;
+    request.viewer ??= await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+    if (!request.viewer) return reply.redirect('/dashboard?next=%2Fdashboard%2Fmerchants%2Fnew&expired=1', 303);
+    if (!isOperator(request.viewer)) throw notFound('new');
+    const page = consolePage(request, reply);
+    const t = translator(words, page.lang);
+    return sendForm(page, { name: '', payload: '' }, t('errTooLarge', { size: UPLOAD_SIZE }), 413);
+  };
+}
