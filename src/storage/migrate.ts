@@ -6,6 +6,7 @@ import * as snap from './migrations/004-snap.js';
 import * as partialIndexes from './migrations/005-partial-indexes.js';
 import * as cancel from './migrations/006-cancel.js';
 import * as consoleTables from './migrations/007-console.js';
+import * as paymentLinks from './migrations/008-payment-links.js';
 import * as signup from './migrations/009-signup.js';
 import * as quotas from './migrations/010-quotas.js';
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-partial-indexes': partialIndexes,
   '006-cancel': cancel,
   '007-console': consoleTables,
+  '008-payment-links': paymentLinks,
   '009-signup': signup,
   '010-quotas': quotas,
 };

@@ -22,6 +22,8 @@ export interface MerchantsTable {
   live_approved_at?: number | null;
   /** Transactions it may create per WIB day; null: no limit (migration 010). */
   daily_create_quota?: number | null;
+  /** The handle of its payment link, /pay/{handle} (migration 008), lower-case and unique; optional so other writers need not name it. */
+  payment_link_handle?: string | null;
 }
 
 export interface ApiKeysTable {
