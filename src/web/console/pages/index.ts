@@ -3,6 +3,7 @@ import type { Deps } from '../../../services/deps.js';
 import type { ConsoleKit } from '../context.js';
 import { accountLinkPages } from './account-links.js';
 import { approvalRoutes } from './approvals.js';
+import { linkRoutes } from './links.js';
 import { overviewPage } from './overview.js';
 import { userPages } from './users.js';
 
@@ -15,5 +16,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes],
+  sections: [accountLinkPages, userPages, approvalRoutes, linkRoutes],
 };
