@@ -39,7 +39,17 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger
     name: link.merchant.merchant_name,
     city: link.merchant.merchant_city,
   });
-  const send = (reply: FastifyReply, status: number, page: string) => reply.code(status).type('text/html; charset=utf-8').send(page);
+  // The headers go with each page rather than in a hook: a request the app refuses before this scope's
+  // hooks run (an over-long URL) still gets its page here, and must get them too.
+  const send = (reply: FastifyReply, status: number, page: string) =>
+    reply
+      .code(status)
+      .header('Content-Security-Policy', CSP)
+      .header('X-Frame-Options', 'DENY')
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Referrer-Policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(page);
 
   /** The words for a refused amount, e-mail or ref, in the payer's language. */
   function refusal(lang: Lang, err: AppError): string {
@@ -68,13 +78,14 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger
     const status = appError ? statusFor(appError.code) : (err as FastifyError).statusCode ?? 500;
     if (appError?.retryAfter !== undefined) reply.header('Retry-After', String(appError.retryAfter));
     if (status === 404) return send(reply, 404, renderPayProblem(lang, assets, t('unknownTitle'), t('unknownText'), null));
-    if (status === 400 || status === 409) {
-      return send(reply, status, renderPayProblem(lang, assets, t('invalidTitle'), appError ? refusal(lang, appError) : t('invalidAmount'), merchant));
+    if (appError && (status === 400 || status === 409)) {
+      return send(reply, status, renderPayProblem(lang, assets, t('invalidTitle'), refusal(lang, appError), merchant));
     }
+    // Anything else the client got wrong (a URL too long, a request Fastify could not take).
+    if (status >= 400 && status < 500) return send(reply, status, renderPayProblem(lang, assets, t('invalidTitle'), t('invalidLink'), merchant));
     if (status === 503) return send(reply, 503, renderPayProblem(lang, assets, t('busyTitle'), t('busy'), merchant));
-    if (status >= 500) request.log.error({ err }, 'payment link failed');
-    const failure = status >= 500 ? 500 : status;
-    return send(reply, failure, renderPayProblem(lang, assets, t('failedTitle'), t('failed', { id: request.id }), merchant));
+    request.log.error({ err }, 'payment link failed');
+    return send(reply, 500, renderPayProblem(lang, assets, t('failedTitle'), t('failed', { id: request.id }), merchant));
   }
 
   /** The link's merchant, or null once the page that says there is none (unknown or disabled) is sent. */
@@ -97,10 +108,6 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger
 
   await app.register(
     async (scope) => {
-      scope.addHook('onRequest', (_request, reply, done) => {
-        reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'no-referrer');
-        done();
-      });
       scope.setErrorHandler((err, request, reply) => problemPage(request, reply, err, null));
       scope.setNotFoundHandler((request, reply) => problemPage(request, reply, new AppError('not_found', 'no such payment link'), null));
 

@@ -149,6 +149,16 @@ describe('payment links: the public routes', () => {
     expect(Number(count.n)).toBe(0);
   });
 
+  it('answers an over-long URL and a fault of ours with a page too, never JSON or a stack trace', async () => {
+    await setup();
+    expectPage(await open(`/pay/warung-saya/25000?ref=${'x'.repeat(5000)}`), 414, 'This link is not valid.');
+    await t.database.close();
+    const failed = await open('/pay/warung-saya/25000');
+    expectPage(failed, 500, 'The payment could not be started. Nothing was charged.');
+    expect(failed.body).toContain(String(failed.headers['x-request-id']));
+    expect(failed.body).not.toMatch(/closed|Error|sqlite|postgres/i);
+  });
+
   it('HEAD of an amount link creates nothing', async () => {
     await setup();
     const res = await t.app.inject({ method: 'HEAD', url: '/pay/warung-saya/25000' });
