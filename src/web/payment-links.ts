@@ -34,7 +34,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger
   const amountLimits = { min: config.amountMin, max: config.amountMax - config.uniqueCodeMin };
 
   const langOf = (request: FastifyRequest): Lang => pickLang(undefined, request.headers['accept-language']);
-  const merchantOf = (link: OpenedLink & { state: 'open' | 'disabled' }): LinkMerchant => ({
+  const merchantOf = (link: Exclude<OpenedLink, { state: 'unknown' }>): LinkMerchant => ({
     handle: link.merchant.payment_link_handle!,
     name: link.merchant.merchant_name,
     city: link.merchant.merchant_city,
@@ -78,6 +78,10 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger
     const status = appError ? statusFor(appError.code) : (err as FastifyError).statusCode ?? 500;
     if (appError?.retryAfter !== undefined) reply.header('Retry-After', String(appError.retryAfter));
     if (status === 404) return send(reply, 404, renderPayProblem(lang, assets, t('unknownTitle'), t('unknownText'), null));
+    // The merchant's daily create quota (its plan) is used up; Retry-After is midnight WIB.
+    if (appError?.code === 'quota_exceeded' && merchant) {
+      return send(reply, 429, renderPayProblem(lang, assets, t('quotaTitle'), t('quotaText', { merchant: merchant.name }), null));
+    }
     if (appError && (status === 400 || status === 409)) {
       return send(reply, status, renderPayProblem(lang, assets, t('invalidTitle'), refusal(lang, appError), merchant));
     }
@@ -99,8 +103,9 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger
       return null;
     }
     const merchant = merchantOf(link);
-    if (link.state === 'disabled') {
-      send(reply, 404, renderPayProblem(lang, assets, t('disabledTitle'), t('disabledText', { merchant: merchant.name }), null));
+    if (link.state === 'disabled' || link.state === 'awaiting_approval') {
+      const [title, text] = link.state === 'disabled' ? (['disabledTitle', 'disabledText'] as const) : (['waitingTitle', 'waitingText'] as const);
+      send(reply, 404, renderPayProblem(lang, assets, t(title), t(text, { merchant: merchant.name }), null));
       return null;
     }
     return { id: link.merchant.id, merchant };

@@ -176,6 +176,18 @@ describe('console: payment links', () => {
     expect(await handleOf(other.merchant.id)).toBe('warung');
   });
 
+  it('says when a merchant\'s link cannot take payments yet, or any more', async () => {
+    await setup();
+    const c = await as('ops@example.test');
+    await t.deps.db.updateTable('merchants').set({ live_approved_at: null }).where('id', '=', t.merchant.id).execute();
+    await t.deps.db.updateTable('merchants').set({ disabled_at: t.clock.ms }).where('id', '=', other.merchant.id).execute();
+    const list = await c.get('/dashboard/links');
+    expect(list.body).toContain('<span class="badge pending">awaiting approval</span>');
+    expect(list.body).toContain('<span class="badge disabled">disabled</span>');
+    expect((await c.get(`/dashboard/links/${t.merchant.id}`)).body).toContain('Live payments of this merchant wait for an operator&#39;s approval');
+    expect((await c.get(`/dashboard/links/${other.merchant.id}`)).body).toContain('This merchant is disabled');
+  });
+
   it('speaks Bahasa Indonesia', async () => {
     await setup();
     const c = await as('ops@example.test');

@@ -7,6 +7,8 @@ import { setPaymentLinkHandle } from '../../src/services/payment-links/set-handl
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
 import { loadConfig } from '../../src/config.js';
+import { approveLive } from '../../src/services/merchants/approve-live.js';
+import { setDailyQuota } from '../../src/services/merchants/quotas.js';
 import { paymentLinkLimit } from '../../src/web/payment-link-limit.js';
 import type { Viewer } from '../../src/services/users/viewer.js';
 
@@ -157,6 +159,32 @@ describe('payment links: the public routes', () => {
     expectPage(failed, 500, 'The payment could not be started. Nothing was charged.');
     expect(failed.body).toContain(String(failed.headers['x-request-id']));
     expect(failed.body).not.toMatch(/closed|Error|sqlite|postgres/i);
+  });
+
+  it('a merchant whose live payments wait for approval gets no payments through its link until approved', async () => {
+    await setup();
+    await t.deps.db.updateTable('merchants').set({ live_approved_at: null }).where('id', '=', t.merchant.id).execute();
+    const waiting = await open('/pay/warung-saya/25000');
+    expectPage(waiting, 404, 'Payments are not open yet');
+    expect(waiting.body).toContain('once the operator of this payment service has approved it');
+    expectPage(await open('/pay/warung-saya', { lang: 'id' }), 404, 'Pembayaran belum dibuka');
+    const none = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(none.n)).toBe(0);
+    await approveLive(t.deps, OPERATOR, t.merchant.id);
+    expect((await trxOf(await open('/pay/warung-saya/25000'))).mode).toBe('live');
+  });
+
+  it('counts link payments against the merchant\'s daily quota; over it, a page until midnight WIB', async () => {
+    await setup();
+    await setDailyQuota(t.deps, t.merchant.id, 1, 'test');
+    const first = await trxOf(await open('/pay/warung-saya/25000'));
+    // Opening the same link again creates nothing, so it is never refused for the quota.
+    expect((await trxOf(await open('/pay/warung-saya/25000'))).id).toBe(first.id);
+    const over = await open('/pay/warung-saya/26000');
+    expectPage(over, 429, 'has taken as many payments today as its plan allows');
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(86_400);
+    expectPage(await open('/pay/warung-saya/26000', { lang: 'id' }), 429, 'Tidak ada pembayaran lagi hari ini');
   });
 
   it('HEAD of an amount link creates nothing', async () => {

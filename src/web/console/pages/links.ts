@@ -39,6 +39,8 @@ const words = defineMessages(
     reserved: 'This handle is reserved for the gateway itself. Choose another.',
     taken: 'The handle "{handle}" is taken by another merchant. Choose another.',
     disabledNote: 'This merchant is disabled: its link tells payers that payments are closed.',
+    waitingNote: 'Live payments of this merchant wait for an operator\'s approval: until then its link tells payers that payments are not open yet.',
+    waiting: 'awaiting approval',
     yourLink: 'The link',
     linkText: 'The payer types the amount:',
     fixedText: 'A fixed amount ({amount}):',
@@ -76,6 +78,8 @@ const words = defineMessages(
     reserved: 'Handle ini dicadangkan untuk gateway. Pilih yang lain.',
     taken: 'Handle "{handle}" sudah dipakai merchant lain. Pilih yang lain.',
     disabledNote: 'Merchant ini nonaktif: tautannya memberi tahu pembayar bahwa pembayaran ditutup.',
+    waitingNote: 'Pembayaran live merchant ini menunggu persetujuan operator: sampai saat itu tautannya memberi tahu pembayar bahwa pembayaran belum dibuka.',
+    waiting: 'menunggu persetujuan',
     yourLink: 'Tautannya',
     linkText: 'Pembayar mengisi jumlahnya:',
     fixedText: 'Jumlah tetap ({amount}):',
@@ -123,7 +127,13 @@ ${
 <tbody>${rows.map(
         (m) => html`<tr><td>${m.name}<div class="muted mono hide-narrow">${m.id}</div></td>
 <td>${m.payment_link_handle ? html`<span class="mono">/pay/${m.payment_link_handle}</span>` : html`<span class="muted">${t('none')}</span>`}</td>
-<td class="hide-narrow">${m.disabled_at !== null ? html`<span class="badge disabled">${t('disabled')}</span>` : ''}</td>
+<td class="hide-narrow">${
+          m.disabled_at !== null
+            ? html`<span class="badge disabled">${t('disabled')}</span>`
+            : m.live_approved_at === null
+              ? html`<span class="badge pending">${t('waiting')}</span>`
+              : ''
+        }</td>
 <td><a href="/dashboard/links/${m.id}">${m.payment_link_handle ? t('manage') : t('setUp')}</a></td></tr>`,
       )}</tbody></table></div>${pager}`
 }`;
@@ -145,7 +155,7 @@ ${
           : '';
     const body = html`<h1>${t('pageTitle', { name: m.name })}</h1>
 ${notice}
-${m.disabled_at !== null ? html`<p class="notice">${t('disabledNote')}</p>` : ''}
+${m.disabled_at !== null ? html`<p class="notice">${t('disabledNote')}</p>` : m.live_approved_at === null ? html`<p class="notice">${t('waitingNote')}</p>` : ''}
 <section class="card">
 <form method="post" action="/dashboard/links/${m.id}">
 <input type="hidden" name="_csrf" value="${page.csrf}">
