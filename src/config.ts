@@ -8,10 +8,11 @@ import { mailSettings, type MailSettings } from './mail/settings.js';
 import { sourceSettings, type SourceSettings } from './payment-sources/settings.js';
 import { checkoutSettings, type CheckoutSettings } from './web/checkout-settings.js';
 import { consoleSettings, type ConsoleSettings } from './web/console/console-settings.js';
+import { paymentLinkSettings, type PaymentLinkSettings } from './web/payment-link-settings.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
-export interface Config extends MailSettings, SourceSettings, CheckoutSettings, ConsoleSettings {
+export interface Config extends MailSettings, SourceSettings, CheckoutSettings, ConsoleSettings, PaymentLinkSettings {
   port: number;
   host: string;
   databaseUrl: string;
@@ -130,6 +131,7 @@ function readConfig(env: Env): Config {
     ...sourceSettings(env),
     ...checkoutSettings(env),
     ...consoleSettings(env),
+    ...paymentLinkSettings(env),
     redisUrl: env.REDIS_URL || null,
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };

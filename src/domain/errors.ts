@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'payment_not_found',
   'user_not_found',
   'user_exists',
+  'handle_taken',
   'login_failed',
   'login_throttled',
   'csrf_failed',

@@ -22,6 +22,7 @@ import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
+import { paymentLinkRoutes } from '../web/payment-links.js';
 import { consoleRoutes } from '../web/console/routes.js';
 import { createSmtpSender } from '../mail/smtp.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
@@ -178,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const watch = startStatusWatch(deps, config.statusWatchIntervalMs, options.logger ?? null);
   app.addHook('onClose', () => watch.stop());
   await checkoutRoutes(app, deps, watch);
+  await paymentLinkRoutes(app, deps, options.logger ?? null);
   if (deps.db.dialect === 'postgres') {
     const stopListening = listenForStatus(config.databaseUrl, options.logger ?? null, () => watch.refreshAll());
     app.addHook('onClose', stopListening);

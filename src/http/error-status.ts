@@ -24,6 +24,8 @@ const STATUS: Record<ErrorCode, number> = {
   user_not_found: 404,
   // A console user with this e-mail address already exists (the CLI's user add).
   user_exists: 409,
+  // A payment-link handle another merchant already holds.
+  handle_taken: 409,
   // Console login: wrong address or password (one answer for both), or too many failures for now.
   login_failed: 401,
   login_throttled: 429,

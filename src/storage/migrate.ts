@@ -6,8 +6,9 @@ import * as snap from './migrations/004-snap.js';
 import * as partialIndexes from './migrations/005-partial-indexes.js';
 import * as cancel from './migrations/006-cancel.js';
 import * as consoleTables from './migrations/007-console.js';
-import * as signup from './migrations/009-signup.js';
-import * as quotas from './migrations/010-quotas.js';
+import * as signup from './migrations/008-signup.js';
+import * as quotas from './migrations/009-quotas.js';
+import * as paymentLinks from './migrations/010-payment-links.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -19,8 +20,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-partial-indexes': partialIndexes,
   '006-cancel': cancel,
   '007-console': consoleTables,
-  '009-signup': signup,
-  '010-quotas': quotas,
+  '008-signup': signup,
+  '009-quotas': quotas,
+  '010-payment-links': paymentLinks,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

@@ -18,10 +18,12 @@ export interface MerchantsTable {
   created_at: number;
   /** Set when an operator disables the merchant (migration 007); optional so older writers need not name it. */
   disabled_at?: number | null;
-  /** When an operator approved its live keys (migration 009); null: live keys wait (LIVE_KEYS=approval). */
+  /** When an operator approved its live keys (migration 008); null: live keys wait (LIVE_KEYS=approval). */
   live_approved_at?: number | null;
-  /** Transactions it may create per WIB day; null: no limit (migration 010). */
+  /** Transactions it may create per WIB day; null: no limit (migration 009). */
   daily_create_quota?: number | null;
+  /** The handle of its payment link, /pay/{handle} (migration 010), lower-case and unique; optional so other writers need not name it. */
+  payment_link_handle?: string | null;
 }
 
 export interface ApiKeysTable {
@@ -189,7 +191,7 @@ export interface UsersTable {
   last_login_at: number | null;
   created_at: number;
   updated_at: number;
-  /** When the address was proven (a sign-up link opened); users made by operators count as proven. Migration 009. */
+  /** When the address was proven (a sign-up link opened); users made by operators count as proven. Migration 008. */
   email_verified_at?: number | null;
   /** Set when the user deleted the account: its personal data is gone, its row kept for the audit log. */
   deleted_at?: number | null;
@@ -227,7 +229,7 @@ export interface GatewaySecretsTable {
 
 export type TokenPurpose = 'verify' | 'reset' | 'invite';
 
-/** A single-use link sent by e-mail (migration 009). */
+/** A single-use link sent by e-mail (migration 008). */
 export interface UserTokensTable {
   token_hash: string;
   purpose: TokenPurpose;
@@ -240,7 +242,7 @@ export interface UserTokensTable {
   used_at: number | null;
 }
 
-/** How many transactions a merchant created on a WIB day (migration 010). */
+/** How many transactions a merchant created on a WIB day (migration 009). */
 export interface DailyCreatesTable {
   merchant_id: string;
   day: number;

@@ -58,3 +58,11 @@ export function consoleAssets(): ConsoleAssets {
   };
   return consoleLoaded;
 }
+
+let payLinkLoaded: StaticAsset | null = null;
+
+/** The payment-link pages' style sheet (/pay/{handle}); their icon is the checkout page's. */
+export function payLinkCss(): StaticAsset {
+  payLinkLoaded ??= load('/pay/assets/', 'pay-link.css', 'text/css; charset=utf-8', true);
+  return payLinkLoaded;
+}

@@ -25,3 +25,9 @@ document.addEventListener('change', (event) => {
   const select = event.target;
   if (select instanceof HTMLSelectElement && select.dataset.autosubmit !== undefined && select.form) select.form.requestSubmit();
 });
+
+/** Buttons with data-print open the browser's print dialog (the payment link's QR sheet). */
+document.addEventListener('click', (event) => {
+  const button = event.target;
+  if (button instanceof HTMLButtonElement && button.dataset.print !== undefined) window.print();
+});

@@ -4,13 +4,14 @@ import { consoleAssets } from '../static-assets.js';
 import { defineMessages, LANGS, translator, type Lang } from './i18n.js';
 
 /** The console's sections, in the navigation's order. */
-export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';
+export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'links' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';
 
 const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolean }> = [
   { key: 'overview', path: '/dashboard', operatorOnly: false },
   { key: 'transactions', path: '/dashboard/transactions', operatorOnly: false },
   { key: 'payments', path: '/dashboard/payments', operatorOnly: false },
   { key: 'merchants', path: '/dashboard/merchants', operatorOnly: false },
+  { key: 'links', path: '/dashboard/links', operatorOnly: false },
   { key: 'keys', path: '/dashboard/keys', operatorOnly: false },
   { key: 'sources', path: '/dashboard/sources', operatorOnly: false },
   { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
@@ -24,6 +25,7 @@ const words = defineMessages(
     transactions: 'Transactions',
     payments: 'Payments',
     merchants: 'Merchants',
+    links: 'Payment links',
     keys: 'API keys',
     sources: 'Payment sources',
     webhooks: 'Webhooks',
@@ -40,6 +42,7 @@ const words = defineMessages(
     transactions: 'Transaksi',
     payments: 'Pembayaran',
     merchants: 'Merchant',
+    links: 'Tautan pembayaran',
     keys: 'Kunci API',
     sources: 'Sumber pembayaran',
     webhooks: 'Webhook',

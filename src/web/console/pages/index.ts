@@ -6,6 +6,7 @@ import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { keysRoutes } from './keys.js';
 import { merchantsRoutes } from './merchants.js';
+import { linkRoutes } from './links.js';
 import { overviewPage } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { webhookRoutes } from './webhooks.js';
@@ -22,5 +23,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes, merchantsRoutes, keysRoutes, auditRoutes],
+  sections: [accountLinkPages, userPages, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes, merchantsRoutes, keysRoutes, linkRoutes, auditRoutes],
 };
