@@ -6,7 +6,7 @@ import { HANDLE_MAX, handleProblem, paymentLinkUrl } from '../../../domain/payme
 import type { Deps } from '../../../services/deps.js';
 import { getPaymentLink, LINKS_PAGE_SIZE, listPaymentLinks, type MerchantLinkRow } from '../../../services/payment-links/list-links.js';
 import { setPaymentLinkHandle } from '../../../services/payment-links/set-handle.js';
-import { renderQrPng } from '../../qr-image.js';
+import { renderQrPng } from '../../../qr/qr-png.js';
 import { consolePage, field } from '../context.js';
 import { defineMessages, translator, type Translate } from '../i18n.js';
 
