@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'login_failed',
   'login_throttled',
   'csrf_failed',
+  'live_not_approved',
   'email_unverified',
   'link_invalid',
   'method_not_allowed',

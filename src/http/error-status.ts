@@ -31,6 +31,8 @@ const STATUS: Record<ErrorCode, number> = {
   login_throttled: 429,
   // A console form posted without its token, or with a stale one.
   csrf_failed: 403,
+  // A self-service merchant's live key before an operator approved the merchant (LIVE_KEYS=approval).
+  live_not_approved: 403,
   // A console login with the right password for an address not yet confirmed.
   email_unverified: 403,
   // A sign-up, reset or invitation link that was used, has expired or never existed.

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import { setDailyQuota } from '../../src/services/merchants/quotas.js';
+import { createApiKey } from '../../src/services/merchants/api-keys.js';
 import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
 
@@ -48,5 +49,24 @@ describe('live-key approvals on the overview', () => {
     const page = await shop.get('/dashboard');
     expect(page.body).toContain('Creates today (WIB)');
     expect(page.body).toContain('1 of 100');
+  });
+
+  it('with LIVE_KEYS=approval a waiting merchant\'s live key is refused and works once approved; its test key works at once', async () => {
+    t = await createTestApp({ LIVE_KEYS: 'approval' });
+    await addOperator(t.deps);
+    const waiting = await createMerchant(t.deps, { name: 'Toko Baru', qris: vectors.vectors[1]!.static, liveApproved: false });
+    const live = (await createApiKey(t.deps, { merchantId: waiting.id, mode: 'live' })).key;
+    const test = (await createApiKey(t.deps, { merchantId: waiting.id, mode: 'test' })).key;
+    const cqris = (key: string) => t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': key } });
+    const refused = await cqris(live);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.code).toBe('live_not_approved');
+    expect((await cqris(test)).statusCode).toBe(200);
+    // The operator's own merchants were approved when made.
+    expect((await cqris(t.liveKey)).statusCode).toBe(200);
+    const ops = new ConsoleClient(t.app);
+    await ops.logIn('ops@example.test');
+    await ops.post(`/dashboard/approvals/${waiting.id}`, {});
+    expect((await cqris(live)).statusCode).toBe(200);
   });
 });
