@@ -2,6 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
 import { parseStaticQris, type ParsedQris } from '../../domain/qris/index.js';
 import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
+import { insertUserMerchants } from '../../storage/queries/users.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
@@ -16,6 +17,10 @@ export interface CreateMerchantInput {
   liveApproved?: boolean;
   /** Who adds it, for the audit log: `user:<email>` from the console, the operator's name from the CLI. */
   actor?: string;
+  /** A self-service user who adds it: it becomes a member, in the same database transaction. */
+  memberUserId?: string;
+  /** Its daily create quota (null or absent: none). */
+  dailyCreateQuota?: number | null;
 }
 
 export const MERCHANT_NAME_MAX = 100;
@@ -55,9 +60,11 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     acquirer: parsed.acquirer,
     created_at: deps.now(),
     live_approved_at: input.liveApproved === false ? null : deps.now(),
+    daily_create_quota: input.dailyCreateQuota ?? null,
   };
   await deps.db.runInTransaction(async (trx) => {
     await insertMerchant(trx, row);
+    if (input.memberUserId) await insertUserMerchants(trx, input.memberUserId, [row.id], row.created_at);
     await writeAudit(trx, {
       actor: input.actor ?? 'system',
       action: 'merchant.add',

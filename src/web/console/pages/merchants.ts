@@ -7,7 +7,7 @@ import { createMerchant, MERCHANT_NAME_MAX } from '../../../services/merchants/c
 import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
 import { getViewerMerchant, listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
 import { resumeSession } from '../../../services/users/sessions.js';
-import { isOperator } from '../../../services/users/viewer.js';
+import { isOperator, type Viewer } from '../../../services/users/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';
 import { consolePage, field, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
@@ -161,13 +161,15 @@ interface FormState {
  * a QRIS image or payload (preview first, then save), renaming, and disabling or enabling.
  */
 export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+  // Operators add merchants; so do self-service users (SIGNUP=invite or open), each becoming its member.
+  const canAdd = (viewer: Viewer) => isOperator(viewer) || deps.config.signup !== 'closed';
+
   scope.get<{ Querystring: { added?: string } }>('/merchants', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const merchants = await listViewerMerchants(deps, page.viewer);
     const added = merchants.find((m) => m.id === request.query.added);
-    const operator = isOperator(page.viewer);
-    const body = html`<div class="heading"><h1>${t('title')}</h1>${operator ? html`<a class="button" href="/dashboard/merchants/new">${t('add')}</a>` : ''}</div>
+    const body = html`<div class="heading"><h1>${t('title')}</h1>${canAdd(page.viewer) ? html`<a class="button" href="/dashboard/merchants/new">${t('add')}</a>` : ''}</div>
 ${added ? html`<p class="notice success" role="status">${t('addedNotice', { name: added.name })} <a href="/dashboard/keys">${t('keysLink')}</a></p>` : ''}
 ${
   merchants.length === 0
@@ -185,14 +187,14 @@ ${
 
   scope.get('/merchants/new', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
-    if (!isOperator(page.viewer)) throw notFound('new');
+    if (!canAdd(page.viewer)) throw notFound('new');
     return sendForm(page, { name: '', payload: '' }, null, 200);
   });
 
   // The preview changes nothing; it answers with the form again (and its error) or with what was read.
   scope.post('/merchants/preview', { schema: { hide: true }, errorHandler: uploadRefused(deps) }, async (request, reply) => {
     const page = consolePage(request, reply);
-    if (!isOperator(page.viewer)) throw notFound('new');
+    if (!canAdd(page.viewer)) throw notFound('new');
     const form: FormState = { name: field(request.body, 'name').slice(0, 200), payload: field(request.body, 'qris').slice(0, 2000) };
     const image = fileOf(request.body, 'image');
     const t = translator(words, page.lang);
@@ -212,11 +214,16 @@ ${
 
   scope.post('/merchants', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
-    if (!isOperator(page.viewer)) throw notFound('new');
+    if (!canAdd(page.viewer)) throw notFound('new');
     const form: FormState = { name: field(request.body, 'name').slice(0, 200), payload: field(request.body, 'qris').slice(0, 2000) };
     try {
       // The payload came back from the preview through the browser: createMerchant checks it all again.
-      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: `user:${page.viewer.email}` });
+      const own = isOperator(page.viewer)
+        ? {}
+        : // A self-service merchant: its live keys wait for an operator (LIVE_KEYS=approval), it gets the
+          // sign-up plan's daily quota, and its adder becomes its member.
+          { liveApproved: deps.config.liveKeys === 'auto', dailyCreateQuota: deps.config.signupPlanDailyCreates, memberUserId: page.viewer.userId };
+      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: `user:${page.viewer.email}`, ...own });
       return reply.redirect(`/dashboard/merchants?added=${encodeURIComponent(row.id)}`, 303);
     } catch (err) {
       if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
