@@ -20,6 +20,20 @@ describe('console login and sessions', () => {
     expect(away.headers.location).toBe(`/dashboard?next=${encodeURIComponent('/dashboard/transactions?status=paid')}&expired=0`);
   });
 
+  it('sends a logged-out upload to the login form before its body is read', async () => {
+    t = await createTestApp();
+    const boundary = 'x-boundary';
+    const big = Buffer.alloc(2 * 1024 * 1024, 0x41);
+    const payload = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      big,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const res = await t.app.inject({ method: 'POST', url: '/dashboard/merchants/preview', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard?next=%2Fdashboard&expired=0');
+  });
+
   it('a wrong password and an unknown address get the same answer; the right one starts a session', async () => {
     t = await createTestApp();
     await addOperator(t.deps);

@@ -11,6 +11,7 @@ import { logIn } from '../../services/users/log-in.js';
 import { endViewerSession, resumeSession } from '../../services/users/sessions.js';
 import { statusFor } from '../../http/error-status.js';
 import { consoleAssets } from '../static-assets.js';
+import { closeQrImageReaders } from '../../imaging/read-qr-image.js';
 import { field, safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
 import { LANG_COOKIE, pickLang, type Lang } from './i18n.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
@@ -35,6 +36,8 @@ declare module 'fastify' {
  */
 export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: MailSender | null = null): Promise<void> {
   const secret = await consoleCookieSecret(deps);
+  // The image reader's decoder threads (merchant uploads) end with the server.
+  app.addHook('onClose', () => closeQrImageReaders());
   const secure = deps.config.publicBaseUrl.startsWith('https:') ? true : ('auto' as const);
   const cookieBase = { path: '/dashboard', httpOnly: true, sameSite: 'lax' as const, secure };
   const signupOpen = deps.config.signup === 'open';
@@ -78,10 +81,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       scope.decorateRequest('viewer', null);
       scope.decorateRequest('consoleLang', 'en');
 
-      scope.addHook('onRequest', async (request) => {
+      // Who is asking is settled before the body is read: a logged-out request is sent to the login form
+      // without its upload (up to 15 MB) ever being parsed. The CSRF check needs the parsed form, so it
+      // follows in preHandler.
+      scope.addHook('onRequest', async (request, reply) => {
         request.consoleLang = pickLang(request.cookies[LANG_COOKIE], request.headers['accept-language']);
-      });
-      scope.addHook('preHandler', async (request, reply) => {
         if (request.routeOptions.config.consolePublic && request.method === 'GET') return;
         request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
         if (!request.viewer && !request.routeOptions.config.consolePublic) {
@@ -90,6 +94,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
           const next = request.method === 'GET' ? request.url : '/dashboard';
           return reply.redirect(`/dashboard?next=${encodeURIComponent(next)}&expired=${request.cookies[SESSION_COOKIE] ? 1 : 0}`, 303);
         }
+      });
+      scope.addHook('preHandler', async (request, reply) => {
         if (request.method !== 'GET' && request.method !== 'HEAD') {
           await new Promise<void>((resolve, reject) => scope.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())));
         }
