@@ -94,6 +94,41 @@ export const TransactionPage = Type.Object({
   has_more: Type.Boolean(),
 });
 
+// What webhooks carry. Deliveries are built from the same views as the API's answers (outbox.ts); these
+// schemas describe them for the client package's generated types (scripts/client-types.ts), and a test
+// checks real deliveries against them.
+export const ReportedPayment = Type.Object({
+  id: Type.String(),
+  status: Type.Union([Type.Literal('matched'), Type.Literal('unmatched')]),
+  reason: Nullable(Type.String({ description: 'Why it matched nothing, for an unmatched payment.' })),
+  source: Type.String(),
+  source_payment_id: Type.String(),
+  amount: Type.Integer(),
+  paid_at: Type.String({ format: 'date-time' }),
+  received_at: Type.String({ format: 'date-time' }),
+  reference: Nullable(Type.String()),
+  issuer: Nullable(Type.String()),
+  payer_name: Nullable(Type.String()),
+  trxid: Nullable(Type.String()),
+  mode: Type.String({ enum: ['test', 'live'] }),
+});
+
+export const TransactionEvent = Type.Object({
+  id: Type.String({ description: 'The event id (`evt_...`), the same on every delivery of it: deduplicate by it.' }),
+  type: Type.Union([Type.Literal('transaction.paid'), Type.Literal('transaction.expired'), Type.Literal('transaction.cancelled')]),
+  created_at: Type.String({ format: 'date-time' }),
+  data: Transaction,
+});
+
+export const PaymentEvent = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('payment.unmatched'),
+  created_at: Type.String({ format: 'date-time' }),
+  data: ReportedPayment,
+});
+
+export const WebhookEvent = Type.Union([TransactionEvent, PaymentEvent]);
+
 export const ErrorEnvelope = Type.Object({
   success: Type.Literal(false),
   error: Type.Object({

@@ -1,0 +1,46 @@
+// A reader of server-sent events (text/event-stream) over a fetch body: enough of the format for the
+// gateway's status stream (event and data fields, comments, any line ending), with no dependency.
+
+export interface ServerSentEvent {
+  event: string;
+  data: string;
+}
+
+/** The events of a stream, as they arrive; ends when the server ends the stream. */
+export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let event = '';
+  let data: string[] = [];
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      // Lines end in \n, \r\n or \r; a \r at the very end may be half of a \r\n still to come.
+      for (;;) {
+        const match = /\r\n|\n|\r(?!$)/.exec(buffer);
+        if (match === null) break;
+        const line = buffer.slice(0, match.index);
+        buffer = buffer.slice(match.index + match[0].length);
+        if (line === '') {
+          if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
+          event = '';
+          data = [];
+          continue;
+        }
+        if (line.startsWith(':')) continue; // a comment: the gateway's heartbeat
+        const colon = line.indexOf(':');
+        const field = colon === -1 ? line : line.slice(0, colon);
+        let value = colon === -1 ? '' : line.slice(colon + 1);
+        if (value.startsWith(' ')) value = value.slice(1);
+        if (field === 'event') event = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (done) return;
+    }
+  } finally {
+    // Leaving early (a final status seen, an abort) closes the connection.
+    await reader.cancel().catch(() => {});
+  }
+}
