@@ -1,11 +1,14 @@
 // The client package against a real gateway process on this run's database: every method, and every
 // error the API answers as a QrisGatewayError with its code, param, status and request id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { QrisGatewayClient, QrisGatewayError, type Transaction } from '@qris-gateway/client';
 import { startSeededGateway, type SeededGateway } from '../helpers/seeded-gateway.js';
 import { seedMerchant } from '../helpers/context.js';
+
+// jsqr is CommonJS: its function is the default export's default.
+const jsQR = jsQRModule.default;
 
 let gateway: SeededGateway;
 let client: QrisGatewayClient;
