@@ -115,6 +115,17 @@ describe('webhook secrets', () => {
       }),
     );
   });
+
+  it('a new secret is whsec_ + standard base64 of 32 random bytes', () => {
+    const secrets = Array.from({ length: 200 }, newWebhookSecret);
+    expect(new Set(secrets).size).toBe(secrets.length);
+    for (const secret of secrets) {
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(keyOf(secret)).toHaveLength(32);
+      expect(keyOf(secret).toString('base64')).toBe(secret.slice('whsec_'.length));
+      expect(() => new Webhook(secret)).not.toThrow();
+    }
+  });
 });
 
 describe('signStandardWebhook', () => {
