@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/claim-deliveries.js';
 import type { Deps } from '../services/deps.js';
 import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
-import { signWebhookPayload } from '../webhook-signature.js';
+import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
 import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
 
 export interface DispatchOptions {
@@ -32,26 +32,48 @@ export function leaseMs(deps: Deps): number {
   return deps.config.webhookTimeoutMs + 15_000;
 }
 
+/**
+ * The headers of one attempt, signed twice over the same body and time: Standard Webhooks (`webhook-id`,
+ * the event id, the same on every attempt and resend; `webhook-timestamp`; `webhook-signature`) and the
+ * older `X-Signature`. Throws a TypeError for a secret that is not `whsec_` + base64, which the gateway
+ * never makes.
+ */
 export function buildHeaders(delivery: ClaimedDelivery, nowMs: number): Record<string, string> {
+  const timestamp = Math.floor(nowMs / 1000);
   return {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
     'X-Event-Id': delivery.eventId,
     'X-Event-Type': delivery.eventType,
-    'X-Signature': signWebhookPayload(delivery.secret, delivery.payload, Math.floor(nowMs / 1000)),
+    'X-Signature': signWebhookPayload(delivery.secret, delivery.payload, timestamp),
+    'webhook-id': delivery.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signStandardWebhook(delivery.secret, delivery.eventId, timestamp, delivery.payload),
   };
+}
+
+/**
+ * The attempt's headers, or why it cannot be signed. Only a secret changed by hand in the database gets
+ * the latter: nothing unsigned is sent; the attempt is recorded as failed with the reason, so the
+ * operator sees it, and retried on the usual schedule.
+ */
+function headersOrRefusal(delivery: ClaimedDelivery, nowMs: number): { headers: Record<string, string> } | { refused: PostResult } {
+  try {
+    return { headers: buildHeaders(delivery, nowMs) };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { refused: { statusCode: null, responseBody: null, retryAfter: null, error: `not sent: cannot sign with the endpoint's secret (${reason})`, durationMs: 0 } };
+  }
 }
 
 async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchOptions): Promise<DeliveryState> {
   const attemptedAt = deps.now();
   const post = options.post ?? postWebhook;
-  const result = await post({
-    url: delivery.url,
-    body: delivery.payload,
-    headers: buildHeaders(delivery, attemptedAt),
-    timeoutMs: deps.config.webhookTimeoutMs,
-    allow: deps.config.webhookAllowNetworks,
-  });
+  const signed = headersOrRefusal(delivery, attemptedAt);
+  const result =
+    'refused' in signed
+      ? signed.refused
+      : await post({ url: delivery.url, body: delivery.payload, headers: signed.headers, timeoutMs: deps.config.webhookTimeoutMs, allow: deps.config.webhookAllowNetworks });
   const recorded = await recordDeliveryAttempt(deps, delivery, { ...result, attemptedAt }, options.random);
   if (recorded.state !== 'succeeded') {
     options.logger?.warn(

@@ -1,19 +1,21 @@
 // The dispatcher against real HTTP receivers on loopback and a real database, with time driven by the
 // test clock: each `dispatch()` is one pass of the worker.
 import { newServiceState } from '../../src/services/state.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../src/index.js';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { verifyStandardWebhook, verifyWebhookSignature } from '../../src/index.js';
+import { randomBase62 } from '../../src/domain/ids.js';
 import { MAX_ATTEMPTS, RETRY_WINDOW_MS } from '../../src/domain/webhook-retry.js';
 import type { Deps } from '../../src/services/deps.js';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { resendEvent } from '../../src/services/webhooks/resend-deliveries.js';
-import { addWebhookEndpoint, removeWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint, newWebhookSecret, removeWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { dispatchDueDeliveries, startWebhookDispatcher } from '../../src/workers/webhook-dispatcher.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { Receiver } from '../helpers/receiver.js';
+import { Receiver, type ReceivedRequest } from '../helpers/receiver.js';
 
 let t: TestApp;
 let receiver: Receiver;
@@ -226,6 +228,123 @@ describe('delivery, retries and signatures', () => {
     t.clock.advance(60_000);
     expect((await dispatch()).states).toEqual(['succeeded']);
     expect(await endpointRow()).toMatchObject({ status: 'active', consecutive_failures: 0 });
+  });
+});
+
+describe('Standard Webhooks', () => {
+  /**
+   * What a receiver does with the standardwebhooks package, on the wall clock it reads (Date.now), set to
+   * `ms`: the package's own check of the timestamp then judges the attempt as a receiver at that moment
+   * would. Returns the parsed body, or the package's error.
+   */
+  const packageVerifies = (secret: string, request: { body: string; headers: ReceivedRequest['headers'] }, ms: number): unknown => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(ms);
+    try {
+      return new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+    } catch (err) {
+      return err;
+    } finally {
+      vi.useRealTimers();
+    }
+  };
+  const ours = (secret: string, request: { body: string; headers: ReceivedRequest['headers'] }, ms: number) =>
+    verifyStandardWebhook({
+      payload: request.body,
+      headers: { id: request.headers['webhook-id'], timestamp: request.headers['webhook-timestamp'], signature: request.headers['webhook-signature'] },
+      secret,
+      now: ms,
+    });
+  const older = (secret: string, request: { body: string; headers: ReceivedRequest['headers'] }, ms: number) =>
+    verifyWebhookSignature({ payload: request.body, header: request.headers['x-signature'] as string | undefined, secret, now: ms });
+
+  /** Every way this request must fail, in both schemes and with the package. */
+  function expectRefusals(secret: string, request: ReceivedRequest, ms: number): void {
+    const tampered = { ...request, body: request.body.replace('"status":"paid"', '"status":"PAID"') };
+    expect(tampered.body).not.toBe(request.body);
+    const wrong = newWebhookSecret();
+    const oldWrong = `whsec_${randomBase62(32)}`;
+    for (const [label, secretUsed, req, at] of [
+      ['tampered body', secret, tampered, ms],
+      ['wrong secret', wrong, request, ms],
+      ['wrong secret of the old form', oldWrong, request, ms],
+      ['stale by 301 s', secret, request, ms + 301_000],
+      ['from 301 s ahead', secret, request, ms - 301_000],
+    ] as const) {
+      const error = packageVerifies(secretUsed, req, at);
+      expect(error, label).toBeInstanceOf(WebhookVerificationError);
+      expect(ours(secretUsed, req, at), label).toBe(false);
+      expect(older(secretUsed, req, at), label).toBe(false);
+    }
+    expect(String(packageVerifies(secret, request, ms + 301_000))).toMatch(/too old/);
+    expect(String(packageVerifies(secret, tampered, ms))).toMatch(/No matching signature/);
+    // Within the five minutes, either way, it still verifies: the refusals above are the clock's.
+    for (const at of [ms + 299_000, ms - 299_000]) {
+      expect(packageVerifies(secret, request, at)).toEqual(JSON.parse(request.body));
+      expect(older(secret, request, at)).toBe(true);
+    }
+  }
+
+  it('a paid transaction\'s delivery, its retry and a resend verify with the standardwebhooks package and with X-Signature', async () => {
+    receiver.sequence({ status: 500 }, { status: 204 });
+    const trxid = await payNewTransaction();
+    const [event] = await eventsOf(trxid);
+    expect((await dispatch()).states).toEqual(['retrying']);
+    t.clock.advance(30_000);
+    expect((await dispatch()).states).toEqual(['succeeded']);
+    t.clock.advance(45_000);
+    expect((await resendEvent(t.deps, { eventId: event!.id, endpointId: endpoint.id })).requeued).toBe(1);
+    expect((await dispatch()).states).toEqual(['succeeded']);
+
+    const attempts = await attemptsOf((await deliveryOf(event!.id)).id);
+    expect(attempts).toHaveLength(3);
+    expect(receiver.requests).toHaveLength(3);
+    const sent = receiver.requests.map((req, i) => ({ req, ms: attempts[i]!.attempted_at }));
+    for (const { req, ms } of sent) {
+      const seconds = Math.floor(ms / 1000);
+      expect(req.body).toBe(event!.payload);
+      // The idempotency key is the event's id on every attempt; the time is this attempt's, in both schemes.
+      expect(req.headers['webhook-id']).toBe(event!.id);
+      expect(req.headers['x-event-id']).toBe(event!.id);
+      expect(req.headers['webhook-timestamp']).toBe(String(seconds));
+      expect(req.headers['x-signature']).toMatch(new RegExp(`^t=${seconds},v1=[0-9a-f]{64}$`));
+      expect(req.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+
+      expect(packageVerifies(endpoint.secret, req, ms)).toEqual(JSON.parse(event!.payload));
+      expect(ours(endpoint.secret, req, ms)).toBe(true);
+      expect(older(endpoint.secret, req, ms)).toBe(true);
+      expectRefusals(endpoint.secret, req, ms);
+    }
+    // The retry and the resend carry new timestamps, hence new signatures, under the same id.
+    expect(new Set(sent.map(({ req }) => req.headers['webhook-timestamp'])).size).toBe(3);
+    expect(new Set(sent.map(({ req }) => req.headers['webhook-signature'])).size).toBe(3);
+  });
+
+  it('an endpoint made before new secrets (whsec_ + 32 base62) verifies with the standardwebhooks package as it is', async () => {
+    const oldSecret = `whsec_${randomBase62(32)}`;
+    await t.deps.db.updateTable('webhook_endpoints').set({ secret: oldSecret }).where('id', '=', endpoint.id).execute();
+    const trxid = await payNewTransaction();
+    const [event] = await eventsOf(trxid);
+    expect((await dispatch()).states).toEqual(['succeeded']);
+    const [attempt] = await attemptsOf((await deliveryOf(event!.id)).id);
+    const [req] = receiver.requests;
+    expect(packageVerifies(oldSecret, req!, attempt!.attempted_at)).toEqual(JSON.parse(event!.payload));
+    expect(ours(oldSecret, req!, attempt!.attempted_at)).toBe(true);
+    expect(older(oldSecret, req!, attempt!.attempted_at)).toBe(true);
+    expectRefusals(oldSecret, req!, attempt!.attempted_at);
+  });
+
+  it('a secret changed by hand into one that cannot sign sends nothing and records a failed attempt', async () => {
+    await t.deps.db.updateTable('webhook_endpoints').set({ secret: 'whsec_not base64!' }).where('id', '=', endpoint.id).execute();
+    const trxid = await payNewTransaction();
+    const [event] = await eventsOf(trxid);
+    expect((await dispatch()).states).toEqual(['retrying']);
+    expect(receiver.requests).toHaveLength(0);
+    expect(receiver.connections).toBe(0);
+    const [attempt] = await attemptsOf((await deliveryOf(event!.id)).id);
+    expect(attempt).toMatchObject({ succeeded: 0, status_code: null, duration_ms: 0 });
+    expect(attempt!.error).toMatch(/^not sent: cannot sign with the endpoint's secret \(.*whsec_.*base64/);
+    expect(await deliveryOf(event!.id)).toMatchObject({ status: 'pending', attempts: 1, locked_until: null });
   });
 });
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newEndpointId } from '../../src/domain/ids.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint, newWebhookSecret } from '../../src/services/webhooks/webhook-endpoints.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { createTestContext, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -43,7 +43,7 @@ describe('SSRF guard', () => {
     for (const url of urls) {
       await t.deps.db
         .insertInto('webhook_endpoints')
-        .values({ id: newEndpointId(), merchant_id: seeded.merchant.id, url, secret: 'whsec_x', events: '["*"]', status: 'active', consecutive_failures: 0, created_at: t.clock.now(), updated_at: t.clock.now() })
+        .values({ id: newEndpointId(), merchant_id: seeded.merchant.id, url, secret: newWebhookSecret(), events: '["*"]', status: 'active', consecutive_failures: 0, created_at: t.clock.now(), updated_at: t.clock.now() })
         .execute();
     }
     await recordPayment(t.deps, { merchantId: seeded.merchant.id, mode: 'test', source: 'ssrf-test', sourcePaymentId: 'p1', amount: 777, paidAt: t.clock.now() });

@@ -45,11 +45,12 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('webhooks add', () => {
-  it('prints exactly {"id", "secret"}; the secret is whsec_ and 32 base62 characters', async () => {
+  it('prints exactly {"id", "secret"}; the secret is whsec_ and the base64 of 32 bytes', async () => {
     const body = await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/hooks/qris');
     expect(Object.keys(body)).toEqual(['id', 'secret']);
     expect(body.id).toMatch(/^we_[0-9A-Za-z]{16}$/);
-    expect(body.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(body.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
     const row = await t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ merchant_id: seeded.merchant.id, secret: body.secret, events: '["*"]', status: 'active' });
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', body.id).execute();
@@ -104,7 +105,7 @@ describe('webhooks add', () => {
   it('prints the secret once, with a reminder, without --json', async () => {
     const r = await cli('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/human');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^created webhook endpoint we_\w+ -> https:\/\/shop\.example\.com\/human \(\*\)\nsigning secret, shown only now: whsec_\w{32}\n/);
+    expect(r.stdout).toMatch(/^created webhook endpoint we_\w+ -> https:\/\/shop\.example\.com\/human \(\*\)\nsigning secret, shown only now: whsec_[A-Za-z0-9+/]{43}=\n/);
     expect(r.stdout).toContain('older events are not sent');
   });
 });

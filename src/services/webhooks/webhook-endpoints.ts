@@ -1,8 +1,9 @@
 // Merchant webhook endpoints: add, list, remove. Deliveries are created when an event happens (see
 // outbox.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
 // older events unless an operator resends them to it.
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
-import { newEndpointId, randomBase62 } from '../../domain/ids.js';
+import { newEndpointId } from '../../domain/ids.js';
 import { validateWebhookUrl } from '../../domain/webhook-url.js';
 import { failPendingDeliveriesOf } from '../../storage/queries/deliveries.js';
 import {
@@ -35,8 +36,12 @@ export interface CreatedWebhookEndpoint extends WebhookEndpointView {
   secret: string;
 }
 
-/** `whsec_` and 32 base62 characters (190 random bits). */
-export const newWebhookSecret = (): string => `whsec_${randomBase62(32)}`;
+/**
+ * `whsec_` and the standard base64 of 32 random bytes: a Standard Webhooks secret, whose decoded bytes
+ * key webhook-signature, while X-Signature is keyed by the whole text. Endpoints made before kept their
+ * `whsec_` + 32 base62 characters, which is valid base64 too (24 bytes), so they need no migration.
+ */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** Event types from `a,b` text; empty or `*` means every type. */
 export function parseEventList(text: string | undefined): string[] {
