@@ -110,6 +110,34 @@ describe('waitForPayment without a stream', () => {
   });
 });
 
+describe('waitForPayment behind a proxy that holds the stream back', () => {
+  it('gives the silent stream up after streamIdleTimeout and polls, seeing the payment', async () => {
+    // The fault proxy forwards an answer only once it is complete: a stream it never passes on.
+    const proxy = await FaultProxy.start(gateway.url);
+    try {
+      const tx = await client.createQris({ amount: 59_000 });
+      const watcher = new QrisGatewayClient({ baseUrl: proxy.url, apiKey: gateway.testKey });
+      const started = Date.now();
+      let readsBeforePayment = 0;
+      const [paid] = await Promise.all([
+        watcher.waitForPayment(tx.trxid, { streamIdleTimeout: 800 }),
+        later(2000, () => {
+          readsBeforePayment = proxy.count('/api/payment-gateway/cstatus');
+          return client.simulatePayment(tx.trxid);
+        }),
+      ]);
+      expect(paid.status).toBe('paid');
+      // Still held, the stream would have left it at its first read until the payment came.
+      expect(readsBeforePayment).toBeGreaterThanOrEqual(2);
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(proxy.count(`/checkout/${tx.trxid}/events`)).toBe(1);
+      expect(proxy.count('/api/payment-gateway/cstatus')).toBeGreaterThanOrEqual(3);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('waitForPayment that ends early', () => {
   it('rejects with wait_timeout after its timeout, the transaction still pending', async () => {
     const tx = await client.createQris({ amount: 57_000 });

@@ -6,8 +6,11 @@ export interface ServerSentEvent {
   data: string;
 }
 
-/** The events of a stream, as they arrive; ends when the server ends the stream. */
-export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+/**
+ * The events of a stream, as they arrive; ends when the server ends the stream. `onData` hears of every
+ * chunk, comments (heartbeats) included, so a caller can tell a quiet stream from a dead one.
+ */
+export async function* readEvents(body: ReadableStream<Uint8Array>, onData?: () => void): AsyncGenerator<ServerSentEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';
@@ -16,6 +19,7 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (!done) onData?.();
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
       // Lines end in \n, \r\n or \r; a \r at the very end may be half of a \r\n still to come.
       for (;;) {

@@ -11,11 +11,17 @@ export interface WaitOptions {
   timeout?: number;
   /** Stop waiting: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * A status stream that sends nothing, not even its heartbeat, for this long is taken as broken, and
+   * the wait polls instead. Default 45 000 ms: three of the gateway's heartbeats at its default 15 s.
+   */
+  streamIdleTimeout?: number;
 }
 
 /** Polling starts at 1 s and grows by half each time, to at most 5 s. */
 const POLL_FIRST_MS = 1000;
 const POLL_MAX_MS = 5000;
+const STREAM_IDLE_MS = 45_000;
 /** How long to poll before trying the stream again (the gateway's refusals say Retry-After: 30). */
 const STREAM_RETRY_MS = 30_000;
 
@@ -53,7 +59,7 @@ export async function waitForPayment(
       }
     };
     while (!isFinal(tx)) {
-      const streamed = await followStream(transport, trxid, signal);
+      const streamed = await followStream(transport, trxid, signal, options.streamIdleTimeout ?? STREAM_IDLE_MS);
       // However the stream ended, the transaction itself comes from cstatus.
       tx = await read(tx);
       if (isFinal(tx) || streamed === 'final') continue;
@@ -85,26 +91,29 @@ function transient(err: unknown): boolean {
 
 /**
  * Follows the stream until it reports a final status ('final'), ends by itself ('ended': the gateway ends
- * it at expiry), or could not be had or broke ('unavailable').
+ * it at expiry), or could not be had, broke or fell silent ('unavailable').
  */
-async function followStream(transport: Transport, trxid: string, signal: AbortSignal): Promise<'final' | 'ended' | 'unavailable'> {
-  let response: Response;
+async function followStream(transport: Transport, trxid: string, signal: AbortSignal, idleMs: number): Promise<'final' | 'ended' | 'unavailable'> {
+  // The gateway writes a heartbeat every 15 s by default. A stream silent for longer than idleMs (a
+  // connection that died without a reset, a proxy that holds the stream back) is given up for polling.
+  const idle = new AbortController();
+  let timer = setTimeout(() => idle.abort(), idleMs);
+  const alive = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => idle.abort(), idleMs);
+  };
+  const both = AbortSignal.any([signal, idle.signal]);
   try {
-    response = await transport.fetch(transport.url(`/checkout/${encodeURIComponent(trxid)}/events`), {
+    const response = await transport.fetch(transport.url(`/checkout/${encodeURIComponent(trxid)}/events`), {
       headers: transport.headers(false, { accept: 'text/event-stream' }),
       redirect: 'error',
-      signal,
+      signal: both,
     });
-  } catch {
-    if (signal.aborted) throw signal.reason;
-    return 'unavailable';
-  }
-  if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || response.body === null) {
-    await response.body?.cancel().catch(() => {});
-    return 'unavailable';
-  }
-  try {
-    for await (const message of readEvents(response.body)) {
+    if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || response.body === null) {
+      await response.body?.cancel().catch(() => {});
+      return 'unavailable';
+    }
+    for await (const message of readEvents(response.body, alive)) {
       if (message.event !== 'status') continue;
       const status = (JSON.parse(message.data) as { status?: unknown }).status;
       if (typeof status === 'string' && status !== 'pending') return 'final';
@@ -113,5 +122,7 @@ async function followStream(transport: Transport, trxid: string, signal: AbortSi
   } catch {
     if (signal.aborted) throw signal.reason;
     return 'unavailable';
+  } finally {
+    clearTimeout(timer);
   }
 }
