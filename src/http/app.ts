@@ -21,6 +21,7 @@ import { cancelRoutes } from './routes/cancel.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
+import { openApiWebhooks } from './openapi-webhooks.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { paymentLinkRoutes } from '../web/payment-links.js';
 import { consoleRoutes } from '../web/console/routes.js';
@@ -143,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         },
       },
       security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
+      webhooks: openApiWebhooks,
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
