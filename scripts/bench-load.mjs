@@ -2,7 +2,7 @@
 // The load generator, run by scripts/bench.mjs as a child process so that autocannon never shares an
 // event loop (or a core's time slice accounting) with the server it measures. It reads one scenario
 // spec (a JSON file named on the command line), runs autocannon once, and prints one JSON object.
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
@@ -64,6 +64,22 @@ function requestsFor(kind) {
       return [{ method: 'GET', path: spec.path }];
     case 'fresh':
       return [{ method: 'GET', setupRequest: (req) => ({ ...req, path: freshPath() }) }];
+    case 'fresh-client':
+      // What @qris-gateway/client sends: a POST with a JSON body and an Idempotency-Key of its own.
+      return [
+        {
+          method: 'POST',
+          setupRequest: (req) => {
+            const amount = new URL(freshPath(), 'http://x').searchParams.get('amount');
+            return {
+              ...req,
+              path: '/api/payment-gateway/cqris',
+              body: JSON.stringify({ amount: Number(amount) }),
+              headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+            };
+          },
+        },
+      ];
     case 'cycle': {
       const next = cycler(spec.paths);
       return [{ method: 'GET', setupRequest: (req) => ({ ...req, path: next() }) }];

@@ -4,7 +4,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { QrisGatewayClient, QrisGatewayError, type Transaction } from '@qris-gateway/client';
+import { QrisGatewayClient, type Transaction } from '@qris-gateway/client';
+import { failure } from '../helpers/client-failure.js';
 import { startSeededGateway, type SeededGateway } from '../helpers/seeded-gateway.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { freePort } from '../helpers/processes.js';
@@ -29,15 +30,6 @@ afterAll(async () => {
 
 const viaProxy = (options: { maxRetries?: number; timeoutMs?: number; maxRetryDelayMs?: number } = {}) =>
   new QrisGatewayClient({ baseUrl: proxy.url, apiKey: gateway.testKey, ...options });
-
-async function failure(call: Promise<unknown>): Promise<QrisGatewayError> {
-  const err = await call.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(QrisGatewayError);
-  return err as QrisGatewayError;
-}
 
 const refused = (status: number, code: string, retryAfter: string) =>
   ({

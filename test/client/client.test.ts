@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { QrisGatewayClient, QrisGatewayError, type Transaction } from '@qris-gateway/client';
+import { QrisGatewayClient, type Transaction } from '@qris-gateway/client';
+import { failure } from '../helpers/client-failure.js';
 import { startSeededGateway, type SeededGateway } from '../helpers/seeded-gateway.js';
 import { seedMerchant } from '../helpers/context.js';
 
@@ -21,16 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
 });
-
-/** What the call threw, which must be a QrisGatewayError. */
-async function failure(call: Promise<unknown>): Promise<QrisGatewayError> {
-  const err = await call.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(QrisGatewayError);
-  return err as QrisGatewayError;
-}
 
 /** A fetch that records the paths it was asked for. */
 function countingFetch(): { fetch: typeof fetch; paths: string[] } {
