@@ -108,6 +108,13 @@ ${alert(message)}
     return send(reply, request.consoleLang, kit.loggedOutCsrf(reply), request.url, t('signUp'), signUpForm(t, kit.loggedOutCsrf(reply), '', null));
   });
 
+  // After a sign-up or a reset request: the same answer whether or not the address is known, so it tells
+  // nobody which addresses have accounts.
+  const checkYourMail = (reply: FastifyReply, lang: Lang, csrf: string, url: string, email: string) => {
+    const t = translator(words, lang);
+    return send(reply, lang, csrf, url, t('checkMail'), html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`);
+  };
+
   scope.post('/signup', open, async (request, reply) => {
     if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
     const lang = request.consoleLang;
@@ -123,7 +130,7 @@ ${alert(message)}
       if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
       return send(reply, lang, csrf, request.url, t('signUp'), signUpForm(t, csrf, email, shown.message), shown.status);
     }
-    return send(reply, lang, csrf, request.url, t('checkMail'), html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`);
+    return checkYourMail(reply, lang, csrf, request.url, email);
   });
 
   // --- the three kinds of links: a page that shows what the link will do, and a POST that does it ---
@@ -227,6 +234,6 @@ ${alert(message)}
       if (!shown) throw err;
       return send(reply, lang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, shown.message), shown.status);
     }
-    return send(reply, lang, csrf, request.url, t('checkMail'), html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`);
+    return checkYourMail(reply, lang, csrf, request.url, email);
   });
 }
