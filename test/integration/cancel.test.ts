@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
+import { settlePayment } from '../../src/services/payments/settle-payment.js';
+import { insertPaymentUnlessDuplicate } from '../../src/storage/queries/payments.js';
+import { readTransaction } from '../../src/storage/queries/transactions.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import { createTestApp, onPostgres, seedMerchant, type TestApp } from '../helpers/context.js';
 import { expectCommonHeaders, expectError } from '../helpers/http-assertions.js';
@@ -274,6 +277,45 @@ describe('a cancelled static-QRIS code can still be paid', () => {
     });
     expect(result.outcome).toBe('unmatched');
     expect((await status(a, a.liveKey, tx.trxid)).status).toBe('cancelled');
+  });
+
+  it('a payment settled on a read taken before a cancel committed is paid late, with cancelled_at kept, in the row and its event', async () => {
+    // The interleaving PostgreSQL allows: the payment's transaction reads the row while it is pending,
+    // a cancel commits, and only then does the payment mark the row paid.
+    const a = await app();
+    const tx = await create(a, a.liveKey);
+    const stale = await readTransaction(a.deps.db, tx.trxid);
+    expect(stale!.status).toBe('pending');
+    expect((await cancel(a, a.liveKey, tx.trxid)).statusCode).toBe(200);
+    const now = a.clock.now();
+    const payment = {
+      id: 'pay_stale_read_test',
+      merchant_id: a.merchant.id,
+      mode: 'live' as const,
+      source: 'race',
+      source_payment_id: `stale-${tx.trxid}`,
+      amount: tx.total_amount,
+      paid_at: now,
+      received_at: now,
+      reference: null,
+      issuer: null,
+      payer_name: null,
+      status: 'unmatched' as const,
+      reason: null,
+      transaction_id: null,
+      raw: null,
+    };
+    const settled = await a.deps.db.runInTransaction(async (trx) => {
+      await insertPaymentUnlessDuplicate(trx, payment);
+      return settlePayment(trx, a.deps, payment, stale!, false, now);
+    });
+    expect(settled!.transaction).toMatchObject({ status: 'paid', paid_late: 1 });
+    expect(settled!.transaction.cancelled_at).not.toBeNull();
+    const after = await status(a, a.liveKey, tx.trxid);
+    expect(after).toMatchObject({ status: 'paid', paid_late: true });
+    expect(after.cancelled_at).not.toBeNull();
+    const paidEvent = (await events(a, tx.trxid)).find((e) => e.type === 'transaction.paid')!;
+    expect(JSON.parse(paidEvent.payload).data).toMatchObject({ status: 'paid', paid_late: true, cancelled_at: after.cancelled_at });
   });
 
   it('a cancel racing a payment ends one consistent way for every transaction', async () => {

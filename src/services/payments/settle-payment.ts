@@ -21,22 +21,15 @@ export async function settlePayment(
   late: boolean,
   now: number,
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
-  const paid = await markTransactionPaid(trx, candidate.id, { paymentId: payment.id, paidAt: payment.paid_at, late, now });
-  if (!paid) return null;
+  // The row as updated, not the candidate as read: a cancel may have committed in between (cancelled_at, paid_late).
+  const transaction = await markTransactionPaid(trx, candidate.id, { paymentId: payment.id, paidAt: payment.paid_at, late, now });
+  if (!transaction) return null;
   const bound = await bindUnmatchedPayment(trx, payment.id, candidate.id);
   // Only an operator's assign can meet a payment bound meanwhile; throwing rolls the payment of the
   // transaction back with it.
   if (!bound) throw new Error(`payment ${payment.id} was bound concurrently`);
 
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
-  const transaction: TransactionsTable = {
-    ...candidate,
-    status: 'paid',
-    paid_at: payment.paid_at,
-    paid_late: late ? 1 : 0,
-    payment_id: payment.id,
-    updated_at: now,
-  };
   await enqueueEvent(trx, {
     merchantId: transaction.merchant_id,
     mode: transaction.mode,

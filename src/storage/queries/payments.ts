@@ -1,5 +1,6 @@
 // Payments: reported payments, and the reads and writes of transactions that matching and settling a
 // payment need (named for what they do; the rest of the transactions' queries live elsewhere).
+import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
 import type { Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../schema.js';
 
@@ -54,20 +55,28 @@ export async function listPaymentRows(
  * Marks a transaction paid by a payment unless it is paid already; false when it was. The conditional
  * update is the guard that holds when two payments race for one transaction.
  */
-export async function markTransactionPaid(
+export function markTransactionPaid(
   trx: Tx,
   transactionId: string,
   paid: { paymentId: string; paidAt: number; late: boolean; now: number },
-): Promise<boolean> {
-  const result = await trx
+): Promise<TransactionsTable | undefined> {
+  return trx
     .updateTable('transactions')
-    .set({ status: 'paid', paid_at: paid.paidAt, paid_late: paid.late ? 1 : 0, payment_id: paid.paymentId, updated_at: paid.now })
+    .set({
+      status: 'paid',
+      paid_at: paid.paidAt,
+      // The caller judged lateness on the row it read. A cancel or the expiry sweeper may have committed
+      // since (PostgreSQL runs them side by side): the row as it is when updated decides too, so a
+      // transaction cancelled a moment before its money arrived is paid late, never plainly paid.
+      paid_late: paid.late ? 1 : sql<number>`case when status = 'pending' then 0 else 1 end`,
+      payment_id: paid.paymentId,
+      updated_at: paid.now,
+    })
     .where('id', '=', transactionId)
     .where('status', '!=', 'paid')
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
-
 
 /** A transaction by id, only if it is of the given merchant and mode. */
 export async function paymentTransactionOf(
