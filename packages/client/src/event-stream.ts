@@ -1,5 +1,6 @@
 // A reader of server-sent events (text/event-stream) over a fetch body: enough of the format for the
 // gateway's status stream (event and data fields, comments, any line ending), with no dependency.
+import { chunksOf } from './body.js';
 
 export interface ServerSentEvent {
   event: string;
@@ -7,44 +8,38 @@ export interface ServerSentEvent {
 }
 
 /**
- * The events of a stream, as they arrive; ends when the server ends the stream. `onData` hears of every
- * chunk, comments (heartbeats) included, so a caller can tell a quiet stream from a dead one.
+ * The events of a stream, as they arrive; ends when the server ends the stream, and with the signal's
+ * reason when it aborts. `onData` hears of every chunk, comments (heartbeats) included, so a caller can
+ * tell a quiet stream from a dead one.
  */
-export async function* readEvents(body: ReadableStream<Uint8Array>, onData?: () => void): AsyncGenerator<ServerSentEvent> {
+export async function* readEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal, onData?: () => void): AsyncGenerator<ServerSentEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';
   let data: string[] = [];
-  const reader = body.getReader();
-  try {
+  for await (const chunk of chunksOf(body, signal)) {
+    onData?.();
+    buffer += decoder.decode(chunk, { stream: true });
+    // Lines end in \n, \r\n or \r; a \r at the very end may be half of a \r\n still to come.
     for (;;) {
-      const { done, value } = await reader.read();
-      if (!done) onData?.();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      // Lines end in \n, \r\n or \r; a \r at the very end may be half of a \r\n still to come.
-      for (;;) {
-        const match = /\r\n|\n|\r(?!$)/.exec(buffer);
-        if (match === null) break;
-        const line = buffer.slice(0, match.index);
-        buffer = buffer.slice(match.index + match[0].length);
-        if (line === '') {
-          if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
-          event = '';
-          data = [];
-          continue;
-        }
-        if (line.startsWith(':')) continue; // a comment: the gateway's heartbeat
-        const colon = line.indexOf(':');
-        const field = colon === -1 ? line : line.slice(0, colon);
-        let value = colon === -1 ? '' : line.slice(colon + 1);
-        if (value.startsWith(' ')) value = value.slice(1);
-        if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
+      const match = /\r\n|\n|\r(?!$)/.exec(buffer);
+      if (match === null) break;
+      const line = buffer.slice(0, match.index);
+      buffer = buffer.slice(match.index + match[0].length);
+      if (line === '') {
+        if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
+        event = '';
+        data = [];
+        continue;
       }
-      if (done) return;
+      if (line.startsWith(':')) continue; // a comment: the gateway's heartbeat
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      let value = colon === -1 ? '' : line.slice(colon + 1);
+      if (value.startsWith(' ')) value = value.slice(1);
+      if (field === 'event') event = value;
+      else if (field === 'data') data.push(value);
     }
-  } finally {
-    // Leaving early (a final status seen, an abort) closes the connection.
-    await reader.cancel().catch(() => {});
   }
+  // An event not ended by a blank line when the stream ends is dropped, as the format says.
 }

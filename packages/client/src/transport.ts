@@ -1,6 +1,7 @@
 // One call to the gateway, with the retries that are safe for it. Everything else in the client is built
 // on `Transport.call`.
 import type { ApiError } from './api-types.js';
+import { readAll } from './body.js';
 import { QrisGatewayError } from './errors.js';
 
 export const CLIENT_VERSION = '0.1.0';
@@ -50,6 +51,20 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * A controller of this call's own that also aborts when `outer` (the caller's signal) does, so the call
+ * can end itself (its timeout, a silent stream) without touching the caller's signal; `release()`
+ * unhooks it from `outer` once the call is over, so a long-lived caller signal collects no listeners.
+ */
+export function linkedController(outer?: AbortSignal): { controller: AbortController; release(): void } {
+  const controller = new AbortController();
+  if (outer === undefined) return { controller, release: () => {} };
+  const forward = () => controller.abort(outer.reason);
+  if (outer.aborted) forward();
+  else outer.addEventListener('abort', forward, { once: true });
+  return { controller, release: () => outer.removeEventListener('abort', forward) };
+}
+
 /** Retry-After as seconds (it may also be an HTTP date); undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null || value.trim() === '') return undefined;
@@ -87,11 +102,10 @@ export class Transport {
 
   /** The `data` of a JSON answer. */
   async json<T>(call: Call): Promise<T> {
-    const response = await this.call(call, 'application/json');
-    const text = await response.text();
+    const { response, body } = await this.call(call, 'application/json');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(new TextDecoder().decode(body));
     } catch {
       throw invalidResponse(response, 'the answer is not JSON');
     }
@@ -101,13 +115,16 @@ export class Transport {
 
   /** The body of a binary answer, checked to be of the expected type. */
   async bytes(call: Call, type: string): Promise<Uint8Array> {
-    const response = await this.call(call, type);
+    const { response, body } = await this.call(call, type);
     if (!(response.headers.get('content-type') ?? '').startsWith(type)) throw invalidResponse(response, `the answer is not ${type}`);
-    return new Uint8Array(await response.arrayBuffer());
+    return body;
   }
 
-  /** Sends the call, retrying as its policy allows; a 2xx answer is returned, anything else thrown. */
-  async call(call: Call, accept: string): Promise<Response> {
+  /**
+   * Sends the call, retrying as its policy allows, and reads the whole answer within `timeoutMs`. A 2xx
+   * answer is returned; anything else is thrown as a QrisGatewayError.
+   */
+  async call(call: Call, accept: string): Promise<{ response: Response; body: Uint8Array }> {
     const { timeoutMs, maxRetries, maxRetryDelayMs } = this.options;
     const url = this.url(call.path, call.query);
     const init: RequestInit = {
@@ -121,26 +138,34 @@ export class Transport {
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
     };
     for (let attempt = 0; ; attempt += 1) {
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+      const { controller, release } = linkedController(call.signal);
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
       let failure: QrisGatewayError;
       let waitMs: number;
       try {
-        const response = await this.options.fetch(url, { ...init, signal });
-        if (response.ok) return response;
-        failure = await errorFrom(response);
+        const response = await this.options.fetch(url, { ...init, signal: controller.signal });
+        const body = await readAll(response, controller.signal);
+        if (response.ok) return { response, body };
+        failure = errorFrom(response, body);
         const retryable = retryableAnswer(response.status, failure.retryAfter, call.retry, maxRetryDelayMs);
         if (!retryable || attempt >= maxRetries) throw failure;
         waitMs = failure.retryAfter === undefined ? backoffMs(attempt + 1) : failure.retryAfter * 1000;
       } catch (err) {
         if (err instanceof QrisGatewayError) throw err;
         if (call.signal?.aborted) throw call.signal.reason;
-        failure = timeout.aborted
+        failure = timedOut
           ? new QrisGatewayError({ code: 'timeout', status: 0, message: `no answer from ${url} within ${timeoutMs} ms`, cause: err })
           : new QrisGatewayError({ code: 'network_error', status: 0, message: `could not reach ${url}: ${describe(err)}`, cause: err });
         // The request may have arrived and acted: only a call that is safe to repeat is sent again.
         if (call.retry !== 'safe' || attempt >= maxRetries) throw failure;
         waitMs = backoffMs(attempt + 1);
+      } finally {
+        clearTimeout(timer);
+        release();
       }
       await sleep(waitMs, call.signal);
     }
@@ -154,12 +179,12 @@ function retryableAnswer(status: number, retryAfter: number | undefined, policy:
   return policy === 'safe' && (status === 500 || status === 502 || status === 503 || status === 504);
 }
 
-async function errorFrom(response: Response): Promise<QrisGatewayError> {
+function errorFrom(response: Response, raw: Uint8Array): QrisGatewayError {
   const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
   const requestId = response.headers.get('x-request-id') ?? undefined;
   let body: unknown = null;
   try {
-    body = JSON.parse(await response.text());
+    body = JSON.parse(new TextDecoder().decode(raw));
   } catch {
     // Not the gateway's JSON: described below.
   }

@@ -4,7 +4,7 @@
 import type { Transaction } from './api-types.js';
 import { readEvents } from './event-stream.js';
 import { QrisGatewayError } from './errors.js';
-import { sleep, type Transport } from './transport.js';
+import { linkedController, sleep, type Transport } from './transport.js';
 
 export interface WaitOptions {
   /** Give up after this many milliseconds with a `wait_timeout` error. Default: wait until a final state (expiry is one). */
@@ -96,24 +96,23 @@ function transient(err: unknown): boolean {
 async function followStream(transport: Transport, trxid: string, signal: AbortSignal, idleMs: number): Promise<'final' | 'ended' | 'unavailable'> {
   // The gateway writes a heartbeat every 15 s by default. A stream silent for longer than idleMs (a
   // connection that died without a reset, a proxy that holds the stream back) is given up for polling.
-  const idle = new AbortController();
-  let timer = setTimeout(() => idle.abort(), idleMs);
+  const { controller: stream, release } = linkedController(signal);
+  let timer = setTimeout(() => stream.abort(), idleMs);
   const alive = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => idle.abort(), idleMs);
+    timer = setTimeout(() => stream.abort(), idleMs);
   };
-  const both = AbortSignal.any([signal, idle.signal]);
   try {
     const response = await transport.fetch(transport.url(`/checkout/${encodeURIComponent(trxid)}/events`), {
       headers: transport.headers(false, { accept: 'text/event-stream' }),
       redirect: 'error',
-      signal: both,
+      signal: stream.signal,
     });
     if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || response.body === null) {
       await response.body?.cancel().catch(() => {});
       return 'unavailable';
     }
-    for await (const message of readEvents(response.body, alive)) {
+    for await (const message of readEvents(response.body, stream.signal, alive)) {
       if (message.event !== 'status') continue;
       const status = (JSON.parse(message.data) as { status?: unknown }).status;
       if (typeof status === 'string' && status !== 'pending') return 'final';
@@ -124,5 +123,6 @@ async function followStream(transport: Transport, trxid: string, signal: AbortSi
     return 'unavailable';
   } finally {
     clearTimeout(timer);
+    release();
   }
 }
