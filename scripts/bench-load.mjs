@@ -65,7 +65,8 @@ function requestsFor(kind) {
     case 'fresh':
       return [{ method: 'GET', setupRequest: (req) => ({ ...req, path: freshPath() }) }];
     case 'fresh-client':
-      // What @qris-gateway/client sends: a POST with a JSON body and an Idempotency-Key of its own.
+      // What @qris-gateway/client sends: a POST with a JSON body and an Idempotency-Key of its own
+      // (`idempotent: false` leaves the key out, to tell the key's cost from the POST's).
       return [
         {
           method: 'POST',
@@ -75,7 +76,7 @@ function requestsFor(kind) {
               ...req,
               path: '/api/payment-gateway/cqris',
               body: JSON.stringify({ amount: Number(amount) }),
-              headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+              headers: { ...headers, 'content-type': 'application/json', ...(spec.idempotent === false ? {} : { 'idempotency-key': randomUUID() }) },
             };
           },
         },

@@ -437,6 +437,7 @@ async function gatewayScenarios(kind, baselineRps, logChoice) {
       { name: 'cqris-fresh', kind: 'fresh' },
       // The client's creates: POST, JSON, an Idempotency-Key each (so no batching of plain creates).
       { name: 'cqris-client', kind: 'fresh-client', freshOffset: 400_000 },
+      { name: 'cqris-post', kind: 'fresh-client', idempotent: false, freshOffset: 800_000, note: 'POST with a JSON body, no Idempotency-Key' },
       {
         // One hot amount has 999 unique codes, and they stay reserved far longer than the run: the run is
         // capped at that many requests so each one is a real create (a 503 after that would measure the

@@ -55,6 +55,19 @@ describe('a create whose answer is lost', () => {
     expect(made.map((t) => t.trxid)).toEqual([tx.trxid]);
   });
 
+  it('carries an Idempotency-Key only while retries are on (a keyed create costs the gateway more)', async () => {
+    const sent: Array<string | null> = [];
+    const watching: typeof fetch = (input, init) => {
+      sent.push(new Headers(init?.headers).get('idempotency-key'));
+      return fetch(input, init);
+    };
+    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching }).createQris({ amount: 41_500 });
+    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching, maxRetries: 0 }).createQris({ amount: 41_600 });
+    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching, maxRetries: 0 }).createQris({ amount: 41_700, idempotencyKey: 'mine-1' });
+    expect(sent[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent.slice(1)).toEqual([null, 'mine-1']);
+  });
+
   it('gives up after maxRetries and says the connection failed', async () => {
     proxy.plan = () => ({ kind: 'drop-before' });
     const err = await failure(viaProxy({ maxRetries: 2 }).createQris({ amount: 42_000 }));
