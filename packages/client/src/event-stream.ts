@@ -17,29 +17,38 @@ export async function* readEvents(body: ReadableStream<Uint8Array>, signal: Abor
   let buffer = '';
   let event = '';
   let data: string[] = [];
+  // The complete lines of the buffer. Lines end in \n, \r\n or \r; while more may come, a \r at the very
+  // end may be half of a \r\n, so it waits; at the end of the stream it ends its line.
+  function* lines(final: boolean): Generator<string> {
+    const ending = final ? /\r\n|\n|\r/ : /\r\n|\n|\r(?!$)/;
+    for (;;) {
+      const match = ending.exec(buffer);
+      if (match === null) return;
+      yield buffer.slice(0, match.index);
+      buffer = buffer.slice(match.index + match[0].length);
+    }
+  }
+  function* take(line: string): Generator<ServerSentEvent> {
+    if (line === '') {
+      if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
+      event = '';
+      data = [];
+      return;
+    }
+    if (line.startsWith(':')) return; // a comment: the gateway's heartbeat
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+  }
   for await (const chunk of chunksOf(body, signal)) {
     onData?.();
     buffer += decoder.decode(chunk, { stream: true });
-    // Lines end in \n, \r\n or \r; a \r at the very end may be half of a \r\n still to come.
-    for (;;) {
-      const match = /\r\n|\n|\r(?!$)/.exec(buffer);
-      if (match === null) break;
-      const line = buffer.slice(0, match.index);
-      buffer = buffer.slice(match.index + match[0].length);
-      if (line === '') {
-        if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
-        event = '';
-        data = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue; // a comment: the gateway's heartbeat
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      let value = colon === -1 ? '' : line.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-    }
+    for (const line of lines(false)) yield* take(line);
   }
+  buffer += decoder.decode();
+  for (const line of lines(true)) yield* take(line);
   // An event not ended by a blank line when the stream ends is dropped, as the format says.
 }
