@@ -37,6 +37,59 @@ describe('batched creates', () => {
     expect(rows.map((r) => r.total_amount).sort()).toEqual(ok.map((t) => t.total_amount).sort());
   });
 
+  it('creates with an Idempotency-Key join the batch, each key naming its own transaction', async () => {
+    await setup();
+    const code = parseQris(h.seeded.merchant.qris_static);
+    const keyed = (amount: number, key: string) => input(amount, { idempotency: { key, requestHash: `hash-${amount}` } });
+    // Queued in one turn: one batch makes them all, its key claims included.
+    const rows = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) =>
+        createInBatch(h.ctx.deps, { input: keyed(50_000 + i, `key-${i}`), code, low: 1, high: 999 }, async () => {
+          throw new Error('not expected: every key is free');
+        }),
+      ),
+    );
+    const keys = await h.ctx.deps.db.selectFrom('idempotency_keys').select(['idem_key', 'transaction_id']).where('merchant_id', '=', h.seeded.merchant.id).execute();
+    expect(Object.fromEntries(keys.map((k) => [k.idem_key, k.transaction_id]))).toEqual(Object.fromEntries(rows.map((r, i) => [`test:key-${i + 1}`, r.id])));
+    // Each key replays its own transaction.
+    const again = await Promise.all([1, 2, 3, 4, 5].map((i) => createTransaction(h.ctx.deps, keyed(50_000 + i, `key-${i}`))));
+    expect(again.map((r) => [r.replayed, r.transaction.id])).toEqual(rows.map((r) => [true, r.id]));
+  });
+
+  it('a batch-mate whose key is already taken is left out of the batch and made on its own', async () => {
+    await setup();
+    const code = parseQris(h.seeded.merchant.qris_static);
+    const keyed = (amount: number, key: string) => input(amount, { idempotency: { key, requestHash: `hash-${amount}` } });
+    const first = await createTransaction(h.ctx.deps, keyed(54_000, 'taken'));
+    const aloneFor: string[] = [];
+    const rows = await Promise.all(
+      [keyed(54_000, 'taken'), keyed(55_000, 'fresh-1'), keyed(56_000, 'fresh-2')].map((i) =>
+        createInBatch(h.ctx.deps, { input: i, code, low: 1, high: 999 }, async (c) => {
+          aloneFor.push(c.input.idempotency!.key);
+          return first.transaction;
+        }),
+      ),
+    );
+    expect(aloneFor).toEqual(['taken']);
+    expect(rows[0]!.id).toBe(first.transaction.id);
+    // Nothing of the lost one was written: no second transaction of that amount, no second reservation.
+    expect(await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 54_000).execute()).toHaveLength(1);
+    expect(await h.ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('total_amount', '>', 54_000).where('total_amount', '<', 55_000).execute()).toHaveLength(1);
+  });
+
+  it('one key sent ten times at once (a client retrying): one transaction, nine replays of it', async () => {
+    await setup();
+    const request = () => createTransaction(h.ctx.deps, input(52_000, { idempotency: { key: 'same-key', requestHash: 'hash-52000' } }));
+    const results = await Promise.all(Array.from({ length: 10 }, request));
+    expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    const rows = await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 52_000).execute();
+    expect(rows).toHaveLength(1);
+    // The same key with another request is refused, never made.
+    const other = await createTransaction(h.ctx.deps, input(53_000, { idempotency: { key: 'same-key', requestHash: 'hash-53000' } })).catch((e: { code: string }) => e);
+    expect((other as { code: string }).code).toBe('idempotency_key_reused');
+  });
+
   it('lapsed reservations are reclaimed by batch-mates', async () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '70' });
     const amount = 41_000;

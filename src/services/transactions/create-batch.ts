@@ -9,10 +9,11 @@ import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { BatchedCreate, CreateBatchStats, CreateQueue, WaitingCreate } from './create-queue.js';
 import type { Deps } from '../deps.js';
-import { pendingRow, queueInvoice } from './insert-transaction.js';
+import { idempotencyRow, pendingRow, queueInvoice } from './insert-transaction.js';
+import { claimIdempotencyKeys } from '../../storage/queries/idempotency.js';
 
 /**
- * Batched creates. A flash sale sends many plain creates (no ref, no Idempotency-Key) at once; made one
+ * Batched creates. A flash sale sends many plain creates (no ref; an Idempotency-Key is fine) at once; made one
  * by one, each costs four or five statements (on PostgreSQL as many network round trips, plus its own
  * commit). Creates that arrive in the same event-loop turn are instead made together in one database
  * transaction: one read of every candidate total, one multi-row insert of the reservations and one of
@@ -114,9 +115,31 @@ async function createAll(deps: Deps, trx: Tx, batch: BatchedCreate[]): Promise<O
     refusal: null,
   }));
 
+  // 0. The Idempotency-Keys, in one sorted statement before any total (the lock order of every create,
+  // insert-transaction.ts). A key another request holds was claimed first: that create is left out of
+  // the batch and made on its own, where the lost claim turns it into a replay of the winner.
+  const keyed = plans.filter((p) => p.create.input.idempotency !== null);
+  const lost = new Set<Plan>();
+  if (keyed.length > 0) {
+    const claims: Array<{ plan: Plan; row: ReturnType<typeof idempotencyRow> }> = [];
+    const seen = new Set<string>();
+    for (const p of keyed) {
+      const row = idempotencyRow(p.create.input, p.id, now);
+      const name = `${row.merchant_id}\u0000${row.idem_key}`;
+      // The same key twice in one turn (a client retrying at once): the first claims it, the other replays.
+      if (seen.has(name)) lost.add(p);
+      else claims.push({ plan: p, row });
+      seen.add(name);
+    }
+    claims.sort((a, b) => cmp(a.row.merchant_id, b.row.merchant_id) || cmp(a.row.idem_key, b.row.idem_key));
+    const won = await claimIdempotencyKeys(trx, claims.map((c) => c.row));
+    for (const c of claims) if (!won.has(`${c.row.merchant_id}\u0000${c.row.idem_key}`)) lost.add(c.plan);
+  }
+
   // 1. Every candidate total's reservation row, one read per merchant and mode.
   const byGroup = new Map<string, Plan[]>();
   for (const p of plans) {
+    if (lost.has(p)) continue;
     const g = groupOf(p.create.input);
     const list = byGroup.get(g);
     if (list) list.push(p);

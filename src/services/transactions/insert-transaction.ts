@@ -44,22 +44,28 @@ export function pendingRow(
 // different requests.
 export const idempotencyKey = (input: CreateTransactionInput): string => `${input.mode}:${input.idempotency!.key}`;
 
-/** The transaction row, its Idempotency-Key claim and its invoice e-mail; LostRace on a lost unique key. */
-export async function insertRow(trx: Tx, input: CreateTransactionInput, row: TransactionsTable, now: number): Promise<void> {
-  const { id } = row;
+/**
+ * Claims the create's Idempotency-Key for its transaction id; LostRace when another request holds it.
+ * The static-QRIS paths (lone and batched) claim it before any reservation, so every create takes its
+ * locks in one order, key then total (on PostgreSQL crossed orders could deadlock two racing retries).
+ */
+export async function claimKey(trx: Tx, input: CreateTransactionInput, transactionId: string, now: number): Promise<void> {
+  const claimed = await claimIdempotencyKey(trx, idempotencyRow(input, transactionId, now));
+  if (!claimed) throw new LostRace();
+}
+
+export function idempotencyRow(input: CreateTransactionInput, transactionId: string, now: number) {
+  return { merchant_id: input.merchantId, idem_key: idempotencyKey(input), request_hash: input.idempotency!.requestHash, transaction_id: transactionId, created_at: now };
+}
+
+/**
+ * The transaction row, its Idempotency-Key claim (unless the caller made it first) and its invoice
+ * e-mail; LostRace on a lost unique key.
+ */
+export async function insertRow(trx: Tx, input: CreateTransactionInput, row: TransactionsTable, now: number, keyClaimed = false): Promise<void> {
   if (!(await insertTransactionIfAbsent(trx, row))) throw new LostRace();
   if (input.dailyQuota != null) await consumeQuota(trx, input.merchantId, input.dailyQuota, now);
-
-  if (input.idempotency) {
-    const claimed = await claimIdempotencyKey(trx, {
-      merchant_id: input.merchantId,
-      idem_key: idempotencyKey(input),
-      request_hash: input.idempotency.requestHash,
-      transaction_id: id,
-      created_at: now,
-    });
-    if (!claimed) throw new LostRace();
-  }
+  if (input.idempotency && !keyClaimed) await claimKey(trx, input, row.id, now);
   if (row.email !== null) await queueInvoice(trx, row, now);
 }
 

@@ -8,7 +8,7 @@ import { createInBatch } from './create-batch.js';
 import type { BatchedCreate } from './create-queue.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { CodeIssuer, Deps } from '../deps.js';
-import { insertRow, pendingRow } from './insert-transaction.js';
+import { claimKey, insertRow, pendingRow } from './insert-transaction.js';
 import { claimCode } from './unique-codes.js';
 
 /**
@@ -43,10 +43,11 @@ async function issue(deps: Deps, input: CreateTransactionInput): Promise<Transac
     });
   }
   const create: BatchedCreate = { input, code, ...range };
-  // Plain creates (nothing unique but the total, and a range wide enough to sample) are made in
-  // batches; a ref or an Idempotency-Key needs the one-by-one path, which isolates a lost race.
-  // A merchant with a daily quota is counted create by create, in each create's own transaction.
-  const plain = input.ref === null && input.idempotency === null && input.dailyQuota == null && wideEnoughToSample(range.low, range.high);
+  // Creates without a ref (an Idempotency-Key is fine: the batch claims keys first and hands a lost one
+  // back) and with a range wide enough to sample are made in batches; a ref needs the one-by-one path,
+  // which isolates a lost race on it. A merchant with a daily quota is counted create by create, in
+  // each create's own transaction.
+  const plain = input.ref === null && input.dailyQuota == null && wideEnoughToSample(range.low, range.high);
   return plain ? createInBatch(deps, create, (c) => insertWithFreeCode(deps, c)) : insertWithFreeCode(deps, create);
 }
 
@@ -56,11 +57,13 @@ function insertWithFreeCode(deps: Deps, { input, code, low, high }: BatchedCreat
     const now = deps.now();
     const { expiresAt, reservedUntil } = lifetime(deps.config, input.expiresInSeconds, now);
     const id = newTransactionId();
+    // The key before the total: the lock order of every static-QRIS create (insert-transaction.ts).
+    if (input.idempotency) await claimKey(trx, input, id, now);
     const claim = { trx, merchantId: input.merchantId, mode: input.mode, amount: input.amount, id, now, reservedUntil };
     const uniqueCode = await claimCode(claim, low, high);
     const total = input.amount + uniqueCode;
     const row = pendingRow(input, { id, now, expiresAt, uniqueCode, qris: toDynamic(code, total), sourceId: null, acquirerReference: null });
-    await insertRow(trx, input, row, now);
+    await insertRow(trx, input, row, now, true);
     return row;
   });
 }

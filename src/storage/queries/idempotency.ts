@@ -25,3 +25,19 @@ export async function claimIdempotencyKey(trx: Tx, row: IdempotencyKeysTable): P
     .executeTakeFirst();
   return claimed !== undefined;
 }
+
+/**
+ * Records several keys in one statement, in the order given (callers sort them, so racing batches take
+ * the key locks in one order); the keys (merchant, key) it recorded. A key another request holds is
+ * skipped, and on PostgreSQL waits for that request's transaction to end first.
+ */
+export async function claimIdempotencyKeys(trx: Tx, rows: IdempotencyKeysTable[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const claimed = await trx
+    .insertInto('idempotency_keys')
+    .values(rows)
+    .onConflict((oc) => oc.doNothing())
+    .returning(['merchant_id', 'idem_key'])
+    .execute();
+  return new Set(claimed.map((r) => `${r.merchant_id}\u0000${r.idem_key}`));
+}
