@@ -80,7 +80,7 @@ export class QrisGatewayClient {
       path: '/api/payment-gateway/cqris',
       body: { amount: input.amount, email: input.email, ref: input.ref, expires_in: input.expiresIn },
       // The key makes the client's own retries safe. Without retries none is invented: a keyed create
-      // costs the gateway about twice the CPU of a plain one (npm run bench: cqris-client, cqris-post).
+      // costs the gateway more CPU than a plain one (npm run bench: cqris-client against cqris-post).
       headers: input.idempotencyKey !== undefined ? { 'idempotency-key': input.idempotencyKey } : this.retries ? { 'idempotency-key': randomUUID() } : {},
       retry: 'safe',
       auth: true,
