@@ -33,6 +33,7 @@ import { startStatusWatch } from '../services/transactions/status-watch.js';
 import { registerMetrics } from './metrics.js';
 import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
+import { recordRoutes } from './route-table.js';
 import { snapNotifyRoutes } from '../payment-sources/snap/notify-route.js';
 
 export const API_VERSION = '1.0.0';
@@ -81,6 +82,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.logger ? { loggerInstance: options.logger as unknown as FastifyBaseLogger } : {}),
   });
 
+  // Before any route: the tests that hold for every route (auth, isolation, hostile input) walk this table.
+  recordRoutes(app);
   keepConnectionsOnClose(app.server);
   const drain = drainOnClose(app);
 
