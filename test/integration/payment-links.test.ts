@@ -107,13 +107,74 @@ describe('payment links: the public routes', () => {
   it('with ?ref= the same order always opens the same transaction, and another amount is refused', async () => {
     await setup();
     const a = await trxOf(await open('/pay/warung-saya/50000?ref=ORDER-1'));
-    expect(a.ref).toBe('ORDER-1');
+    // In the links' own namespace (issue 23, finding 6).
+    expect(a.ref).toBe('link:ORDER-1');
     const b = await trxOf(await open('/pay/warung-saya/50000?ref=ORDER-1', { ip: '203.0.113.50' }));
     expect(b.id).toBe(a.id);
     const conflict = await open('/pay/warung-saya/60000?ref=ORDER-1');
     expectPage(conflict, 409, 'This order reference already belongs to a payment of another amount.');
     expect(conflict.body).toContain('href="/pay/warung-saya"');
     expectPage(await open('/pay/warung-saya/60000?ref=%20x'), 400, 'The order reference in this link is not valid.');
+  });
+
+  const cqris = (query: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': t.liveKey, ...headers } });
+
+  // issue 23, finding 6 (the first repro): an anonymous open of ?ref=order-A took the shop's order-A.
+  it("a link's ref never takes the shop's: the shop's later create of that ref is its own, not a 409", async () => {
+    await setup();
+    const opened = await trxOf(await open('/pay/warung-saya/50000?ref=order-A'));
+    const shop = await cqris('amount=70000&ref=order-A');
+    expect(shop.statusCode, shop.body).toBe(200);
+    expect(shop.headers['idempotent-replayed']).toBeUndefined();
+    const made = shop.json().data;
+    expect(made).toMatchObject({ ref: 'order-A', amount: 70000 });
+    expect(made.trxid).not.toBe(opened.id);
+    // Both stand: the shop's create again replays the shop's, the link's open again the link's.
+    expect((await cqris('amount=70000&ref=order-A')).json().data.trxid).toBe(made.trxid);
+    expect((await trxOf(await open('/pay/warung-saya/50000?ref=order-A', { ip: '203.0.113.5' }))).id).toBe(opened.id);
+  });
+
+  // issue 23, finding 6 (the second repro): the shop's create of order-B replayed the link's transaction,
+  // whose invoice and receipt go to whoever opened the link.
+  it("a link's ref never answers for the shop's: the shop's create of that ref is not the opener's transaction", async () => {
+    await setup();
+    const opened = await trxOf(await open('/pay/warung-saya/50000?ref=order-B&email=attacker@evil.test'));
+    expect(opened.email).toBe('attacker@evil.test');
+    const shop = await cqris('amount=50000&ref=order-B&email=buyer@shop.test');
+    expect(shop.statusCode, shop.body).toBe(200);
+    expect(shop.headers['idempotent-replayed']).toBeUndefined();
+    const made = shop.json().data;
+    expect(made).toMatchObject({ ref: 'order-B', email: 'buyer@shop.test' });
+    expect(made.trxid).not.toBe(opened.id);
+    const mails = await t.deps.db.selectFrom('emails').select(['transaction_id', 'recipient']).orderBy('created_at').execute();
+    expect(mails).toEqual([
+      { transaction_id: opened.id, recipient: 'attacker@evil.test' },
+      { transaction_id: made.trxid, recipient: 'buyer@shop.test' },
+    ]);
+    // The other way round: a link opened with the shop's ref makes its own transaction, never the shop's.
+    const first = (await cqris('amount=40000&ref=order-C&email=buyer@shop.test')).json().data;
+    const later = await trxOf(await open('/pay/warung-saya/40000?ref=order-C'));
+    expect(later.id).not.toBe(first.trxid);
+    expect(later).toMatchObject({ ref: 'link:order-C', email: null });
+  });
+
+  it("the API may not use the links' namespace for a ref or an Idempotency-Key", async () => {
+    await setup();
+    const opened = await trxOf(await open('/pay/warung-saya/50000?ref=order-D'));
+    const byRef = await cqris('amount=50000&ref=link:order-D');
+    expect(byRef.statusCode).toBe(400);
+    expect(byRef.json().error).toMatchObject({ code: 'invalid_parameter', param: 'ref' });
+    const byKey = await t.app.inject({
+      method: 'POST',
+      url: '/api/payment-gateway/cqris',
+      headers: { 'x-api-key': t.liveKey, 'idempotency-key': 'link:anything' },
+      payload: { amount: 50000 },
+    });
+    expect(byKey.statusCode).toBe(400);
+    expect(byKey.json().error).toMatchObject({ code: 'invalid_parameter', param: 'Idempotency-Key' });
+    const all = await t.deps.db.selectFrom('transactions').select('id').execute();
+    expect(all.map((r) => r.id)).toEqual([opened.id]);
   });
 
   it('answers a bad amount or e-mail with a clear page in the payer\'s language, and creates nothing', async () => {

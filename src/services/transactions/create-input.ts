@@ -11,6 +11,11 @@ export interface CreateTransactionInput {
   expiresInSeconds: number | null;
   idempotency: { key: string; requestHash: string } | null;
   /**
+   * Who asks: the merchant's own API (and the CLI), the default; or a payer's open of a payment link,
+   * whose refs and keys live in the `link:` namespace (domain/payment-link.ts) that no other create may use.
+   */
+  origin?: 'api' | 'link';
+  /**
    * The merchant's daily create quota, filled in by createTransaction (services/merchants/quotas.ts):
    * null or absent means no limit.
    */

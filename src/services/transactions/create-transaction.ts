@@ -1,4 +1,5 @@
 import { AppError } from '../../domain/errors.js';
+import { inLinkNamespace, LINK_NAMESPACE } from '../../domain/payment-link.js';
 import { readIdempotencyKey } from '../../storage/queries/idempotency.js';
 import { readTransaction, readTransactionByRef } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
@@ -16,6 +17,7 @@ export interface CreateTransactionResult {
 }
 
 export async function createTransaction(deps: Deps, input: CreateTransactionInput): Promise<CreateTransactionResult> {
+  if (input.origin !== 'link') refuseLinkNamespace(input);
   const earlier = await findEarlier(deps, input);
   if (earlier) return { transaction: earlier, replayed: true };
 
@@ -35,6 +37,18 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
     const winner = await findEarlier(deps, input);
     if (winner) return { transaction: winner, replayed: true };
     throw new AppError('service_unavailable', 'a concurrent request interfered; retry', { retryAfter: 1 });
+  }
+}
+
+/** The API's refs and keys are its own: those of payment links (`link:...`) can be neither made nor replayed by it. */
+function refuseLinkNamespace(input: CreateTransactionInput): void {
+  if (input.ref !== null && inLinkNamespace(input.ref)) {
+    throw new AppError('invalid_parameter', `refs beginning with ${LINK_NAMESPACE} are reserved for payment links`, { param: 'ref' });
+  }
+  if (input.idempotency && inLinkNamespace(input.idempotency.key)) {
+    throw new AppError('invalid_parameter', `Idempotency-Keys beginning with ${LINK_NAMESPACE} are reserved for payment links`, {
+      param: 'Idempotency-Key',
+    });
   }
 }
 
