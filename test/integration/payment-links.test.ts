@@ -28,6 +28,9 @@ describe('payment links: the public routes', () => {
   const open = (url: string, opts: { ip?: string; lang?: string } = {}) =>
     t.app.inject({ url, remoteAddress: opts.ip ?? '198.51.100.7', headers: opts.lang ? { 'accept-language': opts.lang } : {} });
 
+  const cqris = (query: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': t.liveKey, ...headers } });
+
   async function trxOf(res: LightMyRequestResponse) {
     expect(res.statusCode, res.body).toBe(303);
     const id = TRX.exec(String(res.headers.location))?.[1];
@@ -116,9 +119,6 @@ describe('payment links: the public routes', () => {
     expect(conflict.body).toContain('href="/pay/warung-saya"');
     expectPage(await open('/pay/warung-saya/60000?ref=%20x'), 400, 'The order reference in this link is not valid.');
   });
-
-  const cqris = (query: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': t.liveKey, ...headers } });
 
   // issue 23, finding 6 (the first repro): an anonymous open of ?ref=order-A took the shop's order-A.
   it("a link's ref never takes the shop's: the shop's later create of that ref is its own, not a 409", async () => {
@@ -235,17 +235,37 @@ describe('payment links: the public routes', () => {
     expect((await trxOf(await open('/pay/warung-saya/25000'))).mode).toBe('live');
   });
 
-  it('counts link payments against the merchant\'s daily quota; over it, a page until midnight WIB', async () => {
-    await setup();
-    await setDailyQuota(t.deps, t.merchant.id, 1, 'test');
-    const first = await trxOf(await open('/pay/warung-saya/25000'));
-    // Opening the same link again creates nothing, so it is never refused for the quota.
-    expect((await trxOf(await open('/pay/warung-saya/25000'))).id).toBe(first.id);
-    const over = await open('/pay/warung-saya/26000');
-    expectPage(over, 429, 'has taken as many payments today as its plan allows');
+  // issue 23, finding 5: anonymous opens used up the merchant's API quota (default 100 a day), after which
+  // the shop's own API answered 429 quota_exceeded for the rest of the day.
+  it("holds link payments to a daily cap of their own: using it up leaves the merchant's API quota untouched", async () => {
+    await setup({ PAYMENT_LINK_DAILY_CREATES: '3' });
+    await setDailyQuota(t.deps, t.merchant.id, 5, 'test');
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await trxOf(await open(`/pay/warung-saya/${25_000 + i}`, { ip: `203.0.113.${i + 1}` })));
+    // Opening the same link again creates nothing, so it is never refused for the cap.
+    expect((await trxOf(await open('/pay/warung-saya/25000', { ip: '203.0.113.1' }))).id).toBe(made[0]!.id);
+    const over = await open('/pay/warung-saya/26000', { ip: '203.0.113.9' });
+    expectPage(over, 429, 'cannot take more payments through this link today. Try again after midnight (WIB)');
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(86_400);
-    expectPage(await open('/pay/warung-saya/26000', { lang: 'id' }), 429, 'Tidak ada pembayaran lagi hari ini');
+    expectPage(await open('/pay/warung-saya/26000', { lang: 'id' }), 429, 'Tidak ada pembayaran lagi melalui tautan ini hari ini');
+    // The shop's own API still has all of its quota of 5: link opens counted nothing against it.
+    const api = [];
+    for (let i = 0; i < 5; i++) api.push(await cqris(`amount=${60_000 + i}`));
+    expect(api.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(api.map((r) => r.headers['x-quota-remaining'])).toEqual(['4', '3', '2', '1', '0']);
+    expect((await cqris('amount=61000')).statusCode).toBe(429);
+    const counts = async (table: 'daily_creates' | 'link_daily_creates') =>
+      (await t.deps.db.selectFrom(table).select('count').where('merchant_id', '=', t.merchant.id).execute()).map((r) => r.count);
+    expect(await counts('daily_creates')).toEqual([5]);
+    expect(await counts('link_daily_creates')).toEqual([3]);
+  });
+
+  it('a merchant without an API quota still has the link cap', async () => {
+    await setup({ PAYMENT_LINK_DAILY_CREATES: '1' });
+    await trxOf(await open('/pay/warung-saya/25000'));
+    expectPage(await open('/pay/warung-saya/25001'), 429, 'No more payments through this link today');
+    expect((await cqris('amount=25000')).statusCode).toBe(200);
   });
 
   it('HEAD of an amount link creates nothing', async () => {

@@ -28,6 +28,7 @@ describe('loadConfig defaults', () => {
     expect(config.rateLimitPerMinute).toBe(600);
     expect(config.demoMerchant).toBe(true);
     expect(config.trustProxy).toEqual({ hops: 0 });
+    expect(config.paymentLinkDailyCreates).toBe(500);
   });
 
   it('has the documented server timeouts and shutdown bound', () => {
@@ -116,6 +117,8 @@ describe('loadConfig is strict', () => {
     // Clients are told the keep-alive time in whole seconds; 0 would tell them not to reuse a connection.
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '500' }, /HTTP_KEEP_ALIVE_TIMEOUT_MS must be between 1000/],
     [{ SHUTDOWN_TIMEOUT_MS: '10s' }, /SHUTDOWN_TIMEOUT_MS must be a whole number/],
+    // issue 23, finding 5: the links' daily cap cannot be turned off.
+    [{ PAYMENT_LINK_DAILY_CREATES: '0' }, /PAYMENT_LINK_DAILY_CREATES must be between 1 and 10000000/],
   ];
   it.each(bad)('rejects %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);

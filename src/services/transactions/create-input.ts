@@ -1,5 +1,11 @@
 import type { Mode } from '../../storage/schema.js';
 
+/** Which daily count a create is held to, and its limit: the merchant's API quota, or its links' cap. */
+export interface DailyLimit {
+  counter: 'api' | 'link';
+  limit: number;
+}
+
 /** A create request as the services take it, whichever issuer makes its code. */
 export interface CreateTransactionInput {
   merchantId: string;
@@ -16,8 +22,8 @@ export interface CreateTransactionInput {
    */
   origin?: 'api' | 'link';
   /**
-   * The merchant's daily create quota, filled in by createTransaction (services/merchants/quotas.ts):
-   * null or absent means no limit.
+   * The daily count this create is held to, filled in by createTransaction (services/merchants/quotas.ts):
+   * the merchant's API quota, or for a payment link's create the links' own cap. Null or absent: none.
    */
-  dailyQuota?: number | null;
+  dailyQuota?: DailyLimit | null;
 }

@@ -6,7 +6,7 @@ import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
 import { idempotencyKey, LostRace } from './insert-transaction.js';
-import { checkQuota, quotaOf } from '../merchants/quotas.js';
+import { checkQuota, dailyLimitOf } from '../merchants/quotas.js';
 
 export type { CreateTransactionInput } from './create-input.js';
 
@@ -21,10 +21,11 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
   const earlier = await findEarlier(deps, input);
   if (earlier) return { transaction: earlier, replayed: true };
 
-  // A replay above is never refused for the quota: it creates nothing. A limited merchant's create is
-  // counted inside its own database transaction (insert-transaction.ts); this early look only saves the
-  // work (an acquirer's code) of a create that could not be kept.
-  const dailyQuota = await quotaOf(deps, input.merchantId);
+  // A replay above is never refused for the quota: it creates nothing. A limited create is counted inside
+  // its own database transaction (insert-transaction.ts); this early look only saves the work (an
+  // acquirer's code) of a create that could not be kept. A payment link's create is held to the links'
+  // own cap, never to the merchant's API quota, which anonymous payers must not be able to use up.
+  const dailyQuota = await dailyLimitOf(deps, input.merchantId, input.origin ?? 'api');
   if (dailyQuota !== null) await checkQuota(deps, input.merchantId, dailyQuota);
   const limited = { ...input, dailyQuota };
   try {
