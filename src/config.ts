@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { booleanSetting, wholeNumberSetting, type Env } from './env-settings.js';
 import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
+import { parseProxyTrust, type ProxyTrust } from './domain/proxy-trust.js';
 import { MAX_QRIS_AMOUNT } from './domain/money.js';
 import { mailSettings, type MailSettings } from './mail/settings.js';
 import { sourceSettings, type SourceSettings } from './payment-sources/settings.js';
@@ -30,7 +31,8 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   sweepIntervalMs: number;
   bodyLimitBytes: number;
   maxUrlLength: number;
-  trustProxy: boolean;
+  /** Which proxies in front may name the client (X-Forwarded-For): a hop count or their addresses. */
+  trustProxy: ProxyTrust;
   demoMerchant: boolean;
   metricsToken: string | null;
   /** Shared rate limits across instances when set; in-memory limits otherwise. */
@@ -113,7 +115,7 @@ function readConfig(env: Env): Config {
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 5000, 100, 3_600_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16_384, 1024, 10_485_760),
     maxUrlLength: int(env, 'MAX_URL_LENGTH', 4096, 256, 65_536),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: parseProxyTrust(env.TRUST_PROXY),
     demoMerchant: bool(env, 'DEMO_MERCHANT', true),
     metricsToken: env.METRICS_TOKEN || null,
     snapPollIntervalMs: int(env, 'SNAP_POLL_INTERVAL_MS', 1000, 50, 3_600_000),

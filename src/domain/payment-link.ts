@@ -59,3 +59,15 @@ export const replayBucket = (at: number): number => Math.floor(at / LINK_REPLAY_
 export function paymentLinkUrl(publicBaseUrl: string, handle: string, amount?: number): string {
   return `${publicBaseUrl}/pay/${handle}${amount === undefined ? '' : `/${amount}`}`;
 }
+
+/**
+ * Refs and Idempotency-Keys that payment links make start with this, and the API may not use it: an
+ * anonymous payer's `?ref=order-A` is stored as `link:order-A`, so it can never take (a 409) or answer
+ * for (a replay of a transaction whose e-mail went to that payer) the `order-A` of the merchant's API.
+ */
+export const LINK_NAMESPACE = 'link:';
+
+/** A payment link's `?ref=` as stored: in the links' own namespace. */
+export const linkRef = (ref: string): string => `${LINK_NAMESPACE}${ref}`;
+
+export const inLinkNamespace = (value: string): boolean => value.startsWith(LINK_NAMESPACE);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Socket } from 'node:net';
 import { AppError } from '../domain/errors.js';
 import { newRequestId } from '../domain/ids.js';
+import { proxyTrustFunction } from '../domain/proxy-trust.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from './auth.js';
 import { errorBody, handleError, sendError } from './errors.js';
@@ -56,7 +57,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...timeoutOptions(config),
     ...closeOptions,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    // A function, never `true`: Fastify's `true` believes the leftmost X-Forwarded-For entry, which the
+    // client writes (domain/proxy-trust.ts).
+    trustProxy: proxyTrustFunction(config.trustProxy),
     // One access line per request is written in onResponse below; Fastify's own two lines would halve
     // throughput and would carry the raw URL.
     logController: new LogController({ disableRequestLogging: true }),

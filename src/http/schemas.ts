@@ -15,7 +15,7 @@ export const CreateParams = {
     Type.String({ description: 'Whole rupiah, digits only (an optional `.00` is accepted). Required.', examples: ['10000'] }),
   ),
   email: Type.Optional(Type.String({ description: "Payer's e-mail for the invoice and receipt." })),
-  ref: Type.Optional(Type.String({ description: "Your order id. Repeating it with the same amount returns the same transaction; another amount is a 409." })),
+  ref: Type.Optional(Type.String({ description: "Your order id. Repeating it with the same amount returns the same transaction; another amount is a 409. Refs beginning with `link:` belong to payment links and are refused." })),
   expires_in: Type.Optional(Type.String({ description: 'Seconds until the code expires (bounded by the server).' })),
   qr_image: Type.Optional(
     Type.String({ description: '`inline` adds the PNG as a data URL in `qr_image`.', enum: ['inline', 'url'] }),

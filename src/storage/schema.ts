@@ -251,6 +251,8 @@ export interface DailyCreatesTable {
 
 export interface DB {
   daily_creates: DailyCreatesTable;
+  /** The same count for transactions made by payment links (migration 011): their own daily cap. */
+  link_daily_creates: DailyCreatesTable;
   user_tokens: UserTokensTable;
   users: UsersTable;
   user_merchants: UserMerchantsTable;

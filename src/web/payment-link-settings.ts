@@ -5,10 +5,17 @@ import { wholeNumberSetting, type Env } from '../env-settings.js';
 export interface PaymentLinkSettings {
   /** Payment-link opens that may create a transaction, per client address (IPv6: per /64) per minute; 0 means no limit. */
   paymentLinkCreatesPerMinute: number;
+  /**
+   * Transactions one merchant's payment links may make per WIB day, counted apart from (and never
+   * against) the merchant's API quota.
+   */
+  paymentLinkDailyCreates: number;
 }
 
 export function paymentLinkSettings(env: Env): PaymentLinkSettings {
   return {
     paymentLinkCreatesPerMinute: wholeNumberSetting(env, 'PAYMENT_LINK_CREATES_PER_MINUTE', 10, 0, 1_000_000),
+    // Half the default unique-code range (1-999): links alone can never hold every code of one amount.
+    paymentLinkDailyCreates: wholeNumberSetting(env, 'PAYMENT_LINK_DAILY_CREATES', 500, 1, 10_000_000),
   };
 }

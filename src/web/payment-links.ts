@@ -78,7 +78,8 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger
     const status = appError ? statusFor(appError.code) : (err as FastifyError).statusCode ?? 500;
     if (appError?.retryAfter !== undefined) reply.header('Retry-After', String(appError.retryAfter));
     if (status === 404) return send(reply, 404, renderPayProblem(lang, assets, t('unknownTitle'), t('unknownText'), null));
-    // The merchant's daily create quota (its plan) is used up; Retry-After is midnight WIB.
+    // The merchant's links have made as many transactions today as PAYMENT_LINK_DAILY_CREATES allows (never
+    // the merchant's API quota, which links do not count against); Retry-After is midnight WIB.
     if (appError?.code === 'quota_exceeded' && merchant) {
       return send(reply, 429, renderPayProblem(lang, assets, t('quotaTitle'), t('quotaText', { merchant: merchant.name }), null));
     }

@@ -28,6 +28,9 @@ describe('payment links: the public routes', () => {
   const open = (url: string, opts: { ip?: string; lang?: string } = {}) =>
     t.app.inject({ url, remoteAddress: opts.ip ?? '198.51.100.7', headers: opts.lang ? { 'accept-language': opts.lang } : {} });
 
+  const cqris = (query: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': t.liveKey, ...headers } });
+
   async function trxOf(res: LightMyRequestResponse) {
     expect(res.statusCode, res.body).toBe(303);
     const id = TRX.exec(String(res.headers.location))?.[1];
@@ -107,13 +110,71 @@ describe('payment links: the public routes', () => {
   it('with ?ref= the same order always opens the same transaction, and another amount is refused', async () => {
     await setup();
     const a = await trxOf(await open('/pay/warung-saya/50000?ref=ORDER-1'));
-    expect(a.ref).toBe('ORDER-1');
+    // In the links' own namespace (issue 23, finding 6).
+    expect(a.ref).toBe('link:ORDER-1');
     const b = await trxOf(await open('/pay/warung-saya/50000?ref=ORDER-1', { ip: '203.0.113.50' }));
     expect(b.id).toBe(a.id);
     const conflict = await open('/pay/warung-saya/60000?ref=ORDER-1');
     expectPage(conflict, 409, 'This order reference already belongs to a payment of another amount.');
     expect(conflict.body).toContain('href="/pay/warung-saya"');
     expectPage(await open('/pay/warung-saya/60000?ref=%20x'), 400, 'The order reference in this link is not valid.');
+  });
+
+  // issue 23, finding 6 (the first repro): an anonymous open of ?ref=order-A took the shop's order-A.
+  it("a link's ref never takes the shop's: the shop's later create of that ref is its own, not a 409", async () => {
+    await setup();
+    const opened = await trxOf(await open('/pay/warung-saya/50000?ref=order-A'));
+    const shop = await cqris('amount=70000&ref=order-A');
+    expect(shop.statusCode, shop.body).toBe(200);
+    expect(shop.headers['idempotent-replayed']).toBeUndefined();
+    const made = shop.json().data;
+    expect(made).toMatchObject({ ref: 'order-A', amount: 70000 });
+    expect(made.trxid).not.toBe(opened.id);
+    // Both stand: the shop's create again replays the shop's, the link's open again the link's.
+    expect((await cqris('amount=70000&ref=order-A')).json().data.trxid).toBe(made.trxid);
+    expect((await trxOf(await open('/pay/warung-saya/50000?ref=order-A', { ip: '203.0.113.5' }))).id).toBe(opened.id);
+  });
+
+  // issue 23, finding 6 (the second repro): the shop's create of order-B replayed the link's transaction,
+  // whose invoice and receipt go to whoever opened the link.
+  it("a link's ref never answers for the shop's: the shop's create of that ref is not the opener's transaction", async () => {
+    await setup();
+    const opened = await trxOf(await open('/pay/warung-saya/50000?ref=order-B&email=attacker@evil.test'));
+    expect(opened.email).toBe('attacker@evil.test');
+    const shop = await cqris('amount=50000&ref=order-B&email=buyer@shop.test');
+    expect(shop.statusCode, shop.body).toBe(200);
+    expect(shop.headers['idempotent-replayed']).toBeUndefined();
+    const made = shop.json().data;
+    expect(made).toMatchObject({ ref: 'order-B', email: 'buyer@shop.test' });
+    expect(made.trxid).not.toBe(opened.id);
+    const mails = await t.deps.db.selectFrom('emails').select(['transaction_id', 'recipient']).orderBy('created_at').execute();
+    expect(mails).toEqual([
+      { transaction_id: opened.id, recipient: 'attacker@evil.test' },
+      { transaction_id: made.trxid, recipient: 'buyer@shop.test' },
+    ]);
+    // The other way round: a link opened with the shop's ref makes its own transaction, never the shop's.
+    const first = (await cqris('amount=40000&ref=order-C&email=buyer@shop.test')).json().data;
+    const later = await trxOf(await open('/pay/warung-saya/40000?ref=order-C'));
+    expect(later.id).not.toBe(first.trxid);
+    expect(later).toMatchObject({ ref: 'link:order-C', email: null });
+  });
+
+  it("the API may not use the links' namespace for a ref or an Idempotency-Key", async () => {
+    await setup();
+    const opened = await trxOf(await open('/pay/warung-saya/50000?ref=order-D'));
+    const byRef = await cqris('amount=50000&ref=link:order-D');
+    expect(byRef.statusCode).toBe(400);
+    expect(byRef.json().error).toMatchObject({ code: 'invalid_parameter', param: 'ref' });
+    const byKey = await t.app.inject({
+      method: 'POST',
+      url: '/api/payment-gateway/cqris',
+      headers: { 'x-api-key': t.liveKey, 'idempotency-key': 'link:anything' },
+      payload: { amount: 50000 },
+    });
+    expect(byKey.statusCode).toBe(400);
+    expect(byKey.json().error).toMatchObject({ code: 'invalid_parameter', param: 'Idempotency-Key' });
+    const all = await t.deps.db.selectFrom('transactions').select('id').execute();
+    expect(all.map((r) => r.id)).toEqual([opened.id]);
   });
 
   it('answers a bad amount or e-mail with a clear page in the payer\'s language, and creates nothing', async () => {
@@ -174,17 +235,37 @@ describe('payment links: the public routes', () => {
     expect((await trxOf(await open('/pay/warung-saya/25000'))).mode).toBe('live');
   });
 
-  it('counts link payments against the merchant\'s daily quota; over it, a page until midnight WIB', async () => {
-    await setup();
-    await setDailyQuota(t.deps, t.merchant.id, 1, 'test');
-    const first = await trxOf(await open('/pay/warung-saya/25000'));
-    // Opening the same link again creates nothing, so it is never refused for the quota.
-    expect((await trxOf(await open('/pay/warung-saya/25000'))).id).toBe(first.id);
-    const over = await open('/pay/warung-saya/26000');
-    expectPage(over, 429, 'has taken as many payments today as its plan allows');
+  // issue 23, finding 5: anonymous opens used up the merchant's API quota (default 100 a day), after which
+  // the shop's own API answered 429 quota_exceeded for the rest of the day.
+  it("holds link payments to a daily cap of their own: using it up leaves the merchant's API quota untouched", async () => {
+    await setup({ PAYMENT_LINK_DAILY_CREATES: '3' });
+    await setDailyQuota(t.deps, t.merchant.id, 5, 'test');
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await trxOf(await open(`/pay/warung-saya/${25_000 + i}`, { ip: `203.0.113.${i + 1}` })));
+    // Opening the same link again creates nothing, so it is never refused for the cap.
+    expect((await trxOf(await open('/pay/warung-saya/25000', { ip: '203.0.113.1' }))).id).toBe(made[0]!.id);
+    const over = await open('/pay/warung-saya/26000', { ip: '203.0.113.9' });
+    expectPage(over, 429, 'cannot take more payments through this link today. Try again after midnight (WIB)');
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(86_400);
-    expectPage(await open('/pay/warung-saya/26000', { lang: 'id' }), 429, 'Tidak ada pembayaran lagi hari ini');
+    expectPage(await open('/pay/warung-saya/26000', { lang: 'id' }), 429, 'Tidak ada pembayaran lagi melalui tautan ini hari ini');
+    // The shop's own API still has all of its quota of 5: link opens counted nothing against it.
+    const api = [];
+    for (let i = 0; i < 5; i++) api.push(await cqris(`amount=${60_000 + i}`));
+    expect(api.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(api.map((r) => r.headers['x-quota-remaining'])).toEqual(['4', '3', '2', '1', '0']);
+    expect((await cqris('amount=61000')).statusCode).toBe(429);
+    const counts = async (table: 'daily_creates' | 'link_daily_creates') =>
+      (await t.deps.db.selectFrom(table).select('count').where('merchant_id', '=', t.merchant.id).execute()).map((r) => r.count);
+    expect(await counts('daily_creates')).toEqual([5]);
+    expect(await counts('link_daily_creates')).toEqual([3]);
+  });
+
+  it('a merchant without an API quota still has the link cap', async () => {
+    await setup({ PAYMENT_LINK_DAILY_CREATES: '1' });
+    await trxOf(await open('/pay/warung-saya/25000'));
+    expectPage(await open('/pay/warung-saya/25001'), 429, 'No more payments through this link today');
+    expect((await cqris('amount=25000')).statusCode).toBe(200);
   });
 
   it('HEAD of an amount link creates nothing', async () => {

@@ -3,6 +3,7 @@ import { secondsToWibMidnight, wibDayStart } from '../../src/domain/wib.js';
 import { setDailyQuota } from '../../src/services/merchants/quotas.js';
 import { newServiceState } from '../../src/services/state.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { createLinkTransaction } from '../../src/services/payment-links/create-link-transaction.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { createInput, createTestApp, type TestApp } from '../helpers/context.js';
 
@@ -79,5 +80,26 @@ describe('daily create quotas', () => {
     expect((await post(60_000)).statusCode).toBe(201);
     expect((await post(60_001)).statusCode).toBe(409);
     expect((await cqris(60_002)).headers['x-quota-remaining']).toBe('0');
+  });
+
+  // issue 23, finding 5: payment links' creates have a daily cap of their own, counted as exactly as the quota.
+  it('of 24 simultaneous link payments on two instances against a link cap of 4, exactly 4 are made; the API quota is untouched', async () => {
+    t = await createTestApp({ PAYMENT_LINK_DAILY_CREATES: '4' });
+    await setDailyQuota(t.deps, t.merchant.id, 2, 'test');
+    const second = openDatabase(t.databaseUrl);
+    try {
+      const other = { ...t.deps, db: second, state: newServiceState() };
+      const link = (i: number) => ({ merchantId: t.merchant.id, handle: 'warung', amount: 70_000 + i, email: null, ref: i % 3 === 0 ? `order-${i}` : null, clientKey: `203.0.113.${i}` });
+      const settled = await Promise.allSettled(Array.from({ length: 24 }, (_, i) => createLinkTransaction(i % 2 === 0 ? t.deps : other, link(i))));
+      expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(4);
+      for (const s of settled) if (s.status === 'rejected') expect((s.reason as { code: string }).code).toBe('quota_exceeded');
+      expect(await t.deps.db.selectFrom('transactions').select('id').execute()).toHaveLength(4);
+      expect((await t.deps.db.selectFrom('link_daily_creates').select('count').execute()).map((r) => r.count)).toEqual([4]);
+      expect(await t.deps.db.selectFrom('daily_creates').select('count').execute()).toEqual([]);
+      // The merchant's own creates still have their whole quota.
+      expect((await cqris(80_000)).headers['x-quota-remaining']).toBe('1');
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -27,7 +27,8 @@ describe('loadConfig defaults', () => {
     expect(config.amountMax).toBe(10_000_000);
     expect(config.rateLimitPerMinute).toBe(600);
     expect(config.demoMerchant).toBe(true);
-    expect(config.trustProxy).toBe(false);
+    expect(config.trustProxy).toEqual({ hops: 0 });
+    expect(config.paymentLinkDailyCreates).toBe(500);
   });
 
   it('has the documented server timeouts and shutdown bound', () => {
@@ -69,7 +70,8 @@ describe('loadConfig reads the environment', () => {
     expect([c.uniqueCodeMin, c.uniqueCodeMax]).toEqual([5, 9]);
     expect(c.transactionTtlSeconds).toBe(600);
     expect(c.amountMax).toBe(5_000_000);
-    expect(c.trustProxy).toBe(true);
+    // issue 23, finding 4: "yes" (like true) is one proxy hop, never the whole X-Forwarded-For header.
+    expect(c.trustProxy).toEqual({ hops: 1 });
     expect(c.demoMerchant).toBe(false);
   });
 
@@ -104,7 +106,9 @@ describe('loadConfig is strict', () => {
     [{ AMOUNT_MAX: '10000001' }, /AMOUNT_MAX/],
     [{ AMOUNT_MAX: '0' }, /AMOUNT_MAX/],
     [{ AMOUNT_MIN: '100', AMOUNT_MAX: '50' }, /AMOUNT_MIN/],
-    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be true or false/],
+    [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be false, true \(one proxy\), a number of proxy hops/],
+    [{ TRUST_PROXY: '11' }, /TRUST_PROXY .*hop count is 0 to 10/],
+    [{ TRUST_PROXY: '10.0.0.1/8' }, /TRUST_PROXY .*host bits set/],
     [{ DEMO_MERCHANT: '2' }, /DEMO_MERCHANT/],
     [{ PUBLIC_BASE_URL: 'pay.example.com' }, /PUBLIC_BASE_URL must be an http\(s\) URL/],
     [{ PUBLIC_BASE_URL: 'ftp://pay.example.com' }, /PUBLIC_BASE_URL/],
@@ -113,6 +117,8 @@ describe('loadConfig is strict', () => {
     // Clients are told the keep-alive time in whole seconds; 0 would tell them not to reuse a connection.
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '500' }, /HTTP_KEEP_ALIVE_TIMEOUT_MS must be between 1000/],
     [{ SHUTDOWN_TIMEOUT_MS: '10s' }, /SHUTDOWN_TIMEOUT_MS must be a whole number/],
+    // issue 23, finding 5: the links' daily cap cannot be turned off.
+    [{ PAYMENT_LINK_DAILY_CREATES: '0' }, /PAYMENT_LINK_DAILY_CREATES must be between 1 and 10000000/],
   ];
   it.each(bad)('rejects %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);

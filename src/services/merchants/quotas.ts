@@ -1,9 +1,10 @@
 import { AppError } from '../../domain/errors.js';
 import { secondsToWibMidnight, wibDay } from '../../domain/wib.js';
 import type { Tx } from '../../storage/executor.js';
-import { countDailyCreate, dailyCreates, merchantQuota, setMerchantQuota } from '../../storage/queries/daily-creates.js';
+import { countDailyCreate, countLinkCreate, dailyCreates, linkCreates, merchantQuota, setMerchantQuota } from '../../storage/queries/daily-creates.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
+import type { DailyLimit } from '../transactions/create-input.js';
 
 export interface QuotaUsage {
   limit: number;
@@ -23,25 +24,42 @@ export async function quotaOf(deps: Deps, merchantId: string): Promise<number | 
   return quota;
 }
 
-function exceeded(limit: number, now: number): AppError {
+/**
+ * The daily count a create is held to: a payment link's create its merchant's links' cap
+ * (PAYMENT_LINK_DAILY_CREATES), which anonymous payers may use up without touching the merchant's API
+ * quota; any other create the merchant's API quota, if it has one.
+ */
+export async function dailyLimitOf(deps: Deps, merchantId: string, origin: 'api' | 'link'): Promise<DailyLimit | null> {
+  if (origin === 'link') return { counter: 'link', limit: deps.config.paymentLinkDailyCreates };
+  const quota = await quotaOf(deps, merchantId);
+  return quota === null ? null : { counter: 'api', limit: quota };
+}
+
+function exceeded({ counter, limit }: DailyLimit, now: number): AppError {
   const seconds = secondsToWibMidnight(now);
-  return new AppError('quota_exceeded', `this merchant may create ${limit} transactions a day (WIB); the count starts again at midnight WIB`, {
+  const what = counter === 'link' ? "this merchant's payment links may make" : 'this merchant may create';
+  return new AppError('quota_exceeded', `${what} ${limit} transactions a day (WIB); the count starts again at midnight WIB`, {
     retryAfter: seconds,
   });
 }
 
-/** Refuses early, before any work (an acquirer's code), when today's quota is already used up. */
-export async function checkQuota(deps: Deps, merchantId: string, limit: number): Promise<void> {
+const countOf = (db: Deps['db'], merchantId: string, counter: DailyLimit['counter'], day: number) =>
+  counter === 'link' ? linkCreates(db, merchantId, day) : dailyCreates(db, merchantId, day);
+
+/** Refuses early, before any work (an acquirer's code), when today's count is already used up. */
+export async function checkQuota(deps: Deps, merchantId: string, limit: DailyLimit): Promise<void> {
   const now = deps.now();
-  if ((await dailyCreates(deps.db, merchantId, wibDay(now))) >= limit) throw exceeded(limit, now);
+  if ((await countOf(deps.db, merchantId, limit.counter, wibDay(now))) >= limit.limit) throw exceeded(limit, now);
 }
 
 /**
- * Counts a create against the quota inside its own database transaction; throws quota_exceeded (which
- * rolls the create back) when none is left. Exact under any concurrency and across instances.
+ * Counts a create against its daily count inside its own database transaction; throws quota_exceeded
+ * (which rolls the create back) when none is left. Exact under any concurrency and across instances.
  */
-export async function consumeQuota(trx: Tx, merchantId: string, limit: number, now: number): Promise<void> {
-  if ((await countDailyCreate(trx, merchantId, wibDay(now), limit)) === null) throw exceeded(limit, now);
+export async function consumeQuota(trx: Tx, merchantId: string, limit: DailyLimit, now: number): Promise<void> {
+  const day = wibDay(now);
+  const counted = limit.counter === 'link' ? await countLinkCreate(trx, merchantId, day, limit.limit) : await countDailyCreate(trx, merchantId, day, limit.limit);
+  if (counted === null) throw exceeded(limit, now);
 }
 
 /** Today's use of a limited merchant's quota, or null when it has none. */

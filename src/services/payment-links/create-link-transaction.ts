@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { replayBucket } from '../../domain/payment-link.js';
+import { linkRef, LINK_NAMESPACE, replayBucket } from '../../domain/payment-link.js';
 import { effectiveStatus } from '../../domain/transaction.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
@@ -25,8 +25,8 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 /**
  * A live transaction for a payment link. Links are opened by link previewers (WhatsApp, Telegram) and
- * reloaded by payers, so opening one is idempotent for a while: with a `ref`, the API's ref replay gives
- * the same transaction; without one, the same payer (client address) opening the same link (handle,
+ * reloaded by payers, so opening one is idempotent for a while: with a `ref`, the ref replay gives the
+ * same transaction (among the links' refs, `link:...`, never the API's); without one, the same payer (client address) opening the same link (handle,
  * amount, e-mail) within the same ten-minute window gets the same pending transaction, through the
  * create's Idempotency-Key.
  */
@@ -36,15 +36,17 @@ export async function createLinkTransaction(deps: Deps, input: LinkPaymentInput)
     mode: 'live',
     amount: input.amount,
     email: input.email,
-    ref: input.ref,
+    // In the links' own namespace: never the merchant's API's `ref`, which a payer must not take or answer for.
+    ref: input.ref === null ? null : linkRef(input.ref),
     expiresInSeconds: null,
+    origin: 'link',
   };
   if (input.ref !== null) return (await createTransaction(deps, { ...base, idempotency: null })).transaction;
 
   const requestHash = sha256(JSON.stringify({ link: input.handle, amount: input.amount, email: input.email }));
   let key = sha256(JSON.stringify(['payment-link', input.handle, input.amount, input.email, input.clientKey, replayBucket(deps.now())]));
   for (let round = 1; ; round++) {
-    const result = await createTransaction(deps, { ...base, idempotency: { key: `link:${key}`, requestHash } });
+    const result = await createTransaction(deps, { ...base, idempotency: { key: `${LINK_NAMESPACE}${key}`, requestHash } });
     const tx = result.transaction;
     if (!result.replayed || effectiveStatus(tx, deps.now()) === 'pending' || round === MAX_ROUNDS) return tx;
     key = sha256(`${key}:${tx.id}`);

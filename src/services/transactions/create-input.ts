@@ -1,5 +1,11 @@
 import type { Mode } from '../../storage/schema.js';
 
+/** Which daily count a create is held to, and its limit: the merchant's API quota, or its links' cap. */
+export interface DailyLimit {
+  counter: 'api' | 'link';
+  limit: number;
+}
+
 /** A create request as the services take it, whichever issuer makes its code. */
 export interface CreateTransactionInput {
   merchantId: string;
@@ -11,8 +17,13 @@ export interface CreateTransactionInput {
   expiresInSeconds: number | null;
   idempotency: { key: string; requestHash: string } | null;
   /**
-   * The merchant's daily create quota, filled in by createTransaction (services/merchants/quotas.ts):
-   * null or absent means no limit.
+   * Who asks: the merchant's own API (and the CLI), the default; or a payer's open of a payment link,
+   * whose refs and keys live in the `link:` namespace (domain/payment-link.ts) that no other create may use.
    */
-  dailyQuota?: number | null;
+  origin?: 'api' | 'link';
+  /**
+   * The daily count this create is held to, filled in by createTransaction (services/merchants/quotas.ts):
+   * the merchant's API quota, or for a payment link's create the links' own cap. Null or absent: none.
+   */
+  dailyQuota?: DailyLimit | null;
 }

@@ -1,11 +1,12 @@
 import { AppError } from '../../domain/errors.js';
+import { inLinkNamespace, LINK_NAMESPACE } from '../../domain/payment-link.js';
 import { readIdempotencyKey } from '../../storage/queries/idempotency.js';
 import { readTransaction, readTransactionByRef } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
 import { idempotencyKey, LostRace } from './insert-transaction.js';
-import { checkQuota, quotaOf } from '../merchants/quotas.js';
+import { checkQuota, dailyLimitOf } from '../merchants/quotas.js';
 
 export type { CreateTransactionInput } from './create-input.js';
 
@@ -16,13 +17,15 @@ export interface CreateTransactionResult {
 }
 
 export async function createTransaction(deps: Deps, input: CreateTransactionInput): Promise<CreateTransactionResult> {
+  if (input.origin !== 'link') refuseLinkNamespace(input);
   const earlier = await findEarlier(deps, input);
   if (earlier) return { transaction: earlier, replayed: true };
 
-  // A replay above is never refused for the quota: it creates nothing. A limited merchant's create is
-  // counted inside its own database transaction (insert-transaction.ts); this early look only saves the
-  // work (an acquirer's code) of a create that could not be kept.
-  const dailyQuota = await quotaOf(deps, input.merchantId);
+  // A replay above is never refused for the quota: it creates nothing. A limited create is counted inside
+  // its own database transaction (insert-transaction.ts); this early look only saves the work (an
+  // acquirer's code) of a create that could not be kept. A payment link's create is held to the links'
+  // own cap, never to the merchant's API quota, which anonymous payers must not be able to use up.
+  const dailyQuota = await dailyLimitOf(deps, input.merchantId, input.origin ?? 'api');
   if (dailyQuota !== null) await checkQuota(deps, input.merchantId, dailyQuota);
   const limited = { ...input, dailyQuota };
   try {
@@ -35,6 +38,18 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
     const winner = await findEarlier(deps, input);
     if (winner) return { transaction: winner, replayed: true };
     throw new AppError('service_unavailable', 'a concurrent request interfered; retry', { retryAfter: 1 });
+  }
+}
+
+/** The API's refs and keys are its own: those of payment links (`link:...`) can be neither made nor replayed by it. */
+function refuseLinkNamespace(input: CreateTransactionInput): void {
+  if (input.ref !== null && inLinkNamespace(input.ref)) {
+    throw new AppError('invalid_parameter', `refs beginning with ${LINK_NAMESPACE} are reserved for payment links`, { param: 'ref' });
+  }
+  if (input.idempotency && inLinkNamespace(input.idempotency.key)) {
+    throw new AppError('invalid_parameter', `Idempotency-Keys beginning with ${LINK_NAMESPACE} are reserved for payment links`, {
+      param: 'Idempotency-Key',
+    });
   }
 }
 

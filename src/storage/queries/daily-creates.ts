@@ -22,6 +22,32 @@ export async function countDailyCreate(trx: Tx, merchantId: string, day: number,
   return row ? Number(row.count) : null;
 }
 
+/**
+ * The same as countDailyCreate for a transaction made by one of the merchant's payment links, against
+ * the links' own daily cap (link_daily_creates), which the merchant's API quota never shares.
+ */
+export async function countLinkCreate(trx: Tx, merchantId: string, day: number, cap: number): Promise<number | null> {
+  if (cap <= 0) return null;
+  const row = await trx
+    .insertInto('link_daily_creates')
+    .values({ merchant_id: merchantId, day, count: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['merchant_id', 'day'])
+        .doUpdateSet((eb) => ({ count: eb('link_daily_creates.count', '+', 1) }))
+        .where('link_daily_creates.count', '<', cap),
+    )
+    .returning('count')
+    .executeTakeFirst();
+  return row ? Number(row.count) : null;
+}
+
+/** How many transactions the merchant's payment links made on that day. */
+export async function linkCreates(db: Executor, merchantId: string, day: number): Promise<number> {
+  const row = await db.selectFrom('link_daily_creates').select('count').where('merchant_id', '=', merchantId).where('day', '=', day).executeTakeFirst();
+  return row ? Number(row.count) : 0;
+}
+
 /** How many transactions the merchant created on that day. */
 export async function dailyCreates(db: Executor, merchantId: string, day: number): Promise<number> {
   const row = await db.selectFrom('daily_creates').select('count').where('merchant_id', '=', merchantId).where('day', '=', day).executeTakeFirst();
