@@ -6,6 +6,7 @@ import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
 import { idempotencyKey, LostRace } from './insert-transaction.js';
 import { checkQuota, quotaOf } from '../merchants/quotas.js';
+import { checkPayerEmail } from '../merchants/payer-email.js';
 
 export type { CreateTransactionInput } from './create-input.js';
 
@@ -18,6 +19,8 @@ export interface CreateTransactionResult {
 export async function createTransaction(deps: Deps, input: CreateTransactionInput): Promise<CreateTransactionResult> {
   const earlier = await findEarlier(deps, input);
   if (earlier) return { transaction: earlier, replayed: true };
+  // A merchant waiting for approval mails nobody but its own users (refused before any work is done).
+  if (input.email !== null) await checkPayerEmail(deps, input.merchantId, input.email);
 
   // A replay above is never refused for the quota: it creates nothing. A limited merchant's create is
   // counted inside its own database transaction (insert-transaction.ts); this early look only saves the
