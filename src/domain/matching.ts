@@ -27,6 +27,9 @@ export const UNMATCHED_REASONS = [
   'transaction_already_paid',
   'paid_before_creation',
   'ambiguous_amount',
+  // The merchant is disabled (by an operator, or when its last user deleted the account): its reports are
+  // kept, but none marks its transactions paid. An operator can still assign one.
+  'merchant_disabled',
 ] as const;
 export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 

@@ -33,6 +33,11 @@ const STATUS: Record<ErrorCode, number> = {
   csrf_failed: 403,
   // A self-service merchant's live key before an operator approved the merchant (LIVE_KEYS=approval).
   live_not_approved: 403,
+  // A create with an `email` that is not a member's own address, for a merchant still waiting for an
+  // operator's approval: the gateway mails no stranger on behalf of a merchant nobody has looked at.
+  email_not_allowed: 403,
+  // A self-service user adding a merchant beyond MERCHANTS_PER_USER.
+  merchant_limit_reached: 403,
   // A console login with the right password for an address not yet confirmed.
   email_unverified: 403,
   // A sign-up, reset or invitation link that was used, has expired or never existed.

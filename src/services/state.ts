@@ -19,8 +19,10 @@ export interface ServiceState {
    * loop writes them to api_keys.last_used_at once a minute, so no request waits for a write.
    */
   keyUses: Set<string>;
+  /** Merchants known to be approved (approvals are never taken back): their payer e-mail is not checked again (merchants/payer-email.ts). */
+  approvedMerchants: Set<string>;
 }
 
 export function newServiceState(): ServiceState {
-  return { creates: new CreateQueue(), principals: new PrincipalCache(), quotas: new QuotaCache(), keyUses: new Set() };
+  return { creates: new CreateQueue(), principals: new PrincipalCache(), quotas: new QuotaCache(), keyUses: new Set(), approvedMerchants: new Set() };
 }

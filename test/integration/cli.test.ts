@@ -149,6 +149,14 @@ describe('merchant add / list', () => {
     expect(r.stderr).toMatch(/^error: invalid_qris: .*static/);
   });
 
+  // issue 23, finding 7: the name reaches payers' mail, so it carries no link or address.
+  it('rejects a name with a link or an address', async () => {
+    for (const name of ['Pulihkan di http://pulih.example', 'cs@bank.example', 'www.toko-saya.id']) {
+      const error = await jsonError('merchant', 'add', '--name', name, '--qris', warung.static);
+      expect(error, name).toMatchObject({ code: 'invalid_parameter', param: 'name', message: expect.stringMatching(/link or an address/) });
+    }
+  });
+
   it('rejects an empty name', async () => {
     const error = await jsonError('merchant', 'add', '--name', '   ', '--qris', warung.static);
     expect(error).toMatchObject({ code: 'invalid_parameter', param: 'name' });

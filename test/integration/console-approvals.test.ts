@@ -3,7 +3,8 @@ import { createMerchant } from '../../src/services/merchants/create-merchant.js'
 import { setDailyQuota } from '../../src/services/merchants/quotas.js';
 import { createApiKey } from '../../src/services/merchants/api-keys.js';
 import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
-import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
+import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from '../helpers/console.js';
+import { loadConfig } from '../../src/config.js';
 
 describe('live-key approvals on the overview', () => {
   let t: TestApp;
@@ -68,5 +69,40 @@ describe('live-key approvals on the overview', () => {
     await ops.logIn('ops@example.test');
     await ops.post(`/dashboard/approvals/${waiting.id}`, {});
     expect((await cqris(live)).statusCode).toBe(200);
+  });
+
+  // issue 23, finding 7: without a cap one sign-up multiplied its quota and mail by adding merchants.
+  it('a self-service user adds at most MERCHANTS_PER_USER merchants, even all at once; the portal says why', async () => {
+    t = await createTestApp({ SIGNUP: 'invite', MERCHANTS_PER_USER: '2' });
+    await addMerchantUser(t.deps, [t.merchant.id]);
+    const shop = new ConsoleClient(t.app);
+    await shop.logIn('shop@example.test');
+    const token = csrfOf((await shop.get('/dashboard/merchants/new')).body);
+    // Four saves at once, one place left (the operator's merchant it was invited to counts).
+    const saves = await Promise.all([1, 2, 3, 4].map((i) => shop.post('/dashboard/merchants', { _csrf: token, name: `Cabang ${i}`, qris: vectors.vectors[i % 3]!.static })));
+    expect(saves.map((r) => r.statusCode).sort()).toEqual([303, 403, 403, 403]);
+    const refused = saves.find((r) => r.statusCode === 403)!;
+    expect(refused.body).toContain('You already have 2 merchants, as many as one account may have on this gateway.');
+    const mine = await t.deps.db.selectFrom('user_merchants').select('merchant_id').execute();
+    expect(mine).toHaveLength(2);
+    expect(await t.deps.db.selectFrom('merchants').select('id').execute()).toHaveLength(2);
+    // The form itself says so, and so does its preview.
+    const form = await shop.get('/dashboard/merchants/new');
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('You already have 2 merchants');
+    expect(form.body).not.toContain('name="qris"');
+    const preview = await shop.post('/dashboard/merchants/preview', { name: 'Cabang 5', qris: vectors.vectors[1]!.static }, '/dashboard/merchants');
+    expect(preview.statusCode).toBe(403);
+    // Operators are not limited.
+    await addOperator(t.deps);
+    const ops = new ConsoleClient(t.app);
+    await ops.logIn('ops@example.test');
+    for (const i of [6, 7, 8]) expect((await ops.post('/dashboard/merchants', { name: `Pusat ${i}`, qris: vectors.vectors[1]!.static })).statusCode).toBe(303);
+  });
+
+  it('MERCHANTS_PER_USER is a whole number, 3 unless set', () => {
+    expect(loadConfig({}).merchantsPerUser).toBe(3);
+    expect(loadConfig({ MERCHANTS_PER_USER: '0' }).merchantsPerUser).toBe(0);
+    expect(() => loadConfig({ MERCHANTS_PER_USER: 'lots' })).toThrow(/MERCHANTS_PER_USER/);
   });
 });

@@ -285,6 +285,37 @@ describe('console merchants', () => {
     expect(audit.map((a) => [a.actor, a.action, JSON.parse(a.details!)])).toEqual([['user:ops@example.test', 'merchant.rename', { from: 'Test Merchant', to: 'Warung Baru' }]]);
   });
 
+  // issue 23, finding 7: a merchant's name reaches payers in the gateway's mail, so no path may set one
+  // that carries a link or an address.
+  it('refuses a name with a link or an address on every path: add (preview and save), rename, the portal', async () => {
+    t = await createTestApp({ SIGNUP: 'invite' });
+    const c = await operator();
+    const link = 'PERINGATAN: rekening Anda DIBLOKIR. Pulihkan di http://pulih.example';
+    const linkWords = /name cannot contain a link or an address/;
+    const preview = await postPreview(t, c, { name: link, qris: STATIC_1 });
+    expect(preview.statusCode).toBe(400);
+    expect(alertOf(preview.body)).toMatch(linkWords);
+    expect(preview.body).not.toContain('>Save</button>');
+    const saved = await c.post('/dashboard/merchants', { name: 'Toko cs@bank.example', qris: STATIC_1 }, '/dashboard/merchants/new');
+    expect(saved.statusCode).toBe(400);
+    expect(alertOf(saved.body)).toMatch(linkWords);
+    const from = `/dashboard/merchants/${t.merchant.id}`;
+    const renamed = await c.post(`${from}/rename`, { name: 'Kunjungi www.toko.example' }, from);
+    expect(renamed.statusCode).toBe(400);
+    expect(alertOf(renamed.body)).toMatch(linkWords);
+
+    await addMerchantUser(t.deps, [t.merchant.id]);
+    const shop = new ConsoleClient(t.app);
+    await shop.logIn('shop@example.test');
+    const own = await shop.post('/dashboard/merchants/preview', { name: 'Warung pulih．example', qris: STATIC_2 }, '/dashboard/merchants/new');
+    expect(own.statusCode).toBe(400);
+    expect(alertOf(own.body)).toMatch(linkWords);
+    const ownSave = await shop.post('/dashboard/merchants', { name: 'Warung 10.0.0.1', qris: STATIC_2 }, '/dashboard/merchants/new');
+    expect(ownSave.statusCode).toBe(400);
+    const rows = await t.deps.db.selectFrom('merchants').select('name').execute();
+    expect(rows.map((r) => r.name)).toEqual(['Test Merchant']);
+  });
+
   it('disabling a merchant makes the API refuse its keys with 403 merchant_disabled at once; enabling lets them in again', async () => {
     t = await createTestApp();
     const c = await operator();

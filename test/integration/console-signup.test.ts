@@ -4,6 +4,15 @@ import { ConsoleClient, PASSWORD } from '../helpers/console.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { inviteUser } from '../../src/services/users/account-links-use.js';
 import { loadConfig } from '../../src/config.js';
+import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
+import { signPayload } from '../../src/payment-sources/webhook/signature.js';
+import { simulatePayment } from '../../src/payment-sources/simulator.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
+import { addOperator } from '../helpers/console.js';
+import { seedMerchant } from '../helpers/context.js';
+import { Receiver } from '../helpers/receiver.js';
 
 const FROM = 'Gateway <noreply@gateway.test>';
 
@@ -177,5 +186,77 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     expect(merchant.disabled_at).not.toBeNull();
     expect(await t.deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', t.merchant.id).execute()).toHaveLength(1);
     expect((await new ConsoleClient(t.app).logIn('leaving@shop.test')).statusCode).toBe(401);
+  });
+
+  // issue 23, finding 9: the review's repro. A deleted user's signed source still marked a transaction
+  // paid, deliveries kept flowing and the link handle stayed taken.
+  it('deleting an account turns off what acted for its merchant: signed source, queued webhooks, link handle', async () => {
+    const receiver = await Receiver.start();
+    try {
+      t = await createTestApp({ SIGNUP: 'invite', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
+      const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, 'test');
+      const c = new ConsoleClient(t.app);
+      await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
+      const links = `/dashboard/links/${t.merchant.id}`;
+      expect((await c.post(links, { handle: 'warung-pergi' }, links)).statusCode).toBe(303);
+      expect((await t.app.inject({ url: '/pay/warung-pergi' })).statusCode).toBe(200);
+      const source = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
+      await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: receiver.url() });
+      const create = async (amount: number) => (await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })).json().data;
+      let n = 0;
+      const report = (total: number) => {
+        const body = JSON.stringify({ id: `wallet-${++n}`, amount: total, paid_at: new Date(t.clock.now()).toISOString() });
+        const headers = { 'content-type': 'application/json', 'x-signature': signPayload(source.secret, body, Math.floor(t.clock.now() / 1000)) };
+        return t.app.inject({ method: 'POST', url: source.url, headers, payload: body });
+      };
+
+      // Before: the source pays, and the payment's event waits in the outbox for the dispatcher.
+      const before = await create(10_000);
+      expect((await report(before.total_amount)).json().data.status).toBe('matched');
+      const open = await create(20_000);
+      const queued = await t.deps.db.selectFrom('deliveries').select(['id', 'status']).execute();
+      expect(queued.map((d) => d.status)).toEqual(['pending']);
+
+      expect((await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(303);
+
+      // The signed source is gone: its report is refused, nothing is stored, the transaction stays open.
+      const refused = await report(open.total_amount);
+      expect(refused.statusCode).toBe(404);
+      expect(refused.json().error.code).toBe('source_not_found');
+      const status = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', open.trxid).executeTakeFirstOrThrow();
+      expect(status.status).toBe('pending');
+      // A report that still reaches recordPayment (a poll or request already under way) is kept, but pays nothing.
+      const late = await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: source.id, sourcePaymentId: 'in-flight', amount: open.total_amount, paidAt: t.clock.now() });
+      expect([late.outcome, late.reason, late.payment.transaction_id]).toEqual(['unmatched', 'merchant_disabled', null]);
+      expect((await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, open.trxid)).outcome).toBe('unmatched');
+      expect((await t.deps.db.selectFrom('transactions').select('status').where('id', '=', open.trxid).executeTakeFirstOrThrow()).status).toBe('pending');
+
+      // The queued delivery is closed (as when an endpoint is removed): the dispatcher sends nothing.
+      expect((await dispatchDueDeliveries(t.deps, { random: () => 0.5 })).claimed).toBe(0);
+      expect(receiver.requests).toHaveLength(0);
+      const closed = await t.deps.db.selectFrom('deliveries').select('status').where('id', '=', queued[0]!.id).executeTakeFirstOrThrow();
+      expect(closed.status).toBe('failed');
+      const endpoints = await t.deps.db.selectFrom('webhook_endpoints').select('status').where('merchant_id', '=', t.merchant.id).execute();
+      expect(endpoints.map((e) => e.status)).toEqual(['disabled']);
+      const sources = await t.deps.db.selectFrom('payment_sources').select('enabled').where('merchant_id', '=', t.merchant.id).execute();
+      expect(sources.map((x) => x.enabled)).toEqual([0]);
+
+      // The handle is free: its page is a 404, and another merchant takes it.
+      expect((await t.app.inject({ url: '/pay/warung-pergi' })).statusCode).toBe(404);
+      const other = await seedMerchant(t.deps, 2, 'Warung Lain');
+      await addOperator(t.deps);
+      const ops = new ConsoleClient(t.app);
+      await ops.logIn('ops@example.test');
+      const otherLinks = `/dashboard/links/${other.merchant.id}`;
+      const taken = await ops.post(otherLinks, { handle: 'warung-pergi' }, otherLinks);
+      expect(taken.headers.location).toBe(`${otherLinks}?done=saved`);
+      const holder = await t.deps.db.selectFrom('merchants').select('id').where('payment_link_handle', '=', 'warung-pergi').execute();
+      expect(holder.map((h) => h.id)).toEqual([other.merchant.id]);
+      expect((await t.app.inject({ url: '/pay/warung-pergi' })).statusCode).toBe(200);
+      const audit = await t.deps.db.selectFrom('audit_log').select('details').where('action', '=', 'user.delete').executeTakeFirstOrThrow();
+      expect(JSON.parse(audit.details!)).toEqual({ merchants_closed: [t.merchant.id], handles_freed: ['warung-pergi'] });
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -15,7 +15,8 @@ import { MAX_EMAIL_ATTEMPTS } from '../../src/domain/mail-retry.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { formatWib } from '../../src/domain/wib.js';
 import { startMailer } from '../../src/workers/mailer.js';
-import { createTestApp, type TestApp } from '../helpers/context.js';
+import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
+import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 
 // jsqr is CommonJS with ES-style typings; see test/unit/qr-image.test.ts.
@@ -359,5 +360,50 @@ describe('payer e-mail over SMTP', () => {
     expect(all).toContain('e-mail sent');
     expect(all).not.toContain('p@ss');
     expect(all).not.toContain(encodeURIComponent('p@ss:w/rd'));
+  });
+
+  // issue 23, finding 7: the review's repro. A confirmed but unapproved self-service merchant made a test
+  // key and called cqris?email=anyone@elsewhere: the invoice went out from the operator's MAIL_FROM.
+  it("an unapproved self-service merchant mails no stranger, only its own users; operators' and approved merchants mail anyone", async () => {
+    const server = await smtp();
+    const t = await app({ SMTP_URL: server.url, MAIL_FROM: FROM, SIGNUP: 'open' });
+    expect(t.config.liveKeys).toBe('approval');
+    // (A user an operator made: how an account comes to be is not what this test is about.)
+    await addMerchantUser(t.deps, [t.merchant.id], 'owner@warung.test');
+    const owner = new ConsoleClient(t.app);
+    expect((await owner.logIn('owner@warung.test')).statusCode).toBe(303);
+    // The review's name is refused outright; a plain one is taken.
+    const phishing = await owner.post('/dashboard/merchants', { name: 'PERINGATAN: rekening Anda DIBLOKIR. Pulihkan di http://pulih.example', qris: vectors.vectors[1]!.static });
+    expect(phishing.statusCode).toBe(400);
+    expect((await owner.post('/dashboard/merchants', { name: 'Warung Baru', qris: vectors.vectors[1]!.static })).statusCode).toBe(303);
+    const merchant = await t.deps.db.selectFrom('merchants').selectAll().where('name', '=', 'Warung Baru').executeTakeFirstOrThrow();
+    expect(merchant.live_approved_at).toBeNull();
+    const key = (await createApiKey(t.deps, { merchantId: merchant.id, mode: 'test' })).key;
+    const cqris = (query: string, k = key) => t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': k } });
+
+    const stranger = await cqris(`amount=10000&email=anyone@elsewhere.test&ref=${encodeURIComponent('http://pulih.example/login')}`);
+    expect(stranger.statusCode).toBe(403);
+    expect(stranger.json().error).toMatchObject({ code: 'email_not_allowed', param: 'email' });
+    expect(await t.deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', merchant.id).execute()).toEqual([]);
+    // Without an e-mail the test key works as before; with the owner's own address the invoice goes to the owner.
+    expect((await cqris('amount=10001')).statusCode).toBe(200);
+    expect((await cqris('amount=10002&email=Owner@Warung.test')).statusCode).toBe(200);
+    await sendDueEmails(t.deps, sender(t));
+    expect(server.messages.map((m) => m.to)).toEqual([['Owner@warung.test']]);
+
+    // An operator's merchant (approved when made) is unaffected.
+    await create(t, 'amount=10003&email=anyone@elsewhere.test');
+    await sendDueEmails(t.deps, sender(t));
+    expect(server.messages.map((m) => m.to)).toEqual([['Owner@warung.test'], ['anyone@elsewhere.test']]);
+    expect(server.messages.filter((m) => m.to.includes('anyone@elsewhere.test'))).toHaveLength(1);
+
+    // Once an operator approves the merchant, it mails its payers.
+    await addOperator(t.deps);
+    const ops = new ConsoleClient(t.app);
+    await ops.logIn('ops@example.test');
+    expect((await ops.post(`/dashboard/approvals/${merchant.id}`, {})).statusCode).toBe(303);
+    expect((await cqris('amount=10004&email=anyone@elsewhere.test')).statusCode).toBe(200);
+    await sendDueEmails(t.deps, sender(t));
+    expect(server.messages.filter((m) => m.to.includes('anyone@elsewhere.test'))).toHaveLength(2);
   });
 });

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setSourceEnabled } from '../../src/payment-sources/set-source-enabled.js';
+import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { pollDueFeeds } from '../../src/payment-sources/feed/poll.js';
 import { addFeedSource } from '../../src/payment-sources/feed/setup.js';
@@ -83,6 +84,24 @@ async function sourceRow(id: string) {
 }
 
 describe('mutation feed source', () => {
+  // issue 23, finding 9: a disabled merchant's feed keeps its reports, but they pay nothing.
+  it("stores a disabled merchant's payments from its feed as unmatched (merchant_disabled); its transaction stays open", async () => {
+    const operator = { userId: 'usr_test', email: 'ops@example.test', role: 'operator' as const, merchantIds: [], sessionKey: '' };
+    const id = await newFeed();
+    const tx = await createLive(base, t.liveKey, ++amount);
+    await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });
+    try {
+      answer = { body: feed(entry(tx.total_amount, { issuer_reff: 'DANA-OFF-1' })) };
+      expect(await poll()).toMatchObject({ ok: true, recorded: 1, matched: 0, unmatched: 1 });
+      const stored = await t.deps.db.selectFrom('payments').selectAll().where('source', '=', id).execute();
+      expect(stored.map((p) => [p.status, p.reason, p.transaction_id])).toEqual([['unmatched', 'merchant_disabled', null]]);
+      const row = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+      expect(row.status).toBe('pending');
+    } finally {
+      await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: true });
+    }
+  });
+
   it('source add --type feed --json; source list never shows the token', async () => {
     const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json']);
     expect(added.code, added.stdout).toBe(0);

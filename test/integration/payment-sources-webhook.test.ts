@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setSourceEnabled } from '../../src/payment-sources/set-source-enabled.js';
+import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { signPayload } from '../../src/payment-sources/webhook/signature.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
@@ -55,7 +56,7 @@ describe('signed webhook source', () => {
     const body = payment(tx.total_amount, { reference: 'DANA-778899', payer: 'Budi Santoso', issuer: 'DANA' });
     const res = await post(body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { payment_id: expect.stringMatching(/^pay_/), status: 'matched', trxid: tx.trxid } });
+    expect(res.body).toEqual({ success: true, data: { payment_id: expect.stringMatching(/^pay_/), status: 'matched', trxid: tx.trxid, reason: null } });
     expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
       status: 'paid',
       paid_late: false,
@@ -65,7 +66,23 @@ describe('signed webhook source', () => {
     // The same post again (a sender's retry) is a duplicate of the same payment.
     const again = await post(body);
     expect(again.status).toBe(200);
-    expect(again.body.data).toEqual({ payment_id: res.body.data.payment_id, status: 'duplicate', trxid: tx.trxid });
+    expect(again.body.data).toEqual({ payment_id: res.body.data.payment_id, status: 'duplicate', trxid: tx.trxid, reason: null });
+  });
+
+  // issue 23, finding 9: a disabled merchant's signed source is answered clearly, and pays nothing.
+  it("stores a disabled merchant's report and answers unmatched with reason merchant_disabled", async () => {
+    const operator = { userId: 'usr_test', email: 'ops@example.test', role: 'operator' as const, merchantIds: [], sessionKey: '' };
+    const tx = await createLive(base, t.liveKey, ++amount);
+    await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });
+    try {
+      const res = await post(payment(tx.total_amount));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data).toEqual({ payment_id: expect.stringMatching(/^pay_/), status: 'unmatched', trxid: null, reason: 'merchant_disabled' });
+      const row = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+      expect(row.status).toBe('pending');
+    } finally {
+      await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: true });
+    }
   });
 
   it('answers under /api/api too, and verifies the exact bytes sent (spacing, non-ASCII)', async () => {
@@ -80,7 +97,7 @@ describe('signed webhook source', () => {
   it('a payment nobody expected is unmatched, listed, and can be assigned', async () => {
     const tx = await createLive(base, t.liveKey, ++amount);
     const res = await post(payment(tx.total_amount + 500_000));
-    expect(res.body.data).toEqual({ payment_id: expect.any(String), status: 'unmatched', trxid: null });
+    expect(res.body.data).toEqual({ payment_id: expect.any(String), status: 'unmatched', trxid: null, reason: 'no_matching_transaction' });
     const listed = await cli(t, ['payments', 'list', '--status', 'unmatched', '--merchant', t.merchant.id, '--json']);
     expect(listed.json!.items.map((p: any) => p.id)).toContain(res.body.data.payment_id);
     expect(listed.json!.items.find((p: any) => p.id === res.body.data.payment_id)).toMatchObject({ reason: 'no_matching_transaction', source: source.id });
@@ -95,7 +112,7 @@ describe('signed webhook source', () => {
     const tx = await createLive(base, t.liveKey, ++amount, { expires_in: '60' });
     t.clock.advance((60 + t.config.reservationGraceSeconds + 1) * 1000);
     const res = await post(payment(tx.total_amount));
-    expect(res.body.data).toMatchObject({ status: 'unmatched', trxid: null });
+    expect(res.body.data).toMatchObject({ status: 'unmatched', trxid: null, reason: 'no_matching_transaction' });
     const assigned = await cli(t, ['payments', 'assign', res.body.data.payment_id, tx.trxid, '--json']);
     expect(assigned.code, assigned.stdout).toBe(0);
     expect(assigned.json).toMatchObject({

@@ -12,6 +12,7 @@ import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { resendEvent } from '../../src/services/webhooks/resend-deliveries.js';
 import { addWebhookEndpoint, newWebhookSecret, removeWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
+import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { dispatchDueDeliveries, startWebhookDispatcher } from '../../src/workers/webhook-dispatcher.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
@@ -385,6 +386,24 @@ describe('endpoint lifecycle', () => {
     await dispatch();
     expect(receiver.requests).toHaveLength(1);
     await expect(resendEvent(t.deps, { eventId: event!.id, endpointId: endpoint.id })).rejects.toMatchObject({ code: 'invalid_parameter' });
+  });
+
+  // issue 23, finding 9: the dispatcher delivers nothing for a disabled merchant.
+  it("holds a disabled merchant's deliveries, and sends them once an operator enables it again", async () => {
+    const operator = { userId: 'usr_test', email: 'ops@example.test', role: 'operator' as const, merchantIds: [], sessionKey: '' };
+    const trxid = await payNewTransaction();
+    await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });
+    try {
+      t.clock.advance(3_600_000);
+      expect((await dispatch()).claimed).toBe(0);
+      expect(receiver.requests).toHaveLength(0);
+      const [event] = await eventsOf(trxid);
+      expect(await deliveryOf(event!.id)).toMatchObject({ status: 'pending', attempts: 0 });
+    } finally {
+      await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: true });
+    }
+    expect((await dispatch()).states).toEqual(['succeeded']);
+    expect(receiver.requests).toHaveLength(1);
   });
 });
 

@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'login_throttled'
   | 'csrf_failed'
   | 'live_not_approved'
+  | 'email_not_allowed'
+  | 'merchant_limit_reached'
   | 'email_unverified'
   | 'link_invalid'
   | 'method_not_allowed'

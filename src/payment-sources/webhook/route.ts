@@ -23,6 +23,8 @@ const EventResult = Type.Object({
   payment_id: Type.String(),
   status: Type.String({ enum: ['matched', 'unmatched', 'duplicate'] }),
   trxid: Type.Union([Type.String(), Type.Null()]),
+  /** Why an unmatched (or duplicate unmatched) payment paid nothing, such as merchant_disabled; null when it paid. */
+  reason: Type.Union([Type.String(), Type.Null()]),
 });
 
 /**
@@ -90,6 +92,6 @@ async function handleEvent(deps: Deps, request: FastifyRequest) {
   });
   return {
     success: true as const,
-    data: { payment_id: result.payment.id, status: result.outcome, trxid: result.payment.transaction_id },
+    data: { payment_id: result.payment.id, status: result.outcome, trxid: result.payment.transaction_id, reason: result.reason },
   };
 }

@@ -1,8 +1,10 @@
 import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
+import { parseMerchantName } from '../../domain/merchant-name.js';
 import { parseStaticQris, type ParsedQris } from '../../domain/qris/index.js';
 import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
-import { insertUserMerchants } from '../../storage/queries/users.js';
+import { insertUserMerchants, lockAndCountMerchantsOfUser } from '../../storage/queries/users.js';
+import type { Tx } from '../../storage/executor.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
@@ -23,15 +25,14 @@ export interface CreateMerchantInput {
   dailyCreateQuota?: number | null;
 }
 
-export const MERCHANT_NAME_MAX = 100;
+export { MERCHANT_NAME_MAX } from '../../domain/merchant-name.js';
 
-/** The rule for a merchant's name in this gateway (create and rename): 1 to 100 characters, trimmed. */
+/**
+ * The rule for a merchant's name in this gateway, on every path that sets one (console add and rename,
+ * the portal, the CLI): 1 to 100 characters, trimmed, with no link or address (domain/merchant-name.ts).
+ */
 export function checkMerchantName(input: string): string {
-  const name = input.trim();
-  if (name.length === 0 || name.length > MERCHANT_NAME_MAX) {
-    throw new AppError('invalid_parameter', `name must be 1 to ${MERCHANT_NAME_MAX} characters`, { param: 'name' });
-  }
-  return name;
+  return parseMerchantName(input);
 }
 
 /**
@@ -63,6 +64,7 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     daily_create_quota: input.dailyCreateQuota ?? null,
   };
   await deps.db.runInTransaction(async (trx) => {
+    if (input.memberUserId) await checkRoomForAnother(trx, deps.config.merchantsPerUser, input.memberUserId);
     await insertMerchant(trx, row);
     if (input.memberUserId) await insertUserMerchants(trx, input.memberUserId, [row.id], row.created_at);
     await writeAudit(trx, {
@@ -75,6 +77,16 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     });
   });
   return row;
+}
+
+/**
+ * A self-service user belongs to at most MERCHANTS_PER_USER merchants: counted in the add's own database
+ * transaction, under the user's row lock, so two adds at once cannot both take the last place.
+ */
+async function checkRoomForAnother(trx: Tx, limit: number, userId: string): Promise<void> {
+  if ((await lockAndCountMerchantsOfUser(trx, userId)) >= limit) {
+    throw new AppError('merchant_limit_reached', `a self-service user may have at most ${limit} merchants (MERCHANTS_PER_USER)`);
+  }
 }
 
 export async function listMerchants(deps: Deps): Promise<MerchantsTable[]> {

@@ -14,6 +14,7 @@ import type { Deps } from '../deps.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { settlePayment } from './settle-payment.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
+import { merchantDisabledAt } from '../../storage/queries/merchants.js';
 
 export interface ReportedPayment {
   merchantId: string;
@@ -76,6 +77,9 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
   // Stored first: whatever happens next, the report is never lost, and a repeat stops here.
   const stored = await insertPaymentUnlessDuplicate(trx, payment);
   if (!stored) return duplicate(trx, report);
+  // A disabled merchant's sources may still report (a feed already polling, a request in flight, an
+  // operator's confirmation): stored as above, but it pays nothing.
+  if ((await merchantDisabledAt(trx, report.merchantId)) != null) return unmatched(trx, payment, 'merchant_disabled', null, now);
 
   const named = await namedCandidates(trx, report);
   // Every row namedCandidates returns is one decideMatch picks as named, and a named transaction decides

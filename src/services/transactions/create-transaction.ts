@@ -7,6 +7,7 @@ import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
 import { idempotencyKey, LostRace } from './insert-transaction.js';
 import { checkQuota, dailyLimitOf } from '../merchants/quotas.js';
+import { checkPayerEmail } from '../merchants/payer-email.js';
 
 export type { CreateTransactionInput } from './create-input.js';
 
@@ -20,6 +21,8 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
   if (input.origin !== 'link') refuseLinkNamespace(input);
   const earlier = await findEarlier(deps, input);
   if (earlier) return { transaction: earlier, replayed: true };
+  // A merchant waiting for approval mails nobody but its own users (refused before any work is done).
+  if (input.email !== null) await checkPayerEmail(deps, input.merchantId, input.email);
 
   // A replay above is never refused for the quota: it creates nothing. A limited create is counted inside
   // its own database transaction (insert-transaction.ts); this early look only saves the work (an

@@ -21,11 +21,14 @@ function dueQuery(db: Executor, now: number, limit: number) {
       .selectFrom('deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')
       .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+      // A disabled merchant's deliveries wait (they go out if an operator enables it again).
+      .innerJoin('merchants as m', 'm.id', 'w.merchant_id')
       .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.attempts', 'e.type', 'e.payload', 'w.url', 'w.secret'])
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', now)]))
       .where('w.status', '!=', 'disabled')
+      .where('m.disabled_at', 'is', null)
       // Per endpoint and transaction, events go out in the order they happened: a delivery waits while
       // an earlier event of its transaction is still pending for the same endpoint (retrying included).
       // Both lookups are index probes (events by transaction, deliveries by event and endpoint).
@@ -53,7 +56,7 @@ function dueQuery(db: Executor, now: number, limit: number) {
   );
 }
 
-/** Up to `limit` deliveries due at `now`, unclaimed, to enabled endpoints, in the order they go out. */
+/** Up to `limit` deliveries due at `now`, unclaimed, to enabled endpoints of enabled merchants, in the order they go out. */
 export async function dueDeliveries(db: Executor, now: number, limit: number): Promise<DueDelivery[]> {
   return dueQuery(db, now, limit).execute();
 }
@@ -151,6 +154,17 @@ export async function failPendingDeliveriesOf(trx: Tx, endpointId: string): Prom
     .updateTable('deliveries')
     .set({ status: 'failed', locked_until: null })
     .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(closed.numUpdatedRows);
+}
+
+/** Closes as failed every delivery still waiting for any endpoint of a merchant; how many. */
+export async function failPendingDeliveriesOfMerchant(trx: Tx, merchantId: string): Promise<number> {
+  const closed = await trx
+    .updateTable('deliveries')
+    .set({ status: 'failed', locked_until: null })
+    .where('endpoint_id', 'in', trx.selectFrom('webhook_endpoints').select('id').where('merchant_id', '=', merchantId))
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(closed.numUpdatedRows);

@@ -83,3 +83,15 @@ export async function setMerchantDisabledAt(trx: Tx, id: string, disabledAt: num
   const result = await trx.updateTable('merchants').set({ disabled_at: disabledAt }).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** When an operator approved the merchant's live keys: null while it waits, undefined for no such merchant. */
+export async function merchantLiveApprovedAt(db: Executor, id: string): Promise<number | null | undefined> {
+  const row = await db.selectFrom('merchants').select('live_approved_at').where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : (row.live_approved_at ?? null);
+}
+
+/** When the merchant was disabled (null: enabled, undefined: no such merchant). */
+export async function merchantDisabledAt(db: Executor, id: string): Promise<number | null | undefined> {
+  const row = await db.selectFrom('merchants').select('disabled_at').where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : (row.disabled_at ?? null);
+}

@@ -67,3 +67,11 @@ export async function setLinkHandleInScope(trx: Tx, scope: Scope, id: string, ha
   const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Frees a merchant's handle (any merchant may then take it); the handle it had, or null. */
+export async function clearLinkHandleOfMerchant(trx: Tx, merchantId: string): Promise<string | null> {
+  const row = await trx.selectFrom('merchants').select('payment_link_handle').where('id', '=', merchantId).executeTakeFirst();
+  const handle = row?.payment_link_handle ?? null;
+  if (handle !== null) await trx.updateTable('merchants').set({ payment_link_handle: null }).where('id', '=', merchantId).execute();
+  return handle;
+}

@@ -127,3 +127,14 @@ export async function enabledSnapSourceById(db: Executor, id: string): Promise<S
 export async function allEnabledSnapSources(db: Executor): Promise<SnapSourceRow[]> {
   return enabledSnap(db).orderBy('created_at').execute();
 }
+
+/** Turns off every enabled payment source of a merchant; how many it turned off. */
+export async function disableSourcesOfMerchant(trx: Tx, merchantId: string, now: number): Promise<number> {
+  const updated = await trx
+    .updateTable('payment_sources')
+    .set({ enabled: 0, updated_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('enabled', '=', 1)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows);
+}

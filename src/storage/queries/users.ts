@@ -80,3 +80,32 @@ export function anonymiseUser(trx: Tx, id: string, placeholderEmail: string, unu
     .where('id', '=', id)
     .execute();
 }
+
+/** The addresses of a merchant's users that were proven (a sign-up link opened, or made by an operator), enabled and not deleted. */
+export async function confirmedMemberEmails(db: Executor, merchantId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('user_merchants')
+    .innerJoin('users', 'users.id', 'user_merchants.user_id')
+    .select('users.email')
+    .where('user_merchants.merchant_id', '=', merchantId)
+    .where('users.email_verified_at', 'is not', null)
+    .where('users.disabled_at', 'is', null)
+    .where('users.deleted_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.email);
+}
+
+/**
+ * How many merchants a user belongs to, inside the caller's transaction, after taking the user's row
+ * lock (a no-op update: portable, and on PostgreSQL it makes two concurrent adds by one user count one
+ * after the other; SQLite runs one writer at a time anyway).
+ */
+export async function lockAndCountMerchantsOfUser(trx: Tx, userId: string): Promise<number> {
+  await trx.updateTable('users').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', userId).execute();
+  const row = await trx
+    .selectFrom('user_merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -77,3 +77,14 @@ export async function webhookEndpointInScope(db: Executor, id: string, merchants
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
   return query.executeTakeFirst();
 }
+
+/** Disables every endpoint of a merchant that is not disabled yet; how many it disabled. */
+export async function disableEndpointsOfMerchant(trx: Tx, merchantId: string, now: number): Promise<number> {
+  const updated = await trx
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', updated_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('status', '!=', 'disabled')
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows);
+}

@@ -16,6 +16,8 @@ export interface ConsoleSettings {
   signupsPerAddress: number;
   /** The daily create quota a merchant added by a self-service user starts with. */
   signupPlanDailyCreates: number;
+  /** How many merchants a self-service user may add (and belong to); operators' merchants are not counted against anyone. */
+  merchantsPerUser: number;
 }
 
 function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
@@ -34,7 +36,7 @@ export function consoleSettings(env: Env): ConsoleSettings {
   };
 }
 
-function signupSettings(env: Env): Pick<ConsoleSettings, 'signup' | 'liveKeys' | 'signupsPerAddress' | 'signupPlanDailyCreates'> {
+function signupSettings(env: Env): Pick<ConsoleSettings, 'signup' | 'liveKeys' | 'signupsPerAddress' | 'signupPlanDailyCreates' | 'merchantsPerUser'> {
   const signup = oneOf(env, 'SIGNUP', ['closed', 'invite', 'open'] as const, 'closed');
   // A public service must not be usable for fraud the moment someone signs up: approval by default there.
   const liveKeys = oneOf(env, 'LIVE_KEYS', ['approval', 'auto'] as const, signup === 'open' ? 'approval' : 'auto');
@@ -43,5 +45,8 @@ function signupSettings(env: Env): Pick<ConsoleSettings, 'signup' | 'liveKeys' |
     liveKeys,
     signupsPerAddress: wholeNumberSetting(env, 'SIGNUPS_PER_ADDRESS', 5, 1, 1_000_000),
     signupPlanDailyCreates: wholeNumberSetting(env, 'SIGNUP_PLAN_DAILY_CREATES', 100, 0, 10_000_000),
+    // Each merchant brings its own daily quota and its own mail allowance: without a cap, one sign-up
+    // could multiply both by adding merchants.
+    merchantsPerUser: wholeNumberSetting(env, 'MERCHANTS_PER_USER', 3, 0, 10_000),
   };
 }

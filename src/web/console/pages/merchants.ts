@@ -4,6 +4,7 @@ import { html, type SafeHtml } from '../../../domain/html.js';
 import type { Deps } from '../../../services/deps.js';
 import { renameMerchant, setMerchantEnabled } from '../../../services/merchants/change-merchant.js';
 import { createMerchant, MERCHANT_NAME_MAX } from '../../../services/merchants/create-merchant.js';
+import { merchantNameProblem, type MerchantNameProblem } from '../../../domain/merchant-name.js';
 import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
 import { getViewerMerchant, listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
 import { resumeSession } from '../../../services/users/sessions.js';
@@ -56,6 +57,9 @@ const words = defineMessages(
     again: 'Start again',
     errNeed: 'Choose a QRIS image or paste its payload.',
     errName: 'Give the merchant a name of 1 to 100 characters.',
+    errNameControl: "A merchant's name is one line of text, without tabs or line breaks.",
+    errNameLink: "A merchant's name cannot contain a link or an address (a web address, www., a domain such as example.com, an e-mail or IP address): payers see it in the gateway's e-mails. After a full stop, write a space (\"CV. Sinar\", not \"CV.Sinar\").",
+    errLimit: 'You already have {max} merchants, as many as one account may have on this gateway. Ask its operator if you need more.',
     errInvalid: 'This is not a valid QRIS: {detail}.',
     errDynamic: "This QRIS is dynamic: it fixes one amount. Use the merchant's static QRIS, the one printed at the till.",
     errCrc: 'The QRIS checksum (CRC) is wrong: the payload is damaged or was mistyped ({detail}).',
@@ -121,6 +125,9 @@ const words = defineMessages(
     again: 'Ulangi',
     errNeed: 'Pilih gambar QRIS atau tempel payload-nya.',
     errName: 'Beri merchant nama sepanjang 1 sampai 100 karakter.',
+    errNameControl: 'Nama merchant berupa satu baris teks, tanpa tab atau baris baru.',
+    errNameLink: 'Nama merchant tidak boleh berisi tautan atau alamat (alamat web, www., domain seperti example.com, alamat e-mail atau IP): pembayar melihatnya di e-mail gateway. Setelah titik, beri spasi ("CV. Sinar", bukan "CV.Sinar").',
+    errLimit: 'Anda sudah punya {max} merchant, sebanyak yang boleh dimiliki satu akun di gateway ini. Hubungi operatornya bila perlu lebih.',
     errInvalid: 'Ini bukan QRIS yang valid: {detail}.',
     errDynamic: 'QRIS ini dinamis: nominalnya sudah tetap. Gunakan QRIS statis merchant, yang dicetak di kasir.',
     errCrc: 'Checksum (CRC) QRIS salah: payload rusak atau salah ketik ({detail}).',
@@ -163,6 +170,9 @@ interface FormState {
 export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   // Operators add merchants; so do self-service users (SIGNUP=invite or open), each becoming its member.
   const canAdd = (viewer: Viewer) => isOperator(viewer) || deps.config.signup !== 'closed';
+  // A self-service user with MERCHANTS_PER_USER merchants is told so before filling in the form (the save
+  // itself counts again, in its own database transaction).
+  const atLimit = (viewer: Viewer) => !isOperator(viewer) && viewer.merchantIds.length >= deps.config.merchantsPerUser;
 
   scope.get<{ Querystring: { added?: string } }>('/merchants', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -188,6 +198,7 @@ ${
   scope.get('/merchants/new', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     if (!canAdd(page.viewer)) throw notFound('new');
+    if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 200);
     return sendForm(page, { name: '', payload: '' }, null, 200);
   });
 
@@ -198,7 +209,9 @@ ${
     const form: FormState = { name: field(request.body, 'name').slice(0, 200), payload: field(request.body, 'qris').slice(0, 2000) };
     const image = fileOf(request.body, 'image');
     const t = translator(words, page.lang);
-    if (form.name.trim().length === 0 || form.name.trim().length > MERCHANT_NAME_MAX) return sendForm(page, form, t('errName'), 400);
+    if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 403);
+    const nameProblem = merchantNameProblem(form.name.trim());
+    if (nameProblem !== null) return sendForm(page, form, nameText(t, nameProblem), 400);
     if (!image && form.payload.trim() === '') return sendForm(page, form, t('errNeed'), 400);
     let preview: MerchantQrisPreview;
     try {
@@ -226,9 +239,10 @@ ${
       const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: `user:${page.viewer.email}`, ...own });
       return reply.redirect(`/dashboard/merchants?added=${encodeURIComponent(row.id)}`, 303);
     } catch (err) {
+      if (err instanceof AppError && err.code === 'merchant_limit_reached') return sendLimit(page, deps.config.merchantsPerUser, 403);
       if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
       const t = translator(words, page.lang);
-      return sendForm(page, form, err.param === 'name' ? t('errName') : saveRefusalText(t, err), 400);
+      return sendForm(page, form, err.param === 'name' ? nameText(t, merchantNameProblem(form.name.trim())) : saveRefusalText(t, err), 400);
     }
   });
 
@@ -287,7 +301,8 @@ ${
       if (!(err instanceof AppError) || err.param !== 'name') throw err;
       const t = translator(words, page.lang);
       const merchant = await getViewerMerchant(deps, page.viewer, id);
-      return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${t('errName')}</p>`, 400);
+      const why = nameText(t, merchantNameProblem(field(request.body, 'name').trim()));
+      return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`, 400);
     }
     return reply.redirect(`/dashboard/merchants/${encodeURIComponent(id)}?done=renamed`, 303);
   });
@@ -302,6 +317,22 @@ ${
       return reply.redirect(`/dashboard/merchants/${encodeURIComponent(row.id)}?done=${verb}d`, 303);
     });
   }
+}
+
+/** Why a name was refused, in words a person can act on. */
+function nameText(t: T, problem: MerchantNameProblem | null): string {
+  if (problem === 'link') return t('errNameLink');
+  if (problem === 'control') return t('errNameControl');
+  return t('errName');
+}
+
+/** A self-service user who has as many merchants as it may: the reason, and no form. */
+function sendLimit(page: ConsolePage, max: number, status: number): FastifyReply {
+  const t = translator(words, page.lang);
+  const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
+<h1>${t('newTitle')}</h1>
+<p class="notice error" role="alert">${t('errLimit', { max: String(max) })}</p>`;
+  return page.send(t('newTitle'), 'merchants', body, status);
 }
 
 function stateBadge(t: T, disabledAt: number | null | undefined): SafeHtml {

@@ -59,6 +59,7 @@ const words = defineMessages(
     reason_transaction_already_paid: 'The transaction it was for is already paid.',
     reason_paid_before_creation: 'It was paid before the transaction holding this total was created.',
     reason_ambiguous_amount: 'More than one transaction held this total.',
+    reason_merchant_disabled: 'Its merchant is disabled: a report is kept, but pays nothing until an operator assigns it.',
     assigned: 'Payment {payment} now pays {trxid}; the transaction is paid.',
     assignedLate: 'Payment {payment} now pays {trxid}; the transaction is paid (late).',
     trxidRequired: 'Enter the id of the transaction this payment pays.',
@@ -111,6 +112,7 @@ const words = defineMessages(
     reason_transaction_already_paid: 'Transaksi yang dituju sudah lunas.',
     reason_paid_before_creation: 'Dibayar sebelum transaksi dengan total ini dibuat.',
     reason_ambiguous_amount: 'Lebih dari satu transaksi memegang total ini.',
+    reason_merchant_disabled: 'Merchant-nya dinonaktifkan: laporannya disimpan, tetapi tidak membayar apa pun sampai operator menetapkannya.',
     assigned: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas.',
     assignedLate: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas (terlambat).',
     trxidRequired: 'Masukkan id transaksi yang dibayar oleh pembayaran ini.',
@@ -272,6 +274,7 @@ function reasonText(t: Translate<Word>, reason: string | null): string {
     case 'transaction_already_paid':
     case 'paid_before_creation':
     case 'ambiguous_amount':
+    case 'merchant_disabled':
       return t(`reason_${reason}`);
     default:
       return reason ?? '–';

@@ -107,6 +107,7 @@ const words = defineMessages(
     transaction_already_paid: 'already paid by another payment',
     paid_before_creation: 'paid before the transaction was created',
     ambiguous_amount: 'more than one transaction holds this amount',
+    merchant_disabled: 'the merchant is disabled',
   },
   {
     title: 'Transaksi',
@@ -196,6 +197,7 @@ const words = defineMessages(
     transaction_already_paid: 'sudah dibayar oleh pembayaran lain',
     paid_before_creation: 'dibayar sebelum transaksi dibuat',
     ambiguous_amount: 'lebih dari satu transaksi memegang jumlah ini',
+    merchant_disabled: 'merchant dinonaktifkan',
   },
 );
 type Key = keyof typeof words.en;

@@ -1,0 +1,90 @@
+// issue 23, finding 7: a merchant's name reaches payers in the gateway's own mail, so it carries no link
+// and no address.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/domain/errors.js';
+import { MERCHANT_NAME_MAX, merchantNameProblem, parseMerchantName } from '../../src/domain/merchant-name.js';
+
+// Plain words of names as merchants write them: letters (Latin and others), digits, and a few signs.
+const word = fc.stringMatching(/^[A-Za-zÀ-ÿ0-9&'()+-]{1,12}$/);
+const otherScript = fc.constantFrom('ร้านกาแฟ', 'کافه', '咖啡店', 'Кофе', 'कॉफ़ी');
+// A full stop is followed by a space, as in "CV. Sinar" or "No. 1"; a number may have one inside ("2.0").
+const plainName = fc
+  .array(fc.oneof(word, otherScript, word.map((w) => `${w}.`), fc.constantFrom('No. 1', '2.0', 'Rp.5000', '@', '24/7', 'Jl. Sudirman')), { minLength: 1, maxLength: 8 })
+  .map((parts) => parts.join(' ').slice(0, MERCHANT_NAME_MAX).trim())
+  .filter((name) => name.length > 0);
+
+const label = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,9}$/);
+const tld = fc.oneof(fc.stringMatching(/^[a-z]{2,8}$/), fc.constantFrom('com', 'id', 'co.id', 'xn--p1ai', 'みんな', 'рф'));
+const domain = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), tld).map(([labels, top]) => `${labels.join('.')}.${top}`);
+const address = fc.oneof(
+  domain,
+  domain.map((d) => `http://${d}/pulihkan`),
+  domain.map((d) => `https://${d}`),
+  domain.map((d) => `www.${d}`),
+  fc.tuple(label, domain).map(([user, d]) => `${user}@${d}`),
+  label.map((user) => `${user}@localhost`),
+  fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((n) => n.join('.')),
+  label.map((l) => `hxxp://${l}`),
+  label.map((l) => `www.${l}`),
+);
+// Ways of hiding a link from a plain pattern that a reader (or a mail client) still sees through.
+const disguise = fc.constantFrom(
+  (s: string) => s,
+  (s: string) => s.toUpperCase(),
+  (s: string) => s.replaceAll('.', '\u3002'),
+  (s: string) => s.replaceAll('.', '\uFF0E'),
+  (s: string) => s.replaceAll('.', '\u200B.\u200B'),
+  (s: string) => s.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41)),
+);
+
+describe('merchant names (issue 23, finding 7)', () => {
+  it('keeps plain names as typed (trimmed), whatever their words and scripts', () => {
+    fc.assert(
+      fc.property(plainName, (name) => {
+        expect(merchantNameProblem(name), name).toBeNull();
+        expect(parseMerchantName(`  ${name} `)).toBe(name);
+      }),
+      { numRuns: 2000 },
+    );
+    for (const ok of ['Warung Saya', 'Toko Jaya 2.0', 'PT. Maju Mundur', 'Kopi @ Senayan', 'Apotek K-24', 'Bakso No. 1', '7-Eleven']) {
+      expect(merchantNameProblem(ok), ok).toBeNull();
+    }
+  });
+
+  it('refuses a link or an address anywhere in the name, however it is spelled', () => {
+    fc.assert(
+      fc.property(plainName, address, disguise, plainName, (before, link, hide, after) => {
+        const name = `${before.slice(0, 30)} ${hide(link)} ${after.slice(0, 20)}`.trim();
+        fc.pre(name.length <= MERCHANT_NAME_MAX);
+        expect(merchantNameProblem(name), name).toBe('link');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("refuses the review's name, and says why", () => {
+    const phishing = 'PERINGATAN: rekening Anda DIBLOKIR. Pulihkan di http://bank-pulih.example';
+    expect(merchantNameProblem(phishing)).toBe('link');
+    for (const bad of ['Pulihkan di example.com', 'cs@bank.example', 'www.toko', 'Toko 10.0.0.1', 'hubungi admin@localhost', 'CV.Sinar']) {
+      expect(merchantNameProblem(bad), bad).toBe('link');
+    }
+    try {
+      parseMerchantName(phishing);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('invalid_parameter');
+      expect((err as AppError).param).toBe('name');
+      expect((err as AppError).message).toMatch(/link or an address/);
+    }
+  });
+
+  it('refuses empty, over-long and control characters', () => {
+    expect(merchantNameProblem('')).toBe('length');
+    expect(merchantNameProblem('x'.repeat(MERCHANT_NAME_MAX + 1))).toBe('length');
+    expect(merchantNameProblem('x'.repeat(MERCHANT_NAME_MAX))).toBeNull();
+    expect(merchantNameProblem('Toko\nBaru')).toBe('control');
+    expect(() => parseMerchantName('   ')).toThrow(/1 to 100/);
+  });
+});
