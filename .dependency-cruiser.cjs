@@ -39,6 +39,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(imaging|domain)/' },
     },
     {
+      name: 'hashing-is-a-leaf',
+      severity: 'error',
+      comment: 'src/hashing (password hashes on threads of their own) uses the domain only: services call it, never the reverse.',
+      from: { path: '^src/hashing' },
+      to: { path: '^src/', pathNot: '^src/(hashing|domain)/' },
+    },
+    {
       name: 'mail-below-edges',
       severity: 'error',
       comment: 'Mail is rendered by services and workers; it never imports the HTTP or web edges.',

@@ -27,6 +27,7 @@ import { checkoutRoutes } from '../web/checkout-routes.js';
 import { paymentLinkRoutes } from '../web/payment-links.js';
 import { consoleRoutes } from '../web/console/routes.js';
 import { createSmtpSender } from '../mail/smtp.js';
+import { AccountMailQueue } from '../mail/account-mail-queue.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
 import { listenForStatus } from '../services/transactions/status-bus.js';
@@ -195,10 +196,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await paymentSourceRoutes(app, deps);
   await snapNotifyRoutes(app, deps);
   if (config.consoleEnabled) {
-    // Account mails (sign-up, reset, invitations) are sent at once through their own SMTP pool.
-    const accountMail = config.smtpUrl && config.mailFrom ? createSmtpSender(config.smtpUrl, config.mailFrom) : null;
-    if (accountMail) app.addHook('onClose', async () => accountMail.close());
-    await consoleRoutes(app, deps, accountMail);
+    // Account mails go through their own SMTP pool: an operator's invitation at once, sign-up and reset
+    // mails after the answer (account-mail-queue.ts), so no answer waits for the relay.
+    const accountSender = config.smtpUrl && config.mailFrom ? createSmtpSender(config.smtpUrl, config.mailFrom) : null;
+    const accountQueue = accountSender ? new AccountMailQueue(accountSender, options.logger ?? null) : null;
+    if (accountQueue) app.addHook('onClose', () => accountQueue.close());
+    await consoleRoutes(app, deps, accountSender, accountQueue);
     // The address people are told; the form lives in the console, where its cookies are.
     app.get('/signup', { schema: { hide: true } }, (request, reply) => {
       if (config.signup !== 'open') return sendError(reply, new AppError('not_found', `no route GET ${request.url.split('?')[0]}`));

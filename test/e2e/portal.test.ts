@@ -1,6 +1,7 @@
 // A stranger gets a key on a public gateway (SIGNUP=open), as issue 16 describes it: sign up, confirm
-// through a real SMTP server, add a merchant from a picture of its static QRIS, make a test key (shown
-// once) and use it; another merchant's pages are 404s; a live key waits for an operator's approval.
+// through a real SMTP server (typing the password again), add a merchant from a picture of its static
+// QRIS, make a test key (shown once) and use it; another merchant's pages are 404s; a live key waits
+// for an operator's approval.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
@@ -40,11 +41,16 @@ describe('the merchant portal on a public gateway, in a real browser', () => {
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
 
-    // The link arrives through a real SMTP server; the PUBLIC_BASE_URL of the test lacks the port.
+    // The link arrives through a real SMTP server, after the answer; the PUBLIC_BASE_URL of the test
+    // lacks the port.
+    const until = Date.now() + 10_000;
+    while (smtp.messages.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const mail = await smtp.messages.at(-1)!.parse();
     expect(mail.to && 'text' in mail.to ? mail.to.text : '').toContain('warung@shop.test');
     const link = /http:\/\/127\.0\.0\.1(\/dashboard\/signup\/verify\?token=[A-Za-z0-9_-]+)/.exec(mail.text ?? '')![1]!;
     await page.goto(`${base}${link}`);
+    // Confirming asks for the password chosen at sign-up (issue 23, finding 1).
+    await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Confirm and log in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
 

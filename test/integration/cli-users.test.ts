@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import { verifyPassword } from '../../src/domain/password.js';
+import { verifyPassword } from '../../src/hashing/passwords.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { freshDatabaseUrl } from '../helpers/context.js';
 import { runCommand } from '../helpers/processes.js';

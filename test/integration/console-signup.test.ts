@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { ConsoleClient, PASSWORD } from '../helpers/console.js';
+import { addMerchantUser, ConsoleClient, csrfOf, noticeOf, PASSWORD } from '../helpers/console.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { inviteUser } from '../../src/services/users/account-links-use.js';
 import { loadConfig } from '../../src/config.js';
@@ -30,9 +30,19 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
 
   const open = (extra: Record<string, string> = {}) => createTestApp({ SIGNUP: 'open', SMTP_URL: smtp.url, MAIL_FROM: FROM, ...extra });
 
-  /** The link in the newest mail to `to`. */
-  async function linkTo(to: string): Promise<string> {
-    const mail = [...smtp.messages].reverse().find((m) => m.to.includes(to));
+  /** The mails to `to` once there are `count` of them (account mails go out after the answer). */
+  async function mailsTo(to: string, count = 1, timeoutMs = 10_000) {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const found = smtp.messages.filter((m) => m.to.includes(to));
+      if (found.length >= count || Date.now() > until) return found;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** The link in the newest mail to `to`, once there are `count` mails to it. */
+  async function linkTo(to: string, count = 1): Promise<string> {
+    const mail = (await mailsTo(to, count)).at(-1);
     expect(mail, `a mail to ${to}`).toBeDefined();
     const text = (await mail!.parse()).text ?? '';
     const m = /http:\/\/gateway\.test(\/dashboard\/[^\s]+)/.exec(text);
@@ -79,11 +89,12 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     expect(stored.map((r) => r.token_hash)).not.toContain(token);
     const confirmPage = await c.get(link);
     expect(confirmPage.body).toContain('Confirm new@shop.test and log in.');
-    // Looking at the page uses nothing up; the button does, once.
-    const confirmed = await c.post('/dashboard/signup/verify', { token }, link);
+    expect(confirmPage.body).toContain('<label for="link-password">Password</label>');
+    // Looking at the page uses nothing up; the button does, once, with the password.
+    const confirmed = await c.post('/dashboard/signup/verify', { token, password: PASSWORD }, link);
     expect(confirmed.statusCode).toBe(303);
     expect((await c.get('/dashboard')).body).toContain('<h1>Overview</h1>');
-    const again = await new ConsoleClient(t.app).post('/dashboard/signup/verify', { token }, '/dashboard/reset');
+    const again = await new ConsoleClient(t.app).post('/dashboard/signup/verify', { token, password: PASSWORD }, '/dashboard/reset');
     expect(again.statusCode).toBe(410);
     expect(again.body).toContain('This link cannot be used');
     expect((await new ConsoleClient(t.app).logIn('new@shop.test')).statusCode).toBe(303);
@@ -94,14 +105,14 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const a = new ConsoleClient(t.app);
     await a.post('/dashboard/signup', { email: 'owner@shop.test', password: PASSWORD }, '/dashboard/signup');
     const token = new URL(await linkTo('owner@shop.test'), 'http://x').searchParams.get('token')!;
-    await a.post('/dashboard/signup/verify', { token }, '/dashboard/reset');
+    await a.post('/dashboard/signup/verify', { token, password: PASSWORD }, '/dashboard/reset');
 
     const strip = (body: string) => body.replace(/value="[^"]*"/g, '').replace(/[a-z]+@shop\.test/g, 'X');
     const taken = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'owner@shop.test', password: 'a different secret' }, '/dashboard/signup');
     const fresh = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'fresh@shop.test', password: 'a different secret' }, '/dashboard/signup');
     expect(taken.statusCode).toBe(fresh.statusCode);
     expect(strip(taken.body)).toBe(strip(fresh.body));
-    const owners = smtp.messages.filter((m) => m.to.includes('owner@shop.test'));
+    const owners = await mailsTo('owner@shop.test', 2);
     expect(owners).toHaveLength(2);
     expect((await owners[1]!.parse()).subject).toContain('You already have an account');
     // Nothing changed for the owner: the old password still works.
@@ -112,14 +123,14 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     t = await open();
     const c = new ConsoleClient(t.app);
     await c.post('/dashboard/signup', { email: 'forgetful@shop.test', password: PASSWORD }, '/dashboard/signup');
-    await c.post('/dashboard/signup/verify', { token: new URL(await linkTo('forgetful@shop.test'), 'http://x').searchParams.get('token')! }, '/dashboard/reset');
+    await c.post('/dashboard/signup/verify', { token: new URL(await linkTo('forgetful@shop.test'), 'http://x').searchParams.get('token')!, password: PASSWORD }, '/dashboard/reset');
     const before = smtp.messages.length;
     const unknown = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'ghost@shop.test' }, '/dashboard/reset');
     const known = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'forgetful@shop.test' }, '/dashboard/reset');
     expect(unknown.statusCode).toBe(known.statusCode);
     expect(unknown.body.replace(/ghost/g, 'X').replace(/value="[^"]*"/g, '')).toBe(known.body.replace(/forgetful/g, 'X').replace(/value="[^"]*"/g, ''));
+    const link = await linkTo('forgetful@shop.test', 2);
     expect(smtp.messages.length).toBe(before + 1);
-    const link = await linkTo('forgetful@shop.test');
     expect(link).toMatch(/^\/dashboard\/reset\/confirm\?token=/);
     const r = new ConsoleClient(t.app);
     const weak = await r.post('/dashboard/reset/confirm', { token: new URL(link, 'http://x').searchParams.get('token')!, password: 'short' }, link);
@@ -140,7 +151,7 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const token = new URL(link, 'http://x').searchParams.get('token')!;
     const clients = Array.from({ length: 5 }, () => new ConsoleClient(t.app));
     const tokens = await Promise.all(clients.map(async (k) => (await k.get(link)).body.match(/name="_csrf" value="([^"]+)"/)![1]!));
-    const answers = await Promise.all(clients.map((k, i) => k.post('/dashboard/signup/verify', { token, _csrf: tokens[i]! })));
+    const answers = await Promise.all(clients.map((k, i) => k.post('/dashboard/signup/verify', { token, password: PASSWORD, _csrf: tokens[i]! })));
     expect(answers.map((a) => a.statusCode).sort()).toEqual([303, 410, 410, 410, 410]);
   });
 
@@ -150,6 +161,131 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     for (let i = 0; i < 5; i++) codes.push((await new ConsoleClient(t.app).post('/dashboard/signup', { email: `spam${i}@shop.test`, password: PASSWORD }, '/dashboard/signup')).statusCode);
     expect(codes).toEqual([200, 200, 200, 200, 429]);
   });
+
+  // issue 23, finding 1: the review's repro. A second sign-up of an address waiting for its confirmation
+  // neither replaces the password nor lets the newest link log in anyone who does not type it.
+  it('a sign-up of a pending address by someone else never takes the account over', async () => {
+    t = await open();
+    const tokenOf = (link: string) => new URL(link, 'http://x').searchParams.get('token')!;
+    const victim = new ConsoleClient(t.app);
+    await victim.post('/dashboard/signup', { email: 'victim@shop.test', password: PASSWORD }, '/dashboard/signup');
+    const first = await linkTo('victim@shop.test');
+
+    const strip = (body: string) => body.replace(/value="[^"]*"/g, '').replace(/[a-z]+@shop\.test/g, 'X');
+    const attacker = new ConsoleClient(t.app);
+    const again = await attacker.post('/dashboard/signup', { email: 'victim@shop.test', password: 'the attacker secret' }, '/dashboard/signup');
+    const fresh = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'fresh@shop.test', password: 'the attacker secret' }, '/dashboard/signup');
+    expect(again.statusCode).toBe(fresh.statusCode);
+    expect(strip(again.body)).toBe(strip(fresh.body));
+    // The new mail went to the address only: a fresh verification link.
+    const newest = await linkTo('victim@shop.test', 2);
+    await mailsTo('fresh@shop.test');
+    expect(smtp.messages.flatMap((m) => m.to).sort()).toEqual(['fresh@shop.test', 'victim@shop.test', 'victim@shop.test']);
+    expect(newest).toMatch(/^\/dashboard\/signup\/verify\?token=/);
+    expect((await victim.get(first)).statusCode).toBe(410);
+
+    // The newest link asks for the password; the attacker's is refused and uses nothing up.
+    const page = await victim.get(newest);
+    expect(page.body).toContain('Type the password you chose when you signed up.');
+    for (const password of ['the attacker secret', '']) {
+      const refused = await victim.post('/dashboard/signup/verify', { token: tokenOf(newest), password }, newest);
+      expect(refused.statusCode).toBe(401);
+      expect(noticeOf(refused.body)).toBe('The password is wrong.');
+      expect(victim.jar.has('qg_session')).toBe(false);
+    }
+    const confirmed = await victim.post('/dashboard/signup/verify', { token: tokenOf(newest), password: PASSWORD }, newest);
+    expect(confirmed.statusCode).toBe(303);
+    expect((await victim.get('/dashboard')).body).toContain('<h1>Overview</h1>');
+    // From then on only the victim's password logs in.
+    expect((await new ConsoleClient(t.app).logIn('victim@shop.test', 'the attacker secret')).statusCode).toBe(401);
+    expect((await new ConsoleClient(t.app).logIn('victim@shop.test', PASSWORD)).statusCode).toBe(303);
+  });
+
+  // issue 23, finding 1: the other order. Whoever signs up first keeps the pending password, so the
+  // owner who signs up second cannot confirm with its own; it resets the password by e-mail instead,
+  // and the first password (the attacker's) never logs in.
+  it('a pending address signed up first by someone else is recovered by a reset, never by the other password', async () => {
+    t = await open();
+    await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'owner@shop.test', password: 'the attacker secret' }, '/dashboard/signup');
+    const owner = new ConsoleClient(t.app);
+    await owner.post('/dashboard/signup', { email: 'owner@shop.test', password: PASSWORD }, '/dashboard/signup');
+    const link = await linkTo('owner@shop.test', 2);
+    const token = new URL(link, 'http://x').searchParams.get('token')!;
+    const refused = await owner.post('/dashboard/signup/verify', { token, password: PASSWORD }, link);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.body).toContain('href="/dashboard/reset"');
+    await owner.post('/dashboard/reset', { email: 'owner@shop.test' }, '/dashboard/reset');
+    const reset = await linkTo('owner@shop.test', 3);
+    expect(reset).toMatch(/^\/dashboard\/reset\/confirm\?token=/);
+    const done = await owner.post('/dashboard/reset/confirm', { token: new URL(reset, 'http://x').searchParams.get('token')!, password: PASSWORD }, reset);
+    expect(done.statusCode).toBe(303);
+    expect((await new ConsoleClient(t.app).logIn('owner@shop.test', 'the attacker secret')).statusCode).toBe(401);
+    expect((await new ConsoleClient(t.app).logIn('owner@shop.test', PASSWORD)).statusCode).toBe(303);
+  });
+
+  // issue 23, finding 1: wrong passwords on the confirm page count like failed logins; the link survives them.
+  it('wrong passwords on the confirm page are counted by the login throttle', async () => {
+    t = await open();
+    const c = new ConsoleClient(t.app);
+    await c.post('/dashboard/signup', { email: 'slow@shop.test', password: PASSWORD }, '/dashboard/signup');
+    const link = await linkTo('slow@shop.test');
+    const token = new URL(link, 'http://x').searchParams.get('token')!;
+    for (let i = 0; i < 6; i++) expect((await c.post('/dashboard/signup/verify', { token, password: `wrong guess ${i}` }, link)).statusCode).toBe(401);
+    const waiting = await c.post('/dashboard/signup/verify', { token, password: PASSWORD }, link);
+    expect(waiting.statusCode).toBe(429);
+    expect(waiting.headers['retry-after']).toBe('1');
+    expect(noticeOf(waiting.body)).toBe('Too many wrong passwords. Try again in 1 seconds.');
+    t.clock.advance(1000);
+    expect((await c.post('/dashboard/signup/verify', { token, password: PASSWORD }, link)).statusCode).toBe(303);
+  });
+
+  // issue 23, finding 3: sign-ups are counted before any work, so a burst gets exactly the allowance
+  // (SIGNUPS_PER_ADDRESS = 5 free and the one that starts the wait: 6) and exactly that many mails.
+  it('40 concurrent sign-ups from one address: exactly 6 accepted, exactly 6 mails', async () => {
+    t = await open();
+    const clients = Array.from({ length: 40 }, () => new ConsoleClient(t.app));
+    const tokens = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/dashboard/signup')).body)));
+    const answers = await Promise.all(clients.map((c, i) => c.post('/dashboard/signup', { email: `burst${i}@shop.test`, password: PASSWORD, _csrf: tokens[i]! })));
+    const codes = answers.map((a) => a.statusCode);
+    expect(codes.filter((c) => c === 200)).toHaveLength(6);
+    expect(codes.filter((c) => c === 429)).toHaveLength(34);
+    const until = Date.now() + 10_000;
+    while (smtp.messages.length < 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.messages).toHaveLength(6);
+    expect(await t.deps.db.selectFrom('users').select('id').where('email', 'like', 'burst%').execute()).toHaveLength(6);
+  });
+
+  // issue 23, finding 8: account mails go out after the answer, so a relay that takes 2 s per message
+  // delays no answer (and a known address answers no slower than an unknown one), and the mail arrives.
+  it('a reset request and a sign-up answer before the mail is sent; the mail still arrives', async () => {
+    const slow = await startTestSmtpServer({ delayMs: 2000 });
+    try {
+      t = await createTestApp({ SIGNUP: 'open', SMTP_URL: slow.url, MAIL_FROM: FROM });
+      await addMerchantUser(t.deps, [t.merchant.id], 'known@shop.test');
+      const timed = async (path: string, fields: Record<string, string>) => {
+        const c = new ConsoleClient(t.app);
+        const token = csrfOf((await c.get(path)).body);
+        const started = performance.now();
+        const res = await c.post(path, { ...fields, _csrf: token });
+        return { status: res.statusCode, ms: performance.now() - started };
+      };
+      const known = await timed('/dashboard/reset', { email: 'known@shop.test' });
+      const unknown = await timed('/dashboard/reset', { email: 'ghost@shop.test' });
+      const signedUp = await timed('/dashboard/signup', { email: 'newcomer@shop.test', password: PASSWORD });
+      expect([known.status, unknown.status, signedUp.status]).toEqual([200, 200, 200]);
+      // Well under the relay's 2 s (the margin is for a busy machine).
+      expect(known.ms).toBeLessThan(1000);
+      expect(signedUp.ms).toBeLessThan(1000);
+      const until = Date.now() + 15_000;
+      while (slow.messages.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(slow.messages.flatMap((m) => m.to).sort()).toEqual(['known@shop.test', 'newcomer@shop.test']);
+      expect((await slow.messages.find((m) => m.to.includes('known@shop.test'))!.parse()).subject).toContain('Reset your password');
+    } finally {
+      await t.close();
+      await slow.close();
+    }
+  }, 30_000);
 
   it('an invitation makes a confirmed merchant user of the invited merchant', async () => {
     t = await createTestApp({ SIGNUP: 'invite', SMTP_URL: smtp.url, MAIL_FROM: FROM });

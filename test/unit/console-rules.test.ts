@@ -12,7 +12,8 @@ import {
   THROTTLE_FORGET_MS,
   throttleDelayMs,
 } from '../../src/domain/console-session.js';
-import { hashPassword, needsRehash, passwordProblem, verifyPassword } from '../../src/domain/password.js';
+import { needsRehash, passwordProblem } from '../../src/domain/password.js';
+import { hashPassword, verifyPassword } from '../../src/hashing/passwords.js';
 import { pickLang } from '../../src/web/console/i18n.js';
 
 describe('passwords', () => {

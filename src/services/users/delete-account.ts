@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
-import { verifyPassword } from '../../domain/password.js';
+import { verifyPassword } from '../../hashing/passwords.js';
 import { revokeKeysOfMerchant } from '../../storage/queries/api-keys.js';
 import { markMerchantDisabled } from '../../storage/queries/merchants.js';
 import { failPendingDeliveriesOfMerchant } from '../../storage/queries/deliveries.js';

@@ -2,7 +2,8 @@ import { AppError } from '../../domain/errors.js';
 import { parseEmail } from '../../domain/email.js';
 import { newUserId } from '../../domain/ids.js';
 import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
-import { hashPassword, passwordProblem } from '../../domain/password.js';
+import { passwordProblem } from '../../domain/password.js';
+import { hashPassword } from '../../hashing/passwords.js';
 import { merchantById } from '../../storage/queries/merchants.js';
 import { endSessionsOfUser } from '../../storage/queries/sessions.js';
 import {

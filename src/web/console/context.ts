@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SafeHtml } from '../../domain/html.js';
+import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import type { MailSender } from '../../mail/sender.js';
 import type { Viewer } from '../../services/users/viewer.js';
 import type { Lang } from './i18n.js';
@@ -21,8 +22,10 @@ declare module 'fastify' {
 
 /** What the console's sections are given beside the deps. */
 export interface ConsoleKit {
-  /** Sends account e-mails (sign-up, reset, invitations) at once; null when no SMTP_URL is set. */
+  /** Sends an operator's invitation at once; null when no SMTP_URL is set. */
   mail: MailSender | null;
+  /** Sends sign-up and reset mails after the answer (account-mail-queue.ts); null when no SMTP_URL is set. */
+  accountMail: AccountMailer | null;
   /** Logs the browser in: the session cookie, with the console's attributes. */
   setSession(reply: FastifyReply, sessionId: string): void;
   /** A CSRF token for a logged-out form (sign-up, reset, a link's confirmation). */

@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import type { Deps } from '../../services/deps.js';
+import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import type { MailSender } from '../../mail/sender.js';
 import { consoleCookieSecret } from '../../services/users/console-secret.js';
 import { logIn } from '../../services/users/log-in.js';
@@ -34,7 +35,7 @@ declare module 'fastify' {
  * here is registered in its own Fastify scope, so its cookies, CSRF checks, security headers and
  * multipart parsing add nothing to the API's routes.
  */
-export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: MailSender | null = null): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: MailSender | null = null, accountMail: AccountMailer | null = null): Promise<void> {
   const secret = await consoleCookieSecret(deps);
   // The image reader's decoder threads (merchant uploads) end with the server.
   app.addHook('onClose', () => closeQrImageReaders());
@@ -136,9 +137,17 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
           reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 });
           return reply.redirect(next, 303);
         } catch (err) {
-          if (!(err instanceof AppError) || (err.code !== 'login_failed' && err.code !== 'login_throttled' && err.code !== 'email_unverified')) throw err;
+          const shown = ['login_failed', 'login_throttled', 'email_unverified', 'service_unavailable'];
+          if (!(err instanceof AppError) || !shown.includes(err.code)) throw err;
+          // service_unavailable: too many password hashes at once (hashing/password-hasher.ts).
           const notice: LoginNotice =
-            err.code === 'login_throttled' ? { kind: 'throttled', seconds: err.retryAfter ?? 1 } : err.code === 'email_unverified' ? { kind: 'unverified' } : { kind: 'failed' };
+            err.code === 'login_throttled'
+              ? { kind: 'throttled', seconds: err.retryAfter ?? 1 }
+              : err.code === 'email_unverified'
+                ? { kind: 'unverified' }
+                : err.code === 'service_unavailable'
+                  ? { kind: 'busy' }
+                  : { kind: 'failed' };
           if (err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
           const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice, signupOpen);
           return reply.code(statusFor(err.code)).type('text/html; charset=utf-8').send(page);
@@ -166,6 +175,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
 
       const kit: ConsoleKit = {
         mail,
+        accountMail,
         setSession: (reply, sessionId) => void reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 }),
         loggedOutCsrf: (reply) => reply.generateCsrf({ userInfo: LOGGED_OUT }),
       };
@@ -194,6 +204,7 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: Fast
   }
   if (error instanceof AppError) {
     const status = statusFor(error.code);
+    if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
     return pagedError(request, reply, status, status === 404 ? 'notFound' : 'refused', error.message);
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {

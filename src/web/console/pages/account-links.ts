@@ -24,6 +24,10 @@ const words = defineMessages(
     haveAccount: 'Already have an account? Log in',
     confirmTitle: 'Confirm your address',
     confirmText: 'Confirm {email} and log in.',
+    confirmPassword: 'Type the password you chose when you signed up.',
+    forgotChosen: 'Forgot it, or did someone else sign up with your address? Choose a new password',
+    wrongPassword: 'The password is wrong.',
+    throttled: 'Too many wrong passwords. Try again in {seconds} seconds.',
     confirm: 'Confirm and log in',
     resetTitle: 'Reset your password',
     resetIntro: 'Type the address you log in with. If it has an account, we send it a link to choose a new password.',
@@ -36,7 +40,7 @@ const words = defineMessages(
     linkGone: 'This link cannot be used',
     linkGoneText: 'It was already used, has expired, or is not one of ours. Ask for a new one.',
     tooMany: 'Too many requests from your address. Try again later.',
-    mailDown: 'The e-mail could not be sent just now. Try again in a minute.',
+    busy: 'The server is busy just now. Try again in a moment.',
   },
   {
     signUp: 'Daftar',
@@ -50,6 +54,10 @@ const words = defineMessages(
     haveAccount: 'Sudah punya akun? Masuk',
     confirmTitle: 'Konfirmasi alamat Anda',
     confirmText: 'Konfirmasi {email} dan masuk.',
+    confirmPassword: 'Ketik kata sandi yang Anda pilih saat mendaftar.',
+    forgotChosen: 'Lupa, atau orang lain mendaftar dengan alamat Anda? Pilih kata sandi baru',
+    wrongPassword: 'Kata sandi salah.',
+    throttled: 'Terlalu banyak kata sandi salah. Coba lagi dalam {seconds} detik.',
     confirm: 'Konfirmasi dan masuk',
     resetTitle: 'Atur ulang kata sandi',
     resetIntro: 'Ketik alamat yang Anda pakai untuk masuk. Jika ada akunnya, kami kirim tautan untuk memilih kata sandi baru.',
@@ -62,7 +70,7 @@ const words = defineMessages(
     linkGone: 'Tautan ini tidak dapat dipakai',
     linkGoneText: 'Tautan sudah dipakai, kedaluwarsa, atau bukan dari kami. Minta tautan baru.',
     tooMany: 'Terlalu banyak permintaan dari alamat Anda. Coba lagi nanti.',
-    mailDown: 'Email tidak dapat dikirim saat ini. Coba lagi sebentar lagi.',
+    busy: 'Server sedang sibuk. Coba lagi sebentar lagi.',
   },
 );
 
@@ -72,12 +80,25 @@ function send(reply: FastifyReply, lang: Lang, csrf: string, path: string, title
   return reply.code(status).type('text/html; charset=utf-8').send(renderPage({ lang, title, viewer: null, csrf, path }, html`<div class="login card">${body}</div>`));
 }
 
-/** A refusal the person can act on (bad input, too many requests, mail down), shown above the form again. */
+/**
+ * A refusal the person can act on (bad input, too many requests, too many password hashes at once),
+ * shown above the form again. Sign-up and reset mails go out after the answer, so none is "mail down".
+ */
 function problem(err: unknown, t: Translate<Key>): { status: number; message: string } | null {
   if (!(err instanceof AppError)) return null;
   if (err.code === 'rate_limited') return { status: 429, message: t('tooMany') };
-  if (err.code === 'service_unavailable') return { status: 503, message: t('mailDown') };
+  if (err.code === 'service_unavailable') return { status: 503, message: t('busy') };
   if (err.code === 'invalid_parameter' || err.code === 'invalid_email') return { status: 400, message: err.message };
+  return null;
+}
+
+/** Why a link's form was refused, shown above it again (the link itself still works). */
+function linkProblem(err: unknown, t: Translate<Key>): { status: number; message: string } | null {
+  if (!(err instanceof AppError)) return null;
+  if (err.code === 'invalid_parameter' || err.code === 'user_exists') return { status: 400, message: err.message };
+  if (err.code === 'login_failed') return { status: statusFor('login_failed'), message: t('wrongPassword') };
+  if (err.code === 'login_throttled') return { status: statusFor('login_throttled'), message: t('throttled', { seconds: err.retryAfter ?? 1 }) };
+  if (err.code === 'service_unavailable') return { status: 503, message: t('busy') };
   return null;
 }
 
@@ -121,9 +142,9 @@ ${alert(message)}
     const t = translator(words, lang);
     const email = field(request.body, 'email').slice(0, 254);
     const csrf = kit.loggedOutCsrf(reply);
-    if (!kit.mail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
+    if (!kit.accountMail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
     try {
-      await signUp(deps, kit.mail, { email, password: field(request.body, 'password'), clientAddress: request.ip });
+      await signUp(deps, kit.accountMail, { email, password: field(request.body, 'password'), clientAddress: request.ip });
     } catch (err) {
       const shown = problem(err, t);
       if (!shown) throw err;
@@ -146,7 +167,8 @@ ${alert(message)}
     title: Key,
     text: Key,
     button: Key,
-    withPassword: boolean,
+    // A new password (reset, invitation), or the one chosen at sign-up (confirming an address).
+    password: 'new' | 'current',
   ) => {
     const form = (t: Translate<Key>, csrf: string, token: string, email: string, message: string | null) => html`<h1>${t(title)}</h1>
 <p>${t(text, { email })}</p>
@@ -155,14 +177,17 @@ ${alert(message)}
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="token" value="${token}">
 ${
-  withPassword
+  password === 'new'
     ? html`<label for="link-password">${t('newPassword')}</label>
 <input id="link-password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="200">
 <p class="muted">${t('passwordHint')}</p>`
-    : ''
+    : html`<label for="link-password">${t('password')}</label>
+<input id="link-password" name="password" type="password" autocomplete="current-password" required maxlength="200">
+<p class="muted">${t('confirmPassword')}</p>`
 }
 <button type="submit">${t(button)}</button>
-</form>`;
+</form>
+${password === 'current' ? html`<p><a href="/dashboard/reset">${t('forgotChosen')}</a></p>` : ''}`;
 
     scope.get<{ Querystring: { token?: string } }>(path, open, async (request, reply) => {
       const token = typeof request.query.token === 'string' ? request.query.token : '';
@@ -181,7 +206,7 @@ ${
       try {
         const done =
           purpose === 'verify'
-            ? await verifyEmail(deps, token, client(request))
+            ? await verifyEmail(deps, token, password, client(request))
             : purpose === 'reset'
               ? await resetPassword(deps, token, password, client(request))
               : await acceptInvite(deps, token, password, client(request));
@@ -190,19 +215,20 @@ ${
       } catch (err) {
         if (err instanceof AppError && err.code === 'link_invalid') return gone(request, reply);
         const t = translator(words, request.consoleLang);
-        const shown = err instanceof AppError && (err.code === 'invalid_parameter' || err.code === 'user_exists') ? err.message : null;
+        const shown = linkProblem(err, t);
         if (shown === null) throw err;
+        if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
         const live = await linkIsLive(deps, token, purpose);
         if (!live) return gone(request, reply);
         const csrf = kit.loggedOutCsrf(reply);
-        return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, shown), 400);
+        return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, shown.message), shown.status);
       }
     });
   };
 
-  linkPage('/signup/verify', 'verify', 'confirmTitle', 'confirmText', 'confirm', false);
-  linkPage('/reset/confirm', 'reset', 'resetTitle', 'choose', 'setPassword', true);
-  linkPage('/invite', 'invite', 'inviteTitle', 'inviteText', 'accept', true);
+  linkPage('/signup/verify', 'verify', 'confirmTitle', 'confirmText', 'confirm', 'current');
+  linkPage('/reset/confirm', 'reset', 'resetTitle', 'choose', 'setPassword', 'new');
+  linkPage('/invite', 'invite', 'inviteTitle', 'inviteText', 'accept', 'new');
 
   // --- asking for a reset link ---
   const resetForm = (t: Translate<Key>, csrf: string, message: string | null) => html`<h1>${t('resetTitle')}</h1>
@@ -226,12 +252,13 @@ ${alert(message)}
     const t = translator(words, lang);
     const email = field(request.body, 'email').slice(0, 254);
     const csrf = kit.loggedOutCsrf(reply);
-    if (!kit.mail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
+    if (!kit.accountMail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
     try {
-      await requestPasswordReset(deps, kit.mail, email, request.ip);
+      await requestPasswordReset(deps, kit.accountMail, email, request.ip);
     } catch (err) {
       const shown = problem(err, t);
       if (!shown) throw err;
+      if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
       return send(reply, lang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, shown.message), shown.status);
     }
     return checkYourMail(reply, lang, csrf, request.url, email);

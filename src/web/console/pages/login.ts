@@ -11,6 +11,7 @@ const words = defineMessages(
     intro: 'The console of this QRIS gateway. Log in with the account your operator made for you.',
     failed: 'The e-mail address or the password is wrong.',
     throttled: 'Too many failed logins. Try again in {seconds} seconds.',
+    busy: 'The server is busy just now. Try again in a moment.',
     loggedOut: 'You have logged out.',
     expired: 'Your session has ended. Log in again to go on.',
     unverified: 'Confirm your e-mail address first: open the link we sent you. (Signing up again sends a new one.)',
@@ -25,6 +26,7 @@ const words = defineMessages(
     intro: 'Konsol gateway QRIS ini. Masuk dengan akun yang dibuat operator untuk Anda.',
     failed: 'Alamat email atau kata sandi salah.',
     throttled: 'Terlalu banyak percobaan gagal. Coba lagi dalam {seconds} detik.',
+    busy: 'Server sedang sibuk. Coba lagi sebentar lagi.',
     loggedOut: 'Anda telah keluar.',
     expired: 'Sesi Anda telah berakhir. Masuk lagi untuk melanjutkan.',
     unverified: 'Konfirmasi alamat email Anda dulu: buka tautan yang kami kirim. (Mendaftar lagi mengirim tautan baru.)',
@@ -33,7 +35,7 @@ const words = defineMessages(
   },
 );
 
-export type LoginNotice = { kind: 'failed' } | { kind: 'unverified' } | { kind: 'throttled'; seconds: number } | { kind: 'loggedOut' } | { kind: 'expired' } | null;
+export type LoginNotice = { kind: 'failed' } | { kind: 'unverified' } | { kind: 'busy' } | { kind: 'throttled'; seconds: number } | { kind: 'loggedOut' } | { kind: 'expired' } | null;
 
 /** The login form. `next` is where a successful login goes (already checked to be a console path). */
 export function renderLogin(lang: Lang, csrf: string, path: string, next: string, email: string, notice: LoginNotice, signupOpen = false): string {
@@ -43,7 +45,7 @@ export function renderLogin(lang: Lang, csrf: string, path: string, next: string
       ? ''
       : notice.kind === 'throttled'
         ? html`<p class="notice error" role="alert">${t('throttled', { seconds: notice.seconds })}</p>`
-        : notice.kind === 'failed' || notice.kind === 'unverified'
+        : notice.kind === 'failed' || notice.kind === 'unverified' || notice.kind === 'busy'
           ? html`<p class="notice error" role="alert">${t(notice.kind)}</p>`
           : html`<p class="notice" role="status">${t(notice.kind)}</p>`;
   const body = html`<div class="login card">

@@ -7,7 +7,7 @@ import { inviteUser } from '../../../services/users/account-links-use.js';
 import { deleteAccount } from '../../../services/users/delete-account.js';
 import type { Deps } from '../../../services/deps.js';
 import { listUsers, setUserEnabled, setUserPassword } from '../../../services/users/manage-users.js';
-import { verifyPassword } from '../../../domain/password.js';
+import { verifyPassword } from '../../../hashing/passwords.js';
 import { findUser } from '../../../services/users/manage-users.js';
 import { consolePage, field, type ConsoleKit } from '../context.js';
 import { defineMessages, translator, wibTime } from '../i18n.js';
