@@ -22,6 +22,8 @@ export type MerchantIds = {
   /** A pending test transaction (the one `:trxid` routes get). */
   trxid: string;
   paidTrxid: string;
+  /** The paid transaction's transaction.paid event (`/dashboard/transactions/:trxid/resend`). */
+  eventId: string;
   /** An unmatched test payment. */
   paymentId: string;
   endpointId: string;
@@ -131,12 +133,13 @@ export async function startSeededWorld(env: Record<string, string> = {}): Promis
       seedWorldMerchant(app, opViewer, { vector: 1, name: 'Warung Alfa Kopi', tag: 'alfa', amount: 71_300, liveApproved: true }),
       seedWorldMerchant(app, opViewer, { vector: 2, name: 'Toko Beta Sembako', tag: 'beta', amount: 82_400, liveApproved: false }),
     ]);
-    const viewers: Record<ViewerName, WorldViewer> = {
-      operator: await logInViewer(app, 'operator', 'ops@world.test'),
-      userA: await logInViewer(app, 'userA', 'user@alfa.test'),
-      userB: await logInViewer(app, 'userB', 'user@beta.test'),
-      anonymous: await anonymousViewer(app),
-    };
+    const [operator, userA, userB, anonymous] = await Promise.all([
+      logInViewer(app, 'operator', 'ops@world.test'),
+      logInViewer(app, 'userA', 'user@alfa.test'),
+      logInViewer(app, 'userB', 'user@beta.test'),
+      anonymousViewer(app),
+    ]);
+    const viewers: Record<ViewerName, WorldViewer> = { operator, userA, userB, anonymous };
     return {
       t: app,
       smtp,
@@ -167,6 +170,7 @@ async function seedWorldMerchant(
   const pending = (await createTransaction(deps, createInput(merchant.id, spec.amount, { ref: `order-${spec.tag}-1`, email: `payer@${spec.tag}.test` }))).transaction;
   const paid = (await createTransaction(deps, createInput(merchant.id, spec.amount + 1_000, { ref: `order-${spec.tag}-2` }))).transaction;
   await recordPayment(deps, { merchantId: merchant.id, mode: 'test', source: 'simulator', sourcePaymentId: `sim-${spec.tag}`, amount: paid.total_amount, paidAt: deps.now(), trxid: paid.id });
+  const event = await deps.db.selectFrom('events').select('id').where('transaction_id', '=', paid.id).executeTakeFirstOrThrow();
   const unmatchedTotal = spec.amount + 2_777;
   const unmatched = await recordPayment(deps, {
     merchantId: merchant.id,
@@ -189,6 +193,7 @@ async function seedWorldMerchant(
     merchantId: merchant.id,
     trxid: pending.id,
     paidTrxid: paid.id,
+    eventId: event.id,
     paymentId: unmatched.payment.id,
     endpointId: endpoint.id,
     sourceId: source.id,
