@@ -34,6 +34,9 @@ export type MerchantIds = {
   liveKeyId: string;
   /** The merchant's console user. */
   userId: string;
+  /** The pending transaction's ref and payer address (what a search box is given). */
+  ref: string;
+  email: string;
   /** A link amount (`/pay/:handle/:amount`). */
   amount: string;
   /** The pending transaction's QR image (`/api/payment-gateway/qr/:file`). */
@@ -201,6 +204,8 @@ async function seedWorldMerchant(
     keyId: testKey.id,
     liveKeyId: liveKey.id,
     userId: user.id,
+    ref: `order-${spec.tag}-1`,
+    email: `payer@${spec.tag}.test`,
     amount: '25000',
     file: `${pending.id}.png`,
     lang: 'en',

@@ -68,7 +68,7 @@ const FORMS: Record<string, Form> = {
 };
 
 /** Query strings every console page is also asked with, naming the other merchant's objects. */
-const PAGE_QUERIES = ['merchant={merchantId}', 'q={trxid}', 'added={merchantId}&revoked={keyId}'];
+const PAGE_QUERIES = ['merchant={merchantId}', 'q={trxid}', 'q={ref}', 'q={email}', 'added={merchantId}&revoked={keyId}'];
 
 /**
  * Routes outside the console and the API. `capability`: the URL is the key (a transaction's page, a
