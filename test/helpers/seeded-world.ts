@@ -12,7 +12,7 @@ import { createTransaction } from '../../src/services/transactions/create-transa
 import type { Viewer } from '../../src/services/users/viewer.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import type { DB } from '../../src/storage/schema.js';
-import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from './console.js';
+import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from './console.js';
 import { createInput, createTestApp, type TestApp, vectors } from './context.js';
 import { startTestSmtpServer, type TestSmtpServer } from './smtp-server.js';
 
@@ -82,8 +82,6 @@ export interface SeededWorld {
   snapshot(): Promise<Record<string, unknown[]>>;
   close(): Promise<void>;
 }
-
-const PASSWORD = 'correct horse battery';
 
 /**
  * Which key of MerchantIds a route parameter takes. `:id` is read by the segment before it

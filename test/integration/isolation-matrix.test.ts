@@ -13,11 +13,11 @@ import { createApiKey } from '../../src/services/merchants/api-keys.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { PASSWORD } from '../helpers/console.js';
 import { createInput, vectors } from '../helpers/context.js';
 import { fillParams, startSeededWorld, type MerchantIds, type SeededWorld, type ViewerName, type WorldViewer } from '../helpers/seeded-world.js';
 
 type Side = 'A' | 'B';
-const PASSWORD = 'correct horse battery';
 const VIEWERS: readonly ViewerName[] = ['operator', 'userA', 'userB', 'anonymous'];
 const ownSide = (viewer: ViewerName): Side | null => (viewer === 'userA' ? 'A' : viewer === 'userB' ? 'B' : null);
 const canSee = (viewer: ViewerName, side: Side): boolean => viewer === 'operator' || ownSide(viewer) === side;
