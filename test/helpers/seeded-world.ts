@@ -168,7 +168,9 @@ async function seedWorldMerchant(
   const merchant = await createMerchant(deps, { name: spec.name, qris: vectors.vectors[spec.vector]!.static, liveApproved: spec.liveApproved });
   const user = await addMerchantUser(deps, [merchant.id], `user@${spec.tag}.test`, PASSWORD);
   const [testKey, liveKey] = [await createApiKey(deps, { merchantId: merchant.id, mode: 'test' }), await createApiKey(deps, { merchantId: merchant.id, mode: 'live' })];
-  const pending = (await createTransaction(deps, createInput(merchant.id, spec.amount, { ref: `order-${spec.tag}-1`, email: `payer@${spec.tag}.test` }))).transaction;
+  // A merchant awaiting approval may mail only its own users (issue 23, finding 7): B's payer is its user.
+  const payerEmail = spec.liveApproved ? `payer@${spec.tag}.test` : user.email;
+  const pending = (await createTransaction(deps, createInput(merchant.id, spec.amount, { ref: `order-${spec.tag}-1`, email: payerEmail }))).transaction;
   const paid = (await createTransaction(deps, createInput(merchant.id, spec.amount + 1_000, { ref: `order-${spec.tag}-2` }))).transaction;
   await recordPayment(deps, { merchantId: merchant.id, mode: 'test', source: 'simulator', sourcePaymentId: `sim-${spec.tag}`, amount: paid.total_amount, paidAt: deps.now(), trxid: paid.id });
   const event = await deps.db.selectFrom('events').select('id').where('transaction_id', '=', paid.id).executeTakeFirstOrThrow();
@@ -203,7 +205,7 @@ async function seedWorldMerchant(
     liveKeyId: liveKey.id,
     userId: user.id,
     ref: `order-${spec.tag}-1`,
-    email: `payer@${spec.tag}.test`,
+    email: payerEmail,
     amount: '25000',
     file: `${pending.id}.png`,
     lang: 'en',
@@ -215,7 +217,7 @@ async function seedWorldMerchant(
     merchant.merchant_name,
     `order-${spec.tag}-1`,
     `order-${spec.tag}-2`,
-    `payer@${spec.tag}.test`,
+    payerEmail,
     `user@${spec.tag}.test`,
     `REF-${spec.tag.toUpperCase()}-STRAY`,
     `Payer ${spec.tag}`,
