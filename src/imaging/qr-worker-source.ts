@@ -10,7 +10,7 @@
  *
  * workerData: { bytes, width, height, maxPixels, deadline (epoch ms), workingSize, sharpPath, zxingPath, wasm,
  *   inLibvips (Int32Array on shared memory: 1 while a sharp job runs) }
- * reply: { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout', message }
+ * reply: { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout' | 'decoder_busy', message }
  */
 export const QR_WORKER_SOURCE = `
 'use strict';
@@ -144,9 +144,23 @@ function rotate90(g) {
 
 const READ = { formats: ['QRCode'], tryHarder: true, maxNumberOfSymbols: 4 };
 
+// Memory running out is the machine's problem, not the picture's: the caller may try again later.
+function isOutOfMemory(err) {
+  const message = String(err && err.message ? err.message : err);
+  return err instanceof RangeError || /out of memory|allocation failed|Cannot enlarge memory/i.test(message) || /\\bOOM\\b/.test(message);
+}
+
 async function read(image, options) {
   checkTime();
-  const results = await zxing.readBarcodes(image, { ...READ, ...options });
+  let results;
+  try {
+    results = await zxing.readBarcodes(image, { ...READ, ...options });
+  } catch (err) {
+    // ZXing throws (a bare number: a C++ exception) on pictures too small or odd to search, such as
+    // a 1x1 PNG: that attempt found nothing, like any other that finds nothing.
+    if (isOutOfMemory(err)) throw new Stop('decoder_busy', 'the image decoder ran out of memory');
+    return [];
+  }
   return results.filter((r) => r.isValid && r.text.length > 0).map((r) => r.text);
 }
 
@@ -177,7 +191,9 @@ main().then(
   (reply) => parentPort.postMessage(reply),
   (err) => {
     if (err instanceof Stop) parentPort.postMessage({ code: err.code, message: err.message });
-    else throw err;
+    else if (isOutOfMemory(err)) parentPort.postMessage({ code: 'decoder_busy', message: 'the image decoder ran out of memory' });
+    // Anything else that went wrong reading the pixels still means: no code could be read from them.
+    else parentPort.postMessage({ code: 'qr_not_found', message: 'no readable QR code was found in the image' });
   },
 );
 `;

@@ -76,13 +76,18 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-type Reply = { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout'; message: string };
+type Reply = { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout' | 'decoder_busy'; message: string };
 
 /** EMVCo merchant-presented payloads (every QRIS) start with tag 00 = "01". */
 const EMV_PAYLOAD = /^000201/;
 
 function timedOut(timeoutMs: number, where: string): AppError {
   return new AppError('image_decode_timeout', `the image was not read within ${timeoutMs} ms (${where})`, { param: 'image', retryAfter: 5 });
+}
+
+/** The machine, not the picture: no decoder could run or finish for want of memory or threads. */
+function decoderBusy(why: string): AppError {
+  return new AppError('service_unavailable', `the image could not be read now (${why}); try again shortly`, { retryAfter: 5 });
 }
 
 function shuttingDown(): AppError {
@@ -167,7 +172,7 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
         });
       } catch (err) {
         release();
-        reject(err);
+        reject(decoderBusy(`no decoder thread could start: ${err instanceof Error ? err.message : String(err)}`));
         return;
       }
       let settled = false;
@@ -200,21 +205,26 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
       worker.once('exit', () => {
         workers.delete(worker);
         release();
-        settle(() => reject(new AppError('internal_error', 'the image decoder stopped without an answer')));
+        settle(() => reject(decoderBusy('the decoder stopped without an answer')));
       });
       worker.once('message', (reply: Reply) => {
         settle(() => {
           if ('texts' in reply) resolve(reply.texts);
           else if (reply.code === 'image_decode_timeout') reject(timedOut(job.timeoutMs, 'decoding'));
+          else if (reply.code === 'decoder_busy') reject(decoderBusy(reply.message));
           else reject(new AppError(reply.code, reply.message, { param: 'image' }));
         });
         // Its one answer given, the thread has nothing left to do: it goes now, whatever it still holds.
         end();
       });
       worker.on('error', (err: Error & { code?: string }) => {
-        const outOfMemory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
-        const message = outOfMemory ? 'decoding the image needs more memory than a decoder may use' : `the image decoder failed: ${err.message}`;
-        settle(() => reject(new AppError(outOfMemory ? 'image_too_large' : 'internal_error', message, { param: 'image' })));
+        // The thread reports its own failures as replies; what still escapes is the picture's doing
+        // (the JS heap bound, an odd image): a clear refusal, never an internal error.
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          settle(() => reject(new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', { param: 'image' })));
+        } else {
+          settle(() => reject(new AppError('qr_not_found', 'no readable QR code was found in the image', { param: 'image' })));
+        }
       });
     });
 
@@ -267,7 +277,8 @@ let shared: QrImageReader | null = null;
  * Errors (AppError, `param: 'image'`): image_too_large (bytes over maxBytes, declared pixels over
  * maxPixels, or more memory than a decoder may use), image_unsupported (neither PNG nor JPEG),
  * image_corrupt (a header or data that cannot be decoded, e.g. a truncated file), qr_not_found,
- * image_decode_timeout (not read within timeoutMs, waiting for a decoder included).
+ * image_decode_timeout (not read within timeoutMs, waiting for a decoder included), service_unavailable
+ * (no decoder could run or finish for want of memory or threads; retryAfter set).
  */
 export function readQrImage(bytes: Uint8Array, options?: ReadQrImageOptions): Promise<string> {
   shared ??= createQrImageReader();

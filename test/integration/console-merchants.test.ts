@@ -18,6 +18,9 @@ const BAD_CRC = vectors.invalid.find((v) => v.why === 'wrong CRC')!.payload;
 /** A plain white picture: a valid PNG with no QR code in it. */
 const whitePng = () => sharp({ create: { width: 400, height: 300, channels: 3, background: '#ffffff' } }).png().toBuffer();
 
+/** A single white pixel. */
+const dotPng = () => sharp({ create: { width: 1, height: 1, channels: 3, background: '#ffffff' } }).png().toBuffer();
+
 const alertOf = (body: string) => /<p class="notice error" role="alert">([^<]*)<\/p>/.exec(body)?.[1];
 const statusOf = (body: string) => /<p class="notice success" role="status">([^<]*)/.exec(body)?.[1];
 
@@ -207,6 +210,8 @@ describe('console merchants', () => {
       [{ filename: 'cut.png', type: 'image/png', data: blank.subarray(0, 60) }, 422, 'The image could not be decoded: the file is damaged or incomplete.'],
       [{ filename: 'white.png', type: 'image/png', data: await whitePng() }, 422, /^No QR code was found in the image\./],
       [{ filename: 'other.png', type: 'image/png', data: blank }, 400, /^This is not a valid QRIS: /],
+      // issue 23, finding 10: a 1x1 PNG made the decoder throw, and the page answered 500.
+      [{ filename: 'dot.png', type: 'image/png', data: await dotPng() }, 422, /^No QR code was found in the image\./],
     ];
     for (const [file, status, message] of cases) {
       const res = await postPreview(t, c, { name: 'Upload' }, { name: 'image', ...file });

@@ -125,6 +125,14 @@ describe('readQrImage', () => {
     expect(await codeOf(readQrImage(blank))).toBe('qr_not_found');
   });
 
+  // issue 23, finding 10: ZXing threw on these and the reader answered internal_error (a 500 upstream).
+  it('says qr_not_found for pictures too small or thin to search (1x1, 1x500, 2x1)', async () => {
+    for (const [width, height] of [[1, 1], [1, 500], [2, 1]] as const) {
+      const tiny = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).png().toBuffer();
+      expect(await failure(readQrImage(tiny)), `${width}x${height}`).toEqual({ code: 'qr_not_found', message: 'no QR code was found in the image' });
+    }
+  });
+
   it('answers image_decode_timeout at timeoutMs, and the decoder thread is gone soon after', async () => {
     const reader = createQrImageReader();
     const started = Date.now();
