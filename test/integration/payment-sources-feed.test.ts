@@ -7,6 +7,7 @@ import { pollDueFeeds } from '../../src/payment-sources/feed/poll.js';
 import { addFeedSource } from '../../src/payment-sources/feed/setup.js';
 import { startFeedPoller } from '../../src/workers/feed-poller.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
+import { createLogger } from '../../src/http/logger.js';
 import { cli, createLive, listen, status, wib } from '../helpers/payment-sources.js';
 
 /** A fake mutation feed on loopback: each test sets what it answers. */
@@ -27,7 +28,8 @@ let hits = 0;
 let amount = 60_000;
 
 beforeAll(async () => {
-  t = await createTestApp({ FEED_TIMEOUT_MS: '500', FEED_MAX_BACKOFF_SECONDS: '300' });
+  // The fake feed is on loopback, which the poller refuses unless the operator allows it.
+  t = await createTestApp({ FEED_TIMEOUT_MS: '500', FEED_MAX_BACKOFF_SECONDS: '300', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
   base = await listen(t);
   feedServer = createServer((_req, res) => {
     hits += 1;
@@ -233,6 +235,34 @@ describe('mutation feed source', () => {
     current = null;
   });
 
+  // issue 23, finding 11: the poller used plain fetch, which follows redirects (every 5 s, to anywhere).
+  it('a feed answering a redirect is a failed poll, logged; the redirect is not followed', async () => {
+    let elsewhere = 0;
+    const other = createServer((_req, res) => {
+      elsewhere += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(feed()));
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const id = await newFeed(10);
+      answer = { status: 302, headers: { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/internal` } };
+      const before = hits;
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'info', destination: { write: (line) => lines.push(line) } });
+      const summaries = await pollDueFeeds(t.deps, { logger });
+      expect(summaries.find((x) => x.sourceId === id)).toMatchObject({ ok: false, error: 'the feed answered HTTP 302 (a redirect, not followed)' });
+      expect(hits - before).toBe(1);
+      expect(elsewhere).toBe(0);
+      expect(JSON.parse((await sourceRow(id)).state!)).toMatchObject({ failures: 1, lastError: 'the feed answered HTTP 302 (a redirect, not followed)' });
+      expect(lines.map((l) => JSON.parse(l) as { msg: string; error?: string })).toContainEqual(
+        expect.objectContaining({ msg: 'feed poll failed', error: 'the feed answered HTTP 302 (a redirect, not followed)' }),
+      );
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it('the background worker polls due feeds by itself', async () => {
     await newFeed(10);
     const tx = await createLive(base, t.liveKey, ++amount);
@@ -245,5 +275,27 @@ describe('mutation feed source', () => {
       await worker.stop();
     }
     expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
+  });
+});
+
+// issue 23, finding 11: the poller fetched any address, the gateway's own host and networks included.
+describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
+  it('refuses a feed URL on loopback before connecting, as webhooks do', async () => {
+    const guarded = await createTestApp({ FEED_TIMEOUT_MS: '500' });
+    try {
+      const source = await addFeedSource(guarded.deps, { merchantId: guarded.merchant.id, url: feedUrl, intervalSeconds: 10 });
+      const before = hits;
+      const [summary] = await pollDueFeeds(guarded.deps);
+      expect(summary).toMatchObject({ sourceId: source.id, ok: false, error: expect.stringMatching(/^destination refused: 127\.0\.0\.1 is loopback.*WEBHOOK_ALLOW_NETWORKS/) });
+      expect(hits).toBe(before);
+      // A name that resolves to loopback is refused too (the check is on the address connected to).
+      const named = await addFeedSource(guarded.deps, { merchantId: guarded.merchant.id, url: feedUrl.replace('127.0.0.1', 'localhost'), intervalSeconds: 10 });
+      await setSourceEnabled(guarded.deps, { id: source.id, enabled: false, actor: 'test' });
+      const [byName] = await pollDueFeeds(guarded.deps);
+      expect(byName).toMatchObject({ sourceId: named.id, ok: false, error: expect.stringMatching(/^destination refused: localhost \((127\.0\.0\.1|::1)\) is loopback/) });
+      expect(hits).toBe(before);
+    } finally {
+      await guarded.close();
+    }
   });
 });
