@@ -184,6 +184,71 @@ describe('readQrImage', () => {
   });
 });
 
+// issue 23, finding 13: decoded in worker threads, decompression bombs left their memory with the
+// gateway (8 uploads of a 49 MP PNG of 0.8 MB: 86 MB -> 459 MB, idle). Decoders are processes now.
+describe('readQrImage and decompression bombs', () => {
+  it("keeps the gateway's memory flat over repeated bombs, timed out or not", { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-bomb-'));
+    try {
+      // Run in a fresh process so that nothing else this file decoded counts.
+      const script = join(dir, 'bombs.mts');
+      writeFileSync(
+        script,
+        `
+        import { deflateSync } from 'node:zlib';
+        import { crc32 } from ${JSON.stringify(join(root, 'src', 'qr', 'qr-png.ts'))};
+        import { closeQrImageReaders, readQrImage } from ${JSON.stringify(join(root, 'src', 'imaging', 'read-qr-image.ts'))};
+        const chunk = (type, data) => {
+          const head = Buffer.alloc(8);
+          head.writeUInt32BE(data.length, 0);
+          head.write(type, 4, 'ascii');
+          const tail = Buffer.alloc(4);
+          tail.writeUInt32BE(crc32(head.subarray(4), data), 0);
+          return [head, data, tail];
+        };
+        // 7000x7000 RGBA (49 MP, under the 50 MP limit): 196 MB of pixels in well under 1 MB.
+        const side = 7000;
+        const ihdr = Buffer.alloc(13);
+        ihdr.writeUInt32BE(side, 0);
+        ihdr.writeUInt32BE(side, 4);
+        ihdr[8] = 8;
+        ihdr[9] = 6;
+        const row = 1 + side * 4;
+        const raw = Buffer.alloc(row * side);
+        for (let y = 0; y < side; y++) for (let x = 1; x < row; x += 997) raw[y * row + x] = (x * y) & 255;
+        const bomb = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...chunk('IHDR', ihdr), ...chunk('IDAT', deflateSync(raw)), ...chunk('IEND', Buffer.alloc(0))]);
+        raw.fill(0);
+        globalThis.gc();
+        const before = process.memoryUsage().rss;
+        const codes = [];
+        for (let i = 0; i < 3; i++) {
+          const pair = [0, 1].map(() => readQrImage(bomb, { timeoutMs: 3000 }).then(() => 'read', (e) => e.code));
+          codes.push(...(await Promise.all(pair)));
+        }
+        await new Promise((r) => setTimeout(r, 500));
+        globalThis.gc();
+        console.log(JSON.stringify({ bytes: bomb.length, codes, before, after: process.memoryUsage().rss }));
+        await closeQrImageReaders();
+        `,
+      );
+      const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let errors = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (errors += c));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, errors).toBe(0);
+      const result = JSON.parse(out.trim().split('\n').at(-1)!) as { bytes: number; codes: string[]; before: number; after: number };
+      expect(result.bytes).toBeLessThan(1_000_000);
+      for (const c of result.codes) expect(['qr_not_found', 'image_decode_timeout']).toContain(c);
+      // Threads kept ~370 MB of 8 bombs; a process per decode keeps nothing. The ceiling is generous.
+      expect((result.after - result.before) / 1e6).toBeLessThan(150);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('readQrImage from the built dist/', () => {
   // Long: the first test to run the entry point after an edit compiles dist/.
   it('decodes, times out, and lets the process exit without being closed', { timeout: 150_000 }, async () => {
