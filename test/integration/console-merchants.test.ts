@@ -223,6 +223,19 @@ describe('console merchants', () => {
     expect(await t.deps.db.selectFrom('merchants').select('id').execute()).toHaveLength(1);
   }, 60_000);
 
+  // issue 23, finding 10: the portal (a self-service user on SIGNUP=open) uploads through the same form.
+  it("refuses a 1x1 PNG on the portal's form with the clear message, not a 500", async () => {
+    // No mail goes out here: the user is added directly.
+    t = await createTestApp({ SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'Gateway <noreply@gateway.test>' });
+    await addMerchantUser(t.deps, [t.merchant.id]);
+    const c = new ConsoleClient(t.app);
+    expect((await c.logIn('shop@example.test')).statusCode).toBe(303);
+    const res = await postPreview(t, c, { name: 'Warung' }, { name: 'image', filename: 'dot.png', type: 'image/png', data: await dotPng() });
+    expect(res.statusCode).toBe(422);
+    expect(alertOf(res.body)).toMatch(/^No QR code was found in the image\./);
+    expect(res.body).toContain('value="Warung"');
+  });
+
   it('has its own words for each refusal of the image reader, in both languages', () => {
     const codes = ['image_unsupported', 'image_too_large', 'image_corrupt', 'qr_not_found', 'image_decode_timeout', 'invalid_qris'] as const;
     for (const lang of ['en', 'id'] as const) {
