@@ -100,6 +100,17 @@ function decoderBusy(why: string): AppError {
   return new AppError('service_unavailable', `the image could not be read now (${why}); try again shortly`, { retryAfter: 5 });
 }
 
+/**
+ * Why a decoder ended without answering (never killed by the reader: that settles first). Its JS heap
+ * bound is the picture's doing (413); a kill from outside (the system's OOM killer) is the machine's
+ * (503); any other crash came from reading this file (422), so retrying it would not help.
+ */
+function withoutAnswer(stderr: string, signal: NodeJS.Signals | null): AppError {
+  if (/heap out of memory/i.test(stderr)) return new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', { param: 'image' });
+  if (signal === 'SIGKILL' || signal === 'SIGTERM') return decoderBusy('the decoder was stopped from outside');
+  return new AppError('image_corrupt', 'the image could not be decoded (the decoder failed on it)', { param: 'image' });
+}
+
 function shuttingDown(): AppError {
   return new AppError('service_unavailable', 'the image reader is shutting down', { retryAfter: 1 });
 }
@@ -188,16 +199,10 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
       });
       // 'close' also follows a process that never started ('error' then, no 'exit'). The slot is
       // freed when the process is gone, not when it answers: the limit counts processes.
-      child.once('close', () => {
+      child.once('close', (_code, signal) => {
         children.delete(child);
         release();
-        settle(() =>
-          reject(
-            /heap out of memory/i.test(stderr)
-              ? new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', { param: 'image' })
-              : decoderBusy('the decoder stopped without an answer'),
-          ),
-        );
+        settle(() => reject(withoutAnswer(stderr, signal)));
       });
       child.on('error', (err) => stop(decoderBusy(`the decoder failed: ${err.message}`)));
       child.once('message', (reply: Reply) => {

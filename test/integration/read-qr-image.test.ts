@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,9 @@ function png(chunks: Array<[string, Buffer]>): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+/** This process's children (pid and command), to find a decoder. */
+const runPs = () => promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
 
 let clean: Buffer;
 let photo: Buffer;
@@ -131,6 +135,27 @@ describe('readQrImage', () => {
       const tiny = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).png().toBuffer();
       expect(await failure(readQrImage(tiny)), `${width}x${height}`).toEqual({ code: 'qr_not_found', message: 'no QR code was found in the image' });
     }
+  });
+
+  // issue 23, finding 10: a decoder that dies for want of memory is the machine's problem: 503 with
+  // Retry-After, never a 500 (here it is killed as the system's OOM killer would).
+  it('answers service_unavailable with retryAfter when a decoder is killed from outside', async () => {
+    const reader = createQrImageReader({ concurrency: 1 });
+    const read = reader.read(photo).then(
+      () => null,
+      (err: { code?: string; retryAfter?: number }) => err,
+    );
+    const decoderPid = async () => {
+      const { stdout } = await runPs();
+      const line = stdout.split('\n').find((l) => l.includes('--max-old-space-size=256'));
+      return line ? Number(line.trim().split(/\s+/)[0]) : null;
+    };
+    let pid: number | null = null;
+    await vi.waitFor(async () => expect((pid = await decoderPid())).not.toBeNull(), { timeout: 5_000, interval: 20 });
+    process.kill(pid!, 'SIGKILL');
+    expect(await read).toMatchObject({ code: 'service_unavailable', retryAfter: 5 });
+    await vi.waitFor(() => expect(reader.active).toBe(0), { timeout: 2_000, interval: 20 });
+    await reader.close();
   });
 
   it('answers image_decode_timeout at timeoutMs, and the decoder thread is gone soon after', async () => {
