@@ -150,9 +150,15 @@ describe('readQrImage', () => {
       const line = stdout.split('\n').find((l) => l.includes('--max-old-space-size=256'));
       return line ? Number(line.trim().split(/\s+/)[0]) : null;
     };
-    let pid: number | null = null;
-    await vi.waitFor(async () => expect((pid = await decoderPid())).not.toBeNull(), { timeout: 5_000, interval: 20 });
-    process.kill(pid!, 'SIGKILL');
+    const pid = await vi.waitFor(
+      async () => {
+        const found = await decoderPid();
+        expect(found).not.toBeNull();
+        return found!;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    process.kill(pid, 'SIGKILL');
     expect(await read).toMatchObject({ code: 'service_unavailable', retryAfter: 5 });
     await vi.waitFor(() => expect(reader.active).toBe(0), { timeout: 2_000, interval: 20 });
     await reader.close();
