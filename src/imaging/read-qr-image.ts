@@ -166,7 +166,9 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
   const decode = (job: Job) =>
     new Promise<string[]>((resolve, reject) => {
       let child: ChildProcess;
+      let paths: Packages;
       try {
+        paths = loadPackages();
         child = spawn(process.execPath, [`--max-old-space-size=${DECODER_HEAP_MB}`, '-e', QR_WORKER_SOURCE], {
           stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
           // Buffers cross as bytes, not as JSON arrays of numbers.
@@ -214,7 +216,7 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
         });
       });
       const { bytes, width, height, maxPixels, deadline } = job;
-      child.send({ bytes, width, height, maxPixels, deadline, workingSize: WORKING_SIZE, closeSize: CLOSE_SIZE, ...loadPackages() }, (err) => {
+      child.send({ bytes, width, height, maxPixels, deadline, workingSize: WORKING_SIZE, closeSize: CLOSE_SIZE, ...paths }, (err) => {
         if (err) stop(decoderBusy(`the decoder could not be given the image: ${err.message}`));
       });
     });
