@@ -86,7 +86,7 @@ async function sourceRow(id: string) {
 
 describe('mutation feed source', () => {
   it('source add --type feed --json; source list never shows the token', async () => {
-    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json']);
+    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json'], { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
     expect(added.code, added.stdout).toBe(0);
     expect(added.json).toMatchObject({ id: expect.stringMatching(/^src_/), type: 'feed', url: feedUrl, interval_seconds: 30, mode: 'live' });
     const listed = await cli(t, ['source', 'list', '--merchant', t.merchant.id, '--json']);
@@ -96,7 +96,7 @@ describe('mutation feed source', () => {
 
     const bad = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', 'ftp://x', '--interval', '30', '--json']);
     expect(bad.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
-    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json']);
+    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json'], { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
     expect(noInterval.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'interval' });
   });
 
@@ -280,17 +280,31 @@ describe('mutation feed source', () => {
 
 // issue 23, finding 11: the poller fetched any address, the gateway's own host and networks included.
 describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
-  it('refuses a feed URL on loopback before connecting, as webhooks do', async () => {
+  it('refuses a feed URL on loopback when it is added, and at every poll of one stored before', async () => {
     const guarded = await createTestApp({ FEED_TIMEOUT_MS: '500' });
     try {
-      const source = await addFeedSource(guarded.deps, { merchantId: guarded.merchant.id, url: feedUrl, intervalSeconds: 10 });
+      // Added: refused at once, as a webhook URL is.
+      for (const url of [feedUrl, feedUrl.replace('127.0.0.1', 'localhost'), 'http://[::1]/feed', 'http://10.1.2.3/feed', 'http://169.254.169.254/latest']) {
+        const refusal = await addFeedSource(guarded.deps, { merchantId: guarded.merchant.id, url, intervalSeconds: 10 }).then(
+          () => null,
+          (err: { code: string; message: string }) => err,
+        );
+        expect(refusal, url).toMatchObject({ code: 'invalid_parameter', message: expect.stringMatching(/^url points at .* which is .*; set WEBHOOK_ALLOW_NETWORKS to allow it$/) });
+      }
+      const cliRefusal = await cli(guarded, ['source', 'add', '--merchant', guarded.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json']);
+      expect(cliRefusal.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
+
+      // Stored while the setting allowed it (or a name that resolves to loopback): the poller refuses
+      // it before connecting, as the webhook dispatcher does.
+      const allowing = { ...guarded.deps, config: { ...guarded.deps.config, webhookAllowNetworks: t.deps.config.webhookAllowNetworks } };
+      const source = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl, intervalSeconds: 10 });
       const before = hits;
       const [summary] = await pollDueFeeds(guarded.deps);
       expect(summary).toMatchObject({ sourceId: source.id, ok: false, error: expect.stringMatching(/^destination refused: 127\.0\.0\.1 is loopback.*WEBHOOK_ALLOW_NETWORKS/) });
       expect(hits).toBe(before);
-      // A name that resolves to loopback is refused too (the check is on the address connected to).
-      const named = await addFeedSource(guarded.deps, { merchantId: guarded.merchant.id, url: feedUrl.replace('127.0.0.1', 'localhost'), intervalSeconds: 10 });
+      // By name: the check is on the address connected to.
       await setSourceEnabled(guarded.deps, { id: source.id, enabled: false, actor: 'test' });
+      const named = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl.replace('127.0.0.1', 'localhost'), intervalSeconds: 10 });
       const [byName] = await pollDueFeeds(guarded.deps);
       expect(byName).toMatchObject({ sourceId: named.id, ok: false, error: expect.stringMatching(/^destination refused: localhost \((127\.0\.0\.1|::1)\) is loopback/) });
       expect(hits).toBe(before);
