@@ -22,13 +22,22 @@ export function validateWebhookUrl(text: string, allow: readonly IpNetwork[]): s
   // Credentials in a URL end up in logs and listings; receivers authenticate the gateway by signature.
   if (url.username !== '' || url.password !== '') throw fail('must not contain a user name or password');
   if (url.hostname === '') throw fail('needs a host');
+  const refused = literalHostRefusal(url, allow);
+  if (refused !== null) throw fail(refused);
+  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) throw fail(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  return url.href;
+}
+
+/**
+ * Why the SSRF guard would refuse `url`'s host when it is a literal address or `localhost` (a name is
+ * left to the guard, which checks the address it resolves to when connecting); null when it would not.
+ * Shared by webhook and mutation-feed URLs, which the guard holds to the same rule.
+ */
+export function literalHostRefusal(url: URL, allow: readonly IpNetwork[]): string | null {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // WHATWG URL parsing has already turned `0x7f.1` and friends into a dotted quad.
   const literal = parseIp(host) ?? (/(^|\.)localhost\.?$/i.test(host) ? parseIp('127.0.0.1') : null);
-  if (literal !== null) {
-    const why = refusalReason(literal, allow);
-    if (why !== null) throw fail(`points at ${formatIp(literal)}, which is ${why}; set WEBHOOK_ALLOW_NETWORKS to allow it`);
-  }
-  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) throw fail(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
-  return url.href;
+  if (literal === null) return null;
+  const why = refusalReason(literal, allow);
+  return why === null ? null : `points at ${formatIp(literal)}, which is ${why}; set WEBHOOK_ALLOW_NETWORKS to allow it`;
 }

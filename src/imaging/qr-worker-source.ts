@@ -1,29 +1,39 @@
 /**
- * The decoder thread's program: one image in, the QR texts found (or why none) out, then the thread
- * ends. sharp (libvips) turns the PNG or JPEG into pixels, shrinking a phone photo while it decodes it,
+ * The decoder process's program: one image in, the QR texts found (or why none) out, then the process
+ * exits. sharp (libvips) turns the PNG or JPEG into pixels, shrinking a phone photo while it decodes it,
  * and zxing-wasm (ZXing-C++) finds the code. When the picture as it is gives nothing, variants are
  * tried, cheapest and likeliest first, until one reads or the deadline passes.
  *
- * Like src/storage/checkpointer.ts, this is eval'd source rather than a module file, so the same thread
- * runs from the TypeScript sources under vitest and from dist/ in production; the packages it loads
- * are resolved by the main thread and passed in as paths.
+ * A process of its own rather than a worker thread: the memory a decode takes (libvips' and the
+ * allocator's arenas, ZXing's WebAssembly heap) goes back to the system when it exits, and it can be
+ * killed at once at its deadline, inside libvips too. In a thread, that memory stayed with the gateway
+ * (measured: 36 uploads of a 49 MP decompression bomb left the process at 565 MB, idle).
  *
- * workerData: { bytes, width, height, maxPixels, deadline (epoch ms), workingSize, sharpPath, zxingPath, wasm,
- *   inLibvips (Int32Array on shared memory: 1 while a sharp job runs) }
- * reply: { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout', message }
+ * Like src/storage/checkpointer.ts, this is eval'd source rather than a module file, so the same
+ * program runs from the TypeScript sources under vitest and from dist/ in production; the packages it
+ * loads are resolved by the gateway and passed in as paths.
+ *
+ * The one message it receives: { bytes, width, height, maxPixels, deadline (epoch ms), workingSize,
+ *   closeSize, sharpPath, zxingPath, wasmPath }
+ * reply: { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout' | 'decoder_busy', message }
  */
 export const QR_WORKER_SOURCE = `
 'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
+// Orphaned (the gateway gone): nobody waits for the answer.
+process.on('disconnect', () => process.exit(0));
+process.once('message', (workerData) => {
+// Exits once the answer is on its way: the process holds nothing worth keeping.
+const answer = (reply) => process.send(reply, () => process.exit(0));
 const sharp = require(workerData.sharpPath);
 const zxing = require(workerData.zxingPath);
-const { bytes, maxPixels, deadline, workingSize } = workerData;
+const { bytes, maxPixels, deadline, workingSize, closeSize } = workerData;
 
-// A thread decodes one image: libvips' operation cache would only hold memory until it ends.
+// A process decodes one image: libvips' operation cache would only hold memory until it ends, and
+// one libvips thread per decode is enough (the gateway runs a few decodes at once, each about a core).
 sharp.cache(false);
-// The .wasm shipped in the package, read by the main thread: left to itself zxing-wasm would fetch it
-// from a CDN.
-zxing.prepareZXingModule({ overrides: { wasmBinary: workerData.wasm } });
+sharp.concurrency(1);
+// The .wasm shipped in the package: left to itself zxing-wasm would fetch it from a CDN.
+zxing.prepareZXingModule({ overrides: { wasmBinary: require('node:fs').readFileSync(workerData.wasmPath) } });
 
 class Stop extends Error {
   constructor(code, message) {
@@ -44,9 +54,6 @@ async function load(size) {
   // failOn 'error': a truncated or damaged file is refused rather than read as half an image.
   let image = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' }).timeout({ seconds });
   if (size > 0) image = image.resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true });
-  // Tells the main thread not to terminate this one mid-job (that leaks the job's memory): libvips
-  // stops by itself at the timeout above.
-  Atomics.store(workerData.inLibvips, 0, 1);
   try {
     // A code exported on a transparent background has dark modules on "black" see-through pixels:
     // laid on white, as it would be printed.
@@ -56,8 +63,6 @@ async function load(size) {
     const message = String(err && err.message ? err.message : err);
     if (/timeout/i.test(message)) throw new Stop('image_decode_timeout', 'the image was not decoded in time');
     throw new Stop('image_corrupt', 'the image could not be decoded (truncated or damaged): ' + message.split('\\n')[0]);
-  } finally {
-    Atomics.store(workerData.inLibvips, 0, 0);
   }
 }
 
@@ -144,9 +149,23 @@ function rotate90(g) {
 
 const READ = { formats: ['QRCode'], tryHarder: true, maxNumberOfSymbols: 4 };
 
+// Memory running out is the machine's problem, not the picture's: the caller may try again later.
+function isOutOfMemory(err) {
+  const message = String(err && err.message ? err.message : err);
+  return err instanceof RangeError || /out of memory|allocation failed|Cannot enlarge memory/i.test(message) || /\\bOOM\\b/.test(message);
+}
+
 async function read(image, options) {
   checkTime();
-  const results = await zxing.readBarcodes(image, { ...READ, ...options });
+  let results;
+  try {
+    results = await zxing.readBarcodes(image, { ...READ, ...options });
+  } catch (err) {
+    // ZXing throws (a bare number: a C++ exception) on pictures too small or odd to search, such as
+    // a 1x1 PNG: that attempt found nothing, like any other that finds nothing.
+    if (isOutOfMemory(err)) throw new Stop('decoder_busy', 'the image decoder ran out of memory');
+    return [];
+  }
   return results.filter((r) => r.isValid && r.text.length > 0).map((r) => r.text);
 }
 
@@ -157,8 +176,10 @@ async function main() {
   const greyBase = () => (g ??= grey(base));
   const attempts = [
     () => read(base, {}),
-    // A small code in a large photo can lose its modules in the shrink: look at the full size once.
-    shrunk ? async () => read(await load(0), {}) : null,
+    // A small code in a large photo can lose its modules in the shrink: look closer once, at the full
+    // size up to closeSize on the long side. A 50 MP picture in full would be 200 MB of pixels, copied
+    // again into ZXing's memory: the cap keeps what one decoder holds near 100 MB, whatever it declares.
+    shrunk ? async () => read(await load(Math.max(workerData.width, workerData.height) > closeSize ? closeSize : 0), {}) : null,
     () => read(rgba(stretch(greyBase())), { binarizer: 'GlobalHistogram' }),
     () => read(rgba(binarise(greyBase())), { binarizer: 'BoolCast' }),
     // A large, blurry code reads better smaller.
@@ -174,10 +195,13 @@ async function main() {
 }
 
 main().then(
-  (reply) => parentPort.postMessage(reply),
+  (reply) => answer(reply),
   (err) => {
-    if (err instanceof Stop) parentPort.postMessage({ code: err.code, message: err.message });
-    else throw err;
+    if (err instanceof Stop) answer({ code: err.code, message: err.message });
+    else if (isOutOfMemory(err)) answer({ code: 'decoder_busy', message: 'the image decoder ran out of memory' });
+    // Anything else that went wrong reading the pixels still means: no code could be read from them.
+    else answer({ code: 'qr_not_found', message: 'no readable QR code was found in the image' });
   },
 );
+});
 `;

@@ -1,12 +1,12 @@
 // Reads the QR code in an uploaded PNG or JPEG: typically a merchant's phone photo of their printed
 // QRIS sticker, 12 MP and several MB, tilted, unevenly lit and noisy. Cheap checks run here, on the
 // main thread, before anything is decoded (size, format, declared dimensions); the decoding runs in a
-// thread of its own (qr-worker-source.ts) that is terminated at the deadline, and only a few run at
-// once, so a burst of uploads can neither block the event loop nor take the whole machine.
+// short-lived process of its own (qr-worker-source.ts) that is killed at the deadline, and only a few
+// run at once, so a burst of uploads can neither block the event loop, nor take the whole machine, nor
+// leave its memory with the gateway.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { AppError } from '../domain/errors.js';
 import { readImageHeader } from './image-header.js';
 import { QR_WORKER_SOURCE } from './qr-worker-source.js';
@@ -31,16 +31,21 @@ export const QR_IMAGE_DEFAULTS = {
 /** The long side the first attempts work at: enough for a sticker filling a fifth of a phone photo. */
 const WORKING_SIZE = 2000;
 /**
- * How long past its deadline a decoder inside libvips is left to finish before it is terminated all
- * the same. Terminating a thread while libvips works for it leaks that job's memory (measured: about
- * 9 MB a time for a 12 MP JPEG); sharp's own timeout, set to the deadline rounded up to a second, ends
- * the job sooner than this.
+ * The long side of the one closer look at a picture larger than WORKING_SIZE: a 12 MP phone photo is
+ * seen whole; a larger one (up to maxPixels, 50 MP) is shrunk to this, which bounds the pixels a
+ * decoder holds at once (4000x4000 RGBA, 64 MB, plus ZXing's copy) instead of letting the declared size
+ * decide it.
  */
-const LIBVIPS_GRACE_MS = 3_000;
+const CLOSE_SIZE = 4000;
+/**
+ * The JS heap a decoder process may use (its pixels live outside it, in Buffers and ZXing's
+ * WebAssembly memory, which maxPixels and CLOSE_SIZE bound).
+ */
+const DECODER_HEAP_MB = 256;
 
 export interface QrImageReader {
   read(bytes: Uint8Array, options?: ReadQrImageOptions): Promise<string>;
-  /** Decoder threads alive now (a stopped one lives on for as long as its libvips job, at most ~3 s). */
+  /** Decoder processes alive now. */
   readonly active: number;
   /** Calls waiting for a decoder. */
   readonly waiting: number;
@@ -51,7 +56,7 @@ export interface QrImageReader {
 interface Packages {
   sharpPath: string;
   zxingPath: string;
-  wasm: Uint8Array;
+  wasmPath: string;
 }
 
 let packages: Packages | null = null;
@@ -59,16 +64,21 @@ let packages: Packages | null = null;
 function loadPackages(): Packages {
   if (packages === null) {
     const require = createRequire(import.meta.url);
-    // Loaded here too (and kept) so the native libraries stay mapped while decoder threads come and go,
-    // as sharp's documentation asks for worker threads.
-    require('sharp');
     packages = {
       sharpPath: require.resolve('sharp'),
       zxingPath: require.resolve('zxing-wasm/reader'),
-      wasm: readFileSync(require.resolve('zxing-wasm/reader/zxing_reader.wasm')),
+      wasmPath: require.resolve('zxing-wasm/reader/zxing_reader.wasm'),
     };
   }
   return packages;
+}
+
+/**
+ * The decoder's environment: what libvips and the C library read, not the gateway's secrets (a
+ * database URL, SMTP password); nor NODE_OPTIONS, whose loader or ESM flag would break its CommonJS.
+ */
+function decoderEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => /^(PATH|HOME|TMPDIR|TZ|LANG|LC_\w+|VIPS_\w+|MALLOC_\w+)$/.test(name)));
 }
 
 function positive(name: string, value: number): number {
@@ -76,13 +86,29 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-type Reply = { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout'; message: string };
+type Reply = { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout' | 'decoder_busy'; message: string };
 
 /** EMVCo merchant-presented payloads (every QRIS) start with tag 00 = "01". */
 const EMV_PAYLOAD = /^000201/;
 
 function timedOut(timeoutMs: number, where: string): AppError {
   return new AppError('image_decode_timeout', `the image was not read within ${timeoutMs} ms (${where})`, { param: 'image', retryAfter: 5 });
+}
+
+/** The machine, not the picture: no decoder could run or finish for want of memory or threads. */
+function decoderBusy(why: string): AppError {
+  return new AppError('service_unavailable', `the image could not be read now (${why}); try again shortly`, { retryAfter: 5 });
+}
+
+/**
+ * Why a decoder ended without answering (never killed by the reader: that settles first). Its JS heap
+ * bound is the picture's doing (413); a kill from outside (the system's OOM killer) is the machine's
+ * (503); any other crash came from reading this file (422), so retrying it would not help.
+ */
+function withoutAnswer(stderr: string, signal: NodeJS.Signals | null): AppError {
+  if (/heap out of memory/i.test(stderr)) return new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', { param: 'image' });
+  if (signal === 'SIGKILL' || signal === 'SIGTERM') return decoderBusy('the decoder was stopped from outside');
+  return new AppError('image_corrupt', 'the image could not be decoded (the decoder failed on it)', { param: 'image' });
 }
 
 function shuttingDown(): AppError {
@@ -100,7 +126,7 @@ interface Job {
 
 export function createQrImageReader(options: { concurrency?: number } = {}): QrImageReader {
   const concurrency = positive('concurrency', options.concurrency ?? QR_IMAGE_DEFAULTS.concurrency);
-  const workers = new Map<Worker, (reason: AppError) => void>();
+  const children = new Map<ChildProcess, (reason: AppError) => void>();
   const queue: Array<{ grant: () => void; fail: (reason: AppError) => void }> = [];
   let closed = false;
   let slotsTaken = 0;
@@ -136,91 +162,68 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
       queue.push(waiter);
     });
 
-  /** Runs one decoder thread. */
+  /** Runs one decoder process. */
   const decode = (job: Job) =>
     new Promise<string[]>((resolve, reject) => {
-      let worker: Worker;
-      // Set to 1 by the thread while libvips works for it (see LIBVIPS_GRACE_MS).
-      const inLibvips = new Int32Array(new SharedArrayBuffer(4));
+      let child: ChildProcess;
+      let paths: Packages;
       try {
-        const { sharpPath, zxingPath, wasm } = loadPackages();
-        worker = new Worker(QR_WORKER_SOURCE, {
-          eval: true,
-          // Copied, not transferred: the caller keeps its buffer.
-          workerData: {
-            bytes: job.bytes,
-            width: job.width,
-            height: job.height,
-            maxPixels: job.maxPixels,
-            deadline: job.deadline,
-            workingSize: WORKING_SIZE,
-            sharpPath,
-            zxingPath,
-            wasm,
-            inLibvips,
-          },
-          // Pixels live outside the JS heap (Buffers, WebAssembly memory); this bounds the rest.
-          resourceLimits: { maxOldGenerationSizeMb: 256 },
-          // The source is CommonJS whatever flags started this process (--input-type=module would
-          // make an eval'd worker an ES module, where require does not exist).
-          execArgv: [],
+        paths = loadPackages();
+        child = spawn(process.execPath, [`--max-old-space-size=${DECODER_HEAP_MB}`, '-e', QR_WORKER_SOURCE], {
+          stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+          // Buffers cross as bytes, not as JSON arrays of numbers.
+          serialization: 'advanced',
+          env: decoderEnv(),
         });
       } catch (err) {
         release();
-        reject(err);
+        reject(decoderBusy(`no decoder could start: ${err instanceof Error ? err.message : String(err)}`));
         return;
       }
       let settled = false;
-      let stopReason: AppError | null = null;
+      let stderr = '';
       const settle = (fn: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         fn();
       };
-      /** Ends the thread whatever it is doing (WebAssembly included), only letting a libvips job finish. */
-      const end = () => {
-        const since = Date.now();
-        const terminate = () => {
-          if (Atomics.load(inLibvips, 0) === 1 && Date.now() - since < LIBVIPS_GRACE_MS) setTimeout(terminate, 20);
-          else void worker.terminate();
-        };
-        terminate();
-      };
-      /** The hard bound: the caller hears now, and the thread is ended. */
+      /** The hard bound: the caller hears now, and the process is killed (its memory goes with it). */
       const stop = (reason: AppError) => {
-        if (stopReason !== null) return;
-        stopReason = reason;
         settle(() => reject(reason));
-        end();
+        child.kill('SIGKILL');
       };
-      workers.set(worker, stop);
+      children.set(child, stop);
       const timer = setTimeout(() => stop(timedOut(job.timeoutMs, 'decoding')), Math.max(0, job.deadline - Date.now()));
-      // The slot is freed when the thread is gone, not when it answers: the limit counts threads.
-      worker.once('exit', () => {
-        workers.delete(worker);
-        release();
-        settle(() => reject(new AppError('internal_error', 'the image decoder stopped without an answer')));
+      // V8 says why it gave up on stderr; the first few KB are enough to tell.
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+        if (stderr.length < 4096) stderr += chunk;
       });
-      worker.once('message', (reply: Reply) => {
+      // 'close' also follows a process that never started ('error' then, no 'exit'). The slot is
+      // freed when the process is gone, not when it answers: the limit counts processes.
+      child.once('close', (_code, signal) => {
+        children.delete(child);
+        release();
+        settle(() => reject(withoutAnswer(stderr, signal)));
+      });
+      child.on('error', (err) => stop(decoderBusy(`the decoder failed: ${err.message}`)));
+      child.once('message', (reply: Reply) => {
         settle(() => {
           if ('texts' in reply) resolve(reply.texts);
           else if (reply.code === 'image_decode_timeout') reject(timedOut(job.timeoutMs, 'decoding'));
+          else if (reply.code === 'decoder_busy') reject(decoderBusy(reply.message));
           else reject(new AppError(reply.code, reply.message, { param: 'image' }));
         });
-        // Its one answer given, the thread has nothing left to do: it goes now, whatever it still holds.
-        end();
       });
-      worker.on('error', (err: Error & { code?: string }) => {
-        const outOfMemory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
-        const message = outOfMemory ? 'decoding the image needs more memory than a decoder may use' : `the image decoder failed: ${err.message}`;
-        settle(() => reject(new AppError(outOfMemory ? 'image_too_large' : 'internal_error', message, { param: 'image' })));
+      const { bytes, width, height, maxPixels, deadline } = job;
+      child.send({ bytes, width, height, maxPixels, deadline, workingSize: WORKING_SIZE, closeSize: CLOSE_SIZE, ...paths }, (err) => {
+        if (err) stop(decoderBusy(`the decoder could not be given the image: ${err.message}`));
       });
     });
 
   return {
     get active() {
-      return workers.size;
+      return children.size;
     },
     get waiting() {
       return queue.length;
@@ -253,9 +256,10 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
     async close() {
       closed = true;
       for (const waiter of queue.splice(0)) waiter.fail(shuttingDown());
-      const running = [...workers.keys()];
-      for (const stop of workers.values()) stop(shuttingDown());
-      await Promise.all(running.map((w) => once(w, 'exit')));
+      const running = [...children.keys()];
+      const gone = running.map((c) => once(c, 'close'));
+      for (const stop of children.values()) stop(shuttingDown());
+      await Promise.all(gone);
     },
   };
 }
@@ -267,7 +271,8 @@ let shared: QrImageReader | null = null;
  * Errors (AppError, `param: 'image'`): image_too_large (bytes over maxBytes, declared pixels over
  * maxPixels, or more memory than a decoder may use), image_unsupported (neither PNG nor JPEG),
  * image_corrupt (a header or data that cannot be decoded, e.g. a truncated file), qr_not_found,
- * image_decode_timeout (not read within timeoutMs, waiting for a decoder included).
+ * image_decode_timeout (not read within timeoutMs, waiting for a decoder included), service_unavailable
+ * (no decoder could run or finish for want of memory or threads; retryAfter set).
  */
 export function readQrImage(bytes: Uint8Array, options?: ReadQrImageOptions): Promise<string> {
   shared ??= createQrImageReader();

@@ -18,6 +18,9 @@ const BAD_CRC = vectors.invalid.find((v) => v.why === 'wrong CRC')!.payload;
 /** A plain white picture: a valid PNG with no QR code in it. */
 const whitePng = () => sharp({ create: { width: 400, height: 300, channels: 3, background: '#ffffff' } }).png().toBuffer();
 
+/** A single white pixel. */
+const dotPng = () => sharp({ create: { width: 1, height: 1, channels: 3, background: '#ffffff' } }).png().toBuffer();
+
 const alertOf = (body: string) => /<p class="notice error" role="alert">([^<]*)<\/p>/.exec(body)?.[1];
 const statusOf = (body: string) => /<p class="notice success" role="status">([^<]*)/.exec(body)?.[1];
 
@@ -207,6 +210,8 @@ describe('console merchants', () => {
       [{ filename: 'cut.png', type: 'image/png', data: blank.subarray(0, 60) }, 422, 'The image could not be decoded: the file is damaged or incomplete.'],
       [{ filename: 'white.png', type: 'image/png', data: await whitePng() }, 422, /^No QR code was found in the image\./],
       [{ filename: 'other.png', type: 'image/png', data: blank }, 400, /^This is not a valid QRIS: /],
+      // issue 23, finding 10: a 1x1 PNG made the decoder throw, and the page answered 500.
+      [{ filename: 'dot.png', type: 'image/png', data: await dotPng() }, 422, /^No QR code was found in the image\./],
     ];
     for (const [file, status, message] of cases) {
       const res = await postPreview(t, c, { name: 'Upload' }, { name: 'image', ...file });
@@ -217,6 +222,19 @@ describe('console merchants', () => {
     }
     expect(await t.deps.db.selectFrom('merchants').select('id').execute()).toHaveLength(1);
   }, 60_000);
+
+  // issue 23, finding 10: the portal (a self-service user on SIGNUP=open) uploads through the same form.
+  it("refuses a 1x1 PNG on the portal's form with the clear message, not a 500", async () => {
+    // No mail goes out here: the user is added directly.
+    t = await createTestApp({ SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'Gateway <noreply@gateway.test>' });
+    await addMerchantUser(t.deps, [t.merchant.id]);
+    const c = new ConsoleClient(t.app);
+    expect((await c.logIn('shop@example.test')).statusCode).toBe(303);
+    const res = await postPreview(t, c, { name: 'Warung' }, { name: 'image', filename: 'dot.png', type: 'image/png', data: await dotPng() });
+    expect(res.statusCode).toBe(422);
+    expect(alertOf(res.body)).toMatch(/^No QR code was found in the image\./);
+    expect(res.body).toContain('value="Warung"');
+  });
 
   it('has its own words for each refusal of the image reader, in both languages', () => {
     const codes = ['image_unsupported', 'image_too_large', 'image_corrupt', 'qr_not_found', 'image_decode_timeout', 'invalid_qris'] as const;

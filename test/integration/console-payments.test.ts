@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createInput, createTestApp, seedMerchant, type TestApp } from '../helpers/context.js';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createInput, createTestApp, onPostgres, seedMerchant, type TestApp } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient, noticeOf as notice } from '../helpers/console.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
@@ -129,6 +131,60 @@ describe('console payments', () => {
     await assign(c, payment.id, tx.id);
     const { page: again } = await assign(c, payment.id, tx.id);
     expect(notice(again!.body)).toBe('This payment is already matched to a transaction; nothing was changed.');
+    expect(await audits(t, 'payment.assign')).toHaveLength(1);
+  });
+
+  // issue 23, finding 10: on PostgreSQL both assigns read the payment unmatched, both paid their
+  // transaction, and the one that bound the payment second answered 500.
+  it('two assigns of one payment at once, to two transactions of its total: one pays, the other is refused; money stays right', async () => {
+    t = await createTestApp();
+    const a = await transaction(t.merchant.id, 20_000);
+    const b = await transaction(t.merchant.id, 21_000);
+    // Two unpaid transactions of one total: an order that lapsed and its retry can come to share one.
+    await t.deps.db.updateTable('transactions').set({ total_amount: a.total_amount }).where('id', '=', b.id).execute();
+    t.clock.advance((t.config.transactionTtlSeconds + t.config.reservationGraceSeconds) * 1000 + MINUTE);
+    const payment = await latePayment(t.merchant.id, 'test', a.total_amount, a.created_at + MINUTE);
+    // Two sessions of the operator (two tabs, or two colleagues): each reads its own notice.
+    const c = await operator();
+    const other = new ConsoleClient(t.app);
+    expect((await other.logIn('ops@example.test')).statusCode).toBe(303);
+    // On PostgreSQL the race is made certain: the payment's row is held by another connection until
+    // both assigns have paid their transaction and wait to bind it.
+    const holder = onPostgres ? new pg.Client({ connectionString: t.databaseUrl }) : null;
+    try {
+      let holderPid = 0;
+      if (holder) {
+        await holder.connect();
+        await holder.query('begin');
+        await holder.query('select id from payments where id = $1 for update', [payment.id]);
+        holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      }
+      const both = Promise.all([assign(c, payment.id, a.id), assign(other, payment.id, b.id)]);
+      if (holder) {
+        // Waiting on the holder, or in the queue behind one that waits on it.
+        const waiting = async () =>
+          (
+            await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity a where ${holderPid} = any(pg_blocking_pids(a.pid))
+              or exists (select 1 from pg_stat_activity w where ${holderPid} = any(pg_blocking_pids(w.pid)) and w.pid = any(pg_blocking_pids(a.pid)))`.execute(t.deps.db)
+          ).rows[0]!.n;
+        await vi.waitFor(async () => expect(await waiting()).toBe(2), { timeout: 10_000, interval: 20 });
+        await holder.query('commit');
+      }
+      const results = await both;
+      expect(results.map((r) => r.res.statusCode)).toEqual([303, 303]);
+      const notices = results.map((r) => notice(r.page!.body)).sort();
+      expect(notices[0]).toMatch(/^Payment pay_\w+ now pays trx_\w+; the transaction is paid/);
+      expect(notices[1]).toBe('This payment is already matched to a transaction; nothing was changed.');
+    } finally {
+      await holder?.query('rollback').catch(() => {});
+      await holder?.end();
+    }
+    // Exactly one transaction is paid, by this payment, once; the loser's payment of its transaction was rolled back.
+    const paid = (await Promise.all([a.id, b.id].map((id) => readTransaction(t.deps.db, id)))).filter((x) => x!.status === 'paid');
+    expect(paid).toHaveLength(1);
+    const stored = await t.deps.db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ status: 'matched', transaction_id: paid[0]!.id });
+    expect(paid[0]!.payment_id).toBe(payment.id);
     expect(await audits(t, 'payment.assign')).toHaveLength(1);
   });
 

@@ -8,6 +8,7 @@ import { pollDueFeeds } from '../../src/payment-sources/feed/poll.js';
 import { addFeedSource } from '../../src/payment-sources/feed/setup.js';
 import { startFeedPoller } from '../../src/workers/feed-poller.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
+import { createLogger } from '../../src/http/logger.js';
 import { cli, createLive, listen, status, wib } from '../helpers/payment-sources.js';
 
 /** A fake mutation feed on loopback: each test sets what it answers. */
@@ -28,7 +29,8 @@ let hits = 0;
 let amount = 60_000;
 
 beforeAll(async () => {
-  t = await createTestApp({ FEED_TIMEOUT_MS: '500', FEED_MAX_BACKOFF_SECONDS: '300' });
+  // The fake feed is on loopback, which the poller refuses unless the operator allows it.
+  t = await createTestApp({ FEED_TIMEOUT_MS: '500', FEED_MAX_BACKOFF_SECONDS: '300', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
   base = await listen(t);
   feedServer = createServer((_req, res) => {
     hits += 1;
@@ -103,7 +105,7 @@ describe('mutation feed source', () => {
   });
 
   it('source add --type feed --json; source list never shows the token', async () => {
-    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json']);
+    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json'], { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
     expect(added.code, added.stdout).toBe(0);
     expect(added.json).toMatchObject({ id: expect.stringMatching(/^src_/), type: 'feed', url: feedUrl, interval_seconds: 30, mode: 'live' });
     const listed = await cli(t, ['source', 'list', '--merchant', t.merchant.id, '--json']);
@@ -113,7 +115,7 @@ describe('mutation feed source', () => {
 
     const bad = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', 'ftp://x', '--interval', '30', '--json']);
     expect(bad.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
-    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json']);
+    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json'], { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
     expect(noInterval.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'interval' });
   });
 
@@ -252,6 +254,34 @@ describe('mutation feed source', () => {
     current = null;
   });
 
+  // issue 23, finding 11: the poller used plain fetch, which follows redirects (every 5 s, to anywhere).
+  it('a feed answering a redirect is a failed poll, logged; the redirect is not followed', async () => {
+    let elsewhere = 0;
+    const other = createServer((_req, res) => {
+      elsewhere += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(feed()));
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const id = await newFeed(10);
+      answer = { status: 302, headers: { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/internal` } };
+      const before = hits;
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'info', destination: { write: (line) => lines.push(line) } });
+      const summaries = await pollDueFeeds(t.deps, { logger });
+      expect(summaries.find((x) => x.sourceId === id)).toMatchObject({ ok: false, error: 'the feed answered HTTP 302 (a redirect, not followed)' });
+      expect(hits - before).toBe(1);
+      expect(elsewhere).toBe(0);
+      expect(JSON.parse((await sourceRow(id)).state!)).toMatchObject({ failures: 1, lastError: 'the feed answered HTTP 302 (a redirect, not followed)' });
+      expect(lines.map((l) => JSON.parse(l) as { msg: string; error?: string })).toContainEqual(
+        expect.objectContaining({ msg: 'feed poll failed', error: 'the feed answered HTTP 302 (a redirect, not followed)' }),
+      );
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it('the background worker polls due feeds by itself', async () => {
     await newFeed(10);
     const tx = await createLive(base, t.liveKey, ++amount);
@@ -264,5 +294,41 @@ describe('mutation feed source', () => {
       await worker.stop();
     }
     expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
+  });
+});
+
+// issue 23, finding 11: the poller fetched any address, the gateway's own host and networks included.
+describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
+  it('refuses a feed URL on loopback when it is added, and at every poll of one stored before', async () => {
+    const guarded = await createTestApp({ FEED_TIMEOUT_MS: '500' });
+    try {
+      // Added: refused at once, as a webhook URL is.
+      for (const url of [feedUrl, feedUrl.replace('127.0.0.1', 'localhost'), 'http://[::1]/feed', 'http://10.1.2.3/feed', 'http://169.254.169.254/latest']) {
+        const refusal = await addFeedSource(guarded.deps, { merchantId: guarded.merchant.id, url, intervalSeconds: 10 }).then(
+          () => null,
+          (err: { code: string; message: string }) => err,
+        );
+        expect(refusal, url).toMatchObject({ code: 'invalid_parameter', message: expect.stringMatching(/^url points at .* which is .*; set WEBHOOK_ALLOW_NETWORKS to allow it$/) });
+      }
+      const cliRefusal = await cli(guarded, ['source', 'add', '--merchant', guarded.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json']);
+      expect(cliRefusal.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
+
+      // Stored while the setting allowed it (or a name that resolves to loopback): the poller refuses
+      // it before connecting, as the webhook dispatcher does.
+      const allowing = { ...guarded.deps, config: { ...guarded.deps.config, webhookAllowNetworks: t.deps.config.webhookAllowNetworks } };
+      const source = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl, intervalSeconds: 10 });
+      const before = hits;
+      const [summary] = await pollDueFeeds(guarded.deps);
+      expect(summary).toMatchObject({ sourceId: source.id, ok: false, error: expect.stringMatching(/^destination refused: 127\.0\.0\.1 is loopback.*WEBHOOK_ALLOW_NETWORKS/) });
+      expect(hits).toBe(before);
+      // By name: the check is on the address connected to.
+      await setSourceEnabled(guarded.deps, { id: source.id, enabled: false, actor: 'test' });
+      const named = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl.replace('127.0.0.1', 'localhost'), intervalSeconds: 10 });
+      const [byName] = await pollDueFeeds(guarded.deps);
+      expect(byName).toMatchObject({ sourceId: named.id, ok: false, error: expect.stringMatching(/^destination refused: localhost \((127\.0\.0\.1|::1)\) is loopback/) });
+      expect(hits).toBe(before);
+    } finally {
+      await guarded.close();
+    }
   });
 });

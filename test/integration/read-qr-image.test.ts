@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,9 @@ function png(chunks: Array<[string, Buffer]>): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+/** This process's children (pid and command), to find a decoder. */
+const runPs = () => promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
 
 let clean: Buffer;
 let photo: Buffer;
@@ -125,6 +129,41 @@ describe('readQrImage', () => {
     expect(await codeOf(readQrImage(blank))).toBe('qr_not_found');
   });
 
+  // issue 23, finding 10: ZXing threw on these and the reader answered internal_error (a 500 upstream).
+  it('says qr_not_found for pictures too small or thin to search (1x1, 1x500, 2x1)', async () => {
+    for (const [width, height] of [[1, 1], [1, 500], [2, 1]] as const) {
+      const tiny = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).png().toBuffer();
+      expect(await failure(readQrImage(tiny)), `${width}x${height}`).toEqual({ code: 'qr_not_found', message: 'no QR code was found in the image' });
+    }
+  });
+
+  // issue 23, finding 10: a decoder that dies for want of memory is the machine's problem: 503 with
+  // Retry-After, never a 500 (here it is killed as the system's OOM killer would).
+  it('answers service_unavailable with retryAfter when a decoder is killed from outside', async () => {
+    const reader = createQrImageReader({ concurrency: 1 });
+    const read = reader.read(photo).then(
+      () => null,
+      (err: { code?: string; retryAfter?: number }) => err,
+    );
+    const decoderPid = async () => {
+      const { stdout } = await runPs();
+      const line = stdout.split('\n').find((l) => l.includes('--max-old-space-size=256'));
+      return line ? Number(line.trim().split(/\s+/)[0]) : null;
+    };
+    const pid = await vi.waitFor(
+      async () => {
+        const found = await decoderPid();
+        expect(found).not.toBeNull();
+        return found!;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    process.kill(pid, 'SIGKILL');
+    expect(await read).toMatchObject({ code: 'service_unavailable', retryAfter: 5 });
+    await vi.waitFor(() => expect(reader.active).toBe(0), { timeout: 2_000, interval: 20 });
+    await reader.close();
+  });
+
   it('answers image_decode_timeout at timeoutMs, and the decoder thread is gone soon after', async () => {
     const reader = createQrImageReader();
     const started = Date.now();
@@ -173,6 +212,71 @@ describe('readQrImage', () => {
     await reader.close();
     expect(await codes).toEqual(['service_unavailable', 'service_unavailable']);
     expect(reader.active).toBe(0);
+  });
+});
+
+// issue 23, finding 13: decoded in worker threads, decompression bombs left their memory with the
+// gateway (8 uploads of a 49 MP PNG of 0.8 MB: 86 MB -> 459 MB, idle). Decoders are processes now.
+describe('readQrImage and decompression bombs', () => {
+  it("keeps the gateway's memory flat over repeated bombs, timed out or not", { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-bomb-'));
+    try {
+      // Run in a fresh process so that nothing else this file decoded counts.
+      const script = join(dir, 'bombs.mts');
+      writeFileSync(
+        script,
+        `
+        import { deflateSync } from 'node:zlib';
+        import { crc32 } from ${JSON.stringify(join(root, 'src', 'qr', 'qr-png.ts'))};
+        import { closeQrImageReaders, readQrImage } from ${JSON.stringify(join(root, 'src', 'imaging', 'read-qr-image.ts'))};
+        const chunk = (type, data) => {
+          const head = Buffer.alloc(8);
+          head.writeUInt32BE(data.length, 0);
+          head.write(type, 4, 'ascii');
+          const tail = Buffer.alloc(4);
+          tail.writeUInt32BE(crc32(head.subarray(4), data), 0);
+          return [head, data, tail];
+        };
+        // 7000x7000 RGBA (49 MP, under the 50 MP limit): 196 MB of pixels in well under 1 MB.
+        const side = 7000;
+        const ihdr = Buffer.alloc(13);
+        ihdr.writeUInt32BE(side, 0);
+        ihdr.writeUInt32BE(side, 4);
+        ihdr[8] = 8;
+        ihdr[9] = 6;
+        const row = 1 + side * 4;
+        const raw = Buffer.alloc(row * side);
+        for (let y = 0; y < side; y++) for (let x = 1; x < row; x += 997) raw[y * row + x] = (x * y) & 255;
+        const bomb = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...chunk('IHDR', ihdr), ...chunk('IDAT', deflateSync(raw)), ...chunk('IEND', Buffer.alloc(0))]);
+        raw.fill(0);
+        globalThis.gc();
+        const before = process.memoryUsage().rss;
+        const codes = [];
+        for (let i = 0; i < 3; i++) {
+          const pair = [0, 1].map(() => readQrImage(bomb, { timeoutMs: 3000 }).then(() => 'read', (e) => e.code));
+          codes.push(...(await Promise.all(pair)));
+        }
+        await new Promise((r) => setTimeout(r, 500));
+        globalThis.gc();
+        console.log(JSON.stringify({ bytes: bomb.length, codes, before, after: process.memoryUsage().rss }));
+        await closeQrImageReaders();
+        `,
+      );
+      const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let errors = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (errors += c));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, errors).toBe(0);
+      const result = JSON.parse(out.trim().split('\n').at(-1)!) as { bytes: number; codes: string[]; before: number; after: number };
+      expect(result.bytes).toBeLessThan(1_000_000);
+      for (const c of result.codes) expect(['qr_not_found', 'image_decode_timeout']).toContain(c);
+      // Threads kept ~370 MB of 8 bombs; a process per decode keeps nothing. The ceiling is generous.
+      expect((result.after - result.before) / 1e6).toBeLessThan(150);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

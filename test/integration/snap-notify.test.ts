@@ -193,3 +193,47 @@ describe('SNAP notification (symmetric, hex signatures)', () => {
     expect(((await res.json()) as { responseCode: string }).responseCode).toBe('4017300');
   });
 });
+
+// issue 23, finding 12: an over-long URL became SNAP's 500 "General Error" (5005200), and any body
+// type was read as if it were JSON. Every hostile request to a SNAP inbound route is SNAP's 400, with
+// the case that says why: 00 Bad Request, 01 Invalid Field Format, 02 Invalid Mandatory Field.
+describe('SNAP inbound routes refuse hostile requests in SNAP shape', () => {
+  const routes = [
+    ['notify', '/snap/v1.0/qr/qr-mpm-notify', '52'],
+    ['token', '/snap/v1.0/access-token/b2b', '73'],
+  ] as const;
+  const json = { 'Content-Type': 'application/json' };
+  type Hostile = { path: string; headers?: Record<string, string>; body: string };
+  // [what, the request, its case code, the message (a pattern)]
+  const cases: Array<[string, (path: string) => Hostile, string, RegExp]> = [
+    ['an over-long URL (query)', (path) => ({ path: `${path}?q=${'a'.repeat(5000)}`, headers: json, body: '{}' }), '00', /^Bad Request\. the URL is longer than 4096/],
+    ['an over-long URL (path)', (path) => ({ path: `${path}/${'a'.repeat(5000)}`, headers: json, body: '{}' }), '00', /^Bad Request\. the URL is longer than 4096/],
+    ['a URL with broken escapes', (path) => ({ path: `${path}?q=%E0%A4%A&x=%`, headers: json, body: '{}' }), '02', /^Invalid Mandatory Field/],
+    // Unsigned, so refused for its headers before the body is read (signed malformed JSON: above).
+    ['malformed JSON', (path) => ({ path, headers: json, body: '{"originalReferenceNo": "A1", ' }), '02', /^Invalid Mandatory Field/],
+    ['a text/plain body', (path) => ({ path, headers: { 'Content-Type': 'text/plain' }, body: 'hello' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    ['an XML body', (path) => ({ path, headers: { 'Content-Type': 'application/xml' }, body: '<a>1</a>' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    ['a form body', (path) => ({ path, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=2' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    ['a broken multipart body', (path) => ({ path, headers: { 'Content-Type': 'multipart/form-data; boundary=x' }, body: '--x\r\nbroken' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    ['a content type of nonsense', (path) => ({ path, headers: { 'Content-Type': ';;;=' }, body: '{}' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    ['no content type', (path) => ({ path, body: '{}' }), '02', /^Invalid Mandatory Field \[Content-Type\]$/],
+    ['a huge body', (path) => ({ path, headers: json, body: JSON.stringify({ pad: 'x'.repeat(200_000) }) }), '00', /^Bad Request\. the body is larger than 16384 bytes$/],
+    ['a huge body of another type', (path) => ({ path, headers: { 'Content-Type': 'application/octet-stream' }, body: 'x'.repeat(200_000) }), '00', /^Bad Request\. the body is larger/],
+  ];
+  for (const [route, path, service] of routes) {
+    for (const [name, make, caseCode, message] of cases) {
+      it(`${route}: ${name}`, async () => {
+        const r = make(path);
+        // fetch would add text/plain to a string body: a Uint8Array gets no type unless one is given.
+        const res = await fetch(`${w.gatewayUrl}${r.path}`, { method: 'POST', headers: r.headers ?? {}, body: new TextEncoder().encode(r.body) });
+        const text = await res.text();
+        expect(res.status, text).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        const body = JSON.parse(text) as { responseCode: string; responseMessage: string };
+        // An over-long path names no route: the service is the notification's.
+        expect(body.responseCode).toBe(`400${name === 'an over-long URL (path)' ? '52' : service}${caseCode}`);
+        expect(body.responseMessage).toMatch(message);
+      });
+    }
+  }
+});

@@ -4,6 +4,7 @@ import { recordPayment } from '../../services/payments/record-payment.js';
 import { dueFeedSources, leaseFeedPoll, saveFeedPoll } from '../../storage/queries/sources.js';
 import type { PaymentSourcesTable } from '../../storage/schema.js';
 import { parseRetryAfter as parseRetryAfterWithin } from '../../domain/retry-after.js';
+import { guardedGet } from '../../net/guarded-get.js';
 import { mapInLanes } from '../common.js';
 import { FeedFormatError, parseFeed } from './parse.js';
 import { readFeedConfig, readFeedState, type FeedConfig, type FeedState } from './setup.js';
@@ -16,9 +17,12 @@ const PARALLEL = 4;
 /** The longest Retry-After honoured as given; a feed asking for more is asked again after a day. */
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
+/** How a feed is fetched: the guarded GET unless a test hands in its own. */
+export type FeedFetch = (url: string, init: { headers: Record<string, string>; signal: AbortSignal; redirect: 'manual' }) => Promise<Response>;
+
 export interface PollOptions {
   logger?: Logger | null;
-  fetch?: typeof fetch;
+  fetch?: FeedFetch;
 }
 
 export interface PollSummary {
@@ -37,7 +41,9 @@ class HttpStatusError extends Error {
     readonly status: number,
     readonly retryAfterMs: number | null,
   ) {
-    super(`the feed answered HTTP ${status}`);
+    // A feed that moved is told to its operator, never followed: a redirect could point anywhere,
+    // the gateway's own network included.
+    super(status >= 300 && status < 400 ? `the feed answered HTTP ${status} (a redirect, not followed)` : `the feed answered HTTP ${status}`);
   }
 }
 
@@ -68,7 +74,9 @@ async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, opt
   const recordedIds: string[] = [];
   let retryAfterMs: number | null = null;
   try {
-    const body = await fetchFeed(config, deps.config.feedTimeoutMs, options.fetch ?? fetch);
+    // The webhooks' SSRF guard and its setting: a feed URL is typed by a merchant or operator too.
+    const fetchImpl: FeedFetch = options.fetch ?? ((url, init) => guardedGet(url, init, deps.config.webhookAllowNetworks));
+    const body = await fetchFeed(config, deps.config.feedTimeoutMs, fetchImpl);
     const parsed = parseFeed(body, config.mapping);
     summary.skipped = parsed.skipped.length;
     // A feed full of junk would otherwise log the same lines at every poll: a few examples and a count.
@@ -132,9 +140,9 @@ export function delayMs(config: Pick<FeedConfig, 'intervalSeconds'>, failures: n
   return backoff;
 }
 
-async function fetchFeed(config: FeedConfig, timeoutMs: number, fetchImpl: typeof fetch): Promise<unknown> {
+async function fetchFeed(config: FeedConfig, timeoutMs: number, fetchImpl: FeedFetch): Promise<unknown> {
   const signal = AbortSignal.timeout(timeoutMs);
-  const res = await fetchImpl(config.url, { headers: { accept: 'application/json', 'user-agent': 'qris-gateway feed poller' }, signal });
+  const res = await fetchImpl(config.url, { headers: { accept: 'application/json', 'user-agent': 'qris-gateway feed poller' }, signal, redirect: 'manual' });
   if (res.status === 429 || res.status === 503) {
     await res.body?.cancel().catch(() => {});
     throw new HttpStatusError(res.status, parseRetryAfter(res.headers.get('retry-after'), Date.now()));

@@ -1,4 +1,6 @@
 import { AppError } from '../../domain/errors.js';
+import type { IpNetwork } from '../../domain/ip-networks.js';
+import { literalHostRefusal } from '../../domain/webhook-url.js';
 import type { Deps } from '../../services/deps.js';
 import type { Mode, PaymentSourcesTable } from '../../storage/schema.js';
 import { insertSource, parseJsonObject, parseMode, requireMerchant } from '../common.js';
@@ -41,7 +43,7 @@ export async function addFeedSource(
   await requireMerchant(deps, input.merchantId);
   const config: FeedConfig = {
     mode: parseMode(input.mode),
-    url: checkFeedUrl(input.url),
+    url: checkFeedUrl(input.url, deps.config.webhookAllowNetworks),
     intervalSeconds: checkInterval(input.intervalSeconds),
     mapping: checkMapping(input.mapping),
   };
@@ -49,7 +51,7 @@ export async function addFeedSource(
   return { id, type: 'feed', merchant_id: input.merchantId, mode: config.mode, url: config.url, interval_seconds: config.intervalSeconds, mapping: config.mapping };
 }
 
-function checkFeedUrl(raw: unknown): string {
+function checkFeedUrl(raw: unknown, allow: readonly IpNetwork[]): string {
   let url: URL;
   try {
     url = new URL(String(raw));
@@ -59,6 +61,9 @@ function checkFeedUrl(raw: unknown): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new AppError('invalid_parameter', 'url must start with http:// or https://', { param: 'url' });
   }
+  // The poller's guard would refuse it at every poll: said now, as for a webhook.
+  const refused = literalHostRefusal(url, allow);
+  if (refused !== null) throw new AppError('invalid_parameter', `url ${refused}`, { param: 'url' });
   return url.toString();
 }
 

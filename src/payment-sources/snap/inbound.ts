@@ -43,6 +43,13 @@ export function header(request: FastifyRequest, name: string): string | null {
   return typeof s === 'string' && s.trim() !== '' ? s.trim() : null;
 }
 
+/** SNAP's mandatory `Content-Type: application/json` (parameters such as charset allowed); null when so. */
+export function contentTypeProblem(request: FastifyRequest): SnapReply | null {
+  const type = header(request, 'Content-Type');
+  if (type === null) return reject.mandatory('Content-Type');
+  return /^application\/json\s*(;|$)/i.test(type) ? null : reject.format('Content-Type');
+}
+
 /** The path exactly as received (what the sender signed), without the query. */
 export function signedPath(request: FastifyRequest): string {
   return (request.raw.url ?? request.url).split('?')[0]!;

@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { isAppError } from '../../domain/errors.js';
+import { statusFor } from '../../http/error-status.js';
 import type { Deps } from '../../services/deps.js';
 import { notifiedTransaction, rememberSnapExternalId, snapExternalIdSeen } from '../../storage/queries/snap.js';
 import { outcomeOf, type SnapSource } from './config.js';
@@ -6,6 +8,7 @@ import { issueGatewayToken, sourcesOfToken } from './gateway-token.js';
 import {
   SnapReply,
   TOKEN_SUFFIX,
+  contentTypeProblem,
   header,
   jakartaDay,
   parseObject,
@@ -41,13 +44,17 @@ export async function snapNotifyRoutes(app: FastifyInstance, deps: Deps): Promis
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     scope.setErrorHandler((err: FastifyError, request, reply) => {
       const service = signedPath(request).endsWith(TOKEN_SUFFIX) ? TOKEN : NOTIFY;
-      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-      if (status === 500) request.log.error({ err }, 'SNAP inbound request failed');
-      return sendSnap(reply, service, new SnapReply(status, '00', status === 500 ? 'General Error' : status === 413 ? 'Payload Too Large' : 'Bad Request'));
+      const answer = refusalOf(err, deps.config.bodyLimitBytes);
+      if (answer.status >= 500) request.log.error({ err }, 'SNAP inbound request failed');
+      else request.log.warn({ responseCode: answer.responseCode(service), why: answer.message }, 'SNAP request refused');
+      if (isAppError(err) && err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
+      return sendSnap(reply, service, answer);
     });
 
     scope.post('/snap/*', { schema: { hide: true } }, async (request, reply) => {
       const raw = typeof request.body === 'string' ? request.body : '';
+      const wrongType = contentTypeProblem(request);
+      if (wrongType !== null) return sendSnap(reply, signedPath(request).endsWith(TOKEN_SUFFIX) ? TOKEN : NOTIFY, wrongType);
       if (signedPath(request).endsWith(TOKEN_SUFFIX)) {
         const answer = await issueGatewayToken(deps, request, raw);
         if (answer instanceof SnapReply) return sendSnap(reply, TOKEN, answer);
@@ -62,6 +69,25 @@ export async function snapNotifyRoutes(app: FastifyInstance, deps: Deps): Promis
       return sendSnap(reply, NOTIFY, answer);
     });
   });
+}
+
+/**
+ * What a request refused before the route ran is told in SNAP's words: a request the gateway will not
+ * read (an over-long URL, a body over the limit or of an unreadable type) is SNAP's 400 "Bad Request"
+ * or "Invalid Field Format", never its 500 "General Error"; only a real failure, or the gateway being
+ * unavailable (503, with Retry-After), is a 5xx.
+ */
+function refusalOf(err: FastifyError, bodyLimitBytes: number): SnapReply {
+  if (isAppError(err)) {
+    const status = statusFor(err.code);
+    if (status < 500) return reject.badRequest(err.message);
+    return status === 503 ? new SnapReply(503, '00', 'Service Unavailable') : new SnapReply(500, '00', 'General Error');
+  }
+  const status = err.statusCode ?? 500;
+  if (status === 413) return reject.badRequest(`the body is larger than ${bodyLimitBytes} bytes`);
+  if (status === 415) return reject.format('Content-Type');
+  if (status >= 400 && status < 500) return reject.badRequest('the request could not be read');
+  return new SnapReply(500, '00', 'General Error');
 }
 
 async function handleNotification(deps: Deps, request: FastifyRequest, raw: string): Promise<SnapReply> {

@@ -1,3 +1,4 @@
+import { AppError } from '../../domain/errors.js';
 import { presentTransaction } from '../../domain/transaction.js';
 import type { Tx } from '../../storage/executor.js';
 import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries/payments.js';
@@ -25,9 +26,10 @@ export async function settlePayment(
   const transaction = await markTransactionPaid(trx, candidate.id, { paymentId: payment.id, paidAt: payment.paid_at, late, now });
   if (!transaction) return null;
   const bound = await bindUnmatchedPayment(trx, payment.id, candidate.id);
-  // Only an operator's assign can meet a payment bound meanwhile; throwing rolls the payment of the
-  // transaction back with it.
-  if (!bound) throw new Error(`payment ${payment.id} was bound concurrently`);
+  // Only an operator's assign can meet a payment bound meanwhile (two assigns of one payment at once,
+  // to two transactions of the same total: on PostgreSQL both read it unmatched). The loser is told as
+  // if it had come second; throwing rolls its payment of the transaction back with it.
+  if (!bound) throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, { param: 'payment_id' });
 
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
   await enqueueEvent(trx, {

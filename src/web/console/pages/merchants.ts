@@ -71,6 +71,7 @@ const words = defineMessages(
     errCorrupt: 'The image could not be decoded: the file is damaged or incomplete.',
     readTitle: 'What was read',
     errImage: 'The image could not be read: {detail}.',
+    errBusy: 'The image reader is busy right now. Try again in a few seconds.',
     detailTitle: 'Merchant',
     rename: 'Rename',
     newName: 'New name',
@@ -139,6 +140,7 @@ const words = defineMessages(
     errCorrupt: 'Gambar tidak dapat dibaca: berkasnya rusak atau tidak lengkap.',
     readTitle: 'Yang terbaca',
     errImage: 'Gambar tidak dapat dibaca: {detail}.',
+    errBusy: 'Pembaca gambar sedang sibuk. Coba lagi dalam beberapa detik.',
     detailTitle: 'Merchant',
     rename: 'Ganti nama',
     newName: 'Nama baru',
@@ -218,6 +220,8 @@ ${
       preview = await previewMerchantQris(deps, image ? { image } : { payload: form.payload });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      // A busy or timed-out reader (503) says when to come back, as the API's 503s do.
+      if (err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
       return sendForm(page, form, qrisErrorText(t, err), statusFor(err.code));
     }
     // A code Save would refuse (dynamic, bad CRC) is shown with the reason, on the form, without Save.
@@ -362,6 +366,8 @@ function qrisErrorText(t: T, err: AppError): string {
       return t('errNotFound');
     case 'image_decode_timeout':
       return t('errTimeout');
+    case 'service_unavailable':
+      return t('errBusy');
     default:
       return t('errImage', { detail });
   }

@@ -1,0 +1,63 @@
+// A GET for the gateway's outgoing reads of URLs that merchants or operators typed (mutation feeds),
+// held to the webhooks' rules: the SSRF guard sees every address connected to (ssrf-guard.ts), and a
+// redirect is never followed (the 3xx is the answer, which the caller treats as a failure). Built on
+// node:http because the global fetch offers no hook on the address it connects to.
+import http from 'node:http';
+import https from 'node:https';
+import { Readable } from 'node:stream';
+import type { IpNetwork } from '../domain/ip-networks.js';
+import { assertLiteralAllowed, bareHost, guardedLookup } from './ssrf-guard.js';
+
+export interface GuardedGetInit {
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Statuses whose Response may not carry a body. */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * GETs `rawUrl` and resolves with the answer as a fetch Response (its body streamed), whatever its
+ * status. Rejects with SsrfRefusedError for a refused address, with the signal's reason when it aborts.
+ */
+export function guardedGet(rawUrl: string, init: GuardedGetInit, allow: readonly IpNetwork[]): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    const url = new URL(rawUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
+    assertLiteralAllowed(url.hostname, allow);
+    init.signal?.throwIfAborted();
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request({
+      protocol: url.protocol,
+      hostname: bareHost(url.hostname),
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers: init.headers ?? {},
+      // A fresh connection each time: no pooled socket outlives the address check that opened it.
+      agent: false,
+      lookup: guardedLookup(allow),
+    });
+    const abort = () => req.destroy(init.signal?.reason instanceof Error ? init.signal.reason : new Error('aborted'));
+    init.signal?.addEventListener('abort', abort, { once: true });
+    req.once('close', () => init.signal?.removeEventListener('abort', abort));
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        res.destroy();
+        reject(new Error(`unexpected HTTP status ${status}`));
+        return;
+      }
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value === undefined) continue;
+        for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+      }
+      const withoutBody = NO_BODY.has(status);
+      if (withoutBody) res.destroy();
+      resolve(new Response(withoutBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers }));
+    });
+    req.end();
+  });
+}
