@@ -12,7 +12,7 @@ const LEAKS: ReadonlyArray<readonly [string, RegExp]> = [
   ['an internal path', /\/work\/|\/home\/|\/usr\/src\//],
   ['node_modules', /node_modules/],
   ['a source path', /\bsrc\//],
-  ['a stack frame', /(?:^|\n|\\n)\s*at (?:async )?[\w$.<>[\] ]*\(?(?:file:|node:|\/)[^)\n]*:\d+/],
+  ['a stack frame', /\bat (?:async )?\S+(?: \[as \S+\])? \((?:file:\/\/|node:|\/)[^)\s]*:\d+:\d+\)|(?:^|\n|\\n)\s*at (?:async )?(?:file:\/\/|node:|\/)[^\s)]*:\d+:\d+/],
   ['a .ts position', /\.ts:\d+/],
   ['a database error', /SQLITE_[A-Z]|Kysely|duplicate key value|syntax error at or near|relation "\w+" does not exist|violates \w+ constraint/],
   ['a system file', /root:x:0:0|\[boot loader\]/],

@@ -268,9 +268,9 @@ function multipartFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<{ body: B
     .record({
       fields: formFields(t, identity),
       file,
-      fileField: pick(['image', 'image', 'file', 'qris', '__proto__']),
+      fileField: pick(['image', 'image', 'image', 'image', 'file', 'qris', '__proto__']),
       fileType: pick(['image/png', 'image/jpeg', 'application/octet-stream', 'text/html', '']),
-      spoil: pick(['none', 'none', 'none', 'no-end', 'bad-boundary', 'two-files', 'no-disposition']),
+      spoil: fc.oneof({ weight: 4, arbitrary: fc.constant('none') }, { weight: 1, arbitrary: pick(['no-end', 'bad-boundary', 'two-files', 'no-disposition']) }),
     })
     .map(({ fields, file, fileField, fileType, spoil }) => {
       const boundary = 'fuzzboundary7MA4YWxk';
@@ -338,7 +338,7 @@ function bodyFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<{ body: Buffer
       ),
     },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ body: Buffer.from(b), type: null, kind: 'bytes' })) },
-    { weight: 2, arbitrary: multipartFor(t, identity).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) },
+    { weight: 3, arbitrary: multipartFor(t, identity).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) },
   ];
   return fc.oneof(...kinds);
 }
@@ -351,7 +351,7 @@ export function requestFor(t: FuzzTarget, route: RouteEntry, given: Identity): f
   const identity = SESSION_ENDING.has(`${route.method} ${route.url}`) ? { ...given, csrf: null } : given;
   const method = fc.oneof({ weight: 8, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: pick(METHODS) });
   return method.chain((m) =>
-    fc.record({ path: pathFor(t, route, m, identity.name), query: queryFor(t), headers: headersFor(t, identity), body: bodyFor(t, identity), odd: pick([null, null, null, null, ...CONTENT_TYPES]) }).map(
+    fc.record({ path: pathFor(t, route, m, identity.name), query: queryFor(t), headers: headersFor(t, identity), body: bodyFor(t, identity), odd: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: pick(CONTENT_TYPES) }) }).map(
       ({ path, query, headers, body, odd }) => {
         const h = { ...headers };
         const sendsBody = m !== 'GET' && m !== 'HEAD' && m !== 'TRACE' && body.body !== null;
