@@ -46,7 +46,7 @@ async function main(): Promise<number> {
       seed,
       concurrency,
       ...(only ? { only } : {}),
-      progress: { every: 5000, report: (done) => process.stdout.write(`  ${done} cases, ${Math.round((Date.now() - started) / 1000)} s\n`) },
+      progress: { every: 5000, report: (done) => process.stdout.write(`  ${done} cases, ${Math.round((Date.now() - started) / 1000)} s, RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB\n`) },
     });
     process.stdout.write(`${formatReport(report, (f) => `npm run fuzz -- --seed ${f.seed} --case ${f.case}`)}\n`);
     return report.failures.length === 0 && report.afterwards.length === 0 ? 0 : 1;

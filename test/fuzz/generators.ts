@@ -33,6 +33,11 @@ export interface FuzzTarget {
   params(url: string, slot: number): ParamValues;
   /** Id values for queries and bodies (`trxid=...`): never a seeded row a key or login of the fuzz may change. */
   queryIds: readonly string[];
+  /**
+   * Field names and plain values the app's own forms carry, and the routes its upload forms post to (all
+   * read from its pages), so that posts reach the handlers.
+   */
+  formWords: { names: readonly string[]; values: readonly string[]; uploadRoutes: ReadonlySet<string> };
 }
 
 export interface FuzzRequest {
@@ -67,6 +72,7 @@ const HOSTILE_VALUES = [
 ];
 
 const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
+const fieldName = (t: FuzzTarget) => pick([...new Set([...FIELD_NAMES, ...t.formWords.names])]);
 
 /** A hostile value, already in URL form (encoded where it must be). */
 const hostileUrlValue = fc.oneof(
@@ -119,10 +125,10 @@ const queryValue = (t: FuzzTarget) =>
     { weight: 1, arbitrary: fc.integer({ min: -10, max: 20_000_000 }).map(String) },
   );
 
-const queryName = fc.oneof({ weight: 5, arbitrary: pick(FIELD_NAMES) }, { weight: 1, arbitrary: hostileUrlValue });
 
 /** A query string: repeats, arrays and nested keys, bare names, odd separators, huge values. */
 function queryFor(t: FuzzTarget): fc.Arbitrary<string> {
+  const queryName = fc.oneof({ weight: 5, arbitrary: fieldName(t) }, { weight: 1, arbitrary: hostileUrlValue });
   const pair = fc.oneof(
     { weight: 6, arbitrary: fc.tuple(queryName, queryValue(t)).map(([k, v]) => `${k}=${v}`) },
     { weight: 1, arbitrary: fc.tuple(queryName, queryValue(t)).map(([k, v]) => `${k}[]=${v}&${k}[]=${v}`) },
@@ -201,8 +207,9 @@ function formFields(t: FuzzTarget, identity: Identity): fc.Arbitrary<Array<[stri
     { weight: 2, arbitrary: pick(t.queryIds.length > 0 ? t.queryIds : ['x']) },
     { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
     { weight: 1, arbitrary: pick(['https://127.0.0.1:1/hook', 'http://169.254.169.254/latest', 'file:///etc/passwd', 'transaction.paid', 'operator', 'merchant', 'on']) },
+    { weight: 3, arbitrary: pick(t.formWords.values.length > 0 ? t.formWords.values : ['x']) },
   );
-  const field = fc.tuple(pick(FIELD_NAMES), value);
+  const field = fc.tuple(fieldName(t), value);
   return fc.tuple(csrf, fc.array(field, { maxLength: 8 })).map(([token, fields]) => (token === null ? fields : [['_csrf', token] as [string, string], ...fields]));
 }
 
@@ -288,7 +295,7 @@ function multipartFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<{ body: B
 }
 
 /** A body and its content type (null: let the headers' own content type stand). */
-function bodyFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> {
+function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> {
   const form = (fields: Array<[string, string]>) => fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   const kinds: Array<{ weight: number; arbitrary: fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> }> = [
     { weight: 2, arbitrary: fc.constant({ body: null, type: null, kind: 'none' }) },
@@ -309,7 +316,7 @@ function bodyFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<{ body: Buffer
     {
       weight: 2,
       arbitrary: fc
-        .dictionary(pick(FIELD_NAMES), fc.oneof(fc.jsonValue({ maxDepth: 2 }), hostileUrlValue.map(safeDecode), pick(t.queryIds.length > 0 ? t.queryIds : ['x'])), { maxKeys: 8 })
+        .dictionary(fieldName(t), fc.oneof(fc.jsonValue({ maxDepth: 2 }), hostileUrlValue.map(safeDecode), pick(t.queryIds.length > 0 ? t.queryIds : ['x'])), { maxKeys: 8 })
         .map((o) => ({ body: json({ ...o, _csrf: identity.csrf }), type: 'application/json', kind: 'json-wrong-types' })),
     },
     {
@@ -340,6 +347,8 @@ function bodyFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<{ body: Buffer
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ body: Buffer.from(b), type: null, kind: 'bytes' })) },
     { weight: 3, arbitrary: multipartFor(t, identity).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) },
   ];
+  // A route an upload form posts to mostly gets uploads: the image reader is what it is there for.
+  if (t.formWords.uploadRoutes.has(`${route.method} ${route.url}`)) kinds.push({ weight: 30, arbitrary: multipartFor(t, identity).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) });
   return fc.oneof(...kinds);
 }
 
@@ -351,7 +360,7 @@ export function requestFor(t: FuzzTarget, route: RouteEntry, given: Identity): f
   const identity = SESSION_ENDING.has(`${route.method} ${route.url}`) ? { ...given, csrf: null } : given;
   const method = fc.oneof({ weight: 8, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: pick(METHODS) });
   return method.chain((m) =>
-    fc.record({ path: pathFor(t, route, m, identity.name), query: queryFor(t), headers: headersFor(t, identity), body: bodyFor(t, identity), odd: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: pick(CONTENT_TYPES) }) }).map(
+    fc.record({ path: pathFor(t, route, m, identity.name), query: queryFor(t), headers: headersFor(t, identity), body: bodyFor(t, route, identity), odd: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: pick(CONTENT_TYPES) }) }).map(
       ({ path, query, headers, body, odd }) => {
         const h = { ...headers };
         const sendsBody = m !== 'GET' && m !== 'HEAD' && m !== 'TRACE' && body.body !== null;
@@ -370,7 +379,15 @@ export function requestFor(t: FuzzTarget, route: RouteEntry, given: Identity): f
   );
 }
 
-/** Any route of the table, as any identity: the arbitrary a fuzz run samples from. */
+/**
+ * Any route of the table, as any identity: the arbitrary a fuzz run samples from. A path is picked first,
+ * then one of its methods, so that a path with many methods (the API's refusals of PUT, PATCH, DELETE and
+ * OPTIONS, HEAD twins) weighs no more than one with a single form behind it.
+ */
 export function anyRequest(t: FuzzTarget): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(pick(t.routes), pick(t.identities)).chain(([route, identity]) => requestFor(t, route, identity));
+  const byUrl = new Map<string, RouteEntry[]>();
+  for (const route of t.routes) byUrl.set(route.url, [...(byUrl.get(route.url) ?? []), route]);
+  return fc
+    .tuple(pick([...byUrl.values()]), pick(t.identities))
+    .chain(([routes, identity]) => pick(routes).chain((route) => requestFor(t, route, identity)));
 }

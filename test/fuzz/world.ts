@@ -71,12 +71,55 @@ export async function startFuzzWorld(env: Record<string, string> = {}): Promise<
       params,
       // The other merchant's rows (its own key is never used), and A's spare ones.
       queryIds: [...new Set([...Object.values(B.ids), B.ids.paidTrxid, spare.trxid, spare.paymentId, spare.endpointId, spare.sourceId])],
+      formWords: await formWords(world),
       close: () => world.close(),
     };
   } catch (err) {
     await world.close();
     throw err;
   }
+}
+
+/**
+ * The field names and plain values of the console's own forms, read from its pages as the operator and
+ * the merchant user see them: a form the console gains tomorrow is fuzzed with its own fields. Ids are
+ * left out (a seeded row's id in a body could legitimately change that row).
+ */
+async function formWords(world: SeededWorld): Promise<{ names: string[]; values: string[]; uploadRoutes: Set<string> }> {
+  const names = new Set<string>();
+  const values = new Set<string>();
+  const uploadActions = new Set<string>();
+  const table = routeTable(world.t.app);
+  const pages = table.filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && !r.url.includes('*'));
+  for (const route of pages) {
+    let url: string;
+    try {
+      url = fillParams(route.url, world.merchants.A.ids);
+    } catch {
+      continue;
+    }
+    for (const viewer of [world.viewers.operator, world.viewers.userA]) {
+      const page = (await viewer.get(url)).body;
+      for (const m of page.matchAll(/\bname="([^"]{1,40})"/g)) if (m[1] !== '_csrf') names.add(m[1]!);
+      for (const m of page.matchAll(/<form\b[^>]*>/g)) {
+        const action = /\baction="([^"]+)"/.exec(m[0])?.[1];
+        if (action && m[0].includes('multipart/form-data')) uploadActions.add(action);
+      }
+      for (const m of page.matchAll(/<(?:option|input)\b[^>]*\bvalue="([^"]{1,60})"/g)) {
+        if (!/^[a-z]{2,5}_[0-9A-Za-z]{8,}/.test(m[1]!) && !m[0].includes('name="_csrf"')) values.add(m[1]!);
+      }
+    }
+  }
+  // The routes those upload forms post to, by their pattern.
+  const uploadRoutes = new Set<string>();
+  for (const route of table.filter((r) => r.method === 'POST')) {
+    try {
+      if (uploadActions.has(fillParams(route.url, world.merchants.A.ids))) uploadRoutes.add(`${route.method} ${route.url}`);
+    } catch {
+      // A parameter the world cannot fill: not a form's action.
+    }
+  }
+  return { names: [...names].sort(), values: [...values].sort(), uploadRoutes };
 }
 
 /** Rows of merchant A made after the snapshot, for the fuzz to cancel, pay, remove or disable. */
