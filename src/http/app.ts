@@ -8,7 +8,7 @@ import { newRequestId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from './auth.js';
 import { errorBody, handleError, sendError } from './errors.js';
-import { parseFormBody } from './params.js';
+import { holdsNul, parseFormBody } from './params.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
 import { lazyChildLogger } from './request-logger.js';
@@ -105,6 +105,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     if (request.raw.url && request.raw.url.length > config.maxUrlLength) {
       done(new AppError('uri_too_long', `the URL is longer than ${config.maxUrlLength} characters`));
+      return;
+    }
+    done();
+  });
+  // After every body parser (the console's multipart one included, which runs in preValidation).
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (holdsNul(request.params) || holdsNul(request.query) || holdsNul(request.body)) {
+      done(new AppError('invalid_parameter', 'a NUL character is not allowed in a request'));
       return;
     }
     done();
