@@ -112,7 +112,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After every body parser (the console's multipart one included, which runs in preValidation).
   app.addHook('preHandler', (request, _reply, done) => {
     if (holdsNul(request.params) || holdsNul(request.query) || holdsNul(request.body)) {
-      done(new AppError('invalid_parameter', 'a NUL character is not allowed in a request'));
+      // Its statusCode too, for an error handler that reads only Fastify's (the SNAP routes' scope).
+      done(Object.assign(new AppError('invalid_parameter', 'a NUL character is not allowed in a request'), { statusCode: 400 }));
       return;
     }
     done();
