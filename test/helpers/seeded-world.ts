@@ -12,7 +12,7 @@ import { createTransaction } from '../../src/services/transactions/create-transa
 import type { Viewer } from '../../src/services/users/viewer.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import type { DB } from '../../src/storage/schema.js';
-import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from './console.js';
+import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from './console.js';
 import { createInput, createTestApp, type TestApp, vectors } from './context.js';
 import { startTestSmtpServer, type TestSmtpServer } from './smtp-server.js';
 
@@ -22,6 +22,8 @@ export type MerchantIds = {
   /** A pending test transaction (the one `:trxid` routes get). */
   trxid: string;
   paidTrxid: string;
+  /** The paid transaction's transaction.paid event (`/dashboard/transactions/:trxid/resend`). */
+  eventId: string;
   /** An unmatched test payment. */
   paymentId: string;
   endpointId: string;
@@ -32,6 +34,9 @@ export type MerchantIds = {
   liveKeyId: string;
   /** The merchant's console user. */
   userId: string;
+  /** The pending transaction's ref and payer address (what a search box is given). */
+  ref: string;
+  email: string;
   /** A link amount (`/pay/:handle/:amount`). */
   amount: string;
   /** The pending transaction's QR image (`/api/payment-gateway/qr/:file`). */
@@ -77,8 +82,6 @@ export interface SeededWorld {
   snapshot(): Promise<Record<string, unknown[]>>;
   close(): Promise<void>;
 }
-
-const PASSWORD = 'correct horse battery';
 
 /**
  * Which key of MerchantIds a route parameter takes. `:id` is read by the segment before it
@@ -131,12 +134,13 @@ export async function startSeededWorld(env: Record<string, string> = {}): Promis
       seedWorldMerchant(app, opViewer, { vector: 1, name: 'Warung Alfa Kopi', tag: 'alfa', amount: 71_300, liveApproved: true }),
       seedWorldMerchant(app, opViewer, { vector: 2, name: 'Toko Beta Sembako', tag: 'beta', amount: 82_400, liveApproved: false }),
     ]);
-    const viewers: Record<ViewerName, WorldViewer> = {
-      operator: await logInViewer(app, 'operator', 'ops@world.test'),
-      userA: await logInViewer(app, 'userA', 'user@alfa.test'),
-      userB: await logInViewer(app, 'userB', 'user@beta.test'),
-      anonymous: await anonymousViewer(app),
-    };
+    const [operator, userA, userB, anonymous] = await Promise.all([
+      logInViewer(app, 'operator', 'ops@world.test'),
+      logInViewer(app, 'userA', 'user@alfa.test'),
+      logInViewer(app, 'userB', 'user@beta.test'),
+      anonymousViewer(app),
+    ]);
+    const viewers: Record<ViewerName, WorldViewer> = { operator, userA, userB, anonymous };
     return {
       t: app,
       smtp,
@@ -167,6 +171,7 @@ async function seedWorldMerchant(
   const pending = (await createTransaction(deps, createInput(merchant.id, spec.amount, { ref: `order-${spec.tag}-1`, email: `payer@${spec.tag}.test` }))).transaction;
   const paid = (await createTransaction(deps, createInput(merchant.id, spec.amount + 1_000, { ref: `order-${spec.tag}-2` }))).transaction;
   await recordPayment(deps, { merchantId: merchant.id, mode: 'test', source: 'simulator', sourcePaymentId: `sim-${spec.tag}`, amount: paid.total_amount, paidAt: deps.now(), trxid: paid.id });
+  const event = await deps.db.selectFrom('events').select('id').where('transaction_id', '=', paid.id).executeTakeFirstOrThrow();
   const unmatchedTotal = spec.amount + 2_777;
   const unmatched = await recordPayment(deps, {
     merchantId: merchant.id,
@@ -189,6 +194,7 @@ async function seedWorldMerchant(
     merchantId: merchant.id,
     trxid: pending.id,
     paidTrxid: paid.id,
+    eventId: event.id,
     paymentId: unmatched.payment.id,
     endpointId: endpoint.id,
     sourceId: source.id,
@@ -196,6 +202,8 @@ async function seedWorldMerchant(
     keyId: testKey.id,
     liveKeyId: liveKey.id,
     userId: user.id,
+    ref: `order-${spec.tag}-1`,
+    email: `payer@${spec.tag}.test`,
     amount: '25000',
     file: `${pending.id}.png`,
     lang: 'en',
