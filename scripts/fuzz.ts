@@ -32,6 +32,13 @@ function count(name: string, fallback: number): number {
   return n;
 }
 
+/** The process's memory (the gateway's and the fuzzer's: they share it); the heap after a full GC with --expose-gc. */
+function memory(): string {
+  (globalThis as { gc?: () => void }).gc?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  return `RSS ${Math.round(rss / 1048576)} MB, heap ${Math.round(heapUsed / 1048576)} MB`;
+}
+
 async function main(): Promise<number> {
   const cases = count('cases', 10_000);
   const seed = count('seed', Date.now() % 1_000_000_007);
@@ -46,7 +53,7 @@ async function main(): Promise<number> {
       seed,
       concurrency,
       ...(only ? { only } : {}),
-      progress: { every: 5000, report: (done) => process.stdout.write(`  ${done} cases, ${Math.round((Date.now() - started) / 1000)} s, RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB\n`) },
+      progress: { every: 5000, report: (done) => process.stdout.write(`  ${done} cases, ${Math.round((Date.now() - started) / 1000)} s, ${memory()}\n`) },
     });
     process.stdout.write(`${formatReport(report, (f) => `npm run fuzz -- --seed ${f.seed} --case ${f.case}`)}\n`);
     return report.failures.length === 0 && report.afterwards.length === 0 ? 0 : 1;
