@@ -37,7 +37,13 @@ export interface FuzzTarget {
    * Field names and plain values the app's own forms carry, and the routes its upload forms post to (all
    * read from its pages), so that posts reach the handlers.
    */
-  formWords: { names: readonly string[]; values: readonly string[]; uploadRoutes: ReadonlySet<string> };
+  formWords: {
+    names: readonly string[];
+    values: readonly string[];
+    uploadRoutes: ReadonlySet<string>;
+    /** The fields of the form that posts to a route (`POST /dashboard/webhooks` → url, events, ...). */
+    fieldsByRoute: ReadonlyMap<string, readonly string[]>;
+  };
 }
 
 export interface FuzzRequest {
@@ -140,8 +146,8 @@ function queryFor(t: FuzzTarget): fc.Arbitrary<string> {
     { weight: 1, arbitrary: pick(t.keys.length > 0 ? t.keys : ['x']).map((k) => `apikey=${k}`) },
   );
   return fc.oneof(
-    { weight: 3, arbitrary: fc.constant('') },
-    { weight: 6, arbitrary: fc.array(pair, { minLength: 1, maxLength: 6 }).map((pairs) => `?${pairs.join('&')}`) },
+    { weight: 5, arbitrary: fc.constant('') },
+    { weight: 5, arbitrary: fc.array(pair, { minLength: 1, maxLength: 6 }).map((pairs) => `?${pairs.join('&')}`) },
     { weight: 1, arbitrary: fc.integer({ min: 50, max: 400 }).map((n) => `?${Array.from({ length: n }, (_, i) => `a${i % 7}=${i}`).join('&')}`) },
   );
 }
@@ -195,8 +201,15 @@ function headersFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<Record<stri
     });
 }
 
-/** A form's fields: the identity's CSRF token (or a wrong one, or none) and hostile fields. */
-function formFields(t: FuzzTarget, identity: Identity): fc.Arbitrary<Array<[string, string]>> {
+// Plain values a person types into a form, so that a form's own fields pass its first checks.
+const PLAIN = ['', '', 'Warung Fuzz', 'fuzz@example.test', '10000', '25000', 'test', 'live', 'on', 'http://127.0.0.1:9/hook', 'a long passphrase 123'];
+
+/**
+ * A form's fields: the identity's CSRF token (or a wrong one, or none); then often the route's own
+ * form's fields with plain or hostile values (so that the handler behind the first checks is reached),
+ * else any fields.
+ */
+function formFields(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Arbitrary<Array<[string, string]>> {
   const csrf = fc.oneof(
     { weight: 4, arbitrary: fc.constant(identity.csrf ?? '') },
     { weight: 1, arbitrary: pick(['', 'x', `${identity.csrf ?? ''}x`]) },
@@ -210,7 +223,18 @@ function formFields(t: FuzzTarget, identity: Identity): fc.Arbitrary<Array<[stri
     { weight: 3, arbitrary: pick(t.formWords.values.length > 0 ? t.formWords.values : ['x']) },
   );
   const field = fc.tuple(fieldName(t), value);
-  return fc.tuple(csrf, fc.array(field, { maxLength: 8 })).map(([token, fields]) => (token === null ? fields : [['_csrf', token] as [string, string], ...fields]));
+  const own = t.formWords.fieldsByRoute.get(`${route.method} ${route.url}`) ?? [];
+  const ownFields =
+    own.length === 0
+      ? fc.array(field, { maxLength: 8 })
+      : fc.oneof(
+          { weight: 1, arbitrary: fc.array(field, { maxLength: 8 }) },
+          {
+            weight: 2,
+            arbitrary: fc.tuple(...own.map((name) => fc.oneof({ weight: 3, arbitrary: pick([...PLAIN, ...t.formWords.values]) }, { weight: 1, arbitrary: value }).map((v) => [name, v] as [string, string]))),
+          },
+        );
+  return fc.tuple(csrf, ownFields).map(([token, fields]) => (token === null ? fields : [['_csrf', token] as [string, string], ...fields]));
 }
 
 function safeDecode(v: string): string {
@@ -266,14 +290,14 @@ const UPLOADS: Record<string, Buffer> = {
 };
 
 /** A multipart body: fields, and a file that is garbage, tiny, truncated or of the wrong kind. */
-function multipartFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<{ body: Buffer; type: string; kind: string }> {
+function multipartFor(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Arbitrary<{ body: Buffer; type: string; kind: string }> {
   const file = fc.oneof(
     { weight: 3, arbitrary: pick(Object.keys(UPLOADS)).map((k) => ({ kind: k, bytes: UPLOADS[k]! })) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 400 }).map((b) => ({ kind: 'garbage', bytes: Buffer.from(b) })) },
   );
   return fc
     .record({
-      fields: formFields(t, identity),
+      fields: formFields(t, identity, route),
       file,
       fileField: pick(['image', 'image', 'image', 'image', 'file', 'qris', '__proto__']),
       fileType: pick(['image/png', 'image/jpeg', 'application/octet-stream', 'text/html', '']),
@@ -299,10 +323,10 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
   const form = (fields: Array<[string, string]>) => fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   const kinds: Array<{ weight: number; arbitrary: fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> }> = [
     { weight: 2, arbitrary: fc.constant({ body: null, type: null, kind: 'none' }) },
-    { weight: 4, arbitrary: formFields(t, identity).map((f) => ({ body: Buffer.from(form(f)), type: 'application/x-www-form-urlencoded', kind: 'form' })) },
+    { weight: 4, arbitrary: formFields(t, identity, route).map((f) => ({ body: Buffer.from(form(f)), type: 'application/x-www-form-urlencoded', kind: 'form' })) },
     {
       weight: 1,
-      arbitrary: formFields(t, identity).map((f) => ({
+      arbitrary: formFields(t, identity, route).map((f) => ({
         body: Buffer.from(`${form(f)}&a[b][c][d]=1&__proto__[polluted]=1&constructor[prototype][polluted]=1&x=1&x=2`),
         type: 'application/x-www-form-urlencoded',
         kind: 'form-nested',
@@ -345,10 +369,10 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
       ),
     },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ body: Buffer.from(b), type: null, kind: 'bytes' })) },
-    { weight: 3, arbitrary: multipartFor(t, identity).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) },
+    { weight: 3, arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) },
   ];
   // A route an upload form posts to mostly gets uploads: the image reader is what it is there for.
-  if (t.formWords.uploadRoutes.has(`${route.method} ${route.url}`)) kinds.push({ weight: 30, arbitrary: multipartFor(t, identity).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) });
+  if (t.formWords.uploadRoutes.has(`${route.method} ${route.url}`)) kinds.push({ weight: 30, arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) });
   return fc.oneof(...kinds);
 }
 

@@ -85,10 +85,11 @@ export async function startFuzzWorld(env: Record<string, string> = {}): Promise<
  * the merchant user see them: a form the console gains tomorrow is fuzzed with its own fields. Ids are
  * left out (a seeded row's id in a body could legitimately change that row).
  */
-async function formWords(world: SeededWorld): Promise<{ names: string[]; values: string[]; uploadRoutes: Set<string> }> {
+async function formWords(world: SeededWorld): Promise<FuzzTarget['formWords']> {
   const names = new Set<string>();
   const values = new Set<string>();
   const uploadActions = new Set<string>();
+  const fieldsByAction = new Map<string, Set<string>>();
   const table = routeTable(world.t.app);
   const pages = table.filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && !r.url.includes('*'));
   for (const route of pages) {
@@ -101,25 +102,35 @@ async function formWords(world: SeededWorld): Promise<{ names: string[]; values:
     for (const viewer of [world.viewers.operator, world.viewers.userA]) {
       const page = (await viewer.get(url)).body;
       for (const m of page.matchAll(/\bname="([^"]{1,40})"/g)) if (m[1] !== '_csrf') names.add(m[1]!);
-      for (const m of page.matchAll(/<form\b[^>]*>/g)) {
-        const action = /\baction="([^"]+)"/.exec(m[0])?.[1];
-        if (action && m[0].includes('multipart/form-data')) uploadActions.add(action);
+      for (const m of page.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)) {
+        const action = /\baction="([^"]+)"/.exec(m[1]!)?.[1];
+        if (!action) continue;
+        if (m[1]!.includes('multipart/form-data')) uploadActions.add(action);
+        const fields = fieldsByAction.get(action) ?? new Set<string>();
+        for (const f of m[2]!.matchAll(/\bname="([^"]{1,40})"/g)) if (f[1] !== '_csrf') fields.add(f[1]!);
+        fieldsByAction.set(action, fields);
       }
       for (const m of page.matchAll(/<(?:option|input)\b[^>]*\bvalue="([^"]{1,60})"/g)) {
         if (!/^[a-z]{2,5}_[0-9A-Za-z]{8,}/.test(m[1]!) && !m[0].includes('name="_csrf"')) values.add(m[1]!);
       }
     }
   }
-  // The routes those upload forms post to, by their pattern.
+  // The routes those forms post to, by their pattern.
   const uploadRoutes = new Set<string>();
+  const fieldsByRoute = new Map<string, readonly string[]>();
   for (const route of table.filter((r) => r.method === 'POST')) {
+    let action: string;
     try {
-      if (uploadActions.has(fillParams(route.url, world.merchants.A.ids))) uploadRoutes.add(`${route.method} ${route.url}`);
+      action = fillParams(route.url, world.merchants.A.ids);
     } catch {
-      // A parameter the world cannot fill: not a form's action.
+      continue; // A parameter the world cannot fill: not a form's action.
     }
+    const key = `${route.method} ${route.url}`;
+    if (uploadActions.has(action)) uploadRoutes.add(key);
+    const fields = fieldsByAction.get(action);
+    if (fields && fields.size > 0) fieldsByRoute.set(key, [...fields].sort());
   }
-  return { names: [...names].sort(), values: [...values].sort(), uploadRoutes };
+  return { names: [...names].sort(), values: [...values].sort(), uploadRoutes, fieldsByRoute };
 }
 
 /** Rows of merchant A made after the snapshot, for the fuzz to cancel, pay, remove or disable. */

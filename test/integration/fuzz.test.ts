@@ -240,7 +240,7 @@ describe('fuzzing Node’s own parser over a real socket', () => {
 // tomorrow is in it), as the operator, a merchant user and nobody, with hostile paths, queries, headers,
 // bodies, uploads and methods, over real HTTP. The same run, longer: npm run fuzz -- --cases N --seed S.
 describe('fuzzing every route of the route table over HTTP', () => {
-  const CASES = 3000;
+  const CASES = 4000;
   let w: FuzzWorld;
   beforeAll(async () => {
     w = await startFuzzWorld();
