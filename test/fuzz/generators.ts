@@ -231,7 +231,10 @@ function formFields(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Ar
           { weight: 1, arbitrary: fc.array(field, { maxLength: 8 }) },
           {
             weight: 2,
-            arbitrary: fc.tuple(...own.map((name) => fc.oneof({ weight: 3, arbitrary: pick([...PLAIN, ...t.formWords.values]) }, { weight: 1, arbitrary: value }).map((v) => [name, v] as [string, string]))),
+            // Each field often left out, as a person leaves one of two alternatives (a payload or a picture).
+            arbitrary: fc
+              .tuple(...own.map((name) => fc.option(fc.oneof({ weight: 3, arbitrary: pick([...PLAIN, ...t.formWords.values]) }, { weight: 1, arbitrary: value }).map((v) => [name, v] as [string, string]), { freq: 2 })))
+              .map((fields) => fields.filter((f): f is [string, string] => f !== null)),
           },
         );
   return fc.tuple(csrf, ownFields).map(([token, fields]) => (token === null ? fields : [['_csrf', token] as [string, string], ...fields]));
