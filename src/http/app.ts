@@ -9,7 +9,7 @@ import { proxyTrustFunction } from '../domain/proxy-trust.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from './auth.js';
 import { errorBody, handleError, sendError } from './errors.js';
-import { parseFormBody } from './params.js';
+import { holdsNul, parseFormBody } from './params.js';
 import { statusFor } from './error-status.js';
 import { redactUrl } from './redact.js';
 import { lazyChildLogger } from './request-logger.js';
@@ -109,6 +109,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     if (request.raw.url && request.raw.url.length > config.maxUrlLength) {
       done(new AppError('uri_too_long', `the URL is longer than ${config.maxUrlLength} characters`));
+      return;
+    }
+    done();
+  });
+  // After every body parser (the console's multipart one included, which runs in preValidation).
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (holdsNul(request.params) || holdsNul(request.query) || holdsNul(request.body)) {
+      // Its statusCode too, for an error handler that reads only Fastify's (the SNAP routes' scope).
+      done(Object.assign(new AppError('invalid_parameter', 'a NUL character is not allowed in a request'), { statusCode: 400 }));
       return;
     }
     done();

@@ -50,6 +50,12 @@ export function toAppError(err: unknown): AppError {
   if (fe.statusCode === 400 || err instanceof SyntaxError) return new AppError('invalid_body', 'the request body could not be read');
   if (fe.statusCode === 413) return new AppError('payload_too_large', publicMessage('payload_too_large'));
   if (fe.statusCode === 415) return new AppError('unsupported_media_type', publicMessage('unsupported_media_type'));
+  // The static file sender (the API explorer's files) refuses with http-errors: a path out of its folder
+  // (403), a missing file (404), a Range past the end or malformed (416).
+  if ((err as { expose?: unknown }).expose === true) {
+    if (fe.statusCode === 403 || fe.statusCode === 404) return new AppError('not_found', 'no such file');
+    if (fe.statusCode === 416) return new AppError('invalid_parameter', 'the Range header cannot be satisfied');
+  }
   return new AppError('internal_error', 'something went wrong on our side; the request id helps us find it');
 }
 

@@ -60,3 +60,25 @@ export function parseFormBody(body: string): Record<string, string | string[]> {
   // fromEntries defines own properties, so a "__proto__" field cannot reach the prototype.
   return Object.fromEntries(fields);
 }
+
+/**
+ * True when a string anywhere in a request's parameters, query or parsed body (keys included) holds a
+ * NUL character. PostgreSQL refuses NUL in text, so such a value would fail as a database error (a 500)
+ * wherever it reaches a query; no field of ours has a use for one. Walked without recursion (a body may
+ * nest thousands deep); uploaded files (bytes) are not text and are skipped.
+ */
+export function holdsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return true;
+    } else if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) {
+      for (const key of Object.keys(v)) {
+        if (key.includes('\u0000')) return true;
+        stack.push((v as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}

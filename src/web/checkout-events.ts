@@ -65,5 +65,8 @@ export function checkoutEventRoutes(app: FastifyInstance, deps: Deps, watch: Sta
     }
     streams.add(stream);
     stream.open(raw, request.id);
+    // HEAD: the headers are the whole answer. Node holds them back until a body write or the end, and
+    // writes no body for HEAD, so a stream left open would never answer and would keep its slot.
+    if (request.method === 'HEAD') stream.close();
   });
 }

@@ -139,6 +139,19 @@ describe('checkout status streams', () => {
     expect(api.status).toBe(200);
   });
 
+  // issue 23, found by the route-table fuzz: a HEAD of the stream never answered (Node sends no headers
+  // for HEAD until the end) and held its slot while the client waited.
+  it('answers HEAD with the headers at once and holds no slot for it', async () => {
+    await setup({ CHECKOUT_STREAMS_PER_TRANSACTION: '1' });
+    const trxid = await pending(12_500);
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${base}/checkout/${trxid}/events`, { method: 'HEAD', signal: AbortSignal.timeout(5000) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    }
+    await opened(trxid);
+  });
+
   it('answers unknown and malformed ids with JSON errors, holding no slot for them', async () => {
     await setup({ CHECKOUT_STREAMS_PER_ADDRESS: '1' });
     const unknown = 'trx_0000000000000000000000000000000';

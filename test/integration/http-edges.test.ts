@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApiKey, revokeApiKey } from '../../src/services/merchants/api-keys.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { expectCommonHeaders, expectError, header, REQUEST_ID_SHAPE } from '../helpers/http-assertions.js';
+import { expectCommonHeaders, expectError, header, listeningPort, rawRequest, REQUEST_ID_SHAPE } from '../helpers/http-assertions.js';
 
 const CQRIS = '/api/payment-gateway/cqris';
 const CSTATUS = '/api/payment-gateway/cstatus';
@@ -396,5 +396,33 @@ describe('malformed URLs rejected by the router', () => {
     expect(res.statusCode).toBeLessThan(500);
     expectCommonHeaders(res);
     expect(res.json().error.request_id).toBe(res.headers['x-request-id']);
+  });
+});
+
+// issue 23, found by the route-table fuzz: the API explorer's static files answered 500 to a Range past
+// the end and to a path that climbs out of their folder (the file sender's 416 and 403 were not mapped).
+describe('refusals of the static file sender', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('an unsatisfiable or malformed Range is a 400 envelope', async () => {
+    for (const range of ['bytes=999999999-', 'bytes=a-b']) {
+      const res = await t.app.inject({ url: '/docs/static/index.css', headers: { range } });
+      expectError(res, 400, 'invalid_parameter');
+    }
+    expect((await t.app.inject({ url: '/docs/static/index.css', headers: { range: 'bytes=0-0' } })).statusCode).toBe(206);
+  });
+
+  it('a path out of the folder is a 404 envelope', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    for (const path of ['/docs/static/../../../../etc/passwd', '/docs/static/%2e%2e', '/docs/static/%2e%2e/%2e%2e/package.json']) {
+      // Over a raw socket: the path reaches the server exactly as written, unnormalised.
+      const res = await rawRequest(listeningPort(t.app), `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(res.status, path).toBe(404);
+      expect(JSON.parse(res.body).error.code).toBe('not_found');
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
+import { startSeededWorld, type SeededWorld } from '../helpers/seeded-world.js';
 
 describe('strict request bodies', () => {
   let t: TestApp;
@@ -58,5 +59,44 @@ describe('HEAD on routes that change state', () => {
     expect(rows).toHaveLength(0);
     const status = await t.app.inject({ method: 'HEAD', url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } });
     expect(status.statusCode).toBe(200);
+  });
+});
+
+// issue 23, found by the route-table fuzz on PostgreSQL: a NUL character (%00) in a path, query or form
+// field reached a query, and PostgreSQL's refusal of NUL in text answered 500 (console pages, the audit
+// filter, the login form, renames, key creation). It is refused at the edge, on both databases alike.
+describe('NUL characters in requests', () => {
+  let w: SeededWorld;
+  beforeAll(async () => {
+    w = await startSeededWorld();
+  });
+  afterAll(async () => w?.close());
+
+  it('are a 400 wherever they are: path, query, form or JSON body', async () => {
+    const { operator, userA, anonymous } = w.viewers;
+    const A = w.merchants.A;
+    const answers = [
+      await userA.get('/dashboard/links/%00/print'),
+      await operator.get('/dashboard/merchants/%00'),
+      await operator.get('/dashboard/audit?actor=%00'),
+      await anonymous.post('/dashboard/login', { email: 'a\u0000@b.co', password: 'x' }),
+      await operator.post(`/dashboard/merchants/${A.ids.merchantId}/rename`, { name: 'a\u0000' }),
+      await operator.post('/dashboard/keys', { merchant: '\u0000', mode: 'test' }),
+      await w.t.app.inject({ url: `/api/payment-gateway/cqris?amount=10000&ref=a%00&apikey=${A.testKey}` }),
+      await w.t.app.inject({
+        method: 'POST',
+        url: '/api/payment-gateway/cqris',
+        headers: { 'x-api-key': A.testKey, 'content-type': 'application/json' },
+        payload: '{"amount":10000,"ref":"x","\\u0000":1}',
+      }),
+    ];
+    expect(answers.map((res) => res.statusCode)).toEqual(answers.map(() => 400));
+    expect(answers[6]!.json().error.code).toBe('invalid_parameter');
+    // The SNAP routes answer in SNAP's words, and a refusal at the edge is their 400, not General Error.
+    const snap = await w.t.app.inject({ method: 'POST', url: '/snap/v1.0/qr/qr-mpm-notify?x=%00', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(snap.statusCode).toBe(400);
+    expect(snap.json().responseCode).toMatch(/^400/);
+    const merchant = await w.t.deps.db.selectFrom('merchants').select('name').where('id', '=', A.ids.merchantId).executeTakeFirstOrThrow();
+    expect(merchant.name).toBe(A.name);
   });
 });

@@ -28,6 +28,10 @@ declare module 'fastify' {
     /** A console route that needs no login (the login form, the language switch, the static files). */
     consolePublic?: boolean;
   }
+  interface FastifyRequest {
+    /** True while the multipart plugin reads the request's form (see consoleRoutes). */
+    readingForm: boolean;
+  }
 }
 
 /**
@@ -74,9 +78,19 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         strictTransportSecurity: false,
         crossOriginEmbedderPolicy: false,
       });
+      // The multipart plugin reads the form in a preValidation hook; the hooks around it mark that time, so
+      // that what its parser throws on a malformed form (no boundary, a cut-off part: plain errors, no
+      // status) is answered as the client's mistake, not as a failure of ours.
+      scope.decorateRequest('readingForm', false);
+      scope.addHook('preValidation', async (request) => {
+        request.readingForm = true;
+      });
       await scope.register(multipart, {
         attachFieldsToBody: 'keyValues',
         limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 30, parts: 31, fieldSize: 64 * 1024, headerPairs: 50 },
+      });
+      scope.addHook('preValidation', async (request) => {
+        request.readingForm = false;
       });
 
       scope.decorateRequest('viewer', null);
@@ -210,6 +224,7 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: Fast
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return pagedError(request, reply, error.statusCode, 'refused', error.message);
   }
+  if (request.readingForm && error.statusCode === undefined) return pagedError(request, reply, 400, 'refused', 'The form could not be read.');
   request.log.error({ err: error }, 'console request failed');
   return pagedError(request, reply, 500, 'failed');
 }
