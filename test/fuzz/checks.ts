@@ -96,18 +96,3 @@ export function apiEnvelopeProblem(status: number, headers: Record<string, unkno
   return null;
 }
 
-/**
- * TEMPORARY allow-list, to be removed by the lead when sec-edges (which fixes these) is merged: issue 23's
- * findings 10 (a 1x1 PNG upload answers 500) and 12 (SNAP routes answer 500 to an over-long URL). An
- * answer matching an entry is counted under its name instead of failing the run; nothing else is.
- */
-export const TEMPORARY_ALLOWED_FINDINGS: ReadonlyArray<{ name: string; matches(req: FuzzRequest, answer: FuzzAnswer): boolean }> = [
-  {
-    name: 'issue 23 finding 10 (1x1 PNG upload 500), fixed on sec-edges',
-    matches: (req, answer) => answer.status === 500 && req.route === 'POST /dashboard/merchants/preview' && req.bodyKind.startsWith('upload-png-1x1'),
-  },
-  {
-    name: 'issue 23 finding 12 (SNAP long URL 500), fixed on sec-edges',
-    matches: (req, answer) => answer.status === 500 && req.path.startsWith('/snap/') && req.path.length > 4096,
-  },
-];

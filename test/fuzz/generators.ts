@@ -55,7 +55,7 @@ export interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body: Buffer | null;
-  /** A short word on what the body is (`json-deep`, `upload-png-1x1`), for the report and the allow-list. */
+  /** A short word on what the body is (`json-deep`, `upload-png-1x1`), for the report. */
   bodyKind: string;
 }
 

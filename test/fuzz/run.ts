@@ -1,7 +1,7 @@
 // A fuzz run: N hostile requests from the route table (a fixed seed each, so any one can be made again),
 // every answer checked, then the gateway's health and its seeded rows. Used by the suite and `npm run fuzz`.
 import fc from 'fast-check';
-import { problemsOf, TEMPORARY_ALLOWED_FINDINGS } from './checks.js';
+import { problemsOf } from './checks.js';
 import { anyRequest, type FuzzRequest } from './generators.js';
 import { send } from './send.js';
 import { seededChanges, type FuzzWorld } from './world.js';
@@ -30,8 +30,6 @@ export interface FuzzReport {
   fiveXx: number;
   /** The route table entries the run made requests for (`GET /checkout/:trxid`). */
   routes: Set<string>;
-  /** Answers excused by the temporary allow-list, by entry. */
-  allowed: Map<string, number>;
   /** Requests node:http itself would not send (a header it cannot write): not counted as cases. */
   unsent: number;
   failures: FuzzFailure[];
@@ -54,7 +52,7 @@ export function describeRequest(req: FuzzRequest): string {
 export async function runFuzz(w: FuzzWorld, options: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
   const arbitrary = anyRequest(w);
-  const report: FuzzReport = { cases: 0, statuses: new Map(), routes: new Set(), fiveXx: 0, allowed: new Map(), unsent: 0, failures: [], afterwards: [], ms: 0 };
+  const report: FuzzReport = { cases: 0, statuses: new Map(), routes: new Set(), fiveXx: 0, unsent: 0, failures: [], afterwards: [], ms: 0 };
   const numbers = options.only ?? Array.from({ length: options.cases }, (_, i) => i);
   let next = 0;
   const worker = async () => {
@@ -72,11 +70,7 @@ export async function runFuzz(w: FuzzWorld, options: FuzzOptions): Promise<FuzzR
       if (answer.status !== null) report.statuses.set(answer.status, (report.statuses.get(answer.status) ?? 0) + 1);
       if (answer.status !== null && answer.status >= 500) report.fiveXx += 1;
       const problems = problemsOf(req!, answer);
-      if (problems.length > 0) {
-        const excuse = TEMPORARY_ALLOWED_FINDINGS.find((entry) => entry.matches(req!, answer));
-        if (excuse && problems.every((p) => /^5\d\d answer/.test(p))) report.allowed.set(excuse.name, (report.allowed.get(excuse.name) ?? 0) + 1);
-        else report.failures.push({ case: n, seed: options.seed, request: describeRequest(req!), problems });
-      }
+      if (problems.length > 0) report.failures.push({ case: n, seed: options.seed, request: describeRequest(req!), problems });
       if (options.progress && report.cases % options.progress.every === 0) options.progress.report(report.cases);
     }
   };
@@ -99,14 +93,13 @@ async function afterwards(w: FuzzWorld): Promise<string[]> {
   return problems;
 }
 
-/** The report as text: totals, statuses, 5xx, what the allow-list excused, and each failure with its repro. */
+/** The report as text: totals, statuses, 5xx, and each failure with its repro. */
 export function formatReport(report: FuzzReport, repro: (f: FuzzFailure) => string): string {
   const lines = [
     `cases: ${report.cases} in ${(report.ms / 1000).toFixed(1)} s (${report.unsent} not sendable by node:http, skipped)`,
     `statuses: ${[...report.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}=${n}`).join(' ')}`,
     `5xx: ${report.fiveXx}`,
   ];
-  for (const [name, n] of report.allowed) lines.push(`excused by the TEMPORARY allow-list: ${n} x ${name}`);
   lines.push(`failures: ${report.failures.length}`);
   const shown = Number(process.env.FUZZ_SHOW ?? 30);
   for (const f of report.failures.slice(0, shown)) lines.push(`  case ${f.case}: ${f.problems.join('; ')}\n    ${f.request}\n    repro: ${repro(f)}`);
