@@ -3,10 +3,13 @@
 //  - every API route that takes a key refuses a request without one: 401 api_key_required in the envelope;
 //  - every API path refuses a method it does not allow: 405 method_not_allowed in the envelope, with an
 //    Allow header naming the methods it does allow, and changes nothing.
-// Both mounts (/api and /api/api) are walked. The console's two rules (a POST without its CSRF token is
-// refused with 403; a logged-out visitor of a non-public page is sent to the login form) are asserted for
-// every console route, as every viewer, by the isolation matrix (isolation-matrix.test.ts: csrfRefused and
-// toLogin); repeating them here would add nothing.
+// Both mounts (/api and /api/api) are walked. And for the console:
+//  - every non-public console page sends a logged-out visitor to the login form, which brings it back to
+//    exactly that page (`next`), not told its session expired (`expired=0`).
+// The isolation matrix (isolation-matrix.test.ts) already asserts, for every console route and every
+// viewer, that a POST without its CSRF token is refused with 403 (csrfRefused) and that a logged-out GET is
+// a 303 to `/dashboard?next=` (toLogin); those are not repeated here. What this file adds for the console
+// is the exact location, which the per-page tests asserted page by page.
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteEntry } from '../../src/http/route-table.js';
@@ -23,15 +26,27 @@ interface OpenApiOp {
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** What a route parameter is filled with: no route needs a real object to refuse a key or a method. */
-const IDS = { file: 'trx_000000000000000000000000000000.png', sourceId: 'src_unknown' };
+const IDS = {
+  file: 'trx_000000000000000000000000000000.png',
+  sourceId: 'src_unknown',
+  trxid: 'trx_abc',
+  merchantId: 'mch_abc',
+  userId: 'usr_abc',
+  paymentId: 'pay_abc',
+  endpointId: 'we_abc',
+  keyId: 'key_abc',
+  handle: 'some-shop',
+  amount: '25000',
+  lang: 'en',
+};
 
-describe('every API route', () => {
+describe('the rules every route shares', () => {
   let t: TestApp;
   let api: RouteEntry[];
   let openapi: Record<string, Record<string, OpenApiOp>>;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ CONSOLE: 'true' });
     api = routeTable(t.app).filter((r) => r.url.startsWith('/api/'));
     openapi = (JSON.parse((await t.app.inject({ url: '/openapi.json' })).body) as { paths: typeof openapi }).paths;
   });
@@ -114,5 +129,20 @@ describe('every API route', () => {
     // A 405 must not have created anything.
     const list = await t.app.inject({ method: 'GET', url: `${CSTATUS}?limit=100`, headers: { 'x-api-key': t.testKey } });
     expect(list.json().data.items.filter((i: { amount: number }) => i.amount === 1000)).toHaveLength(0);
+  });
+
+  // Moved here: the logged-out page checks of console-transactions, -merchants, -keys, -links, -payments,
+  // -webhooks and -audit (their logged-out form posts stay there: they check that nothing was acted on).
+  it('sends a logged-out visitor of every non-public console page to the login form, back to that page', async () => {
+    const pages = routeTable(t.app).filter((r) => r.method === 'GET' && (r.url === '/dashboard' || r.url.startsWith('/dashboard/')) && r.config.consolePublic !== true);
+    expect(pages.map((r) => r.url)).toEqual(expect.arrayContaining(['/dashboard/transactions', '/dashboard/transactions.csv', '/dashboard/transactions/:trxid', '/dashboard/audit']));
+    for (const route of pages) {
+      // With its query too: the login form brings the visitor back to the filtered list it asked for.
+      for (const url of [fillParams(route.url, IDS), `${fillParams(route.url, IDS)}?status=unmatched`]) {
+        const res = await t.app.inject({ method: 'GET', url });
+        expect(res.statusCode, url).toBe(303);
+        expect(res.headers.location, url).toBe(`/dashboard?next=${encodeURIComponent(url)}&expired=0`);
+      }
+    }
   });
 });
