@@ -1,5 +1,6 @@
-// issue 24, item 10: what holds for every API route, generated from the app's own route table, so a route
-// added tomorrow is covered the day it is added. Two rules live here:
+// issue 24, item 10: what holds for every API route and console page, generated from the app's own route
+// table, so a route added tomorrow is covered the day it is added (a route that takes no key is one whose
+// OpenAPI operation declares its own `security`: a rule, not a list). For the API:
 //  - every API route that takes a key refuses a request without one: 401 api_key_required in the envelope;
 //  - every API path refuses a method it does not allow: 405 method_not_allowed in the envelope, with an
 //    Allow header naming the methods it does allow, and changes nothing.
