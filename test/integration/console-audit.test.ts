@@ -29,8 +29,7 @@ describe('console audit log', () => {
     expect(res.statusCode).toBe(404);
     expect(res.body).toContain('There is nothing here, or it is not yours to see.');
     expect((await c.get('/dashboard')).body).not.toContain('href="/dashboard/audit"');
-    const out = new ConsoleClient(t.app);
-    expect((await out.get('/dashboard/audit')).headers.location).toBe('/dashboard?next=%2Fdashboard%2Faudit&expired=0');
+    // Logged out: route-common.test.ts.
   });
 
   it('shows who, what, the subject and when (WIB), newest first, with details escaped', async () => {

@@ -61,15 +61,7 @@ describe('console transaction list', () => {
     return { other: other.merchant.id, ops, shop };
   }
 
-  it('sends a logged-out visitor to the login form, for the list, the export and a detail', async () => {
-    t = await createTestApp();
-    const c = new ConsoleClient(t.app);
-    for (const url of ['/dashboard/transactions', '/dashboard/transactions.csv', '/dashboard/transactions/trx_abc']) {
-      const res = await c.get(url);
-      expect(res.statusCode).toBe(303);
-      expect(res.headers.location).toBe(`/dashboard?next=${encodeURIComponent(url)}&expired=0`);
-    }
-  });
+  // 'sends a logged-out visitor to the login form, for the list, the export and a detail' moved to route-common.test.ts.
 
   it('lists newest first with links to each; a merchant user sees only its merchant, without a merchant filter', async () => {
     const { other, ops, shop } = await setup();

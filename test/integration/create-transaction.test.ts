@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { parseQris, parseTlv } from '../../src/domain/qris/index.js';
 import { createTestApp, seedMerchant, vectors, type TestApp } from '../helpers/context.js';
 import { expectError as expectErrorEnvelope } from '../helpers/http-assertions.js';
+import { CQRIS } from '../helpers/api.js';
 
 // Every error these tests expect without a param must name none.
 const expectError = (res: Parameters<typeof expectErrorEnvelope>[0], status: number, code: Parameters<typeof expectErrorEnvelope>[2], param?: string) =>
@@ -13,7 +14,6 @@ const expectError = (res: Parameters<typeof expectErrorEnvelope>[0], status: num
 // jsqr is CommonJS with ES-style typings (see test/unit/qr-image.test.ts).
 const jsQR = jsQRModule.default;
 
-const CQRIS = '/api/payment-gateway/cqris';
 const TRXID = /^trx_[0-9a-z]{9}[0-9A-Za-z]{22}$/;
 const BASE = 'http://gateway.test';
 
@@ -583,8 +583,8 @@ describe('GET /api/payment-gateway/cqris', () => {
       expect(res.json().data.mode).toBe('live');
     });
 
-    it('without a key is 401, with an unknown key 401', async () => {
-      expectError(await t.app.inject({ url: `${CQRIS}?amount=1000` }), 401, 'api_key_required', 'apikey');
+    // Without a key: moved to route-common.test.ts.
+    it('with an unknown key is 401', async () => {
       expectError(await get(t, { amount: '1000' }, `sk_test_${'x'.repeat(40)}`), 401, 'invalid_api_key');
     });
   });

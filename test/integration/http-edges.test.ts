@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApiKey, revokeApiKey } from '../../src/services/merchants/api-keys.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { expectCommonHeaders, expectError, header, listeningPort, rawRequest, REQUEST_ID_SHAPE } from '../helpers/http-assertions.js';
-
-const CQRIS = '/api/payment-gateway/cqris';
-const CSTATUS = '/api/payment-gateway/cstatus';
+import { expectCommonHeaders, expectError, listeningPort, rawRequest, REQUEST_ID_SHAPE } from '../helpers/http-assertions.js';
+import { CQRIS, CSTATUS } from '../helpers/api.js';
 
 describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
   let t: TestApp;
@@ -85,27 +83,7 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       expectError(await t.app.inject({ method: 'POST', url: '/nope', payload: { a: 1 } }), 404, 'not_found');
     });
 
-    it('answers a wrong method with 405 method_not_allowed and an Allow header', async () => {
-      for (const method of ['DELETE', 'PUT', 'PATCH'] as const) {
-        for (const base of ['/api', '/api/api']) {
-          const res = await t.app.inject({ method, url: `${base}/payment-gateway/cqris?amount=1000`, headers: withKey() });
-          expectError(res, 405, 'method_not_allowed');
-          const allow = header(res, 'allow')!.split(/,\s*/);
-          expect(allow).toEqual(expect.arrayContaining(['GET', 'POST']));
-          expect(allow).not.toContain(method);
-        }
-      }
-      for (const base of ['/api', '/api/api']) {
-        const res = await t.app.inject({ method: 'POST', url: `${base}/payment-gateway/cstatus`, headers: withKey() });
-        expectError(res, 405, 'method_not_allowed');
-        const allow = header(res, 'allow')!.split(/,\s*/);
-        expect(allow).toContain('GET');
-        expect(allow).not.toContain('POST');
-      }
-      // A 405 must not have created anything.
-      const list = await get(`${CSTATUS}?limit=100`, withKey());
-      expect(list.json().data.items.filter((i: { amount: number }) => i.amount === 1000)).toHaveLength(0);
-    });
+    // 'answers a wrong method with 405 method_not_allowed and an Allow header' moved to route-common.test.ts.
 
     it('serves every route under /api and under /api/api', async () => {
       const a = await get(`/api/payment-gateway/cqris?amount=2100`, withKey());
@@ -195,7 +173,6 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
     it('missing: 401 api_key_required naming apikey', async () => {
       expectError(await get(`${CQRIS}?amount=1000`), 401, 'api_key_required', 'apikey');
       expectError(await get(`${CQRIS}?amount=1000&apikey=`), 401, 'api_key_required', 'apikey');
-      expectError(await get(`${CSTATUS}`), 401, 'api_key_required', 'apikey');
       expectError(await get(`${CQRIS}?amount=1000`, { authorization: 'Basic dXNlcjpwYXNz' }), 401, 'api_key_required');
     });
 

@@ -5,9 +5,8 @@ import { hashApiKey } from '../../src/domain/api-key.js';
 import { redactUrl, scrubSecrets } from '../../src/http/redact.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { expectEnvelopeShape, expectError, listeningPort, rawRequest } from '../helpers/http-assertions.js';
+import { CQRIS, CSTATUS } from '../helpers/api.js';
 
-const CQRIS = '/api/payment-gateway/cqris';
-const CSTATUS = '/api/payment-gateway/cstatus';
 const UNKNOWN_KEY = `sk_test_${'Zq9'.repeat(14)}`;
 
 /** Every string that would let a reader of the logs use or recognise a key. */

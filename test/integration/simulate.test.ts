@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
+import { amountsFrom, create, SIMULATE } from '../helpers/api.js';
 import { expectError } from '../helpers/http-assertions.js';
-
-const CQRIS = '/api/payment-gateway/cqris';
-const SIMULATE = '/api/payment-gateway/simulate';
 
 interface Tx {
   trxid: string;
@@ -21,20 +19,14 @@ interface Tx {
 
 let t: TestApp;
 let other: Seeded;
-let counter = 0;
+// This file's amounts start above the other files' (50,000 + n * 1000).
+const amounts = amountsFrom(50_000);
 
 beforeAll(async () => {
   t = await createTestApp();
   other = await seedMerchant(t.deps, 1, 'Other Merchant');
 });
 afterAll(async () => t.close());
-
-async function create(key: string = t.testKey, params: Record<string, string> = {}): Promise<Tx> {
-  const query = new URLSearchParams({ amount: String(50_000 + ++counter * 1000), ...params });
-  const res = await t.app.inject({ url: `${CQRIS}?${query}`, headers: { 'x-api-key': key } });
-  if (res.statusCode !== 200) throw new Error(`create failed: ${res.body}`);
-  return res.json().data as Tx;
-}
 
 function simulate(
   trxid: string,
@@ -71,7 +63,7 @@ async function readStatus(trxid: string, key: string = t.testKey): Promise<Tx> {
 
 describe('simulate', () => {
   it.each(['POST', 'GET'] as const)('%s pays a pending transaction through record-payment', async (method) => {
-    const tx = await create();
+    const tx = await create<Tx>(t.app, t.testKey, {}, amounts);
     t.clock.advance(2_000);
     const paidAt = new Date(t.clock.ms).toISOString();
     const res = await simulate(tx.trxid, { method });
@@ -116,7 +108,7 @@ describe('simulate', () => {
   });
 
   it('POST accepts the trxid in a JSON body or a form body', async () => {
-    const a = await create();
+    const a = await create<Tx>(t.app, t.testKey, {}, amounts);
     const json = await t.app.inject({
       method: 'POST',
       url: SIMULATE,
@@ -126,7 +118,7 @@ describe('simulate', () => {
     expect(json.statusCode, json.body).toBe(200);
     expect(json.json().data.status).toBe('paid');
 
-    const b = await create();
+    const b = await create<Tx>(t.app, t.testKey, {}, amounts);
     const form = await t.app.inject({
       method: 'POST',
       url: SIMULATE,
@@ -138,14 +130,14 @@ describe('simulate', () => {
   });
 
   it('answers under /api/api too', async () => {
-    const tx = await create();
+    const tx = await create<Tx>(t.app, t.testKey, {}, amounts);
     const res = await simulate(tx.trxid, { prefix: '/api' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.status).toBe('paid');
   });
 
   it('a live key gets 403 test_mode_only and nothing is paid', async () => {
-    const live = await create(t.liveKey);
+    const live = await create<Tx>(t.app, t.liveKey, {}, amounts);
     expectError(await simulate(live.trxid, { key: t.liveKey }), 403, 'test_mode_only');
     expectError(await simulate(live.trxid, { key: t.liveKey, method: 'GET' }), 403, 'test_mode_only');
     expect((await stored(live.trxid)).status).toBe('pending');
@@ -153,7 +145,7 @@ describe('simulate', () => {
   });
 
   it('paying a paid transaction is 409 transaction_already_paid, with no second payment', async () => {
-    const tx = await create();
+    const tx = await create<Tx>(t.app, t.testKey, {}, amounts);
     expect((await simulate(tx.trxid)).statusCode).toBe(200);
     const firstPaidAt = (await stored(tx.trxid)).paid_at;
     t.clock.advance(1_000);
@@ -164,7 +156,7 @@ describe('simulate', () => {
   });
 
   it('a payment after expiry still pays the transaction, with paid_late', async () => {
-    const tx = await create(t.testKey, { expires_in: '60' });
+    const tx = await create<Tx>(t.app, t.testKey, { expires_in: '60' }, amounts);
     t.clock.advance(61_000);
     expect((await readStatus(tx.trxid)).status).toBe('expired');
     const res = await simulate(tx.trxid);
@@ -175,7 +167,7 @@ describe('simulate', () => {
   });
 
   it('a payment after the sweeper expired the row still pays it, late', async () => {
-    const tx = await create(t.testKey, { expires_in: '60' });
+    const tx = await create<Tx>(t.app, t.testKey, { expires_in: '60' }, amounts);
     t.clock.advance(60_000);
     await expireDue(t.deps);
     expect((await stored(tx.trxid)).status).toBe('expired');
@@ -188,14 +180,14 @@ describe('simulate', () => {
   });
 
   it('a payment just before expiry is on time', async () => {
-    const tx = await create(t.testKey, { expires_in: '60' });
+    const tx = await create<Tx>(t.app, t.testKey, { expires_in: '60' }, amounts);
     t.clock.advance(59_999);
     const res = await simulate(tx.trxid);
     expect(res.json().data).toMatchObject({ status: 'paid', paid_late: false });
   });
 
   it('a different amount is stored as an unmatched payment and the transaction stays pending', async () => {
-    const tx = await create();
+    const tx = await create<Tx>(t.app, t.testKey, {}, amounts);
     const wrong = String(tx.total_amount - 1);
     const res = await simulate(tx.trxid, { amount: wrong });
     expect(res.statusCode, res.body).toBe(200);
@@ -238,7 +230,7 @@ describe('simulate', () => {
     ['0', 'amount_out_of_range'],
     ['10000001', 'amount_out_of_range'],
   ] as const)('amount=%j is 400 %s and records nothing', async (amount, code) => {
-    const tx = await create();
+    const tx = await create<Tx>(t.app, t.testKey, {}, amounts);
     expectError(await simulate(tx.trxid, { amount }), 400, code, 'amount');
     expect(await paymentsOf(tx.trxid)).toHaveLength(0);
     expect((await stored(tx.trxid)).status).toBe('pending');
@@ -246,7 +238,7 @@ describe('simulate', () => {
 
   it('two identical simulate calls racing record exactly one payment', async () => {
     for (let round = 0; round < 5; round++) {
-      const tx = await create();
+      const tx = await create<Tx>(t.app, t.testKey, {}, amounts);
       const results = await Promise.all([simulate(tx.trxid), simulate(tx.trxid, { method: round % 2 === 0 ? 'POST' : 'GET' })]);
       const codes = results.map((r) => r.statusCode).sort();
       expect([
@@ -267,7 +259,7 @@ describe('simulate', () => {
   });
 
   it("another merchant's trxid is 404 transaction_not_found and stays unpaid", async () => {
-    const theirs = await create(other.testKey);
+    const theirs = await create<Tx>(t.app, other.testKey, {}, amounts);
     expectError(await simulate(theirs.trxid), 404, 'transaction_not_found', 'trxid');
     expect((await stored(theirs.trxid)).status).toBe('pending');
     expect(await paymentsOf(theirs.trxid)).toHaveLength(0);
@@ -284,10 +276,5 @@ describe('simulate', () => {
     expectError(await simulate('nope'), 400, 'invalid_parameter', 'trxid');
   });
 
-  it('without a key is 401', async () => {
-    const tx = await create();
-    const res = await t.app.inject({ method: 'POST', url: `${SIMULATE}?trxid=${tx.trxid}` });
-    expectError(res, 401, 'api_key_required');
-    expect((await stored(tx.trxid)).status).toBe('pending');
-  });
+  // 'without a key is 401' moved to route-common.test.ts.
 });

@@ -3,10 +3,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { encodeCursor } from '../../src/services/transactions/list-transactions.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
+import { create, CSTATUS } from '../helpers/api.js';
 import { expectError } from '../helpers/http-assertions.js';
 
-const CQRIS = '/api/payment-gateway/cqris';
-const CSTATUS = '/api/payment-gateway/cstatus';
 
 interface Tx {
   trxid: string;
@@ -31,21 +30,12 @@ interface Page {
 
 let t: TestApp;
 let other: Seeded;
-let counter = 0;
 
 beforeAll(async () => {
   t = await createTestApp();
   other = await seedMerchant(t.deps, 1, 'Other Merchant');
 });
 afterAll(async () => t.close());
-
-async function create(key: string, params: Record<string, string> = {}): Promise<Tx> {
-  // Distinct amounts keep the unique-code ranges of unrelated tests apart.
-  const query = new URLSearchParams({ amount: String(10_000 + ++counter * 1000), ...params });
-  const res = await t.app.inject({ url: `${CQRIS}?${query}`, headers: { 'x-api-key': key } });
-  if (res.statusCode !== 200) throw new Error(`create failed: ${res.body}`);
-  return res.json().data as Tx;
-}
 
 function status(key: string, query: Record<string, string> | string = {}, prefix = ''): Promise<LightMyRequestResponse> {
   const qs = typeof query === 'string' ? query : new URLSearchParams(query).toString();
@@ -71,7 +61,7 @@ const freshMerchant = (name: string): Promise<Seeded> => seedMerchant(t.deps, 2,
 
 describe('cstatus by trxid', () => {
   it("returns the caller's transaction with the same fields as when created", async () => {
-    const created = await create(t.testKey, { email: 'budi@example.com', ref: 'ST-1' });
+    const created = await create<Tx>(t.app, t.testKey, { email: 'budi@example.com', ref: 'ST-1' });
     const res = await status(t.testKey, { trxid: created.trxid });
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -80,7 +70,7 @@ describe('cstatus by trxid', () => {
   });
 
   it('accepts the key as the apikey parameter and answers under /api/api too', async () => {
-    const created = await create(t.testKey);
+    const created = await create<Tx>(t.app, t.testKey);
     const viaQuery = await t.app.inject({ url: `${CSTATUS}?apikey=${t.testKey}&trxid=${created.trxid}` });
     expect(viaQuery.statusCode).toBe(200);
     expect(viaQuery.json().data).toEqual(created);
@@ -93,15 +83,15 @@ describe('cstatus by trxid', () => {
   });
 
   it("another merchant's trxid is 404 transaction_not_found, never 403", async () => {
-    const theirs = await create(other.testKey);
+    const theirs = await create<Tx>(t.app, other.testKey);
     expectError(await status(t.testKey, { trxid: theirs.trxid }), 404, 'transaction_not_found', 'trxid');
     // And the owner still sees it.
     expect((await status(other.testKey, { trxid: theirs.trxid })).statusCode).toBe(200);
   });
 
   it("the same merchant's other mode is 404 both ways", async () => {
-    const test = await create(t.testKey);
-    const live = await create(t.liveKey);
+    const test = await create<Tx>(t.app, t.testKey);
+    const live = await create<Tx>(t.app, t.liveKey);
     expectError(await status(t.liveKey, { trxid: test.trxid }), 404, 'transaction_not_found', 'trxid');
     expectError(await status(t.testKey, { trxid: live.trxid }), 404, 'transaction_not_found', 'trxid');
     expect((await status(t.liveKey, { trxid: live.trxid })).json().data.mode).toBe('live');
@@ -119,7 +109,7 @@ describe('cstatus by trxid', () => {
   );
 
   it('a pending transaction past its expiry reads as expired before any sweep', async () => {
-    const created = await create(t.testKey, { expires_in: '60' });
+    const created = await create<Tx>(t.app, t.testKey, { expires_in: '60' });
     t.clock.advance(59_999);
     expect((await status(t.testKey, { trxid: created.trxid })).json().data.status).toBe('pending');
     t.clock.advance(1);
@@ -139,7 +129,7 @@ describe('cstatus by trxid', () => {
   });
 
   it('a paid transaction shows the payment details and paid_at', async () => {
-    const created = await create(t.testKey);
+    const created = await create<Tx>(t.app, t.testKey);
     t.clock.advance(5_000);
     const paidAt = new Date(t.clock.ms).toISOString();
     await pay(t.testKey, created.trxid);
@@ -168,7 +158,7 @@ describe('cstatus list', () => {
     const m = await freshMerchant('Lister');
     const made: Tx[] = [];
     for (let i = 0; i < 25; i++) {
-      made.push(await create(m.testKey));
+      made.push(await create<Tx>(t.app, m.testKey));
       t.clock.advance(1000);
     }
     const first = await page(m.testKey);
@@ -186,7 +176,7 @@ describe('cstatus list', () => {
 
   it('limit 1 and 100 are accepted', async () => {
     const m = await freshMerchant('Limits');
-    for (let i = 0; i < 3; i++) await create(m.testKey);
+    for (let i = 0; i < 3; i++) await create<Tx>(t.app, m.testKey);
     const one = await page(m.testKey, { limit: '1' });
     expect(one.items).toHaveLength(1);
     expect(one.has_more).toBe(true);
@@ -205,7 +195,7 @@ describe('cstatus list', () => {
     const m = await freshMerchant('Pager');
     const made: Tx[] = [];
     for (let i = 0; i < 45; i++) {
-      made.push(await create(m.testKey));
+      made.push(await create<Tx>(t.app, m.testKey));
       // Groups of three share a created_at, so the id must break ties in the order and the cursor.
       if (i % 3 === 2) t.clock.advance(1);
     }
@@ -222,7 +212,7 @@ describe('cstatus list', () => {
       // A transaction created mid-walk appears at the head, not in the pages still to come.
       if (guard === 0) {
         t.clock.advance(10);
-        await create(m.testKey);
+        await create<Tx>(t.app, m.testKey);
       }
     }
     expect(sizes).toEqual([20, 20, 5]);
@@ -253,8 +243,8 @@ describe('cstatus list', () => {
 
   it("a cursor never reaches across merchants: another merchant's rows stay out of the page", async () => {
     const m = await freshMerchant('Cursor Owner');
-    await create(m.testKey);
-    const theirs = await create(other.testKey);
+    await create<Tx>(t.app, m.testKey);
+    const theirs = await create<Tx>(t.app, other.testKey);
     const forged = encodeCursor(Date.parse(theirs.created_at) + 1, 'trx_zzzzzzzzzzzzzzzzzzzzzz');
     const p = await page(m.testKey, { cursor: forged });
     expect(p.items.every((i) => i.trxid !== theirs.trxid)).toBe(true);
@@ -263,20 +253,20 @@ describe('cstatus list', () => {
 
   it("lists only the caller's merchant and mode", async () => {
     const m = await freshMerchant('Separated');
-    const test = await create(m.testKey);
-    const live = await create(m.liveKey);
-    await create(other.testKey);
+    const test = await create<Tx>(t.app, m.testKey);
+    const live = await create<Tx>(t.app, m.liveKey);
+    await create<Tx>(t.app, other.testKey);
     expect((await page(m.testKey)).items.map((i) => i.trxid)).toEqual([test.trxid]);
     expect((await page(m.liveKey)).items.map((i) => i.trxid)).toEqual([live.trxid]);
   });
 
   it('filters by status, counting a pending transaction past expiry as expired', async () => {
     const m = await freshMerchant('Filter');
-    const soon = await create(m.testKey, { expires_in: '60' });
+    const soon = await create<Tx>(t.app, m.testKey, { expires_in: '60' });
     t.clock.advance(1);
-    const paid = await create(m.testKey, { expires_in: '60' });
+    const paid = await create<Tx>(t.app, m.testKey, { expires_in: '60' });
     t.clock.advance(1);
-    const open = await create(m.testKey, { expires_in: '3600' });
+    const open = await create<Tx>(t.app, m.testKey, { expires_in: '3600' });
     await pay(m.testKey, paid.trxid);
 
     const ids = async (s: string) => (await page(m.testKey, { status: s })).items.map((i) => i.trxid);
@@ -312,7 +302,7 @@ describe('cstatus list', () => {
     const m = await freshMerchant('Filter Pager');
     const pending: string[] = [];
     for (let i = 0; i < 7; i++) {
-      const tx = await create(m.testKey);
+      const tx = await create<Tx>(t.app, m.testKey);
       if (i % 2 === 0) await pay(m.testKey, tx.trxid);
       else pending.unshift(tx.trxid);
       t.clock.advance(1);
@@ -330,7 +320,7 @@ describe('cstatus list', () => {
 
   it('paid transactions in the list carry their payment', async () => {
     const m = await freshMerchant('Paid Lister');
-    const tx = await create(m.testKey);
+    const tx = await create<Tx>(t.app, m.testKey);
     await pay(m.testKey, tx.trxid);
     const [item] = (await page(m.testKey)).items;
     expect(item!.status).toBe('paid');
