@@ -172,6 +172,6 @@ function readConfig(env: Env): Config {
     }
     return parsed.get(field) as Config[typeof field];
   };
-  for (const field of Object.keys(SETTINGS) as Array<keyof Config>) get(field);
-  return Object.fromEntries(parsed) as unknown as Config;
+  const fields = Object.keys(SETTINGS) as Array<keyof Config>;
+  return Object.fromEntries(fields.map((field) => [field, get(field)])) as unknown as Config;
 }
