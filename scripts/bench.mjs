@@ -20,6 +20,7 @@ import { cpus, loadavg, release, tmpdir, totalmem, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cleanEnv } from './gateway-settings.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'qris-gateway.mjs');
@@ -128,19 +129,6 @@ async function freePort() {
       srv.close(() => resolvePort(port));
     });
   });
-}
-
-// Every variable of the README's configuration table (src/config.ts), plus the test suite's QG_*.
-const GATEWAY_SETTING =
-  /^(PORT|HOST|DATABASE_URL|DATABASE_POOL_SIZE|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|TRUST_PROXY|METRICS_TOKEN|BODY_LIMIT_BYTES|MAX_URL_LENGTH|TRANSACTION_TTL_SECONDS|RESERVATION_GRACE_SECONDS|SWEEP_INTERVAL_MS|MATCH_CLOCK_SKEW_SECONDS|QRIS_OPERATOR|PAYMENT_LINK_DAILY_CREATES|MERCHANTS_PER_USER|(AMOUNT|UNIQUE_CODE|EXPIRES_IN|SMTP|MAIL|FEED|SNAP|WEBHOOK|QG)_.*)$/;
-
-/** The parent's environment minus gateway settings it may carry (so a developer's .env does not leak in). */
-function cleanEnv(extra) {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!GATEWAY_SETTING.test(k)) env[k] = v;
-  }
-  return { ...env, ...extra };
 }
 
 /** Runs a CLI command with --json and returns its object (the CLI prints exactly one on stdout). */

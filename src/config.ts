@@ -1,7 +1,9 @@
-// Every setting is an environment variable (documented in one table in the README). Parsing is strict:
-// a typo in a number is a start-up error, not a silent default.
+// Every setting is an environment variable, declared once in SETTINGS below (name, parser, default, one-line
+// doc) or in the settings module of its area, which SETTINGS gathers. The README's configuration table is
+// checked against this registry by a test. Parsing is strict: a typo in a number is a start-up error, not
+// a silent default.
 import { resolve } from 'node:path';
-import { booleanSetting, wholeNumberSetting, type Env } from './env-settings.js';
+import { flag, optionalText, text, wholeNumber, type Env, type Get, type Setting, type SettingsOf } from './env-settings.js';
 import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
 import { parseProxyTrust, type ProxyTrust } from './domain/proxy-trust.js';
 import { MAX_QRIS_AMOUNT } from './domain/money.js';
@@ -56,21 +58,101 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   shutdownTimeoutMs: number;
 }
 
-const int = wholeNumberSetting;
-const bool = booleanSetting;
-
-function networks(env: Env, name: string): IpNetwork[] {
-  try {
-    return parseNetworkList(env[name] ?? '');
-  } catch (err) {
-    throw new Error(`${name}: ${(err as Error).message}`);
-  }
-}
+type CoreSettings = Omit<Config, keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings)>;
+const int = wholeNumber<CoreSettings>;
 
 /** DATABASE_URL unset means SQLite at ./data/qris-gateway.db. */
 export function defaultDatabaseUrl(cwd = process.cwd()): string {
   return `sqlite:${resolve(cwd, 'data', 'qris-gateway.db')}`;
 }
+
+function publicBaseUrl(raw: string | undefined, get: Get<CoreSettings>): string {
+  const host = get('host');
+  // An IPv6 literal needs brackets in a URL, or its colons read as the port separator.
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const url = (raw || `http://${shownHost}:${get('port')}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new Error(`PUBLIC_BASE_URL must be an http(s) URL`);
+  return url;
+}
+
+const coreSettings = {
+  port: int('PORT', 'HTTP port', 3000, 0, 65535),
+  host: text('HOST', 'address to listen on', '127.0.0.1'),
+  databaseUrl: {
+    name: 'DATABASE_URL',
+    shown: 'sqlite:./data/qris-gateway.db',
+    doc: 'sqlite:<path> or postgres://...',
+    read: (raw) => raw || defaultDatabaseUrl(),
+  },
+  publicBaseUrl: { name: 'PUBLIC_BASE_URL', shown: 'http://HOST:PORT', doc: 'base of the URLs payers are given', read: publicBaseUrl },
+  logLevel: text('LOG_LEVEL', 'pino log level', 'info'),
+  rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 'requests per key per minute; 0 turns limits off', 600, 0, 10_000_000),
+  amountMin: int('AMOUNT_MIN', 'smallest amount', 1, 1, (get) => get('amountMax')),
+  amountMax: int('AMOUNT_MAX', 'largest total including the unique code', MAX_QRIS_AMOUNT, 1, MAX_QRIS_AMOUNT),
+  uniqueCodeMin: int('UNIQUE_CODE_MIN', 'smallest unique code added to amounts', 1, 0, (get) => get('uniqueCodeMax')),
+  uniqueCodeMax: int('UNIQUE_CODE_MAX', 'largest unique code added to amounts', 999, 0, 99_999),
+  transactionTtlSeconds: int(
+    'TRANSACTION_TTL_SECONDS',
+    'default expiry',
+    900,
+    (get) => get('expiresInMinSeconds'),
+    (get) => get('expiresInMaxSeconds'),
+  ),
+  expiresInMinSeconds: int('EXPIRES_IN_MIN_SECONDS', 'smallest expires_in', 60, 1, (get) => get('expiresInMaxSeconds')),
+  expiresInMaxSeconds: int('EXPIRES_IN_MAX_SECONDS', 'largest expires_in', 86_400, 60, 30 * 86_400),
+  reservationGraceSeconds: int('RESERVATION_GRACE_SECONDS', 'how long a total stays reserved after expiry', 3600, 0, 30 * 86_400),
+  sweepIntervalMs: int('SWEEP_INTERVAL_MS', 'how often expired transactions are swept', 5000, 100, 3_600_000),
+  bodyLimitBytes: int('BODY_LIMIT_BYTES', 'largest request body', 16_384, 1024, 10_485_760),
+  maxUrlLength: int('MAX_URL_LENGTH', 'longest request URL', 4096, 256, 65_536),
+  trustProxy: { name: 'TRUST_PROXY', shown: 'false', doc: 'the proxies whose X-Forwarded-For names the client', read: (raw) => parseProxyTrust(raw) },
+  demoMerchant: flag('DEMO_MERCHANT', 'create the sandbox merchant and key on an empty database', true),
+  metricsToken: optionalText('METRICS_TOKEN', 'when set, /metrics requires it as a bearer token'),
+  redisUrl: optionalText('REDIS_URL', 'rate limits shared by every instance through this Redis'),
+  databasePoolSize: int('DATABASE_POOL_SIZE', 'PostgreSQL connections per process', 10, 1, 1000),
+  snapPollIntervalMs: int('SNAP_POLL_INTERVAL_MS', 'how often the SNAP query poller looks for due polls', 1000, 50, 3_600_000),
+  snapPollMaxDelaySeconds: int('SNAP_POLL_MAX_DELAY_SECONDS', 'longest gap between two queries of one open SNAP transaction', 60, 5, 3600),
+  snapHttpTimeoutMs: int('SNAP_HTTP_TIMEOUT_MS', 'timeout of each call to a SNAP acquirer', 10_000, 100, 120_000),
+  webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 'how long one webhook POST may take', 10_000, 100, 120_000),
+  webhookDispatchIntervalMs: int('WEBHOOK_DISPATCH_INTERVAL_MS', 'how often the dispatcher looks for due deliveries', 1000, 10, 3_600_000),
+  webhookAllowNetworks: {
+    name: 'WEBHOOK_ALLOW_NETWORKS',
+    shown: 'unset',
+    doc: 'CIDRs webhooks and feeds may reach although the SSRF guard would refuse them',
+    read(raw) {
+      try {
+        return parseNetworkList(raw ?? '');
+      } catch (err) {
+        throw new Error(`WEBHOOK_ALLOW_NETWORKS: ${(err as Error).message}`);
+      }
+    },
+  },
+  httpHeadersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', "how long a client may take to send a request's headers", 10_000, 100, 600_000),
+  // Node refuses a header timeout longer than the whole request's.
+  httpRequestTimeoutMs: int(
+    'HTTP_REQUEST_TIMEOUT_MS',
+    'how long a client may take to send a whole request',
+    (get) => Math.max(30_000, get('httpHeadersTimeoutMs')),
+    (get) => get('httpHeadersTimeoutMs'),
+    3_600_000,
+    '30000',
+  ),
+  // Whole seconds at least: clients are told the time in seconds, and 0 would tell them not to reuse.
+  httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'how long an idle keep-alive connection stays open', 5000, 1000, 600_000),
+  shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 'the longest a SIGTERM/SIGINT shutdown may take', 15_000, 100, 600_000),
+} satisfies SettingsOf<CoreSettings>;
+
+/** Every setting, keyed by its Config field. */
+export const SETTINGS: SettingsOf<Config> = {
+  ...coreSettings,
+  ...mailSettings,
+  ...sourceSettings,
+  ...checkoutSettings,
+  ...consoleSettings,
+  ...paymentLinkSettings,
+};
+
+/** The environment variables the gateway reads, for tools that must clear or set them (test helpers, the bench). */
+export const SETTING_NAMES: readonly string[] = Object.values<Setting<unknown, Config>>(SETTINGS).map((s) => s.name);
 
 export function loadConfig(env: Env = process.env): Config {
   const config = readConfig(env);
@@ -80,61 +162,16 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
+/** Each setting parsed once; one that depends on another (a bound, a default) reads it through `get`. */
 function readConfig(env: Env): Config {
-  const port = int(env, 'PORT', 3000, 0, 65535);
-  const host = env.HOST || '127.0.0.1';
-  const amountMax = int(env, 'AMOUNT_MAX', MAX_QRIS_AMOUNT, 1, MAX_QRIS_AMOUNT);
-  const amountMin = int(env, 'AMOUNT_MIN', 1, 1, amountMax);
-  const uniqueCodeMax = int(env, 'UNIQUE_CODE_MAX', 999, 0, 99_999);
-  const uniqueCodeMin = int(env, 'UNIQUE_CODE_MIN', 1, 0, uniqueCodeMax);
-  const expiresInMaxSeconds = int(env, 'EXPIRES_IN_MAX_SECONDS', 86_400, 60, 30 * 86_400);
-  const expiresInMinSeconds = int(env, 'EXPIRES_IN_MIN_SECONDS', 60, 1, expiresInMaxSeconds);
-  const transactionTtlSeconds = int(env, 'TRANSACTION_TTL_SECONDS', 900, expiresInMinSeconds, expiresInMaxSeconds);
-  // Node refuses a header timeout longer than the whole request's.
-  const httpHeadersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
-  const httpRequestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', Math.max(30_000, httpHeadersTimeoutMs), httpHeadersTimeoutMs, 3_600_000);
-  // An IPv6 literal needs brackets in a URL, or its colons read as the port separator.
-  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${shownHost}:${port}`).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(publicBaseUrl)) throw new Error(`PUBLIC_BASE_URL must be an http(s) URL`);
-  return {
-    port,
-    host,
-    databaseUrl: env.DATABASE_URL || defaultDatabaseUrl(),
-    publicBaseUrl,
-    logLevel: env.LOG_LEVEL || 'info',
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000),
-    amountMin,
-    amountMax,
-    uniqueCodeMin,
-    uniqueCodeMax,
-    transactionTtlSeconds,
-    expiresInMinSeconds,
-    expiresInMaxSeconds,
-    reservationGraceSeconds: int(env, 'RESERVATION_GRACE_SECONDS', 3600, 0, 30 * 86_400),
-    sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 5000, 100, 3_600_000),
-    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16_384, 1024, 10_485_760),
-    maxUrlLength: int(env, 'MAX_URL_LENGTH', 4096, 256, 65_536),
-    trustProxy: parseProxyTrust(env.TRUST_PROXY),
-    demoMerchant: bool(env, 'DEMO_MERCHANT', true),
-    metricsToken: env.METRICS_TOKEN || null,
-    snapPollIntervalMs: int(env, 'SNAP_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
-    snapPollMaxDelaySeconds: int(env, 'SNAP_POLL_MAX_DELAY_SECONDS', 60, 5, 3600),
-    snapHttpTimeoutMs: int(env, 'SNAP_HTTP_TIMEOUT_MS', 10_000, 100, 120_000),
-    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 1000, 10, 3_600_000),
-    webhookAllowNetworks: networks(env, 'WEBHOOK_ALLOW_NETWORKS'),
-    httpHeadersTimeoutMs,
-    httpRequestTimeoutMs,
-    // Whole seconds at least: clients are told the time in seconds, and 0 would tell them not to reuse.
-    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 1000, 600_000),
-    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
-    ...mailSettings(env),
-    ...sourceSettings(env),
-    ...checkoutSettings(env),
-    ...consoleSettings(env),
-    ...paymentLinkSettings(env),
-    redisUrl: env.REDIS_URL || null,
-    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+  const parsed = new Map<keyof Config, unknown>();
+  const get: Get<Config> = (field) => {
+    if (!parsed.has(field)) {
+      const setting = SETTINGS[field];
+      parsed.set(field, setting.read(env[setting.name], get));
+    }
+    return parsed.get(field) as Config[typeof field];
   };
+  const fields = Object.keys(SETTINGS) as Array<keyof Config>;
+  return Object.fromEntries(fields.map((field) => [field, get(field)])) as unknown as Config;
 }

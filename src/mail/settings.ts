@@ -1,7 +1,7 @@
 // E-mail settings, parsed as strictly as the rest of the configuration. Error messages never echo
 // SMTP_URL: it may carry the relay's password.
 import { parseEmail } from '../domain/email.js';
-import { wholeNumberSetting, type Env } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from '../env-settings.js';
 
 export interface MailFrom {
   name: string | null;
@@ -16,13 +16,28 @@ export interface MailSettings {
   mailIntervalMs: number;
 }
 
-export function mailSettings(env: Env): MailSettings {
-  const smtpUrl = env.SMTP_URL || null;
-  if (smtpUrl !== null) checkSmtpUrl(smtpUrl);
-  const mailFrom = env.MAIL_FROM ? parseMailFrom(env.MAIL_FROM) : null;
-  if (smtpUrl !== null && mailFrom === null) throw new Error('MAIL_FROM is required when SMTP_URL is set');
-  return { smtpUrl, mailFrom, mailIntervalMs: wholeNumberSetting(env, 'MAIL_INTERVAL_MS', 5000, 100, 3_600_000) };
-}
+export const mailSettings = {
+  smtpUrl: {
+    name: 'SMTP_URL',
+    shown: 'unset',
+    doc: 'the relay for payer e-mail (smtp:// or smtps://); unset: e-mails are recorded as skipped',
+    read(raw) {
+      if (raw) checkSmtpUrl(raw);
+      return raw || null;
+    },
+  },
+  mailFrom: {
+    name: 'MAIL_FROM',
+    shown: 'unset',
+    doc: 'the sender of payer e-mail; required when SMTP_URL is set',
+    read(raw, get) {
+      const mailFrom = raw ? parseMailFrom(raw) : null;
+      if (get('smtpUrl') !== null && mailFrom === null) throw new Error('MAIL_FROM is required when SMTP_URL is set');
+      return mailFrom;
+    },
+  },
+  mailIntervalMs: wholeNumber('MAIL_INTERVAL_MS', 'how often the mailer looks for due e-mails', 5000, 100, 3_600_000),
+} satisfies SettingsOf<MailSettings>;
 
 function checkSmtpUrl(raw: string): void {
   let url: URL;

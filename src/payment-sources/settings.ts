@@ -1,7 +1,7 @@
-import { wholeNumberSetting, type Env } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from '../env-settings.js';
 
 // Settings of payment matching and the payment sources, parsed as strictly as the rest of the
-// configuration (src/config.ts spreads them into Config; each is documented in the README's table).
+// configuration (src/config.ts gathers them into its registry; each is documented in the README's table).
 export interface SourceSettings {
   /** How far before a transaction's creation a payment may be dated and still match it by amount. */
   matchClockSkewSeconds: number;
@@ -13,12 +13,14 @@ export interface SourceSettings {
   operator: string | null;
 }
 
-
-export function sourceSettings(env: Env): SourceSettings {
-  return {
-    matchClockSkewSeconds: wholeNumberSetting(env, 'MATCH_CLOCK_SKEW_SECONDS', 120, 0, 86_400),
-    feedTimeoutMs: wholeNumberSetting(env, 'FEED_TIMEOUT_MS', 10_000, 100, 120_000),
-    feedMaxBackoffSeconds: wholeNumberSetting(env, 'FEED_MAX_BACKOFF_SECONDS', 3600, 1, 86_400),
-    operator: env.QRIS_OPERATOR?.trim() || null,
-  };
-}
+export const sourceSettings = {
+  matchClockSkewSeconds: wholeNumber('MATCH_CLOCK_SKEW_SECONDS', 'how long before its transaction a payment matched by amount may be dated', 120, 0, 86_400),
+  feedTimeoutMs: wholeNumber('FEED_TIMEOUT_MS', 'timeout of each mutation-feed request', 10_000, 100, 120_000),
+  feedMaxBackoffSeconds: wholeNumber('FEED_MAX_BACKOFF_SECONDS', 'longest wait between polls of a failing feed', 3600, 1, 86_400),
+  operator: {
+    name: 'QRIS_OPERATOR',
+    shown: 'the OS user',
+    doc: 'the actor the audit log names for CLI actions',
+    read: (raw) => raw?.trim() || null,
+  },
+} satisfies SettingsOf<SourceSettings>;

@@ -1,7 +1,7 @@
-import { wholeNumberSetting, type Env } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from '../env-settings.js';
 
 // Settings of the checkout page's live status, parsed as strictly as the rest of the configuration
-// (src/config.ts spreads them into Config; each is documented in the README's table).
+// (src/config.ts gathers them into its registry; each is documented in the README's table).
 export interface CheckoutSettings {
   /** Open status streams allowed per client address (IPv6: per /64). */
   checkoutStreamsPerAddress: number;
@@ -15,12 +15,10 @@ export interface CheckoutSettings {
   statusWatchIntervalMs: number;
 }
 
-export function checkoutSettings(env: Env): CheckoutSettings {
-  return {
-    checkoutStreamsPerAddress: wholeNumberSetting(env, 'CHECKOUT_STREAMS_PER_ADDRESS', 20, 1, 1_000_000),
-    checkoutStreamsPerTransaction: wholeNumberSetting(env, 'CHECKOUT_STREAMS_PER_TRANSACTION', 5, 1, 1_000_000),
-    checkoutStreamsTotal: wholeNumberSetting(env, 'CHECKOUT_STREAMS_TOTAL', 1000, 1, 1_000_000),
-    checkoutHeartbeatSeconds: wholeNumberSetting(env, 'CHECKOUT_HEARTBEAT_SECONDS', 15, 1, 3600),
-    statusWatchIntervalMs: wholeNumberSetting(env, 'STATUS_WATCH_INTERVAL_MS', 1000, 50, 60_000),
-  };
-}
+export const checkoutSettings = {
+  checkoutStreamsPerAddress: wholeNumber('CHECKOUT_STREAMS_PER_ADDRESS', 'open checkout status streams per client address', 20, 1, 1_000_000),
+  checkoutStreamsPerTransaction: wholeNumber('CHECKOUT_STREAMS_PER_TRANSACTION', 'open checkout status streams per transaction', 5, 1, 1_000_000),
+  checkoutStreamsTotal: wholeNumber('CHECKOUT_STREAMS_TOTAL', 'open checkout status streams per process', 1000, 1, 1_000_000),
+  checkoutHeartbeatSeconds: wholeNumber('CHECKOUT_HEARTBEAT_SECONDS', 'seconds between heartbeats on each open status stream', 15, 1, 3600),
+  statusWatchIntervalMs: wholeNumber('STATUS_WATCH_INTERVAL_MS', 'how often a server looks for status changes by other processes and for expiries', 1000, 50, 60_000),
+} satisfies SettingsOf<CheckoutSettings>;

@@ -1,7 +1,7 @@
-import { wholeNumberSetting, type Env } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from '../env-settings.js';
 
 // Settings of the payment links (/pay/...), parsed as strictly as the rest of the configuration
-// (src/config.ts spreads them into Config; each is documented in the README's table).
+// (src/config.ts gathers them into its registry; each is documented in the README's table).
 export interface PaymentLinkSettings {
   /** Payment-link opens that may create a transaction, per client address (IPv6: per /64) per minute; 0 means no limit. */
   paymentLinkCreatesPerMinute: number;
@@ -12,10 +12,8 @@ export interface PaymentLinkSettings {
   paymentLinkDailyCreates: number;
 }
 
-export function paymentLinkSettings(env: Env): PaymentLinkSettings {
-  return {
-    paymentLinkCreatesPerMinute: wholeNumberSetting(env, 'PAYMENT_LINK_CREATES_PER_MINUTE', 10, 0, 1_000_000),
-    // Half the default unique-code range (1-999): links alone can never hold every code of one amount.
-    paymentLinkDailyCreates: wholeNumberSetting(env, 'PAYMENT_LINK_DAILY_CREATES', 500, 1, 10_000_000),
-  };
-}
+export const paymentLinkSettings = {
+  paymentLinkCreatesPerMinute: wholeNumber('PAYMENT_LINK_CREATES_PER_MINUTE', 'payment-link opens with an amount per client address per minute; 0: no limit', 10, 0, 1_000_000),
+  // Half the default unique-code range (1-999): links alone can never hold every code of one amount.
+  paymentLinkDailyCreates: wholeNumber('PAYMENT_LINK_DAILY_CREATES', "transactions one merchant's payment links may make per WIB day", 500, 1, 10_000_000),
+} satisfies SettingsOf<PaymentLinkSettings>;

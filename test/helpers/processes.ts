@@ -4,18 +4,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SETTING_NAMES } from '../../src/config.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const bin = join(root, 'bin', 'qris-gateway.mjs');
 
-const GATEWAY_SETTING =
-  /^(PORT|HOST|DATABASE_URL|DATABASE_POOL_SIZE|PUBLIC_BASE_URL|LOG_LEVEL|RATE_LIMIT_PER_MINUTE|REDIS_URL|DEMO_MERCHANT|METRICS_TOKEN|TRUST_PROXY|BODY_LIMIT_BYTES|MAX_URL_LENGTH|TRANSACTION_TTL_SECONDS|RESERVATION_GRACE_SECONDS|SWEEP_INTERVAL_MS|SMTP_URL|MAIL_.*|WEBHOOK_.*|SNAP_.*|FEED_.*|MATCH_.*|EXPIRES_IN_.*|AMOUNT_.*|UNIQUE_CODE_.*|QRIS_OPERATOR|CHECKOUT_.*|STATUS_WATCH_INTERVAL_MS|SESSION_.*|CONSOLE|PAYMENT_LINK_.*|ADMIN_PASSWORD|SIGNUP.*|LIVE_KEYS|MERCHANTS_PER_USER|HTTP_.*_TIMEOUT_MS|SHUTDOWN_TIMEOUT_MS|QG_.*)$/;
+// Every variable the gateway reads (the settings registry), the CLI's ADMIN_PASSWORD, and the suite's QG_*.
+const GATEWAY_SETTING = new Set([...SETTING_NAMES, 'ADMIN_PASSWORD']);
+const isGatewaySetting = (name: string): boolean => GATEWAY_SETTING.has(name) || name.startsWith('QG_');
 
 /** The parent's environment without gateway settings it may carry, plus the given ones. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!GATEWAY_SETTING.test(k)) env[k] = v;
+    if (!isGatewaySetting(k)) env[k] = v;
   }
   return { ...env, ...extra };
 }

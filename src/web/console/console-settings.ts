@@ -1,4 +1,4 @@
-import { booleanSetting, wholeNumberSetting, type Env } from '../../env-settings.js';
+import { flag, oneOf, wholeNumber, type SettingsOf } from '../../env-settings.js';
 
 // Settings of the console (/dashboard), parsed as strictly as the rest of the configuration.
 export interface ConsoleSettings {
@@ -20,33 +20,22 @@ export interface ConsoleSettings {
   merchantsPerUser: number;
 }
 
-function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(choices as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
-  return raw as T;
-}
-
-export function consoleSettings(env: Env): ConsoleSettings {
-  return {
-    sessionIdleMinutes: wholeNumberSetting(env, 'SESSION_IDLE_MINUTES', 30, 1, 7 * 24 * 60),
-    sessionMaxHours: wholeNumberSetting(env, 'SESSION_MAX_HOURS', 12, 1, 30 * 24),
-    consoleEnabled: booleanSetting(env, 'CONSOLE', true),
-    ...signupSettings(env),
-  };
-}
-
-function signupSettings(env: Env): Pick<ConsoleSettings, 'signup' | 'liveKeys' | 'signupsPerAddress' | 'signupPlanDailyCreates' | 'merchantsPerUser'> {
-  const signup = oneOf(env, 'SIGNUP', ['closed', 'invite', 'open'] as const, 'closed');
+export const consoleSettings = {
+  sessionIdleMinutes: wholeNumber('SESSION_IDLE_MINUTES', 'a console session ends after this long without a page view', 30, 1, 7 * 24 * 60),
+  sessionMaxHours: wholeNumber('SESSION_MAX_HOURS', 'a console session ends this long after login', 12, 1, 30 * 24),
+  consoleEnabled: flag('CONSOLE', 'serve the console at /dashboard', true),
+  signup: oneOf('SIGNUP', 'who may make a console account: closed, invite or open', ['closed', 'invite', 'open'] as const, 'closed'),
   // A public service must not be usable for fraud the moment someone signs up: approval by default there.
-  const liveKeys = oneOf(env, 'LIVE_KEYS', ['approval', 'auto'] as const, signup === 'open' ? 'approval' : 'auto');
-  return {
-    signup,
-    liveKeys,
-    signupsPerAddress: wholeNumberSetting(env, 'SIGNUPS_PER_ADDRESS', 5, 1, 1_000_000),
-    signupPlanDailyCreates: wholeNumberSetting(env, 'SIGNUP_PLAN_DAILY_CREATES', 100, 0, 10_000_000),
-    // Each merchant brings its own daily quota and its own mail allowance: without a cap, one sign-up
-    // could multiply both by adding merchants.
-    merchantsPerUser: wholeNumberSetting(env, 'MERCHANTS_PER_USER', 3, 0, 10_000),
-  };
-}
+  liveKeys: oneOf<'approval' | 'auto', ConsoleSettings>(
+    'LIVE_KEYS',
+    "whether a self-service merchant's live keys wait for an operator's approval",
+    ['approval', 'auto'],
+    (get) => (get('signup') === 'open' ? 'approval' : 'auto'),
+    'approval when SIGNUP=open, else auto',
+  ),
+  signupsPerAddress: wholeNumber('SIGNUPS_PER_ADDRESS', 'sign-ups per client address before each further one waits longer', 5, 1, 1_000_000),
+  signupPlanDailyCreates: wholeNumber('SIGNUP_PLAN_DAILY_CREATES', 'the daily create quota of a merchant a self-service user adds', 100, 0, 10_000_000),
+  // Each merchant brings its own daily quota and its own mail allowance: without a cap, one sign-up
+  // could multiply both by adding merchants.
+  merchantsPerUser: wholeNumber('MERCHANTS_PER_USER', 'how many merchants a self-service user may add and belong to', 3, 0, 10_000),
+} satisfies SettingsOf<ConsoleSettings>;

@@ -1,0 +1,72 @@
+// issue 24, item 5: every setting is declared once in the registry, and the README's configuration table
+// is checked against it (names and defaults), so neither can drift from the other.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SETTING_NAMES, SETTINGS, loadConfig, type Config } from '../../src/config.js';
+import { childEnv, root } from '../helpers/processes.js';
+
+/** The README's configuration table as variable -> default text (backticks dropped; `A` / `B` rows split). */
+function readmeTable(): Map<string, string> {
+  const readme = readFileSync(`${root}/README.md`, 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
+  const table = section.slice(section.indexOf('\n| variable |'), section.indexOf('\n\n', section.indexOf('\n| variable |')));
+  const rows = new Map<string, string>();
+  for (const line of table.split('\n').slice(3)) {
+    const [names, defaults] = line.split(' | ').map((cell) => cell.replace(/^\| /, ''));
+    const nameList = names!.split(' / ').map((name) => name.replace(/`/g, ''));
+    const defaultList = nameList.length > 1 ? defaults!.split(' / ') : [defaults!];
+    expect(defaultList, `row of ${names}`).toHaveLength(nameList.length);
+    for (const [i, name] of nameList.entries()) rows.set(name, defaultList[i]!.replace(/`/g, ''));
+  }
+  return rows;
+}
+
+describe('the settings registry', () => {
+  it('names each variable once', () => {
+    expect(new Set(SETTING_NAMES).size).toBe(SETTING_NAMES.length);
+    expect(SETTING_NAMES).toContain('PORT');
+    expect(SETTING_NAMES).toContain('CHECKOUT_STREAMS_TOTAL');
+  });
+
+  it('has a README row with the same default for every setting, and no row for anything else', () => {
+    const table = readmeTable();
+    const documented = Object.fromEntries(SETTING_NAMES.map((name) => [name, table.get(name)]));
+    const registered = Object.fromEntries(Object.values(SETTINGS).map((s) => [s.name, s.shown]));
+    expect(documented).toEqual(registered);
+    expect([...table.keys()].sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
+  it('shows the default loadConfig really uses, where it is a plain number or flag', () => {
+    const config = loadConfig({});
+    for (const [field, setting] of Object.entries(SETTINGS)) {
+      if (!/^([0-9]+|true|false)$/.test(setting.shown) || setting.name === 'TRUST_PROXY') continue;
+      expect(String(config[field as keyof Config]), setting.name).toBe(setting.shown);
+    }
+  });
+});
+
+describe('the tools that start gateway processes clear every registered setting', () => {
+  const every = Object.fromEntries(SETTING_NAMES.map((name) => [name, 'from-the-parent']));
+
+  it('the test helpers (childEnv)', () => {
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, every);
+      const env = childEnv({ PORT: '1234' });
+      expect(SETTING_NAMES.filter((name) => env[name] !== undefined)).toEqual(['PORT']);
+      expect(env.PORT).toBe('1234');
+    } finally {
+      for (const name of SETTING_NAMES) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
+  });
+
+  it('the bench (scripts/gateway-settings.mjs, plain JS run by node)', () => {
+    const script = "const { cleanEnv } = await import('./scripts/gateway-settings.mjs'); console.log(JSON.stringify(cleanEnv({ LOG_LEVEL: 'warn' })));";
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, env: { ...process.env, ...every }, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    const env = JSON.parse(run.stdout) as Record<string, string>;
+    expect(SETTING_NAMES.filter((name) => env[name] !== undefined)).toEqual(['LOG_LEVEL']);
+  });
+});
