@@ -6,7 +6,7 @@ import { setMerchantEnabled } from '../../src/services/merchants/change-merchant
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { pollDueFeeds } from '../../src/payment-sources/feed/poll.js';
 import { addFeedSource } from '../../src/payment-sources/feed/setup.js';
-import { startFeedPoller } from '../../src/workers/feed-poller.js';
+import { startFeedPoller } from '../../src/payment-sources/feed/poller.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createLogger } from '../../src/http/logger.js';
 import { cli, createLive, listen, status, wib } from '../helpers/payment-sources.js';

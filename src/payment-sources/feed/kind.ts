@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import { isoTimeOrNull } from '../../domain/iso-time.js';
-import { startFeedPoller } from '../../workers/feed-poller.js';
+import { startFeedPoller } from './poller.js';
 import type { SourceKind } from '../kind.js';
 import { maskUrl } from '../mask-url.js';
 import { addFeedSource, readFeedConfig, readFeedState } from './setup.js';

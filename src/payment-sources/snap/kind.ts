@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.js';
-import { startSnapPoller } from '../../workers/snap-poller.js';
+import { startSnapPoller } from './poller.js';
 import type { SourceKind } from '../kind.js';
 import { maskUrl } from '../mask-url.js';
 import { snapNotifyRoutes } from './notify-route.js';
