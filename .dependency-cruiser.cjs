@@ -32,6 +32,14 @@ module.exports = {
       to: { path: '^src/(sources|payment-sources|http|web|workers|cli|dev)/' },
     },
     {
+      name: 'source-kinds-through-the-registry',
+      severity: 'error',
+      comment:
+        'A payment source kind is reached through src/payment-sources/kinds.ts (its SourceKind object), never by importing its folder: adding a kind then touches its folder and one registry line. (src/dev, the SNAP test acquirer, speaks the wire format and may.)',
+      from: { path: '^src/(http|web|cli|workers|services|storage|mail|domain)/' },
+      to: { path: '^src/payment-sources/[^/]+/' },
+    },
+    {
       name: 'imaging-is-a-leaf',
       severity: 'error',
       comment: 'src/imaging (reading uploaded images) uses the domain and npm packages only: services call it, never the reverse.',

@@ -4,6 +4,7 @@ import { migrateToLatest } from './storage/migrate.js';
 import type { Deps } from './services/deps.js';
 import { newServiceState } from './services/state.js';
 import { codeIssuers } from './payment-sources/issuers.js';
+import { sourceCatalog } from './payment-sources/kinds.js';
 
 export interface Runtime {
   database: Database;
@@ -20,6 +21,6 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
     await database.close();
     throw err;
   }
-  const deps: Deps = { db: database, config, now, issuers: codeIssuers, state: newServiceState() };
+  const deps: Deps = { db: database, config, now, issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
   return { database, deps, close: () => database.close() };
 }

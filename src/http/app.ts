@@ -36,7 +36,6 @@ import { registerMetrics } from './metrics.js';
 import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
 import { recordRoutes } from './route-table.js';
-import { snapNotifyRoutes } from '../payment-sources/snap/notify-route.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -203,7 +202,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', stopListening);
   }
   await paymentSourceRoutes(app, deps);
-  await snapNotifyRoutes(app, deps);
   if (config.consoleEnabled) {
     // Account mails go through their own SMTP pool: an operator's invitation at once, sign-up and reset
     // mails after the answer (account-mail-queue.ts), so no answer waits for the relay.

@@ -1,12 +1,10 @@
 import { AppError } from '../domain/errors.js';
-import { newSourceId } from '../domain/ids.js';
+import { isSourceId, newSourceId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
 import { writeAudit } from '../services/audit.js';
 import { merchantExists } from '../storage/queries/merchants.js';
-import { insertPaymentSource, paymentSourceById, paymentSourceInScope } from '../storage/queries/sources.js';
+import { insertPaymentSource, paymentSourceById } from '../storage/queries/sources.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
-
-const SOURCE_ID = /^src_[0-9A-Za-z]{1,64}$/;
 
 export async function requireMerchant(deps: Deps, merchantId: string): Promise<void> {
   if (!(await merchantExists(deps.db, merchantId))) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
@@ -44,16 +42,10 @@ export async function insertSource(
   return id;
 }
 
-/** A source by id; a malformed id is simply not found, so probing learns nothing about the format. */
+/** A source by id; a malformed id is simply not found (isSourceId). */
 export async function findSource(deps: Deps, id: string): Promise<PaymentSourcesTable | null> {
-  if (!SOURCE_ID.test(id)) return null;
+  if (!isSourceId(id)) return null;
   return (await paymentSourceById(deps.db, id)) ?? null;
-}
-
-/** A source by id, only if it is of one of these merchants (any when null); else null, as an unknown id. */
-export async function findSourceInScope(deps: Deps, id: string, merchants: readonly string[] | null): Promise<PaymentSourcesTable | null> {
-  if (!SOURCE_ID.test(id)) return null;
-  return (await paymentSourceInScope(deps.db, id, merchants)) ?? null;
 }
 
 export function parseJsonObject(text: string | null): Record<string, unknown> {

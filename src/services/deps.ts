@@ -3,8 +3,9 @@ import type { Db } from '../storage/executor.js';
 import type { Mode, TransactionsTable } from '../storage/schema.js';
 import type { CreateTransactionInput } from './transactions/create-input.js';
 import type { ServiceState } from './state.js';
+import type { SourceCatalog } from './sources/source-view.js';
 
-/** What every service is given: the database, the settings, a clock (tests move time), the issuers and the in-memory state. */
+/** What every service is given: the database, the settings, a clock (tests move time), the issuers, the source kinds and the in-memory state. */
 export interface Deps {
   db: Db;
   config: Config;
@@ -14,6 +15,8 @@ export interface Deps {
    * live with the payment sources, which call services and are never imported by them.
    */
   issuers: IssuerResolver;
+  /** What each kind of payment source shows and whether it is polled: the kind registry (payment-sources/kinds.ts), passed in for the same reason. */
+  sources: SourceCatalog;
   /** Caches and queues kept between requests (state.ts). */
   state: ServiceState;
 }

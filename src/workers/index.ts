@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
+import { sourceKinds } from '../payment-sources/kinds.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
-import { startFeedPoller } from './feed-poller.js';
 import { startLoginHousekeeping } from './login-housekeeping.js';
 import { startMailer } from './mailer.js';
-import { startSnapPoller } from './snap-poller.js';
 import { startWebhookDispatcher } from './webhook-dispatcher.js';
 
 import type { Worker } from './run-every.js';
@@ -16,9 +15,9 @@ import type { Worker } from './run-every.js';
 export function startBackgroundWork(deps: Deps, logger: Logger | null): Worker {
   const workers: Worker[] = [startExpirySweeper(deps, logger, deps.config.sweepIntervalMs)];
   workers.push(startMailer(deps, logger));
-  workers.push(startSnapPoller(deps, logger, deps.config.snapPollIntervalMs));
   workers.push(startWebhookDispatcher(deps, logger));
-  workers.push(startFeedPoller(deps, logger));
+  // Each payment source kind's poller (a feed's, a SNAP acquirer's queries).
+  for (const kind of sourceKinds) if (kind.worker) workers.push(kind.worker(deps, logger));
   workers.push(startLoginHousekeeping(deps, logger));
   return {
     async stop() {

@@ -16,6 +16,7 @@ import { createApiKey } from '../../src/services/merchants/api-keys.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import type { Deps } from '../../src/services/deps.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
+import { sourceCatalog } from '../../src/payment-sources/kinds.js';
 import type { MerchantsTable } from '../../src/storage/schema.js';
 import type { CreateTransactionInput } from '../../src/services/transactions/create-transaction.js';
 
@@ -105,7 +106,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database, database.dialect);
   const clock = new TestClock();
-  const deps: Deps = { db: database, config, now: clock.now, issuers: codeIssuers, state: newServiceState() };
+  const deps: Deps = { db: database, config, now: clock.now, issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
   return {
     config,
     deps,

@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setSourceEnabled } from '../../src/payment-sources/set-source-enabled.js';
+import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
 import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { pollDueFeeds } from '../../src/payment-sources/feed/poll.js';
 import { addFeedSource } from '../../src/payment-sources/feed/setup.js';
-import { startFeedPoller } from '../../src/workers/feed-poller.js';
+import { startFeedPoller } from '../../src/payment-sources/feed/poller.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { createLogger } from '../../src/http/logger.js';
 import { cli, createLive, listen, status, wib } from '../helpers/payment-sources.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSourceEnabled } from '../../src/payment-sources/set-source-enabled.js';
+import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
 import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { signPayload } from '../../src/payment-sources/webhook/signature.js';

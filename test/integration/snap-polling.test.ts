@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollDelayMs, pollDueSnapQueries } from '../../src/payment-sources/snap/poll.js';
-import { startSnapPoller } from '../../src/workers/snap-poller.js';
+import { startSnapPoller } from '../../src/payment-sources/snap/poller.js';
 import { postNotification, startSnapWorld, type SnapWorld } from '../helpers/snap.js';
 
 let w: SnapWorld;

@@ -1,46 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { listSources, type SourceView } from '../../payment-sources/list-sources.js';
-import { setSourceEnabled } from '../../payment-sources/set-source-enabled.js';
-import { addFeedSource } from '../../payment-sources/feed/setup.js';
-import { addSnapSource } from '../../payment-sources/snap/setup.js';
-import { addWebhookSource } from '../../payment-sources/webhook/setup.js';
+import { sourceKind, sourceKinds, sourceTypes } from '../../payment-sources/kinds.js';
+import { listSources } from '../../services/sources/list-sources.js';
+import { setSourceEnabled } from '../../services/sources/set-source-enabled.js';
+import type { SourceView } from '../../services/sources/source-view.js';
+import type { SourceType } from '../../storage/schema.js';
 import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';
 
-interface AddOptions {
+/** The options of `source add`: the common ones, then each kind's own (--url, --config, ...). */
+interface AddOptions extends Record<string, string | undefined> {
   merchant: string;
-  type: 'webhook' | 'feed' | 'snap';
+  type: SourceType;
   mode: 'test' | 'live';
-  url?: string;
-  interval?: string;
-  mapping?: string;
-  config?: string;
 }
+
+/** "a, b or c" */
+const oneOf = (words: readonly string[]): string => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`);
 
 /** source add|list|enable|disable (payment sources). */
 export function registerSourceCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
-  const source = program.command('source').description('payment sources: signed webhook, mutation feed, SNAP BI');
+  const source = program.command('source').description(`payment sources: ${sourceKinds.map((k) => k.cliName).join(', ')}`);
 
-  source
+  const add = source
     .command('add')
     .description('add a payment source to a merchant (a webhook secret is shown only now)')
     .requiredOption('--merchant <id>', 'merchant id')
-    .addOption(new Option('--type <type>', 'webhook, feed or snap').choices(['webhook', 'feed', 'snap']).makeOptionMandatory())
-    .addOption(new Option('--mode <mode>', 'which transactions its payments pay').choices(['test', 'live']).default('live'))
-    .option('--url <url>', 'feed: the URL to poll')
-    .option('--interval <seconds>', 'feed: seconds between polls')
-    .option('--mapping <file>', 'feed: JSON field mapping over the OrderKuota-style defaults')
-    .option('--config <file>', 'snap: the SNAP BI configuration JSON')
-    .option('--json', 'print JSON')
-    .action(async (opts: AddOptions) => {
-      const actor = ctx.actor();
-      // The setup writes its audit row (source.add) with the source, in one database transaction.
-      const created = await ctx.withDeps((deps) => addSource(deps, opts, actor));
-      emit(io, json, created, () => describeCreated(opts.type, created));
-    });
+    .addOption(new Option('--type <type>', oneOf(sourceTypes)).choices(sourceTypes).makeOptionMandatory())
+    .addOption(new Option('--mode <mode>', 'which transactions its payments pay').choices(['test', 'live']).default('live'));
+  for (const kind of sourceKinds) for (const [flags, description] of kind.cli.options) add.option(flags, description);
+  add.option('--json', 'print JSON').action(async (opts: AddOptions) => {
+    const actor = ctx.actor();
+    const kind = sourceKind(opts.type);
+    // The setup writes its audit row (source.add) with the source, in one database transaction.
+    const created = await ctx.withDeps((deps) => kind.cli.add(deps, { merchant: opts.merchant, mode: opts.mode, options: opts, readJson: readJsonFile, actor }));
+    emit(io, json, created, () => kind.cli.describe(created));
+  });
 
   source
     .command('list')
@@ -64,32 +61,6 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
   }
 }
 
-async function addSource(deps: Parameters<typeof addWebhookSource>[0], opts: AddOptions, actor: string): Promise<{ id: string } & Record<string, unknown>> {
-  switch (opts.type) {
-    case 'webhook':
-      // Exactly id, secret and url: scripts read this object.
-      return { ...(await addWebhookSource(deps, { merchantId: opts.merchant, mode: opts.mode, actor })) };
-    case 'feed':
-      if (!opts.url) throw new AppError('invalid_parameter', '--url is required for a feed', { param: 'url' });
-      if (!opts.interval) throw new AppError('invalid_parameter', '--interval is required for a feed', { param: 'interval' });
-      return {
-        ...(await addFeedSource(deps, {
-          merchantId: opts.merchant,
-          mode: opts.mode,
-          url: opts.url,
-          intervalSeconds: opts.interval,
-          mapping: opts.mapping === undefined ? undefined : readJsonFile(opts.mapping, 'mapping'),
-          actor,
-        })),
-      };
-    case 'snap': {
-      if (!opts.config) throw new AppError('invalid_parameter', '--config FILE is required for a SNAP source', { param: 'config' });
-      // Printed as the SNAP setup returns it (at least the id): its shape is that module's to define.
-      return { ...(await addSnapSource(deps, opts.merchant, readJsonFile(opts.config, 'config'), actor)) };
-    }
-  }
-}
-
 function readJsonFile(path: string, param: string): unknown {
   let text: string;
   try {
@@ -102,19 +73,6 @@ function readJsonFile(path: string, param: string): unknown {
   } catch {
     throw new AppError('invalid_parameter', `${path} is not valid JSON`, { param });
   }
-}
-
-function describeCreated(type: AddOptions['type'], created: Record<string, unknown>): string {
-  if (type === 'webhook') {
-    return [
-      `created webhook source ${String(created.id)}`,
-      `  POST ${String(created.url)} (under your public base URL)`,
-      `  secret: ${String(created.secret)}`,
-      '  (the secret is shown only now; sign with X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">)',
-    ].join('\n');
-  }
-  if (type === 'feed') return `created feed source ${String(created.id)}: polls ${String(created.url)} every ${String(created.interval_seconds)} s`;
-  return `created ${type} source ${String(created.id)}`;
 }
 
 function sourceLine(s: SourceView): string {

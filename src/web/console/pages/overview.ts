@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../../domain/html.js';
 import type { Mode } from '../../../domain/records.js';
-import { listSources } from '../../../payment-sources/list-sources.js';
+import { sourceKind } from '../../../payment-sources/kinds.js';
+import { listSources } from '../../../services/sources/list-sources.js';
 import type { Deps } from '../../../services/deps.js';
 import { CHART_DAYS, getOverview, lastReports } from '../../../services/overview/get-overview.js';
 import { liveApprovalQueue } from '../../../services/merchants/approve-live.js';
@@ -173,7 +174,7 @@ ${
 <tbody>${sources.map(
         (s) => html`<tr><td class="mono">${s.id}</td><td class="mono hide-narrow">${s.merchant_id}</td><td>${s.type}</td>
 <td><span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></td>
-<td>${when(reports.get(s.id))}</td><td class="hide-narrow">${s.type === 'feed' ? when(s.last_success_at ? Date.parse(s.last_success_at) : null) : '–'}</td>
+<td>${when(reports.get(s.id))}</td><td class="hide-narrow">${sourceKind(s.type).polled ? when(s.last_success_at ? Date.parse(s.last_success_at) : null) : '–'}</td>
 <td class="num">${s.failures ?? 0}</td></tr>`,
       )}</tbody></table></div>`
 }

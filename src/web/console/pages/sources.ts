@@ -1,20 +1,22 @@
 // /dashboard/sources: a viewer's payment sources with their health, adding a signed-webhook source (its
-// secret shown once) or a mutation feed, and turning a source off and on. The setup and the switch are
-// the payment sources' own functions (the CLI's `source` commands use them too), which validate and
-// write the audit row with the change.
+// secret shown once) or a mutation feed, and turning a source off and on. What each kind shows and how it
+// is added are its own (payment-sources/<kind>/kind.ts, listed in kinds.ts); the switch is a service
+// (the CLI's `source` commands use both too), which validate and write the audit row with the change.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
-import { addFeedSource } from '../../../payment-sources/feed/setup.js';
-import { listSourcesInScope, maskUrl, type SourceView } from '../../../payment-sources/list-sources.js';
-import { setSourceEnabled } from '../../../payment-sources/set-source-enabled.js';
-import { addWebhookSource } from '../../../payment-sources/webhook/setup.js';
+import type { SourceKind } from '../../../payment-sources/kind.js';
+import { sourceKind, sourceKinds } from '../../../payment-sources/kinds.js';
 import type { Deps } from '../../../services/deps.js';
+import { listSourcesInScope } from '../../../services/sources/list-sources.js';
+import { setSourceEnabled } from '../../../services/sources/set-source-enabled.js';
+import type { SourceView } from '../../../services/sources/source-view.js';
+import type { Viewer } from '../../../services/users/viewer.js';
 import { lastReports } from '../../../services/overview/get-overview.js';
 import { canSeeMerchant, isOperator, merchantScope } from '../../../services/users/viewer.js';
 import { visibleMerchants } from '../../../services/users/visible-merchants.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, translator, wibTime, type Translate } from '../i18n.js';
+import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
 import { actorOf } from './form-fields.js';
 
@@ -40,9 +42,6 @@ const words = defineMessages(
     lastError: 'Last error',
     nextPoll: 'Next poll',
     never: 'never',
-    typeWebhook: 'Signed webhook',
-    typeFeed: 'Mutation feed',
-    typeSnap: 'SNAP BI',
     enable: 'Enable',
     disable: 'Disable',
     disableConfirm: 'Disable this source? Its webhook then answers 404 and a feed is no longer polled.',
@@ -93,9 +92,6 @@ const words = defineMessages(
     lastError: 'Kesalahan terakhir',
     nextPoll: 'Polling berikutnya',
     never: 'belum pernah',
-    typeWebhook: 'Webhook bertanda tangan',
-    typeFeed: 'Feed mutasi',
-    typeSnap: 'SNAP BI',
     enable: 'Aktifkan',
     disable: 'Nonaktifkan',
     disableConfirm: 'Nonaktifkan sumber ini? Webhook-nya akan menjawab 404 dan feed tidak lagi di-polling.',
@@ -129,6 +125,13 @@ const words = defineMessages(
 
 type T = Translate<keyof (typeof words)['en']>;
 
+/** The kinds this viewer may add on this page, in the registry's order. */
+function addableKinds(viewer: Viewer): SourceKind[] {
+  return sourceKinds.filter((kind) => kind.console !== undefined && (!kind.console.operatorOnly || isOperator(viewer)));
+}
+
+const refusedField = { url: 'feedUrlRequired', interval: 'intervalRequired', mapping: 'mappingJson' } as const;
+
 export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   scope.get('/sources', { schema: { hide: true } }, async (request, reply) => listPage(deps, consolePage(request, reply), takeNotice(request, reply), null));
 
@@ -139,44 +142,32 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
     const type = field(request.body, 'type');
     const merchantId = field(request.body, 'merchant');
     const mode = field(request.body, 'mode');
-    if (type !== 'webhook' && type !== 'feed') return refuse(t('typeRequired'));
+    const kind = sourceKinds.find((k) => k.type === type);
+    if (!kind?.console) return refuse(t('typeRequired'));
     if (merchantId === '') return refuse(t('merchantRequired'));
     // Another merchant's id is answered as an unknown one: the 404 page.
     if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
     const actor = actorOf(viewer);
     try {
-      if (type === 'webhook') {
-        const created = await addWebhookSource(deps, { merchantId, mode, actor });
+      if (kind.console.operatorOnly && !isOperator(viewer)) return refuse(t('feedOnlyOperator'));
+      const added = await kind.console.add(deps, { merchantId, mode, field: (name) => field(request.body, name), actor });
+      if (added.shows === 'refused') return refuse(t(refusedField[added.field]));
+      if (added.shows === 'secret') {
         // The secret is in this response only: a page rendered here (201), not a redirect to one.
-        const url = `${deps.config.publicBaseUrl}${created.url}`;
+        const url = `${deps.config.publicBaseUrl}${added.url}`;
         const secret = html`<section class="card" aria-labelledby="secret-title">
 <h2 id="secret-title">${t('secretTitle')}</h2>
 <p>${t('secretOnce')}</p>
-<p class="secret" id="source-secret">${created.secret}</p>
+<p class="secret" id="source-secret">${added.secret}</p>
 <button type="button" class="secondary" data-copy="source-secret" data-copied="${t('copied')}">${t('copy')}</button>
 <p>${t('sendTo')}</p>
 <p class="secret" id="source-url">${url}</p>
 </section>`;
-        return listPage(deps, consolePage(request, reply), { kind: 'success', text: t('addedWebhook', { id: created.id }) }, secret, 201);
+        return listPage(deps, consolePage(request, reply), { kind: 'success', text: t('addedWebhook', { id: added.id }) }, secret, 201);
       }
-      if (!isOperator(viewer)) return refuse(t('feedOnlyOperator'));
-      const url = field(request.body, 'url').trim();
-      const interval = field(request.body, 'interval').trim();
-      const mappingText = field(request.body, 'mapping').trim();
-      if (url === '') return refuse(t('feedUrlRequired'));
-      if (interval === '') return refuse(t('intervalRequired'));
-      let mapping: unknown;
-      if (mappingText !== '') {
-        try {
-          mapping = JSON.parse(mappingText) as unknown;
-        } catch {
-          return refuse(t('mappingJson'));
-        }
-      }
-      const created = await addFeedSource(deps, { merchantId, mode, url, intervalSeconds: interval, mapping, actor });
       return redirectWithNotice(reply, '/dashboard/sources', {
         kind: 'success',
-        text: t('addedFeed', { id: created.id, url: maskUrl(created.url), seconds: created.interval_seconds }),
+        text: t('addedFeed', { id: added.id, url: added.url, seconds: added.intervalSeconds }),
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_parameter') return refuse(t('invalid', { detail: err.message }));
@@ -219,10 +210,6 @@ ${merchants.length === 0 ? '' : addForm(t, page, merchants)}`;
   return page.send(t('title'), 'sources', body, status);
 }
 
-function typeWord(t: T, type: string): string {
-  return type === 'webhook' ? t('typeWebhook') : type === 'feed' ? t('typeFeed') : type === 'snap' ? t('typeSnap') : type;
-}
-
 function sourceCard(
   t: T,
   page: ConsolePage,
@@ -232,18 +219,19 @@ function sourceCard(
   when: (iso: string | null | undefined) => string,
   baseUrl: string,
 ): SafeHtml {
-  const feed = s.type === 'feed';
+  const kind = sourceKind(s.type);
+  const polled = kind.polled;
   return html`<section class="card source" aria-labelledby="source-${s.id}">
-<h2 id="source-${s.id}">${typeWord(t, s.type)} <span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></h2>
+<h2 id="source-${s.id}">${kind.label[page.lang]} <span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></h2>
 <dl class="fields">
 <dt>Id</dt><dd class="mono">${s.id}</dd>
 <dt>${t('merchant')}</dt><dd>${merchantName}</dd>
 <dt>${t('mode')}</dt><dd>${s.mode === 'test' ? t('test') : t('live')}</dd>
-${s.url === null ? '' : html`<dt>${s.type === 'webhook' ? t('postTo') : t('url')}</dt><dd class="mono">${s.type === 'webhook' ? `${baseUrl}${s.url}` : s.url}</dd>`}
-${feed ? html`<dt>${t('polls')}</dt><dd>${t('every', { seconds: s.interval_seconds ?? 0 })}</dd>` : ''}
+${s.url === null ? '' : html`<dt>${kind.inbound ? t('postTo') : t('url')}</dt><dd class="mono">${kind.inbound ? `${baseUrl}${s.url}` : s.url}</dd>`}
+${polled ? html`<dt>${t('polls')}</dt><dd>${t('every', { seconds: s.interval_seconds ?? 0 })}</dd>` : ''}
 <dt>${t('lastReport')}</dt><dd>${lastReport === null ? t('never') : wibTime(lastReport, page.lang)}</dd>
 ${
-  feed
+  polled
     ? html`<dt>${t('lastPoll')}</dt><dd>${when(s.last_success_at)}</dd>
 <dt>${t('failures')}</dt><dd>${s.failures ?? 0}</dd>
 ${s.last_error ? html`<dt>${t('lastError')}</dt><dd class="error-text">${s.last_error}</dd>` : ''}
@@ -260,16 +248,16 @@ ${
 }
 
 function addForm(t: T, page: ConsolePage, merchants: ReadonlyArray<{ id: string; name: string }>): SafeHtml {
-  const operator = isOperator(page.viewer);
+  const kinds = addableKinds(page.viewer);
+  const withheld = sourceKinds.some((k) => k.console?.operatorOnly === true) && !isOperator(page.viewer);
   return html`<section class="card" aria-labelledby="add-source-title">
 <h2 id="add-source-title">${t('add')}</h2>
-<p class="muted">${t('addIntro')}${operator ? '' : html` ${t('feedOnlyOperator')}`}</p>
+<p class="muted">${t('addIntro')}${withheld ? html` ${t('feedOnlyOperator')}` : ''}</p>
 <form method="post" action="/dashboard/sources">
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <label for="source-type">${t('type')}</label>
 <select id="source-type" name="type" required>
-<option value="webhook">${t('typeWebhook')}</option>
-${operator ? html`<option value="feed">${t('typeFeed')}</option>` : ''}
+${kinds.map((k) => typeOption(k, page.lang))}
 </select>
 <label for="source-merchant">${t('merchant')}</label>
 <select id="source-merchant" name="merchant" required>
@@ -282,7 +270,7 @@ ${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>
 <option value="test">${t('test')}</option>
 </select>
 ${
-  operator
+  kinds.some((k) => k.polled)
     ? html`<label for="source-url">${t('feedUrl')}</label>
 <input id="source-url" name="url" type="url" maxlength="2048" placeholder="https://" autocomplete="off" aria-describedby="source-url-hint">
 <p class="muted" id="source-url-hint">${t('feedUrlHint')}</p>
@@ -297,4 +285,8 @@ ${
 <button type="submit">${t('add')}</button>
 </form>
 </section>`;
+}
+
+function typeOption(kind: SourceKind, lang: Lang): SafeHtml {
+  return html`<option value="${kind.type}">${kind.label[lang]}</option>`;
 }

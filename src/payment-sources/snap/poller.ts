@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Deps } from '../services/deps.js';
-import { pollDueSnapQueries, snapHousekeeping } from '../payment-sources/snap/poll.js';
-import { runEvery, type Worker } from './run-every.js';
+import type { Deps } from '../../services/deps.js';
+import { pollDueSnapQueries, snapHousekeeping } from './poll.js';
+import { runEvery, type Worker } from '../../workers/run-every.js';
 
 const HOUSEKEEPING_EVERY_MS = 60_000;
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Deps } from '../services/deps.js';
-import { pollDueFeeds } from '../payment-sources/feed/poll.js';
-import { runEvery, type Worker } from './run-every.js';
+import type { Deps } from '../../services/deps.js';
+import { pollDueFeeds } from './poll.js';
+import { runEvery, type Worker } from '../../workers/run-every.js';
 
 /**
  * Looks for due feeds every tickMs; each feed's own interval and backoff live in next_poll_at, so the

@@ -1,0 +1,71 @@
+import { AppError } from '../../domain/errors.js';
+import { isoTimeOrNull } from '../../domain/iso-time.js';
+import { startFeedPoller } from './poller.js';
+import type { SourceKind } from '../kind.js';
+import { maskUrl } from '../mask-url.js';
+import { addFeedSource, readFeedConfig, readFeedState } from './setup.js';
+
+/** A mutation feed: the gateway polls an account's incoming-payment history. */
+export const feedKind: SourceKind<'feed'> = {
+  type: 'feed',
+  label: { en: 'Mutation feed', id: 'Feed mutasi' },
+  cliName: 'mutation feed',
+  polled: true,
+  inbound: false,
+  details(row) {
+    const feed = readFeedConfig(row);
+    const state = readFeedState(row.state);
+    return {
+      url: maskUrl(feed.url),
+      interval_seconds: feed.intervalSeconds,
+      next_poll_at: isoTimeOrNull(row.next_poll_at),
+      last_success_at: isoTimeOrNull(state.lastSuccessAt),
+      last_error: state.lastError,
+      failures: state.failures,
+    };
+  },
+  worker: (deps, logger) => startFeedPoller(deps, logger),
+  console: {
+    operatorOnly: true,
+    async add(deps, input) {
+      const url = input.field('url').trim();
+      const interval = input.field('interval').trim();
+      const mappingText = input.field('mapping').trim();
+      if (url === '') return { shows: 'refused', field: 'url' };
+      if (interval === '') return { shows: 'refused', field: 'interval' };
+      let mapping: unknown;
+      if (mappingText !== '') {
+        try {
+          mapping = JSON.parse(mappingText) as unknown;
+        } catch {
+          return { shows: 'refused', field: 'mapping' };
+        }
+      }
+      const created = await addFeedSource(deps, { merchantId: input.merchantId, mode: input.mode, url, intervalSeconds: interval, mapping, actor: input.actor });
+      return { shows: 'polled', id: created.id, url: maskUrl(created.url), intervalSeconds: created.interval_seconds };
+    },
+  },
+  cli: {
+    options: [
+      ['--url <url>', 'feed: the URL to poll'],
+      ['--interval <seconds>', 'feed: seconds between polls'],
+      ['--mapping <file>', 'feed: JSON field mapping over the OrderKuota-style defaults'],
+    ],
+    async add(deps, input) {
+      const { url, interval, mapping } = input.options;
+      if (!url) throw new AppError('invalid_parameter', '--url is required for a feed', { param: 'url' });
+      if (!interval) throw new AppError('invalid_parameter', '--interval is required for a feed', { param: 'interval' });
+      return {
+        ...(await addFeedSource(deps, {
+          merchantId: input.merchant,
+          mode: input.mode,
+          url,
+          intervalSeconds: interval,
+          mapping: mapping === undefined ? undefined : input.readJson(mapping, 'mapping'),
+          actor: input.actor,
+        })),
+      };
+    },
+    describe: (created) => `created feed source ${String(created.id)}: polls ${String(created.url)} every ${String(created.interval_seconds)} s`,
+  },
+};

@@ -1,0 +1,33 @@
+import type { SourceKind } from '../kind.js';
+import { webhookEventRoutes } from './route.js';
+import { addWebhookSource, webhookEventsPath } from './setup.js';
+
+/** A signed webhook: the merchant's own tools post each payment, signed with the source's secret. */
+export const webhookKind: SourceKind<'webhook'> = {
+  type: 'webhook',
+  label: { en: 'Signed webhook', id: 'Webhook bertanda tangan' },
+  cliName: 'signed webhook',
+  polled: false,
+  inbound: true,
+  details: (row) => ({ url: webhookEventsPath(row.id) }),
+  routes: webhookEventRoutes,
+  console: {
+    operatorOnly: false,
+    async add(deps, input) {
+      const created = await addWebhookSource(deps, { merchantId: input.merchantId, mode: input.mode, actor: input.actor });
+      return { shows: 'secret', id: created.id, secret: created.secret, url: created.url };
+    },
+  },
+  cli: {
+    options: [],
+    // Exactly id, secret and url: scripts read this object.
+    add: async (deps, input) => ({ ...(await addWebhookSource(deps, { merchantId: input.merchant, mode: input.mode, actor: input.actor })) }),
+    describe: (created) =>
+      [
+        `created webhook source ${String(created.id)}`,
+        `  POST ${String(created.url)} (under your public base URL)`,
+        `  secret: ${String(created.secret)}`,
+        '  (the secret is shown only now; sign with X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">)',
+      ].join('\n'),
+  },
+};
