@@ -25,6 +25,21 @@ module.exports = {
       to: { path: '^src/(services|sources|payment-sources|http|web|workers|cli|dev|mail)/' },
     },
     {
+      name: 'storage-engine-inside-storage',
+      severity: 'error',
+      comment:
+        'The storage engine (src/storage/engine/: group commit, log flushes, prepared and batched reads) is used by storage alone: everything above calls a query in src/storage/queries/.',
+      from: { path: '^src/', pathNot: '^src/storage/' },
+      to: { path: '^src/storage/engine/' },
+    },
+    {
+      name: 'storage-engine-below-queries',
+      severity: 'error',
+      comment: 'The storage engine knows no table or query: queries use it, never the reverse.',
+      from: { path: '^src/storage/engine/' },
+      to: { path: '^src/storage/(queries|migrations)/' },
+    },
+    {
       name: 'services-below-adapters',
       severity: 'error',
       comment: 'Services never import http, web, payment sources, workers or the CLI: those call services.',

@@ -1,7 +1,7 @@
 /**
  * The password-hashing thread's program: scrypt, run synchronously on this thread, one job at a time.
  * Running it here rather than with crypto.scrypt keeps it off libuv's thread pool, which the SQLite log
- * flush (storage/wal-sync.ts) needs for every commit: a flood of logins can then slow logins, never
+ * flush (storage/engine/wal-sync.ts) needs for every commit: a flood of logins can then slow logins, never
  * payments.
  *
  * Like src/imaging/qr-worker-source.ts this is eval'd source, so the same thread runs from the

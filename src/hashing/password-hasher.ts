@@ -1,7 +1,7 @@
 // Runs scrypt for console passwords on a few threads of its own, with a bounded queue in front.
 //
 // Why: crypto.scrypt runs on libuv's 4-thread pool, which the SQLite log flush after each group commit
-// also uses (storage/wal-sync.ts). A few hundred anonymous login or reset posts then held every create
+// also uses (storage/engine/wal-sync.ts). A few hundred anonymous login or reset posts then held every create
 // behind their hashes for tens of seconds. Here a hash never touches that pool, at most
 // HASHER_THREADS run at once (each one core for 50-100 ms) and at most HASHES_WAITING_MAX wait; past
 // that a hash is refused at once with `service_unavailable` (503, Retry-After), never queued for long.

@@ -9,7 +9,7 @@
  * killed at once at its deadline, inside libvips too. In a thread, that memory stayed with the gateway
  * (measured: 36 uploads of a 49 MP decompression bomb left the process at 565 MB, idle).
  *
- * Like src/storage/checkpointer.ts, this is eval'd source rather than a module file, so the same
+ * Like src/storage/engine/checkpointer.ts, this is eval'd source rather than a module file, so the same
  * program runs from the TypeScript sources under vitest and from dist/ in production; the packages it
  * loads are resolved by the gateway and passed in as paths.
  *

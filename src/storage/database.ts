@@ -3,12 +3,12 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect } from 'kysely';
-import { withJsRows, type JsRowsStatement } from './sqlite-rows.js';
-import { directReads, type DirectReads } from './direct-reads.js';
+import { withJsRows, type JsRowsStatement } from './engine/sqlite-rows.js';
+import { directReads, type DirectReads } from './engine/direct-reads.js';
 import type { DB } from './schema.js';
-import { WalSync } from './wal-sync.js';
-import { BACKSTOP_PAGES, startCheckpointer } from './checkpointer.js';
-import { GroupCommit, type BatchStats, type UnitOfWork } from './unit-of-work.js';
+import { WalSync } from './engine/wal-sync.js';
+import { BACKSTOP_PAGES, startCheckpointer } from './engine/checkpointer.js';
+import { GroupCommit, type BatchStats, type UnitOfWork } from './engine/unit-of-work.js';
 
 export type { Dialect } from './schema.js';
 import type { Dialect } from './schema.js';

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { BACKSTOP_PAGES } from '../../src/storage/checkpointer.js';
+import { BACKSTOP_PAGES } from '../../src/storage/engine/checkpointer.js';
 import { onPostgres } from '../helpers/context.js';
 
 describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { batchedLookup } from '../../src/storage/batched-lookup.js';
+import { batchedLookup } from '../../src/storage/engine/batched-lookup.js';
 
 // The scheduling alone, with loaders that record what they were asked (the SQL side is covered by
 // test/integration/batched-reads.test.ts on both databases).

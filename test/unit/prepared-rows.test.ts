@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CamelCasePlugin, sql, type Kysely } from 'kysely';
-import { compileScope } from '../../src/storage/prepared.js';
-import { prepareRowsQuery } from '../../src/storage/prepared-rows.js';
+import { compileScope } from '../../src/storage/engine/prepared.js';
+import { prepareRowsQuery } from '../../src/storage/engine/prepared-rows.js';
 import { openScratchDatabase, testDialects } from '../helpers/context.js';
 
 interface ItemsTable {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { prepareQuery } from '../../src/storage/prepared.js';
+import { prepareQuery } from '../../src/storage/engine/prepared.js';
 import { openScratchDatabase, testDialects } from '../helpers/context.js';
 
 interface ThingsTable {

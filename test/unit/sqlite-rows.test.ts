@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withJsRows } from '../../src/storage/sqlite-rows.js';
+import { withJsRows } from '../../src/storage/engine/sqlite-rows.js';
 
 // Rows built in JavaScript from raw arrays must be the very objects better-sqlite3 builds itself.
 describe('withJsRows', () => {

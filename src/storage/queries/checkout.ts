@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../executor.js';
-import { prepareQuery } from '../prepared.js';
+import { prepareQuery } from '../engine/prepared.js';
 import type { DB } from '../schema.js';
 
 // Read on every page load: one prepared join rather than the transaction and then its merchant.

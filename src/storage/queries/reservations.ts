@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
-import { prepareQuery } from '../prepared.js';
-import { prepareRowsQuery } from '../prepared-rows.js';
+import { prepareQuery } from '../engine/prepared.js';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { DB, Mode, ReservedTotalsTable } from '../schema.js';
 
 // reserved_totals: a merchant's held totals (amount + unique code) per mode. Its primary key (merchant,

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { TransactionSearch } from '../../domain/transaction-filters.js';
-import { batchedLookup } from '../batched-lookup.js';
+import { batchedLookup } from '../engine/batched-lookup.js';
 import type { Db, Executor, Tx } from '../executor.js';
-import { prepareRowsQuery } from '../prepared-rows.js';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { DB, Mode, PaymentsTable, TransactionStatus, TransactionsTable } from '../schema.js';
 
 // Status reads and QR images read one row by id. Those arriving together share one

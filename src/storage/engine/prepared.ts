@@ -1,5 +1,5 @@
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
-import { Database } from './database.js';
+import { Database } from '../database.js';
 
 /**
  * A Kysely query built and compiled once per database, then run with fresh parameter values. Building

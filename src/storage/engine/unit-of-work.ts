@@ -1,5 +1,5 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
-import type { DB } from './schema.js';
+import type { DB } from '../schema.js';
 import type { WalSync } from './wal-sync.js';
 
 /**
