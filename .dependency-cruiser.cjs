@@ -22,7 +22,7 @@ module.exports = {
       severity: 'error',
       comment: 'Storage never imports services or anything above them.',
       from: { path: '^src/storage' },
-      to: { path: '^src/(services|sources|payment-sources|http|web|workers|cli|dev|mail)/' },
+      to: { path: '^src/(services|payment-sources|http|web|workers|cli|dev|mail)/' },
     },
     {
       name: 'storage-engine-inside-storage',
@@ -44,7 +44,7 @@ module.exports = {
       severity: 'error',
       comment: 'Services never import http, web, payment sources, workers or the CLI: those call services.',
       from: { path: '^src/services' },
-      to: { path: '^src/(sources|payment-sources|http|web|workers|cli|dev)/' },
+      to: { path: '^src/(payment-sources|http|web|workers|cli|dev)/' },
     },
     {
       name: 'source-kinds-through-the-registry',

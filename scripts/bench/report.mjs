@@ -1,0 +1,89 @@
+// @ts-check
+// The report: the commit and machine it ran on, the table, the targets met or missed, a comparison with an earlier run.
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, hostname, loadavg, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { round } from './measure.mjs';
+import { CONNECTIONS, root } from './options.mjs';
+
+export function commitInfo() {
+  // Read .git directly (no git process): HEAD, then the branch ref or packed-refs.
+  try {
+    const head = readFileSync(join(root, '.git', 'HEAD'), 'utf8').trim();
+    if (!head.startsWith('ref: ')) return head;
+    const ref = head.slice(5);
+    const loose = join(root, '.git', ref);
+    if (existsSync(loose)) return readFileSync(loose, 'utf8').trim();
+    const packed = readFileSync(join(root, '.git', 'packed-refs'), 'utf8');
+    return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function machineInfo() {
+  const cpu = cpus();
+  return {
+    hostname: hostname(),
+    cpuModel: cpu[0]?.model ?? null,
+    cpus: cpu.length,
+    memoryGB: round(totalmem() / 2 ** 30, 1),
+    kernel: release(),
+    node: process.version,
+    loadAvgAtStart: loadavg().map((n) => round(n, 2)),
+  };
+}
+
+export const pad = (s, n) => String(s).padEnd(n);
+export const lpad = (s, n) => String(s).padStart(n);
+export function printTable(rows) {
+  const head = `${pad('db', 9)}${pad('scenario', 22)}${lpad('req/s', 9)}${lpad('p50 ms', 8)}${lpad('p99 ms', 8)}${lpad('non2xx', 8)}${lpad('RSS MiB', 9)}${lpad('ratio', 7)}${lpad('cpu µs/req', 11)}${lpad('db µs/req', 10)}${lpad('load', 6)}`;
+  const lines = [head, '-'.repeat(head.length)];
+  for (const r of rows) {
+    lines.push(
+      `${pad(r.db, 9)}${pad(r.scenario, 22)}${lpad(Math.round(r.reqPerSec), 9)}${lpad(r.latencyMs.p50, 8)}${lpad(r.latencyMs.p99, 8)}${lpad(r.non2xx, 8)}${lpad(r.peakRssMB, 9)}${lpad(r.ratio === null ? '' : r.ratio.toFixed(2), 7)}${lpad(r.serverCpuUsPerReq ?? '', 11)}${lpad(r.dbCpuUsPerReq ?? '', 10)}${lpad(r.loadAvg ?? '', 6)}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function targetChecks(rows) {
+  const get = (db, s) => rows.find((r) => r.db === db && r.scenario === s);
+  const checks = [];
+  const c = get('sqlite', 'cqris-fresh');
+  if (c) {
+    checks.push({ db: 'sqlite', target: 'cqris-fresh req/s >= 0.20 of baseline', value: c.ratio, ok: c.ratio >= 0.2 });
+    checks.push({ db: 'sqlite', target: `cqris-fresh p99 < 25 ms at ${CONNECTIONS} connections`, value: c.latencyMs.p99, ok: c.latencyMs.p99 < 25 });
+  }
+  const s = get('sqlite', 'cstatus-id');
+  if (s) checks.push({ db: 'sqlite', target: 'cstatus-id req/s >= 0.50 of baseline', value: s.ratio, ok: s.ratio >= 0.5 });
+  const p = get('postgres', 'cqris-fresh');
+  if (p) checks.push({ db: 'postgres', target: 'cqris-fresh req/s >= 0.10 of baseline', value: p.ratio, ok: p.ratio >= 0.1 });
+  const ps = get('postgres', 'cstatus-id');
+  if (ps) checks.push({ db: 'postgres', target: 'cstatus-id req/s >= 0.50 of baseline (sqlite target, for reference)', value: ps.ratio, ok: ps.ratio >= 0.5 });
+  return checks;
+}
+
+export function printChecks(checks) {
+  for (const c of checks) process.stdout.write(`${c.ok ? 'MET ' : 'MISS'}  ${pad(c.db, 9)}${c.target}: ${c.value}\n`);
+}
+
+export function printCompare(file, rows) {
+  const old = JSON.parse(readFileSync(file, 'utf8'));
+  const before = new Map((old.results ?? []).map((r) => [`${r.db}/${r.scenario}`, r]));
+  process.stdout.write(`\ncompared with ${file} (${old.startedAt ?? '?'}, commit ${old.commit ?? '?'})\n`);
+  const head = `${pad('db', 9)}${pad('scenario', 22)}${lpad('req/s', 16)}${lpad('Δ', 8)}${lpad('p99 ms', 16)}${lpad('ratio', 14)}`;
+  process.stdout.write(`${head}\n${'-'.repeat(head.length)}\n`);
+  const pct = (a, b) => (b ? `${(((a - b) / b) * 100).toFixed(1)}%` : '');
+  for (const r of rows) {
+    const b = before.get(`${r.db}/${r.scenario}`);
+    if (!b) {
+      process.stdout.write(`${pad(r.db, 9)}${pad(r.scenario, 22)}  (not in the earlier run)\n`);
+      continue;
+    }
+    const ratio = b.ratio === null || r.ratio === null ? '' : `${b.ratio.toFixed(2)}→${r.ratio.toFixed(2)}`;
+    process.stdout.write(
+      `${pad(r.db, 9)}${pad(r.scenario, 22)}${lpad(`${Math.round(b.reqPerSec)}→${Math.round(r.reqPerSec)}`, 16)}${lpad(pct(r.reqPerSec, b.reqPerSec), 8)}${lpad(`${b.latencyMs.p99}→${r.latencyMs.p99}`, 16)}${lpad(ratio, 14)}\n`,
+    );
+  }
+}
