@@ -1,3 +1,4 @@
+import type { Actor } from '../domain/actor.js';
 import { AppError } from '../domain/errors.js';
 import { findSourceInScope } from './common.js';
 import type { Deps } from '../services/deps.js';
@@ -12,7 +13,7 @@ import { presentSource, type SourceView } from './list-sources.js';
  */
 export async function setSourceEnabled(
   deps: Deps,
-  input: { id: string; enabled: boolean; actor: string; merchants?: readonly string[] | null },
+  input: { id: string; enabled: boolean; actor: Actor; merchants?: readonly string[] | null },
 ): Promise<SourceView> {
   const row = await findSourceInScope(deps, input.id, input.merchants ?? null);
   if (!row) throw new AppError('source_not_found', `no payment source ${input.id}`, { param: 'id' });

@@ -1,3 +1,4 @@
+import { userActor } from '../../src/domain/actor.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +48,7 @@ describe('console transactions in a real browser', () => {
     t.clock.ms = start - 20 * 60_000;
     const cancelled = await createTransaction(t.deps, { ...createInput(t.merchant.id, 99_000), ref: 'ORDER-2024-0041', email: 'rina@example.id' });
     t.clock.ms = start - 10 * 60_000;
-    await cancelTransaction(t.deps, { trxid: cancelled.transaction.id, owner: null, actor: 'user:ops@example.test' });
+    await cancelTransaction(t.deps, { trxid: cancelled.transaction.id, owner: null, actor: userActor({ email: 'ops@example.test' }) });
 
     // The one this test follows: created with an invoice e-mail (no SMTP here, so it is skipped), paid in
     // the sandbox two minutes later, its webhook failing once.

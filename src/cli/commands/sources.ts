@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
@@ -64,7 +65,7 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
   }
 }
 
-async function addSource(deps: Parameters<typeof addWebhookSource>[0], opts: AddOptions, actor: string): Promise<{ id: string } & Record<string, unknown>> {
+async function addSource(deps: Parameters<typeof addWebhookSource>[0], opts: AddOptions, actor: Actor): Promise<{ id: string } & Record<string, unknown>> {
   switch (opts.type) {
     case 'webhook':
       // Exactly id, secret and url: scripts read this object.

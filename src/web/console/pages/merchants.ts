@@ -1,3 +1,4 @@
+import { userActor } from '../../../domain/actor.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -240,7 +241,7 @@ ${
         : // A self-service merchant: its live keys wait for an operator (LIVE_KEYS=approval), it gets the
           // sign-up plan's daily quota, and its adder becomes its member.
           { liveApproved: deps.config.liveKeys === 'auto', dailyCreateQuota: deps.config.signupPlanDailyCreates, memberUserId: page.viewer.userId };
-      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: `user:${page.viewer.email}`, ...own });
+      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: userActor(page.viewer), ...own });
       return reply.redirect(`/dashboard/merchants?added=${encodeURIComponent(row.id)}`, 303);
     } catch (err) {
       if (err instanceof AppError && err.code === 'merchant_limit_reached') return sendLimit(page, deps.config.merchantsPerUser, 403);

@@ -1,3 +1,4 @@
+import { userActor } from '../../../domain/actor.js';
 // One transaction in the console: its fields, its timeline (e-mails, payments, status changes, webhook
 // deliveries with every attempt) and what may be done to it (cancel, confirm a payment by hand, resend
 // a webhook event). Every action is a POST that answers with a 303 back here and a notice.
@@ -13,7 +14,6 @@ import { cancelTransaction } from '../../../services/transactions/cancel-transac
 import { getTransactionTimeline, type DeliveryHistory, type TimelineEntry, type TransactionDetail } from '../../../services/transactions/get-transaction-timeline.js';
 import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
 import { resendTransactionEvent } from '../../../services/webhooks/resend-transaction-event.js';
-import type { Viewer } from '../../../services/users/viewer.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
 import { defineMessages, rupiah, translator, wibTime, type Translate } from '../i18n.js';
 import { statusBadge } from './transaction-status.js';
@@ -225,7 +225,7 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     const viewer = request.viewer!;
     const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
     return act(reply, tx.id, async () => {
-      await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: actorOf(viewer) });
+      await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: userActor(viewer) });
       return { done: 'cancelled' };
     });
   });
@@ -236,7 +236,7 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     const reference = field(request.body, 'reference');
     try {
       return await act(reply, tx.id, async () => {
-        const result = await confirmPayment(deps, { trxid: tx.id, reference, amount: null, actor: actorOf(viewer) });
+        const result = await confirmPayment(deps, { trxid: tx.id, reference, amount: null, actor: userActor(viewer) });
         return result.outcome === 'matched' ? { done: 'confirmed' } : { done: 'unmatched', reason: result.reason ?? 'no_matching_transaction' };
       });
     } catch (err) {
@@ -260,8 +260,6 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     });
   });
 }
-
-const actorOf = (viewer: Viewer) => `user:${viewer.email}`;
 
 /**
  * Runs an action and answers with a 303 back to the transaction's page, its outcome in the query. The

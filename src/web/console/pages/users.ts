@@ -1,6 +1,7 @@
 // Operators' page of console users (invite, disable, enable) and everyone's own account page (change the
 // password; a merchant user may delete the account).
 import type { FastifyInstance } from 'fastify';
+import { userActor } from '../../../domain/actor.js';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
 import { inviteUser } from '../../../services/users/account-links-use.js';
@@ -134,7 +135,7 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
     const t = translator(words, page.lang);
     const merchant = field(request.body, 'merchant').trim();
     try {
-      const made = await inviteUser(deps, kit.mail, { email: field(request.body, 'email'), merchantIds: merchant ? [merchant] : [] }, `user:${page.viewer.email}`);
+      const made = await inviteUser(deps, kit.mail, { email: field(request.body, 'email'), merchantIds: merchant ? [merchant] : [] }, userActor(page.viewer));
       // The link is shown in this answer only (it is a credential until used).
       const notice = html`<div class="notice success" role="status"><p>${t('invited', { email: made.email })}</p><p>${t('inviteLink')}</p><p class="secret" id="invite-link">${made.link}</p></div>`;
       return usersPage(request, reply, notice, 201);
@@ -150,7 +151,7 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
       if (page.viewer.role !== 'operator' || request.params.id === page.viewer.userId) throw new AppError('not_found', 'not found');
       const user = await findUser(deps, request.params.id).catch(() => null);
       if (!user?.id.startsWith('usr_')) throw new AppError('not_found', 'not found');
-      await setUserEnabled(deps, user.id, action === 'enable', `user:${page.viewer.email}`);
+      await setUserEnabled(deps, user.id, action === 'enable', userActor(page.viewer));
       return reply.redirect('/dashboard/users?done=1', 303);
     });
   }
@@ -193,7 +194,7 @@ ${
       return accountPage(request, reply, html`<p class="notice error" role="alert">${t('wrongPassword')}</p>`, 400);
     }
     try {
-      await setUserPassword(deps, user.id, field(request.body, 'password'), `user:${page.viewer.email}`, page.viewer.sessionKey);
+      await setUserPassword(deps, user.id, field(request.body, 'password'), userActor(page.viewer), page.viewer.sessionKey);
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
       return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
