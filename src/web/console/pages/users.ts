@@ -1,9 +1,9 @@
 // Operators' page of console users (invite, disable, enable) and everyone's own account page (change the
 // password; a merchant user may delete the account).
-import type { FastifyInstance } from 'fastify';
 import { userActor } from '../../../domain/actor.js';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
-import { html } from '../../../domain/html.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
 import { inviteUser } from '../../../services/users/account-links-use.js';
 import { deleteAccount } from '../../../services/users/delete-account.js';
 import type { Deps } from '../../../services/deps.js';
@@ -12,6 +12,7 @@ import { verifyPassword } from '../../../hashing/passwords.js';
 import { findUser } from '../../../services/users/manage-users.js';
 import { consolePage, field, type ConsoleKit } from '../context.js';
 import { defineMessages, translator, wibTime } from '../i18n.js';
+import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
   {
@@ -91,13 +92,12 @@ const words = defineMessages(
 export async function userPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const hide = { schema: { hide: true } };
 
-  const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: ReturnType<typeof html> | '' = '', status = 200) => {
+  const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: SafeHtml | '' = '', status = 200) => {
     const page = consolePage(request, reply);
     if (page.viewer.role !== 'operator') throw new AppError('not_found', 'not found');
     const t = translator(words, page.lang);
     const users = await listUsers(deps);
-    const done = (request.query as { done?: string }).done === '1' ? html`<p class="notice success" role="status">${t('changed')}</p>` : '';
-    const body = html`<h1>${t('users')}</h1>${notice}${done}
+    const body = html`<h1>${t('users')}</h1>${notice}
 <div class="table-wrap"><table>
 <thead><tr><th>${t('email')}</th><th>${t('role')}</th><th class="hide-narrow">${t('merchants')}</th><th class="hide-narrow">${t('lastLogin')}</th><th>${t('state')}</th><th></th></tr></thead>
 <tbody>${users
@@ -127,7 +127,7 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
     return page.send(t('users'), 'users', body, status);
   };
 
-  scope.get('/users', hide, (request, reply) => usersPage(request, reply));
+  scope.get('/users', hide, (request, reply) => usersPage(request, reply, renderNotice(takeNotice(request, reply))));
 
   scope.post('/users/invite', hide, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -152,7 +152,7 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
       const user = await findUser(deps, request.params.id).catch(() => null);
       if (!user?.id.startsWith('usr_')) throw new AppError('not_found', 'not found');
       await setUserEnabled(deps, user.id, action === 'enable', userActor(page.viewer));
-      return reply.redirect('/dashboard/users?done=1', 303);
+      return redirectWithNotice(reply, '/dashboard/users', { kind: 'success', text: translator(words, page.lang)('changed') });
     });
   }
 
