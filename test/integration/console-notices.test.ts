@@ -9,7 +9,7 @@ describe('console notices after a form post', () => {
   let t: TestApp;
   afterEach(async () => t?.close());
 
-  it('the users, merchant, link and transaction pages say an outcome once; a crafted address makes them say nothing', async () => {
+  it('the users, merchant, link, transaction, keys and overview pages say an outcome once; a crafted address makes them say nothing', async () => {
     t = await createTestApp();
     await addOperator(t.deps);
     const other = await addOperator(t.deps, 'other@example.test');
@@ -34,6 +34,8 @@ describe('console notices after a form post', () => {
       `${transaction}?done=cancelled`,
       `${transaction}?done=unmatched&reason=amount_mismatch`,
       `${transaction}?failed=transaction_already_paid`,
+      '/dashboard/keys?error=mode',
+      '/dashboard?approved=1',
     ]) {
       const page = await c.get(url);
       expect(page.statusCode, url).toBe(200);
@@ -47,6 +49,7 @@ describe('console notices after a form post', () => {
       { post: `${link}/remove`, fields: {}, back: link, says: 'The payment link is removed: its address no longer opens a payment.' },
       { post: `${transaction}/cancel`, fields: {}, back: transaction, says: 'The transaction is cancelled.' },
       { post: `${paid}/cancel`, fields: {}, back: paid, says: 'This transaction is already paid. Nothing was changed.' },
+      { post: '/dashboard/keys', fields: { merchant: t.merchant.id, mode: 'prod' }, back: '/dashboard/keys', says: 'Choose the mode: test or live.' },
     ];
     for (const { post, fields, back, says } of actions) {
       const res = await c.post(post, fields, back);
