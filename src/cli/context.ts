@@ -1,3 +1,4 @@
+import type { Actor } from '../domain/actor.js';
 import type { Config } from '../config.js';
 import type { Env } from '../env-settings.js';
 import type { Deps } from '../services/deps.js';
@@ -12,7 +13,7 @@ export interface CliContext {
   /** The environment the command runs with (settings, ADMIN_PASSWORD). */
   env: Env;
   /** Who the audit log names for this invocation (QRIS_OPERATOR, else the OS user). */
-  actor: () => string;
+  actor: () => Actor;
   /** Opens (and migrates) the configured database for the duration of fn. */
   withDeps: <T>(fn: (deps: Deps) => Promise<T>) => Promise<T>;
 }

@@ -11,7 +11,8 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../services/merchants/a
 import { createMerchant, listMerchants } from '../services/merchants/create-merchant.js';
 import { setDailyQuota } from '../services/merchants/quotas.js';
 import type { Deps } from '../services/deps.js';
-import { operatorName } from '../services/audit.js';
+import { cliActor } from '../services/audit.js';
+import type { Actor } from '../domain/actor.js';
 import { getTransactionById } from '../services/transactions/get-transaction.js';
 import { serve } from '../server.js';
 import { stopOnSignal } from './stop-on-signal.js';
@@ -45,7 +46,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
-  const actor = (): string => operatorName(config().operator);
+  const actor = (): Actor => cliActor(config().operator);
   const ctx: CliContext = { io, json, config, env, actor, withDeps };
 
   program

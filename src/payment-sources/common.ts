@@ -1,3 +1,4 @@
+import type { Actor } from '../domain/actor.js';
 import { AppError } from '../domain/errors.js';
 import { isSourceId, newSourceId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
@@ -22,7 +23,7 @@ export function parseMode(raw: unknown): Mode {
  */
 export async function insertSource(
   deps: Deps,
-  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean; actor?: string | undefined },
+  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean; actor?: Actor | undefined },
 ): Promise<string> {
   const id = newSourceId();
   const now = deps.now();

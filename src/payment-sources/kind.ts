@@ -2,6 +2,7 @@
 // exports one SourceKind from its folder (webhook/kind.ts, feed/kind.ts, snap/kind.ts) and kinds.ts lists
 // them; the lists, the console, the CLI, the overview, app.ts and the workers loop over that list, so no
 // code outside a kind's folder and the registry asks which type a source is.
+import type { Actor } from '../domain/actor.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
@@ -20,7 +21,7 @@ export interface CliAddInput {
   options: Readonly<Record<string, string | undefined>>;
   /** Reads a JSON file named by an option; a missing or malformed file is invalid_parameter. */
   readJson(path: string, param: string): unknown;
-  actor: string;
+  actor: Actor;
 }
 
 /** The console's add form, as posted: the merchant and mode chosen, the kind's own fields by name. */
@@ -28,7 +29,7 @@ export interface ConsoleAddInput {
   merchantId: string;
   mode: string;
   field(name: string): string;
-  actor: string;
+  actor: Actor;
 }
 
 /** What the console shows after adding a source: the page words for each shape live with the page. */

@@ -1,10 +1,11 @@
 import { userInfo } from 'node:os';
+import { actorText, type Actor } from '../domain/actor.js';
 import { newAuditId } from '../domain/ids.js';
 import type { Executor } from '../storage/executor.js';
 import { insertAuditEntry } from '../storage/queries/audit.js';
 
 export interface AuditEntry {
-  actor: string;
+  actor: Actor;
   action: string;
   subjectType: string;
   subjectId: string;
@@ -17,7 +18,7 @@ export async function writeAudit(db: Executor, entry: AuditEntry): Promise<strin
   const id = newAuditId();
   await insertAuditEntry(db, {
     id,
-    actor: entry.actor,
+    actor: actorText(entry.actor),
     action: entry.action,
     subject_type: entry.subjectType,
     subject_id: entry.subjectId,
@@ -27,8 +28,12 @@ export async function writeAudit(db: Executor, entry: AuditEntry): Promise<strin
   return id;
 }
 
-/** QRIS_OPERATOR when set, else the OS account running the command. */
-export function operatorName(configured: string | null): string {
+/** The CLI's actor: QRIS_OPERATOR when set, else the OS account running the command. */
+export function cliActor(configured: string | null): Actor {
+  return { kind: 'cli', operator: operatorName(configured) };
+}
+
+function operatorName(configured: string | null): string {
   if (configured) return configured;
   try {
     return userInfo().username || 'unknown';

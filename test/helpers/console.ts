@@ -2,15 +2,18 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { addUser } from '../../src/services/users/manage-users.js';
 import type { Deps } from '../../src/services/deps.js';
+import type { Actor } from '../../src/domain/actor.js';
 
 export const PASSWORD = 'correct horse battery';
+/** Who the tests' own setup steps are audited as (stored as `test`, as the CLI stores an operator's name). */
+export const TEST_ACTOR: Actor = { kind: 'cli', operator: 'test' };
 
 export async function addOperator(deps: Deps, email = 'ops@example.test', password = PASSWORD) {
-  return addUser(deps, { email, password, role: 'operator' }, 'test');
+  return addUser(deps, { email, password, role: 'operator' }, TEST_ACTOR);
 }
 
 export async function addMerchantUser(deps: Deps, merchantIds: string[], email = 'shop@example.test', password = PASSWORD) {
-  return addUser(deps, { email, password, role: 'merchant', merchantIds }, 'test');
+  return addUser(deps, { email, password, role: 'merchant', merchantIds }, TEST_ACTOR);
 }
 
 /** A browser's cookie jar, just enough of one: name=value pairs kept from Set-Cookie. */

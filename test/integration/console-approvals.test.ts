@@ -3,7 +3,7 @@ import { createMerchant } from '../../src/services/merchants/create-merchant.js'
 import { setDailyQuota } from '../../src/services/merchants/quotas.js';
 import { createApiKey } from '../../src/services/merchants/api-keys.js';
 import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
-import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from '../helpers/console.js';
+import { addMerchantUser, addOperator, ConsoleClient, csrfOf, TEST_ACTOR } from '../helpers/console.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('live-key approvals on the overview', () => {
@@ -42,7 +42,7 @@ describe('live-key approvals on the overview', () => {
 
   it('a merchant user sees its use of the daily quota on the overview', async () => {
     t = await createTestApp();
-    await setDailyQuota(t.deps, t.merchant.id, 100, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, 100, TEST_ACTOR);
     await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
     await addMerchantUser(t.deps, [t.merchant.id]);
     const shop = new ConsoleClient(t.app);

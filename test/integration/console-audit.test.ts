@@ -1,3 +1,4 @@
+import { userActor } from '../../src/domain/actor.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
@@ -13,10 +14,10 @@ describe('console audit log', () => {
     return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) => [...r[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) => c[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim()));
   }
 
-  async function seed(count: number, actor = 'user:a@example.test', action = 'transaction.cancel') {
+  async function seed(count: number, email = 'a@example.test', action = 'transaction.cancel') {
     const base = Date.UTC(2025, 5, 1, 0, 0, 0);
     await t.deps.db.runInTransaction(async (trx) => {
-      for (let i = 0; i < count; i++) await writeAudit(trx, { actor, action, subjectType: 'transaction', subjectId: `trx_${String(i).padStart(3, '0')}`, now: base + i * 1000 });
+      for (let i = 0; i < count; i++) await writeAudit(trx, { actor: userActor({ email }), action, subjectType: 'transaction', subjectId: `trx_${String(i).padStart(3, '0')}`, now: base + i * 1000 });
     });
   }
 
@@ -36,7 +37,7 @@ describe('console audit log', () => {
     t = await createTestApp();
     await addOperator(t.deps);
     await t.deps.db.runInTransaction((trx) =>
-      writeAudit(trx, { actor: 'user:<script>@x', action: 'payment.confirm', subjectType: 'payment', subjectId: 'pay_1', details: { reference: '<img src=x onerror=alert(1)>', amount: 5000 }, now: Date.UTC(2025, 0, 2, 17, 30, 0) }),
+      writeAudit(trx, { actor: userActor({ email: '<script>@x' }), action: 'payment.confirm', subjectType: 'payment', subjectId: 'pay_1', details: { reference: '<img src=x onerror=alert(1)>', amount: 5000 }, now: Date.UTC(2025, 0, 2, 17, 30, 0) }),
     );
     const c = new ConsoleClient(t.app);
     t.clock.advance(1000);
@@ -60,7 +61,7 @@ describe('console audit log', () => {
     t = await createTestApp();
     await addOperator(t.deps);
     await seed(60);
-    await seed(3, 'user:b@example.test', 'payment.assign');
+    await seed(3, 'b@example.test', 'payment.assign');
     const c = new ConsoleClient(t.app);
     await c.logIn('ops@example.test');
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from '../helpers/console.js';
+import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
 import { setUserEnabled, setUserPassword } from '../../src/services/users/manage-users.js';
 
 describe('console login and sessions', () => {
@@ -127,11 +127,11 @@ describe('console login and sessions', () => {
     await addOperator(t.deps);
     const a = new ConsoleClient(t.app);
     await a.logIn('ops@example.test');
-    await setUserPassword(t.deps, 'ops@example.test', 'another long secret', 'test');
+    await setUserPassword(t.deps, 'ops@example.test', 'another long secret', TEST_ACTOR);
     expect((await a.get('/dashboard')).body).toContain('login-password');
     expect((await a.logIn('ops@example.test', PASSWORD)).statusCode).toBe(401);
     expect((await a.logIn('ops@example.test', 'another long secret')).statusCode).toBe(303);
-    await setUserEnabled(t.deps, 'ops@example.test', false, 'test');
+    await setUserEnabled(t.deps, 'ops@example.test', false, TEST_ACTOR);
     expect((await a.get('/dashboard')).body).toContain('login-password');
     // A disabled user's right password gets the same answer as a wrong one.
     expect((await a.logIn('ops@example.test', 'another long secret')).statusCode).toBe(401);

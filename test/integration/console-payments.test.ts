@@ -2,7 +2,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createInput, createTestApp, onPostgres, seedMerchant, type TestApp } from '../helpers/context.js';
-import { addMerchantUser, addOperator, ConsoleClient, noticeOf as notice } from '../helpers/console.js';
+import { addMerchantUser, addOperator, ConsoleClient, noticeOf as notice, TEST_ACTOR } from '../helpers/console.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
@@ -296,7 +296,7 @@ describe('assign candidates', () => {
     t.clock.advance(t.config.expiresInMaxSeconds * 1000 + grace + 10 * MINUTE);
     const open = await make(t.merchant.id, 10_000);
     const cancelled = await make(t.merchant.id, 10_000);
-    await cancelTransaction(t.deps, { trxid: cancelled.id, owner: null, actor: 'test' });
+    await cancelTransaction(t.deps, { trxid: cancelled.id, owner: null, actor: TEST_ACTOR });
     const paid = await make(t.merchant.id, 10_000);
     await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: 's', sourcePaymentId: 'pays-it', amount: paid.total_amount, paidAt: t.clock.now(), trxid: paid.id });
     const otherMode = await make(t.merchant.id, 10_000, 'live');

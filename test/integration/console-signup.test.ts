@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
-import { addMerchantUser, ConsoleClient, csrfOf, noticeOf, PASSWORD } from '../helpers/console.js';
+import { addMerchantUser, ConsoleClient, csrfOf, noticeOf, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { inviteUser } from '../../src/services/users/account-links-use.js';
 import { loadConfig } from '../../src/config.js';
@@ -290,7 +290,7 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
   it('an invitation makes a confirmed merchant user of the invited merchant', async () => {
     t = await createTestApp({ SIGNUP: 'invite', SMTP_URL: smtp.url, MAIL_FROM: FROM });
     expect((await t.app.inject({ url: '/dashboard/signup' })).statusCode).toBe(404);
-    const made = await inviteUser(t.deps, null, { email: 'staff@shop.test', merchantIds: [t.merchant.id] }, 'test');
+    const made = await inviteUser(t.deps, null, { email: 'staff@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
     const path = made.link.replace('http://gateway.test', '');
     const c = new ConsoleClient(t.app);
     expect((await c.get(path)).body).toContain('Choose a password for staff@shop.test.');
@@ -305,7 +305,7 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
 
   it('deleting an account erases its personal data, closes a merchant nobody else has, and keeps its transactions', async () => {
     t = await createTestApp({ SIGNUP: 'invite' });
-    const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, 'test');
+    const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
     const c = new ConsoleClient(t.app);
     await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
     const created = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
@@ -324,13 +324,28 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     expect((await new ConsoleClient(t.app).logIn('leaving@shop.test')).statusCode).toBe(401);
   });
 
+  // issue 24, item 4: the deletion was audited as user:<id> while every other action of the same person
+  // was user:<email>, so the audit page's filter by actor lost the last thing they did.
+  it('audits an account\'s deletion under the same name as its other actions', async () => {
+    t = await createTestApp({ SIGNUP: 'invite' });
+    const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    const c = new ConsoleClient(t.app);
+    await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
+    const links = `/dashboard/links/${t.merchant.id}`;
+    expect((await c.post(links, { handle: 'warung-pergi' }, links)).statusCode).toBe(303);
+    expect((await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(303);
+    const mine = ['user.accept_invite', 'merchant.payment_link_set', 'user.delete'];
+    const rows = await t.deps.db.selectFrom('audit_log').select(['actor', 'action']).where('action', 'in', mine).execute();
+    expect(rows.map((r) => [r.action, r.actor]).sort()).toEqual(mine.map((action) => [action, 'user:leaving@shop.test']).sort());
+  });
+
   // issue 23, finding 9: the review's repro. A deleted user's signed source still marked a transaction
   // paid, deliveries kept flowing and the link handle stayed taken.
   it('deleting an account turns off what acted for its merchant: signed source, queued webhooks, link handle', async () => {
     const receiver = await Receiver.start();
     try {
       t = await createTestApp({ SIGNUP: 'invite', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
-      const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, 'test');
+      const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
       const c = new ConsoleClient(t.app);
       await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
       const links = `/dashboard/links/${t.merchant.id}`;
@@ -385,7 +400,7 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       await ops.logIn('ops@example.test');
       const otherLinks = `/dashboard/links/${other.merchant.id}`;
       const taken = await ops.post(otherLinks, { handle: 'warung-pergi' }, otherLinks);
-      expect(taken.headers.location).toBe(`${otherLinks}?done=saved`);
+      expect(taken.headers.location).toBe(otherLinks);
       const holder = await t.deps.db.selectFrom('merchants').select('id').where('payment_link_handle', '=', 'warung-pergi').execute();
       expect(holder.map((h) => h.id)).toEqual([other.merchant.id]);
       expect((await t.app.inject({ url: '/pay/warung-pergi' })).statusCode).toBe(200);

@@ -121,7 +121,7 @@ describe('console transaction page', () => {
     expect(before.body).toMatch(/<form method="post" action="\/dashboard\/transactions\/trx_\w+\/cancel" data-confirm="Cancel this transaction\?">/);
     const res = await ops.post(`/dashboard/transactions/${tx.trxid}/cancel`, {}, `/dashboard/transactions/${tx.trxid}`);
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`/dashboard/transactions/${tx.trxid}?done=cancelled`);
+    expect(res.headers.location).toBe(`/dashboard/transactions/${tx.trxid}`);
     const after = await ops.get(res.headers.location as string);
     expect(notice(after.body)).toEqual(['success', 'The transaction is cancelled.']);
     expect(await statusOf(tx.trxid)).toBe('cancelled');
@@ -138,13 +138,13 @@ describe('console transaction page', () => {
     const paid = await create(13_000);
     await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, paid.trxid);
     const res = await shop.post(`/dashboard/transactions/${paid.trxid}/cancel`, {}, '/dashboard/transactions');
-    expect(res.headers.location).toBe(`/dashboard/transactions/${paid.trxid}?failed=transaction_already_paid`);
+    expect(res.headers.location).toBe(`/dashboard/transactions/${paid.trxid}`);
     expect(notice((await shop.get(res.headers.location as string)).body)).toEqual(['error', 'This transaction is already paid. Nothing was changed.']);
 
     const late = await create(14_000);
     t.clock.advance(16 * 60_000);
     const expired = await shop.post(`/dashboard/transactions/${late.trxid}/cancel`, {}, '/dashboard/transactions');
-    expect(expired.headers.location).toBe(`/dashboard/transactions/${late.trxid}?failed=transaction_expired`);
+    expect(expired.headers.location).toBe(`/dashboard/transactions/${late.trxid}`);
     expect(await statusOf(late.trxid)).toBe('pending');
 
     const open = await create(15_000);
@@ -181,7 +181,7 @@ describe('console transaction page', () => {
 
     const ok = await shop.post(`${detail}/confirm`, { reference: 'BCA-778899' }, detail);
     expect(ok.statusCode).toBe(303);
-    expect(ok.headers.location).toBe(`${detail}?done=confirmed`);
+    expect(ok.headers.location).toBe(detail);
     const page = await shop.get(ok.headers.location as string);
     expect(notice(page.body)).toEqual(['success', 'The payment is recorded and the transaction is paid.']);
     expect(await statusOf(tx.trxid)).toBe('paid');
@@ -192,7 +192,7 @@ describe('console transaction page', () => {
     // The same bank reference cannot pay a second transaction.
     const second = await create(17_000);
     const again = await shop.post(`/dashboard/transactions/${second.trxid}/confirm`, { reference: 'BCA-778899' }, detail);
-    expect(again.headers.location).toBe(`/dashboard/transactions/${second.trxid}?failed=reference_already_recorded`);
+    expect(again.headers.location).toBe(`/dashboard/transactions/${second.trxid}`);
     expect(await statusOf(second.trxid)).toBe('pending');
     expect(await auditOf(second.trxid)).toEqual([]);
   });
@@ -208,7 +208,7 @@ describe('console transaction page', () => {
 
     const res = await ops.post(`${detail}/resend`, { event: eventId }, detail);
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`${detail}?done=resent&count=1`);
+    expect(res.headers.location).toBe(detail);
     expect(notice((await ops.get(res.headers.location as string)).body)).toEqual(['success', 'Queued the webhook delivery to send now.']);
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', eventId).execute();
     expect(audit.map((a) => [a.actor, a.action])).toEqual([['user:ops@example.test', 'webhook.resend']]);

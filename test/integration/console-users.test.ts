@@ -5,7 +5,7 @@ import { logIn } from '../../src/services/users/log-in.js';
 import { addUser } from '../../src/services/users/manage-users.js';
 import { resumeSession } from '../../src/services/users/sessions.js';
 import { useSeededContext } from '../helpers/context.js';
-import { PASSWORD } from '../helpers/console.js';
+import { PASSWORD, TEST_ACTOR } from '../helpers/console.js';
 
 describe('console users, concurrently', () => {
   const h = useSeededContext();
@@ -13,7 +13,7 @@ describe('console users, concurrently', () => {
   it('of 8 simultaneous adds of one address exactly one succeeds; the rest are user_exists', async () => {
     await h.setup();
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => addUser(h.ctx.deps, { email: i % 2 ? 'Same@Example.test' : 'same@example.test', password: PASSWORD, role: 'operator' }, 'test')),
+      Array.from({ length: 8 }, (_, i) => addUser(h.ctx.deps, { email: i % 2 ? 'Same@Example.test' : 'same@example.test', password: PASSWORD, role: 'operator' }, TEST_ACTOR)),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).code).toBe('user_exists');
@@ -24,7 +24,7 @@ describe('console users, concurrently', () => {
   // account's allowance (5 free and the one that starts the wait) is checked and the rest wait uncounted.
   it('counts 12 simultaneous failed logins before checking them: 6 checked, 6 refused', async () => {
     await h.setup();
-    await addUser(h.ctx.deps, { email: 'ops@example.test', password: PASSWORD, role: 'operator' }, 'test');
+    await addUser(h.ctx.deps, { email: 'ops@example.test', password: PASSWORD, role: 'operator' }, TEST_ACTOR);
     const attempts = await Promise.allSettled(
       Array.from({ length: 12 }, () => logIn(h.ctx.deps, { email: 'ops@example.test', password: 'wrong guess!', clientAddress: '192.0.2.7', userAgent: null })),
     );
@@ -43,7 +43,7 @@ describe('console users, concurrently', () => {
 
   it('two logins give two sessions; a session id never found twice; housekeeping forgets what is long over', async () => {
     await h.setup();
-    await addUser(h.ctx.deps, { email: 'ops@example.test', password: PASSWORD, role: 'operator' }, 'test');
+    await addUser(h.ctx.deps, { email: 'ops@example.test', password: PASSWORD, role: 'operator' }, TEST_ACTOR);
     const input = { email: 'ops@example.test', password: PASSWORD, clientAddress: '192.0.2.8', userAgent: 'test' };
     const [a, b] = await Promise.all([logIn(h.ctx.deps, input), logIn(h.ctx.deps, input)]);
     expect(a.sessionId).not.toBe(b.sessionId);

@@ -1,6 +1,7 @@
 // Several gateway processes on one PostgreSQL database, as behind a load balancer: uniqueness, payments
 // and events must hold across them. PostgreSQL is the supported way to run more than one instance, so
 // this file runs on the PostgreSQL pass of the suite.
+import { TEST_ACTOR } from '../helpers/console.js';
 import { newServiceState } from '../../src/services/state.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/storage/database.js';
@@ -86,7 +87,7 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
 
   it('a daily quota of 3 holds across the instances: 30 concurrent creates make exactly 3', async () => {
     const limited = await seedMerchant(deps, 1, 'Limited');
-    await setDailyQuota(deps, limited.merchant.id, 3, 'test');
+    await setDailyQuota(deps, limited.merchant.id, 3, TEST_ACTOR);
     const results = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
         const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=${70_000 + i}`, { headers: { 'x-api-key': limited.liveKey } });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, seedMerchant, type TestApp } from '../helpers/context.js';
-import { addOperator } from '../helpers/console.js';
+import { addOperator, TEST_ACTOR } from '../helpers/console.js';
 import { setPaymentLinkHandle } from '../../src/services/payment-links/set-handle.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
@@ -239,7 +239,7 @@ describe('payment links: the public routes', () => {
   // the shop's own API answered 429 quota_exceeded for the rest of the day.
   it("holds link payments to a daily cap of their own: using it up leaves the merchant's API quota untouched", async () => {
     await setup({ PAYMENT_LINK_DAILY_CREATES: '3' });
-    await setDailyQuota(t.deps, t.merchant.id, 5, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, 5, TEST_ACTOR);
     const made = [];
     for (let i = 0; i < 3; i++) made.push(await trxOf(await open(`/pay/warung-saya/${25_000 + i}`, { ip: `203.0.113.${i + 1}` })));
     // Opening the same link again creates nothing, so it is never refused for the cap.

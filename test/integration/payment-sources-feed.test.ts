@@ -1,3 +1,4 @@
+import { TEST_ACTOR } from '../helpers/console.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +52,7 @@ afterAll(async () => {
 // Each test works with its own feed; the others are switched off so a poll touches only it.
 let current: string | null = null;
 async function newFeed(intervalSeconds = 10): Promise<string> {
-  if (current) await setSourceEnabled(t.deps, { id: current, enabled: false, actor: 'test' });
+  if (current) await setSourceEnabled(t.deps, { id: current, enabled: false, actor: TEST_ACTOR });
   const created = await addFeedSource(t.deps, { merchantId: t.merchant.id, url: feedUrl, intervalSeconds });
   current = created.id;
   return created.id;
@@ -111,7 +112,7 @@ describe('mutation feed source', () => {
     const listed = await cli(t, ['source', 'list', '--merchant', t.merchant.id, '--json']);
     expect(listed.stdout).not.toContain('secret-token');
     expect(listed.json!.items.find((s: any) => s.id === added.json!.id)).toMatchObject({ type: 'feed', enabled: true, interval_seconds: 30, url: expect.stringContaining('token=***') });
-    await setSourceEnabled(t.deps, { id: added.json!.id, enabled: false, actor: 'test' });
+    await setSourceEnabled(t.deps, { id: added.json!.id, enabled: false, actor: TEST_ACTOR });
 
     const bad = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', 'ftp://x', '--interval', '30', '--json']);
     expect(bad.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
@@ -247,7 +248,7 @@ describe('mutation feed source', () => {
 
   it('a disabled feed is not polled', async () => {
     const id = await newFeed(10);
-    await setSourceEnabled(t.deps, { id, enabled: false, actor: 'test' });
+    await setSourceEnabled(t.deps, { id, enabled: false, actor: TEST_ACTOR });
     const before = hits;
     expect(await pollDueFeeds(t.deps)).toEqual([]);
     expect(hits).toBe(before);
@@ -322,7 +323,7 @@ describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
       expect(summary).toMatchObject({ sourceId: source.id, ok: false, error: expect.stringMatching(/^destination refused: 127\.0\.0\.1 is loopback.*WEBHOOK_ALLOW_NETWORKS/) });
       expect(hits).toBe(before);
       // By name: the check is on the address connected to.
-      await setSourceEnabled(guarded.deps, { id: source.id, enabled: false, actor: 'test' });
+      await setSourceEnabled(guarded.deps, { id: source.id, enabled: false, actor: TEST_ACTOR });
       const named = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl.replace('127.0.0.1', 'localhost'), intervalSeconds: 10 });
       const [byName] = await pollDueFeeds(guarded.deps);
       expect(byName).toMatchObject({ sourceId: named.id, ok: false, error: expect.stringMatching(/^destination refused: localhost \((127\.0\.0\.1|::1)\) is loopback/) });

@@ -1,3 +1,4 @@
+import { TEST_ACTOR } from '../helpers/console.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
 import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
@@ -174,7 +175,7 @@ describe('signed webhook source', () => {
       await refused(post(payment(tx.total_amount), { url: '/api/payment-sources/src_doesnotexist0000/events' }), 404, 'source_not_found');
       await refused(post(payment(tx.total_amount), { url: '/api/payment-sources/..%2Fx/events' }), 404, 'source_not_found');
       const spare = await addWebhookSource(t.deps, { merchantId: t.merchant.id });
-      await setSourceEnabled(t.deps, { id: spare.id, enabled: false, actor: 'test' });
+      await setSourceEnabled(t.deps, { id: spare.id, enabled: false, actor: TEST_ACTOR });
       await refused(post(payment(tx.total_amount), { url: spare.url, secret: spare.secret }), 404, 'source_not_found');
     });
 

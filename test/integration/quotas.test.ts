@@ -1,3 +1,4 @@
+import { TEST_ACTOR } from '../helpers/console.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secondsToWibMidnight, wibDayStart } from '../../src/domain/wib.js';
 import { setDailyQuota } from '../../src/services/merchants/quotas.js';
@@ -17,7 +18,7 @@ describe('daily create quotas', () => {
     t = await createTestApp();
     // Noon in Jakarta, so the day's end is 12 hours off.
     t.clock.ms = wibDayStart(Date.now()) + 12 * 3600_000;
-    await setDailyQuota(t.deps, t.merchant.id, 3, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, 3, TEST_ACTOR);
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await cqris(10_000 + i));
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
@@ -37,7 +38,7 @@ describe('daily create quotas', () => {
     expect((await cqris(20_002)).statusCode).toBe(200);
     expect((await cqris(20_003)).statusCode).toBe(429);
     // A merchant without a quota sends no quota headers.
-    await setDailyQuota(t.deps, t.merchant.id, null, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, null, TEST_ACTOR);
     const free = await cqris(30_000);
     expect(free.statusCode).toBe(200);
     expect(free.headers['x-quota-limit']).toBeUndefined();
@@ -45,7 +46,7 @@ describe('daily create quotas', () => {
 
   it('of 25 simultaneous creates against a quota of 3, exactly 3 are made and counted', async () => {
     t = await createTestApp();
-    await setDailyQuota(t.deps, t.merchant.id, 3, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, 3, TEST_ACTOR);
     const settled = await Promise.allSettled(Array.from({ length: 25 }, (_, i) => createTransaction(t.deps, createInput(t.merchant.id, 40_000 + i))));
     const made = settled.filter((s) => s.status === 'fulfilled');
     expect(made).toHaveLength(3);
@@ -57,7 +58,7 @@ describe('daily create quotas', () => {
 
   it('two gateway instances share one count', async () => {
     t = await createTestApp();
-    await setDailyQuota(t.deps, t.merchant.id, 3, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, 3, TEST_ACTOR);
     const second = openDatabase(t.databaseUrl);
     try {
       const other = { ...t.deps, db: second, state: newServiceState() };
@@ -73,7 +74,7 @@ describe('daily create quotas', () => {
 
   it('a create that fails after counting takes its count back', async () => {
     t = await createTestApp();
-    await setDailyQuota(t.deps, t.merchant.id, 2, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, 2, TEST_ACTOR);
     // An Idempotency-Key reused with another request fails without creating, and without counting.
     const post = (amount: number) =>
       t.app.inject({ method: 'POST', url: '/api/payment-gateway/cqris', headers: { 'x-api-key': t.testKey, 'idempotency-key': 'same-key' }, payload: { amount } });
@@ -85,7 +86,7 @@ describe('daily create quotas', () => {
   // issue 23, finding 5: payment links' creates have a daily cap of their own, counted as exactly as the quota.
   it('of 24 simultaneous link payments on two instances against a link cap of 4, exactly 4 are made; the API quota is untouched', async () => {
     t = await createTestApp({ PAYMENT_LINK_DAILY_CREATES: '4' });
-    await setDailyQuota(t.deps, t.merchant.id, 2, 'test');
+    await setDailyQuota(t.deps, t.merchant.id, 2, TEST_ACTOR);
     const second = openDatabase(t.databaseUrl);
     try {
       const other = { ...t.deps, db: second, state: newServiceState() };

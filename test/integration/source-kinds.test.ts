@@ -9,6 +9,7 @@ import { listSources } from '../../src/services/sources/list-sources.js';
 import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
 import type { SourceCatalog } from '../../src/services/sources/source-view.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
+import { TEST_ACTOR } from '../helpers/console.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -42,8 +43,8 @@ describe('source management services', () => {
     expect(asked).toEqual(['present webhook', 'present feed']);
 
     asked.length = 0;
-    await setSourceEnabled(deps, { id: feed.id, enabled: false, actor: 'test' });
-    const view = await setSourceEnabled(deps, { id: feed.id, enabled: true, actor: 'test' });
+    await setSourceEnabled(deps, { id: feed.id, enabled: false, actor: TEST_ACTOR });
+    const view = await setSourceEnabled(deps, { id: feed.id, enabled: true, actor: TEST_ACTOR });
     // Disabling never asks: only a re-enabled source may be due at once.
     expect(asked).toEqual(['present feed', 'polled feed', 'present feed']);
     expect(view.next_poll_at).toBe(new Date(t.clock.now()).toISOString());

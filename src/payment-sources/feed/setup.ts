@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import type { IpNetwork } from '../../domain/ip-networks.js';
 import { literalHostRefusal } from '../../domain/webhook-url.js';
@@ -38,7 +39,7 @@ export interface FeedSourceCreated {
 
 export async function addFeedSource(
   deps: Deps,
-  input: { merchantId: string; mode?: string; url: string; intervalSeconds: unknown; mapping?: unknown; actor?: string },
+  input: { merchantId: string; mode?: string; url: string; intervalSeconds: unknown; mapping?: unknown; actor?: Actor },
 ): Promise<FeedSourceCreated> {
   await requireMerchant(deps, input.merchantId);
   const config: FeedConfig = {

@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import type { Deps } from '../../services/deps.js';
 import { insertSource, requireMerchant } from '../common.js';
 import { parseSnapConfig } from './config.js';
@@ -8,7 +9,7 @@ import { forgetSnapSources } from './sources.js';
  * and stores it as a payment source of the merchant. The stored config is the validated one, defaults
  * filled in, so what runs is what `source list` would show.
  */
-export async function addSnapSource(deps: Deps, merchantId: string, config: unknown, actor?: string): Promise<{ id: string }> {
+export async function addSnapSource(deps: Deps, merchantId: string, config: unknown, actor?: Actor): Promise<{ id: string }> {
   const parsed = parseSnapConfig(config);
   await requireMerchant(deps, merchantId);
   const id = await insertSource(deps, { merchantId, type: 'snap', config: parsed, actor });

@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { randomBase62 } from '../../domain/ids.js';
 import type { Deps } from '../../services/deps.js';
@@ -24,7 +25,7 @@ export const webhookEventsPath = (id: string): string => `/api/payment-sources/$
  * The secret is stored as given to the sender (HMAC verification needs it, a hash would not do);
  * 43 base62 characters carry 256 random bits.
  */
-export async function addWebhookSource(deps: Deps, input: { merchantId: string; mode?: string; actor?: string }): Promise<WebhookSourceCreated> {
+export async function addWebhookSource(deps: Deps, input: { merchantId: string; mode?: string; actor?: Actor }): Promise<WebhookSourceCreated> {
   await requireMerchant(deps, input.merchantId);
   const mode = parseMode(input.mode);
   const secret = `whsec_${randomBase62(43)}`;

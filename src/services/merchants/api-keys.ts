@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { apiKeyMode, apiKeyPrefix, generateApiKey, hashApiKey, hashesEqual } from '../../domain/api-key.js';
 import { newApiKeyId } from '../../domain/ids.js';
@@ -25,8 +26,8 @@ export interface CreatedApiKey extends ApiKeySummary {
 
 export { PRINCIPAL_CACHE_MS, type Principal } from './principal-cache.js';
 
-/** `actor` is who asks, for the audit log (`user:<email>` from the console, the operator's name from the CLI). */
-export async function createApiKey(deps: Deps, input: { merchantId: string; mode: Mode; actor?: string }): Promise<CreatedApiKey> {
+/** `actor` is who asks, for the audit log (a console user, or the operator running the CLI). */
+export async function createApiKey(deps: Deps, input: { merchantId: string; mode: Mode; actor?: Actor }): Promise<CreatedApiKey> {
   if (input.mode !== 'test' && input.mode !== 'live') {
     throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
   }
@@ -43,7 +44,7 @@ export async function createApiKey(deps: Deps, input: { merchantId: string; mode
   };
   await deps.db.runInTransaction(async (trx) => {
     await insertApiKey(trx, row);
-    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'api_key.create', subjectType: 'api_key', subjectId: row.id, details: { merchant_id: row.merchant_id, mode: row.mode, prefix: row.key_prefix }, now: row.created_at });
+    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'api_key.create', subjectType: 'api_key', subjectId: row.id, details: { merchant_id: row.merchant_id, mode: row.mode, prefix: row.key_prefix }, now: row.created_at });
   });
   return { key, ...summary(row) };
 }
@@ -52,7 +53,7 @@ export async function listApiKeys(deps: Deps, merchantId?: string): Promise<ApiK
   return (await apiKeysInOrder(deps.db, merchantId)).map(summary);
 }
 
-export async function revokeApiKey(deps: Deps, id: string, actor = 'system'): Promise<ApiKeySummary> {
+export async function revokeApiKey(deps: Deps, id: string, actor: Actor = SYSTEM_ACTOR): Promise<ApiKeySummary> {
   const now = deps.now();
   const row = await deps.db.runInTransaction(async (trx) => {
     const found = await apiKeyById(trx, id);

@@ -1,3 +1,4 @@
+import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { markLiveApproved, merchantById, merchantsAwaitingLive } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
@@ -22,7 +23,7 @@ export async function approveLive(deps: Deps, viewer: Viewer, merchantId: string
     const merchant = await merchantById(trx, merchantId);
     if (!merchant) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
     if (await markLiveApproved(trx, merchantId, now)) {
-      await writeAudit(trx, { actor: `user:${viewer.email}`, action: 'merchant.approve_live', subjectType: 'merchant', subjectId: merchantId, now });
+      await writeAudit(trx, { actor: userActor(viewer), action: 'merchant.approve_live', subjectType: 'merchant', subjectId: merchantId, now });
     }
   });
   deps.state.principals.clear(performance.now());

@@ -1,3 +1,4 @@
+import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { setMerchantDisabledAt, setMerchantName } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
@@ -19,7 +20,7 @@ export async function renameMerchant(deps: Deps, viewer: Viewer, input: { id: st
   const now = deps.now();
   await deps.db.runInTransaction(async (trx) => {
     await setMerchantName(trx, merchant.id, name);
-    await writeAudit(trx, { actor: `user:${viewer.email}`, action: 'merchant.rename', subjectType: 'merchant', subjectId: merchant.id, details: { from: merchant.name, to: name }, now });
+    await writeAudit(trx, { actor: userActor(viewer), action: 'merchant.rename', subjectType: 'merchant', subjectId: merchant.id, details: { from: merchant.name, to: name }, now });
   });
   return { ...merchant, name };
 }
@@ -35,7 +36,7 @@ export async function setMerchantEnabled(deps: Deps, viewer: Viewer, input: { id
   const disabledAt = input.enabled ? null : (merchant.disabled_at ?? now);
   await deps.db.runInTransaction(async (trx) => {
     await setMerchantDisabledAt(trx, merchant.id, disabledAt);
-    await writeAudit(trx, { actor: `user:${viewer.email}`, action: input.enabled ? 'merchant.enable' : 'merchant.disable', subjectType: 'merchant', subjectId: merchant.id, now });
+    await writeAudit(trx, { actor: userActor(viewer), action: input.enabled ? 'merchant.enable' : 'merchant.disable', subjectType: 'merchant', subjectId: merchant.id, now });
   });
   deps.state.principals.clear(performance.now());
   return { ...merchant, disabled_at: disabledAt };

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
 import { parseMerchantName } from '../../domain/merchant-name.js';
@@ -18,7 +19,7 @@ export interface CreateMerchantInput {
    */
   liveApproved?: boolean;
   /** Who adds it, for the audit log: `user:<email>` from the console, the operator's name from the CLI. */
-  actor?: string;
+  actor?: Actor;
   /** A self-service user who adds it: it becomes a member, in the same database transaction. */
   memberUserId?: string;
   /** Its daily create quota (null or absent: none). */
@@ -68,7 +69,7 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     await insertMerchant(trx, row);
     if (input.memberUserId) await insertUserMerchants(trx, input.memberUserId, [row.id], row.created_at);
     await writeAudit(trx, {
-      actor: input.actor ?? 'system',
+      actor: input.actor ?? SYSTEM_ACTOR,
       action: 'merchant.add',
       subjectType: 'merchant',
       subjectId: row.id,

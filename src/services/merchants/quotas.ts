@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { secondsToWibMidnight, wibDay } from '../../domain/wib.js';
 import type { Tx } from '../../storage/executor.js';
@@ -72,7 +73,7 @@ export async function quotaUsage(deps: Deps, merchantId: string): Promise<QuotaU
 }
 
 /** An operator sets (or, with null, removes) a merchant's daily create quota; audited. */
-export async function setDailyQuota(deps: Deps, merchantId: string, quota: number | null, actor: string): Promise<void> {
+export async function setDailyQuota(deps: Deps, merchantId: string, quota: number | null, actor: Actor): Promise<void> {
   if (quota !== null && (!Number.isInteger(quota) || quota < 0 || quota > 10_000_000)) {
     throw new AppError('invalid_parameter', 'the daily quota must be a whole number from 0 to 10000000, or unlimited', { param: 'quota' });
   }

@@ -1,3 +1,4 @@
+import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { apiKeyInScope, apiKeysOfMerchants, type ApiKeyListRow } from '../../storage/queries/api-keys.js';
 import type { Mode } from '../../storage/schema.js';
@@ -20,12 +21,12 @@ export function listViewerKeys(deps: Deps, viewer: Viewer): Promise<ViewerKey[]>
 export async function createViewerKey(deps: Deps, viewer: Viewer, input: { merchantId: string; mode: string }): Promise<CreatedApiKey> {
   if (input.mode !== 'test' && input.mode !== 'live') throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
   const merchant = await getViewerMerchant(deps, viewer, input.merchantId);
-  return createApiKey(deps, { merchantId: merchant.id, mode: input.mode as Mode, actor: `user:${viewer.email}` });
+  return createApiKey(deps, { merchantId: merchant.id, mode: input.mode as Mode, actor: userActor(viewer) });
 }
 
 /** Revokes a key of one of the viewer's merchants; another merchant's key is not_found, as an unknown one. */
 export async function revokeViewerKey(deps: Deps, viewer: Viewer, id: string): Promise<ApiKeySummary> {
   const row = await apiKeyInScope(deps.db, id, merchantScope(viewer));
   if (!row) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
-  return revokeApiKey(deps, row.id, `user:${viewer.email}`);
+  return revokeApiKey(deps, row.id, userActor(viewer));
 }

@@ -1,3 +1,4 @@
+import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { parseHandle } from '../../domain/payment-link.js';
 import { merchantByLinkHandle, merchantLinkInScope, setLinkHandleInScope, type MerchantLinkRow } from '../../storage/queries/payment-links.js';
@@ -27,7 +28,7 @@ export async function setPaymentLinkHandle(deps: Deps, viewer: Viewer, merchantI
       }
       await setLinkHandleInScope(trx, scope, merchantId, handle);
       await writeAudit(trx, {
-        actor: `user:${viewer.email}`,
+        actor: userActor(viewer),
         action: handle === null ? 'merchant.payment_link_removed' : 'merchant.payment_link_set',
         subjectType: 'merchant',
         subjectId: merchantId,

@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { isLate } from '../../domain/matching.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
@@ -17,7 +18,7 @@ import { settlePayment } from './settle-payment.js';
  */
 export async function assignPayment(
   deps: Deps,
-  input: { paymentId: string; trxid: string; actor: string; merchants?: readonly string[] | null },
+  input: { paymentId: string; trxid: string; actor: Actor; merchants?: readonly string[] | null },
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable }> {
   return deps.db.runInTransaction(async (trx) => {
     const payment = await paymentInScope(trx, input.paymentId, input.merchants ?? null);

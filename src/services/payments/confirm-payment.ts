@@ -1,3 +1,4 @@
+import { actorText, type Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import type { Deps } from '../deps.js';
@@ -10,7 +11,7 @@ export interface ConfirmPaymentInput {
   reference: string;
   /** What was received; the transaction's total when omitted. */
   amount: number | null;
-  actor: string;
+  actor: Actor;
 }
 
 /**
@@ -39,7 +40,7 @@ export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Pr
       reference,
       issuer: null,
       payerName: null,
-      raw: { confirmed_by: input.actor },
+      raw: { confirmed_by: actorText(input.actor) },
     });
     if (result.outcome === 'duplicate') {
       throw new AppError('reference_already_recorded', `reference ${reference} was already recorded as payment ${result.payment.id}`, { param: 'reference' });

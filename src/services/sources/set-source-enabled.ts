@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { isSourceId } from '../../domain/ids.js';
 import { updatePaymentSourceEnabled, paymentSourceInScope } from '../../storage/queries/sources.js';
@@ -12,7 +13,7 @@ import type { SourceView } from './source-view.js';
  */
 export async function setSourceEnabled(
   deps: Deps,
-  input: { id: string; enabled: boolean; actor: string; merchants?: readonly string[] | null },
+  input: { id: string; enabled: boolean; actor: Actor; merchants?: readonly string[] | null },
 ): Promise<SourceView> {
   const row = isSourceId(input.id) ? await paymentSourceInScope(deps.db, input.id, input.merchants ?? null) : undefined;
   if (!row) throw new AppError('source_not_found', `no payment source ${input.id}`, { param: 'id' });

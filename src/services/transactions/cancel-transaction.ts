@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { cancelDecision, presentTransaction, type TransactionView } from '../../domain/transaction.js';
 import type { Tx } from '../../storage/executor.js';
@@ -15,7 +16,7 @@ export interface CancelTransactionInput {
   /** The API key's merchant and mode; null for an operator, who may cancel any transaction. */
   owner: { merchantId: string; mode: Mode } | null;
   /** Operators' cancels are audited under this name. */
-  actor?: string | null;
+  actor?: Actor | null;
 }
 
 /**
@@ -40,7 +41,7 @@ export async function cancelTransaction(deps: Deps, input: CancelTransactionInpu
   return present(deps, cancelled);
 }
 
-async function cancelIn(trx: Tx, deps: Deps, trxid: string, actor: string | null): Promise<TransactionsTable> {
+async function cancelIn(trx: Tx, deps: Deps, trxid: string, actor: Actor | null): Promise<TransactionsTable> {
   const now = deps.now();
   // Conditional: a payment or the expiry sweeper may have changed the row since it was read.
   const row = await cancelPendingTransaction(trx, trxid, now);

@@ -1,3 +1,4 @@
+import { userActor, actorText, type Actor } from '../../domain/actor.js';
 import { clientAddressKey } from '../../domain/client-address.js';
 import { AppError } from '../../domain/errors.js';
 import { hashPassword, verifyPassword } from '../../hashing/passwords.js';
@@ -57,7 +58,7 @@ export async function verifyEmail(deps: Deps, token: string, password: string, c
       throw invalid();
     }
     await markEmailVerified(trx, current.id, now);
-    await writeAudit(trx, { actor: `user:${current.email}`, action: 'user.verify', subjectType: 'user', subjectId: current.id, now });
+    await writeAudit(trx, { actor: userActor(current), action: 'user.verify', subjectType: 'user', subjectId: current.id, now });
     return current;
   });
   return { sessionId: await startSession(deps, user, client, 'user.login'), user };
@@ -96,7 +97,7 @@ export async function resetPassword(deps: Deps, token: string, password: string,
     await setUserPasswordHash(trx, found.id, passwordHash, now);
     await markEmailVerified(trx, found.id, now);
     await endSessionsOfUser(trx, found.id, now);
-    await writeAudit(trx, { actor: `user:${found.email}`, action: 'user.password_reset', subjectType: 'user', subjectId: found.id, now });
+    await writeAudit(trx, { actor: userActor(found), action: 'user.password_reset', subjectType: 'user', subjectId: found.id, now });
     return found;
   });
   return { sessionId: await startSession(deps, user, client, 'user.login'), user };
@@ -107,7 +108,7 @@ export async function resetPassword(deps: Deps, token: string, password: string,
  * and returned either way so the operator can pass it on. `merchantIds` are the merchants the new user
  * will belong to.
  */
-export async function inviteUser(deps: Deps, mail: MailSender | null, input: { email: string; merchantIds?: readonly string[] }, actor: string): Promise<{ email: string; link: string; mailed: boolean }> {
+export async function inviteUser(deps: Deps, mail: MailSender | null, input: { email: string; merchantIds?: readonly string[] }, actor: Actor): Promise<{ email: string; link: string; mailed: boolean }> {
   if (deps.config.signup === 'closed') throw new AppError('invalid_parameter', 'invitations need SIGNUP=invite or SIGNUP=open', { param: 'signup' });
   const email = normaliseEmail(input.email);
   const merchantIds = [...new Set(input.merchantIds ?? [])];
@@ -118,7 +119,7 @@ export async function inviteUser(deps: Deps, mail: MailSender | null, input: { e
   if (existing && !existing.deleted_at) throw new AppError('user_exists', `a user with the address ${email} already exists`, { param: 'email' });
   const now = deps.now();
   const link = await deps.db.runInTransaction(async (trx) => {
-    const made = await issueLink(trx, deps.config.publicBaseUrl, 'invite', email, now, { merchantIds, createdBy: actor });
+    const made = await issueLink(trx, deps.config.publicBaseUrl, 'invite', email, now, { merchantIds, createdBy: actorText(actor) });
     await writeAudit(trx, { actor, action: 'user.invite', subjectType: 'invitation', subjectId: email, details: { merchant_ids: merchantIds }, now });
     return made;
   });
@@ -144,7 +145,7 @@ export async function acceptInvite(deps: Deps, token: string, password: string, 
     const still: string[] = [];
     for (const id of wanted) if (await merchantById(trx, id)) still.push(id);
     await insertUserMerchants(trx, row.id, still, now);
-    await writeAudit(trx, { actor: `user:${row.email}`, action: 'user.accept_invite', subjectType: 'user', subjectId: row.id, details: { merchant_ids: still }, now });
+    await writeAudit(trx, { actor: userActor(row), action: 'user.accept_invite', subjectType: 'user', subjectId: row.id, details: { merchant_ids: still }, now });
     return row;
   });
   return { sessionId: await startSession(deps, user, client, 'user.login'), user };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { verifyPassword } from '../../hashing/passwords.js';
 import { revokeKeysOfMerchant } from '../../storage/queries/api-keys.js';
@@ -50,7 +51,8 @@ export async function deleteAccount(deps: Deps, viewer: Viewer, password: string
     await endSessionsOfUser(trx, user.id, now);
     // Nobody can log in with these: the address is no address, and no password hashes to random bytes.
     await anonymiseUser(trx, user.id, `deleted-${user.id}@invalid`, `deleted$${randomBytes(16).toString('base64url')}`, now);
-    await writeAudit(trx, { actor: `user:${user.id}`, action: 'user.delete', subjectType: 'user', subjectId: user.id, details: { merchants_closed: merchantsClosed, handles_freed: handlesFreed }, now });
+    // The row names the user by the address read before it was erased, as every other action of theirs.
+    await writeAudit(trx, { actor: userActor(user), action: 'user.delete', subjectType: 'user', subjectId: user.id, details: { merchants_closed: merchantsClosed, handles_freed: handlesFreed }, now });
     return merchantsClosed;
   });
   // Revoked keys must stop at once in this process too.

@@ -1,3 +1,4 @@
+import { userActor } from '../../domain/actor.js';
 import { hashSessionId, newSessionId } from '../../domain/console-session.js';
 import { AppError } from '../../domain/errors.js';
 import { PASSWORD_MAX_LENGTH } from '../../domain/password.js';
@@ -70,7 +71,7 @@ export async function startSession(deps: Deps, user: UsersTable, client: { clien
       user_agent: client.userAgent?.slice(0, 256) ?? null,
     });
     await markUserLoggedIn(trx, user.id, now);
-    await writeAudit(trx, { actor: `user:${user.email}`, action, subjectType: 'user', subjectId: user.id, details: { address: client.clientAddress }, now });
+    await writeAudit(trx, { actor: userActor(user), action, subjectType: 'user', subjectId: user.id, details: { address: client.clientAddress }, now });
   });
   return sessionId;
 }

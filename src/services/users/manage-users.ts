@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { parseEmail } from '../../domain/email.js';
 import { newUserId } from '../../domain/ids.js';
@@ -68,7 +69,7 @@ function parseRole(role: string): UserRole {
 }
 
 /** Adds a console user; audited under `actor`. A merchant user must name at least one merchant. */
-export async function addUser(deps: Deps, input: AddUserInput, actor: string): Promise<UserView> {
+export async function addUser(deps: Deps, input: AddUserInput, actor: Actor): Promise<UserView> {
   const email = normaliseEmail(input.email);
   const role = parseRole(input.role);
   checkPassword(input.password);
@@ -117,7 +118,7 @@ export async function findUser(deps: Deps, idOrEmail: string): Promise<UsersTabl
 }
 
 /** Disables (or enables again) a user. Disabling ends every session at once. */
-export async function setUserEnabled(deps: Deps, idOrEmail: string, enabled: boolean, actor: string): Promise<UserView> {
+export async function setUserEnabled(deps: Deps, idOrEmail: string, enabled: boolean, actor: Actor): Promise<UserView> {
   const user = await findUser(deps, idOrEmail);
   const now = deps.now();
   await deps.db.runInTransaction(async (trx) => {
@@ -132,7 +133,7 @@ export async function setUserEnabled(deps: Deps, idOrEmail: string, enabled: boo
  * Sets a new password. Every other session of the user ends (someone who knew the old password is
  * logged out); `keepSession` is the changer's own, when they change it from the console.
  */
-export async function setUserPassword(deps: Deps, idOrEmail: string, password: string, actor: string, keepSession: string | null = null): Promise<UserView> {
+export async function setUserPassword(deps: Deps, idOrEmail: string, password: string, actor: Actor, keepSession: string | null = null): Promise<UserView> {
   const user = await findUser(deps, idOrEmail);
   checkPassword(password);
   const passwordHash = await hashPassword(password);

@@ -1,3 +1,4 @@
+import { userActor } from '../../domain/actor.js';
 import { hashSessionId, needsTouch, SESSION_ID, sessionState } from '../../domain/console-session.js';
 import { endSession, sessionWithUser, touchSession } from '../../storage/queries/sessions.js';
 import { merchantIdsOfUser } from '../../storage/queries/users.js';
@@ -27,6 +28,6 @@ export async function endViewerSession(deps: Deps, viewer: Viewer): Promise<void
   const now = deps.now();
   await deps.db.runInTransaction(async (trx) => {
     await endSession(trx, viewer.sessionKey, now);
-    await writeAudit(trx, { actor: `user:${viewer.email}`, action: 'user.logout', subjectType: 'user', subjectId: viewer.userId, now });
+    await writeAudit(trx, { actor: userActor(viewer), action: 'user.logout', subjectType: 'user', subjectId: viewer.userId, now });
   });
 }

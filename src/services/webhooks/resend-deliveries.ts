@@ -1,6 +1,7 @@
 // Resending: an operator puts deliveries back in the queue, due now, with a fresh retry schedule
 // (attempts start again from zero; the attempt history is kept). Receivers see the same event id again
 // and deduplicate by it.
+import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
 import type { Tx } from '../../storage/executor.js';
 import { deliveryIdsOfEvent, failedDeliveryIdsOf, insertDeliveries, requeueDeliveries } from '../../storage/queries/deliveries.js';
 import { eventMerchant } from '../../storage/queries/outbox.js';
@@ -33,7 +34,7 @@ async function usableEndpoint(deps: Deps, endpointId: string) {
  * Resends one event: to every endpoint it was delivered to (or meant for), or to one endpoint, which
  * may be one added after the event (it then gets a delivery of its own).
  */
-export async function resendEvent(deps: Deps, input: { eventId: string; endpointId?: string; actor?: string }): Promise<ResendResult> {
+export async function resendEvent(deps: Deps, input: { eventId: string; endpointId?: string; actor?: Actor }): Promise<ResendResult> {
   const event = await eventMerchant(deps.db, input.eventId);
   if (!event) throw new AppError('not_found', `no event ${input.eventId}`, { param: 'event' });
   const endpoint = input.endpointId ? await usableEndpoint(deps, input.endpointId) : null;
@@ -51,21 +52,21 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
     } else {
       await requeue(trx, ids, now);
     }
-    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook.resend', subjectType: 'event', subjectId: event.id, details: { endpoint: endpoint?.id ?? null, deliveries: ids }, now });
+    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'webhook.resend', subjectType: 'event', subjectId: event.id, details: { endpoint: endpoint?.id ?? null, deliveries: ids }, now });
     return ids;
   });
   return { requeued: ids.length, deliveries: ids };
 }
 
 /** Resends every delivery of an endpoint that ran out of retries (after fixing the receiver, say). */
-export async function resendFailed(deps: Deps, input: { endpointId: string; actor?: string }): Promise<ResendResult> {
+export async function resendFailed(deps: Deps, input: { endpointId: string; actor?: Actor }): Promise<ResendResult> {
   const endpoint = await usableEndpoint(deps, input.endpointId);
   const now = deps.now();
   const ids = await deps.db.runInTransaction(async (trx) => {
     const ids = await failedDeliveryIdsOf(trx, endpoint.id);
     // Chunks keep the IN list within every database's parameter limit.
     for (let i = 0; i < ids.length; i += 500) await requeue(trx, ids.slice(i, i + 500), now);
-    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook.resend_failed', subjectType: 'webhook_endpoint', subjectId: endpoint.id, details: { count: ids.length }, now });
+    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'webhook.resend_failed', subjectType: 'webhook_endpoint', subjectId: endpoint.id, details: { count: ids.length }, now });
     return ids;
   });
   return { requeued: ids.length, deliveries: ids };

@@ -1,6 +1,7 @@
 // Merchant webhook endpoints: add, list, remove. Deliveries are created when an event happens (see
 // outbox.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
 // older events unless an operator resends them to it.
+import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
 import { newEndpointId } from '../../domain/ids.js';
@@ -57,7 +58,7 @@ export function parseEventList(text: string | undefined): string[] {
 
 export async function addWebhookEndpoint(
   deps: Deps,
-  input: { merchantId: string; url: string; events?: string[]; actor?: string },
+  input: { merchantId: string; url: string; events?: string[]; actor?: Actor },
 ): Promise<CreatedWebhookEndpoint> {
   await getMerchant(deps, input.merchantId);
   const url = validateWebhookUrl(input.url, deps.config.webhookAllowNetworks);
@@ -76,7 +77,7 @@ export async function addWebhookEndpoint(
   };
   await deps.db.runInTransaction(async (trx) => {
     await insertWebhookEndpoint(trx, row);
-    await writeAudit(trx, { actor: input.actor ?? 'system', action: 'webhook_endpoint.add', subjectType: 'webhook_endpoint', subjectId: row.id, details: { url, events }, now });
+    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'webhook_endpoint.add', subjectType: 'webhook_endpoint', subjectId: row.id, details: { url, events }, now });
   });
   return { ...view(row), secret: row.secret };
 }
@@ -98,7 +99,7 @@ export async function getWebhookEndpoint(deps: Deps, id: string): Promise<Webhoo
 export async function removeWebhookEndpoint(
   deps: Deps,
   id: string,
-  actor = 'system',
+  actor: Actor = SYSTEM_ACTOR,
 ): Promise<WebhookEndpointView & { cancelled_deliveries: number }> {
   const now = deps.now();
   const cancelled = await deps.db.runInTransaction(async (trx) => {

@@ -1,8 +1,4 @@
 // Small helpers the payments, webhooks and sources pages share.
-import type { Viewer } from '../../../services/users/viewer.js';
-
-/** The audit log's actor for a console user's action. */
-export const actorOf = (viewer: Viewer): string => `user:${viewer.email}`;
 
 /** Every value of a form field that may repeat (checkboxes): absent is none, non-text values are skipped. */
 export function fieldList(body: unknown, name: string): string[] {

@@ -7,6 +7,7 @@ import { createViewerKey, listViewerKeys, revokeViewerKey } from '../../../servi
 import { listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
 import { defineMessages, translator, wibTime } from '../i18n.js';
+import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
   {
@@ -73,16 +74,11 @@ const words = defineMessages(
   },
 );
 
-type Query = { revoked?: string; error?: string };
-
 /** /dashboard/keys: the keys of the viewer's merchants, a form for a new one, and revoke buttons. */
 export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
-  scope.get<{ Querystring: Query }>('/keys', { schema: { hide: true } }, async (request, reply) => {
+  scope.get('/keys', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
-    const t = translator(words, page.lang);
-    const { revoked, error } = request.query;
-    const notice = error === 'mode' ? html`<p class="notice error" role="alert">${t('modeError')}</p>` : '';
-    return renderKeys(deps, page, notice, null, 200, typeof revoked === 'string' ? revoked : null);
+    return renderKeys(deps, page, renderNotice(takeNotice(request, reply)), null, 200);
   });
 
   scope.post('/keys', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
@@ -91,7 +87,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
     try {
       created = await createViewerKey(deps, page.viewer, { merchantId: field(request.body, 'merchant'), mode: field(request.body, 'mode') });
     } catch (err) {
-      if (err instanceof AppError && err.param === 'mode') return reply.redirect('/dashboard/keys?error=mode', 303);
+      if (err instanceof AppError && err.param === 'mode') return redirectWithNotice(reply, '/dashboard/keys', { kind: 'error', text: translator(words, page.lang)('modeError') });
       throw err;
     }
     // Rendered here, not redirected to: the key is in this one response only, so a reload cannot show it.
@@ -101,16 +97,14 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
   scope.post<{ Params: { id: string } }>('/keys/:id/revoke', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     const key = await revokeViewerKey(deps, page.viewer, request.params.id);
-    return reply.redirect(`/dashboard/keys?revoked=${encodeURIComponent(key.id)}`, 303);
+    return redirectWithNotice(reply, '/dashboard/keys', { kind: 'success', text: translator(words, page.lang)('revokedNotice', { prefix: key.prefix }) });
   });
 }
 
-/** The page; `revokedId` names a key just revoked (its notice is shown only if the viewer can see it). */
-async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', created: CreatedApiKey | null, status: number, revokedId: string | null = null): Promise<FastifyReply> {
+/** The page, with the notice of the action that led here, if any. */
+async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', created: CreatedApiKey | null, status: number): Promise<FastifyReply> {
   const t = translator(words, page.lang);
   const [merchants, keys] = await Promise.all([listViewerMerchants(deps, page.viewer), listViewerKeys(deps, page.viewer)]);
-  const revoked = keys.find((k) => k.id === revokedId && k.revoked_at !== null);
-  if (revoked) notice = html`<p class="notice success" role="status">${t('revokedNotice', { prefix: revoked.key_prefix })}</p>`;
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const several = merchants.length > 1;
   const disabled = new Set(merchants.filter((m) => m.disabled_at != null).map((m) => m.id));

@@ -9,6 +9,7 @@ import { setPaymentLinkHandle } from '../../../services/payment-links/set-handle
 import { renderQrPng } from '../../../qr/qr-png.js';
 import { consolePage, field } from '../context.js';
 import { defineMessages, translator, type Translate } from '../i18n.js';
+import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const EXAMPLE_AMOUNT = 25_000;
 
@@ -98,7 +99,6 @@ type Problem = 'required' | 'length' | 'characters' | 'start' | 'reserved' | 'ta
 const PROBLEMS: readonly Problem[] = ['required', 'length', 'characters', 'start', 'reserved', 'taken'];
 
 interface LinkQuery {
-  done?: string;
   error?: string;
   handle?: string;
   page?: string;
@@ -144,15 +144,10 @@ ${
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const m = await getPaymentLink(deps, page.viewer, request.params.merchantId);
-    const { done, error } = request.query;
-    const problem = PROBLEMS.find((p) => p === error);
+    const problem = PROBLEMS.find((p) => p === request.query.error);
     const typed = problem ? (request.query.handle ?? '').slice(0, 100) : (m.payment_link_handle ?? '');
-    const notice =
-      done === 'saved' || done === 'removed'
-        ? html`<p class="notice success" role="status">${t(done)}</p>`
-        : problem
-          ? html`<p class="notice error" role="alert">${t(problem, { handle: typed })}</p>`
-          : '';
+    const done = takeNotice(request, reply);
+    const notice = problem ? html`<p class="notice error" role="alert">${t(problem, { handle: typed })}</p>` : renderNotice(done);
     const body = html`<h1>${t('pageTitle', { name: m.name })}</h1>
 ${notice}
 ${m.disabled_at !== null ? html`<p class="notice">${t('disabledNote')}</p>` : m.live_approved_at === null ? html`<p class="notice">${t('waitingNote')}</p>` : ''}
@@ -176,7 +171,7 @@ ${m.payment_link_handle ? linkCard(t, m, m.payment_link_handle, base, page.csrf)
     const typed = field(request.body, 'handle');
     try {
       await setPaymentLinkHandle(deps, page.viewer, id, typed);
-      return reply.redirect(`/dashboard/links/${encodeURIComponent(id)}?done=saved`, 303);
+      return redirectWithNotice(reply, `/dashboard/links/${encodeURIComponent(id)}`, { kind: 'success', text: translator(words, page.lang)('saved') });
     } catch (err) {
       const problem = problemOf(err, typed);
       if (!problem) throw err;
@@ -188,7 +183,7 @@ ${m.payment_link_handle ? linkCard(t, m, m.payment_link_handle, base, page.csrf)
   scope.post<{ Params: { merchantId: string } }>('/links/:merchantId/remove', hide, async (request, reply) => {
     const page = consolePage(request, reply);
     await setPaymentLinkHandle(deps, page.viewer, request.params.merchantId, null);
-    return reply.redirect(`/dashboard/links/${encodeURIComponent(request.params.merchantId)}?done=removed`, 303);
+    return redirectWithNotice(reply, `/dashboard/links/${encodeURIComponent(request.params.merchantId)}`, { kind: 'success', text: translator(words, page.lang)('removed') });
   });
 
   scope.get<{ Params: { merchantId: string } }>('/links/:merchantId/qr.png', hide, async (request, reply) => {

@@ -1,3 +1,4 @@
+import { userActor } from '../../../domain/actor.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -13,6 +14,7 @@ import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';
 import { consolePage, field, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
 import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
+import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
   {
@@ -240,7 +242,7 @@ ${
         : // A self-service merchant: its live keys wait for an operator (LIVE_KEYS=approval), it gets the
           // sign-up plan's daily quota, and its adder becomes its member.
           { liveApproved: deps.config.liveKeys === 'auto', dailyCreateQuota: deps.config.signupPlanDailyCreates, memberUserId: page.viewer.userId };
-      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: `user:${page.viewer.email}`, ...own });
+      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: userActor(page.viewer), ...own });
       return reply.redirect(`/dashboard/merchants?added=${encodeURIComponent(row.id)}`, 303);
     } catch (err) {
       if (err instanceof AppError && err.code === 'merchant_limit_reached') return sendLimit(page, deps.config.merchantsPerUser, 403);
@@ -250,24 +252,16 @@ ${
     }
   });
 
-  scope.get<{ Params: { id: string }; Querystring: { done?: string } }>('/merchants/:id', { schema: { hide: true } }, async (request, reply) => {
+  scope.get<{ Params: { id: string } }>('/merchants/:id', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     const merchant = await getViewerMerchant(deps, page.viewer, request.params.id);
     const t = translator(words, page.lang);
-    const done = request.query.done;
-    const notice =
-      done === 'renamed'
-        ? t('renamedNotice', { name: merchant.name })
-        : done === 'disabled'
-          ? t('disabledNotice')
-          : done === 'enabled'
-            ? t('enabledNotice')
-            : null;
+    const notice = takeNotice(request, reply);
     const operator = isOperator(page.viewer);
     const enabled = merchant.disabled_at == null;
     const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
 <h1>${merchant.name}</h1>
-${notice ? html`<p class="notice success" role="status">${notice}</p>` : ''}
+${renderNotice(notice)}
 <section class="card"><dl class="fields">
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
 <dt>${t('state')}</dt><dd>${stateBadge(t, merchant.disabled_at)}${enabled ? '' : html` <span class="muted">${t('disabledSince', { when: wibTime(merchant.disabled_at!, page.lang) })}</span>`}</dd>
@@ -299,8 +293,9 @@ ${
   scope.post<{ Params: { id: string } }>('/merchants/:id/rename', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     const id = request.params.id;
+    let renamed: { name: string };
     try {
-      await renameMerchant(deps, page.viewer, { id, name: field(request.body, 'name') });
+      renamed = await renameMerchant(deps, page.viewer, { id, name: field(request.body, 'name') });
     } catch (err) {
       if (!(err instanceof AppError) || err.param !== 'name') throw err;
       const t = translator(words, page.lang);
@@ -308,7 +303,8 @@ ${
       const why = nameText(t, merchantNameProblem(field(request.body, 'name').trim()));
       return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`, 400);
     }
-    return reply.redirect(`/dashboard/merchants/${encodeURIComponent(id)}?done=renamed`, 303);
+    const text = translator(words, page.lang)('renamedNotice', { name: renamed.name });
+    return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(id)}`, { kind: 'success', text });
   });
 
   for (const [verb, enabled] of [
@@ -318,7 +314,8 @@ ${
     scope.post<{ Params: { id: string } }>(`/merchants/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
       const page = consolePage(request, reply);
       const row = await setMerchantEnabled(deps, page.viewer, { id: request.params.id, enabled });
-      return reply.redirect(`/dashboard/merchants/${encodeURIComponent(row.id)}?done=${verb}d`, 303);
+      const text = translator(words, page.lang)(enabled ? 'enabledNotice' : 'disabledNotice');
+      return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(row.id)}`, { kind: 'success', text });
     });
   }
 }

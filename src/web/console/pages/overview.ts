@@ -10,7 +10,8 @@ import { quotaUsage } from '../../../services/merchants/quotas.js';
 import { canSeeMerchant } from '../../../services/users/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
-import { defineMessages, rupiah, translator, wibTime } from '../i18n.js';
+import { defineMessages, rupiah, translator, wibTime, type Lang } from '../i18n.js';
+import { renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
   {
@@ -98,6 +99,9 @@ const words = defineMessages(
 );
 
 /** /dashboard for a logged-in user. */
+/** What the overview says after an operator approves a merchant's live keys (the approval redirects here). */
+export const approvedText = (lang: Lang): string => translator(words, lang)('approved');
+
 export async function overviewPage(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
@@ -105,7 +109,7 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   const mode: Mode = asked === 'test' ? 'test' : 'live';
   const overview = await getOverview(deps, page.viewer, mode);
   const queue = await liveApprovalQueue(deps, page.viewer);
-  const approvedNow = (request.query as { approved?: unknown }).approved === '1';
+  const notice = takeNotice(request, reply);
   // A merchant user sees its use of each of its merchants' daily quotas (operators set them).
   const usages =
     page.viewer.role === 'merchant'
@@ -139,7 +143,7 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
 <td><form method="post" action="/dashboard/approvals/${m.id}" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit">${t('approve')}</button></form></td></tr>`,
         )}</tbody></table></div></section>`;
   const body = html`<h1>${t('title')}</h1>
-${approvedNow ? html`<p class="notice success" role="status">${t('approved')}</p>` : ''}
+${renderNotice(notice)}
 ${approvals}
 ${
   usages.length === 0

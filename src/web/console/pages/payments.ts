@@ -1,5 +1,6 @@
 // /dashboard/payments: reported payments, newest first, and for every unmatched one the transactions it
 // could belong to with a form that assigns it (services/payments/assign-payment.ts, audited).
+import { userActor } from '../../../domain/actor.js';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
@@ -13,7 +14,7 @@ import type { PaymentListRow } from '../../../storage/queries/payment-review.js'
 import { consolePage, field, safeNext } from '../context.js';
 import { defineMessages, rupiah, translator, wibTime, type Translate } from '../i18n.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
-import { actorOf, queryValue } from './form-fields.js';
+import { queryValue } from './form-fields.js';
 
 const words = defineMessages(
   {
@@ -243,7 +244,7 @@ ${
     if (trxid === '') return refuse('trxidRequired');
     if (!/^trx_[0-9A-Za-z]{1,80}$/.test(trxid)) return refuse('trxidMalformed', { trxid: trxid.slice(0, 100) });
     try {
-      const { payment, transaction } = await assignPayment(deps, { paymentId, trxid, actor: actorOf(viewer), merchants: merchantScope(viewer) });
+      const { payment, transaction } = await assignPayment(deps, { paymentId, trxid, actor: userActor(viewer), merchants: merchantScope(viewer) });
       return redirectWithNotice(reply, back, {
         kind: 'success',
         text: t(transaction.paid_late === 1 ? 'assignedLate' : 'assigned', { payment: payment.id, trxid: transaction.id }),

@@ -2,6 +2,7 @@
 // secret shown once) or a mutation feed, and turning a source off and on. What each kind shows and how it
 // is added are its own (payment-sources/<kind>/kind.ts, listed in kinds.ts); the switch is a service
 // (the CLI's `source` commands use both too), which validate and write the audit row with the change.
+import { userActor } from '../../../domain/actor.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -18,7 +19,6 @@ import { visibleMerchants } from '../../../services/users/visible-merchants.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
 import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
-import { actorOf } from './form-fields.js';
 
 const words = defineMessages(
   {
@@ -147,7 +147,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
     if (merchantId === '') return refuse(t('merchantRequired'));
     // Another merchant's id is answered as an unknown one: the 404 page.
     if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
-    const actor = actorOf(viewer);
+    const actor = userActor(viewer);
     try {
       if (kind.console.operatorOnly && !isOperator(viewer)) return refuse(t('feedOnlyOperator'));
       const added = await kind.console.add(deps, { merchantId, mode, field: (name) => field(request.body, name), actor });
@@ -183,7 +183,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
       const viewer = request.viewer!;
       const t = translator(words, request.consoleLang);
       // An unknown or another merchant's source is source_not_found: the 404 page.
-      const source = await setSourceEnabled(deps, { id: request.params.id, enabled, actor: actorOf(viewer), merchants: merchantScope(viewer) });
+      const source = await setSourceEnabled(deps, { id: request.params.id, enabled, actor: userActor(viewer), merchants: merchantScope(viewer) });
       return redirectWithNotice(reply, '/dashboard/sources', { kind: 'success', text: t(enabled ? 'nowEnabled' : 'nowDisabled', { id: source.id }) });
     });
   }

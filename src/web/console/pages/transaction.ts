@@ -1,6 +1,7 @@
 // One transaction in the console: its fields, its timeline (e-mails, payments, status changes, webhook
 // deliveries with every attempt) and what may be done to it (cancel, confirm a payment by hand, resend
 // a webhook event). Every action is a POST that answers with a 303 back here and a notice.
+import { userActor } from '../../../domain/actor.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type ErrorCode } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -13,9 +14,9 @@ import { cancelTransaction } from '../../../services/transactions/cancel-transac
 import { getTransactionTimeline, type DeliveryHistory, type TimelineEntry, type TransactionDetail } from '../../../services/transactions/get-transaction-timeline.js';
 import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
 import { resendTransactionEvent } from '../../../services/webhooks/resend-transaction-event.js';
-import type { Viewer } from '../../../services/users/viewer.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
 import { defineMessages, rupiah, translator, wibTime, type Translate } from '../i18n.js';
+import { redirectWithNotice, takeNotice, type Notice } from '../notice.js';
 import { statusBadge } from './transaction-status.js';
 
 const words = defineMessages(
@@ -208,24 +209,22 @@ const NOTICE_ERRORS = ['transaction_already_paid', 'transaction_expired', 'acqui
 type NoticeError = (typeof NOTICE_ERRORS)[number];
 const DONE = ['cancelled', 'confirmed', 'unmatched', 'resent', 'nothing'] as const;
 
-/** What an action's redirect carries back: its outcome and, for some, a reason or a count. */
-type Outcome = { done: (typeof DONE)[number]; reason?: string; count?: string };
-
-type Notice = { kind: 'success' | 'error'; text: string } | null;
+/** What an action ended in and, for some, a reason or a count: the notice the page then shows. */
+type Outcome = { done: (typeof DONE)[number]; reason?: string; count?: number };
 type Params = { trxid: string };
 
 export function registerTransactionPage(scope: FastifyInstance, deps: Deps): void {
   scope.get<{ Params: Params }>('/transactions/:trxid', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     const detail = await getTransactionTimeline(deps, page.viewer, request.params.trxid);
-    return sendDetail(deps, page, detail, noticeOf(translator(words, page.lang), request.query as Record<string, unknown>));
+    return sendDetail(deps, page, detail, takeNotice(request, reply));
   });
 
   scope.post<{ Params: Params }>('/transactions/:trxid/cancel', { schema: { hide: true } }, async (request, reply) => {
     const viewer = request.viewer!;
     const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
-    return act(reply, tx.id, async () => {
-      await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: actorOf(viewer) });
+    return act(reply, translator(words, request.consoleLang), tx.id, async () => {
+      await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: userActor(viewer) });
       return { done: 'cancelled' };
     });
   });
@@ -235,8 +234,8 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
     const reference = field(request.body, 'reference');
     try {
-      return await act(reply, tx.id, async () => {
-        const result = await confirmPayment(deps, { trxid: tx.id, reference, amount: null, actor: actorOf(viewer) });
+      return await act(reply, translator(words, request.consoleLang), tx.id, async () => {
+        const result = await confirmPayment(deps, { trxid: tx.id, reference, amount: null, actor: userActor(viewer) });
         return result.outcome === 'matched' ? { done: 'confirmed' } : { done: 'unmatched', reason: result.reason ?? 'no_matching_transaction' };
       });
     } catch (err) {
@@ -254,51 +253,42 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     const trxid = request.params.trxid;
     const eventId = field(request.body, 'event');
     // Another merchant's transaction, or an event not of this transaction, is a 404 page (from the service).
-    return act(reply, trxid, async () => {
+    return act(reply, translator(words, request.consoleLang), trxid, async () => {
       const result = await resendTransactionEvent(deps, viewer, { trxid, eventId });
-      return result.requeued === 0 ? { done: 'nothing' } : { done: 'resent', count: String(result.requeued) };
+      return result.requeued === 0 ? { done: 'nothing' } : { done: 'resent', count: result.requeued };
     });
   });
 }
 
-const actorOf = (viewer: Viewer) => `user:${viewer.email}`;
-
 /**
- * Runs an action and answers with a 303 back to the transaction's page, its outcome in the query. The
+ * Runs an action and answers with a 303 back to the transaction's page, its outcome in a notice. The
  * action's expected refusals become an error notice; anything else is the console's error page.
  */
-async function act(reply: FastifyReply, trxid: string, action: () => Promise<Outcome>): Promise<FastifyReply> {
+async function act(reply: FastifyReply, t: T, trxid: string, action: () => Promise<Outcome>): Promise<FastifyReply> {
   const back = `/dashboard/transactions/${trxid}`;
   try {
-    const outcome = await action();
-    const pairs = Object.entries(outcome).filter((pair): pair is [string, string] => typeof pair[1] === 'string');
-    return reply.redirect(`${back}?${new URLSearchParams(pairs).toString()}`, 303);
+    return redirectWithNotice(reply, back, noticeOf(t, await action()));
   } catch (err) {
     if (err instanceof AppError && (NOTICE_ERRORS as readonly ErrorCode[]).includes(err.code)) {
-      return reply.redirect(`${back}?failed=${err.code}`, 303);
+      return redirectWithNotice(reply, back, { kind: 'error', text: t(`failed_${err.code as NoticeError}`) });
     }
     throw err;
   }
 }
 
-/** The notice an action's redirect asked for; only known outcomes are shown, whatever the URL holds. */
-function noticeOf(t: T, query: Record<string, unknown>): Notice {
-  const { done, failed, reason, count } = query;
-  if (typeof failed === 'string' && (NOTICE_ERRORS as readonly string[]).includes(failed)) {
-    return { kind: 'error', text: t(`failed_${failed as NoticeError}`) };
-  }
-  if (typeof done !== 'string' || !(DONE as readonly string[]).includes(done)) return null;
-  const why = typeof reason === 'string' && (UNMATCHED_REASONS as readonly string[]).includes(reason) ? t(reason as Key) : '?';
-  const n = typeof count === 'string' && /^[0-9]{1,4}$/.test(count) ? count : '0';
-  const key = done === 'resent' && n === '1' ? 'done_resent_one' : (`done_${done as (typeof DONE)[number]}` as const);
-  return { kind: done === 'unmatched' ? 'error' : 'success', text: t(key, { reason: why, count: n }) };
+/** What the page says of an action's outcome. */
+function noticeOf(t: T, outcome: Outcome): Notice {
+  const { done, reason, count = 0 } = outcome;
+  const why = reason !== undefined && (UNMATCHED_REASONS as readonly string[]).includes(reason) ? t(reason as Key) : '?';
+  const key = done === 'resent' && count === 1 ? 'done_resent_one' : (`done_${done}` as const);
+  return { kind: done === 'unmatched' ? 'error' : 'success', text: t(key, { reason: why, count: String(count) }) };
 }
 
 function sendDetail(
   deps: Deps,
   page: ConsolePage,
   detail: TransactionDetail,
-  notice: Notice,
+  notice: Notice | null,
   form: { reference: string; invalid: boolean } = { reference: '', invalid: false },
   status = 200,
 ): FastifyReply {

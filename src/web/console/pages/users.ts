@@ -1,8 +1,9 @@
 // Operators' page of console users (invite, disable, enable) and everyone's own account page (change the
 // password; a merchant user may delete the account).
+import { userActor } from '../../../domain/actor.js';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
-import { html } from '../../../domain/html.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
 import { inviteUser } from '../../../services/users/account-links-use.js';
 import { deleteAccount } from '../../../services/users/delete-account.js';
 import type { Deps } from '../../../services/deps.js';
@@ -11,6 +12,7 @@ import { verifyPassword } from '../../../hashing/passwords.js';
 import { findUser } from '../../../services/users/manage-users.js';
 import { consolePage, field, type ConsoleKit } from '../context.js';
 import { defineMessages, translator, wibTime } from '../i18n.js';
+import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
   {
@@ -90,13 +92,12 @@ const words = defineMessages(
 export async function userPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const hide = { schema: { hide: true } };
 
-  const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: ReturnType<typeof html> | '' = '', status = 200) => {
+  const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: SafeHtml | '' = '', status = 200) => {
     const page = consolePage(request, reply);
     if (page.viewer.role !== 'operator') throw new AppError('not_found', 'not found');
     const t = translator(words, page.lang);
     const users = await listUsers(deps);
-    const done = (request.query as { done?: string }).done === '1' ? html`<p class="notice success" role="status">${t('changed')}</p>` : '';
-    const body = html`<h1>${t('users')}</h1>${notice}${done}
+    const body = html`<h1>${t('users')}</h1>${notice}
 <div class="table-wrap"><table>
 <thead><tr><th>${t('email')}</th><th>${t('role')}</th><th class="hide-narrow">${t('merchants')}</th><th class="hide-narrow">${t('lastLogin')}</th><th>${t('state')}</th><th></th></tr></thead>
 <tbody>${users
@@ -126,7 +127,7 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
     return page.send(t('users'), 'users', body, status);
   };
 
-  scope.get('/users', hide, (request, reply) => usersPage(request, reply));
+  scope.get('/users', hide, (request, reply) => usersPage(request, reply, renderNotice(takeNotice(request, reply))));
 
   scope.post('/users/invite', hide, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -134,7 +135,7 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
     const t = translator(words, page.lang);
     const merchant = field(request.body, 'merchant').trim();
     try {
-      const made = await inviteUser(deps, kit.mail, { email: field(request.body, 'email'), merchantIds: merchant ? [merchant] : [] }, `user:${page.viewer.email}`);
+      const made = await inviteUser(deps, kit.mail, { email: field(request.body, 'email'), merchantIds: merchant ? [merchant] : [] }, userActor(page.viewer));
       // The link is shown in this answer only (it is a credential until used).
       const notice = html`<div class="notice success" role="status"><p>${t('invited', { email: made.email })}</p><p>${t('inviteLink')}</p><p class="secret" id="invite-link">${made.link}</p></div>`;
       return usersPage(request, reply, notice, 201);
@@ -150,8 +151,8 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
       if (page.viewer.role !== 'operator' || request.params.id === page.viewer.userId) throw new AppError('not_found', 'not found');
       const user = await findUser(deps, request.params.id).catch(() => null);
       if (!user?.id.startsWith('usr_')) throw new AppError('not_found', 'not found');
-      await setUserEnabled(deps, user.id, action === 'enable', `user:${page.viewer.email}`);
-      return reply.redirect('/dashboard/users?done=1', 303);
+      await setUserEnabled(deps, user.id, action === 'enable', userActor(page.viewer));
+      return redirectWithNotice(reply, '/dashboard/users', { kind: 'success', text: translator(words, page.lang)('changed') });
     });
   }
 
@@ -193,7 +194,7 @@ ${
       return accountPage(request, reply, html`<p class="notice error" role="alert">${t('wrongPassword')}</p>`, 400);
     }
     try {
-      await setUserPassword(deps, user.id, field(request.body, 'password'), `user:${page.viewer.email}`, page.viewer.sessionKey);
+      await setUserPassword(deps, user.id, field(request.body, 'password'), userActor(page.viewer), page.viewer.sessionKey);
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
       return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);

@@ -1,6 +1,7 @@
 // /dashboard/webhooks: a viewer's webhook endpoints, adding one (its signing secret shown once), removing
 // one, and an endpoint's deliveries with every attempt, with "Resend failed". The work is done by the
 // services the CLI's `webhooks` commands use, which validate the URL (SSRF guard) and audit.
+import { userActor } from '../../../domain/actor.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -14,7 +15,7 @@ import { addWebhookEndpoint, EVENT_TYPES, parseEventList, removeWebhookEndpoint,
 import { consolePage, field, type ConsolePage } from '../context.js';
 import { defineMessages, translator, wibTime, type Translate } from '../i18n.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
-import { actorOf, fieldList, queryValue } from './form-fields.js';
+import { fieldList, queryValue } from './form-fields.js';
 
 /** How much of a receiver's answer each attempt shows. */
 const EXCERPT_CHARS = 300;
@@ -145,7 +146,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     if (events.length === 0) return refuse(t('eventsRequired'));
     let created: Awaited<ReturnType<typeof addWebhookEndpoint>>;
     try {
-      created = await addWebhookEndpoint(deps, { merchantId, url, events: parseEventList(events.join(',')), actor: actorOf(viewer) });
+      created = await addWebhookEndpoint(deps, { merchantId, url, events: parseEventList(events.join(',')), actor: userActor(viewer) });
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_parameter') return refuse(t('invalid', { detail: err.message }));
       throw err;
@@ -165,7 +166,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     const viewer = request.viewer!;
     const t = translator(words, request.consoleLang);
     const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
-    const removed = await removeWebhookEndpoint(deps, endpoint.id, actorOf(viewer));
+    const removed = await removeWebhookEndpoint(deps, endpoint.id, userActor(viewer));
     return redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'success', text: t('removed', { url: removed.url, count: removed.cancelled_deliveries }) });
   });
 
@@ -175,7 +176,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
     const back = `/dashboard/webhooks/${endpoint.id}`;
     try {
-      const result = await resendFailed(deps, { endpointId: endpoint.id, actor: actorOf(viewer) });
+      const result = await resendFailed(deps, { endpointId: endpoint.id, actor: userActor(viewer) });
       return redirectWithNotice(reply, back, result.requeued === 0 ? { kind: 'success', text: t('nothingToResend') } : { kind: 'success', text: t('requeued', { count: result.requeued }) });
     } catch (err) {
       // A removed endpoint takes no resends.
