@@ -1,4 +1,3 @@
-import type { Actor } from '../../domain/actor.js';
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
