@@ -1,9 +1,9 @@
 import type { Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
-import { parseEmail } from '../../domain/email.js';
+import { normaliseEmail } from '../../domain/email.js';
 import { newUserId } from '../../domain/ids.js';
 import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
-import { passwordProblem } from '../../domain/password.js';
+import { checkPassword } from '../../domain/password.js';
 import { hashPassword } from '../../hashing/passwords.js';
 import { merchantById } from '../../storage/queries/merchants.js';
 import { endSessionsOfUser } from '../../storage/queries/sessions.js';
@@ -51,16 +51,6 @@ export function merchantUserRow(email: string, passwordHash: string, now: number
     updated_at: now,
     email_verified_at: verifiedAt,
   };
-}
-
-/** Addresses are compared without regard to case: one mailbox, one account. */
-export function normaliseEmail(raw: string): string {
-  return parseEmail(raw.trim(), 'email')!.toLowerCase();
-}
-
-export function checkPassword(password: string): void {
-  const problem = passwordProblem(password);
-  if (problem) throw new AppError('invalid_parameter', problem, { param: 'password' });
 }
 
 function parseRole(role: string): UserRole {
