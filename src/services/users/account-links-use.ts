@@ -16,7 +16,7 @@ import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { hashLinkToken, issueLink, LINK_TOKEN } from './account-links.js';
 import { checkCounted, startSession } from './log-in.js';
-import { merchantUserRow } from './manage-users.js';
+import { merchantUserRow } from './merchant-user-row.js';
 import { send } from './sign-up.js';
 import { countLoginAttempt, countRequest, forgiveLoginAttempt, loginKeys } from './throttles.js';
 

@@ -11,7 +11,7 @@ import { insertUser, userByEmail } from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { issueLink } from './account-links.js';
-import { merchantUserRow } from './manage-users.js';
+import { merchantUserRow } from './merchant-user-row.js';
 import { countRequest } from './throttles.js';
 
 export interface SignUpInput {
