@@ -67,3 +67,8 @@ function checkDomain(domain: string, param: string, fail: (m: string) => never):
     fail(`${param} top-level domain must be at least 2 letters (IP addresses are not supported)`);
   }
 }
+
+/** Addresses are compared without regard to case: one mailbox, one account. */
+export function normaliseEmail(raw: string): string {
+  return parseEmail(raw.trim(), 'email')!.toLowerCase();
+}

@@ -3,6 +3,8 @@
 // core here. The parameters and the salt travel inside the stored string, so raising them later only
 // changes new hashes (and needsRehash tells when to upgrade one at the next login). The hashing itself is
 // done by src/hashing, on threads of its own.
+import { AppError } from './errors.js';
+
 export const PASSWORD_HASH = { costLog2: 15, blockSize: 8, parallelization: 1, keyLength: 32, saltLength: 16 } as const;
 
 export const PASSWORD_MIN_LENGTH = 10;
@@ -16,6 +18,12 @@ export function passwordProblem(password: string): string | null {
   if (password.trim().length === 0) return 'the password must not be only spaces';
   if (new Set(password).size < 4) return 'the password must use at least 4 different characters';
   return null;
+}
+
+/** Throws invalid_parameter (param `password`) with passwordProblem's reason when a new password is refused. */
+export function checkPassword(password: string): void {
+  const problem = passwordProblem(password);
+  if (problem) throw new AppError('invalid_parameter', problem, { param: 'password' });
 }
 
 /** What a stored hash says: its parameters, salt and key; null when it is malformed or out of bounds. */

@@ -1,6 +1,6 @@
 // Console tests through Fastify's inject: a user, a login, the cookies and a page's CSRF token.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { addUser } from '../../src/services/users/manage-users.js';
+import { addUser } from '../../src/services/users/add-user.js';
 import type { Deps } from '../../src/services/deps.js';
 import type { Actor } from '../../src/domain/actor.js';
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
-import { setUserEnabled, setUserPassword } from '../../src/services/users/manage-users.js';
+import { setUserEnabled } from '../../src/services/users/set-user-enabled.js';
+import { setUserPassword } from '../../src/services/users/set-user-password.js';
 
 describe('console login and sessions', () => {
   let t: TestApp;

@@ -12,7 +12,8 @@ import {
   THROTTLE_FORGET_MS,
   throttleDelayMs,
 } from '../../src/domain/console-session.js';
-import { needsRehash, passwordProblem } from '../../src/domain/password.js';
+import { AppError } from '../../src/domain/errors.js';
+import { checkPassword, needsRehash, passwordProblem } from '../../src/domain/password.js';
 import { hashPassword, verifyPassword } from '../../src/hashing/passwords.js';
 import { pickLang } from '../../src/web/console/i18n.js';
 
@@ -42,6 +43,21 @@ describe('passwords', () => {
     expect(passwordProblem('x'.repeat(201))).toMatch(/at most 200/);
     expect(passwordProblem('correct horse battery')).toBeNull();
     expect(passwordProblem('kata sandi rahasia')).toBeNull();
+  });
+
+  // issue 24, item 8: checkPassword moved from services/users into the domain.
+  it('checkPassword throws invalid_parameter on password with the reason, and passes a good one', () => {
+    expect(() => checkPassword('correct horse battery')).not.toThrow();
+    let err: unknown;
+    try {
+      checkPassword('short');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('invalid_parameter');
+    expect((err as AppError).param).toBe('password');
+    expect((err as AppError).message).toMatch(/at least 10/);
   });
 });
 

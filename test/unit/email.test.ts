@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEmail } from '../../src/domain/email.js';
+import { normaliseEmail, parseEmail } from '../../src/domain/email.js';
 import { AppError } from '../../src/domain/errors.js';
 
 function errorOf(raw: unknown): AppError {
@@ -124,5 +124,25 @@ describe('parseEmail properties', () => {
         expect(parseEmail(once)).toBe(once);
       }),
     );
+  });
+});
+
+// issue 24, item 8: normaliseEmail moved from services/users into the domain.
+describe('normaliseEmail', () => {
+  it('trims and lower-cases the whole address: one mailbox, one account', () => {
+    expect(normaliseEmail('  Budi.Santoso@Example.CO.ID \n')).toBe('budi.santoso@example.co.id');
+  });
+
+  it('refuses what parseEmail refuses, under the param email', () => {
+    const err = (() => {
+      try {
+        normaliseEmail('not an address');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('invalid_email');
+    expect((err as AppError).param).toBe('email');
   });
 });

@@ -1,6 +1,10 @@
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { addUser, listUsers, setUserEnabled, setUserPassword, type UserView } from '../../services/users/manage-users.js';
+import { addUser } from '../../services/users/add-user.js';
+import { listUsers } from '../../services/users/list-users.js';
+import { setUserEnabled } from '../../services/users/set-user-enabled.js';
+import { setUserPassword } from '../../services/users/set-user-password.js';
+import type { UserView } from '../../services/users/user-view.js';
 import { inviteUser } from '../../services/users/account-links-use.js';
 import { createSmtpSender } from '../../mail/smtp.js';
 import type { UserRole } from '../../storage/schema.js';

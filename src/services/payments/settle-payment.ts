@@ -4,7 +4,8 @@ import type { Tx } from '../../storage/executor.js';
 import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries/payments.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { enqueueEmail, enqueueEvent } from '../webhooks/outbox.js';
+import { enqueueEmail } from '../email/enqueue-email.js';
+import { enqueueEvent } from '../webhooks/outbox.js';
 
 /**
  * Binds a stored, unmatched payment to a transaction and marks the transaction paid, with its

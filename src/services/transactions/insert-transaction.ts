@@ -3,7 +3,7 @@ import { claimIdempotencyKey } from '../../storage/queries/idempotency.js';
 import { insertTransactionIfAbsent } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
-import { enqueueEmail } from '../webhooks/outbox.js';
+import { enqueueEmail } from '../email/enqueue-email.js';
 import { consumeQuota } from '../merchants/quotas.js';
 
 // Writing a new pending transaction, whichever issuer made its code.

@@ -1,6 +1,8 @@
 import { userActor, actorText, type Actor } from '../../domain/actor.js';
 import { clientAddressKey } from '../../domain/client-address.js';
+import { normaliseEmail } from '../../domain/email.js';
 import { AppError } from '../../domain/errors.js';
+import { checkPassword } from '../../domain/password.js';
 import { hashPassword, verifyPassword } from '../../hashing/passwords.js';
 import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import { renderAccountMail } from '../../mail/account-mail.js';
@@ -14,7 +16,7 @@ import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { hashLinkToken, issueLink, LINK_TOKEN } from './account-links.js';
 import { checkCounted, startSession } from './log-in.js';
-import { checkPassword, merchantUserRow, normaliseEmail } from './manage-users.js';
+import { merchantUserRow } from './merchant-user-row.js';
 import { send } from './sign-up.js';
 import { countLoginAttempt, countRequest, forgiveLoginAttempt, loginKeys } from './throttles.js';
 

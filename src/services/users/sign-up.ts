@@ -1,6 +1,8 @@
 import { SIGNUP_ACTOR } from '../../domain/actor.js';
 import { clientAddressKey } from '../../domain/client-address.js';
+import { normaliseEmail } from '../../domain/email.js';
 import { AppError } from '../../domain/errors.js';
+import { checkPassword } from '../../domain/password.js';
 import { hashPassword } from '../../hashing/passwords.js';
 import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import { renderAccountMail } from '../../mail/account-mail.js';
@@ -9,7 +11,7 @@ import { insertUser, userByEmail } from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { issueLink } from './account-links.js';
-import { checkPassword, merchantUserRow, normaliseEmail } from './manage-users.js';
+import { merchantUserRow } from './merchant-user-row.js';
 import { countRequest } from './throttles.js';
 
 export interface SignUpInput {

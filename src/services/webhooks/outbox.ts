@@ -1,7 +1,7 @@
-import { newDeliveryId, newEmailId, newEventId } from '../../domain/ids.js';
+import { newDeliveryId, newEventId } from '../../domain/ids.js';
 import type { Executor } from '../../storage/executor.js';
 import { insertDeliveries } from '../../storage/queries/deliveries.js';
-import { insertEmailOnce, insertEvent } from '../../storage/queries/outbox.js';
+import { insertEvent } from '../../storage/queries/outbox.js';
 import { enabledEndpointSubscriptions } from '../../storage/queries/webhook-endpoints.js';
 import type { DeliveriesTable, EventType, Mode } from '../../storage/schema.js';
 import { announceStatus } from '../transactions/status-bus.js';
@@ -70,25 +70,4 @@ export function subscribes(eventsJson: string, type: EventType): boolean {
   } catch {
     return false;
   }
-}
-
-/** Queues the invoice or receipt for a transaction's e-mail address, once per kind. */
-export async function enqueueEmail(
-  db: Executor,
-  mail: { merchantId: string; transactionId: string; kind: 'invoice' | 'receipt'; recipient: string; now: number },
-): Promise<void> {
-  await insertEmailOnce(db, {
-    id: newEmailId(),
-    merchant_id: mail.merchantId,
-    transaction_id: mail.transactionId,
-    kind: mail.kind,
-    recipient: mail.recipient,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: mail.now,
-    locked_until: null,
-    last_error: null,
-    created_at: mail.now,
-    sent_at: null,
-  });
 }

@@ -9,7 +9,7 @@ import type { Deps } from '../../../services/deps.js';
 import { assignPayment } from '../../../services/payments/assign-payment.js';
 import { reviewPayments } from '../../../services/payments/review-payments.js';
 import { merchantScope } from '../../../services/users/viewer.js';
-import { visibleMerchants } from '../../../services/users/visible-merchants.js';
+import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import type { PaymentListRow } from '../../../storage/queries/payment-review.js';
 import { consolePage, field, safeNext } from '../context.js';
 import { defineMessages, rupiah, translator, wibTime, type Translate } from '../i18n.js';
@@ -142,7 +142,7 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
     const status = STATUSES.find((s) => s === askedStatus) ?? 'unmatched';
     const mode = MODES.find((m) => m === askedMode) ?? null;
     const cursor = queryValue(request.query, 'before');
-    const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), visibleMerchants(deps, page.viewer)]);
+    const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), listVisibleMerchants(deps, page.viewer)]);
     const names = new Map(merchants.map((m) => [m.id, m.name]));
     const when = (ms: number) => wibTime(ms, page.lang);
     const filterQuery = (extra: Record<string, string>) => {

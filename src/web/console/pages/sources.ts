@@ -15,7 +15,7 @@ import type { SourceView } from '../../../services/sources/source-view.js';
 import type { Viewer } from '../../../services/users/viewer.js';
 import { lastReports } from '../../../services/overview/get-overview.js';
 import { canSeeMerchant, isOperator, merchantScope } from '../../../services/users/viewer.js';
-import { visibleMerchants } from '../../../services/users/visible-merchants.js';
+import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
 import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
@@ -191,7 +191,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
 
 async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, secret: SafeHtml | null, status = 200): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [sources, merchants] = await Promise.all([listSourcesInScope(deps, merchantScope(page.viewer)), visibleMerchants(deps, page.viewer)]);
+  const [sources, merchants] = await Promise.all([listSourcesInScope(deps, merchantScope(page.viewer)), listVisibleMerchants(deps, page.viewer)]);
   const reports = await lastReports(
     deps,
     sources.map((s) => s.id),

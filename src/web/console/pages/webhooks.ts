@@ -8,7 +8,7 @@ import { html, type SafeHtml } from '../../../domain/html.js';
 import type { WebhookEndpointsTable } from '../../../storage/schema.js';
 import type { Deps } from '../../../services/deps.js';
 import { canSeeMerchant } from '../../../services/users/viewer.js';
-import { visibleMerchants } from '../../../services/users/visible-merchants.js';
+import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { resendFailed } from '../../../services/webhooks/resend-deliveries.js';
 import { endpointDeliveries, getVisibleEndpoint, listVisibleEndpoints } from '../../../services/webhooks/review-endpoints.js';
 import { addWebhookEndpoint, EVENT_TYPES, parseEventList, removeWebhookEndpoint, view } from '../../../services/webhooks/webhook-endpoints.js';
@@ -190,7 +190,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
 
 async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, secret: SafeHtml | null, status = 200): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [endpoints, merchants] = await Promise.all([listVisibleEndpoints(deps, page.viewer), visibleMerchants(deps, page.viewer)]);
+  const [endpoints, merchants] = await Promise.all([listVisibleEndpoints(deps, page.viewer), listVisibleMerchants(deps, page.viewer)]);
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const body = html`<h1>${t('endpoints')}</h1>
 ${renderNotice(notice)}
@@ -251,7 +251,7 @@ async function detailPage(deps: Deps, request: FastifyRequest<{ Params: { id: st
   const endpoint = await getVisibleEndpoint(deps, page.viewer, request.params.id);
   const notice = takeNotice(request, reply);
   const cursor = queryValue(request.query, 'before');
-  const [{ deliveries, next }, merchants] = await Promise.all([endpointDeliveries(deps, endpoint, cursor), visibleMerchants(deps, page.viewer)]);
+  const [{ deliveries, next }, merchants] = await Promise.all([endpointDeliveries(deps, endpoint, cursor), listVisibleMerchants(deps, page.viewer)]);
   const merchant = merchants.find((m) => m.id === endpoint.merchant_id);
   const when = (ms: number) => wibTime(ms, page.lang);
   const self = `/dashboard/webhooks/${endpoint.id}`;

@@ -1,0 +1,24 @@
+import { newEmailId } from '../../domain/ids.js';
+import type { Executor } from '../../storage/executor.js';
+import { insertEmailOnce } from '../../storage/queries/outbox.js';
+
+/** Queues the invoice or receipt for a transaction's e-mail address, once per kind. */
+export async function enqueueEmail(
+  db: Executor,
+  mail: { merchantId: string; transactionId: string; kind: 'invoice' | 'receipt'; recipient: string; now: number },
+): Promise<void> {
+  await insertEmailOnce(db, {
+    id: newEmailId(),
+    merchant_id: mail.merchantId,
+    transaction_id: mail.transactionId,
+    kind: mail.kind,
+    recipient: mail.recipient,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: mail.now,
+    locked_until: null,
+    last_error: null,
+    created_at: mail.now,
+    sent_at: null,
+  });
+}
