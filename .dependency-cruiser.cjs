@@ -69,6 +69,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(hashing|domain)/' },
     },
     {
+      name: 'presentation-is-a-leaf',
+      severity: 'error',
+      comment: 'src/presentation (words, languages, formatters) uses the domain only: web pages and mails use it, never the reverse.',
+      from: { path: '^src/presentation' },
+      to: { path: '^src/', pathNot: '^src/(presentation|domain)/' },
+    },
+    {
       name: 'mail-below-edges',
       severity: 'error',
       comment: 'Mail is rendered by services and workers; it never imports the HTTP or web edges.',

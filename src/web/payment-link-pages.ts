@@ -2,7 +2,7 @@
 // link could not start a payment. One language per page, from Accept-Language (Bahasa Indonesia or
 // English). No script: the form is plain HTML sent with GET.
 import { html, type SafeHtml } from '../domain/html.js';
-import { defineMessages, translator, type Lang, type Translate } from './console/i18n.js';
+import { defineMessages, translator, type Lang, type Translate } from '../presentation/messages.js';
 
 export const payWords = defineMessages(
   {

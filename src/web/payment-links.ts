@@ -14,7 +14,7 @@ import { createLinkTransaction } from '../services/payment-links/create-link-tra
 import { openPaymentLink, type OpenedLink } from '../services/payment-links/open-link.js';
 import { statusFor } from '../http/error-status.js';
 import { parseToken } from '../http/params.js';
-import { pickLang, type Lang } from './console/i18n.js';
+import { pickLang, type Lang } from '../presentation/messages.js';
 import { paymentLinkLimit } from './payment-link-limit.js';
 import { payTranslator, renderPayForm, renderPayProblem, type LinkMerchant, type PayAssets } from './payment-link-pages.js';
 import { checkoutAssets, payLinkCss } from './static-assets.js';

@@ -224,7 +224,7 @@ async function seedWorldMerchant(
     webhookUrl,
     testKey.prefix,
     liveKey.prefix,
-    ...amounts.flatMap((n) => [formatRupiah(n), `Rp ${n.toLocaleString('id-ID')}`]),
+    ...amounts.map((n) => formatRupiah(n)),
   ];
   return { ids, name: spec.name, testKey: testKey.key, liveKey: liveKey.key, sourceSecret: source.secret, webhookUrl, marks: [...new Set(marks)] };
 }

@@ -187,4 +187,17 @@ describe('console API keys', () => {
     expect((await api(t, 'sk_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')).statusCode).toBe(401);
     expect(t.deps.state.keyUses.size).toBe(0);
   });
+
+  // The typed form (web/forms.ts): a field of the wrong shape is refused before the handler, naming the field.
+  it('refuses a form whose mode is sent twice with a page naming the field, and creates nothing', async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    const c = await logIn('ops@example.test');
+    const res = await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: ['test', 'live'] }, '/dashboard/keys');
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('<h1>This form could not be used</h1>');
+    expect(res.body).toContain('The field &quot;mode&quot; holds a value of a kind this page does not take.');
+    expect(await t.deps.db.selectFrom('api_keys').select('id').execute()).toHaveLength(2);
+  });
 });

@@ -15,7 +15,7 @@ import {
 import { AppError } from '../../src/domain/errors.js';
 import { checkPassword, needsRehash, passwordProblem } from '../../src/domain/password.js';
 import { hashPassword, verifyPassword } from '../../src/hashing/passwords.js';
-import { pickLang } from '../../src/web/console/i18n.js';
+import { pickLang } from '../../src/presentation/messages.js';
 
 describe('passwords', () => {
   it('hash with scrypt (N = 2^15, r = 8, p = 1), a fresh salt each time, and verify', async () => {

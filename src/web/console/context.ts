@@ -3,7 +3,7 @@ import type { SafeHtml } from '../../domain/html.js';
 import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import type { MailSender } from '../../mail/sender.js';
 import type { Viewer } from '../../services/users/viewer.js';
-import type { Lang } from './i18n.js';
+import type { Lang } from '../../presentation/messages.js';
 import { renderPage, type Section } from './layout.js';
 
 /** The console's session cookie (routes.ts sets it; a page that must find its viewer early reads it). */

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../../domain/html.js';
 import type { Viewer } from '../../services/users/viewer.js';
 import { consoleAssets } from '../static-assets.js';
-import { defineMessages, LANGS, translator, type Lang } from './i18n.js';
+import { defineMessages, LANGS, translator, type Lang } from '../../presentation/messages.js';
 
 /** The console's sections, in the navigation's order. */
 export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'links' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';

@@ -14,7 +14,7 @@ import { statusFor } from '../../http/error-status.js';
 import { consoleAssets } from '../static-assets.js';
 import { closeQrImageReaders } from '../../imaging/read-qr-image.js';
 import { field, safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
-import { LANG_COOKIE, pickLang, type Lang } from './i18n.js';
+import { LANG_COOKIE, pickLang, type Lang } from '../../presentation/messages.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
 import { renderLogin, type LoginNotice } from './pages/login.js';
 import { CONSOLE_PAGES } from './pages/index.js';
@@ -89,8 +89,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         attachFieldsToBody: 'keyValues',
         limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 30, parts: 31, fieldSize: 64 * 1024, headerPairs: 50 },
       });
-      scope.addHook('preValidation', async (request) => {
+      // Then the CSRF check, before the schemas look at the form: a post another site started is refused as
+      // such (403), whatever it holds, and nothing else about it is looked at.
+      scope.addHook('preValidation', async (request, reply) => {
         request.readingForm = false;
+        // A post with no body at all is an empty form (its schema then finds its fields absent).
+        if (request.method !== 'GET' && request.method !== 'HEAD') {
+          request.body ??= {};
+          await new Promise<void>((resolve, reject) => scope.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())));
+        }
       });
 
       scope.decorateRequest('viewer', null);
@@ -98,7 +105,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
 
       // Who is asking is settled before the body is read: a logged-out request is sent to the login form
       // without its upload (up to 15 MB) ever being parsed. The CSRF check needs the parsed form, so it
-      // follows in preHandler.
+      // follows in preValidation (above).
       scope.addHook('onRequest', async (request, reply) => {
         request.consoleLang = pickLang(request.cookies[LANG_COOKIE], request.headers['accept-language']);
         if (request.routeOptions.config.consolePublic && request.method === 'GET') return;
@@ -108,11 +115,6 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
           // logged-out request posts is acted on.
           const next = request.method === 'GET' ? request.url : '/dashboard';
           return reply.redirect(`/dashboard?next=${encodeURIComponent(next)}&expired=${request.cookies[SESSION_COOKIE] ? 1 : 0}`, 303);
-        }
-      });
-      scope.addHook('preHandler', async (request, reply) => {
-        if (request.method !== 'GET' && request.method !== 'HEAD') {
-          await new Promise<void>((resolve, reject) => scope.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())));
         }
       });
 
@@ -215,6 +217,13 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: Fast
   if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return pagedError(request, reply, statusFor('csrf_failed'), 'csrf');
   if (error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.statusCode === 413) {
     return pagedError(request, reply, 413, 'tooLarge', `${Math.round(UPLOAD_LIMIT_BYTES / 1024 / 1024)} MB`);
+  }
+  // A form, query or path that does not fit its route's schema (web/forms.ts): the field is named.
+  if (error.validation) {
+    const first = error.validation[0];
+    const missing = first?.params && typeof first.params === 'object' && 'missingProperty' in first.params ? String(first.params.missingProperty) : '';
+    const name = (first?.instancePath ?? '').replace(/^\//, '').split('/')[0] || missing || (error.validationContext ?? '');
+    return pagedError(request, reply, 400, 'invalid', name);
   }
   if (error instanceof AppError) {
     const status = statusFor(error.code);

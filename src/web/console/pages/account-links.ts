@@ -8,7 +8,7 @@ import type { Deps } from '../../../services/deps.js';
 import { signUp } from '../../../services/users/sign-up.js';
 import { statusFor } from '../../../http/error-status.js';
 import { field, type ConsoleKit } from '../context.js';
-import { defineMessages, translator, type Lang, type Translate } from '../i18n.js';
+import { defineMessages, translator, type Lang, type Translate } from '../../../presentation/messages.js';
 import { renderPage } from '../layout.js';
 
 const words = defineMessages(

@@ -3,7 +3,8 @@ import { html } from '../../../domain/html.js';
 import { listAuditLog } from '../../../services/audit/list-audit-log.js';
 import type { Deps } from '../../../services/deps.js';
 import { consolePage } from '../context.js';
-import { defineMessages, translator, wibTime } from '../i18n.js';
+import { defineMessages, translator } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
 
 const words = defineMessages(
   {
@@ -120,7 +121,7 @@ ${
     : html`<div class="table-wrap"><table class="audit">
 <thead><tr><th>${t('when')}</th><th>${t('who')}</th><th>${t('what')}</th><th>${t('subject')}</th><th class="hide-narrow">${t('details')}</th></tr></thead>
 <tbody>${entries.map(
-        (e) => html`<tr><td>${wibTime(e.created_at, page.lang)}</td>
+        (e) => html`<tr><td>${formatTime(e.created_at, page.lang)}</td>
 <td class="mono"><a href="${byActor(e.actor)}">${e.actor}</a></td>
 <td><a href="${byAction(e.action)}"><code>${e.action}</code></a></td>
 <td><span class="muted">${e.subject_type}</span> <span class="mono">${e.subject_id}</span></td>

@@ -1,6 +1,6 @@
 import { html } from '../../../domain/html.js';
 import type { Viewer } from '../../../services/users/viewer.js';
-import { defineMessages, translator, type Lang } from '../i18n.js';
+import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
 import { renderPage } from '../layout.js';
 
 const words = defineMessages(
@@ -13,6 +13,8 @@ const words = defineMessages(
     failed: 'Something went wrong',
     failedText: 'The gateway could not do this. Nothing was changed. Quote this reference if you ask for help: {id}',
     refused: 'This cannot be done',
+    invalid: 'This form could not be used',
+    invalidText: 'The field "{field}" holds a value of a kind this page does not take. Go back, check it and send the form again.',
     back: 'Back to the overview',
   },
   {
@@ -24,16 +26,27 @@ const words = defineMessages(
     failed: 'Terjadi kesalahan',
     failedText: 'Gateway tidak dapat melakukan ini. Tidak ada yang diubah. Sebutkan referensi ini jika meminta bantuan: {id}',
     refused: 'Tidak dapat dilakukan',
+    invalid: 'Formulir ini tidak dapat dipakai',
+    invalidText: 'Isian "{field}" berisi nilai yang tidak diterima halaman ini. Kembali, periksa, lalu kirim formulirnya lagi.',
     back: 'Kembali ke ringkasan',
   },
 );
 
-export type ErrorPageKind = 'notFound' | 'csrf' | 'tooLarge' | 'failed' | 'refused';
+export type ErrorPageKind = 'notFound' | 'csrf' | 'tooLarge' | 'failed' | 'refused' | 'invalid';
 
-/** A page for a request that went wrong; `detail` is a message safe to show (an AppError's). */
+/** A page for a request that went wrong; `detail` is a message safe to show (an AppError's), or for 'invalid' the field's name. */
 export function renderErrorPage(lang: Lang, viewer: Viewer | null, csrf: string, path: string, kind: ErrorPageKind, requestId: string, detail = ''): string {
   const t = translator(words, lang);
-  const text = kind === 'notFound' ? t('notFoundText') : kind === 'csrf' ? t('csrfText') : kind === 'failed' ? t('failedText', { id: requestId }) : detail;
+  const text =
+    kind === 'notFound'
+      ? t('notFoundText')
+      : kind === 'csrf'
+        ? t('csrfText')
+        : kind === 'failed'
+          ? t('failedText', { id: requestId })
+          : kind === 'invalid'
+            ? t('invalidText', { field: detail })
+            : detail;
   const body = html`<div class="card">
 <h1>${t(kind)}</h1>
 <p>${text}</p>

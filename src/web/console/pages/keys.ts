@@ -1,91 +1,31 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { Deps } from '../../../services/deps.js';
 import type { CreatedApiKey } from '../../../services/merchants/api-keys.js';
 import { createViewerKey, listViewerKeys, revokeViewerKey } from '../../../services/merchants/viewer-keys.js';
 import { listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
-import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, translator, wibTime } from '../i18n.js';
+import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
+import { consolePage, type ConsolePage } from '../context.js';
+import { translator } from '../../../presentation/messages.js';
+import { words } from './keys.words.js';
+import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
-
-const words = defineMessages(
-  {
-    title: 'API keys',
-    newKey: 'New key',
-    mode: 'Mode',
-    test: 'test',
-    live: 'live',
-    merchant: 'Merchant',
-    create: 'Create key',
-    createdNotice: 'Key {prefix} created for {merchant} ({mode}).',
-    onceTitle: 'Your new key',
-    once: 'This is the only time the key is shown. Copy it now and keep it somewhere safe: the gateway stores only its hash and cannot show it again.',
-    copy: 'Copy',
-    copied: 'Copied',
-    use: 'Send it in the X-Api-Key header.',
-    prefix: 'Key',
-    created: 'Created',
-    lastUsed: 'Last used',
-    state: 'State',
-    actions: 'Actions',
-    never: 'never',
-    active: 'active',
-    revoked: 'revoked',
-    revoke: 'Revoke',
-    confirmRevoke: 'Revoke key {prefix}? Requests with it are refused at once, and this cannot be undone.',
-    revokedNotice: 'Key {prefix} revoked: requests with it are refused.',
-    noMerchants: 'There is no merchant yet. Add a merchant first; then create its keys here.',
-    noKeys: 'No keys yet.',
-    modeError: 'Choose the mode: test or live.',
-    lastUsedNote: '"Last used" is written about once a minute.',
-    disabled: 'merchant disabled',
-  },
-  {
-    title: 'Kunci API',
-    newKey: 'Kunci baru',
-    mode: 'Mode',
-    test: 'test',
-    live: 'live',
-    merchant: 'Merchant',
-    create: 'Buat kunci',
-    createdNotice: 'Kunci {prefix} dibuat untuk {merchant} ({mode}).',
-    onceTitle: 'Kunci baru Anda',
-    once: 'Kunci ini hanya ditampilkan sekali ini. Salin sekarang dan simpan di tempat aman: gateway hanya menyimpan hash-nya dan tidak dapat menampilkannya lagi.',
-    copy: 'Salin',
-    copied: 'Tersalin',
-    use: 'Kirim di header X-Api-Key.',
-    prefix: 'Kunci',
-    created: 'Dibuat',
-    lastUsed: 'Terakhir dipakai',
-    state: 'Status',
-    actions: 'Tindakan',
-    never: 'belum pernah',
-    active: 'aktif',
-    revoked: 'dicabut',
-    revoke: 'Cabut',
-    confirmRevoke: 'Cabut kunci {prefix}? Permintaan dengan kunci ini langsung ditolak, dan ini tidak dapat dibatalkan.',
-    revokedNotice: 'Kunci {prefix} dicabut: permintaan dengan kunci ini ditolak.',
-    noMerchants: 'Belum ada merchant. Tambahkan merchant dulu, lalu buat kuncinya di sini.',
-    noKeys: 'Belum ada kunci.',
-    modeError: 'Pilih mode: test atau live.',
-    lastUsedNote: '"Terakhir dipakai" ditulis kira-kira sekali semenit.',
-    disabled: 'merchant nonaktif',
-  },
-);
 
 /** /dashboard/keys: the keys of the viewer's merchants, a form for a new one, and revoke buttons. */
 export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
-  scope.get('/keys', { schema: { hide: true } }, async (request, reply) => {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/keys', { schema: pageSchema({}) }, async (request, reply) => {
     const page = consolePage(request, reply);
     return renderKeys(deps, page, renderNotice(takeNotice(request, reply)), null, 200);
   });
 
-  scope.post('/keys', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/keys', { schema: pageSchema({ body: Form({ merchant: Text(), mode: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     let created: CreatedApiKey;
     try {
-      created = await createViewerKey(deps, page.viewer, { merchantId: field(request.body, 'merchant'), mode: field(request.body, 'mode') });
+      created = await createViewerKey(deps, page.viewer, { merchantId: request.body.merchant ?? '', mode: request.body.mode ?? '' });
     } catch (err) {
       if (err instanceof AppError && err.param === 'mode') return redirectWithNotice(reply, '/dashboard/keys', { kind: 'error', text: translator(words, page.lang)('modeError') });
       throw err;
@@ -94,7 +34,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
     return renderKeys(deps, page, '', created, 201);
   });
 
-  scope.post<{ Params: { id: string } }>('/keys/:id/revoke', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/keys/:id/revoke', { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const key = await revokeViewerKey(deps, page.viewer, request.params.id);
     return redirectWithNotice(reply, '/dashboard/keys', { kind: 'success', text: translator(words, page.lang)('revokedNotice', { prefix: key.prefix }) });
@@ -108,7 +48,7 @@ async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', 
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const several = merchants.length > 1;
   const disabled = new Set(merchants.filter((m) => m.disabled_at != null).map((m) => m.id));
-  const when = (ms: number | null) => (ms ? wibTime(ms, page.lang) : t('never'));
+  const when = (ms: number | null) => (ms ? formatTime(ms, page.lang) : t('never'));
 
   const shown = created
     ? html`<p class="notice success" role="status">${t('createdNotice', { prefix: created.prefix, merchant: names.get(created.merchant_id) ?? created.merchant_id, mode: created.mode })}</p>
@@ -144,8 +84,8 @@ ${
 <tbody>${keys.map(
           (k) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key">${k.key_prefix}</td>${several ? html`<td>${k.merchant_name}</td>` : ''}
 <td><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? t('live') : t('test')}</span></td>
-<td class="hide-narrow">${wibTime(k.created_at, page.lang)}</td><td>${when(k.last_used_at)}</td>
-<td>${k.revoked_at === null ? html`<span class="badge ok">${t('active')}</span>${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${wibTime(k.revoked_at, page.lang)}</span>`}</td>
+<td class="hide-narrow">${formatTime(k.created_at, page.lang)}</td><td>${when(k.last_used_at)}</td>
+<td>${k.revoked_at === null ? html`<span class="badge ok">${t('active')}</span>${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${formatTime(k.revoked_at, page.lang)}</span>`}</td>
 <td>${
             k.revoked_at === null
               ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline" data-confirm="${t('confirmRevoke', { prefix: k.key_prefix })}">

@@ -8,7 +8,7 @@ import { getPaymentLink, LINKS_PAGE_SIZE, listPaymentLinks, type MerchantLinkRow
 import { setPaymentLinkHandle } from '../../../services/payment-links/set-handle.js';
 import { renderQrPng } from '../../../qr/qr-png.js';
 import { consolePage, field } from '../context.js';
-import { defineMessages, translator, type Translate } from '../i18n.js';
+import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const EXAMPLE_AMOUNT = 25_000;

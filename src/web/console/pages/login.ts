@@ -1,5 +1,5 @@
 import { html } from '../../../domain/html.js';
-import { defineMessages, translator, type Lang } from '../i18n.js';
+import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
 import { renderPage } from '../layout.js';
 
 const words = defineMessages(

@@ -13,7 +13,8 @@ import { isOperator, type Viewer } from '../../../services/users/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';
 import { consolePage, field, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
-import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
+import { defineMessages, translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
@@ -192,7 +193,7 @@ ${
 <thead><tr><th>${t('name')}</th><th>${t('qrisName')}</th><th class="hide-narrow">${t('city')}</th><th class="hide-narrow">${t('nmid')}</th><th class="hide-narrow">${t('acquirer')}</th><th class="hide-narrow">${t('created')}</th><th>${t('state')}</th></tr></thead>
 <tbody>${merchants.map(
         (m) => html`<tr><td><a href="/dashboard/merchants/${m.id}">${m.name}</a></td><td>${m.merchant_name}</td><td class="hide-narrow">${m.merchant_city}</td>
-<td class="mono hide-narrow">${m.nmid ?? '–'}</td><td class="mono hide-narrow">${m.acquirer ?? '–'}</td><td class="hide-narrow">${wibTime(m.created_at, page.lang)}</td>
+<td class="mono hide-narrow">${m.nmid ?? '–'}</td><td class="mono hide-narrow">${m.acquirer ?? '–'}</td><td class="hide-narrow">${formatTime(m.created_at, page.lang)}</td>
 <td>${stateBadge(t, m.disabled_at)}</td></tr>`,
       )}</tbody></table></div>`
 }`;
@@ -264,12 +265,12 @@ ${
 ${renderNotice(notice)}
 <section class="card"><dl class="fields">
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
-<dt>${t('state')}</dt><dd>${stateBadge(t, merchant.disabled_at)}${enabled ? '' : html` <span class="muted">${t('disabledSince', { when: wibTime(merchant.disabled_at!, page.lang) })}</span>`}</dd>
+<dt>${t('state')}</dt><dd>${stateBadge(t, merchant.disabled_at)}${enabled ? '' : html` <span class="muted">${t('disabledSince', { when: formatTime(merchant.disabled_at!, page.lang) })}</span>`}</dd>
 <dt>${t('qrisName')}</dt><dd>${merchant.merchant_name}</dd>
 <dt>${t('city')}</dt><dd>${merchant.merchant_city}</dd>
 <dt>${t('nmid')}</dt><dd class="mono">${merchant.nmid ?? '–'}</dd>
 <dt>${t('acquirer')}</dt><dd class="mono">${merchant.acquirer ?? '–'}</dd>
-<dt>${t('created')}</dt><dd>${wibTime(merchant.created_at, page.lang)}</dd>
+<dt>${t('created')}</dt><dd>${formatTime(merchant.created_at, page.lang)}</dd>
 <dt>${t('staticQris')}</dt><dd class="mono">${merchant.qris_static}</dd>
 </dl>
 <p><a href="/dashboard/keys">${t('keysLink')}</a></p></section>

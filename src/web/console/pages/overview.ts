@@ -10,7 +10,9 @@ import { quotaUsage } from '../../../services/merchants/quotas.js';
 import { canSeeMerchant } from '../../../services/users/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
-import { defineMessages, rupiah, translator, wibTime, type Lang } from '../i18n.js';
+import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
+import { formatRupiah } from '../../../domain/money.js';
 import { renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
@@ -120,18 +122,18 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
     deps,
     sources.map((s) => s.id),
   );
-  const when = (ms: number | null | undefined) => (ms ? wibTime(ms, page.lang) : t('never'));
+  const when = (ms: number | null | undefined) => (ms ? formatTime(ms, page.lang) : t('never'));
   const dayLabel = (ms: number) => new Intl.DateTimeFormat(page.lang === 'id' ? 'id-ID' : 'en-GB', { timeZone: 'Asia/Jakarta', day: '2-digit', month: 'short' }).format(ms);
   const chart = barChart(
     overview.daily.map((d, i) => ({
       value: d.sum,
-      label: t('chartBar', { day: dayLabel(d.dayStart), count: d.count, sum: rupiah(d.sum) }),
+      label: t('chartBar', { day: dayLabel(d.dayStart), count: d.count, sum: formatRupiah(d.sum) }),
       tick: i % 7 === (CHART_DAYS - 1) % 7 ? dayLabel(d.dayStart) : null,
     })),
     t('chart'),
   );
   const stat = (label: string, figures: { count: number; sum: number }) =>
-    html`<div class="card stat"><div class="label">${label}</div><div class="value">${rupiah(figures.sum)}</div><div class="muted">${t('payments', { count: figures.count })}</div></div>`;
+    html`<div class="card stat"><div class="label">${label}</div><div class="value">${formatRupiah(figures.sum)}</div><div class="muted">${t('payments', { count: figures.count })}</div></div>`;
 
   const approvals =
     queue.length === 0

@@ -12,7 +12,9 @@ import { merchantScope } from '../../../services/users/viewer.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import type { PaymentListRow } from '../../../storage/queries/payment-review.js';
 import { consolePage, field, safeNext } from '../context.js';
-import { defineMessages, rupiah, translator, wibTime, type Translate } from '../i18n.js';
+import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
+import { formatRupiah } from '../../../domain/money.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 import { queryValue } from './form-fields.js';
 
@@ -144,7 +146,7 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
     const cursor = queryValue(request.query, 'before');
     const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), listVisibleMerchants(deps, page.viewer)]);
     const names = new Map(merchants.map((m) => [m.id, m.name]));
-    const when = (ms: number) => wibTime(ms, page.lang);
+    const when = (ms: number) => formatTime(ms, page.lang);
     const filterQuery = (extra: Record<string, string>) => {
       return `/dashboard/payments?${new URLSearchParams({ status, ...(mode ? { mode } : {}), ...extra }).toString()}`;
     };
@@ -176,7 +178,7 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('received')}</th><th class="num">${t('amount')}</th><th>${t('status')}</th><th class="hide-narrow">${t('source')}</th><th class="hide-narrow">${t('payer')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('transaction')}</th></tr></thead>
 <tbody>${review.payments.map(
-        (p) => html`<tr><td>${when(p.received_at)}</td><td class="num">${rupiah(p.amount)}</td>
+        (p) => html`<tr><td>${when(p.received_at)}</td><td class="num">${formatRupiah(p.amount)}</td>
 <td><span class="badge ${p.status}">${t(p.status)}</span>${p.mode === 'test' ? html` <span class="badge">${t('test')}</span>` : ''}</td>
 <td class="mono hide-narrow">${p.source}</td><td class="hide-narrow">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
 <td class="hide-narrow">${names.get(p.merchant_id) ?? p.merchant_id}</td>
@@ -194,9 +196,9 @@ ${
 ${unmatched.map((p) => {
   const candidates = review.candidates.get(p.id) ?? [];
   return html`<section class="card review" id="pay-${p.id}" aria-labelledby="pay-${p.id}-title">
-<h3 id="pay-${p.id}-title">${t('unmatchedPayment', { amount: rupiah(p.amount) })}</h3>
+<h3 id="pay-${p.id}-title">${t('unmatchedPayment', { amount: formatRupiah(p.amount) })}</h3>
 <dl class="fields">
-<dt>${t('amount')}</dt><dd>${rupiah(p.amount)}</dd>
+<dt>${t('amount')}</dt><dd>${formatRupiah(p.amount)}</dd>
 <dt>${t('paid')}</dt><dd>${when(p.paid_at)}</dd>
 <dt>${t('received')}</dt><dd>${when(p.received_at)}</dd>
 <dt>${t('source')}</dt><dd class="mono">${p.source}</dd>
@@ -213,7 +215,7 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('transaction')}</th><th class="num">${t('amount')}</th><th>${t('created')}</th><th class="hide-narrow">${t('ends')}</th><th>${t('status')}</th></tr></thead>
 <tbody>${candidates.map(
-        (c) => html`<tr><td class="mono">${c.id}</td><td class="num">${rupiah(c.total_amount)}</td><td>${when(c.created_at)}</td>
+        (c) => html`<tr><td class="mono">${c.id}</td><td class="num">${formatRupiah(c.total_amount)}</td><td>${when(c.created_at)}</td>
 <td class="hide-narrow">${when(c.cancelled_at ?? c.expires_at)}</td><td><span class="badge ${c.status}">${txWord(t, c.status, false)}</span></td></tr>`,
       )}</tbody></table></div>`
 }
@@ -222,7 +224,7 @@ ${
 <input type="hidden" name="back" value="${request.url}">
 <label for="assign-${p.id}">${t('transaction')}</label>
 <input id="assign-${p.id}" name="trxid" required maxlength="100" autocomplete="off" spellcheck="false" list="candidates-${p.id}" aria-describedby="assign-${p.id}-hint" value="${candidates.length === 1 ? candidates[0]!.id : ''}">
-<datalist id="candidates-${p.id}">${candidates.map((c) => html`<option value="${c.id}">${rupiah(c.total_amount)} · ${when(c.created_at)}</option>`)}</datalist>
+<datalist id="candidates-${p.id}">${candidates.map((c) => html`<option value="${c.id}">${formatRupiah(c.total_amount)} · ${when(c.created_at)}</option>`)}</datalist>
 <p class="muted" id="assign-${p.id}-hint">${t('assignHint')}</p>
 <button type="submit">${t('assign')}</button>
 </form>

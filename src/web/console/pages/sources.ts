@@ -17,7 +17,8 @@ import { lastReports } from '../../../services/overview/get-overview.js';
 import { canSeeMerchant, isOperator, merchantScope } from '../../../services/users/viewer.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, translator, wibTime, type Lang, type Translate } from '../i18n.js';
+import { defineMessages, translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
 
 const words = defineMessages(
@@ -197,7 +198,7 @@ async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, se
     sources.map((s) => s.id),
   );
   const names = new Map(merchants.map((m) => [m.id, m.name]));
-  const when = (iso: string | null | undefined) => (iso ? wibTime(Date.parse(iso), page.lang) : t('never'));
+  const when = (iso: string | null | undefined) => (iso ? formatTime(Date.parse(iso), page.lang) : t('never'));
   const body = html`<h1>${t('title')}</h1>
 ${renderNotice(notice)}
 ${secret ?? ''}
@@ -229,7 +230,7 @@ function sourceCard(
 <dt>${t('mode')}</dt><dd>${s.mode === 'test' ? t('test') : t('live')}</dd>
 ${s.url === null ? '' : html`<dt>${kind.inbound ? t('postTo') : t('url')}</dt><dd class="mono">${kind.inbound ? `${baseUrl}${s.url}` : s.url}</dd>`}
 ${polled ? html`<dt>${t('polls')}</dt><dd>${t('every', { seconds: s.interval_seconds ?? 0 })}</dd>` : ''}
-<dt>${t('lastReport')}</dt><dd>${lastReport === null ? t('never') : wibTime(lastReport, page.lang)}</dd>
+<dt>${t('lastReport')}</dt><dd>${lastReport === null ? t('never') : formatTime(lastReport, page.lang)}</dd>
 ${
   polled
     ? html`<dt>${t('lastPoll')}</dt><dd>${when(s.last_success_at)}</dd>

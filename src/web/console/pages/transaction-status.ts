@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { TransactionStatus } from '../../../domain/records.js';
-import { defineMessages, translator, type Lang } from '../i18n.js';
+import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
 
 const words = defineMessages(
   { pending: 'Pending', paid: 'Paid', expired: 'Expired', cancelled: 'Cancelled', late: 'paid late' },

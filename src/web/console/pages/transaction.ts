@@ -15,7 +15,9 @@ import { getTransactionTimeline, type DeliveryHistory, type TimelineEntry, type 
 import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
 import { resendTransactionEvent } from '../../../services/webhooks/resend-transaction-event.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, rupiah, translator, wibTime, type Translate } from '../i18n.js';
+import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
+import { formatRupiah } from '../../../domain/money.js';
 import { redirectWithNotice, takeNotice, type Notice } from '../notice.js';
 import { statusBadge } from './transaction-status.js';
 
@@ -294,16 +296,16 @@ function sendDetail(
 ): FastifyReply {
   const t = translator(words, page.lang);
   const tx = detail.transaction;
-  const when = (ms: number | null) => (ms === null ? '–' : wibTime(ms, page.lang));
+  const when = (ms: number | null) => (ms === null ? '–' : formatTime(ms, page.lang));
   const badge = statusBadge(detail.status, tx.paid_late === 1, page.lang);
   const p = detail.payment;
   const fields: Array<[string, SafeHtml | string]> = [
     [t('status'), badge],
     [t('merchant'), html`${detail.merchantName ?? ''} <span class="mono muted">${tx.merchant_id}</span>`],
     [t('mode'), t(tx.mode)],
-    [t('amount'), rupiah(tx.amount)],
+    [t('amount'), formatRupiah(tx.amount)],
     [t('uniqueCode'), String(tx.unique_code)],
-    [t('total'), html`<strong>${rupiah(tx.total_amount)}</strong>`],
+    [t('total'), html`<strong>${formatRupiah(tx.total_amount)}</strong>`],
     [t('ref'), html`<span class="mono">${tx.ref ?? '–'}</span>`],
     [t('email'), tx.email ?? '–'],
     [t('created'), when(tx.created_at)],
@@ -357,11 +359,11 @@ interface ItemContext {
 
 function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
   const { t, page, resendUrl, csrf } = ctx;
-  const time = html`<time datetime="${isoTime(entry.at)}">${wibTime(entry.at, page.lang)}</time>`;
+  const time = html`<time datetime="${isoTime(entry.at)}">${formatTime(entry.at, page.lang)}</time>`;
   const item = (kind: string, title: SafeHtml | string, more: SafeHtml | string = '') => html`<li class="tl-${kind}">${time}<div class="what">${title}</div>${more}</li>`;
   switch (entry.kind) {
     case 'created':
-      return item('created', t('tlCreated', { total: rupiah(ctx.total) }));
+      return item('created', t('tlCreated', { total: formatRupiah(ctx.total) }));
     case 'paid':
       return item('paid', entry.late ? t('tlPaidLate') : t('tlPaid'));
     case 'cancelled':
@@ -375,7 +377,7 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
     }
     case 'payment': {
       const pay = entry.payment;
-      const title = pay.source === 'manual' ? t('tlManual', { amount: rupiah(pay.amount) }) : t('tlPayment', { source: pay.source, amount: rupiah(pay.amount) });
+      const title = pay.source === 'manual' ? t('tlManual', { amount: formatRupiah(pay.amount) }) : t('tlPayment', { source: pay.source, amount: formatRupiah(pay.amount) });
       const state = pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason ?? '?' });
       const facts = [pay.reference ? t('tlPaymentRef', { reference: pay.reference }) : null, pay.issuer, pay.payer_name, state].filter((x): x is string => !!x);
       return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}</div>`);
@@ -412,7 +414,7 @@ function deliveryBlock(d: DeliveryHistory, t: T, page: ConsolePage): SafeHtml {
       : html`<div class="table-wrap"><table class="attempts"><caption class="muted">${t('attempts')}</caption>
 <thead><tr><th>${t('attemptTime')}</th><th class="num">${t('attemptCode')}</th><th class="num">${t('attemptDuration')}</th><th>${t('attemptError')}</th></tr></thead>
 <tbody>${d.attemptList.map(
-          (a) => html`<tr><td>${wibTime(a.attempted_at, page.lang)}</td><td class="num"><span class="badge ${a.succeeded === 1 ? 'ok' : 'failed'}">${a.status_code ?? '–'}</span></td>
+          (a) => html`<tr><td>${formatTime(a.attempted_at, page.lang)}</td><td class="num"><span class="badge ${a.succeeded === 1 ? 'ok' : 'failed'}">${a.status_code ?? '–'}</span></td>
 <td class="num">${t('ms', { n: a.duration_ms })}</td><td class="mono">${a.error ?? ''}</td></tr>`,
         )}</tbody></table></div>`;
   return html`<div class="delivery"><div>${t('deliveryTo')} <span class="mono">${d.url ?? t('removedEndpoint')}</span> <span class="badge ${d.status}">${state}</span></div>${attempts}</div>`;

@@ -9,7 +9,9 @@ import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { searchTransactions, type PageCursor, type TransactionSearchPage } from '../../../services/transactions/search-transactions.js';
 import { consolePage } from '../context.js';
-import { defineMessages, rupiah, translator, wibTime } from '../i18n.js';
+import { defineMessages, translator } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
+import { formatRupiah } from '../../../domain/money.js';
 import { registerTransactionPage } from './transaction.js';
 import { statusBadge, statusName } from './transaction-status.js';
 import { exportCsv } from './transactions-csv.js';
@@ -171,12 +173,12 @@ ${
       // On a phone the row keeps three columns: the transaction (with its ref and time under it), its
       // status and its total.
       return html`<tr>
-<td class="hide-narrow">${wibTime(tx.created_at, page.lang)}</td>
-<td><a class="mono" href="/dashboard/transactions/${tx.id}">${tx.id}</a><div class="show-narrow muted">${tx.ref ? html`<span class="mono">${tx.ref}</span><br>` : ''}${wibTime(tx.created_at, page.lang)}</div></td>
+<td class="hide-narrow">${formatTime(tx.created_at, page.lang)}</td>
+<td><a class="mono" href="/dashboard/transactions/${tx.id}">${tx.id}</a><div class="show-narrow muted">${tx.ref ? html`<span class="mono">${tx.ref}</span><br>` : ''}${formatTime(tx.created_at, page.lang)}</div></td>
 ${showMerchant ? html`<td class="hide-narrow">${merchantName.get(tx.merchant_id) ?? tx.merchant_id}</td>` : ''}
 <td class="hide-narrow">${t(tx.mode)}</td>
 <td>${statusBadge(status, tx.paid_late === 1, page.lang)}</td>
-<td class="num money">${rupiah(tx.total_amount)}</td>
+<td class="num money">${formatRupiah(tx.total_amount)}</td>
 <td class="mono hide-narrow">${tx.ref ?? ''}</td>
 <td class="mono hide-narrow">${tx.email ?? ''}</td>
 </tr>`;

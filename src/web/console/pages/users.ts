@@ -13,7 +13,8 @@ import { setUserPassword } from '../../../services/users/set-user-password.js';
 import { verifyPassword } from '../../../hashing/passwords.js';
 import { findUser } from '../../../services/users/find-user.js';
 import { consolePage, field, type ConsoleKit } from '../context.js';
-import { defineMessages, translator, wibTime } from '../i18n.js';
+import { defineMessages, translator } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 const words = defineMessages(
@@ -106,7 +107,7 @@ export async function userPages(scope: FastifyInstance, deps: Deps, kit: Console
       .filter((u) => !u.email.endsWith('@invalid'))
       .map(
         (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td class="mono hide-narrow">${u.merchant_ids.join(', ') || t('none')}</td>
-<td class="hide-narrow">${u.last_login_at ? wibTime(Date.parse(u.last_login_at), page.lang) : t('never')}</td>
+<td class="hide-narrow">${u.last_login_at ? formatTime(Date.parse(u.last_login_at), page.lang) : t('never')}</td>
 <td><span class="badge ${u.disabled ? 'disabled' : 'active'}">${u.disabled ? t('disabled') : t('active')}</span></td>
 <td>${
           u.id === page.viewer.userId

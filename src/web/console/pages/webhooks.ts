@@ -13,7 +13,8 @@ import { resendFailed } from '../../../services/webhooks/resend-deliveries.js';
 import { endpointDeliveries, getVisibleEndpoint, listVisibleEndpoints } from '../../../services/webhooks/review-endpoints.js';
 import { addWebhookEndpoint, EVENT_TYPES, parseEventList, removeWebhookEndpoint, view } from '../../../services/webhooks/webhook-endpoints.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, translator, wibTime, type Translate } from '../i18n.js';
+import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
+import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
 import { fieldList, queryValue } from './form-fields.js';
 
@@ -253,7 +254,7 @@ async function detailPage(deps: Deps, request: FastifyRequest<{ Params: { id: st
   const cursor = queryValue(request.query, 'before');
   const [{ deliveries, next }, merchants] = await Promise.all([endpointDeliveries(deps, endpoint, cursor), listVisibleMerchants(deps, page.viewer)]);
   const merchant = merchants.find((m) => m.id === endpoint.merchant_id);
-  const when = (ms: number) => wibTime(ms, page.lang);
+  const when = (ms: number) => formatTime(ms, page.lang);
   const self = `/dashboard/webhooks/${endpoint.id}`;
   const body = html`<p><a href="/dashboard/webhooks">${t('back')}</a></p>
 <h1 class="mono">${endpoint.url}</h1>

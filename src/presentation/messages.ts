@@ -1,5 +1,7 @@
-// The console speaks Bahasa Indonesia and English. A page's words live next to it, written with
-// defineMessages, which makes the compiler check that both languages have every key.
+// The gateway speaks Bahasa Indonesia and English: the console, the checkout and link pages and the mails.
+// Each page's (or mail's) words live in a file beside it, written with defineMessages, which makes the
+// compiler check that both languages have every key. The formatters are in format.ts, the texts shared by
+// several pages (statuses, reasons, error codes) in shared-texts.ts.
 
 export type Lang = 'en' | 'id';
 export const LANGS: readonly Lang[] = ['en', 'id'];
@@ -49,23 +51,4 @@ export function pickLang(cookie: string | undefined, acceptLanguage: string | un
     if (base === 'en') return 'en';
   }
   return 'en';
-}
-
-/** Rupiah as Indonesians write it (Rp 12.345), the same in both languages. */
-export function rupiah(amount: number): string {
-  return `Rp ${amount.toLocaleString('id-ID')}`;
-}
-
-/** A time in Western Indonesia Time, the zone the gateway's merchants keep their books in. */
-export function wibTime(ms: number, lang: Lang): string {
-  return `${new Intl.DateTimeFormat(lang === 'id' ? 'id-ID' : 'en-GB', {
-    timeZone: 'Asia/Jakarta',
-    year: 'numeric',
-    month: 'short',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hour12: false,
-  }).format(ms)} WIB`;
 }
