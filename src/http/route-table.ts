@@ -9,6 +9,8 @@ export interface RouteEntry {
   hidden: boolean;
   /** The route's `config`, where the console marks its public routes (`consolePublic`). */
   config: Readonly<Record<string, unknown>>;
+  /** Which parts of the request the route's schema declares (every page route declares what it reads: web/forms.ts). */
+  declares: { params: boolean; querystring: boolean; body: boolean };
 }
 
 const tables = new WeakMap<FastifyInstance, RouteEntry[]>();
@@ -23,9 +25,10 @@ export function recordRoutes(app: FastifyInstance): void {
   tables.set(app, table);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const schema = route.schema as { hide?: boolean } | undefined;
+    const schema = route.schema as { hide?: boolean; params?: unknown; querystring?: unknown; body?: unknown } | undefined;
+    const declares = { params: schema?.params !== undefined, querystring: schema?.querystring !== undefined, body: schema?.body !== undefined };
     for (const method of methods) {
-      table.push({ method: String(method).toUpperCase(), url: route.url, hidden: schema?.hide === true, config: (route.config ?? {}) as Record<string, unknown> });
+      table.push({ method: String(method).toUpperCase(), url: route.url, hidden: schema?.hide === true, config: (route.config ?? {}) as Record<string, unknown>, declares });
     }
   });
 }
