@@ -10,7 +10,8 @@ const NOTICE_SECONDS = 60;
 const MAX_TEXT = 600;
 
 export interface Notice {
-  kind: 'success' | 'error';
+  /** 'info': neither good nor bad news (you have logged out). */
+  kind: 'success' | 'error' | 'info';
   text: string;
   /** Where to go next, shown after the text (a merchant just added: its keys); a console path only. */
   link?: { href: string; text: string };
@@ -37,7 +38,7 @@ export function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice
   if (!unsigned.valid || unsigned.value === null) return null;
   try {
     const parsed = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as { kind?: unknown; text?: unknown; link?: { href?: unknown; text?: unknown } };
-    if ((parsed.kind === 'success' || parsed.kind === 'error') && typeof parsed.text === 'string') {
+    if ((parsed.kind === 'success' || parsed.kind === 'error' || parsed.kind === 'info') && typeof parsed.text === 'string') {
       const href = parsed.link?.href;
       const linkText = parsed.link?.text;
       const linked = typeof href === 'string' && CONSOLE_PATH.test(href) && typeof linkText === 'string';
@@ -52,6 +53,7 @@ export function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice
 export function renderNotice(notice: Notice | null): SafeHtml {
   if (notice === null) return html``;
   const link = notice.link ? html` <a href="${notice.link.href}">${notice.link.text}</a>` : '';
+  if (notice.kind === 'info') return html`<p class="notice" role="status">${notice.text}${link}</p>`;
   return notice.kind === 'success'
     ? html`<p class="notice success" role="status">${notice.text}${link}</p>`
     : html`<p class="notice error" role="alert">${notice.text}${link}</p>`;

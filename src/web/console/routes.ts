@@ -18,7 +18,8 @@ import { Form, Params, Query, Segment, Text, pageSchema } from '../forms.js';
 import { safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
 import { LANG_COOKIE, pickLang, type Lang } from '../../presentation/messages.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
-import { renderLogin, type LoginNotice } from './pages/login.js';
+import { loggedOutNotice, renderLogin, type LoginNotice } from './pages/login.js';
+import { redirectWithNotice, takeNotice } from './notice.js';
 import { CONSOLE_PAGES } from './pages/index.js';
 
 export { SESSION_COOKIE, UPLOAD_LIMIT_BYTES };
@@ -177,19 +178,21 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       app.post('/logout', { schema: pageSchema({ body: Form({}) }) }, async (request, reply) => {
         if (request.viewer) await endViewerSession(deps, request.viewer);
         reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
-        return reply.redirect('/dashboard?bye=1', 303);
+        return redirectWithNotice(reply, '/dashboard', loggedOutNotice(request.consoleLang));
       });
 
       // The console's front door: the overview when logged in, else the login form.
       // `mode` is the overview's; the others the login form's.
-      const frontDoorQuery = Query({ next: Text(), expired: Text(), bye: Text(), mode: Text() });
+      const frontDoorQuery = Query({ next: Text(), expired: Text(), mode: Text() });
       app.get(
         '/',
         { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } },
         async (request, reply) => {
           request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
           if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
-          const notice: LoginNotice = request.query.bye ? { kind: 'loggedOut' } : request.query.expired === '1' ? { kind: 'expired' } : null;
+          // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
+          const carried = takeNotice(request, reply);
+          const notice: LoginNotice = carried ? { kind: 'carried', notice: carried } : request.query.expired === '1' ? { kind: 'expired' } : null;
           const page = renderLogin(request.consoleLang, reply.generateCsrf({ userInfo: LOGGED_OUT }), request.url, safeNext(request.query.next), '', notice, signupOpen);
           return reply.type('text/html; charset=utf-8').send(page);
         },

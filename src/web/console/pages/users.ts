@@ -19,6 +19,7 @@ import { translator } from '../../../presentation/messages.js';
 import { words } from './users.words.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
+import { loggedOutNotice } from './login.js';
 
 export async function userPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -142,6 +143,6 @@ ${
       return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
     }
     reply.clearCookie('qg_session', { path: '/dashboard' });
-    return reply.redirect('/dashboard?bye=1', 303);
+    return redirectWithNotice(reply, '/dashboard', loggedOutNotice(page.lang));
   });
 }
