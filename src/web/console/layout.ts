@@ -1,7 +1,8 @@
 import { html, type SafeHtml } from '../../domain/html.js';
 import type { Viewer } from '../../services/users/viewer.js';
 import { consoleAssets } from '../static-assets.js';
-import { defineMessages, LANGS, translator, type Lang } from '../../presentation/messages.js';
+import { LANGS, translator, type Lang } from '../../presentation/messages.js';
+import { words } from './layout.words.js';
 
 /** The console's sections, in the navigation's order. */
 export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'links' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';
@@ -18,43 +19,6 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'users', path: '/dashboard/users', operatorOnly: true },
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];
-
-const words = defineMessages(
-  {
-    overview: 'Overview',
-    transactions: 'Transactions',
-    payments: 'Payments',
-    merchants: 'Merchants',
-    links: 'Payment links',
-    keys: 'API keys',
-    sources: 'Payment sources',
-    webhooks: 'Webhooks',
-    audit: 'Audit log',
-    users: 'Users',
-    account: 'Your account',
-    logOut: 'Log out',
-    language: 'Language',
-    skip: 'Skip to content',
-    operator: 'operator',
-  },
-  {
-    overview: 'Ringkasan',
-    transactions: 'Transaksi',
-    payments: 'Pembayaran',
-    merchants: 'Merchant',
-    links: 'Tautan pembayaran',
-    keys: 'Kunci API',
-    sources: 'Sumber pembayaran',
-    webhooks: 'Webhook',
-    audit: 'Log audit',
-    users: 'Pengguna',
-    account: 'Akun Anda',
-    logOut: 'Keluar',
-    language: 'Bahasa',
-    skip: 'Langsung ke isi',
-    operator: 'operator',
-  },
-);
 
 export interface Frame {
   lang: Lang;

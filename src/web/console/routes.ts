@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import type { Deps } from '../../services/deps.js';
@@ -13,10 +14,12 @@ import { endViewerSession, resumeSession } from '../../services/users/sessions.j
 import { statusFor } from '../../http/error-status.js';
 import { consoleAssets } from '../static-assets.js';
 import { closeQrImageReaders } from '../../imaging/read-qr-image.js';
-import { field, safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
+import { Form, Params, Query, Segment, Text, pageSchema } from '../forms.js';
+import { safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
 import { LANG_COOKIE, pickLang, type Lang } from '../../presentation/messages.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
-import { renderLogin, type LoginNotice } from './pages/login.js';
+import { loggedOutNotice, renderLogin, type LoginNotice } from './pages/login.js';
+import { redirectWithNotice, takeNotice } from './notice.js';
 import { CONSOLE_PAGES } from './pages/index.js';
 
 export { SESSION_COOKIE, UPLOAD_LIMIT_BYTES };
@@ -121,16 +124,17 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       scope.setErrorHandler((error: FastifyError, request, reply) => sendErrorPage(request, reply, error));
       scope.setNotFoundHandler((request, reply) => pagedError(request, reply, 404, 'notFound'));
 
+      const app = scope.withTypeProvider<TypeBoxTypeProvider>();
       const assets = consoleAssets();
       for (const asset of [assets.css, assets.js]) {
-        scope.get(asset.url.slice('/dashboard'.length), { schema: { hide: true }, config: { consolePublic: true } }, (_req, reply) => {
+        app.get(asset.url.slice('/dashboard'.length), { schema: pageSchema({}), config: { consolePublic: true } }, (_req, reply) => {
           reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
         });
       }
 
-      scope.get<{ Params: { lang: string }; Querystring: { back?: string } }>(
+      app.get(
         '/lang/:lang',
-        { schema: { hide: true }, config: { consolePublic: true } },
+        { schema: pageSchema({ params: Params({ lang: Segment() }), querystring: Query({ back: Text() }) }), config: { consolePublic: true } },
         async (request, reply) => {
           const lang = request.params.lang;
           if (lang !== 'en' && lang !== 'id') return pagedError(request, reply, 404, 'notFound');
@@ -139,14 +143,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         },
       );
 
-      scope.post('/login', { schema: { hide: true }, config: { consolePublic: true } }, async (request, reply) => {
+      const loginForm = Form({ email: Text(), password: Text(), next: Text() });
+      app.post('/login', { schema: pageSchema({ body: loginForm }), config: { consolePublic: true } }, async (request, reply) => {
         const lang = request.consoleLang;
-        const email = field(request.body, 'email');
-        const next = safeNext(field(request.body, 'next'));
+        const email = request.body.email ?? '';
+        const next = safeNext(request.body.next);
         try {
           const { sessionId } = await logIn(deps, {
             email,
-            password: field(request.body, 'password'),
+            password: request.body.password ?? '',
             clientAddress: request.ip,
             userAgent: request.headers['user-agent'] ?? null,
           });
@@ -170,20 +175,24 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         }
       });
 
-      scope.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+      app.post('/logout', { schema: pageSchema({ body: Form({}) }) }, async (request, reply) => {
         if (request.viewer) await endViewerSession(deps, request.viewer);
         reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
-        return reply.redirect('/dashboard?bye=1', 303);
+        return redirectWithNotice(reply, '/dashboard', loggedOutNotice(request.consoleLang));
       });
 
       // The console's front door: the overview when logged in, else the login form.
-      scope.get<{ Querystring: { next?: string; expired?: string; bye?: string } }>(
+      // `mode` is the overview's; the others the login form's.
+      const frontDoorQuery = Query({ next: Text(), expired: Text(), mode: Text() });
+      app.get(
         '/',
-        { schema: { hide: true }, config: { consolePublic: true } },
+        { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } },
         async (request, reply) => {
           request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
-          if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply);
-          const notice: LoginNotice = request.query.bye ? { kind: 'loggedOut' } : request.query.expired === '1' ? { kind: 'expired' } : null;
+          if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
+          // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
+          const carried = takeNotice(request, reply);
+          const notice: LoginNotice = carried ? { kind: 'carried', notice: carried } : request.query.expired === '1' ? { kind: 'expired' } : null;
           const page = renderLogin(request.consoleLang, reply.generateCsrf({ userInfo: LOGGED_OUT }), request.url, safeNext(request.query.next), '', notice, signupOpen);
           return reply.type('text/html; charset=utf-8').send(page);
         },

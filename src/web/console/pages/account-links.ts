@@ -1,5 +1,6 @@
 // The pages a logged-out person reaches: sign-up (SIGNUP=open), the links mailed to them (confirm an
 // address, reset a password, accept an invitation) and the request for a reset link.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -7,72 +8,11 @@ import { acceptInvite, linkIsLive, requestPasswordReset, resetPassword, verifyEm
 import type { Deps } from '../../../services/deps.js';
 import { signUp } from '../../../services/users/sign-up.js';
 import { statusFor } from '../../../http/error-status.js';
-import { field, type ConsoleKit } from '../context.js';
-import { defineMessages, translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { Form, Query, Text, pageSchema } from '../../forms.js';
+import type { ConsoleKit } from '../context.js';
+import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { words } from './account-links.words.js';
 import { renderPage } from '../layout.js';
-
-const words = defineMessages(
-  {
-    signUp: 'Sign up',
-    signUpIntro: 'Make an account to get API keys for your QRIS. Test keys work at once; live keys after an operator approves your merchant.',
-    email: 'Email',
-    password: 'Password',
-    newPassword: 'New password',
-    passwordHint: 'At least 10 characters.',
-    checkMail: 'Check your e-mail',
-    checkMailText: 'If {email} can receive mail, a message with a link is on its way. Open it within 24 hours to go on.',
-    haveAccount: 'Already have an account? Log in',
-    confirmTitle: 'Confirm your address',
-    confirmText: 'Confirm {email} and log in.',
-    confirmPassword: 'Type the password you chose when you signed up.',
-    forgotChosen: 'Forgot it, or did someone else sign up with your address? Choose a new password',
-    wrongPassword: 'The password is wrong.',
-    throttled: 'Too many wrong passwords. Try again in {seconds} seconds.',
-    confirm: 'Confirm and log in',
-    resetTitle: 'Reset your password',
-    resetIntro: 'Type the address you log in with. If it has an account, we send it a link to choose a new password.',
-    sendLink: 'Send the link',
-    choose: 'Choose a new password for {email}.',
-    setPassword: 'Save and log in',
-    inviteTitle: 'Accept the invitation',
-    inviteText: 'Choose a password for {email}.',
-    accept: 'Accept and log in',
-    linkGone: 'This link cannot be used',
-    linkGoneText: 'It was already used, has expired, or is not one of ours. Ask for a new one.',
-    tooMany: 'Too many requests from your address. Try again later.',
-    busy: 'The server is busy just now. Try again in a moment.',
-  },
-  {
-    signUp: 'Daftar',
-    signUpIntro: 'Buat akun untuk mendapatkan kunci API bagi QRIS Anda. Kunci uji langsung berfungsi; kunci live setelah operator menyetujui merchant Anda.',
-    email: 'Email',
-    password: 'Kata sandi',
-    newPassword: 'Kata sandi baru',
-    passwordHint: 'Minimal 10 karakter.',
-    checkMail: 'Periksa email Anda',
-    checkMailText: 'Jika {email} dapat menerima email, pesan berisi tautan sedang dikirim. Buka dalam 24 jam untuk melanjutkan.',
-    haveAccount: 'Sudah punya akun? Masuk',
-    confirmTitle: 'Konfirmasi alamat Anda',
-    confirmText: 'Konfirmasi {email} dan masuk.',
-    confirmPassword: 'Ketik kata sandi yang Anda pilih saat mendaftar.',
-    forgotChosen: 'Lupa, atau orang lain mendaftar dengan alamat Anda? Pilih kata sandi baru',
-    wrongPassword: 'Kata sandi salah.',
-    throttled: 'Terlalu banyak kata sandi salah. Coba lagi dalam {seconds} detik.',
-    confirm: 'Konfirmasi dan masuk',
-    resetTitle: 'Atur ulang kata sandi',
-    resetIntro: 'Ketik alamat yang Anda pakai untuk masuk. Jika ada akunnya, kami kirim tautan untuk memilih kata sandi baru.',
-    sendLink: 'Kirim tautan',
-    choose: 'Pilih kata sandi baru untuk {email}.',
-    setPassword: 'Simpan dan masuk',
-    inviteTitle: 'Terima undangan',
-    inviteText: 'Pilih kata sandi untuk {email}.',
-    accept: 'Terima dan masuk',
-    linkGone: 'Tautan ini tidak dapat dipakai',
-    linkGoneText: 'Tautan sudah dipakai, kedaluwarsa, atau bukan dari kami. Minta tautan baru.',
-    tooMany: 'Terlalu banyak permintaan dari alamat Anda. Coba lagi nanti.',
-    busy: 'Server sedang sibuk. Coba lagi sebentar lagi.',
-  },
-);
 
 type Key = Parameters<Translate<keyof typeof words.en>>[0];
 
@@ -105,7 +45,9 @@ function linkProblem(err: unknown, t: Translate<Key>): { status: number; message
 const alert = (message: string | null) => (message ? html`<p class="notice error" role="alert">${message}</p>` : '');
 
 export async function accountLinkPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
-  const open = { schema: { hide: true }, config: { consolePublic: true } };
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  // Reached logged out: the console's login check lets these through.
+  const open = { consolePublic: true };
   const client = (request: FastifyRequest) => ({ clientAddress: request.ip, userAgent: request.headers['user-agent'] ?? null });
 
   // --- sign-up ---
@@ -123,7 +65,7 @@ ${alert(message)}
 </form>
 <p><a href="/dashboard">${t('haveAccount')}</a></p>`;
 
-  scope.get('/signup', open, async (request, reply) => {
+  app.get('/signup', { schema: pageSchema({}), config: open }, async (request, reply) => {
     if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
     const t = translator(words, request.consoleLang);
     return send(reply, request.consoleLang, kit.loggedOutCsrf(reply), request.url, t('signUp'), signUpForm(t, kit.loggedOutCsrf(reply), '', null));
@@ -136,15 +78,15 @@ ${alert(message)}
     return send(reply, lang, csrf, url, t('checkMail'), html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`);
   };
 
-  scope.post('/signup', open, async (request, reply) => {
+  app.post('/signup', { schema: pageSchema({ body: Form({ email: Text(), password: Text() }) }), config: open }, async (request, reply) => {
     if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
     const lang = request.consoleLang;
     const t = translator(words, lang);
-    const email = field(request.body, 'email').slice(0, 254);
+    const email = (request.body.email ?? '').slice(0, 254);
     const csrf = kit.loggedOutCsrf(reply);
     if (!kit.accountMail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
     try {
-      await signUp(deps, kit.accountMail, { email, password: field(request.body, 'password'), clientAddress: request.ip });
+      await signUp(deps, kit.accountMail, { email, password: request.body.password ?? '', clientAddress: request.ip });
     } catch (err) {
       const shown = problem(err, t);
       if (!shown) throw err;
@@ -189,8 +131,8 @@ ${
 </form>
 ${password === 'current' ? html`<p><a href="/dashboard/reset">${t('forgotChosen')}</a></p>` : ''}`;
 
-    scope.get<{ Querystring: { token?: string } }>(path, open, async (request, reply) => {
-      const token = typeof request.query.token === 'string' ? request.query.token : '';
+    app.get(path, { schema: pageSchema({ querystring: Query({ token: Text() }) }), config: open }, async (request, reply) => {
+      const token = request.query.token ?? '';
       const live = await linkIsLive(deps, token, purpose);
       if (!live) return gone(request, reply);
       const t = translator(words, request.consoleLang);
@@ -200,9 +142,9 @@ ${password === 'current' ? html`<p><a href="/dashboard/reset">${t('forgotChosen'
       return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, null));
     });
 
-    scope.post(path, open, async (request, reply) => {
-      const token = field(request.body, 'token');
-      const password = field(request.body, 'password');
+    app.post(path, { schema: pageSchema({ body: Form({ token: Text(), password: Text() }) }), config: open }, async (request, reply) => {
+      const token = request.body.token ?? '';
+      const password = request.body.password ?? '';
       try {
         const done =
           purpose === 'verify'
@@ -241,16 +183,16 @@ ${alert(message)}
 <button type="submit">${t('sendLink')}</button>
 </form>`;
 
-  scope.get('/reset', open, async (request, reply) => {
+  app.get('/reset', { schema: pageSchema({}), config: open }, async (request, reply) => {
     const t = translator(words, request.consoleLang);
     const csrf = kit.loggedOutCsrf(reply);
     return send(reply, request.consoleLang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, null));
   });
 
-  scope.post('/reset', open, async (request, reply) => {
+  app.post('/reset', { schema: pageSchema({ body: Form({ email: Text() }) }), config: open }, async (request, reply) => {
     const lang = request.consoleLang;
     const t = translator(words, lang);
-    const email = field(request.body, 'email').slice(0, 254);
+    const email = (request.body.email ?? '').slice(0, 254);
     const csrf = kit.loggedOutCsrf(reply);
     if (!kit.accountMail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
     try {

@@ -1,36 +1,8 @@
 import { html } from '../../../domain/html.js';
 import type { Viewer } from '../../../services/users/viewer.js';
-import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
+import { translator, type Lang } from '../../../presentation/messages.js';
+import { words } from './errors.words.js';
 import { renderPage } from '../layout.js';
-
-const words = defineMessages(
-  {
-    notFound: 'Not found',
-    notFoundText: 'There is nothing here, or it is not yours to see.',
-    csrf: 'This form has expired',
-    csrfText: 'The form was sent without its security token, or with an old one. Go back, reload the page and send it again.',
-    tooLarge: 'The upload is too large',
-    failed: 'Something went wrong',
-    failedText: 'The gateway could not do this. Nothing was changed. Quote this reference if you ask for help: {id}',
-    refused: 'This cannot be done',
-    invalid: 'This form could not be used',
-    invalidText: 'The field "{field}" holds a value of a kind this page does not take. Go back, check it and send the form again.',
-    back: 'Back to the overview',
-  },
-  {
-    notFound: 'Tidak ditemukan',
-    notFoundText: 'Tidak ada apa pun di sini, atau Anda tidak berhak melihatnya.',
-    csrf: 'Formulir ini sudah kedaluwarsa',
-    csrfText: 'Formulir dikirim tanpa token keamanannya, atau dengan token lama. Kembali, muat ulang halaman, lalu kirim lagi.',
-    tooLarge: 'Unggahan terlalu besar',
-    failed: 'Terjadi kesalahan',
-    failedText: 'Gateway tidak dapat melakukan ini. Tidak ada yang diubah. Sebutkan referensi ini jika meminta bantuan: {id}',
-    refused: 'Tidak dapat dilakukan',
-    invalid: 'Formulir ini tidak dapat dipakai',
-    invalidText: 'Isian "{field}" berisi nilai yang tidak diterima halaman ini. Kembali, periksa, lalu kirim formulirnya lagi.',
-    back: 'Kembali ke ringkasan',
-  },
-);
 
 export type ErrorPageKind = 'notFound' | 'csrf' | 'tooLarge' | 'failed' | 'refused' | 'invalid';
 

@@ -7,7 +7,7 @@ import { auditRoutes } from './audit.js';
 import { keysRoutes } from './keys.js';
 import { merchantsRoutes } from './merchants.js';
 import { linkRoutes } from './links.js';
-import { overviewPage } from './overview.js';
+import { overviewPage, type OverviewQuery } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { webhookRoutes } from './webhooks.js';
 import { sourceRoutes } from './sources.js';
@@ -19,7 +19,7 @@ export type SectionRoutes = (scope: FastifyInstance, deps: Deps, kit: ConsoleKit
 
 /** Every page of the console. Add a section's routes here. */
 export const CONSOLE_PAGES: {
-  overview: (deps: Deps, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+  overview: (deps: Deps, request: FastifyRequest, reply: FastifyReply, query: OverviewQuery) => Promise<FastifyReply>;
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,

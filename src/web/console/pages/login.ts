@@ -1,53 +1,26 @@
-import { html } from '../../../domain/html.js';
-import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
+import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { words } from './login.words.js';
 import { renderPage } from '../layout.js';
+import { renderNotice, type Notice } from '../notice.js';
 
-const words = defineMessages(
-  {
-    title: 'Log in',
-    email: 'Email',
-    password: 'Password',
-    logIn: 'Log in',
-    intro: 'The console of this QRIS gateway. Log in with the account your operator made for you.',
-    failed: 'The e-mail address or the password is wrong.',
-    throttled: 'Too many failed logins. Try again in {seconds} seconds.',
-    busy: 'The server is busy just now. Try again in a moment.',
-    loggedOut: 'You have logged out.',
-    expired: 'Your session has ended. Log in again to go on.',
-    unverified: 'Confirm your e-mail address first: open the link we sent you. (Signing up again sends a new one.)',
-    forgot: 'Forgot your password?',
-    signUp: 'No account yet? Sign up',
-  },
-  {
-    title: 'Masuk',
-    email: 'Email',
-    password: 'Kata sandi',
-    logIn: 'Masuk',
-    intro: 'Konsol gateway QRIS ini. Masuk dengan akun yang dibuat operator untuk Anda.',
-    failed: 'Alamat email atau kata sandi salah.',
-    throttled: 'Terlalu banyak percobaan gagal. Coba lagi dalam {seconds} detik.',
-    busy: 'Server sedang sibuk. Coba lagi sebentar lagi.',
-    loggedOut: 'Anda telah keluar.',
-    expired: 'Sesi Anda telah berakhir. Masuk lagi untuk melanjutkan.',
-    unverified: 'Konfirmasi alamat email Anda dulu: buka tautan yang kami kirim. (Mendaftar lagi mengirim tautan baru.)',
-    forgot: 'Lupa kata sandi?',
-    signUp: 'Belum punya akun? Daftar',
-  },
-);
+/** What the login form says above itself: why a login failed, or a notice the previous action left (notice.ts). */
+export type LoginNotice =
+  | { kind: 'failed' }
+  | { kind: 'unverified' }
+  | { kind: 'busy' }
+  | { kind: 'throttled'; seconds: number }
+  | { kind: 'expired' }
+  | { kind: 'carried'; notice: Notice }
+  | null;
 
-export type LoginNotice = { kind: 'failed' } | { kind: 'unverified' } | { kind: 'busy' } | { kind: 'throttled'; seconds: number } | { kind: 'loggedOut' } | { kind: 'expired' } | null;
+/** What the login form says after a logout (or an account's deletion): the notice those leave. */
+export const loggedOutNotice = (lang: Lang): Notice => ({ kind: 'info', text: translator(words, lang)('loggedOut') });
 
 /** The login form. `next` is where a successful login goes (already checked to be a console path). */
 export function renderLogin(lang: Lang, csrf: string, path: string, next: string, email: string, notice: LoginNotice, signupOpen = false): string {
   const t = translator(words, lang);
-  const message =
-    notice === null
-      ? ''
-      : notice.kind === 'throttled'
-        ? html`<p class="notice error" role="alert">${t('throttled', { seconds: notice.seconds })}</p>`
-        : notice.kind === 'failed' || notice.kind === 'unverified' || notice.kind === 'busy'
-          ? html`<p class="notice error" role="alert">${t(notice.kind)}</p>`
-          : html`<p class="notice" role="status">${t(notice.kind)}</p>`;
+  const message = notice === null ? '' : notice.kind === 'carried' ? renderNotice(notice.notice) : failureOrStatus(t, notice);
   const body = html`<div class="login card">
 <h1>${t('title')}</h1>
 <p class="muted">${t('intro')}</p>
@@ -65,4 +38,11 @@ ${message}
 ${signupOpen ? html`<p><a href="/dashboard/signup">${t('signUp')}</a></p>` : ''}
 </div>`;
   return renderPage({ lang, title: t('title'), viewer: null, csrf, path }, body);
+}
+
+/** Why a login failed (an alert), or that the session ended (a status). */
+function failureOrStatus(t: Translate<keyof typeof words.en>, notice: Exclude<LoginNotice, null | { kind: 'carried' }>): SafeHtml {
+  if (notice.kind === 'throttled') return html`<p class="notice error" role="alert">${t('throttled', { seconds: notice.seconds })}</p>`;
+  if (notice.kind === 'expired') return html`<p class="notice" role="status">${t('expired')}</p>`;
+  return html`<p class="notice error" role="alert">${t(notice.kind)}</p>`;
 }

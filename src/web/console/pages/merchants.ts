@@ -1,4 +1,5 @@
 import { userActor } from '../../../domain/actor.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -12,151 +13,12 @@ import { resumeSession } from '../../../services/users/sessions.js';
 import { isOperator, type Viewer } from '../../../services/users/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';
-import { consolePage, field, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
-import { defineMessages, translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { Form, Params, Segment, Text, Upload, pageSchema } from '../../forms.js';
+import { consolePage, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
+import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { words } from './merchants.words.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
-
-const words = defineMessages(
-  {
-    title: 'Merchants',
-    add: 'Add merchant',
-    name: 'Name',
-    qrisName: 'Name in the QRIS',
-    city: 'City',
-    nmid: 'NMID',
-    acquirer: 'Acquirer',
-    created: 'Created',
-    state: 'State',
-    active: 'active',
-    disabled: 'disabled',
-    none: 'No merchants yet.',
-    addedNotice: 'Merchant {name} added. Create its API keys next.',
-    renamedNotice: 'Renamed to {name}.',
-    disabledNotice: 'Merchant disabled: its API keys are refused (403 merchant_disabled) until it is enabled again. Its transactions stay visible.',
-    enabledNotice: 'Merchant enabled: its API keys work again.',
-    keysLink: 'API keys',
-    newTitle: 'Add merchant',
-    newIntro: "Upload a photo or screenshot of the merchant's static QRIS, or paste its payload. You see what was read before anything is saved.",
-    nameHint: 'What this gateway calls the merchant, 1 to 100 characters.',
-    image: 'QRIS image',
-    imageHint: 'PNG or JPEG, up to {size}.',
-    or: 'or',
-    payload: 'QRIS payload',
-    payloadHint: 'The text inside the QR code; it starts with 000201.',
-    preview: 'Preview',
-    cancel: 'Cancel',
-    previewTitle: 'Is this the right merchant?',
-    previewIntro: 'Read from the QRIS. Nothing is saved until you press Save.',
-    qrAlt: 'The QR code of the payload that was read',
-    type: 'Type',
-    static: 'static',
-    dynamic: 'dynamic',
-    crc: 'Checksum (CRC)',
-    crcValid: 'valid',
-    crcInvalid: 'invalid',
-    payloadShown: 'Payload',
-    save: 'Save',
-    again: 'Start again',
-    errNeed: 'Choose a QRIS image or paste its payload.',
-    errName: 'Give the merchant a name of 1 to 100 characters.',
-    errNameControl: "A merchant's name is one line of text, without tabs or line breaks.",
-    errNameLink: "A merchant's name cannot contain a link or an address (a web address, www., a domain such as example.com, an e-mail or IP address): payers see it in the gateway's e-mails. After a full stop, write a space (\"CV. Sinar\", not \"CV.Sinar\").",
-    errLimit: 'You already have {max} merchants, as many as one account may have on this gateway. Ask its operator if you need more.',
-    errInvalid: 'This is not a valid QRIS: {detail}.',
-    errDynamic: "This QRIS is dynamic: it fixes one amount. Use the merchant's static QRIS, the one printed at the till.",
-    errCrc: 'The QRIS checksum (CRC) is wrong: the payload is damaged or was mistyped ({detail}).',
-    errNotFound: 'No QR code was found in the image. Try a sharper picture, taken closer, with the whole code in view.',
-    errUnsupported: 'This file is not a PNG or JPEG image.',
-    errTooLarge: 'The file is larger than {size}. Send a smaller picture.',
-    errTimeout: 'Reading the image took too long. Try a smaller or sharper picture.',
-    errImageTooLarge: 'The picture is too large to read ({detail}). Send a smaller one.',
-    errCorrupt: 'The image could not be decoded: the file is damaged or incomplete.',
-    readTitle: 'What was read',
-    errImage: 'The image could not be read: {detail}.',
-    errBusy: 'The image reader is busy right now. Try again in a few seconds.',
-    detailTitle: 'Merchant',
-    rename: 'Rename',
-    newName: 'New name',
-    disable: 'Disable merchant',
-    enable: 'Enable merchant',
-    confirmDisable: 'Disable {name}? Its API keys will be refused until you enable it again.',
-    confirmEnable: 'Enable {name}? Its API keys will work again.',
-    disabledSince: 'disabled since {when}',
-    staticQris: 'Static QRIS',
-    id: 'Id',
-    manage: 'Manage',
-  },
-  {
-    title: 'Merchant',
-    add: 'Tambah merchant',
-    name: 'Nama',
-    qrisName: 'Nama di QRIS',
-    city: 'Kota',
-    nmid: 'NMID',
-    acquirer: 'Acquirer',
-    created: 'Dibuat',
-    state: 'Status',
-    active: 'aktif',
-    disabled: 'nonaktif',
-    none: 'Belum ada merchant.',
-    addedNotice: 'Merchant {name} ditambahkan. Selanjutnya buat kunci API-nya.',
-    renamedNotice: 'Nama diganti menjadi {name}.',
-    disabledNotice: 'Merchant dinonaktifkan: kunci API-nya ditolak (403 merchant_disabled) sampai diaktifkan lagi. Transaksinya tetap terlihat.',
-    enabledNotice: 'Merchant diaktifkan: kunci API-nya berlaku lagi.',
-    keysLink: 'Kunci API',
-    newTitle: 'Tambah merchant',
-    newIntro: 'Unggah foto atau tangkapan layar QRIS statis merchant, atau tempel payload-nya. Anda melihat hasil bacaannya sebelum apa pun disimpan.',
-    nameHint: 'Nama merchant di gateway ini, 1 sampai 100 karakter.',
-    image: 'Gambar QRIS',
-    imageHint: 'PNG atau JPEG, paling besar {size}.',
-    or: 'atau',
-    payload: 'Payload QRIS',
-    payloadHint: 'Teks di dalam kode QR; diawali 000201.',
-    preview: 'Pratinjau',
-    cancel: 'Batal',
-    previewTitle: 'Benarkah ini merchant-nya?',
-    previewIntro: 'Dibaca dari QRIS. Belum ada yang disimpan sampai Anda menekan Simpan.',
-    qrAlt: 'Kode QR dari payload yang terbaca',
-    type: 'Jenis',
-    static: 'statis',
-    dynamic: 'dinamis',
-    crc: 'Checksum (CRC)',
-    crcValid: 'valid',
-    crcInvalid: 'tidak valid',
-    payloadShown: 'Payload',
-    save: 'Simpan',
-    again: 'Ulangi',
-    errNeed: 'Pilih gambar QRIS atau tempel payload-nya.',
-    errName: 'Beri merchant nama sepanjang 1 sampai 100 karakter.',
-    errNameControl: 'Nama merchant berupa satu baris teks, tanpa tab atau baris baru.',
-    errNameLink: 'Nama merchant tidak boleh berisi tautan atau alamat (alamat web, www., domain seperti example.com, alamat e-mail atau IP): pembayar melihatnya di e-mail gateway. Setelah titik, beri spasi ("CV. Sinar", bukan "CV.Sinar").',
-    errLimit: 'Anda sudah punya {max} merchant, sebanyak yang boleh dimiliki satu akun di gateway ini. Hubungi operatornya bila perlu lebih.',
-    errInvalid: 'Ini bukan QRIS yang valid: {detail}.',
-    errDynamic: 'QRIS ini dinamis: nominalnya sudah tetap. Gunakan QRIS statis merchant, yang dicetak di kasir.',
-    errCrc: 'Checksum (CRC) QRIS salah: payload rusak atau salah ketik ({detail}).',
-    errNotFound: 'Tidak ada kode QR yang ditemukan di gambar. Coba foto yang lebih tajam, lebih dekat, dengan seluruh kode terlihat.',
-    errUnsupported: 'Berkas ini bukan gambar PNG atau JPEG.',
-    errTooLarge: 'Berkas lebih besar dari {size}. Kirim gambar yang lebih kecil.',
-    errTimeout: 'Membaca gambar terlalu lama. Coba gambar yang lebih kecil atau lebih tajam.',
-    errImageTooLarge: 'Gambar terlalu besar untuk dibaca ({detail}). Kirim yang lebih kecil.',
-    errCorrupt: 'Gambar tidak dapat dibaca: berkasnya rusak atau tidak lengkap.',
-    readTitle: 'Yang terbaca',
-    errImage: 'Gambar tidak dapat dibaca: {detail}.',
-    errBusy: 'Pembaca gambar sedang sibuk. Coba lagi dalam beberapa detik.',
-    detailTitle: 'Merchant',
-    rename: 'Ganti nama',
-    newName: 'Nama baru',
-    disable: 'Nonaktifkan merchant',
-    enable: 'Aktifkan merchant',
-    confirmDisable: 'Nonaktifkan {name}? Kunci API-nya akan ditolak sampai Anda mengaktifkannya lagi.',
-    confirmEnable: 'Aktifkan {name}? Kunci API-nya akan berlaku lagi.',
-    disabledSince: 'nonaktif sejak {when}',
-    staticQris: 'QRIS statis',
-    id: 'Id',
-    manage: 'Kelola',
-  },
-);
 
 type T = Translate<keyof typeof words.en>;
 const UPLOAD_SIZE = `${Math.round(UPLOAD_LIMIT_BYTES / 1024 / 1024)} MB`;
@@ -179,13 +41,16 @@ export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promi
   // itself counts again, in its own database transaction).
   const atLimit = (viewer: Viewer) => !isOperator(viewer) && viewer.merchantIds.length >= deps.config.merchantsPerUser;
 
-  scope.get<{ Querystring: { added?: string } }>('/merchants', { schema: { hide: true } }, async (request, reply) => {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const merchantId = Params({ id: Segment() });
+
+  app.get('/merchants', { schema: pageSchema({}) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const merchants = await listViewerMerchants(deps, page.viewer);
-    const added = merchants.find((m) => m.id === request.query.added);
+    const notice = takeNotice(request, reply);
     const body = html`<div class="heading"><h1>${t('title')}</h1>${canAdd(page.viewer) ? html`<a class="button" href="/dashboard/merchants/new">${t('add')}</a>` : ''}</div>
-${added ? html`<p class="notice success" role="status">${t('addedNotice', { name: added.name })} <a href="/dashboard/keys">${t('keysLink')}</a></p>` : ''}
+${renderNotice(notice)}
 ${
   merchants.length === 0
     ? html`<p class="card muted">${t('none')}</p>`
@@ -200,7 +65,7 @@ ${
     return page.send(t('title'), 'merchants', body);
   });
 
-  scope.get('/merchants/new', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/merchants/new', { schema: pageSchema({}) }, async (request, reply) => {
     const page = consolePage(request, reply);
     if (!canAdd(page.viewer)) throw notFound('new');
     if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 200);
@@ -208,11 +73,12 @@ ${
   });
 
   // The preview changes nothing; it answers with the form again (and its error) or with what was read.
-  scope.post('/merchants/preview', { schema: { hide: true }, errorHandler: uploadRefused(deps) }, async (request, reply) => {
+  const previewForm = Form({ name: Text(), qris: Text(), image: Upload() });
+  app.post('/merchants/preview', { schema: pageSchema({ body: previewForm }), errorHandler: uploadRefused(deps) }, async (request, reply) => {
     const page = consolePage(request, reply);
     if (!canAdd(page.viewer)) throw notFound('new');
-    const form: FormState = { name: field(request.body, 'name').slice(0, 200), payload: field(request.body, 'qris').slice(0, 2000) };
-    const image = fileOf(request.body, 'image');
+    const form: FormState = { name: (request.body.name ?? '').slice(0, 200), payload: (request.body.qris ?? '').slice(0, 2000) };
+    const image = chosenFile(request.body.image);
     const t = translator(words, page.lang);
     if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 403);
     const nameProblem = merchantNameProblem(form.name.trim());
@@ -232,10 +98,10 @@ ${
     return sendPreview(page, form.name.trim(), preview);
   });
 
-  scope.post('/merchants', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/merchants', { schema: pageSchema({ body: Form({ name: Text(), qris: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     if (!canAdd(page.viewer)) throw notFound('new');
-    const form: FormState = { name: field(request.body, 'name').slice(0, 200), payload: field(request.body, 'qris').slice(0, 2000) };
+    const form: FormState = { name: (request.body.name ?? '').slice(0, 200), payload: (request.body.qris ?? '').slice(0, 2000) };
     try {
       // The payload came back from the preview through the browser: createMerchant checks it all again.
       const own = isOperator(page.viewer)
@@ -244,7 +110,12 @@ ${
           // sign-up plan's daily quota, and its adder becomes its member.
           { liveApproved: deps.config.liveKeys === 'auto', dailyCreateQuota: deps.config.signupPlanDailyCreates, memberUserId: page.viewer.userId };
       const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: userActor(page.viewer), ...own });
-      return reply.redirect(`/dashboard/merchants?added=${encodeURIComponent(row.id)}`, 303);
+      const t = translator(words, page.lang);
+      return redirectWithNotice(reply, '/dashboard/merchants', {
+        kind: 'success',
+        text: t('addedNotice', { name: row.name }),
+        link: { href: '/dashboard/keys', text: t('keysLink') },
+      });
     } catch (err) {
       if (err instanceof AppError && err.code === 'merchant_limit_reached') return sendLimit(page, deps.config.merchantsPerUser, 403);
       if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
@@ -253,7 +124,7 @@ ${
     }
   });
 
-  scope.get<{ Params: { id: string } }>('/merchants/:id', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/merchants/:id', { schema: pageSchema({ params: merchantId }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const merchant = await getViewerMerchant(deps, page.viewer, request.params.id);
     const t = translator(words, page.lang);
@@ -291,17 +162,18 @@ ${
     return page.send(merchant.name, 'merchants', body);
   });
 
-  scope.post<{ Params: { id: string } }>('/merchants/:id/rename', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/merchants/:id/rename', { schema: pageSchema({ params: merchantId, body: Form({ name: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const id = request.params.id;
+    const name = request.body.name ?? '';
     let renamed: { name: string };
     try {
-      renamed = await renameMerchant(deps, page.viewer, { id, name: field(request.body, 'name') });
+      renamed = await renameMerchant(deps, page.viewer, { id, name });
     } catch (err) {
       if (!(err instanceof AppError) || err.param !== 'name') throw err;
       const t = translator(words, page.lang);
       const merchant = await getViewerMerchant(deps, page.viewer, id);
-      const why = nameText(t, merchantNameProblem(field(request.body, 'name').trim()));
+      const why = nameText(t, merchantNameProblem(name.trim()));
       return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`, 400);
     }
     const text = translator(words, page.lang)('renamedNotice', { name: renamed.name });
@@ -312,7 +184,7 @@ ${
     ['disable', false],
     ['enable', true],
   ] as const) {
-    scope.post<{ Params: { id: string } }>(`/merchants/:id/${verb}`, { schema: { hide: true } }, async (request, reply) => {
+    app.post(`/merchants/:id/${verb}`, { schema: pageSchema({ params: merchantId, body: Form({}) }) }, async (request, reply) => {
       const page = consolePage(request, reply);
       const row = await setMerchantEnabled(deps, page.viewer, { id: request.params.id, enabled });
       const text = translator(words, page.lang)(enabled ? 'enabledNotice' : 'disabledNotice');
@@ -341,10 +213,11 @@ function stateBadge(t: T, disabledAt: number | null | undefined): SafeHtml {
   return disabledAt == null ? html`<span class="badge ok">${t('active')}</span>` : html`<span class="badge disabled">${t('disabled')}</span>`;
 }
 
-/** The uploaded file of a multipart form (a Buffer, as the console's multipart setup attaches it), if one was chosen. */
-function fileOf(body: unknown, name: string): Uint8Array | null {
-  if (body === null || typeof body !== 'object') return null;
-  const value = (body as Record<string, unknown>)[name];
+/**
+ * The uploaded file, if one was chosen: a browser sends an empty part when none was, and a plain form may
+ * send the field as text, which is no file either (Upload() leaves the check of its type to here).
+ */
+function chosenFile(value: unknown): Uint8Array | null {
   return value instanceof Uint8Array && value.length > 0 ? value : null;
 }
 

@@ -10,105 +10,25 @@ import { quotaUsage } from '../../../services/merchants/quotas.js';
 import { canSeeMerchant } from '../../../services/users/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
-import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
+import { translator, type Lang } from '../../../presentation/messages.js';
+import { words } from './overview.words.js';
 import { formatTime } from '../../../presentation/format.js';
 import { formatRupiah } from '../../../domain/money.js';
 import { renderNotice, takeNotice } from '../notice.js';
 
-const words = defineMessages(
-  {
-    title: 'Overview',
-    mode: 'Mode',
-    live: 'live',
-    test: 'test',
-    show: 'Show',
-    today: 'Paid today',
-    week: 'Paid, last 7 days',
-    month: 'Paid, last 30 days',
-    payments: '{count} payments',
-    pending: 'Pending transactions',
-    unmatched: 'Unmatched payments',
-    review: 'Review',
-    chart: 'Paid per day, last 30 days (WIB)',
-    chartBar: '{day}: {count} paid, {sum}',
-    sources: 'Payment sources',
-    noSources: 'No payment sources yet. Payments are then learned only from the simulator (test mode) or confirmed by hand.',
-    source: 'Source',
-    merchant: 'Merchant',
-    type: 'Type',
-    state: 'State',
-    lastReport: 'Last payment reported',
-    lastPoll: 'Last successful poll',
-    failures: 'Failures in a row',
-    enabled: 'enabled',
-    disabled: 'disabled',
-    never: 'never',
-    endpoints: 'Failing webhook endpoints',
-    noFailing: 'Every webhook endpoint is delivering.',
-    url: 'URL',
-    since: 'Since',
-    approvals: 'Live keys waiting for approval',
-    approvalsIntro: 'These merchants signed up themselves. Their test keys work; their live keys work once you approve them.',
-    approve: 'Approve live',
-    approved: 'Approved: its live keys work now.',
-    created: 'Added',
-    qrisName: 'Name in the QRIS',
-    usage: 'Creates today (WIB)',
-    usageOf: '{used} of {limit}',
-    usageReset: 'The count starts again at midnight WIB.',
-  },
-  {
-    title: 'Ringkasan',
-    mode: 'Mode',
-    live: 'live',
-    test: 'uji',
-    show: 'Tampilkan',
-    today: 'Dibayar hari ini',
-    week: 'Dibayar, 7 hari terakhir',
-    month: 'Dibayar, 30 hari terakhir',
-    payments: '{count} pembayaran',
-    pending: 'Transaksi menunggu',
-    unmatched: 'Pembayaran tak cocok',
-    review: 'Tinjau',
-    chart: 'Dibayar per hari, 30 hari terakhir (WIB)',
-    chartBar: '{day}: {count} dibayar, {sum}',
-    sources: 'Sumber pembayaran',
-    noSources: 'Belum ada sumber pembayaran. Pembayaran hanya diketahui dari simulator (mode uji) atau dikonfirmasi manual.',
-    source: 'Sumber',
-    merchant: 'Merchant',
-    type: 'Jenis',
-    state: 'Status',
-    lastReport: 'Pembayaran terakhir dilaporkan',
-    lastPoll: 'Polling sukses terakhir',
-    failures: 'Gagal berturut-turut',
-    enabled: 'aktif',
-    disabled: 'nonaktif',
-    never: 'belum pernah',
-    endpoints: 'Endpoint webhook yang gagal',
-    noFailing: 'Semua endpoint webhook menerima kiriman.',
-    url: 'URL',
-    since: 'Sejak',
-    approvals: 'Kunci live menunggu persetujuan',
-    approvalsIntro: 'Merchant ini mendaftar sendiri. Kunci ujinya berfungsi; kunci live berfungsi setelah Anda menyetujuinya.',
-    approve: 'Setujui live',
-    approved: 'Disetujui: kunci live-nya kini berfungsi.',
-    created: 'Ditambahkan',
-    qrisName: 'Nama di QRIS',
-    usage: 'Transaksi dibuat hari ini (WIB)',
-    usageOf: '{used} dari {limit}',
-    usageReset: 'Hitungan dimulai lagi tengah malam WIB.',
-  },
-);
-
-/** /dashboard for a logged-in user. */
 /** What the overview says after an operator approves a merchant's live keys (the approval redirects here). */
 export const approvedText = (lang: Lang): string => translator(words, lang)('approved');
 
-export async function overviewPage(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+/** The query the overview reads (the front door's route declares it, with the login form's). */
+export interface OverviewQuery {
+  mode?: string | undefined;
+}
+
+/** /dashboard for a logged-in user. */
+export async function overviewPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, query: OverviewQuery): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
-  const asked = (request.query as { mode?: unknown }).mode;
-  const mode: Mode = asked === 'test' ? 'test' : 'live';
+  const mode: Mode = query.mode === 'test' ? 'test' : 'live';
   const overview = await getOverview(deps, page.viewer, mode);
   const queue = await liveApprovalQueue(deps, page.viewer);
   const notice = takeNotice(request, reply);

@@ -1,6 +1,7 @@
 // Operators' page of console users (invite, disable, enable) and everyone's own account page (change the
 // password; a merchant user may delete the account).
 import { userActor } from '../../../domain/actor.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -12,88 +13,16 @@ import { setUserEnabled } from '../../../services/users/set-user-enabled.js';
 import { setUserPassword } from '../../../services/users/set-user-password.js';
 import { verifyPassword } from '../../../hashing/passwords.js';
 import { findUser } from '../../../services/users/find-user.js';
-import { consolePage, field, type ConsoleKit } from '../context.js';
-import { defineMessages, translator } from '../../../presentation/messages.js';
+import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
+import { consolePage, type ConsoleKit } from '../context.js';
+import { translator } from '../../../presentation/messages.js';
+import { words } from './users.words.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
-
-const words = defineMessages(
-  {
-    users: 'Users',
-    email: 'Email',
-    role: 'Role',
-    merchants: 'Merchants',
-    lastLogin: 'Last login',
-    state: 'State',
-    active: 'active',
-    disabled: 'disabled',
-    disable: 'Disable',
-    enable: 'Enable',
-    confirmDisable: 'Disable this user? Their sessions end at once.',
-    invite: 'Invite',
-    inviteTitle: 'Invite someone',
-    inviteIntro: 'The person gets a link to choose a password; it works once, for 72 hours.',
-    inviteMerchant: 'Merchant (optional)',
-    none: 'none',
-    invited: 'Invitation made for {email}.',
-    inviteLink: 'The link (also sent by e-mail when the gateway can send mail):',
-    inviteClosed: 'Invitations need SIGNUP=invite or SIGNUP=open.',
-    changed: 'Done.',
-    never: 'never',
-    account: 'Your account',
-    changePassword: 'Change your password',
-    currentPassword: 'Current password',
-    newPassword: 'New password',
-    save: 'Save',
-    passwordChanged: 'Your password is changed. Your other sessions have ended.',
-    wrongPassword: 'The current password is wrong.',
-    deleteTitle: 'Delete your account',
-    deleteIntro:
-      'Your address and password are erased and you are logged out. Merchants nobody else belongs to are disabled and their keys revoked; their transactions stay for the books.',
-    confirmDelete: 'Delete your account for good?',
-    deleteButton: 'Delete my account',
-    passwordAgain: 'Password',
-  },
-  {
-    users: 'Pengguna',
-    email: 'Email',
-    role: 'Peran',
-    merchants: 'Merchant',
-    lastLogin: 'Terakhir masuk',
-    state: 'Status',
-    active: 'aktif',
-    disabled: 'nonaktif',
-    disable: 'Nonaktifkan',
-    enable: 'Aktifkan',
-    confirmDisable: 'Nonaktifkan pengguna ini? Sesinya langsung berakhir.',
-    invite: 'Undang',
-    inviteTitle: 'Undang seseorang',
-    inviteIntro: 'Orang itu menerima tautan untuk memilih kata sandi; berlaku sekali, selama 72 jam.',
-    inviteMerchant: 'Merchant (opsional)',
-    none: 'tidak ada',
-    invited: 'Undangan dibuat untuk {email}.',
-    inviteLink: 'Tautannya (juga dikirim lewat email bila gateway dapat mengirim email):',
-    inviteClosed: 'Undangan memerlukan SIGNUP=invite atau SIGNUP=open.',
-    changed: 'Selesai.',
-    never: 'belum pernah',
-    account: 'Akun Anda',
-    changePassword: 'Ganti kata sandi',
-    currentPassword: 'Kata sandi sekarang',
-    newPassword: 'Kata sandi baru',
-    save: 'Simpan',
-    passwordChanged: 'Kata sandi Anda sudah diganti. Sesi Anda yang lain telah berakhir.',
-    wrongPassword: 'Kata sandi sekarang salah.',
-    deleteTitle: 'Hapus akun Anda',
-    deleteIntro:
-      'Alamat dan kata sandi Anda dihapus dan Anda keluar. Merchant yang tidak dimiliki orang lain dinonaktifkan dan kuncinya dicabut; transaksinya tetap tersimpan untuk pembukuan.',
-    confirmDelete: 'Hapus akun Anda untuk selamanya?',
-    deleteButton: 'Hapus akun saya',
-    passwordAgain: 'Kata sandi',
-  },
-);
+import { loggedOutNotice } from './login.js';
 
 export async function userPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
-  const hide = { schema: { hide: true } };
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: SafeHtml | '' = '', status = 200) => {
     const page = consolePage(request, reply);
@@ -130,15 +59,15 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
     return page.send(t('users'), 'users', body, status);
   };
 
-  scope.get('/users', hide, (request, reply) => usersPage(request, reply, renderNotice(takeNotice(request, reply))));
+  app.get('/users', { schema: pageSchema({}) }, (request, reply) => usersPage(request, reply, renderNotice(takeNotice(request, reply))));
 
-  scope.post('/users/invite', hide, async (request, reply) => {
+  app.post('/users/invite', { schema: pageSchema({ body: Form({ email: Text(), merchant: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     if (page.viewer.role !== 'operator') throw new AppError('not_found', 'not found');
     const t = translator(words, page.lang);
-    const merchant = field(request.body, 'merchant').trim();
+    const merchant = (request.body.merchant ?? '').trim();
     try {
-      const made = await inviteUser(deps, kit.mail, { email: field(request.body, 'email'), merchantIds: merchant ? [merchant] : [] }, userActor(page.viewer));
+      const made = await inviteUser(deps, kit.mail, { email: request.body.email ?? '', merchantIds: merchant ? [merchant] : [] }, userActor(page.viewer));
       // The link is shown in this answer only (it is a credential until used).
       const notice = html`<div class="notice success" role="status"><p>${t('invited', { email: made.email })}</p><p>${t('inviteLink')}</p><p class="secret" id="invite-link">${made.link}</p></div>`;
       return usersPage(request, reply, notice, 201);
@@ -149,7 +78,7 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
   });
 
   for (const action of ['disable', 'enable'] as const) {
-    scope.post<{ Params: { id: string } }>(`/users/:id/${action}`, hide, async (request, reply) => {
+    app.post(`/users/:id/${action}`, { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) }, async (request, reply) => {
       const page = consolePage(request, reply);
       if (page.viewer.role !== 'operator' || request.params.id === page.viewer.userId) throw new AppError('not_found', 'not found');
       const user = await findUser(deps, request.params.id).catch(() => null);
@@ -187,17 +116,17 @@ ${
     return page.send(t('account'), 'account', body, status);
   };
 
-  scope.get('/account', hide, (request, reply) => accountPage(request, reply));
+  app.get('/account', { schema: pageSchema({}) }, (request, reply) => accountPage(request, reply));
 
-  scope.post('/account/password', hide, async (request, reply) => {
+  app.post('/account/password', { schema: pageSchema({ body: Form({ current: Text(), password: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const user = await findUser(deps, page.viewer.userId);
-    if (!(await verifyPassword(field(request.body, 'current'), user.password_hash))) {
+    if (!(await verifyPassword(request.body.current ?? '', user.password_hash))) {
       return accountPage(request, reply, html`<p class="notice error" role="alert">${t('wrongPassword')}</p>`, 400);
     }
     try {
-      await setUserPassword(deps, user.id, field(request.body, 'password'), userActor(page.viewer), page.viewer.sessionKey);
+      await setUserPassword(deps, user.id, request.body.password ?? '', userActor(page.viewer), page.viewer.sessionKey);
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
       return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
@@ -205,15 +134,15 @@ ${
     return accountPage(request, reply, html`<p class="notice success" role="status">${t('passwordChanged')}</p>`);
   });
 
-  scope.post('/account/delete', hide, async (request, reply) => {
+  app.post('/account/delete', { schema: pageSchema({ body: Form({ password: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     try {
-      await deleteAccount(deps, page.viewer, field(request.body, 'password'));
+      await deleteAccount(deps, page.viewer, request.body.password ?? '');
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
       return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
     }
     reply.clearCookie('qg_session', { path: '/dashboard' });
-    return reply.redirect('/dashboard?bye=1', 303);
+    return redirectWithNotice(reply, '/dashboard', loggedOutNotice(page.lang));
   });
 }

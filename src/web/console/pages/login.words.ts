@@ -1,0 +1,35 @@
+// The words of the login form (login.ts), in both languages.
+import { defineMessages } from '../../../presentation/messages.js';
+
+export const words = defineMessages(
+  {
+    title: 'Log in',
+    email: 'Email',
+    password: 'Password',
+    logIn: 'Log in',
+    intro: 'The console of this QRIS gateway. Log in with the account your operator made for you.',
+    failed: 'The e-mail address or the password is wrong.',
+    throttled: 'Too many failed logins. Try again in {seconds} seconds.',
+    busy: 'The server is busy just now. Try again in a moment.',
+    loggedOut: 'You have logged out.',
+    expired: 'Your session has ended. Log in again to go on.',
+    unverified: 'Confirm your e-mail address first: open the link we sent you. (Signing up again sends a new one.)',
+    forgot: 'Forgot your password?',
+    signUp: 'No account yet? Sign up',
+  },
+  {
+    title: 'Masuk',
+    email: 'Email',
+    password: 'Kata sandi',
+    logIn: 'Masuk',
+    intro: 'Konsol gateway QRIS ini. Masuk dengan akun yang dibuat operator untuk Anda.',
+    failed: 'Alamat email atau kata sandi salah.',
+    throttled: 'Terlalu banyak percobaan gagal. Coba lagi dalam {seconds} detik.',
+    busy: 'Server sedang sibuk. Coba lagi sebentar lagi.',
+    loggedOut: 'Anda telah keluar.',
+    expired: 'Sesi Anda telah berakhir. Masuk lagi untuk melanjutkan.',
+    unverified: 'Konfirmasi alamat email Anda dulu: buka tautan yang kami kirim. (Mendaftar lagi mengirim tautan baru.)',
+    forgot: 'Lupa kata sandi?',
+    signUp: 'Belum punya akun? Daftar',
+  },
+);
