@@ -163,7 +163,10 @@ ${
   });
 }
 
-/** A transaction's status in one word or two, as the payments page's badges show it. */
+/**
+ * A transaction's status as the payments page's badges show it: the shared name, in lower case like the
+ * page's other badges (matched, unmatched, test), and "paid late" when so.
+ */
 function statusWord(status: TransactionStatus, late: boolean, lang: Lang): string {
-  return status === 'paid' && late ? paidLateText(lang) : statusText(status, lang);
+  return status === 'paid' && late ? paidLateText(lang) : statusText(status, lang).toLowerCase();
 }
