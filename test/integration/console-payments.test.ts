@@ -69,7 +69,7 @@ describe('console payments', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<h1>Payments</h1>');
     expect(page.body).toContain(`id="pay-${payment.id}"`);
-    expect(page.body).toContain(`Rp ${tx.total_amount.toLocaleString('id-ID')}`);
+    expect(page.body).toContain(`Rp${tx.total_amount.toLocaleString('id-ID')}`);
     expect(page.body).toContain('REF&lt;b&gt;1&lt;/b&gt;');
     expect(page.body).not.toContain('REF<b>1</b>');
     expect(page.body).toContain('Budi');

@@ -63,9 +63,9 @@ describe('console transaction page', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<dt>Ref</dt><dd><span class="mono">ORDER-7</span></dd>');
     expect(page.body).toContain('<dt>E-mail</dt><dd>budi@example.id</dd>');
-    expect(page.body).toContain(`<dt>Total</dt><dd><strong>Rp ${tx.total_amount.toLocaleString('id-ID')}</strong></dd>`);
+    expect(page.body).toContain(`<dt>Total</dt><dd><strong>Rp${tx.total_amount.toLocaleString('id-ID')}</strong></dd>`);
     expect(page.body).toContain('<span class="badge paid">Paid</span>');
-    const total = `Rp ${tx.total_amount.toLocaleString('id-ID')}`;
+    const total = `Rp${tx.total_amount.toLocaleString('id-ID')}`;
     expect(timeline(page.body)).toEqual([
       `created: Created for ${total}`,
       'email: Invoice e-mail to budi@example.id skipped',
@@ -127,7 +127,7 @@ describe('console transaction page', () => {
     expect(await statusOf(tx.trxid)).toBe('cancelled');
     expect((await auditOf(tx.trxid)).map((a) => [a.actor, a.action])).toEqual([['user:ops@example.test', 'transaction.cancel']]);
     expect(timeline(after.body)).toEqual([
-      `created: Created for Rp ${tx.total_amount.toLocaleString('id-ID')}`,
+      `created: Created for Rp${tx.total_amount.toLocaleString('id-ID')}`,
       'audit: Cancel requested by user:ops@example.test',
       'cancelled: Cancelled',
       expect.stringMatching(/^event: Webhook event transaction\.cancelled/),
@@ -186,7 +186,7 @@ describe('console transaction page', () => {
     expect(notice(page.body)).toEqual(['success', 'The payment is recorded and the transaction is paid.']);
     expect(await statusOf(tx.trxid)).toBe('paid');
     expect((await auditOf(tx.trxid)).map((a) => [a.actor, a.action])).toEqual([['user:shop@example.test', 'payment.confirm']]);
-    expect(timeline(page.body)).toContain(`payment: Payment confirmed by hand: Rp ${tx.total_amount.toLocaleString('id-ID')}`);
+    expect(timeline(page.body)).toContain(`payment: Payment confirmed by hand: Rp${tx.total_amount.toLocaleString('id-ID')}`);
     expect(timeline(page.body)).toContain('audit: Payment confirmed by user:shop@example.test');
 
     // The same bank reference cannot pay a second transaction.

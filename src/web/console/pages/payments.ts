@@ -1,149 +1,43 @@
 // /dashboard/payments: reported payments, newest first, and for every unmatched one the transactions it
 // could belong to with a form that assigns it (services/payments/assign-payment.ts, audited).
-import { userActor } from '../../../domain/actor.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { userActor } from '../../../domain/actor.js';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
-import type { Mode, PaymentStatus, TransactionsTable } from '../../../storage/schema.js';
+import { formatRupiah } from '../../../domain/money.js';
+import type { TransactionStatus } from '../../../domain/records.js';
+import { formatTime } from '../../../presentation/format.js';
+import { translator, type Lang } from '../../../presentation/messages.js';
+import { errorText, paidLateText, reasonText, statusText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
+import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { assignPayment } from '../../../services/payments/assign-payment.js';
 import { reviewPayments } from '../../../services/payments/review-payments.js';
 import { merchantScope } from '../../../services/users/viewer.js';
-import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import type { PaymentListRow } from '../../../storage/queries/payment-review.js';
-import { consolePage, field, safeNext } from '../context.js';
-import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
-import { formatTime } from '../../../presentation/format.js';
-import { formatRupiah } from '../../../domain/money.js';
+import type { Mode, PaymentStatus } from '../../../storage/schema.js';
+import { Form, pageSchema, Params, Query, Segment, Text } from '../../forms.js';
+import { consolePage, safeNext } from '../context.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
-import { queryValue } from './form-fields.js';
-
-const words = defineMessages(
-  {
-    title: 'Payments',
-    status: 'Status',
-    mode: 'Mode',
-    all: 'All',
-    matched: 'matched',
-    unmatched: 'unmatched',
-    live: 'live',
-    test: 'test',
-    show: 'Show',
-    none: 'No {status} payments to show.',
-    received: 'Received',
-    paid: 'Paid (reported)',
-    amount: 'Amount',
-    source: 'Source',
-    reference: 'Reference',
-    payer: 'Payer',
-    issuer: 'Issuer',
-    merchant: 'Merchant',
-    transaction: 'Transaction',
-    review: 'Review',
-    older: 'Older payments',
-    newest: 'Newest payments',
-    toReview: 'Unmatched payments on this page',
-    unmatchedPayment: 'Unmatched payment of {amount}',
-    reason: 'Why it did not match',
-    candidates: 'Transactions it could belong to',
-    noCandidates:
-      'No unpaid transaction of this merchant and mode has this total around the time of the payment. If you know which transaction it pays, enter its id; its total must be exactly this amount.',
-    created: 'Created',
-    ends: 'Expires or ended',
-    assign: 'Assign',
-    assignHint: 'The id of the transaction this payment pays (trx_…). Assigning marks it paid and is recorded in the audit log.',
-    txPaid: 'paid',
-    txPaidLate: 'paid late',
-    txPending: 'pending',
-    txExpired: 'expired',
-    txCancelled: 'cancelled',
-    reason_no_matching_transaction: 'No open transaction had this total.',
-    reason_amount_mismatch: 'The transaction it named has another total.',
-    reason_transaction_already_paid: 'The transaction it was for is already paid.',
-    reason_paid_before_creation: 'It was paid before the transaction holding this total was created.',
-    reason_ambiguous_amount: 'More than one transaction held this total.',
-    reason_merchant_disabled: 'Its merchant is disabled: a report is kept, but pays nothing until an operator assigns it.',
-    assigned: 'Payment {payment} now pays {trxid}; the transaction is paid.',
-    assignedLate: 'Payment {payment} now pays {trxid}; the transaction is paid (late).',
-    trxidRequired: 'Enter the id of the transaction this payment pays.',
-    trxidMalformed: '“{trxid}” is not a transaction id: they look like trx_….',
-    notFoundTx: "There is no transaction {trxid} of this payment's merchant and mode.",
-    alreadyMatched: 'This payment is already matched to a transaction; nothing was changed.',
-    alreadyPaid: 'Transaction {trxid} is already paid; nothing was changed.',
-    mismatch: "The total of transaction {trxid} is not this payment's amount; nothing was changed.",
-  },
-  {
-    title: 'Pembayaran',
-    status: 'Status',
-    mode: 'Mode',
-    all: 'Semua',
-    matched: 'cocok',
-    unmatched: 'tak cocok',
-    live: 'live',
-    test: 'uji',
-    show: 'Tampilkan',
-    none: 'Tidak ada pembayaran {status} untuk ditampilkan.',
-    received: 'Diterima',
-    paid: 'Dibayar (dilaporkan)',
-    amount: 'Jumlah',
-    source: 'Sumber',
-    reference: 'Referensi',
-    payer: 'Pembayar',
-    issuer: 'Penerbit',
-    merchant: 'Merchant',
-    transaction: 'Transaksi',
-    review: 'Tinjau',
-    older: 'Pembayaran lebih lama',
-    newest: 'Pembayaran terbaru',
-    toReview: 'Pembayaran tak cocok di halaman ini',
-    unmatchedPayment: 'Pembayaran tak cocok sebesar {amount}',
-    reason: 'Alasan tidak cocok',
-    candidates: 'Transaksi yang mungkin dibayarnya',
-    noCandidates:
-      'Tidak ada transaksi belum dibayar dari merchant dan mode ini dengan total ini di sekitar waktu pembayaran. Jika Anda tahu transaksi mana yang dibayar, masukkan id-nya; totalnya harus persis sebesar jumlah ini.',
-    created: 'Dibuat',
-    ends: 'Kedaluwarsa atau berakhir',
-    assign: 'Tetapkan',
-    assignHint: 'Id transaksi yang dibayar oleh pembayaran ini (trx_…). Menetapkan menandainya lunas dan dicatat di log audit.',
-    txPaid: 'lunas',
-    txPaidLate: 'lunas terlambat',
-    txPending: 'menunggu',
-    txExpired: 'kedaluwarsa',
-    txCancelled: 'dibatalkan',
-    reason_no_matching_transaction: 'Tidak ada transaksi terbuka dengan total ini.',
-    reason_amount_mismatch: 'Transaksi yang disebutkannya memiliki total lain.',
-    reason_transaction_already_paid: 'Transaksi yang dituju sudah lunas.',
-    reason_paid_before_creation: 'Dibayar sebelum transaksi dengan total ini dibuat.',
-    reason_ambiguous_amount: 'Lebih dari satu transaksi memegang total ini.',
-    reason_merchant_disabled: 'Merchant-nya dinonaktifkan: laporannya disimpan, tetapi tidak membayar apa pun sampai operator menetapkannya.',
-    assigned: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas.',
-    assignedLate: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas (terlambat).',
-    trxidRequired: 'Masukkan id transaksi yang dibayar oleh pembayaran ini.',
-    trxidMalformed: '“{trxid}” bukan id transaksi: bentuknya trx_….',
-    notFoundTx: 'Tidak ada transaksi {trxid} milik merchant dan mode pembayaran ini.',
-    alreadyMatched: 'Pembayaran ini sudah cocok dengan sebuah transaksi; tidak ada yang diubah.',
-    alreadyPaid: 'Transaksi {trxid} sudah lunas; tidak ada yang diubah.',
-    mismatch: 'Total transaksi {trxid} tidak sama dengan jumlah pembayaran ini; tidak ada yang diubah.',
-  },
-);
-
-type Word = Parameters<Translate<keyof (typeof words)['en']>>[0];
+import { words } from './payments.words.js';
 
 const STATUSES: readonly PaymentStatus[] = ['unmatched', 'matched'];
 const MODES: readonly Mode[] = ['live', 'test'];
 
 export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
-  scope.get('/payments', { schema: { hide: true } }, async (request, reply) => {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/payments', { schema: pageSchema({ querystring: Query({ status: Text(), mode: Text(), before: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const notice = takeNotice(request, reply);
-    const askedStatus = queryValue(request.query, 'status');
-    const askedMode = queryValue(request.query, 'mode');
+    const askedStatus = request.query.status;
+    const askedMode = request.query.mode;
     // Always one status: each is read newest first along an index (payments_status_received); both at
     // once would scan and sort the whole table. Unmatched, the ones to review, is the default.
     const status = STATUSES.find((s) => s === askedStatus) ?? 'unmatched';
     const mode = MODES.find((m) => m === askedMode) ?? null;
-    const cursor = queryValue(request.query, 'before');
+    const cursor = request.query.before ?? null;
     const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), listVisibleMerchants(deps, page.viewer)]);
     const names = new Map(merchants.map((m) => [m.id, m.name]));
     const when = (ms: number) => formatTime(ms, page.lang);
@@ -154,7 +48,7 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
       p.transaction_id === null
         ? '–'
         : html`<a class="mono" href="/dashboard/transactions/${p.transaction_id}">${p.transaction_id}</a> ${
-            p.transaction_status === null ? '' : html`<span class="badge ${p.transaction_status}">${txWord(t, p.transaction_status, p.transaction_paid_late === 1)}</span>`
+            p.transaction_status === null ? '' : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
           }`;
     const unmatched = review.payments.filter((p) => p.status === 'unmatched');
 
@@ -206,7 +100,7 @@ ${unmatched.map((p) => {
 <dt>${t('payer')}</dt><dd>${p.payer_name ?? '–'}</dd>
 <dt>${t('issuer')}</dt><dd>${p.issuer ?? '–'}</dd>
 <dt>${t('merchant')}</dt><dd>${names.get(p.merchant_id) ?? p.merchant_id} (${t(p.mode)})</dd>
-<dt>${t('reason')}</dt><dd>${reasonText(t, p.reason)}</dd>
+<dt>${t('reason')}</dt><dd>${p.reason === null ? '–' : reasonText(p.reason, page.lang)}</dd>
 </dl>
 <h4>${t('candidates')}</h4>
 ${
@@ -216,7 +110,7 @@ ${
 <thead><tr><th>${t('transaction')}</th><th class="num">${t('amount')}</th><th>${t('created')}</th><th class="hide-narrow">${t('ends')}</th><th>${t('status')}</th></tr></thead>
 <tbody>${candidates.map(
         (c) => html`<tr><td class="mono">${c.id}</td><td class="num">${formatRupiah(c.total_amount)}</td><td>${when(c.created_at)}</td>
-<td class="hide-narrow">${when(c.cancelled_at ?? c.expires_at)}</td><td><span class="badge ${c.status}">${txWord(t, c.status, false)}</span></td></tr>`,
+<td class="hide-narrow">${when(c.cancelled_at ?? c.expires_at)}</td><td><span class="badge ${c.status}">${statusWord(c.status, false, page.lang)}</span></td></tr>`,
       )}</tbody></table></div>`
 }
 <form method="post" action="/dashboard/payments/${p.id}/assign" class="assign">
@@ -234,17 +128,19 @@ ${
     return page.send(t('title'), 'payments', body);
   });
 
-  scope.post<{ Params: { id: string } }>('/payments/:id/assign', { schema: { hide: true } }, async (request, reply) => {
+  const assignSchema = pageSchema({ params: Params({ id: Segment() }), body: Form({ back: Text(), trxid: Text() }) });
+  app.post('/payments/:id/assign', { schema: assignSchema }, async (request, reply) => {
     const viewer = request.viewer!;
-    const t = translator(words, request.consoleLang);
-    const back = safeNext(field(request.body, 'back'), '/dashboard/payments?status=unmatched');
+    const lang = request.consoleLang;
+    const t = translator(words, lang);
+    const back = safeNext(request.body.back, '/dashboard/payments?status=unmatched');
     const paymentId = request.params.id;
     // A malformed id names nothing: the same 404 as an unknown or another merchant's payment.
     if (!/^pay_[0-9A-Za-z]{1,80}$/.test(paymentId)) throw new AppError('payment_not_found', 'no such payment');
-    const trxid = field(request.body, 'trxid').trim();
-    const refuse = (key: Word, params?: Record<string, string>) => redirectWithNotice(reply, back, { kind: 'error', text: t(key, params) });
-    if (trxid === '') return refuse('trxidRequired');
-    if (!/^trx_[0-9A-Za-z]{1,80}$/.test(trxid)) return refuse('trxidMalformed', { trxid: trxid.slice(0, 100) });
+    const trxid = (request.body.trxid ?? '').trim();
+    const refuse = (text: string) => redirectWithNotice(reply, back, { kind: 'error', text });
+    if (trxid === '') return refuse(t('trxidRequired'));
+    if (!/^trx_[0-9A-Za-z]{1,80}$/.test(trxid)) return refuse(t('trxidMalformed', { trxid: trxid.slice(0, 100) }));
     try {
       const { payment, transaction } = await assignPayment(deps, { paymentId, trxid, actor: userActor(viewer), merchants: merchantScope(viewer) });
       return redirectWithNotice(reply, back, {
@@ -255,13 +151,10 @@ ${
       if (!(err instanceof AppError)) throw err;
       switch (err.code) {
         case 'transaction_not_found':
-          return refuse('notFoundTx', { trxid });
         case 'payment_already_matched':
-          return refuse('alreadyMatched');
         case 'transaction_already_paid':
-          return refuse('alreadyPaid', { trxid });
         case 'amount_mismatch':
-          return refuse('mismatch', { trxid });
+          return refuse(errorText(err.code, lang, { trxid }));
         default:
           // payment_not_found (unknown or another merchant's) is the 404 page.
           throw err;
@@ -270,29 +163,10 @@ ${
   });
 }
 
-function reasonText(t: Translate<Word>, reason: string | null): string {
-  switch (reason) {
-    case 'no_matching_transaction':
-    case 'amount_mismatch':
-    case 'transaction_already_paid':
-    case 'paid_before_creation':
-    case 'ambiguous_amount':
-    case 'merchant_disabled':
-      return t(`reason_${reason}`);
-    default:
-      return reason ?? '–';
-  }
-}
-
-function txWord(t: Translate<Word>, status: TransactionsTable['status'], late: boolean): string {
-  switch (status) {
-    case 'paid':
-      return t(late ? 'txPaidLate' : 'txPaid');
-    case 'pending':
-      return t('txPending');
-    case 'expired':
-      return t('txExpired');
-    case 'cancelled':
-      return t('txCancelled');
-  }
+/**
+ * A transaction's status as the payments page's badges show it: the shared name, in lower case like the
+ * page's other badges (matched, unmatched, test), and "paid late" when so.
+ */
+function statusWord(status: TransactionStatus, late: boolean, lang: Lang): string {
+  return status === 'paid' && late ? paidLateText(lang) : statusText(status, lang).toLowerCase();
 }

@@ -1,19 +1,10 @@
+// A transaction's status as the console's pages show it; its words are the shared ones (presentation/shared-texts.ts).
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { TransactionStatus } from '../../../domain/records.js';
-import { defineMessages, translator, type Lang } from '../../../presentation/messages.js';
-
-const words = defineMessages(
-  { pending: 'Pending', paid: 'Paid', expired: 'Expired', cancelled: 'Cancelled', late: 'paid late' },
-  { pending: 'Menunggu', paid: 'Dibayar', expired: 'Kedaluwarsa', cancelled: 'Dibatalkan', late: 'dibayar terlambat' },
-);
-
-/** A status's name in the page's language. */
-export function statusName(status: TransactionStatus, lang: Lang): string {
-  return translator(words, lang)(status);
-}
+import type { Lang } from '../../../presentation/messages.js';
+import { paidLateText, statusText } from '../../../presentation/shared-texts.js';
 
 /** A transaction's status as a badge (as a reader sees it), with "paid late" beside it when so. */
 export function statusBadge(status: TransactionStatus, paidLate: boolean, lang: Lang): SafeHtml {
-  const t = translator(words, lang);
-  return html`<span class="badge ${status}">${t(status)}</span>${paidLate ? html` <span class="muted">(${t('late')})</span>` : ''}`;
+  return html`<span class="badge ${status}">${statusText(status, lang)}</span>${paidLate ? html` <span class="muted">(${paidLateText(lang)})</span>` : ''}`;
 }

@@ -1,242 +1,63 @@
 // One transaction in the console: its fields, its timeline (e-mails, payments, status changes, webhook
 // deliveries with every attempt) and what may be done to it (cancel, confirm a payment by hand, resend
 // a webhook event). Every action is a POST that answers with a 303 back here and a notice.
-import { userActor } from '../../../domain/actor.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AppError, type ErrorCode } from '../../../domain/errors.js';
+import { userActor } from '../../../domain/actor.js';
+import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { isoTime } from '../../../domain/iso-time.js';
-import { UNMATCHED_REASONS } from '../../../domain/matching.js';
+import { formatRupiah } from '../../../domain/money.js';
 import { transactionUrls } from '../../../domain/transaction.js';
+import { formatTime } from '../../../presentation/format.js';
+import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { errorText, reasonText, type ShownError } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
 import { getTransactionTimeline, type DeliveryHistory, type TimelineEntry, type TransactionDetail } from '../../../services/transactions/get-transaction-timeline.js';
 import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
 import { resendTransactionEvent } from '../../../services/webhooks/resend-transaction-event.js';
-import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
-import { formatTime } from '../../../presentation/format.js';
-import { formatRupiah } from '../../../domain/money.js';
+import { Form, pageSchema, Params, Segment, Text } from '../../forms.js';
+import { consolePage, type ConsolePage } from '../context.js';
 import { redirectWithNotice, takeNotice, type Notice } from '../notice.js';
 import { statusBadge } from './transaction-status.js';
+import { words } from './transaction.words.js';
 
-const words = defineMessages(
-  {
-    title: 'Transaction',
-    back: 'All transactions',
-    details: 'Details',
-    status: 'Status',
-    merchant: 'Merchant',
-    mode: 'Mode',
-    test: 'test',
-    live: 'live',
-    amount: 'Amount',
-    uniqueCode: 'Unique code',
-    total: 'Total',
-    ref: 'Ref',
-    email: 'E-mail',
-    created: 'Created',
-    expires: 'Expires',
-    paid: 'Paid',
-    cancelledAt: 'Cancelled',
-    payment: 'Payment',
-    paymentVia: '{source}, reference {reference}',
-    acquirerReference: 'Acquirer reference',
-    checkout: 'Checkout page',
-    actions: 'Actions',
-    noActions: 'A paid transaction has nothing left to do. Webhook events can be resent from the timeline.',
-    cancel: 'Cancel',
-    cancelHint: 'Cancels this pending transaction. A payment of its code that still arrives marks it paid late.',
-    cancelConfirm: 'Cancel this transaction?',
-    confirm: 'Confirm payment',
-    confirmHint: "Records a payment you saw yourself (bank statement, wallet app) for this transaction's total.",
-    confirmConfirm: 'Record a payment of this total with this reference?',
-    reference: 'Reference',
-    referenceHint: 'The bank or wallet reference of the payment, 1 to 128 characters.',
-    timeline: 'Timeline',
-    tlCreated: 'Created for {total}',
-    tlPaid: 'Paid',
-    tlPaidLate: 'Paid late (after it expired or was cancelled)',
-    tlCancelled: 'Cancelled',
-    tlExpired: 'Expired',
-    tlPayment: 'Payment reported by {source}: {amount}',
-    tlManual: 'Payment confirmed by hand: {amount}',
-    tlPaymentRef: 'Reference {reference}',
-    tlPaymentMatched: 'matched',
-    tlPaymentUnmatched: 'unmatched: {reason}',
-    tlAudit: '{action} by {actor}',
-    tlEmail: '{kind} e-mail to {recipient}',
-    tlEmailSent: '{kind} e-mail sent',
-    tlEvent: 'Webhook event {type}',
-    invoice: 'Invoice',
-    receipt: 'Receipt',
-    emailPending: 'queued',
-    emailSent: 'sent',
-    emailSkipped: 'skipped',
-    emailFailed: 'failed',
-    emailAttempts: '{count} attempts',
-    'transaction.cancel': 'Cancel requested',
-    'payment.confirm': 'Payment confirmed',
-    'webhook.resend': 'Webhook resent',
-    noEndpoints: 'No webhook endpoint was subscribed to this event.',
-    deliveryTo: 'To',
-    removedEndpoint: 'an endpoint removed since',
-    deliveryPending: 'pending',
-    deliverySucceeded: 'succeeded',
-    deliveryFailed: 'failed',
-    attempts: 'Attempts',
-    noAttempts: 'Not attempted yet.',
-    attemptTime: 'Time (WIB)',
-    attemptCode: 'Status code',
-    attemptDuration: 'Duration',
-    attemptError: 'Error',
-    resend: 'Resend',
-    ms: '{n} ms',
-    done_cancelled: 'The transaction is cancelled.',
-    done_confirmed: 'The payment is recorded and the transaction is paid.',
-    done_unmatched: 'The payment is recorded but did not match this transaction ({reason}). It is listed among unmatched payments.',
-    done_resent: 'Queued {count} webhook deliveries to send now.',
-    done_resent_one: 'Queued the webhook delivery to send now.',
-    done_nothing: 'Nothing to resend: no enabled endpoint has a delivery of this event.',
-    failed_transaction_already_paid: 'This transaction is already paid. Nothing was changed.',
-    failed_transaction_expired: 'This transaction has expired and can no longer be cancelled. Nothing was changed.',
-    failed_acquirer_unavailable: 'The acquirer could not be reached to void the code. Nothing was changed; try again later.',
-    failed_acquirer_error: 'The acquirer refused to void the code. Nothing was changed.',
-    failed_reference_already_recorded: 'A payment with this reference is already recorded. Nothing was changed.',
-    badReference: 'Give the payment reference: 1 to 128 characters, without control characters.',
-    no_matching_transaction: 'no matching transaction',
-    amount_mismatch: 'the amount differs from the total',
-    transaction_already_paid: 'already paid by another payment',
-    paid_before_creation: 'paid before the transaction was created',
-    ambiguous_amount: 'more than one transaction holds this amount',
-    merchant_disabled: 'the merchant is disabled',
-  },
-  {
-    title: 'Transaksi',
-    back: 'Semua transaksi',
-    details: 'Rincian',
-    status: 'Status',
-    merchant: 'Merchant',
-    mode: 'Mode',
-    test: 'uji',
-    live: 'live',
-    amount: 'Jumlah',
-    uniqueCode: 'Kode unik',
-    total: 'Total',
-    ref: 'Ref',
-    email: 'Email',
-    created: 'Dibuat',
-    expires: 'Kedaluwarsa pada',
-    paid: 'Dibayar',
-    cancelledAt: 'Dibatalkan',
-    payment: 'Pembayaran',
-    paymentVia: '{source}, referensi {reference}',
-    acquirerReference: 'Referensi acquirer',
-    checkout: 'Halaman pembayaran',
-    actions: 'Tindakan',
-    noActions: 'Transaksi yang sudah dibayar tidak perlu tindakan lagi. Event webhook dapat dikirim ulang dari riwayat.',
-    cancel: 'Batalkan',
-    cancelHint: 'Membatalkan transaksi yang menunggu ini. Pembayaran kodenya yang masih masuk menandainya dibayar terlambat.',
-    cancelConfirm: 'Batalkan transaksi ini?',
-    confirm: 'Konfirmasi pembayaran',
-    confirmHint: 'Mencatat pembayaran yang Anda lihat sendiri (mutasi bank, aplikasi dompet) sebesar total transaksi ini.',
-    confirmConfirm: 'Catat pembayaran sebesar total ini dengan referensi ini?',
-    reference: 'Referensi',
-    referenceHint: 'Referensi bank atau dompet dari pembayaran, 1 sampai 128 karakter.',
-    timeline: 'Riwayat',
-    tlCreated: 'Dibuat sebesar {total}',
-    tlPaid: 'Dibayar',
-    tlPaidLate: 'Dibayar terlambat (setelah kedaluwarsa atau dibatalkan)',
-    tlCancelled: 'Dibatalkan',
-    tlExpired: 'Kedaluwarsa',
-    tlPayment: 'Pembayaran dilaporkan oleh {source}: {amount}',
-    tlManual: 'Pembayaran dikonfirmasi manual: {amount}',
-    tlPaymentRef: 'Referensi {reference}',
-    tlPaymentMatched: 'cocok',
-    tlPaymentUnmatched: 'tidak cocok: {reason}',
-    tlAudit: '{action} oleh {actor}',
-    tlEmail: 'Email {kind} ke {recipient}',
-    tlEmailSent: 'Email {kind} terkirim',
-    tlEvent: 'Event webhook {type}',
-    invoice: 'tagihan',
-    receipt: 'tanda terima',
-    emailPending: 'antre',
-    emailSent: 'terkirim',
-    emailSkipped: 'dilewati',
-    emailFailed: 'gagal',
-    emailAttempts: '{count} percobaan',
-    'transaction.cancel': 'Pembatalan diminta',
-    'payment.confirm': 'Pembayaran dikonfirmasi',
-    'webhook.resend': 'Webhook dikirim ulang',
-    noEndpoints: 'Tidak ada endpoint webhook yang berlangganan event ini.',
-    deliveryTo: 'Ke',
-    removedEndpoint: 'endpoint yang sudah dihapus',
-    deliveryPending: 'menunggu',
-    deliverySucceeded: 'berhasil',
-    deliveryFailed: 'gagal',
-    attempts: 'Percobaan',
-    noAttempts: 'Belum dicoba.',
-    attemptTime: 'Waktu (WIB)',
-    attemptCode: 'Kode status',
-    attemptDuration: 'Durasi',
-    attemptError: 'Galat',
-    resend: 'Kirim ulang',
-    ms: '{n} md',
-    done_cancelled: 'Transaksi dibatalkan.',
-    done_confirmed: 'Pembayaran tercatat dan transaksi lunas.',
-    done_unmatched: 'Pembayaran tercatat tetapi tidak cocok dengan transaksi ini ({reason}). Pembayaran ada di daftar pembayaran tak cocok.',
-    done_resent: '{count} pengiriman webhook diantrekan untuk dikirim sekarang.',
-    done_resent_one: 'Pengiriman webhook diantrekan untuk dikirim sekarang.',
-    done_nothing: 'Tidak ada yang dikirim ulang: tidak ada endpoint aktif yang punya pengiriman event ini.',
-    failed_transaction_already_paid: 'Transaksi ini sudah dibayar. Tidak ada yang diubah.',
-    failed_transaction_expired: 'Transaksi ini sudah kedaluwarsa dan tidak dapat dibatalkan. Tidak ada yang diubah.',
-    failed_acquirer_unavailable: 'Acquirer tidak dapat dihubungi untuk membatalkan kode. Tidak ada yang diubah; coba lagi nanti.',
-    failed_acquirer_error: 'Acquirer menolak membatalkan kode. Tidak ada yang diubah.',
-    failed_reference_already_recorded: 'Pembayaran dengan referensi ini sudah tercatat. Tidak ada yang diubah.',
-    badReference: 'Isi referensi pembayaran: 1 sampai 128 karakter, tanpa karakter kontrol.',
-    no_matching_transaction: 'tidak ada transaksi yang cocok',
-    amount_mismatch: 'jumlahnya berbeda dari total',
-    transaction_already_paid: 'sudah dibayar oleh pembayaran lain',
-    paid_before_creation: 'dibayar sebelum transaksi dibuat',
-    ambiguous_amount: 'lebih dari satu transaksi memegang jumlah ini',
-    merchant_disabled: 'merchant dinonaktifkan',
-  },
-);
 type Key = keyof typeof words.en;
 type T = Translate<Key>;
 
 /** Action errors that become a notice on the page (anything else is an error page). */
-const NOTICE_ERRORS = ['transaction_already_paid', 'transaction_expired', 'acquirer_unavailable', 'acquirer_error', 'reference_already_recorded'] as const;
-type NoticeError = (typeof NOTICE_ERRORS)[number];
+const NOTICE_ERRORS: readonly ShownError[] = ['transaction_already_paid', 'transaction_expired', 'acquirer_unavailable', 'acquirer_error', 'reference_already_recorded'];
 const DONE = ['cancelled', 'confirmed', 'unmatched', 'resent', 'nothing'] as const;
 
 /** What an action ended in and, for some, a reason or a count: the notice the page then shows. */
 type Outcome = { done: (typeof DONE)[number]; reason?: string; count?: number };
-type Params = { trxid: string };
+const trxidParams = Params({ trxid: Segment() });
 
 export function registerTransactionPage(scope: FastifyInstance, deps: Deps): void {
-  scope.get<{ Params: Params }>('/transactions/:trxid', { schema: { hide: true } }, async (request, reply) => {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/transactions/:trxid', { schema: pageSchema({ params: trxidParams }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const detail = await getTransactionTimeline(deps, page.viewer, request.params.trxid);
     return sendDetail(deps, page, detail, takeNotice(request, reply));
   });
 
-  scope.post<{ Params: Params }>('/transactions/:trxid/cancel', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/transactions/:trxid/cancel', { schema: pageSchema({ params: trxidParams, body: Form({}) }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
-    return act(reply, translator(words, request.consoleLang), tx.id, async () => {
+    return act(reply, request.consoleLang, tx.id, async () => {
       await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: userActor(viewer) });
       return { done: 'cancelled' };
     });
   });
 
-  scope.post<{ Params: Params }>('/transactions/:trxid/confirm', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/transactions/:trxid/confirm', { schema: pageSchema({ params: trxidParams, body: Form({ reference: Text() }) }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
-    const reference = field(request.body, 'reference');
+    const reference = request.body.reference ?? '';
     try {
-      return await act(reply, translator(words, request.consoleLang), tx.id, async () => {
+      return await act(reply, request.consoleLang, tx.id, async () => {
         const result = await confirmPayment(deps, { trxid: tx.id, reference, amount: null, actor: userActor(viewer) });
         return result.outcome === 'matched' ? { done: 'confirmed' } : { done: 'unmatched', reason: result.reason ?? 'no_matching_transaction' };
       });
@@ -250,12 +71,12 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     }
   });
 
-  scope.post<{ Params: Params }>('/transactions/:trxid/resend', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/transactions/:trxid/resend', { schema: pageSchema({ params: trxidParams, body: Form({ event: Text() }) }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const trxid = request.params.trxid;
-    const eventId = field(request.body, 'event');
+    const eventId = request.body.event ?? '';
     // Another merchant's transaction, or an event not of this transaction, is a 404 page (from the service).
-    return act(reply, translator(words, request.consoleLang), trxid, async () => {
+    return act(reply, request.consoleLang, trxid, async () => {
       const result = await resendTransactionEvent(deps, viewer, { trxid, eventId });
       return result.requeued === 0 ? { done: 'nothing' } : { done: 'resent', count: result.requeued };
     });
@@ -266,22 +87,22 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
  * Runs an action and answers with a 303 back to the transaction's page, its outcome in a notice. The
  * action's expected refusals become an error notice; anything else is the console's error page.
  */
-async function act(reply: FastifyReply, t: T, trxid: string, action: () => Promise<Outcome>): Promise<FastifyReply> {
+async function act(reply: FastifyReply, lang: Lang, trxid: string, action: () => Promise<Outcome>): Promise<FastifyReply> {
   const back = `/dashboard/transactions/${trxid}`;
   try {
-    return redirectWithNotice(reply, back, noticeOf(t, await action()));
+    return redirectWithNotice(reply, back, noticeOf(lang, await action()));
   } catch (err) {
-    if (err instanceof AppError && (NOTICE_ERRORS as readonly ErrorCode[]).includes(err.code)) {
-      return redirectWithNotice(reply, back, { kind: 'error', text: t(`failed_${err.code as NoticeError}`) });
-    }
-    throw err;
+    const shown = err instanceof AppError ? NOTICE_ERRORS.find((code) => code === err.code) : undefined;
+    if (shown === undefined) throw err;
+    return redirectWithNotice(reply, back, { kind: 'error', text: errorText(shown, lang) });
   }
 }
 
 /** What the page says of an action's outcome. */
-function noticeOf(t: T, outcome: Outcome): Notice {
+function noticeOf(lang: Lang, outcome: Outcome): Notice {
+  const t = translator(words, lang);
   const { done, reason, count = 0 } = outcome;
-  const why = reason !== undefined && (UNMATCHED_REASONS as readonly string[]).includes(reason) ? t(reason as Key) : '?';
+  const why = reason === undefined ? '?' : reasonText(reason, lang);
   const key = done === 'resent' && count === 1 ? 'done_resent_one' : (`done_${done}` as const);
   return { kind: done === 'unmatched' ? 'error' : 'success', text: t(key, { reason: why, count: String(count) }) };
 }
@@ -378,7 +199,7 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
     case 'payment': {
       const pay = entry.payment;
       const title = pay.source === 'manual' ? t('tlManual', { amount: formatRupiah(pay.amount) }) : t('tlPayment', { source: pay.source, amount: formatRupiah(pay.amount) });
-      const state = pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason ?? '?' });
+      const state = pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason === null ? '?' : reasonText(pay.reason, page.lang) });
       const facts = [pay.reference ? t('tlPaymentRef', { reference: pay.reference }) : null, pay.issuer, pay.payer_name, state].filter((x): x is string => !!x);
       return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}</div>`);
     }

@@ -1,7 +1,8 @@
 // The filtered transaction list as CSV, for reconciliation. Streamed: the service reads 500 rows at a
 // time by cursor and each page is written out as it comes, so an export of a month never sits in memory.
 import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { csvRow, type CsvValue } from '../../../domain/csv.js';
 import { isoTime, isoTimeOrNull } from '../../../domain/iso-time.js';
 import { effectiveStatus } from '../../../domain/transaction.js';
@@ -9,7 +10,12 @@ import { parseTransactionFilters, wibDate } from '../../../domain/transaction-fi
 import type { Deps } from '../../../services/deps.js';
 import type { TransactionWithPayment } from '../../../services/transactions/get-transaction.js';
 import { exportTransactions } from '../../../services/transactions/search-transactions.js';
-import { consolePage } from '../context.js';
+import { Query, Text } from '../../forms.js';
+import type { ConsolePage } from '../context.js';
+
+/** The list's filters, as a query string: the list page (transactions.ts) reads them too, with its cursor. */
+export const FILTERS = { q: Text(), status: Text(), merchant: Text(), mode: Text(), from: Text(), to: Text() };
+export const FilterQuery = Query(FILTERS);
 
 export const CSV_COLUMNS = [
   'trxid',
@@ -62,13 +68,12 @@ async function* csvText(pages: AsyncIterable<TransactionWithPayment[]>, now: num
   for await (const page of pages) yield page.map((row) => record(row, now)).join('');
 }
 
-/** GET /dashboard/transactions.csv with the list's filters. */
-export async function exportCsv(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const page = consolePage(request, reply);
-  const { filters, problems } = parseTransactionFilters(request.query as Record<string, unknown>);
+/** GET /dashboard/transactions.csv (at `url`) with the list's filters. */
+export async function exportCsv(deps: Deps, page: ConsolePage, query: Static<typeof FilterQuery>, url: string, reply: FastifyReply): Promise<FastifyReply> {
+  const { filters, problems } = parseTransactionFilters(query);
   if (problems.length > 0) {
     // The list page says what is wrong with the filters, in the viewer's language.
-    const qs = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    const qs = url.includes('?') ? url.slice(url.indexOf('?')) : '';
     return reply.redirect(`/dashboard/transactions${qs}`, 303);
   }
   // Refusals (another merchant's filter) happen here, before the first byte of the file is sent.

@@ -1,93 +1,26 @@
 // The console's transactions: the filtered list (this file), its CSV export (transactions-csv.ts) and
 // one transaction's page with its timeline and actions (transaction.ts).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
+import { formatRupiah } from '../../../domain/money.js';
 import { effectiveStatus } from '../../../domain/transaction.js';
 import { filterParams, parseTransactionFilters, STATUSES, type FilterProblem } from '../../../domain/transaction-filters.js';
+import { formatTime } from '../../../presentation/format.js';
+import { translator } from '../../../presentation/messages.js';
+import { statusText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { searchTransactions, type PageCursor, type TransactionSearchPage } from '../../../services/transactions/search-transactions.js';
-import { consolePage } from '../context.js';
-import { defineMessages, translator } from '../../../presentation/messages.js';
-import { formatTime } from '../../../presentation/format.js';
-import { formatRupiah } from '../../../domain/money.js';
+import { pageSchema, Query, Text } from '../../forms.js';
+import { consolePage, type ConsolePage } from '../context.js';
 import { registerTransactionPage } from './transaction.js';
-import { statusBadge, statusName } from './transaction-status.js';
-import { exportCsv } from './transactions-csv.js';
+import { statusBadge } from './transaction-status.js';
+import { exportCsv, FILTERS, FilterQuery } from './transactions-csv.js';
+import { words } from './transactions.words.js';
 
-const words = defineMessages(
-  {
-    title: 'Transactions',
-    search: 'Search',
-    searchHint: 'Transaction id, ref, e-mail or total amount (10123 or Rp 10.123)',
-    status: 'Status',
-    anyStatus: 'Any status',
-    merchant: 'Merchant',
-    allMerchants: 'All merchants',
-    mode: 'Mode',
-    bothModes: 'Test and live',
-    test: 'test',
-    live: 'live',
-    from: 'From (WIB)',
-    to: 'To (WIB)',
-    apply: 'Apply',
-    clear: 'Clear',
-    export: 'Export CSV',
-    created: 'Created (WIB)',
-    trxid: 'Transaction',
-    total: 'Total',
-    ref: 'Ref',
-    email: 'E-mail',
-    none: 'No transactions match these filters.',
-    noneYet: 'No transactions yet.',
-    older: 'Older',
-    newer: 'Newer',
-    pages: 'Pages',
-    badStatus: 'Choose a status from the list.',
-    badMode: 'Choose test or live.',
-    badFrom: 'The start date is not a date (YYYY-MM-DD).',
-    badTo: 'The end date is not a date (YYYY-MM-DD).',
-    badRange: 'The start date is after the end date.',
-    badSearch: 'Search for at most 254 characters, without control characters.',
-    badCursor: 'This page link is not valid. Apply the filters again to start from the newest.',
-  },
-  {
-    title: 'Transaksi',
-    search: 'Cari',
-    searchHint: 'Id transaksi, ref, email atau total (10123 atau Rp 10.123)',
-    status: 'Status',
-    anyStatus: 'Semua status',
-    merchant: 'Merchant',
-    allMerchants: 'Semua merchant',
-    mode: 'Mode',
-    bothModes: 'Uji dan live',
-    test: 'uji',
-    live: 'live',
-    from: 'Dari (WIB)',
-    to: 'Sampai (WIB)',
-    apply: 'Terapkan',
-    clear: 'Hapus filter',
-    export: 'Ekspor CSV',
-    created: 'Dibuat (WIB)',
-    trxid: 'Transaksi',
-    total: 'Total',
-    ref: 'Ref',
-    email: 'Email',
-    none: 'Tidak ada transaksi yang cocok dengan filter ini.',
-    noneYet: 'Belum ada transaksi.',
-    older: 'Lebih lama',
-    newer: 'Lebih baru',
-    pages: 'Halaman',
-    badStatus: 'Pilih status dari daftar.',
-    badMode: 'Pilih uji atau live.',
-    badFrom: 'Tanggal awal bukan tanggal (YYYY-MM-DD).',
-    badTo: 'Tanggal akhir bukan tanggal (YYYY-MM-DD).',
-    badRange: 'Tanggal awal setelah tanggal akhir.',
-    badSearch: 'Cari paling banyak 254 karakter, tanpa karakter kontrol.',
-    badCursor: 'Tautan halaman ini tidak berlaku. Terapkan filter lagi untuk mulai dari yang terbaru.',
-  },
-);
 type Key = keyof typeof words.en;
 
 const PROBLEM_TEXT: Record<FilterProblem, Key> = {
@@ -99,19 +32,24 @@ const PROBLEM_TEXT: Record<FilterProblem, Key> = {
   search: 'badSearch',
 };
 
-type Query = Record<string, string | undefined>;
+/** The list's query: the filters, and the cursor of the page to show. */
+const ListQuery = Query({ ...FILTERS, older: Text(), newer: Text() });
+type ListQuery = Static<typeof ListQuery>;
 
 /** The transactions section's routes (paths relative to /dashboard). */
 export async function transactionRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
-  scope.get('/transactions', { schema: { hide: true } }, (request, reply) => listPage(deps, request, reply));
-  scope.get('/transactions.csv', { schema: { hide: true } }, (request, reply) => exportCsv(deps, request, reply));
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/transactions', { schema: pageSchema({ querystring: ListQuery }) }, (request, reply) => listPage(deps, consolePage(request, reply), request.query));
+  app.get('/transactions.csv', { schema: pageSchema({ querystring: FilterQuery }) }, (request, reply) =>
+    exportCsv(deps, consolePage(request, reply), request.query, request.url, reply),
+  );
   registerTransactionPage(scope, deps);
 }
 
 /** The query string's cursor: `older` or `newer` (never both; `older` wins). */
-function cursorOf(query: Query): PageCursor {
-  if (typeof query.older === 'string' && query.older !== '') return { older: query.older };
-  if (typeof query.newer === 'string' && query.newer !== '') return { newer: query.newer };
+function cursorOf(query: ListQuery): PageCursor {
+  if (query.older) return { older: query.older };
+  if (query.newer) return { newer: query.newer };
   return null;
 }
 
@@ -121,10 +59,8 @@ export function withQuery(path: string, pairs: Array<[string, string]>): string 
   return qs === '' ? path : `${path}?${qs}`;
 }
 
-async function listPage(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const page = consolePage(request, reply);
+async function listPage(deps: Deps, page: ConsolePage, query: ListQuery): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const query = request.query as Query;
   const { filters, problems } = parseTransactionFilters(query);
   const merchants = await listVisibleMerchants(deps, page.viewer);
   let result: TransactionSearchPage | null = null;
@@ -139,7 +75,6 @@ async function listPage(deps: Deps, request: FastifyRequest, reply: FastifyReply
     }
   }
   const now = deps.now();
-  const raw = (name: string) => (typeof query[name] === 'string' ? query[name] : '');
   const showMerchant = merchants.length > 1;
   const merchantName = new Map(merchants.map((m) => [m.id, m.name]));
   const selected = (on: boolean) => (on ? html` selected` : '');
@@ -148,10 +83,10 @@ async function listPage(deps: Deps, request: FastifyRequest, reply: FastifyReply
 
   const form = html`<form method="get" action="/dashboard/transactions" class="filters card" role="search">
 <div class="wide"><label for="tx-q">${t('search')}</label>
-<input id="tx-q" name="q" type="search" maxlength="254" value="${raw('q')}" aria-describedby="tx-q-hint"${problems.includes('search') ? html` aria-invalid="true"` : ''}>
+<input id="tx-q" name="q" type="search" maxlength="254" value="${query.q ?? ''}" aria-describedby="tx-q-hint"${problems.includes('search') ? html` aria-invalid="true"` : ''}>
 <div id="tx-q-hint" class="hint muted">${t('searchHint')}</div></div>
 <div><label for="tx-status">${t('status')}</label>
-<select id="tx-status" name="status"><option value="">${t('anyStatus')}</option>${STATUSES.map((s) => html`<option value="${s}"${selected(filters.status === s)}>${statusName(s, page.lang)}</option>`)}</select></div>
+<select id="tx-status" name="status"><option value="">${t('anyStatus')}</option>${STATUSES.map((s) => html`<option value="${s}"${selected(filters.status === s)}>${statusText(s, page.lang)}</option>`)}</select></div>
 ${
   showMerchant
     ? html`<div><label for="tx-merchant">${t('merchant')}</label>
@@ -160,8 +95,8 @@ ${
 }
 <div><label for="tx-mode">${t('mode')}</label>
 <select id="tx-mode" name="mode"><option value="">${t('bothModes')}</option><option value="test"${selected(filters.mode === 'test')}>${t('test')}</option><option value="live"${selected(filters.mode === 'live')}>${t('live')}</option></select></div>
-<div><label for="tx-from">${t('from')}</label><input id="tx-from" name="from" type="date" value="${raw('from')}"${problems.includes('from') || problems.includes('range') ? html` aria-invalid="true"` : ''}></div>
-<div><label for="tx-to">${t('to')}</label><input id="tx-to" name="to" type="date" value="${raw('to')}"${problems.includes('to') || problems.includes('range') ? html` aria-invalid="true"` : ''}></div>
+<div><label for="tx-from">${t('from')}</label><input id="tx-from" name="from" type="date" value="${query.from ?? ''}"${problems.includes('from') || problems.includes('range') ? html` aria-invalid="true"` : ''}></div>
+<div><label for="tx-to">${t('to')}</label><input id="tx-to" name="to" type="date" value="${query.to ?? ''}"${problems.includes('to') || problems.includes('range') ? html` aria-invalid="true"` : ''}></div>
 <div class="actions"><button type="submit">${t('apply')}</button>${filtered ? html` <a class="button secondary" href="/dashboard/transactions">${t('clear')}</a>` : ''}</div>
 </form>`;
 

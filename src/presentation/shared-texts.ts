@@ -1,0 +1,89 @@
+// The texts of codes that more than one page shows: a transaction's status, why a payment did not match,
+// and the errors a page turns into its notice. One set each, so a payment's reason reads the same on the
+// payments page and on its transaction's page. A page's other words stay in its own `.words.ts`.
+import type { ErrorCode } from '../domain/errors.js';
+import { UNMATCHED_REASONS, type UnmatchedReason } from '../domain/matching.js';
+import type { TransactionStatus } from '../domain/records.js';
+import { defineMessages, translator, type Lang } from './messages.js';
+
+const statuses = defineMessages<TransactionStatus | 'late'>(
+  { pending: 'Pending', paid: 'Paid', expired: 'Expired', cancelled: 'Cancelled', late: 'paid late' },
+  { pending: 'Menunggu', paid: 'Dibayar', expired: 'Kedaluwarsa', cancelled: 'Dibatalkan', late: 'dibayar terlambat' },
+);
+
+/** A transaction status's name: "Paid". */
+export function statusText(status: TransactionStatus, lang: Lang): string {
+  return translator(statuses, lang)(status);
+}
+
+/** What a paid transaction is called when its payment came after it expired or was cancelled: "paid late". */
+export function paidLateText(lang: Lang): string {
+  return translator(statuses, lang)('late');
+}
+
+const reasons = defineMessages<UnmatchedReason>(
+  {
+    no_matching_transaction: 'No open transaction had this total.',
+    amount_mismatch: 'The transaction it named has another total.',
+    transaction_already_paid: 'The transaction it was for is already paid.',
+    paid_before_creation: 'It was paid before the transaction holding this total was created.',
+    ambiguous_amount: 'More than one transaction held this total.',
+    merchant_disabled: 'Its merchant is disabled: a report is kept, but pays nothing until an operator assigns it.',
+  },
+  {
+    no_matching_transaction: 'Tidak ada transaksi terbuka dengan total ini.',
+    amount_mismatch: 'Transaksi yang disebutkannya memiliki total lain.',
+    transaction_already_paid: 'Transaksi yang dituju sudah lunas.',
+    paid_before_creation: 'Dibayar sebelum transaksi dengan total ini dibuat.',
+    ambiguous_amount: 'Lebih dari satu transaksi memegang total ini.',
+    merchant_disabled: 'Merchant-nya dinonaktifkan: laporannya disimpan, tetapi tidak membayar apa pun sampai operator menetapkannya.',
+  },
+);
+
+/** Why a payment did not match, as a sentence. A reason this code does not know (an older row) is shown as stored. */
+export function reasonText(reason: string, lang: Lang): string {
+  return (UNMATCHED_REASONS as readonly string[]).includes(reason) ? translator(reasons, lang)(reason as UnmatchedReason) : reason;
+}
+
+/** The errors a page shows as its notice (each page picks those its actions expect); any other is the console's error page. */
+const SHOWN_ERRORS = [
+  'transaction_already_paid',
+  'transaction_expired',
+  'transaction_not_found',
+  'payment_already_matched',
+  'amount_mismatch',
+  'acquirer_unavailable',
+  'acquirer_error',
+  'reference_already_recorded',
+] as const satisfies readonly ErrorCode[];
+export type ShownError = (typeof SHOWN_ERRORS)[number];
+
+// `{trxid}` is the transaction the viewer typed (the payments page's assign form); a page about one
+// transaction needs none.
+const errors = defineMessages<ShownError>(
+  {
+    transaction_already_paid: 'This transaction is already paid. Nothing was changed.',
+    transaction_expired: 'This transaction has expired and can no longer be cancelled. Nothing was changed.',
+    transaction_not_found: "There is no transaction {trxid} of this payment's merchant and mode.",
+    payment_already_matched: 'This payment is already matched to a transaction; nothing was changed.',
+    amount_mismatch: "The total of transaction {trxid} is not this payment's amount; nothing was changed.",
+    acquirer_unavailable: 'The acquirer could not be reached to void the code. Nothing was changed; try again later.',
+    acquirer_error: 'The acquirer refused to void the code. Nothing was changed.',
+    reference_already_recorded: 'A payment with this reference is already recorded. Nothing was changed.',
+  },
+  {
+    transaction_already_paid: 'Transaksi ini sudah dibayar. Tidak ada yang diubah.',
+    transaction_expired: 'Transaksi ini sudah kedaluwarsa dan tidak dapat dibatalkan. Tidak ada yang diubah.',
+    transaction_not_found: 'Tidak ada transaksi {trxid} milik merchant dan mode pembayaran ini.',
+    payment_already_matched: 'Pembayaran ini sudah cocok dengan sebuah transaksi; tidak ada yang diubah.',
+    amount_mismatch: 'Total transaksi {trxid} tidak sama dengan jumlah pembayaran ini; tidak ada yang diubah.',
+    acquirer_unavailable: 'Acquirer tidak dapat dihubungi untuk membatalkan kode. Tidak ada yang diubah; coba lagi nanti.',
+    acquirer_error: 'Acquirer menolak membatalkan kode. Tidak ada yang diubah.',
+    reference_already_recorded: 'Pembayaran dengan referensi ini sudah tercatat. Tidak ada yang diubah.',
+  },
+);
+
+/** An error's notice text. */
+export function errorText(code: ShownError, lang: Lang, params?: Record<string, string>): string {
+  return translator(errors, lang)(code, params);
+}
