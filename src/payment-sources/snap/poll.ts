@@ -61,7 +61,7 @@ async function pollOne(deps: Deps, row: SnapPollsTable, logger: Logger | null): 
   const source = await snapSourceById(deps, row.source_id);
   if (!source) return stop();
 
-  const answer = await new SnapClient(source, deps.config.snapHttpTimeoutMs).query({
+  const answer = await new SnapClient(source, deps).query({
     partnerReferenceNo: tx.id,
     referenceNo: tx.acquirer_reference,
   });
