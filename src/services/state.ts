@@ -2,6 +2,7 @@ import type { ParsedQris } from '../domain/qris/index.js';
 import { PrincipalCache } from './merchants/principal-cache.js';
 import { QuotaCache } from './merchants/quota-cache.js';
 import { CreateQueue } from './transactions/create-queue.js';
+import { StatusBus } from './transactions/status-bus.js';
 
 /**
  * What the services keep in memory between requests, beside the database: made once per process (or
@@ -24,6 +25,8 @@ export interface ServiceState {
   approvedMerchants: Set<string>;
   /** Merchants' static QRIS codes, parsed: a stored code never changes (transactions/static-qris-issuer.ts). */
   staticCodes: Map<string, ParsedQris>;
+  /** Status changes for the live checkout pages (transactions/status-bus.ts). */
+  statusBus: StatusBus;
   /** The payment source kinds' own caches (SNAP's sources and tokens), typed by their kind's folder. */
   kinds: KindCaches;
 }
@@ -58,6 +61,7 @@ export function newServiceState(): ServiceState {
     keyUses: new Set(),
     approvedMerchants: new Set(),
     staticCodes: new Map(),
+    statusBus: new StatusBus(),
     kinds: new KindCaches(),
   };
 }
