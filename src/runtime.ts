@@ -1,4 +1,6 @@
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { silentLogger } from './http/logger.js';
 import { openDatabase, type Database } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import type { Deps } from './services/deps.js';
@@ -12,8 +14,11 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** Opens the configured database, brings its schema up to date and assembles the services' deps. */
-export async function openRuntime(config: Config, now: () => number = Date.now, options: { server?: boolean } = {}): Promise<Runtime> {
+/**
+ * Opens the configured database, brings its schema up to date and assembles the services' deps, with
+ * the given logger (a silent one when none is given: commands that log nowhere).
+ */
+export async function openRuntime(config: Config, now: () => number = Date.now, options: { server?: boolean; logger?: Logger } = {}): Promise<Runtime> {
   const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, backgroundCheckpoints: options.server ?? false });
   try {
     await migrateToLatest(database, database.dialect);
@@ -21,6 +26,6 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
     await database.close();
     throw err;
   }
-  const deps: Deps = { db: database, config, now, issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+  const deps: Deps = { db: database, config, now, logger: options.logger ?? silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
   return { database, deps, close: () => database.close() };
 }

@@ -33,9 +33,9 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const print = options.print ?? ((text: string) => void process.stdout.write(text));
   const role = options.role ?? 'all';
-  const runtime = await openRuntime(config, Date.now, { server: true });
+  const runtime = await openRuntime(config, Date.now, { server: true, logger });
   if (role === 'worker') {
-    const background = startBackgroundWork(runtime.deps, logger);
+    const background = startBackgroundWork(runtime.deps);
     logger.info({ role }, 'worker started');
     const stop = async () => {
       await background.stop();
@@ -46,7 +46,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let app: FastifyInstance | null = null;
   let demo: Awaited<ReturnType<typeof ensureDemoMerchant>> = null;
   try {
-    app = await buildApp({ deps: runtime.deps, logger });
+    app = await buildApp({ deps: runtime.deps });
     await app.listen({ port: config.port, host: config.host });
     // Only once listening: a first start that cannot bind (port taken) must not create the sandbox key
     // and exit without showing it, because later starts see a merchant and print nothing.
@@ -56,7 +56,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await runtime.close();
     throw err;
   }
-  const background = role === 'all' ? startBackgroundWork(runtime.deps, logger) : null;
+  const background = role === 'all' ? startBackgroundWork(runtime.deps) : null;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

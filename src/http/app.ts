@@ -30,7 +30,6 @@ import { createSmtpSender } from '../mail/smtp.js';
 import { AccountMailQueue } from '../mail/account-mail-queue.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
-import { listenForStatus } from '../services/transactions/status-bus.js';
 import { startStatusWatch } from '../services/transactions/status-watch.js';
 import { registerMetrics } from './metrics.js';
 import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
@@ -41,8 +40,6 @@ export const API_VERSION = '1.0.0';
 
 export interface AppOptions {
   deps: Deps;
-  /** A pino logger; omitted means no logging (tests that do not look at logs). */
-  logger?: Logger;
   /** Overrides the limiter RATE_LIMIT_PER_MINUTE would build (a shared one, or null for none). */
   rateLimiter?: RateLimiter | null;
 }
@@ -82,7 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   const app = Fastify({
     ...fastifyOptions,
-    ...(options.logger ? { loggerInstance: options.logger as unknown as FastifyBaseLogger } : {}),
+    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
   });
 
   // Before any route: the tests that hold for every route (auth, isolation, hostile input) walk this table.
@@ -167,11 +164,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, options.logger ?? null);
+  const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, deps.logger);
   if (limiter instanceof RedisRateLimiter) app.addHook('onClose', async () => limiter.close());
   const guard = authenticate(deps, limiter);
   // The keys the guard notes as used are written once a minute and on close, before the database closes.
-  const keyUses = startKeyUseFlusher(deps, options.logger ?? null);
+  const keyUses = startKeyUseFlusher(deps);
   app.addHook('onClose', () => keyUses.stop());
 
   // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
@@ -196,12 +193,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await systemRoutes(app, deps);
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
   // preClose has ended the pages' streams and before the database closes.
-  const watch = startStatusWatch(deps, config.statusWatchIntervalMs, options.logger ?? null);
+  const watch = startStatusWatch(deps, config.statusWatchIntervalMs);
   app.addHook('onClose', () => watch.stop());
   await checkoutRoutes(app, deps, watch);
-  await paymentLinkRoutes(app, deps, options.logger ?? null);
+  await paymentLinkRoutes(app, deps);
   if (deps.db.dialect === 'postgres') {
-    const stopListening = listenForStatus(config.databaseUrl, options.logger ?? null, () => watch.refreshAll());
+    const stopListening = deps.state.statusBus.listen(config.databaseUrl, deps.logger, () => watch.refreshAll());
     app.addHook('onClose', stopListening);
   }
   await paymentSourceRoutes(app, deps);
@@ -209,7 +206,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Account mails go through their own SMTP pool: an operator's invitation at once, sign-up and reset
     // mails after the answer (account-mail-queue.ts), so no answer waits for the relay.
     const accountSender = config.smtpUrl && config.mailFrom ? createSmtpSender(config.smtpUrl, config.mailFrom) : null;
-    const accountQueue = accountSender ? new AccountMailQueue(accountSender, options.logger ?? null) : null;
+    const accountQueue = accountSender ? new AccountMailQueue(accountSender, deps.logger) : null;
     if (accountQueue) app.addHook('onClose', () => accountQueue.close());
     await consoleRoutes(app, deps, accountSender, accountQueue);
     // The address people are told; the form lives in the console, where its cookies are.
@@ -221,7 +218,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-function defaultLimiter(config: Config, now: () => number, logger: Logger | null): RateLimiter | null {
+function defaultLimiter(config: Config, now: () => number, logger: Logger): RateLimiter | null {
   if (config.rateLimitPerMinute === 0) return null;
   if (config.redisUrl) return new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, logger);
   return new MemoryRateLimiter(config.rateLimitPerMinute, now);

@@ -7,6 +7,11 @@ export interface LoggerOptions {
   destination?: { write(line: string): unknown };
 }
 
+/** A logger that writes nothing: the Deps of commands and tests that log nowhere, so no caller checks for null. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' }, { write: () => {} });
+}
+
 /**
  * Pino writes each line through this scrubber, so no code path (a framework message quoting a URL, an
  * error that echoes input) can put a key into the log.

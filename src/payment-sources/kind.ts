@@ -4,7 +4,6 @@
 // code outside a kind's folder and the registry asks which type a source is.
 import type { Actor } from '../domain/actor.js';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
 import type { SourceView } from '../services/sources/source-view.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
@@ -60,7 +59,7 @@ export interface SourceKind<T extends SourceType = SourceType> {
   /** Its routes (inbound reports), registered by app.ts. */
   routes?(app: FastifyInstance, deps: Deps): Promise<void>;
   /** Its background job, started by every worker process. */
-  worker?(deps: Deps, logger: Logger | null): Worker;
+  worker?(deps: Deps): Worker;
   /** Added from the console's sources page too (else with the CLI only). */
   console?: {
     /** Only operators may add one (a feed: the gateway fetches its URL from inside its own network). */

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/executor.js';
 import type { Mode, TransactionsTable } from '../storage/schema.js';
@@ -5,11 +6,16 @@ import type { CreateTransactionInput } from './transactions/create-input.js';
 import type { ServiceState } from './state.js';
 import type { SourceCatalog } from './sources/source-view.js';
 
-/** What every service is given: the database, the settings, a clock (tests move time), the issuers, the source kinds and the in-memory state. */
+/**
+ * What every service is given: the database, the settings, a clock (tests move time), the logger, the
+ * issuers, the source kinds and the in-memory state.
+ */
 export interface Deps {
   db: Db;
   config: Config;
   now: () => number;
+  /** Where background work and services log; a silent one when nothing should be written (silentLogger, http/logger.ts). */
+  logger: Logger;
   /**
    * Which issuer makes a merchant's codes. Passed in from above because issuers that call out (SNAP)
    * live with the payment sources, which call services and are never imported by them.

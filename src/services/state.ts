@@ -1,6 +1,8 @@
+import type { ParsedQris } from '../domain/qris/index.js';
 import { PrincipalCache } from './merchants/principal-cache.js';
 import { QuotaCache } from './merchants/quota-cache.js';
 import { CreateQueue } from './transactions/create-queue.js';
+import { StatusBus } from './transactions/status-bus.js';
 
 /**
  * What the services keep in memory between requests, beside the database: made once per process (or
@@ -21,8 +23,45 @@ export interface ServiceState {
   keyUses: Set<string>;
   /** Merchants known to be approved (approvals are never taken back): their payer e-mail is not checked again (merchants/payer-email.ts). */
   approvedMerchants: Set<string>;
+  /** Merchants' static QRIS codes, parsed: a stored code never changes (transactions/static-qris-issuer.ts). */
+  staticCodes: Map<string, ParsedQris>;
+  /** Status changes for the live checkout pages (transactions/status-bus.ts). */
+  statusBus: StatusBus;
+  /** The payment source kinds' own caches (SNAP's sources and tokens), typed by their kind's folder. */
+  kinds: KindCaches;
+}
+
+/**
+ * Where a payment source kind finds its cache in a ServiceState. The kind declares the slot once (a
+ * constant beside its code, since services never import a source) and gets the same cache back for every
+ * call with the same state, made empty on first use.
+ */
+export interface CacheSlot<T> {
+  readonly make: () => T;
+}
+
+export class KindCaches {
+  readonly #made = new Map<CacheSlot<unknown>, unknown>();
+
+  get<T>(slot: CacheSlot<T>): T {
+    let cache = this.#made.get(slot) as T | undefined;
+    if (cache === undefined) {
+      cache = slot.make();
+      this.#made.set(slot, cache);
+    }
+    return cache;
+  }
 }
 
 export function newServiceState(): ServiceState {
-  return { creates: new CreateQueue(), principals: new PrincipalCache(), quotas: new QuotaCache(), keyUses: new Set(), approvedMerchants: new Set() };
+  return {
+    creates: new CreateQueue(),
+    principals: new PrincipalCache(),
+    quotas: new QuotaCache(),
+    keyUses: new Set(),
+    approvedMerchants: new Set(),
+    staticCodes: new Map(),
+    statusBus: new StatusBus(),
+    kinds: new KindCaches(),
+  };
 }

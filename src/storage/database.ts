@@ -9,6 +9,7 @@ import type { DB } from './schema.js';
 import { WalSync } from './engine/wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './engine/checkpointer.js';
 import { GroupCommit, type BatchStats, type UnitOfWork } from './engine/unit-of-work.js';
+import { StatementNames } from './engine/statement-names.js';
 
 export type { Dialect } from './schema.js';
 import type { Dialect } from './schema.js';
@@ -24,9 +25,9 @@ interface SqliteParts {
 
 /**
  * One open database: the Kysely instance that storage's queries run on, and everything this process
- * keeps per database beside it (SQLite's group commit, its log flusher and its direct reads). Services
- * are handed this object as `deps.db` and pass it to storage's query functions; they write only through
- * `runInTransaction`. Kysely's own `transaction()` and `startTransaction()` are refused, so nothing can
+ * keeps per database beside it (SQLite's group commit, its log flusher and its direct reads; PostgreSQL's
+ * statement names). Services are handed this object as `deps.db` and pass it to storage's query
+ * functions; they write only through `runInTransaction`. Kysely's own `transaction()` and `startTransaction()` are refused, so nothing can
  * bypass group commit by accident.
  */
 export class Database extends Kysely<DB> {
@@ -35,13 +36,22 @@ export class Database extends Kysely<DB> {
   readonly directReads: DirectReads | null;
   /** SQLite on a file: the log flusher that group commits wait on (wal-sync.ts). */
   readonly walSync: WalSync | null;
+  /** PostgreSQL: the statement names its connections use (engine/statement-names.ts); null on SQLite. */
+  readonly statementNames: StatementNames | null;
   readonly #groupCommit: GroupCommit | null;
   readonly #sqlite: SqliteParts['connection'] | null;
   readonly #cleanUp: () => Promise<void>;
 
-  constructor(dialect: KyselyDialect, kind: Dialect, sqlite: SqliteParts | null, cleanUp: () => Promise<void> = async () => {}) {
+  constructor(
+    dialect: KyselyDialect,
+    kind: Dialect,
+    sqlite: SqliteParts | null,
+    cleanUp: () => Promise<void> = async () => {},
+    statementNames: StatementNames | null = null,
+  ) {
     super({ dialect });
     this.dialect = kind;
+    this.statementNames = statementNames;
     this.#sqlite = sqlite?.connection ?? null;
     this.directReads = sqlite ? directReads(sqlite.connection, sqlite.prepare) : null;
     this.walSync = sqlite?.wal ?? null;
@@ -179,58 +189,30 @@ function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: stri
 }
 
 function openPostgres(url: string, poolSize: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: NamingClient });
+  const statementNames = new StatementNames();
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: namingClient(statementNames) });
   // An idle client's error (the server restarting) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db: Database = new Database(new PostgresDialect({ pool }), 'postgres', null, () => db.destroy());
+  const db: Database = new Database(new PostgresDialect({ pool }), 'postgres', null, () => db.destroy(), statementNames);
   return db;
 }
 
-/** How many distinct statement texts get a name (variable IN-lists make new texts; the rest run unnamed). */
-const NAMED_STATEMENT_LIMIT = 300;
 /**
- * Of those, how many may go to bulk texts: statements with more than BULK_PARAMETERS values are the
- * multi-row inserts and long IN-lists of batched creates, whose text changes with the batch size. One
- * short bench run named 227 texts, most of them bulk; without this share a flash sale right after start
- * could spend every name before the payment statements first run, leaving them unnamed for good.
+ * A pool's client class that sends each nameable query as a named statement (statement-names.ts), with
+ * the names of one database: made per pool, so no name is shared with another database in the process.
  */
-const BULK_NAME_LIMIT = 100;
-const BULK_PARAMETERS = 20;
-const statementNames = new Map<string, string>();
-let bulkNames = 0;
-const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
-
-/**
- * PostgreSQL's counterpart of the SQLite statement cache. node-postgres sends every parameterised query
- * as an unnamed statement, which the server parses and plans each time: for a primary-key read that
- * was half of the server's CPU (about 160 µs of 230 here). A named statement is parsed once per
- * connection and then only bound and executed. Names are permanent (node-postgres refuses to reuse one
- * for other text), so only the first NAMED_STATEMENT_LIMIT distinct texts get one, and bulk texts at most
- * BULK_NAME_LIMIT of them; the hot statements are among the first a server runs. Transaction control and
- * other commands stay unnamed.
- */
-export function statementName(text: string, parameterCount = 0): string | undefined {
-  const known = statementNames.get(text);
-  if (known !== undefined) return known;
-  if (statementNames.size >= NAMED_STATEMENT_LIMIT || !NAMEABLE.test(text)) return undefined;
-  const bulk = parameterCount > BULK_PARAMETERS;
-  if (bulk && bulkNames >= BULK_NAME_LIMIT) return undefined;
-  if (bulk) bulkNames += 1;
-  const name = `qg_${statementNames.size + 1}`;
-  statementNames.set(text, name);
-  return name;
-}
-
-class NamingClient extends pg.Client {
-  // Kysely calls query(text, values) for every statement; anything else (a cursor, a config object)
-  // passes through untouched.
-  override query(...args: unknown[]): never {
-    const run = super.query as unknown as (...a: unknown[]) => never;
-    const [text, values] = args;
-    if (typeof text === 'string' && args.length === 2 && Array.isArray(values)) {
-      const name = statementName(text, values.length);
-      if (name !== undefined) return run.call(this, { name, text, values });
+function namingClient(names: StatementNames): typeof pg.Client {
+  return class NamingClient extends pg.Client {
+    // Kysely calls query(text, values) for every statement; anything else (a cursor, a config object)
+    // passes through untouched.
+    override query(...args: unknown[]): never {
+      const run = super.query as unknown as (...a: unknown[]) => never;
+      const [text, values] = args;
+      if (typeof text === 'string' && args.length === 2 && Array.isArray(values)) {
+        const name = names.name(text, values.length);
+        if (name !== undefined) return run.call(this, { name, text, values });
+      }
+      return run.apply(this, args);
     }
-    return run.apply(this, args);
-  }
+  };
 }

@@ -3,7 +3,6 @@
 // login, no key), so they are limited per client address and answer every failure with an HTML page in
 // the payer's language: never JSON, never a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
 import { clientAddressKey } from '../domain/client-address.js';
 import { parseEmail } from '../domain/email.js';
 import { AppError } from '../domain/errors.js';
@@ -24,9 +23,9 @@ const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-action '
 
 type Query = Record<string, unknown>;
 
-export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps, logger: Logger | null): Promise<void> {
+export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { config } = deps;
-  const limit = paymentLinkLimit(config, deps.now, logger);
+  const limit = paymentLinkLimit(config, deps.now, deps.logger);
   if (limit) app.addHook('onClose', () => limit.close());
   const css = payLinkCss();
   const assets: PayAssets = { css: css.url, icon: checkoutAssets().icon.url };

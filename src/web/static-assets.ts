@@ -1,6 +1,10 @@
 // The checkout page's and the console's files (src/web/assets/, copied to dist/web/assets/ by scripts/build.mjs), read
 // once per process. Each is served under a URL carrying a hash of its content, so browsers may keep it
 // for a year: a changed file is a new URL, and a page never meets a stale script or style.
+// The one module-level memo left in web (test/unit/no-module-state.test.ts allows it): it holds the bytes
+// of files shipped with the package, the same for every gateway in the process and never changed, so
+// sharing it shares nothing a gateway owns. Read on first use, not at import, so that commands which
+// never serve a page never read them.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
 import { sourceKinds } from '../payment-sources/kinds.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
@@ -12,13 +11,13 @@ import type { Worker } from './run-every.js';
  * Every background job of a `worker` or `all` process. Each is safe to run in several processes at
  * once (conditional updates, row claims), so instances need no leader.
  */
-export function startBackgroundWork(deps: Deps, logger: Logger | null): Worker {
-  const workers: Worker[] = [startExpirySweeper(deps, logger, deps.config.sweepIntervalMs)];
-  workers.push(startMailer(deps, logger));
-  workers.push(startWebhookDispatcher(deps, logger));
+export function startBackgroundWork(deps: Deps): Worker {
+  const workers: Worker[] = [startExpirySweeper(deps, deps.config.sweepIntervalMs)];
+  workers.push(startMailer(deps));
+  workers.push(startWebhookDispatcher(deps));
   // Each payment source kind's poller (a feed's, a SNAP acquirer's queries).
-  for (const kind of sourceKinds) if (kind.worker) workers.push(kind.worker(deps, logger));
-  workers.push(startLoginHousekeeping(deps, logger));
+  for (const kind of sourceKinds) if (kind.worker) workers.push(kind.worker(deps));
+  workers.push(startLoginHousekeeping(deps));
   return {
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));

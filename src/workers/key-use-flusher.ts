@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { flushKeyUses, KEY_USE_FLUSH_MS } from '../services/merchants/key-uses.js';
 import type { Deps } from '../services/deps.js';
 import { runEvery, type Worker } from './run-every.js';
@@ -8,12 +7,12 @@ import { runEvery, type Worker } from './run-every.js';
  * stops. Runs in every process that serves the API (it is the API's own memory that is flushed), not
  * with the background jobs.
  */
-export function startKeyUseFlusher(deps: Deps, logger: Logger | null, intervalMs = KEY_USE_FLUSH_MS): Worker {
-  const loop = runEvery(intervalMs, () => flushKeyUses(deps), logger, 'writing API keys last use failed');
+export function startKeyUseFlusher(deps: Deps, intervalMs = KEY_USE_FLUSH_MS): Worker {
+  const loop = runEvery(intervalMs, () => flushKeyUses(deps), deps.logger, 'writing API keys last use failed');
   return {
     async stop() {
       await loop.stop();
-      await flushKeyUses(deps).catch((err: unknown) => logger?.error({ err }, 'writing API keys last use failed'));
+      await flushKeyUses(deps).catch((err: unknown) => deps.logger.error({ err }, 'writing API keys last use failed'));
     },
   };
 }

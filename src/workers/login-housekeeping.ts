@@ -1,17 +1,16 @@
-import type { Logger } from 'pino';
 import type { Deps } from '../services/deps.js';
 import { forgetOldLogins } from '../services/users/forget-old-logins.js';
 import { runEvery, type Worker } from './run-every.js';
 
 /** Every ten minutes: the console's finished sessions and stale login counters are deleted. */
-export function startLoginHousekeeping(deps: Deps, logger: Logger | null, intervalMs = 10 * 60_000): Worker {
+export function startLoginHousekeeping(deps: Deps, intervalMs = 10 * 60_000): Worker {
   return runEvery(
     intervalMs,
     async () => {
       const gone = await forgetOldLogins(deps);
-      if (gone.sessions + gone.throttles > 0) logger?.info(gone, 'forgot old console sessions and login counters');
+      if (gone.sessions + gone.throttles > 0) deps.logger.info(gone, 'forgot old console sessions and login counters');
     },
-    logger,
+    deps.logger,
     'login housekeeping failed',
   );
 }

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { createSmtpSender, describeSmtpUrl } from '../mail/smtp.js';
 import type { MailSender } from '../mail/sender.js';
 import type { Deps } from '../services/deps.js';
@@ -15,14 +14,14 @@ export interface MailerOptions extends SendDueEmailsOptions {
  * Sends payer e-mails from the `emails` outbox on an interval. A run never overlaps the previous one;
  * a failed run is logged and the next tick tries again (claimed rows come back when their lease ends).
  */
-export function startMailer(deps: Deps, logger: Logger | null, options: MailerOptions = {}): Worker {
+export function startMailer(deps: Deps, options: MailerOptions = {}): Worker {
   const { smtpUrl, mailFrom } = deps.config;
   const sender = options.sender !== undefined ? options.sender : smtpUrl && mailFrom ? createSmtpSender(smtpUrl, mailFrom) : null;
   if (sender === null) {
     // Said once, at info: running without e-mail is a normal choice, not a fault to repeat every tick.
-    logger?.info('SMTP_URL not set: payer e-mails are recorded as skipped');
+    deps.logger.info('SMTP_URL not set: payer e-mails are recorded as skipped');
   } else if (smtpUrl && options.sender === undefined) {
-    logger?.info({ smtp: describeSmtpUrl(smtpUrl) }, 'mailer started');
+    deps.logger.info({ smtp: describeSmtpUrl(smtpUrl) }, 'mailer started');
   }
 
   let stopping = false;
@@ -31,12 +30,12 @@ export function startMailer(deps: Deps, logger: Logger | null, options: MailerOp
     options.intervalMs ?? deps.config.mailIntervalMs,
     async () => {
       for (const r of await sendDueEmails(deps, sender, { keepGoing, ...options })) {
-        if (r.outcome.status === 'sent') logger?.info({ email: r.id, kind: r.kind }, 'e-mail sent');
-        else if (r.outcome.status === 'skipped') logger?.info({ email: r.id, kind: r.kind, reason: r.outcome.reason }, 'e-mail skipped');
-        else logger?.warn({ email: r.id, kind: r.kind, status: r.outcome.status, error: r.outcome.error }, 'e-mail not sent');
+        if (r.outcome.status === 'sent') deps.logger.info({ email: r.id, kind: r.kind }, 'e-mail sent');
+        else if (r.outcome.status === 'skipped') deps.logger.info({ email: r.id, kind: r.kind, reason: r.outcome.reason }, 'e-mail skipped');
+        else deps.logger.warn({ email: r.id, kind: r.kind, status: r.outcome.status, error: r.outcome.error }, 'e-mail not sent');
       }
     },
-    logger,
+    deps.logger,
     'mailer run failed',
   );
   // A run may have a backlog of e-mails before it: stopping ends it after the send under way.

@@ -9,14 +9,14 @@ export interface Worker {
  * logged and the next tick tries again, so one bad run never stops a worker. stop() waits for the
  * round in flight.
  */
-export function runEvery(intervalMs: number, round: () => Promise<unknown>, logger: Logger | null, failure: string): Worker {
+export function runEvery(intervalMs: number, round: () => Promise<unknown>, logger: Logger, failure: string): Worker {
   let running: Promise<void> | null = null;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
     running = round()
       .then(() => undefined)
-      .catch((err: unknown) => logger?.error({ err }, failure))
+      .catch((err: unknown) => logger.error({ err }, failure))
       .finally(() => {
         running = null;
       });

@@ -1,6 +1,5 @@
 // The webhook dispatcher: claims due deliveries, posts them signed, records each attempt. Runs in every
 // worker process; claims (see claim-deliveries.ts) keep several of them from sending the same delivery.
-import type { Logger } from 'pino';
 import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/claim-deliveries.js';
 import type { Deps } from '../services/deps.js';
 import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
@@ -14,7 +13,6 @@ export interface DispatchOptions {
   random?: () => number;
   /** The HTTP call (tests may wrap it to watch); postWebhook by default. */
   post?: (request: PostRequest) => Promise<PostResult>;
-  logger?: Logger | null;
 }
 
 export interface DispatchReport {
@@ -76,7 +74,7 @@ async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchO
       : await post({ url: delivery.url, body: delivery.payload, headers: signed.headers, timeoutMs: deps.config.webhookTimeoutMs, allow: deps.config.webhookAllowNetworks });
   const recorded = await recordDeliveryAttempt(deps, delivery, { ...result, attemptedAt }, options.random);
   if (recorded.state !== 'succeeded') {
-    options.logger?.warn(
+    deps.logger.warn(
       { delivery: delivery.id, event: delivery.eventId, endpoint: delivery.endpointId, status: result.statusCode, error: result.error, state: recorded.state },
       'webhook attempt failed',
     );
@@ -94,7 +92,7 @@ export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions
   const settled = await Promise.allSettled(claimed.map((d) => deliver(deps, d, options)));
   const states = settled.map((s, i) => {
     if (s.status === 'fulfilled') return s.value;
-    options.logger?.error({ err: s.reason, delivery: claimed[i]!.id }, 'could not record a webhook attempt');
+    deps.logger.error({ err: s.reason, delivery: claimed[i]!.id }, 'could not record a webhook attempt');
     return 'unrecorded' as const;
   });
   return { claimed: claimed.length, states };
@@ -107,7 +105,6 @@ export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions
  */
 export function startWebhookDispatcher(
   deps: Deps,
-  logger: Logger | null,
   options: DispatchOptions & { intervalMs?: number } = {},
 ): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
@@ -123,10 +120,10 @@ export function startWebhookDispatcher(
   };
   const tick = () => {
     timer = null;
-    running = dispatchDueDeliveries(deps, { ...options, concurrency, logger })
+    running = dispatchDueDeliveries(deps, { ...options, concurrency })
       .then((report) => (report.claimed >= concurrency ? 0 : intervalMs))
       .catch((err: unknown) => {
-        logger?.error({ err }, 'webhook dispatch failed');
+        deps.logger.error({ err }, 'webhook dispatch failed');
         return intervalMs;
       })
       .then((delay) => {

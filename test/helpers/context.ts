@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger, silentLogger } from '../../src/http/logger.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -106,7 +106,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database, database.dialect);
   const clock = new TestClock();
-  const deps: Deps = { db: database, config, now: clock.now, issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+  const deps: Deps = { db: database, config, now: clock.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
   return {
     config,
     deps,
@@ -151,9 +151,10 @@ export async function createTestApp(
   const seeded = await seedMerchant(ctx.deps);
   const logs: string[] = [];
   const logger = options.captureLogs ? createLogger({ level: 'trace', destination: { write: (line) => logs.push(line) } }) : undefined;
+  // The app logs through its deps (Deps.logger): this test's collector, when asked for.
+  if (logger) ctx.deps.logger = logger;
   const app = await buildApp({
     deps: ctx.deps,
-    ...(logger ? { logger } : {}),
     ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
   });
   await app.ready();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
+import { silentLogger } from '../../src/http/logger.js';
 import { sourceCatalog } from '../../src/payment-sources/kinds.js';
 import type { Deps } from '../../src/services/deps.js';
 import { newServiceState } from '../../src/services/state.js';
@@ -45,7 +46,7 @@ export async function startSeededGateway(env: Record<string, string> = {}): Prom
       WEBHOOK_DISPATCH_INTERVAL_MS: '100',
       ...env,
     };
-    const deps: Deps = { db: database, config: loadConfig(settings), now: Date.now, issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+    const deps: Deps = { db: database, config: loadConfig(settings), now: Date.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
     const seeded = await seedMerchant(deps);
     gateway = await startGateway(settings);
     return { ...seeded, url: gateway.url, process: gateway, deps, stop: cleanUp };

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { announceStatus } from '../../src/services/transactions/status-bus.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { openDatabase } from '../../src/storage/database.js';
@@ -190,7 +189,7 @@ describe('checkout status streams', () => {
       try {
         await other.runInTransaction(async (trx) => {
           await trx.updateTable('transactions').set({ status: 'paid', paid_at: t!.clock.now() }).where('id', '=', trxid).execute();
-          if (other.dialect === 'postgres') await announceStatus(trx, trxid);
+          if (other.dialect === 'postgres') await t!.deps.state.statusBus.announce(trx, trxid);
         });
       } finally {
         await other.close();

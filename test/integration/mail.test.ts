@@ -254,7 +254,7 @@ describe('payer e-mail over SMTP', () => {
     await pay(t, tx.trxid);
     const logs: string[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line) => logs.push(line) } });
-    const worker = startMailer(t.deps, logger, { intervalMs: 20 });
+    const worker = startMailer({ ...t.deps, logger }, { intervalMs: 20 });
     cleanups.push(() => worker.stop());
     const skipped = async (trxid: string) => (await emails(t, trxid)).every((r) => r.status === 'skipped');
     await until(() => skipped(tx.trxid));
@@ -293,7 +293,7 @@ describe('payer e-mail over SMTP', () => {
     const server = await smtp({ delayMs: 300 });
     const t = await app({ SMTP_URL: server.url, MAIL_FROM: FROM });
     for (let i = 0; i < 4; i++) await create(t, `amount=${60000 + i}&email=p${i}@example.co.id`);
-    const worker = startMailer(t.deps, null, { intervalMs: 60_000 });
+    const worker = startMailer(t.deps, { intervalMs: 60_000 });
     // The relay holds the first message for 300 ms before it answers.
     await until(async () => server.dataAttempts === 1);
     await worker.stop();
@@ -348,7 +348,7 @@ describe('payer e-mail over SMTP', () => {
     const tx = await create(t, `amount=70000&email=${PAYER}`);
     const logs: string[] = [];
     const logger = createLogger({ level: 'trace', destination: { write: (line) => logs.push(line) } });
-    const worker = startMailer(t.deps, logger, { intervalMs: 20 });
+    const worker = startMailer({ ...t.deps, logger }, { intervalMs: 20 });
     cleanups.push(() => worker.stop());
     await until(async () => (await emails(t, tx.trxid))[0]!.status === 'sent');
     // The mailer logs after its update commits; this test can see the row first (it did on PostgreSQL).

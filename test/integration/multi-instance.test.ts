@@ -9,6 +9,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/services/deps.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
+import { silentLogger } from '../../src/http/logger.js';
 import { sourceCatalog } from '../../src/payment-sources/kinds.js';
 import { freshDatabaseUrl, onPostgres, seedMerchant, type Seeded } from '../helpers/context.js';
 import { startGateway, type GatewayProcess } from '../helpers/processes.js';
@@ -38,7 +39,7 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     database = openDatabase(fresh.url);
     await migrateToLatest(database, database.dialect);
     const config = loadConfig({ DATABASE_URL: fresh.url, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
-    deps = { db: database, config, now: Date.now, issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+    deps = { db: database, config, now: Date.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
     seeded = await seedMerchant(deps);
     receiver = await Receiver.start();
     webhookSecret = (await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] })).secret;

@@ -270,7 +270,7 @@ describe('mutation feed source', () => {
       const before = hits;
       const lines: string[] = [];
       const logger = createLogger({ level: 'info', destination: { write: (line) => lines.push(line) } });
-      const summaries = await pollDueFeeds(t.deps, { logger });
+      const summaries = await pollDueFeeds({ ...t.deps, logger });
       expect(summaries.find((x) => x.sourceId === id)).toMatchObject({ ok: false, error: 'the feed answered HTTP 302 (a redirect, not followed)' });
       expect(hits - before).toBe(1);
       expect(elsewhere).toBe(0);
@@ -287,7 +287,7 @@ describe('mutation feed source', () => {
     await newFeed(10);
     const tx = await createLive(base, t.liveKey, ++amount);
     answer = { body: feed(entry(tx.total_amount)) };
-    const worker = startFeedPoller(t.deps, null, 20);
+    const worker = startFeedPoller(t.deps, 20);
     try {
       const deadline = Date.now() + 5_000;
       while ((await status(base, t.liveKey, tx.trxid)).status !== 'paid' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, statementName, type Database } from '../../src/storage/database.js';
+import { openDatabase, type Database } from '../../src/storage/database.js';
+import { StatementNames, statementNameOf } from '../../src/storage/engine/statement-names.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { freshDatabaseUrl, onPostgres } from '../helpers/context.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,18 +10,31 @@ import { join } from 'node:path';
 
 describe('statement names for PostgreSQL', () => {
   it('names data statements once per text, and never transaction control', () => {
+    const names = new StatementNames();
+    const statementName = (text: string) => names.name(text);
     const text = 'select * from "transactions" where "id" = $1 and "merchant_id" = $2 and "mode" = $3';
     const name = statementName(text);
-    expect(name).toMatch(/^qg_\d+$/);
+    expect(name).toMatch(/^qg_[0-9a-f]{16}$/);
     expect(statementName(text)).toBe(name);
     expect(statementName(`${text} limit $4`)).not.toBe(name);
     for (const control of ['begin', 'commit', 'rollback', 'savepoint "unit"', 'LISTEN qris_status', 'analyze']) {
       expect(statementName(control)).toBeUndefined();
     }
-    expect(statementName('  WITH x AS (select 1) select * from x')).toMatch(/^qg_\d+$/);
+    expect(statementName('  WITH x AS (select 1) select * from x')).toMatch(/^qg_[0-9a-f]{16}$/);
+  });
+
+  it('a name comes from the text, not from the order the texts were first seen in', () => {
+    const a = 'select * from "payments" where "id" = $1';
+    const b = 'select * from "merchants" where "id" = $1';
+    const first = new StatementNames();
+    const second = new StatementNames();
+    expect([first.name(a), first.name(b)]).toEqual([statementNameOf(a), statementNameOf(b)]);
+    expect([second.name(b), second.name(a)]).toEqual([statementNameOf(b), statementNameOf(a)]);
   });
 
   it('bulk texts (many values, their text varying with the batch size) cannot spend every name', () => {
+    const names = new StatementNames();
+    const statementName = (text: string, parameterCount: number) => names.name(text, parameterCount);
     const inList = (n: number) => `select "total_amount" from "reserved_totals" where "total_amount" in (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')})`;
     const named = Array.from({ length: 400 }, (_, i) => statementName(inList(21 + i), 21 + i)).filter((n) => n !== undefined);
     expect(named.length).toBeGreaterThan(50);
@@ -29,7 +43,7 @@ describe('statement names for PostgreSQL', () => {
     expect(statementName(inList(21), 21)).toBe(named[0]);
     expect(statementName(inList(420), 420)).toBeUndefined();
     // Ordinary statements still get names afterwards.
-    for (let i = 0; i < 50; i++) expect(statementName(`select * from "payments" where "id" = $1 and ${i} = ${i}`, 1)).toMatch(/^qg_\d+$/);
+    for (let i = 0; i < 50; i++) expect(statementName(`select * from "payments" where "id" = $1 and ${i} = ${i}`, 1)).toMatch(/^qg_[0-9a-f]{16}$/);
   });
 });
 
@@ -59,7 +73,8 @@ describe.skipIf(!onPostgres)('named statements on a real PostgreSQL connection',
     const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db);
     const merchantsReads = prepared.rows.filter((r) => r.statement.includes('from "merchants" where "id" = $1'));
     expect(merchantsReads).toHaveLength(1);
-    expect(merchantsReads[0]!.name).toBe(statementName(merchantsReads[0]!.statement));
+    expect(merchantsReads[0]!.name).toBe(statementNameOf(merchantsReads[0]!.statement));
+    expect(db.statementNames?.name(merchantsReads[0]!.statement)).toBe(merchantsReads[0]!.name);
     // A failing statement inside a transaction leaves the connection usable for the named ones.
     await expect(
       db.runInTransaction(async (trx) => {

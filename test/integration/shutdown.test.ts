@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Deps } from '../../src/services/deps.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
+import { silentLogger } from '../../src/http/logger.js';
 import { sourceCatalog } from '../../src/payment-sources/kinds.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
@@ -35,7 +36,7 @@ beforeAll(async () => {
   ({ url: databaseUrl, drop } = await freshDatabaseUrl(dir));
   database = openDatabase(databaseUrl);
   await migrateToLatest(database, database.dialect);
-  deps = { db: database, config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }), now: Date.now, issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+  deps = { db: database, config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }), now: Date.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
   seeded = await seedMerchant(deps);
 }, 60_000);
 

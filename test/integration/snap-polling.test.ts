@@ -28,7 +28,7 @@ describe('SNAP query polling', () => {
     const trxid = await created();
     await w.sim.pay(trxid, { notify: false, payerName: 'Dewi', issuer: 'GOPAY' });
     w.t.clock.advance(5_000);
-    const worker = startSnapPoller(w.t.deps, null, 50);
+    const worker = startSnapPoller(w.t.deps, 50);
     try {
       const deadline = Date.now() + 10_000;
       while ((await w.cstatus(trxid)).status !== 'paid' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { announceStatus, listenForStatus, onStatusChange } from '../../src/services/transactions/status-bus.js';
 import { createTestContext, onPostgres, type TestContext } from '../helpers/context.js';
 
 const waitFor = async (cond: () => boolean, ms = 3000) => {
@@ -21,19 +20,19 @@ describe('status bus', () => {
     t = await createTestContext();
     if (onPostgres) {
       // As another instance would: its own connection, hearing NOTIFY.
-      stops.push(listenForStatus(t.databaseUrl, null));
+      stops.push(t.deps.state.statusBus.listen(t.databaseUrl, t.deps.logger));
       await new Promise((r) => setTimeout(r, 300));
     }
     const heard: string[] = [];
-    stops.push(onStatusChange('trx_committed', () => heard.push('trx_committed')));
-    stops.push(onStatusChange('trx_rolled_back', () => heard.push('trx_rolled_back')));
+    stops.push(t.deps.state.statusBus.onChange('trx_committed', () => heard.push('trx_committed')));
+    stops.push(t.deps.state.statusBus.onChange('trx_rolled_back', () => heard.push('trx_rolled_back')));
 
     await t.deps.db.runInTransaction(async (trx) => {
-      await announceStatus(trx, 'trx_committed');
+      await t!.deps.state.statusBus.announce(trx, 'trx_committed');
     });
     await t.deps.db
       .runInTransaction(async (trx) => {
-        await announceStatus(trx, 'trx_rolled_back');
+        await t!.deps.state.statusBus.announce(trx, 'trx_rolled_back');
         throw new Error('roll back');
       })
       .catch(() => {});

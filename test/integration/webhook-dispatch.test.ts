@@ -409,7 +409,7 @@ describe('endpoint lifecycle', () => {
 
 describe('the worker loop', () => {
   it('polls on its interval, delivers, and stops cleanly', async () => {
-    const worker = startWebhookDispatcher(t.deps, null, { intervalMs: 20, random });
+    const worker = startWebhookDispatcher(t.deps, { intervalMs: 20, random });
     try {
       const trxid = await payNewTransaction();
       const [event] = await eventsOf(trxid);

@@ -24,7 +24,7 @@ export const feedKind: SourceKind<'feed'> = {
       failures: state.failures,
     };
   },
-  worker: (deps, logger) => startFeedPoller(deps, logger),
+  worker: (deps) => startFeedPoller(deps),
   console: {
     operatorOnly: true,
     async add(deps, input) {

@@ -75,7 +75,7 @@ export function parseFeed(body: unknown, mapping: FeedMapping = DEFAULT_MAPPING)
   throw new FeedFormatError(`the feed has no list at "${mapping.items}"`);
 }
 
-const FAILED = new Set<unknown>(['error', 'failed', 'fail', 'gagal', false]);
+const FAILED: ReadonlySet<unknown> = new Set<unknown>(['error', 'failed', 'fail', 'gagal', false]);
 const NO_DATA = /no data|tidak ada|kosong|empty|not found/i;
 
 function parseItems(list: unknown[], mapping: FeedMapping): ParsedFeed {

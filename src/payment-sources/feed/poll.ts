@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { Deps } from '../../services/deps.js';
 import { recordPayment } from '../../services/payments/record-payment.js';
 import { dueFeedSources, leaseFeedPoll, saveFeedPoll } from '../../storage/queries/sources.js';
@@ -21,7 +20,6 @@ const MAX_RETRY_AFTER_MS = 86_400_000;
 export type FeedFetch = (url: string, init: { headers: Record<string, string>; signal: AbortSignal; redirect: 'manual' }) => Promise<Response>;
 
 export interface PollOptions {
-  logger?: Logger | null;
   fetch?: FeedFetch;
 }
 
@@ -69,7 +67,7 @@ async function claimAndPoll(deps: Deps, row: PaymentSourcesTable, options: PollO
 async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, options: PollOptions): Promise<PollSummary> {
   const config = readFeedConfig(row);
   const state = readFeedState(row.state);
-  const log = options.logger?.child({ source: row.id });
+  const log = deps.logger.child({ source: row.id });
   const summary: PollSummary = { sourceId: row.id, ok: false, recorded: 0, matched: 0, unmatched: 0, skipped: 0, error: null, nextPollAt: 0 };
   const recordedIds: string[] = [];
   let retryAfterMs: number | null = null;
@@ -80,7 +78,7 @@ async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, opt
     const parsed = parseFeed(body, config.mapping);
     summary.skipped = parsed.skipped.length;
     // A feed full of junk would otherwise log the same lines at every poll: a few examples and a count.
-    if (parsed.skipped.length > 0) log?.warn({ count: parsed.skipped.length, examples: parsed.skipped.slice(0, 5) }, 'feed entries skipped');
+    if (parsed.skipped.length > 0) log.warn({ count: parsed.skipped.length, examples: parsed.skipped.slice(0, 5) }, 'feed entries skipped');
     const seen = new Set(state.seen);
     const fresh = parsed.entries.filter((e) => !seen.has(e.id)).sort((a, b) => a.paidAt - b.paidAt);
     for (const entry of fresh) {
@@ -121,9 +119,9 @@ async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, opt
   // state wins and this one is dropped (the payments themselves are already safely recorded).
   await saveFeedPoll(deps.db, row.id, lease, { state: JSON.stringify(next), nextPollAt: summary.nextPollAt, now });
   if (summary.ok) {
-    if (summary.recorded > 0) log?.info({ matched: summary.matched, unmatched: summary.unmatched }, 'feed polled');
+    if (summary.recorded > 0) log.info({ matched: summary.matched, unmatched: summary.unmatched }, 'feed polled');
   } else {
-    log?.warn({ error: summary.error, failures: next.failures, next_poll_at: new Date(summary.nextPollAt).toISOString() }, 'feed poll failed');
+    log.warn({ error: summary.error, failures: next.failures, next_poll_at: new Date(summary.nextPollAt).toISOString() }, 'feed poll failed');
   }
   return summary;
 }

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { Deps } from '../../services/deps.js';
 import { pollDueFeeds } from './poll.js';
 import { runEvery, type Worker } from '../../workers/run-every.js';
@@ -8,6 +7,6 @@ import { runEvery, type Worker } from '../../workers/run-every.js';
  * tick only bounds how late a poll can start. A round never overlaps the previous one, and a failed
  * round is logged and retried at the next tick.
  */
-export function startFeedPoller(deps: Deps, logger: Logger | null, tickMs = 1000): Worker {
-  return runEvery(tickMs, () => pollDueFeeds(deps, { logger }), logger, 'feed polling failed');
+export function startFeedPoller(deps: Deps, tickMs = 1000): Worker {
+  return runEvery(tickMs, () => pollDueFeeds(deps), deps.logger, 'feed polling failed');
 }

@@ -15,7 +15,7 @@ import { paymentFacts, recordSnapPayment } from './record.js';
  */
 export async function cancelAcquirerCode(deps: Deps, source: SnapSource, tx: TransactionsTable): Promise<'cancelled' | 'paid'> {
   if (tx.acquirer_reference === null) throw new AppError('acquirer_error', `transaction ${tx.id} has no acquirer reference to void`);
-  const client = new SnapClient(source, deps.config.snapHttpTimeoutMs);
+  const client = new SnapClient(source, deps);
   const ids = { partnerReferenceNo: tx.id, referenceNo: tx.acquirer_reference };
   try {
     await client.cancel({ ...ids, reason: 'cancelled by the merchant' });

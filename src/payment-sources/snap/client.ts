@@ -1,6 +1,8 @@
 // The gateway as a SNAP BI client of an acquirer: B2B token, generate, query, cancel.
 import { randomInt } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
+import type { Deps } from '../../services/deps.js';
+import { snapCaches, type CachedToken, type SnapCaches } from './caches.js';
 import type { SnapSource } from './config.js';
 import { signAccessToken, signSymmetric, snapTimestamp } from './signature.js';
 
@@ -22,22 +24,6 @@ export interface QueryResult {
   body: Record<string, unknown>;
 }
 
-interface CachedToken {
-  key: string;
-  token: string;
-  /** Wall-clock ms after which the token is not used any more. */
-  refreshAt: number;
-}
-
-// Per source, per process: tokens live ~15 minutes and every instance may hold its own.
-const tokens = new Map<string, CachedToken>();
-const refreshing = new Map<string, Promise<CachedToken>>();
-
-/** Forget a source's cached token (one the acquirer rejected). */
-function forgetSnapToken(sourceId: string): void {
-  tokens.delete(sourceId);
-}
-
 /** At most 36 characters, unique per day: epoch milliseconds and 18 random digits. */
 export function newExternalId(): string {
   return `${Date.now()}${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e9)).padStart(9, '0')}`;
@@ -46,12 +32,18 @@ export function newExternalId(): string {
 const money = (rupiah: number): { value: string; currency: string } => ({ value: `${rupiah}.00`, currency: 'IDR' });
 
 // Wire timestamps and token lifetimes use the real clock, not deps.now: the acquirer compares them
-// with its own clock.
+// with its own clock. The tokens are kept in the gateway's SNAP caches (caches.ts).
 export class SnapClient {
+  private readonly timeoutMs: number;
+  private readonly caches: SnapCaches;
+
   constructor(
     private readonly source: SnapSource,
-    private readonly timeoutMs: number,
-  ) {}
+    deps: Deps,
+  ) {
+    this.timeoutMs = deps.config.snapHttpTimeoutMs;
+    this.caches = snapCaches(deps);
+  }
 
   private url(path: string): string {
     return `${this.source.config.baseUrl}${this.source.config.pathPrefix}${path}`;
@@ -113,6 +105,7 @@ export class SnapClient {
   async accessToken(): Promise<string> {
     const { id, config } = this.source;
     const key = `${config.baseUrl}${config.pathPrefix}|${config.clientId}`;
+    const { tokens, refreshing } = this.caches;
     const cached = tokens.get(id);
     if (cached && cached.key === key && Date.now() < cached.refreshAt) return cached.token;
     let pending = refreshing.get(id);
@@ -138,7 +131,7 @@ export class SnapClient {
     const lifeMs = (Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 900) * 1000;
     // Renew a minute early (or at 80% of a short life) so a call never carries an expiring token.
     const entry = { key, token, refreshAt: started + lifeMs - Math.min(60_000, lifeMs / 5) };
-    tokens.set(this.source.id, entry);
+    this.caches.tokens.set(this.source.id, entry);
     return entry;
   }
 
@@ -165,7 +158,8 @@ export class SnapClient {
     } catch (err) {
       // A token the acquirer revoked early (restart, rotation) is renewed once, not reported.
       if (!retried && err instanceof TokenRejected) {
-        forgetSnapToken(this.source.id);
+        // Forget the token the acquirer rejected.
+        this.caches.tokens.delete(this.source.id);
         return this.call(what, path, payload, true);
       }
       throw err instanceof TokenRejected ? new AppError('acquirer_error', err.message) : err;

@@ -60,12 +60,12 @@ export function outcomeOf(config: SnapConfig, status: string): SnapOutcome {
   return config.statusMap[status] ?? DEFAULT_STATUS_MAP[status] ?? 'pending';
 }
 
-const FIELDS = new Set([
+const FIELDS: ReadonlySet<string> = new Set([
   'baseUrl', 'pathPrefix', 'partnerId', 'clientId', 'clientSecret', 'privateKeyPem', 'acquirerPublicKeyPem',
   'merchantId', 'terminalId', 'channelId', 'notifyVerification', 'signatureEncoding', 'notifyPath', 'statusMap',
   'validitySeconds', 'timestampWindowSeconds', 'mode',
 ]);
-const OUTCOMES = new Set<SnapOutcome>(['paid', 'pending', 'cancelled', 'failed']);
+const OUTCOMES: ReadonlySet<SnapOutcome> = new Set<SnapOutcome>(['paid', 'pending', 'cancelled', 'failed']);
 // Values that travel in HTTP headers: printable ASCII without spaces at the ends.
 const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 const PATH = /^(\/[A-Za-z0-9._~-]+)+$/;

@@ -54,7 +54,7 @@ export async function requestAcquirerCode(
   source: SnapSource,
   input: { trxid: string; amount: number; expiresAt: number },
 ): Promise<AcquirerCode> {
-  const client = new SnapClient(source, deps.config.snapHttpTimeoutMs);
+  const client = new SnapClient(source, deps);
   const { referenceNo, qrContent } = await client.generate({
     partnerReferenceNo: input.trxid,
     amount: input.amount,

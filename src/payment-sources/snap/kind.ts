@@ -15,7 +15,7 @@ export const snapKind: SourceKind<'snap'> = {
   // Its configuration is mostly credentials: only the base URL is shown.
   details: (_row, config) => ({ url: typeof config.baseUrl === 'string' ? maskUrl(config.baseUrl) : null }),
   routes: snapNotifyRoutes,
-  worker: (deps, logger) => startSnapPoller(deps, logger, deps.config.snapPollIntervalMs),
+  worker: (deps) => startSnapPoller(deps, deps.config.snapPollIntervalMs),
   cli: {
     options: [['--config <file>', 'snap: the SNAP BI configuration JSON']],
     async add(deps, input) {

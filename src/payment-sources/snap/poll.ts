@@ -1,5 +1,4 @@
 // Query polling (qr-mpm-query): the fallback when an acquirer's notification never arrives.
-import type { Logger } from 'pino';
 import type { Deps } from '../../services/deps.js';
 import {
   claimSnapPoll,
@@ -29,21 +28,21 @@ export function pollDelayMs(attempts: number, maxDelaySeconds: number): number {
 }
 
 /** One round over the due polls; safe beside other processes doing the same. */
-export async function pollDueSnapQueries(deps: Deps, logger: Logger | null = null): Promise<Record<PollResult, number>> {
+export async function pollDueSnapQueries(deps: Deps): Promise<Record<PollResult, number>> {
   const counts: Record<PollResult, number> = { skipped: 0, pending: 0, paid: 0, stopped: 0, failed: 0 };
   const due = await dueSnapPolls(deps.db, deps.now(), BATCH);
   await mapInLanes(due, CONCURRENCY, async (row) => {
     try {
-      counts[await pollOne(deps, row, logger)] += 1;
+      counts[await pollOne(deps, row)] += 1;
     } catch (err) {
       counts.failed += 1;
-      logger?.warn({ err, trxid: row.transaction_id, source: row.source_id }, 'SNAP query poll failed; will retry');
+      deps.logger.warn({ err, trxid: row.transaction_id, source: row.source_id }, 'SNAP query poll failed; will retry');
     }
   });
   return counts;
 }
 
-async function pollOne(deps: Deps, row: SnapPollsTable, logger: Logger | null): Promise<PollResult> {
+async function pollOne(deps: Deps, row: SnapPollsTable): Promise<PollResult> {
   const now = deps.now();
   const attempts = row.attempts + 1;
   // The claim: whoever moves next_poll_at from the value it read owns this poll; the new value is also
@@ -61,14 +60,14 @@ async function pollOne(deps: Deps, row: SnapPollsTable, logger: Logger | null): 
   const source = await snapSourceById(deps, row.source_id);
   if (!source) return stop();
 
-  const answer = await new SnapClient(source, deps.config.snapHttpTimeoutMs).query({
+  const answer = await new SnapClient(source, deps).query({
     partnerReferenceNo: tx.id,
     referenceNo: tx.acquirer_reference,
   });
   const outcome = outcomeOf(source.config, answer.latestTransactionStatus);
   if (outcome === 'paid') {
     const result = await recordSnapPayment(deps, source, tx, paymentFacts(answer.body), { query: answer.body });
-    logger?.info({ trxid: tx.id, source: source.id, outcome: result.outcome }, 'SNAP query found a payment');
+    deps.logger.info({ trxid: tx.id, source: source.id, outcome: result.outcome }, 'SNAP query found a payment');
     return 'paid';
   }
   // A cancelled code can no longer be paid; a failed attempt can be retried by the payer, so keep asking.

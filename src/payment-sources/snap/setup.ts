@@ -13,6 +13,6 @@ export async function addSnapSource(deps: Deps, merchantId: string, config: unkn
   const parsed = parseSnapConfig(config);
   await requireMerchant(deps, merchantId);
   const id = await insertSource(deps, { merchantId, type: 'snap', config: parsed, actor });
-  forgetSnapSources(merchantId);
+  forgetSnapSources(deps, merchantId);
   return { id };
 }

@@ -13,7 +13,7 @@ export interface WebhookPayment {
   raw: Record<string, unknown>;
 }
 
-const FIELDS = new Set(['id', 'amount', 'paid_at', 'reference', 'payer', 'issuer']);
+const FIELDS: ReadonlySet<string> = new Set(['id', 'amount', 'paid_at', 'reference', 'payer', 'issuer']);
 // Sender ids and references are keys and get echoed: printable ASCII, no surrounding spaces.
 const TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;

@@ -79,7 +79,7 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
   if (!stored) return duplicate(trx, report);
   // A disabled merchant's sources may still report (a feed already polling, a request in flight, an
   // operator's confirmation): stored as above, but it pays nothing.
-  if ((await merchantDisabledAt(trx, report.merchantId)) != null) return unmatched(trx, payment, 'merchant_disabled', null, now);
+  if ((await merchantDisabledAt(trx, report.merchantId)) != null) return unmatched(trx, deps, payment, 'merchant_disabled', null, now);
 
   const named = await namedCandidates(trx, report);
   // Every row namedCandidates returns is one decideMatch picks as named, and a named transaction decides
@@ -97,14 +97,15 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
     const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now);
     if (settled) return { outcome: 'matched', ...settled, reason: null };
     // Another payment won the race for this transaction since the candidates were read.
-    return unmatched(trx, payment, 'transaction_already_paid', decision.transaction, now);
+    return unmatched(trx, deps, payment, 'transaction_already_paid', decision.transaction, now);
   }
-  return unmatched(trx, payment, decision.reason, decision.transaction, now);
+  return unmatched(trx, deps, payment, decision.reason, decision.transaction, now);
 }
 
 /** An unmatched payment stays listed for an operator, and the merchant hears of it. */
 async function unmatched(
   trx: Tx,
+  deps: Deps,
   payment: PaymentsTable,
   reason: UnmatchedReason,
   compared: TransactionsTable | null,
@@ -112,7 +113,7 @@ async function unmatched(
 ): Promise<RecordPaymentResult> {
   payment.reason = reason;
   await setPaymentReason(trx, payment.id, reason);
-  await enqueueEvent(trx, {
+  await enqueueEvent(trx, deps.state.statusBus, {
     merchantId: payment.merchant_id,
     mode: payment.mode,
     type: 'payment.unmatched',

@@ -33,7 +33,7 @@ export async function settlePayment(
   if (!bound) throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, { param: 'payment_id' });
 
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
-  await enqueueEvent(trx, {
+  await enqueueEvent(trx, deps.state.statusBus, {
     merchantId: transaction.merchant_id,
     mode: transaction.mode,
     type: 'transaction.paid',

@@ -56,7 +56,7 @@ async function cancelIn(trx: Tx, deps: Deps, trxid: string, actor: Actor | null)
   // A queued invoice would ask the payer to pay a cancelled order. One a mailer holds right now is left
   // to it: the mailer re-reads the status before sending.
   await skipQueuedInvoice(trx, trxid, 'transaction_cancelled', now);
-  await enqueueEvent(trx, {
+  await enqueueEvent(trx, deps.state.statusBus, {
     merchantId: row.merchant_id,
     mode: row.mode,
     type: 'transaction.cancelled',

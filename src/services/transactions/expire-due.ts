@@ -21,7 +21,7 @@ export async function expireDue(deps: Deps, batchSize = 200): Promise<number> {
         if (!(await markPendingExpired(trx, tx.id, now))) continue;
         count += 1;
         const row = { ...tx, status: 'expired' as const, updated_at: now };
-        await enqueueEvent(trx, {
+        await enqueueEvent(trx, deps.state.statusBus, {
           merchantId: tx.merchant_id,
           mode: tx.mode,
           type: 'transaction.expired',

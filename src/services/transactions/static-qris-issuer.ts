@@ -21,16 +21,15 @@ export const staticQrisIssuer: CodeIssuer = {
   cancel: async () => 'cancelled',
 };
 
-// A merchant's static code never changes once stored, so its parse is kept for the life of the process.
-const staticCodes = new Map<string, ParsedQris>();
-
+// A merchant's static code never changes once stored, so its parse is kept for the life of the gateway
+// (deps.state, one per gateway).
 async function merchantCode(deps: Deps, merchantId: string): Promise<ParsedQris> {
-  const cached = staticCodes.get(merchantId);
+  const cached = deps.state.staticCodes.get(merchantId);
   if (cached) return cached;
   const stored = await readMerchantStaticQris(deps.db, merchantId);
   if (stored === undefined) throw new AppError('merchant_not_found', 'the merchant of this key no longer exists');
   const parsed = parseQris(stored);
-  staticCodes.set(merchantId, parsed);
+  deps.state.staticCodes.set(merchantId, parsed);
   return parsed;
 }
 

@@ -1,10 +1,8 @@
-import type { Logger } from 'pino';
 import { AppError } from '../../domain/errors.js';
 import { effectiveStatus } from '../../domain/transaction.js';
 import type { TransactionStatus, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { transactionsById } from './get-transaction.js';
-import { onStatusChange } from './status-bus.js';
 
 export interface StatusSnapshot {
   status: TransactionStatus;
@@ -52,7 +50,7 @@ interface Entry {
   stopBus: () => void;
 }
 
-export function startStatusWatch(deps: Deps, intervalMs: number, logger: Logger | null): StatusWatch {
+export function startStatusWatch(deps: Deps, intervalMs: number): StatusWatch {
   const entries = new Map<string, Entry>();
   const reads = new Set<Promise<unknown>>();
   let seenVersion = deps.db.dataVersion();
@@ -90,7 +88,7 @@ export function startStatusWatch(deps: Deps, intervalMs: number, logger: Logger 
       },
       (err: unknown) => {
         failed = true;
-        logger?.warn({ err }, 'status watch: reading watched transactions failed; reading them again next tick');
+        deps.logger.warn({ err }, 'status watch: reading watched transactions failed; reading them again next tick');
       },
     );
   };
@@ -117,7 +115,7 @@ export function startStatusWatch(deps: Deps, intervalMs: number, logger: Logger 
       refresh(expired);
     } catch (err) {
       failed = true;
-      logger?.warn({ err }, 'status watch: checking for changes failed');
+      deps.logger.warn({ err }, 'status watch: checking for changes failed');
     }
   };
 
@@ -130,7 +128,7 @@ export function startStatusWatch(deps: Deps, intervalMs: number, logger: Logger 
       if (stopped) throw new Error('status watch: stopped');
       let entry = entries.get(trxid);
       if (!entry) {
-        entry = { listeners: new Set(), expiresAt: Infinity, readAfterExpiry: false, stopBus: onStatusChange(trxid, () => refresh([trxid])) };
+        entry = { listeners: new Set(), expiresAt: Infinity, readAfterExpiry: false, stopBus: deps.state.statusBus.onChange(trxid, () => refresh([trxid])) };
         entries.set(trxid, entry);
       }
       const mine = entry;

@@ -4,7 +4,7 @@ import { insertDeliveries } from '../../storage/queries/deliveries.js';
 import { insertEvent } from '../../storage/queries/outbox.js';
 import { enabledEndpointSubscriptions } from '../../storage/queries/webhook-endpoints.js';
 import type { DeliveriesTable, EventType, Mode } from '../../storage/schema.js';
-import { announceStatus } from '../transactions/status-bus.js';
+import type { StatusBus } from '../transactions/status-bus.js';
 
 export interface NewEvent {
   merchantId: string;
@@ -20,9 +20,10 @@ export interface NewEvent {
 /**
  * Writes an event and one pending delivery per subscribed endpoint. Callers pass the database
  * transaction of the state change itself, so the change and its event commit or vanish together: a
- * crash can neither lose an event nor invent one.
+ * crash can neither lose an event nor invent one. A transaction's event is announced on the gateway's
+ * status bus (deps.state.statusBus).
  */
-export async function enqueueEvent(db: Executor, event: NewEvent): Promise<string> {
+export async function enqueueEvent(db: Executor, bus: StatusBus, event: NewEvent): Promise<string> {
   const id = newEventId();
   const body = { id, type: event.type, created_at: new Date(event.now).toISOString(), data: event.data };
   await insertEvent(db, {
@@ -35,7 +36,7 @@ export async function enqueueEvent(db: Executor, event: NewEvent): Promise<strin
     payload: JSON.stringify(body),
     created_at: event.now,
   });
-  if (event.transactionId) await announceStatus(db, event.transactionId);
+  if (event.transactionId) await bus.announce(db, event.transactionId);
   const endpoints = await enabledEndpointSubscriptions(db, event.merchantId);
   const subscribed = endpoints.filter((e) => subscribes(e.events, event.type));
   if (subscribed.length > 0) {

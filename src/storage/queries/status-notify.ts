@@ -26,7 +26,7 @@ export async function notifyStatus(db: Executor, trxid: string): Promise<void> {
  */
 export function listenForStatusNotifications(
   databaseUrl: string,
-  logger: Logger | null,
+  logger: Logger,
   onNotified: (trxid: string) => void,
   onListening?: () => void,
 ): () => Promise<void> {
@@ -40,7 +40,7 @@ export function listenForStatusNotifications(
       if (msg.channel === CHANNEL && msg.payload) onNotified(msg.payload);
     });
     c.on('error', (err) => {
-      logger?.warn({ err: err.message }, 'status listener connection failed; reconnecting');
+      logger.warn({ err: err.message }, 'status listener connection failed; reconnecting');
       void c.end().catch(() => {});
       schedule();
     });
@@ -49,7 +49,7 @@ export function listenForStatusNotifications(
       await c.query(`LISTEN ${CHANNEL}`);
       if (!stopped) onListening?.();
     } catch (err) {
-      logger?.warn({ err: (err as Error).message }, 'status listener could not connect; retrying');
+      logger.warn({ err: (err as Error).message }, 'status listener could not connect; retrying');
       void c.end().catch(() => {});
       schedule();
     }
