@@ -16,6 +16,9 @@
 // --duration and --connections go back at least to 63c5776), and the figure is the serverCpuUsPerReq it
 // writes to its bench-results/*.json (the server's user+system time from /proc over the requests served).
 // PostgreSQL runs need BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test unless set).
+// A busy machine still moves the ratios: CPU per create falls as more creates share a commit, so a build
+// that gets fewer requests through pays more per request. Each round shows the highest 1-minute load
+// average its runs started at; rounds above the core count (2 here) measure the neighbours too.
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,7 +115,10 @@ function bench(tree, logStream) {
   });
 }
 
-const cpuOf = (report, db, scenario) => report.results.find((r) => r.db === db && r.scenario === scenario)?.serverCpuUsPerReq ?? null;
+const resultOf = (report, db, scenario) => report.results.find((r) => r.db === db && r.scenario === scenario);
+const cpuOf = (report, db, scenario) => resultOf(report, db, scenario)?.serverCpuUsPerReq ?? null;
+/** The highest 1-minute load average either run saw at its start: above the core count, something else competed. */
+const loadOf = (reports, db, scenario) => Math.max(...reports.map((r) => resultOf(r, db, scenario)?.loadAvg ?? 0));
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -152,17 +158,17 @@ async function main() {
           const rows = rounds.map((r, i) => {
             const ca = cpuOf(r.reports.get(a), db, scenario);
             const cb = cpuOf(r.reports.get(b), db, scenario);
-            return { round: i + 1, first: r.first, a: ca, b: cb, ratio: ca && cb ? cb / ca : null };
+            return { round: i + 1, first: r.first, a: ca, b: cb, ratio: ca && cb ? cb / ca : null, load: loadOf([r.reports.get(a), r.reports.get(b)], db, scenario) };
           });
           const ratios = rows.map((r) => r.ratio).filter((v) => v !== null);
           const higher = rows.filter((r) => r.ratio !== null && r.ratio > 1).length;
           const med = ratios.length ? median(ratios) : null;
           const [na, nb] = [name(a), name(b)];
           summary.push({ db, scenario, a: a.label, b: b.label, rounds: rows, medianRatio: med, bHigherIn: higher });
-          process.stdout.write(`\n${db} ${scenario}: ${nb} (${b.label}) against ${na} (${a.label})\n  round first      ${na}      ${nb}    ${nb}/${na}\n`);
+          process.stdout.write(`\n${db} ${scenario}: ${nb} (${b.label}) against ${na} (${a.label})\n  round first      ${na}      ${nb}    ${nb}/${na}   load\n`);
           for (const r of rows) {
             const ratio = r.ratio === null ? '     -' : r.ratio.toFixed(3).padStart(6);
-            process.stdout.write(`  ${String(r.round).padStart(5)} ${r.first.padStart(5)} ${String(r.a ?? '-').padStart(6)} ${String(r.b ?? '-').padStart(6)} ${ratio}\n`);
+            process.stdout.write(`  ${String(r.round).padStart(5)} ${r.first.padStart(5)} ${String(r.a ?? '-').padStart(6)} ${String(r.b ?? '-').padStart(6)} ${ratio} ${String(r.load).padStart(6)}\n`);
           }
           process.stdout.write(`  median ${nb}/${na} ${med === null ? '-' : med.toFixed(3)}; ${nb} higher in ${higher} of ${ratios.length} rounds\n`);
         }
