@@ -109,6 +109,12 @@ describe('console: payment links', () => {
       expect(shown.body).toContain(`value="${typed.replace(/&/g, '&amp;')}"`);
     }
     expect(await handleOf(t.merchant.id)).toBe('first');
+    // The address the old redirect used says nothing and fills nothing in.
+    const crafted = await c.get(`/dashboard/links/${t.merchant.id}?error=taken&handle=call-us`);
+    expect(notice(crafted)).toBeUndefined();
+    expect(crafted.body).not.toContain('value="call-us"');
+    expect(crafted.body).not.toContain('is taken');
+    expect(crafted.body).toContain('value="first"');
     // A CSRF failure changes nothing either.
     const forged = await c.post(`/dashboard/links/${t.merchant.id}`, { handle: 'forged', _csrf: 'not-a-token' });
     expect(forged.statusCode).toBe(403);
@@ -228,8 +234,10 @@ describe('console: payment links', () => {
       a.post(`/dashboard/links/${t.merchant.id}`, { handle: 'race', _csrf: tokenA }),
       b.post(`/dashboard/links/${other.merchant.id}`, { handle: 'race', _csrf: tokenB }),
     ]);
-    const locations = [ra.headers.location, rb.headers.location].map(String);
-    expect(locations.filter((l) => !l.includes('?'))).toHaveLength(1);
-    expect(locations.filter((l) => l.includes('error=taken'))).toHaveLength(1);
+    // Each back to its own page, which says the outcome (issue 24, item 3: the notice is no longer in the URL).
+    expect([ra.headers.location, rb.headers.location]).toEqual([`/dashboard/links/${t.merchant.id}`, `/dashboard/links/${other.merchant.id}`]);
+    const said = [notice(await a.get(String(ra.headers.location))), notice(await b.get(String(rb.headers.location)))];
+    expect(said.filter((s) => s === 'The payment link is saved.')).toHaveLength(1);
+    expect(said.filter((s) => s === 'The handle &quot;race&quot; is taken by another merchant. Choose another.')).toHaveLength(1);
   });
 });

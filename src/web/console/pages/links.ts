@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
@@ -7,109 +8,35 @@ import type { Deps } from '../../../services/deps.js';
 import { getPaymentLink, LINKS_PAGE_SIZE, listPaymentLinks, type MerchantLinkRow } from '../../../services/payment-links/list-links.js';
 import { setPaymentLinkHandle } from '../../../services/payment-links/set-handle.js';
 import { renderQrPng } from '../../../qr/qr-png.js';
-import { consolePage, field } from '../context.js';
-import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
+import { Form, Params, Query, Segment, Text, pageSchema } from '../../forms.js';
+import { consolePage, type ConsolePage } from '../context.js';
+import { translator, type Translate } from '../../../presentation/messages.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
+import { words } from './links.words.js';
 
 const EXAMPLE_AMOUNT = 25_000;
 
-const words = defineMessages(
-  {
-    title: 'Payment links',
-    intro: 'A payment link lets anyone pay a merchant without code: the payer opens the link (or scans its QR), types the amount and pays on the checkout page. A link with the amount in it starts the payment at once.',
-    merchant: 'Merchant',
-    link: 'Link',
-    state: 'State',
-    none: 'no link yet',
-    setUp: 'Set up',
-    manage: 'Manage',
-    disabled: 'disabled',
-    noMerchants: 'There are no merchants to show.',
-    newer: 'Previous',
-    older: 'Next',
-    pageTitle: 'Payment link: {name}',
-    handle: 'Handle',
-    handleHint: '3 to 32 characters: letters a-z, digits and "-", starting with a letter or a digit. The link is {base}/pay/<handle>.',
-    save: 'Save',
-    saved: 'The payment link is saved.',
-    removed: 'The payment link is removed: its address no longer opens a payment.',
-    required: 'Type a handle.',
-    length: 'A handle has 3 to 32 characters.',
-    characters: 'A handle may contain only letters a-z, digits and "-".',
-    start: 'A handle must start with a letter or a digit.',
-    reserved: 'This handle is reserved for the gateway itself. Choose another.',
-    taken: 'The handle "{handle}" is taken by another merchant. Choose another.',
-    disabledNote: 'This merchant is disabled: its link tells payers that payments are closed.',
-    waitingNote: 'Live payments of this merchant wait for an operator\'s approval: until then its link tells payers that payments are not open yet.',
-    waiting: 'awaiting approval',
-    yourLink: 'The link',
-    linkText: 'The payer types the amount:',
-    fixedText: 'A fixed amount ({amount}):',
-    refText: 'With your order reference (the same reference always opens the same payment):',
-    qr: 'QR code of {url}',
-    print: 'Print',
-    remove: 'Remove link',
-    removeConfirm: 'Remove this payment link? Printed QR codes of it stop working.',
-    scan: 'Scan to pay',
-    back: 'Back',
-  },
-  {
-    title: 'Tautan pembayaran',
-    intro: 'Tautan pembayaran memungkinkan siapa pun membayar merchant tanpa kode program: pembayar membuka tautan (atau memindai QR-nya), mengisi jumlah, lalu membayar di halaman checkout. Tautan yang memuat jumlah langsung memulai pembayaran.',
-    merchant: 'Merchant',
-    link: 'Tautan',
-    state: 'Status',
-    none: 'belum ada tautan',
-    setUp: 'Siapkan',
-    manage: 'Kelola',
-    disabled: 'nonaktif',
-    noMerchants: 'Tidak ada merchant untuk ditampilkan.',
-    newer: 'Sebelumnya',
-    older: 'Berikutnya',
-    pageTitle: 'Tautan pembayaran: {name}',
-    handle: 'Handle',
-    handleHint: '3 sampai 32 karakter: huruf a-z, angka, dan "-", diawali huruf atau angka. Tautannya {base}/pay/<handle>.',
-    save: 'Simpan',
-    saved: 'Tautan pembayaran disimpan.',
-    removed: 'Tautan pembayaran dihapus: alamatnya tidak lagi membuka pembayaran.',
-    required: 'Isi handle.',
-    length: 'Handle terdiri dari 3 sampai 32 karakter.',
-    characters: 'Handle hanya boleh berisi huruf a-z, angka, dan "-".',
-    start: 'Handle harus diawali huruf atau angka.',
-    reserved: 'Handle ini dicadangkan untuk gateway. Pilih yang lain.',
-    taken: 'Handle "{handle}" sudah dipakai merchant lain. Pilih yang lain.',
-    disabledNote: 'Merchant ini nonaktif: tautannya memberi tahu pembayar bahwa pembayaran ditutup.',
-    waitingNote: 'Pembayaran live merchant ini menunggu persetujuan operator: sampai saat itu tautannya memberi tahu pembayar bahwa pembayaran belum dibuka.',
-    waiting: 'menunggu persetujuan',
-    yourLink: 'Tautannya',
-    linkText: 'Pembayar mengisi jumlahnya:',
-    fixedText: 'Jumlah tetap ({amount}):',
-    refText: 'Dengan referensi pesanan Anda (referensi yang sama selalu membuka pembayaran yang sama):',
-    qr: 'Kode QR untuk {url}',
-    print: 'Cetak',
-    remove: 'Hapus tautan',
-    removeConfirm: 'Hapus tautan pembayaran ini? QR yang sudah dicetak tidak akan berfungsi lagi.',
-    scan: 'Pindai untuk membayar',
-    back: 'Kembali',
-  },
-);
-
 type Word = keyof typeof words.en;
 type Problem = 'required' | 'length' | 'characters' | 'start' | 'reserved' | 'taken';
-const PROBLEMS: readonly Problem[] = ['required', 'length', 'characters', 'start', 'reserved', 'taken'];
 
-interface LinkQuery {
-  error?: string;
-  handle?: string;
-  page?: string;
-}
+/** How much of a refused handle the form shows again. */
+const TYPED_MAX = 100;
+/**
+ * The handle a refused save typed, which the form shows again after the redirect. It travels as the
+ * notice beside it does (notice.ts): in a signed, one-time cookie, never in the URL, so a crafted link
+ * cannot put words in the form. Its path is the merchant's page, the one page that reads it.
+ */
+const TYPED_COOKIE = 'qg_link_typed';
+const TYPED_SECONDS = 60;
+
+const merchantParams = Params({ merchantId: Segment() });
 
 /** /dashboard/links: each merchant the viewer may see, its payment link, and the link's printable QR. */
 export async function linkRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
-  const hide = { schema: { hide: true } };
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const base = deps.config.publicBaseUrl;
 
-  scope.get<{ Querystring: LinkQuery }>('/links', hide, async (request, reply) => {
+  app.get('/links', { schema: pageSchema({ querystring: Query({ page: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const number = /^[1-9][0-9]{0,5}$/.test(request.query.page ?? '') ? Number(request.query.page) : 1;
@@ -140,14 +67,12 @@ ${
     return page.send(t('title'), 'links', body);
   });
 
-  scope.get<{ Params: { merchantId: string }; Querystring: LinkQuery }>('/links/:merchantId', hide, async (request, reply) => {
+  app.get('/links/:merchantId', { schema: pageSchema({ params: merchantParams }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const m = await getPaymentLink(deps, page.viewer, request.params.merchantId);
-    const problem = PROBLEMS.find((p) => p === request.query.error);
-    const typed = problem ? (request.query.handle ?? '').slice(0, 100) : (m.payment_link_handle ?? '');
-    const done = takeNotice(request, reply);
-    const notice = problem ? html`<p class="notice error" role="alert">${t(problem, { handle: typed })}</p>` : renderNotice(done);
+    const notice = renderNotice(takeNotice(request, reply));
+    const typed = takeTyped(request, reply, m.id) ?? m.payment_link_handle ?? '';
     const body = html`<h1>${t('pageTitle', { name: m.name })}</h1>
 ${notice}
 ${m.disabled_at !== null ? html`<p class="notice">${t('disabledNote')}</p>` : m.live_approved_at === null ? html`<p class="notice">${t('waitingNote')}</p>` : ''}
@@ -165,28 +90,31 @@ ${m.payment_link_handle ? linkCard(t, m, m.payment_link_handle, base, page.csrf)
     return page.send(t('pageTitle', { name: m.name }), 'links', body);
   });
 
-  scope.post<{ Params: { merchantId: string } }>('/links/:merchantId', hide, async (request, reply) => {
+  app.post('/links/:merchantId', { schema: pageSchema({ params: merchantParams, body: Form({ handle: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
+    const t = translator(words, page.lang);
     const id = request.params.merchantId;
-    const typed = field(request.body, 'handle');
+    const back = linkPage(id);
+    const typed = request.body.handle ?? '';
     try {
       await setPaymentLinkHandle(deps, page.viewer, id, typed);
-      return redirectWithNotice(reply, `/dashboard/links/${encodeURIComponent(id)}`, { kind: 'success', text: translator(words, page.lang)('saved') });
+      return redirectWithNotice(reply, back, { kind: 'success', text: t('saved') });
     } catch (err) {
       const problem = problemOf(err, typed);
       if (!problem) throw err;
-      const query = new URLSearchParams({ error: problem, handle: typed.slice(0, 100) });
-      return reply.redirect(`/dashboard/links/${encodeURIComponent(id)}?${query}`, 303);
+      const shown = typed.slice(0, TYPED_MAX);
+      keepTyped(reply, id, shown);
+      return redirectWithNotice(reply, back, { kind: 'error', text: t(problem, { handle: shown }) });
     }
   });
 
-  scope.post<{ Params: { merchantId: string } }>('/links/:merchantId/remove', hide, async (request, reply) => {
+  app.post('/links/:merchantId/remove', { schema: pageSchema({ params: merchantParams, body: Form({}) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     await setPaymentLinkHandle(deps, page.viewer, request.params.merchantId, null);
-    return redirectWithNotice(reply, `/dashboard/links/${encodeURIComponent(request.params.merchantId)}`, { kind: 'success', text: translator(words, page.lang)('removed') });
+    return redirectWithNotice(reply, linkPage(request.params.merchantId), { kind: 'success', text: translator(words, page.lang)('removed') });
   });
 
-  scope.get<{ Params: { merchantId: string } }>('/links/:merchantId/qr.png', hide, async (request, reply) => {
+  app.get('/links/:merchantId/qr.png', { schema: pageSchema({ params: merchantParams }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const m = await getPaymentLink(deps, page.viewer, request.params.merchantId);
     if (!m.payment_link_handle) throw new AppError('not_found', 'this merchant has no payment link');
@@ -195,7 +123,9 @@ ${m.payment_link_handle ? linkCard(t, m, m.payment_link_handle, base, page.csrf)
     return reply.type('image/png').send(png);
   });
 
-  scope.get<{ Params: { merchantId: string } }>('/links/:merchantId/print', hide, async (request, reply) => printView(deps, request, reply));
+  app.get('/links/:merchantId/print', { schema: pageSchema({ params: merchantParams }) }, async (request, reply) =>
+    printView(deps, consolePage(request, reply), request.params.merchantId),
+  );
 }
 
 /** The link, its fixed-amount and ref examples, its QR, and the ways to print or remove it. */
@@ -219,10 +149,9 @@ function linkCard(t: Translate<Word>, m: MerchantLinkRow, handle: string, base: 
 }
 
 /** A sheet with only the QR, the merchant's name and the link when printed (console.css, @media print). */
-async function printView(deps: Deps, request: FastifyRequest<{ Params: { merchantId: string } }>, reply: FastifyReply): Promise<FastifyReply> {
-  const page = consolePage(request, reply);
+async function printView(deps: Deps, page: ConsolePage, merchantId: string): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const m = await getPaymentLink(deps, page.viewer, request.params.merchantId);
+  const m = await getPaymentLink(deps, page.viewer, merchantId);
   if (!m.payment_link_handle) throw new AppError('not_found', 'this merchant has no payment link');
   const url = paymentLinkUrl(deps.config.publicBaseUrl, m.payment_link_handle);
   const body = html`<div class="print-sheet">
@@ -230,8 +159,8 @@ async function printView(deps: Deps, request: FastifyRequest<{ Params: { merchan
 <p class="muted">${m.merchant_city}</p>
 <img src="/dashboard/links/${m.id}/qr.png" alt="${t('qr', { url })}" width="320" height="320">
 <p class="mono">${url}</p>
-<p lang="id">Pindai untuk membayar</p>
-<p lang="en">Scan to pay</p>
+<p lang="id">${translator(words, 'id')('scan')}</p>
+<p lang="en">${translator(words, 'en')('scan')}</p>
 </div>
 <p class="no-print"><button type="button" data-print>${t('print')}</button> <a href="/dashboard/links/${m.id}">${t('back')}</a></p>`;
   return page.send(t('pageTitle', { name: m.name }), 'links', body);
@@ -244,4 +173,29 @@ function problemOf(err: unknown, typed: string): Problem | null {
   if (err.code !== 'invalid_parameter' || err.param !== 'handle') return null;
   const handle = typed.trim().toLowerCase();
   return handle === '' ? 'required' : (handleProblem(handle) ?? 'characters');
+}
+
+/** The merchant's link page: where a save redirects, and the path of the typed-handle cookie. */
+const linkPage = (merchantId: string) => `/dashboard/links/${encodeURIComponent(merchantId)}`;
+
+/** Keeps a refused handle for the merchant's form, which the redirect leads to. */
+function keepTyped(reply: FastifyReply, merchantId: string, typed: string): void {
+  // The merchant's id goes with it, so it fills no other merchant's form; base64url needs no cookie encoding.
+  const value = Buffer.from(JSON.stringify([merchantId, typed])).toString('base64url');
+  reply.setCookie(TYPED_COOKIE, value, { path: linkPage(merchantId), httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true, maxAge: TYPED_SECONDS });
+}
+
+/** The handle a refused save left for this merchant's form, cleared as it is read; null when none (or tampered with). */
+function takeTyped(request: FastifyRequest, reply: FastifyReply, merchantId: string): string | null {
+  const raw = request.cookies[TYPED_COOKIE];
+  if (raw === undefined) return null;
+  reply.clearCookie(TYPED_COOKIE, { path: linkPage(merchantId) });
+  const unsigned = request.unsignCookie(raw);
+  if (!unsigned.valid || unsigned.value === null) return null;
+  try {
+    const [id, typed] = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as unknown[];
+    return id === merchantId && typeof typed === 'string' ? typed.slice(0, TYPED_MAX) : null;
+  } catch {
+    return null;
+  }
 }

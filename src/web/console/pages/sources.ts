@@ -3,6 +3,7 @@
 // is added are its own (payment-sources/<kind>/kind.ts, listed in kinds.ts); the switch is a service
 // (the CLI's `source` commands use both too), which validate and write the audit row with the change.
 import { userActor } from '../../../domain/actor.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -16,113 +17,12 @@ import type { Viewer } from '../../../services/users/viewer.js';
 import { lastReports } from '../../../services/overview/get-overview.js';
 import { canSeeMerchant, isOperator, merchantScope } from '../../../services/users/viewer.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
-import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
+import { consolePage, type ConsolePage } from '../context.js';
+import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
-
-const words = defineMessages(
-  {
-    title: 'Payment sources',
-    none: 'No payment sources yet. Payments are then learned only from the simulator (test mode) or confirmed by hand.',
-    merchant: 'Merchant',
-    type: 'Type',
-    mode: 'Mode',
-    live: 'live',
-    test: 'test',
-    state: 'State',
-    enabled: 'enabled',
-    disabled: 'disabled',
-    url: 'URL',
-    postTo: 'Senders post to',
-    polls: 'Polls',
-    every: 'every {seconds} s',
-    lastReport: 'Last payment reported',
-    lastPoll: 'Last successful poll',
-    failures: 'Failures in a row',
-    lastError: 'Last error',
-    nextPoll: 'Next poll',
-    never: 'never',
-    enable: 'Enable',
-    disable: 'Disable',
-    disableConfirm: 'Disable this source? Its webhook then answers 404 and a feed is no longer polled.',
-    add: 'Add source',
-    addIntro: 'A signed webhook receives payments your own tools post (a phone app, a bank-statement script). A mutation feed is polled by the gateway.',
-    feedOnlyOperator: 'Only an operator can add a feed: the gateway fetches its URL from inside its own network.',
-    chooseMerchant: 'Choose a merchant',
-    feedUrl: 'Feed URL',
-    feedUrlHint: 'Feed only: the http(s) URL of the incoming-payment history.',
-    interval: 'Poll interval (seconds)',
-    intervalHint: 'Feed only: 5 to 86400.',
-    mapping: 'Field mapping (JSON)',
-    mappingHint: 'Feed only, optional: where values are read, over the OrderKuota-style defaults, e.g. {"type": null}.',
-    secretTitle: 'Signing secret',
-    secretOnce: 'Give it to the sender now: it is shown only this once. The sender signs each post with it (X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">).',
-    sendTo: 'The sender posts each payment to',
-    copy: 'Copy',
-    copied: 'Copied',
-    addedWebhook: 'Webhook source {id} added.',
-    addedFeed: 'Feed source {id} added: polls {url} every {seconds} s.',
-    nowEnabled: 'Source {id} is enabled.',
-    nowDisabled: 'Source {id} is disabled.',
-    typeRequired: 'Choose the type of source.',
-    merchantRequired: 'Choose the merchant whose payments this source reports.',
-    feedUrlRequired: 'Enter the URL of the feed.',
-    intervalRequired: 'Enter how many seconds to wait between polls.',
-    mappingJson: 'The field mapping is not valid JSON.',
-    invalid: 'This cannot be saved: {detail}',
-  },
-  {
-    title: 'Sumber pembayaran',
-    none: 'Belum ada sumber pembayaran. Pembayaran hanya diketahui dari simulator (mode uji) atau dikonfirmasi manual.',
-    merchant: 'Merchant',
-    type: 'Jenis',
-    mode: 'Mode',
-    live: 'live',
-    test: 'uji',
-    state: 'Status',
-    enabled: 'aktif',
-    disabled: 'nonaktif',
-    url: 'URL',
-    postTo: 'Pengirim mengirim ke',
-    polls: 'Polling',
-    every: 'setiap {seconds} dtk',
-    lastReport: 'Pembayaran terakhir dilaporkan',
-    lastPoll: 'Polling sukses terakhir',
-    failures: 'Gagal berturut-turut',
-    lastError: 'Kesalahan terakhir',
-    nextPoll: 'Polling berikutnya',
-    never: 'belum pernah',
-    enable: 'Aktifkan',
-    disable: 'Nonaktifkan',
-    disableConfirm: 'Nonaktifkan sumber ini? Webhook-nya akan menjawab 404 dan feed tidak lagi di-polling.',
-    add: 'Tambah sumber',
-    addIntro: 'Webhook bertanda tangan menerima pembayaran yang dikirim alat Anda sendiri (aplikasi ponsel, skrip mutasi bank). Feed mutasi di-polling oleh gateway.',
-    feedOnlyOperator: 'Hanya operator yang dapat menambah feed: gateway mengambil URL-nya dari dalam jaringannya sendiri.',
-    chooseMerchant: 'Pilih merchant',
-    feedUrl: 'URL feed',
-    feedUrlHint: 'Khusus feed: URL http(s) riwayat pembayaran masuk.',
-    interval: 'Interval polling (detik)',
-    intervalHint: 'Khusus feed: 5 sampai 86400.',
-    mapping: 'Pemetaan kolom (JSON)',
-    mappingHint: 'Khusus feed, opsional: tempat nilai dibaca, di atas bawaan gaya OrderKuota, mis. {"type": null}.',
-    secretTitle: 'Rahasia penandatanganan',
-    secretOnce: 'Berikan ke pengirim sekarang: rahasia ini hanya ditampilkan sekali ini. Pengirim menandatangani setiap kiriman dengannya (X-Signature: t=<unix>,v1=<hex HMAC-SHA256 dari "<t>.<body>">).',
-    sendTo: 'Pengirim mengirim setiap pembayaran ke',
-    copy: 'Salin',
-    copied: 'Tersalin',
-    addedWebhook: 'Sumber webhook {id} ditambahkan.',
-    addedFeed: 'Sumber feed {id} ditambahkan: polling {url} setiap {seconds} dtk.',
-    nowEnabled: 'Sumber {id} diaktifkan.',
-    nowDisabled: 'Sumber {id} dinonaktifkan.',
-    typeRequired: 'Pilih jenis sumber.',
-    merchantRequired: 'Pilih merchant yang pembayarannya dilaporkan sumber ini.',
-    feedUrlRequired: 'Masukkan URL feed.',
-    intervalRequired: 'Masukkan jeda antar-polling dalam detik.',
-    mappingJson: 'Pemetaan kolom bukan JSON yang sah.',
-    invalid: 'Tidak dapat disimpan: {detail}',
-  },
-);
+import { words } from './sources.words.js';
 
 type T = Translate<keyof (typeof words)['en']>;
 
@@ -133,17 +33,22 @@ function addableKinds(viewer: Viewer): SourceKind[] {
 
 const refusedField = { url: 'feedUrlRequired', interval: 'intervalRequired', mapping: 'mappingJson' } as const;
 
-export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
-  scope.get('/sources', { schema: { hide: true } }, async (request, reply) => listPage(deps, consolePage(request, reply), takeNotice(request, reply), null));
+/** The add form: the fields every kind shares, and the kinds' own (feed/kind.ts reads url, interval and mapping). */
+const addFields = Form({ type: Text(), merchant: Text(), mode: Text(), url: Text(), interval: Text(), mapping: Text() });
 
-  scope.post('/sources', { schema: { hide: true } }, async (request, reply) => {
+export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/sources', { schema: pageSchema({}) }, async (request, reply) => listPage(deps, consolePage(request, reply), takeNotice(request, reply), null));
+
+  app.post('/sources', { schema: pageSchema({ body: addFields }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const t = translator(words, request.consoleLang);
     const refuse = (text: string) => redirectWithNotice(reply, '/dashboard/sources', { kind: 'error', text });
-    const type = field(request.body, 'type');
-    const merchantId = field(request.body, 'merchant');
-    const mode = field(request.body, 'mode');
-    const kind = sourceKinds.find((k) => k.type === type);
+    const merchantId = request.body.merchant ?? '';
+    const mode = request.body.mode ?? '';
+    // The kind reads its own fields by name (each one declared in addFields).
+    const fields: Record<string, string | undefined> = request.body;
+    const kind = sourceKinds.find((k) => k.type === request.body.type);
     if (!kind?.console) return refuse(t('typeRequired'));
     if (merchantId === '') return refuse(t('merchantRequired'));
     // Another merchant's id is answered as an unknown one: the 404 page.
@@ -151,7 +56,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
     const actor = userActor(viewer);
     try {
       if (kind.console.operatorOnly && !isOperator(viewer)) return refuse(t('feedOnlyOperator'));
-      const added = await kind.console.add(deps, { merchantId, mode, field: (name) => field(request.body, name), actor });
+      const added = await kind.console.add(deps, { merchantId, mode, field: (name) => fields[name] ?? '', actor });
       if (added.shows === 'refused') return refuse(t(refusedField[added.field]));
       if (added.shows === 'secret') {
         // The secret is in this response only: a page rendered here (201), not a redirect to one.
@@ -180,7 +85,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
     ['enable', true],
     ['disable', false],
   ] as const) {
-    scope.post<{ Params: { id: string } }>(`/sources/:id/${action}`, { schema: { hide: true } }, async (request, reply) => {
+    app.post(`/sources/:id/${action}`, { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) }, async (request, reply) => {
       const viewer = request.viewer!;
       const t = translator(words, request.consoleLang);
       // An unknown or another merchant's source is source_not_found: the 404 page.

@@ -2,6 +2,7 @@
 // one, and an endpoint's deliveries with every attempt, with "Resend failed". The work is done by the
 // services the CLI's `webhooks` commands use, which validate the URL (SSRF guard) and audit.
 import { userActor } from '../../../domain/actor.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
@@ -12,134 +13,35 @@ import { listVisibleMerchants } from '../../../services/merchants/list-visible-m
 import { resendFailed } from '../../../services/webhooks/resend-deliveries.js';
 import { endpointDeliveries, getVisibleEndpoint, listVisibleEndpoints } from '../../../services/webhooks/review-endpoints.js';
 import { addWebhookEndpoint, EVENT_TYPES, parseEventList, removeWebhookEndpoint, view } from '../../../services/webhooks/webhook-endpoints.js';
-import { consolePage, field, type ConsolePage } from '../context.js';
-import { defineMessages, translator, type Translate } from '../../../presentation/messages.js';
+import { Form, listOf, Params, Query, Segment, Text, TextList, pageSchema } from '../../forms.js';
+import { consolePage, type ConsolePage } from '../context.js';
+import { translator, type Translate } from '../../../presentation/messages.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
-import { fieldList, queryValue } from './form-fields.js';
+import { words } from './webhooks.words.js';
 
 /** How much of a receiver's answer each attempt shows. */
 const EXCERPT_CHARS = 300;
 
-const words = defineMessages(
-  {
-    title: 'Webhooks',
-    endpoints: 'Webhook endpoints',
-    none: 'No webhook endpoints yet. Add one to have the gateway post events to your server.',
-    url: 'URL',
-    events: 'Events',
-    allEvents: 'all events',
-    status: 'Status',
-    failures: 'Failures in a row',
-    merchant: 'Merchant',
-    created: 'Created',
-    active: 'active',
-    failing: 'failing',
-    disabled: 'removed',
-    add: 'Add endpoint',
-    addIntro: 'The gateway posts each event, signed with the endpoint\'s secret, to this URL. It receives events that happen from now on.',
-    urlHint: 'An https URL of your server. Addresses of private networks are refused unless the operator allows them.',
-    chooseMerchant: 'Choose a merchant',
-    remove: 'Remove',
-    removeConfirm: 'Remove this endpoint? It receives no more events; its delivery history is kept.',
-    resendFailed: 'Resend failed',
-    resendHint: 'Sends every delivery that ran out of retries again, now.',
-    deliveries: 'Deliveries',
-    noDeliveries: 'No deliveries to this endpoint yet.',
-    attempts: 'Attempts',
-    noAttempts: 'Not attempted yet.',
-    nextAttempt: 'Next attempt {time}',
-    statusCode: 'HTTP {code}',
-    noResponse: 'no response',
-    duration: '{ms} ms',
-    older: 'Older deliveries',
-    newest: 'Newest deliveries',
-    back: 'All endpoints',
-    dPending: 'pending',
-    dSucceeded: 'delivered',
-    dFailed: 'failed',
-    secretTitle: 'Signing secret',
-    secretOnce: 'Copy it to your receiver now: it is shown only this once. Verify each post with it: its webhook-signature header with any Standard Webhooks library, or its older X-Signature header.',
-    copy: 'Copy',
-    copied: 'Copied',
-    added: 'Endpoint {id} added.',
-    removed: 'Endpoint {url} removed; {count} waiting deliveries cancelled. Its history is kept.',
-    requeued: '{count} failed deliveries queued to be sent now.',
-    nothingToResend: 'There are no failed deliveries to resend.',
-    merchantRequired: 'Choose the merchant whose events this endpoint receives.',
-    urlRequired: 'Enter the URL the gateway posts events to.',
-    eventsRequired: 'Choose at least one event.',
-    invalid: 'This cannot be saved: {detail}',
-    refusedResend: 'Nothing was resent: {detail}',
-  },
-  {
-    title: 'Webhook',
-    endpoints: 'Endpoint webhook',
-    none: 'Belum ada endpoint webhook. Tambahkan satu agar gateway mengirim event ke server Anda.',
-    url: 'URL',
-    events: 'Event',
-    allEvents: 'semua event',
-    status: 'Status',
-    failures: 'Gagal berturut-turut',
-    merchant: 'Merchant',
-    created: 'Dibuat',
-    active: 'aktif',
-    failing: 'bermasalah',
-    disabled: 'dihapus',
-    add: 'Tambah endpoint',
-    addIntro: 'Gateway mengirim setiap event, ditandatangani dengan rahasia endpoint, ke URL ini. Endpoint menerima event yang terjadi mulai sekarang.',
-    urlHint: 'URL https server Anda. Alamat jaringan privat ditolak kecuali operator mengizinkannya.',
-    chooseMerchant: 'Pilih merchant',
-    remove: 'Hapus',
-    removeConfirm: 'Hapus endpoint ini? Endpoint tidak menerima event lagi; riwayat pengirimannya disimpan.',
-    resendFailed: 'Kirim ulang yang gagal',
-    resendHint: 'Mengirim ulang sekarang setiap pengiriman yang kehabisan percobaan.',
-    deliveries: 'Pengiriman',
-    noDeliveries: 'Belum ada pengiriman ke endpoint ini.',
-    attempts: 'Percobaan',
-    noAttempts: 'Belum dicoba.',
-    nextAttempt: 'Percobaan berikutnya {time}',
-    statusCode: 'HTTP {code}',
-    noResponse: 'tanpa jawaban',
-    duration: '{ms} md',
-    older: 'Pengiriman lebih lama',
-    newest: 'Pengiriman terbaru',
-    back: 'Semua endpoint',
-    dPending: 'menunggu',
-    dSucceeded: 'terkirim',
-    dFailed: 'gagal',
-    secretTitle: 'Rahasia penandatanganan',
-    secretOnce: 'Salin ke penerima Anda sekarang: rahasia ini hanya ditampilkan sekali ini. Verifikasi setiap kiriman dengannya: header webhook-signature dengan pustaka Standard Webhooks apa pun, atau header X-Signature yang lebih lama.',
-    copy: 'Salin',
-    copied: 'Tersalin',
-    added: 'Endpoint {id} ditambahkan.',
-    removed: 'Endpoint {url} dihapus; {count} pengiriman yang menunggu dibatalkan. Riwayatnya disimpan.',
-    requeued: '{count} pengiriman gagal diantrekan untuk dikirim sekarang.',
-    nothingToResend: 'Tidak ada pengiriman gagal untuk dikirim ulang.',
-    merchantRequired: 'Pilih merchant yang event-nya diterima endpoint ini.',
-    urlRequired: 'Masukkan URL tujuan gateway mengirim event.',
-    eventsRequired: 'Pilih setidaknya satu event.',
-    invalid: 'Tidak dapat disimpan: {detail}',
-    refusedResend: 'Tidak ada yang dikirim ulang: {detail}',
-  },
-);
-
 type Word = keyof (typeof words)['en'];
 type T = Translate<Word>;
 
+const endpointParams = Params({ id: Segment() });
+
 export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
-  scope.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/webhooks', { schema: pageSchema({}) }, async (request, reply) => {
     const page = consolePage(request, reply);
     return listPage(deps, page, takeNotice(request, reply), null);
   });
 
-  scope.post('/webhooks', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/webhooks', { schema: pageSchema({ body: Form({ merchant: Text(), url: Text(), events: TextList() }) }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const t = translator(words, request.consoleLang);
     const refuse = (text: string) => redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'error', text });
-    const merchantId = field(request.body, 'merchant');
-    const url = field(request.body, 'url').trim();
-    const events = fieldList(request.body, 'events');
+    const merchantId = request.body.merchant ?? '';
+    const url = (request.body.url ?? '').trim();
+    const events = listOf(request.body.events);
     if (merchantId === '') return refuse(t('merchantRequired'));
     // Another merchant's id is answered as an unknown one: the 404 page.
     if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
@@ -163,7 +65,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     return listPage(deps, page, { kind: 'success', text: t('added', { id: created.id }) }, secret, 201);
   });
 
-  scope.post<{ Params: { id: string } }>('/webhooks/:id/remove', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/webhooks/:id/remove', { schema: pageSchema({ params: endpointParams, body: Form({}) }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const t = translator(words, request.consoleLang);
     const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
@@ -171,7 +73,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     return redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'success', text: t('removed', { url: removed.url, count: removed.cancelled_deliveries }) });
   });
 
-  scope.post<{ Params: { id: string } }>('/webhooks/:id/resend-failed', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/webhooks/:id/resend-failed', { schema: pageSchema({ params: endpointParams, body: Form({}) }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const t = translator(words, request.consoleLang);
     const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
@@ -186,7 +88,9 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     }
   });
 
-  scope.get<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => detailPage(deps, request, reply));
+  app.get('/webhooks/:id', { schema: pageSchema({ params: endpointParams, querystring: Query({ before: Text() }) }) }, async (request, reply) =>
+    detailPage(deps, request, reply, request.params.id, request.query.before ?? null),
+  );
 }
 
 async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, secret: SafeHtml | null, status = 200): Promise<FastifyReply> {
@@ -246,12 +150,12 @@ function eventsText(t: T, e: WebhookEndpointsTable): string {
   return events.includes('*') ? t('allEvents') : events.join(', ');
 }
 
-async function detailPage(deps: Deps, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<FastifyReply> {
+/** An endpoint's page: its deliveries from `cursor` (older than it; null for the newest). */
+async function detailPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, id: string, cursor: string | null): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
-  const endpoint = await getVisibleEndpoint(deps, page.viewer, request.params.id);
+  const endpoint = await getVisibleEndpoint(deps, page.viewer, id);
   const notice = takeNotice(request, reply);
-  const cursor = queryValue(request.query, 'before');
   const [{ deliveries, next }, merchants] = await Promise.all([endpointDeliveries(deps, endpoint, cursor), listVisibleMerchants(deps, page.viewer)]);
   const merchant = merchants.find((m) => m.id === endpoint.merchant_id);
   const when = (ms: number) => formatTime(ms, page.lang);
