@@ -3,7 +3,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
-import { acceptInvite, linkIsLive, requestPasswordReset, resetPassword, verifyEmail } from '../../../services/users/account-links-use.js';
+import { acceptInvite } from '../../../services/users/accept-invite.js';
+import { linkIsLive } from '../../../services/users/link-is-live.js';
+import { requestPasswordReset } from '../../../services/users/request-password-reset.js';
+import { resetPassword } from '../../../services/users/reset-password.js';
+import { verifyEmail } from '../../../services/users/verify-email.js';
 import type { Deps } from '../../../services/deps.js';
 import { signUp } from '../../../services/users/sign-up.js';
 import { statusFor } from '../../../http/error-status.js';

@@ -2,9 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { Deps } from '../../../services/deps.js';
-import type { CreatedApiKey } from '../../../services/merchants/api-keys.js';
-import { createViewerKey, listViewerKeys, revokeViewerKey } from '../../../services/merchants/viewer-keys.js';
-import { listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
+import type { CreatedApiKey } from '../../../services/merchants/api-key-summary.js';
+import { createVisibleKey } from '../../../services/merchants/create-visible-key.js';
+import { listVisibleKeys } from '../../../services/merchants/list-visible-keys.js';
+import { revokeVisibleKey } from '../../../services/merchants/revoke-visible-key.js';
+import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
 import { consolePage, field, type ConsolePage } from '../context.js';
 import { defineMessages, translator, wibTime } from '../i18n.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
@@ -85,7 +87,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
     const page = consolePage(request, reply);
     let created: CreatedApiKey;
     try {
-      created = await createViewerKey(deps, page.viewer, { merchantId: field(request.body, 'merchant'), mode: field(request.body, 'mode') });
+      created = await createVisibleKey(deps, page.viewer, { merchantId: field(request.body, 'merchant'), mode: field(request.body, 'mode') });
     } catch (err) {
       if (err instanceof AppError && err.param === 'mode') return redirectWithNotice(reply, '/dashboard/keys', { kind: 'error', text: translator(words, page.lang)('modeError') });
       throw err;
@@ -96,7 +98,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
 
   scope.post<{ Params: { id: string } }>('/keys/:id/revoke', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
-    const key = await revokeViewerKey(deps, page.viewer, request.params.id);
+    const key = await revokeVisibleKey(deps, page.viewer, request.params.id);
     return redirectWithNotice(reply, '/dashboard/keys', { kind: 'success', text: translator(words, page.lang)('revokedNotice', { prefix: key.prefix }) });
   });
 }
@@ -104,7 +106,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
 /** The page, with the notice of the action that led here, if any. */
 async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', created: CreatedApiKey | null, status: number): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [merchants, keys] = await Promise.all([listViewerMerchants(deps, page.viewer), listViewerKeys(deps, page.viewer)]);
+  const [merchants, keys] = await Promise.all([listVisibleMerchantRows(deps, page.viewer), listVisibleKeys(deps, page.viewer)]);
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const several = merchants.length > 1;
   const disabled = new Set(merchants.filter((m) => m.disabled_at != null).map((m) => m.id));

@@ -3,11 +3,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { Deps } from '../../../services/deps.js';
-import { renameMerchant, setMerchantEnabled } from '../../../services/merchants/change-merchant.js';
-import { createMerchant, MERCHANT_NAME_MAX } from '../../../services/merchants/create-merchant.js';
+import { renameMerchant } from '../../../services/merchants/rename-merchant.js';
+import { setMerchantEnabled } from '../../../services/merchants/set-merchant-enabled.js';
+import { MERCHANT_NAME_MAX } from '../../../domain/merchant-name.js';
+import { createMerchant } from '../../../services/merchants/create-merchant.js';
 import { merchantNameProblem, type MerchantNameProblem } from '../../../domain/merchant-name.js';
 import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
-import { getViewerMerchant, listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
+import { getVisibleMerchant } from '../../../services/merchants/get-visible-merchant.js';
+import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
 import { resumeSession } from '../../../services/users/sessions.js';
 import { isOperator, type Viewer } from '../../../services/users/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
@@ -181,7 +184,7 @@ export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promi
   scope.get<{ Querystring: { added?: string } }>('/merchants', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
-    const merchants = await listViewerMerchants(deps, page.viewer);
+    const merchants = await listVisibleMerchantRows(deps, page.viewer);
     const added = merchants.find((m) => m.id === request.query.added);
     const body = html`<div class="heading"><h1>${t('title')}</h1>${canAdd(page.viewer) ? html`<a class="button" href="/dashboard/merchants/new">${t('add')}</a>` : ''}</div>
 ${added ? html`<p class="notice success" role="status">${t('addedNotice', { name: added.name })} <a href="/dashboard/keys">${t('keysLink')}</a></p>` : ''}
@@ -254,7 +257,7 @@ ${
 
   scope.get<{ Params: { id: string } }>('/merchants/:id', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
-    const merchant = await getViewerMerchant(deps, page.viewer, request.params.id);
+    const merchant = await getVisibleMerchant(deps, page.viewer, request.params.id);
     const t = translator(words, page.lang);
     const notice = takeNotice(request, reply);
     const operator = isOperator(page.viewer);
@@ -299,7 +302,7 @@ ${
     } catch (err) {
       if (!(err instanceof AppError) || err.param !== 'name') throw err;
       const t = translator(words, page.lang);
-      const merchant = await getViewerMerchant(deps, page.viewer, id);
+      const merchant = await getVisibleMerchant(deps, page.viewer, id);
       const why = nameText(t, merchantNameProblem(field(request.body, 'name').trim()));
       return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`, 400);
     }

@@ -4,7 +4,7 @@ import { userActor } from '../../../domain/actor.js';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
-import { inviteUser } from '../../../services/users/account-links-use.js';
+import { inviteUser } from '../../../services/users/invite-user.js';
 import { deleteAccount } from '../../../services/users/delete-account.js';
 import type { Deps } from '../../../services/deps.js';
 import { listUsers } from '../../../services/users/list-users.js';
