@@ -108,7 +108,7 @@ function linkProblem(err: unknown, t: Translate<Key>): { status: number; message
 
 const alert = (message: string | null) => (message ? html`<p class="notice error" role="alert">${message}</p>` : '');
 
-export async function accountLinkPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
+export async function accountLinkRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const open = { schema: { hide: true }, config: { consolePublic: true } };
   const client = (request: FastifyRequest) => ({ clientAddress: request.ip, userAgent: request.headers['user-agent'] ?? null });
 

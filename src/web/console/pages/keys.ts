@@ -77,7 +77,7 @@ const words = defineMessages(
 );
 
 /** /dashboard/keys: the keys of the viewer's merchants, a form for a new one, and revoke buttons. */
-export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+export async function keyRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   scope.get('/keys', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     return renderKeys(deps, page, renderNotice(takeNotice(request, reply)), null, 200);

@@ -174,7 +174,7 @@ interface FormState {
  * /dashboard/merchants: the list (a merchant user sees its own), and for operators adding a merchant from
  * a QRIS image or payload (preview first, then save), renaming, and disabling or enabling.
  */
-export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+export async function merchantRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   // Operators add merchants; so do self-service users (SIGNUP=invite or open), each becoming its member.
   const canAdd = (viewer: Viewer) => isOperator(viewer) || deps.config.signup !== 'closed';
   // A self-service user with MERCHANTS_PER_USER merchants is told so before filling in the form (the save

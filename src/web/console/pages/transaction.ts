@@ -213,7 +213,7 @@ const DONE = ['cancelled', 'confirmed', 'unmatched', 'resent', 'nothing'] as con
 type Outcome = { done: (typeof DONE)[number]; reason?: string; count?: number };
 type Params = { trxid: string };
 
-export function registerTransactionPage(scope: FastifyInstance, deps: Deps): void {
+export function transactionPageRoutes(scope: FastifyInstance, deps: Deps): void {
   scope.get<{ Params: Params }>('/transactions/:trxid', { schema: { hide: true } }, async (request, reply) => {
     const page = consolePage(request, reply);
     const detail = await getTransactionTimeline(deps, page.viewer, request.params.trxid);

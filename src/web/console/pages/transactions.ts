@@ -10,7 +10,7 @@ import { listVisibleMerchants } from '../../../services/merchants/list-visible-m
 import { searchTransactions, type PageCursor, type TransactionSearchPage } from '../../../services/transactions/search-transactions.js';
 import { consolePage } from '../context.js';
 import { defineMessages, rupiah, translator, wibTime } from '../i18n.js';
-import { registerTransactionPage } from './transaction.js';
+import { transactionPageRoutes } from './transaction.js';
 import { statusBadge, statusName } from './transaction-status.js';
 import { exportCsv } from './transactions-csv.js';
 
@@ -103,7 +103,7 @@ type Query = Record<string, string | undefined>;
 export async function transactionRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   scope.get('/transactions', { schema: { hide: true } }, (request, reply) => listPage(deps, request, reply));
   scope.get('/transactions.csv', { schema: { hide: true } }, (request, reply) => exportCsv(deps, request, reply));
-  registerTransactionPage(scope, deps);
+  transactionPageRoutes(scope, deps);
 }
 
 /** The query string's cursor: `older` or `newer` (never both; `older` wins). */

@@ -91,7 +91,7 @@ const words = defineMessages(
   },
 );
 
-export async function userPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
+export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const hide = { schema: { hide: true } };
 
   const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: SafeHtml | '' = '', status = 200) => {
