@@ -31,7 +31,7 @@ import { AccountMailQueue } from '../mail/account-mail-queue.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
 import { startStatusWatch } from '../services/transactions/status-watch.js';
-import { registerMetrics } from './metrics.js';
+import { metricsRoutes } from './metrics.js';
 import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
 import { recordRoutes } from './route-table.js';
@@ -189,7 +189,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       { prefix },
     );
   }
-  registerMetrics(app, config.metricsToken, deps);
+  metricsRoutes(app, config.metricsToken, deps);
   await systemRoutes(app, deps);
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
   // preClose has ended the pages' streams and before the database closes.

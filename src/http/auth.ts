@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { authenticateApiKeyCached, type Principal } from '../services/merchants/api-keys.js';
+import { authenticateApiKeyCached } from '../services/merchants/authenticate-api-key.js';
+import type { Principal } from '../services/merchants/principal-cache.js';
 import type { Deps } from '../services/deps.js';
 import type { RateLimiter } from './rate-limit.js';
 

@@ -8,7 +8,7 @@ import type { Deps } from '../services/deps.js';
  * Prometheus metrics on /metrics. Labels use the route pattern, never the raw URL, so their number stays
  * bounded whatever clients send. With METRICS_TOKEN set, scrapes must send it as a Bearer token.
  */
-export function registerMetrics(app: FastifyInstance, token: string | null, deps: Deps): void {
+export function metricsRoutes(app: FastifyInstance, token: string | null, deps: Deps): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Group commit (SQLite): read at scrape time from the database's batcher, nothing counted per request.

@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
-import type { Principal } from '../services/merchants/api-keys.js';
+import type { Principal } from '../services/merchants/principal-cache.js';
 import type { Deps } from '../services/deps.js';
 import { getTransaction } from '../services/transactions/get-transaction.js';
 import { recordPayment } from '../services/payments/record-payment.js';

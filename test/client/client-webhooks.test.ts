@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { QrisGatewayClient, verifyWebhook, WebhookVerificationError } from '@qris-gateway/client';
 import { startSeededGateway, type SeededGateway } from '../helpers/seeded-gateway.js';
 import { Receiver, type ReceivedRequest } from '../helpers/receiver.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { PaymentEvent, TransactionEvent } from '../../src/http/schemas.js';
 
 let gateway: SeededGateway;

@@ -6,7 +6,7 @@ import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { sendDueEmails } from '../../src/services/email/send-due-emails.js';
 import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addOperator } from '../helpers/console.js';

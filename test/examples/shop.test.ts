@@ -7,7 +7,7 @@ import { QrisGatewayClient } from '@qris-gateway/client';
 import { createShop, type Order } from '../../examples/shop/shop.js';
 import { startSeededGateway, type SeededGateway } from '../helpers/seeded-gateway.js';
 import { freePort } from '../helpers/processes.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { resendEvent } from '../../src/services/webhooks/resend-deliveries.js';
 import { parseTlv } from '../../src/domain/qris/tlv.js';
 

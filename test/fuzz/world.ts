@@ -5,7 +5,7 @@ import { routeTable } from '../../src/http/route-table.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { createInput } from '../helpers/context.js';
 import { fillParams, startSeededWorld, type MerchantIds, type SeededWorld } from '../helpers/seeded-world.js';
 import type { FuzzTarget, Identity, ParamValues } from './generators.js';

@@ -12,7 +12,7 @@ import { createLogger, silentLogger } from '../../src/http/logger.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createApiKey } from '../../src/services/merchants/api-keys.js';
+import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import type { Deps } from '../../src/services/deps.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';

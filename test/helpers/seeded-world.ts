@@ -4,13 +4,13 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { formatRupiah } from '../../src/domain/money.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
-import { createApiKey } from '../../src/services/merchants/api-keys.js';
+import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import { setPaymentLinkHandle } from '../../src/services/payment-links/set-handle.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import type { Viewer } from '../../src/services/users/viewer.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import type { DB } from '../../src/storage/schema.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from './console.js';
 import { createInput, createTestApp, type TestApp, vectors } from './context.js';

@@ -4,7 +4,7 @@ import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { settlePayment } from '../../src/services/payments/settle-payment.js';
 import { insertPaymentUnlessDuplicate } from '../../src/storage/queries/payments.js';
 import { readTransaction } from '../../src/storage/queries/transactions.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { createTestApp, onPostgres, seedMerchant, type TestApp } from '../helpers/context.js';
 import { CANCEL, CQRIS, create, CSTATUS } from '../helpers/api.js';
 import { expectCommonHeaders, expectError } from '../helpers/http-assertions.js';

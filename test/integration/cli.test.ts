@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
-import { authenticateApiKey } from '../../src/services/merchants/api-keys.js';
+import { authenticateApiKey } from '../../src/services/merchants/authenticate-api-key.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import type { Mode } from '../../src/storage/schema.js';
 import { vectors } from '../helpers/context.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
-import { setDailyQuota } from '../../src/services/merchants/quotas.js';
-import { createApiKey } from '../../src/services/merchants/api-keys.js';
+import { setDailyQuota } from '../../src/services/merchants/set-daily-quota.js';
+import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf, TEST_ACTOR } from '../helpers/console.js';
 import { loadConfig } from '../../src/config.js';

@@ -1,9 +1,9 @@
 // One transaction's console page (fields and timeline) and its actions: cancel, confirm by hand, resend.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
-import { createApiKey } from '../../src/services/merchants/api-keys.js';
+import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { sendDueEmails } from '../../src/services/email/send-due-emails.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
 import { createTestApp, seedMerchant, type TestApp } from '../helpers/context.js';

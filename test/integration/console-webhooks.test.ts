@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, seedMerchant, type TestApp } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient, noticeOf } from '../helpers/console.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { MAX_ATTEMPTS, MAX_RETRY_DELAY_MS } from '../../src/domain/webhook-retry.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 

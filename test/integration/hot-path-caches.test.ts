@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, PRINCIPAL_CACHE_MS, revokeApiKey } from '../../src/services/merchants/api-keys.js';
+import { createApiKey } from '../../src/services/merchants/create-api-key.js';
+import { PRINCIPAL_CACHE_MS } from '../../src/services/merchants/principal-cache.js';
+import { revokeApiKey } from '../../src/services/merchants/revoke-api-key.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 describe('hot-path caches', () => {

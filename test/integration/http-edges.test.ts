@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { createApiKey, revokeApiKey } from '../../src/services/merchants/api-keys.js';
+import { createApiKey } from '../../src/services/merchants/create-api-key.js';
+import { revokeApiKey } from '../../src/services/merchants/revoke-api-key.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { expectCommonHeaders, expectError, listeningPort, rawRequest, REQUEST_ID_SHAPE } from '../helpers/http-assertions.js';
 import { CQRIS, CSTATUS } from '../helpers/api.js';

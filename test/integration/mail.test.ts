@@ -7,7 +7,7 @@ import { formatRupiah } from '../../src/domain/money.js';
 import { createLogger } from '../../src/http/logger.js';
 import { createSmtpSender } from '../../src/mail/smtp.js';
 import type { MailSender } from '../../src/mail/sender.js';
-import { createApiKey } from '../../src/services/merchants/api-keys.js';
+import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import { claimEmail } from '../../src/services/email/email-claims.js';
 import { sendDueEmails } from '../../src/services/email/send-due-emails.js';

@@ -8,7 +8,7 @@ import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
 import { loadConfig } from '../../src/config.js';
 import { approveLive } from '../../src/services/merchants/approve-live.js';
-import { setDailyQuota } from '../../src/services/merchants/quotas.js';
+import { setDailyQuota } from '../../src/services/merchants/set-daily-quota.js';
 import { paymentLinkLimit } from '../../src/web/payment-link-limit.js';
 import type { Viewer } from '../../src/services/users/viewer.js';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
-import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
+import { setMerchantEnabled } from '../../src/services/merchants/set-merchant-enabled.js';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { pollDueFeeds } from '../../src/payment-sources/feed/poll.js';
 import { addFeedSource } from '../../src/payment-sources/feed/setup.js';

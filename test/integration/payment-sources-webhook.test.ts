@@ -1,7 +1,7 @@
 import { TEST_ACTOR } from '../helpers/console.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
-import { setMerchantEnabled } from '../../src/services/merchants/change-merchant.js';
+import { setMerchantEnabled } from '../../src/services/merchants/set-merchant-enabled.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { signPayload } from '../../src/payment-sources/webhook/signature.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';

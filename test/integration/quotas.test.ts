@@ -1,7 +1,7 @@
 import { TEST_ACTOR } from '../helpers/console.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secondsToWibMidnight, wibDayStart } from '../../src/domain/wib.js';
-import { setDailyQuota } from '../../src/services/merchants/quotas.js';
+import { setDailyQuota } from '../../src/services/merchants/set-daily-quota.js';
 import { newServiceState } from '../../src/services/state.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { createLinkTransaction } from '../../src/services/payment-links/create-link-transaction.js';

@@ -13,7 +13,7 @@ import type { Deps } from '../../src/services/deps.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { sourceCatalog } from '../../src/payment-sources/kinds.js';
-import { addWebhookEndpoint } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { runCreateLoad } from '../helpers/create-load.js';

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newEndpointId } from '../../src/domain/ids.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { addWebhookEndpoint, newWebhookSecret } from '../../src/services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
+import { newWebhookSecret } from '../../src/services/webhooks/webhook-secret.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { createTestContext, seedMerchant, type Seeded, type TestContext } from '../helpers/context.js';
 import { Receiver } from '../helpers/receiver.js';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { signStandardWebhook, signWebhookPayload, verifyStandardWebhook, verifyWebhookSignature } from '../../src/index.js';
-import { newWebhookSecret } from '../../src/services/webhooks/webhook-endpoints.js';
+import { newWebhookSecret } from '../../src/services/webhooks/webhook-secret.js';
 
 const secret = 'whsec_0123456789abcdefghijABCDEFGHIJ01';
 const body = '{"id":"evt_1","type":"transaction.paid","created_at":"2025-01-01T00:00:00.000Z","data":{"amount":12000,"note":"Rp ½ ✓"}}';

@@ -5,7 +5,7 @@ import { listUsers } from '../../services/users/list-users.js';
 import { setUserEnabled } from '../../services/users/set-user-enabled.js';
 import { setUserPassword } from '../../services/users/set-user-password.js';
 import type { UserView } from '../../services/users/user-view.js';
-import { inviteUser } from '../../services/users/account-links-use.js';
+import { inviteUser } from '../../services/users/invite-user.js';
 import { createSmtpSender } from '../../mail/smtp.js';
 import type { UserRole } from '../../storage/schema.js';
 import { emit, emitItems } from '../output.js';

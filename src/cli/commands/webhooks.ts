@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
 import { resendEvent, resendFailed } from '../../services/webhooks/resend-deliveries.js';
-import { addWebhookEndpoint, listWebhookEndpoints, parseEventList, removeWebhookEndpoint } from '../../services/webhooks/webhook-endpoints.js';
+import { addWebhookEndpoint } from '../../services/webhooks/add-webhook-endpoint.js';
+import { parseEventList } from '../../services/webhooks/event-list.js';
+import { listWebhookEndpoints } from '../../services/webhooks/list-webhook-endpoints.js';
+import { removeWebhookEndpoint } from '../../services/webhooks/remove-webhook-endpoint.js';
 import type { CliContext } from '../context.js';
 import { emit, emitItems } from '../output.js';
 

@@ -8,7 +8,7 @@ import type { TransactionStatus } from '../../storage/schema.js';
 import { createTransaction } from '../../services/transactions/create-transaction.js';
 import { getTransaction } from '../../services/transactions/get-transaction.js';
 import { listTransactions } from '../../services/transactions/list-transactions.js';
-import { quotaUsage } from '../../services/merchants/quotas.js';
+import { quotaUsage } from '../../services/merchants/quota-usage.js';
 import { qrPngDataUrl } from '../../qr/qr-png.js';
 import { requirePrincipal } from '../auth.js';
 import { parseBoundedInt, parseToken, parseTrxid, requestHash } from '../params.js';

@@ -1,16 +1,10 @@
 import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
-import { markLiveApproved, merchantById, merchantsAwaitingLive } from '../../storage/queries/merchants.js';
+import { markLiveApproved, merchantById } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import type { Viewer } from '../users/viewer.js';
-
-/** The queue an operator works through: self-service merchants whose live keys wait (LIVE_KEYS=approval). */
-export async function liveApprovalQueue(deps: Deps, viewer: Viewer): Promise<MerchantsTable[]> {
-  if (viewer.role !== 'operator') return [];
-  return merchantsAwaitingLive(deps.db);
-}
 
 /**
  * An operator approves a merchant's live keys. Keys already made start working within the API's

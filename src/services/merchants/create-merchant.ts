@@ -2,8 +2,8 @@ import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
 import { parseMerchantName } from '../../domain/merchant-name.js';
-import { parseStaticQris, type ParsedQris } from '../../domain/qris/index.js';
-import { allMerchants, insertMerchant, merchantById } from '../../storage/queries/merchants.js';
+import { parseMerchantQris } from '../../domain/merchant-qris.js';
+import { insertMerchant } from '../../storage/queries/merchants.js';
 import { insertUserMerchants, lockAndCountMerchantsOfUser } from '../../storage/queries/users.js';
 import type { Tx } from '../../storage/executor.js';
 import type { MerchantsTable } from '../../storage/schema.js';
@@ -26,31 +26,8 @@ export interface CreateMerchantInput {
   dailyCreateQuota?: number | null;
 }
 
-export { MERCHANT_NAME_MAX } from '../../domain/merchant-name.js';
-
-/**
- * The rule for a merchant's name in this gateway, on every path that sets one (console add and rename,
- * the portal, the CLI): 1 to 100 characters, trimmed, with no link or address (domain/merchant-name.ts).
- */
-export function checkMerchantName(input: string): string {
-  return parseMerchantName(input);
-}
-
-/**
- * The rule a merchant's code must pass to be saved (a static QRIS with a valid CRC); the console's
- * preview asks it too, so the two never disagree. Throws invalid_qris naming `qris`.
- */
-export function parseMerchantQris(qris: string): ParsedQris {
-  try {
-    return parseStaticQris(qris.trim());
-  } catch (err) {
-    if (err instanceof AppError) throw new AppError('invalid_qris', err.message, { param: 'qris' });
-    throw err;
-  }
-}
-
 export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
-  const name = checkMerchantName(input.name);
+  const name = parseMerchantName(input.name);
   const parsed = parseMerchantQris(input.qris);
   const row: MerchantsTable = {
     id: newMerchantId(),
@@ -88,14 +65,4 @@ async function checkRoomForAnother(trx: Tx, limit: number, userId: string): Prom
   if ((await lockAndCountMerchantsOfUser(trx, userId)) >= limit) {
     throw new AppError('merchant_limit_reached', `a self-service user may have at most ${limit} merchants (MERCHANTS_PER_USER)`);
   }
-}
-
-export async function listMerchants(deps: Deps): Promise<MerchantsTable[]> {
-  return allMerchants(deps.db);
-}
-
-export async function getMerchant(deps: Deps, id: string): Promise<MerchantsTable> {
-  const row = await merchantById(deps.db, id);
-  if (!row) throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
-  return row;
 }

@@ -1,5 +1,6 @@
 import { buildQris } from '../../domain/qris/index.js';
-import { createApiKey, type CreatedApiKey } from './api-keys.js';
+import type { CreatedApiKey } from './api-key-summary.js';
+import { createApiKey } from './create-api-key.js';
 import { createMerchant } from './create-merchant.js';
 import type { Deps } from '../deps.js';
 import { anyMerchantExists } from '../../storage/queries/merchants.js';

@@ -3,10 +3,10 @@
 // refuse (a dynamic one, a bad CRC) is still shown, with what is wrong, so the operator can see whether
 // they photographed the wrong sticker or mistyped a character.
 import { AppError } from '../../domain/errors.js';
+import { parseMerchantQris } from '../../domain/merchant-qris.js';
 import { describeQris, inspectQris, isStaticQris, type ParsedQris, type QrisFieldDescription } from '../../domain/qris/index.js';
 import { readQrImage, type ReadQrImageOptions } from '../../imaging/read-qr-image.js';
 import type { Deps } from '../deps.js';
-import { parseMerchantQris } from './create-merchant.js';
 
 export type PreviewMerchantQrisInput = { image: Uint8Array; imageOptions?: ReadQrImageOptions } | { payload: string };
 

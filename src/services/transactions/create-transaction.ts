@@ -6,7 +6,8 @@ import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
 import { idempotencyKey, LostRace } from './insert-transaction.js';
-import { checkQuota, dailyLimitOf } from '../merchants/quotas.js';
+import { checkQuota } from '../merchants/check-quota.js';
+import { dailyLimitOf } from '../merchants/daily-limit-of.js';
 import { checkPayerEmail } from '../merchants/payer-email.js';
 
 export type { CreateTransactionInput } from './create-input.js';

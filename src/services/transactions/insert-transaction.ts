@@ -4,7 +4,7 @@ import { insertTransactionIfAbsent } from '../../storage/queries/transactions.js
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import { enqueueEmail } from '../email/enqueue-email.js';
-import { consumeQuota } from '../merchants/quotas.js';
+import { consumeQuota } from '../merchants/consume-quota.js';
 
 // Writing a new pending transaction, whichever issuer made its code.
 

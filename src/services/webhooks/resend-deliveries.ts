@@ -9,7 +9,7 @@ import { AppError } from '../../domain/errors.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { newDelivery } from './outbox.js';
-import { getWebhookEndpoint } from './webhook-endpoints.js';
+import { getWebhookEndpoint } from './get-webhook-endpoint.js';
 
 export interface ResendResult {
   requeued: number;

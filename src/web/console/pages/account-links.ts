@@ -4,7 +4,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
-import { acceptInvite, linkIsLive, requestPasswordReset, resetPassword, verifyEmail } from '../../../services/users/account-links-use.js';
+import { acceptInvite } from '../../../services/users/accept-invite.js';
+import { linkIsLive } from '../../../services/users/link-is-live.js';
+import { requestPasswordReset } from '../../../services/users/request-password-reset.js';
+import { resetPassword } from '../../../services/users/reset-password.js';
+import { verifyEmail } from '../../../services/users/verify-email.js';
 import type { Deps } from '../../../services/deps.js';
 import { signUp } from '../../../services/users/sign-up.js';
 import { statusFor } from '../../../http/error-status.js';
@@ -44,7 +48,7 @@ function linkProblem(err: unknown, t: Translate<Key>): { status: number; message
 
 const alert = (message: string | null) => (message ? html`<p class="notice error" role="alert">${message}</p>` : '');
 
-export async function accountLinkPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
+export async function accountLinkRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   // Reached logged out: the console's login check lets these through.
   const open = { consolePublic: true };

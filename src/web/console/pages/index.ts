@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../services/deps.js';
 import type { ConsoleKit } from '../context.js';
-import { accountLinkPages } from './account-links.js';
+import { accountLinkRoutes } from './account-links.js';
 import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
-import { keysRoutes } from './keys.js';
-import { merchantsRoutes } from './merchants.js';
+import { keyRoutes } from './keys.js';
+import { merchantRoutes } from './merchants.js';
 import { linkRoutes } from './links.js';
 import { overviewPage, type OverviewQuery } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { webhookRoutes } from './webhooks.js';
 import { sourceRoutes } from './sources.js';
-import { userPages } from './users.js';
+import { userRoutes } from './users.js';
 import { transactionRoutes } from './transactions.js';
 
 /** A section of the console: registers its routes in the console's scope (paths relative to /dashboard). */
@@ -23,5 +23,5 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkPages, userPages, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes, merchantsRoutes, keysRoutes, linkRoutes, auditRoutes],
+  sections: [accountLinkRoutes, userRoutes, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes, merchantRoutes, keyRoutes, linkRoutes, auditRoutes],
 };

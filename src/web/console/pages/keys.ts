@@ -3,18 +3,20 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { Deps } from '../../../services/deps.js';
-import type { CreatedApiKey } from '../../../services/merchants/api-keys.js';
-import { createViewerKey, listViewerKeys, revokeViewerKey } from '../../../services/merchants/viewer-keys.js';
-import { listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
 import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
 import { consolePage, type ConsolePage } from '../context.js';
 import { translator } from '../../../presentation/messages.js';
 import { words } from './keys.words.js';
 import { formatTime } from '../../../presentation/format.js';
+import type { CreatedApiKey } from '../../../services/merchants/api-key-summary.js';
+import { createVisibleKey } from '../../../services/merchants/create-visible-key.js';
+import { listVisibleKeys } from '../../../services/merchants/list-visible-keys.js';
+import { revokeVisibleKey } from '../../../services/merchants/revoke-visible-key.js';
+import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
 /** /dashboard/keys: the keys of the viewer's merchants, a form for a new one, and revoke buttons. */
-export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+export async function keyRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/keys', { schema: pageSchema({}) }, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -25,7 +27,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
     const page = consolePage(request, reply);
     let created: CreatedApiKey;
     try {
-      created = await createViewerKey(deps, page.viewer, { merchantId: request.body.merchant ?? '', mode: request.body.mode ?? '' });
+      created = await createVisibleKey(deps, page.viewer, { merchantId: request.body.merchant ?? '', mode: request.body.mode ?? '' });
     } catch (err) {
       if (err instanceof AppError && err.param === 'mode') return redirectWithNotice(reply, '/dashboard/keys', { kind: 'error', text: translator(words, page.lang)('modeError') });
       throw err;
@@ -36,7 +38,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
 
   app.post('/keys/:id/revoke', { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
-    const key = await revokeViewerKey(deps, page.viewer, request.params.id);
+    const key = await revokeVisibleKey(deps, page.viewer, request.params.id);
     return redirectWithNotice(reply, '/dashboard/keys', { kind: 'success', text: translator(words, page.lang)('revokedNotice', { prefix: key.prefix }) });
   });
 }
@@ -44,7 +46,7 @@ export async function keysRoutes(scope: FastifyInstance, deps: Deps): Promise<vo
 /** The page, with the notice of the action that led here, if any. */
 async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', created: CreatedApiKey | null, status: number): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [merchants, keys] = await Promise.all([listViewerMerchants(deps, page.viewer), listViewerKeys(deps, page.viewer)]);
+  const [merchants, keys] = await Promise.all([listVisibleMerchantRows(deps, page.viewer), listVisibleKeys(deps, page.viewer)]);
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const several = merchants.length > 1;
   const disabled = new Set(merchants.filter((m) => m.disabled_at != null).map((m) => m.id));

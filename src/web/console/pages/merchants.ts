@@ -4,11 +4,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { Deps } from '../../../services/deps.js';
-import { renameMerchant, setMerchantEnabled } from '../../../services/merchants/change-merchant.js';
-import { createMerchant, MERCHANT_NAME_MAX } from '../../../services/merchants/create-merchant.js';
+import { renameMerchant } from '../../../services/merchants/rename-merchant.js';
+import { setMerchantEnabled } from '../../../services/merchants/set-merchant-enabled.js';
+import { MERCHANT_NAME_MAX } from '../../../domain/merchant-name.js';
+import { createMerchant } from '../../../services/merchants/create-merchant.js';
 import { merchantNameProblem, type MerchantNameProblem } from '../../../domain/merchant-name.js';
 import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
-import { getViewerMerchant, listViewerMerchants } from '../../../services/merchants/viewer-merchants.js';
+import { getVisibleMerchant } from '../../../services/merchants/get-visible-merchant.js';
+import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
 import { resumeSession } from '../../../services/users/sessions.js';
 import { isOperator, type Viewer } from '../../../services/users/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
@@ -34,7 +37,7 @@ interface FormState {
  * /dashboard/merchants: the list (a merchant user sees its own), and for operators adding a merchant from
  * a QRIS image or payload (preview first, then save), renaming, and disabling or enabling.
  */
-export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
+export async function merchantRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   // Operators add merchants; so do self-service users (SIGNUP=invite or open), each becoming its member.
   const canAdd = (viewer: Viewer) => isOperator(viewer) || deps.config.signup !== 'closed';
   // A self-service user with MERCHANTS_PER_USER merchants is told so before filling in the form (the save
@@ -47,7 +50,7 @@ export async function merchantsRoutes(scope: FastifyInstance, deps: Deps): Promi
   app.get('/merchants', { schema: pageSchema({}) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
-    const merchants = await listViewerMerchants(deps, page.viewer);
+    const merchants = await listVisibleMerchantRows(deps, page.viewer);
     const notice = takeNotice(request, reply);
     const body = html`<div class="heading"><h1>${t('title')}</h1>${canAdd(page.viewer) ? html`<a class="button" href="/dashboard/merchants/new">${t('add')}</a>` : ''}</div>
 ${renderNotice(notice)}
@@ -126,7 +129,7 @@ ${
 
   app.get('/merchants/:id', { schema: pageSchema({ params: merchantId }) }, async (request, reply) => {
     const page = consolePage(request, reply);
-    const merchant = await getViewerMerchant(deps, page.viewer, request.params.id);
+    const merchant = await getVisibleMerchant(deps, page.viewer, request.params.id);
     const t = translator(words, page.lang);
     const notice = takeNotice(request, reply);
     const operator = isOperator(page.viewer);
@@ -172,7 +175,7 @@ ${
     } catch (err) {
       if (!(err instanceof AppError) || err.param !== 'name') throw err;
       const t = translator(words, page.lang);
-      const merchant = await getViewerMerchant(deps, page.viewer, id);
+      const merchant = await getVisibleMerchant(deps, page.viewer, id);
       const why = nameText(t, merchantNameProblem(name.trim()));
       return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`, 400);
     }

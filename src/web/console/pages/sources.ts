@@ -10,7 +10,7 @@ import { html, type SafeHtml } from '../../../domain/html.js';
 import type { SourceKind } from '../../../payment-sources/kind.js';
 import { sourceKind, sourceKinds } from '../../../payment-sources/kinds.js';
 import type { Deps } from '../../../services/deps.js';
-import { listSourcesInScope } from '../../../services/sources/list-sources.js';
+import { listVisibleSources } from '../../../services/sources/list-visible-sources.js';
 import { setSourceEnabled } from '../../../services/sources/set-source-enabled.js';
 import type { SourceView } from '../../../services/sources/source-view.js';
 import type { Viewer } from '../../../services/users/viewer.js';
@@ -97,7 +97,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
 
 async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, secret: SafeHtml | null, status = 200): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [sources, merchants] = await Promise.all([listSourcesInScope(deps, merchantScope(page.viewer)), listVisibleMerchants(deps, page.viewer)]);
+  const [sources, merchants] = await Promise.all([listVisibleSources(deps, merchantScope(page.viewer)), listVisibleMerchants(deps, page.viewer)]);
   const reports = await lastReports(
     deps,
     sources.map((s) => s.id),

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
-import { inviteUser } from '../../../services/users/account-links-use.js';
+import { inviteUser } from '../../../services/users/invite-user.js';
 import { deleteAccount } from '../../../services/users/delete-account.js';
 import type { Deps } from '../../../services/deps.js';
 import { listUsers } from '../../../services/users/list-users.js';
@@ -21,7 +21,7 @@ import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 import { loggedOutNotice } from './login.js';
 
-export async function userPages(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
+export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
   const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: SafeHtml | '' = '', status = 200) => {

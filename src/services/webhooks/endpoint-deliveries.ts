@@ -1,28 +1,12 @@
-// The console's view of webhook endpoints: a viewer's endpoints, one of them, and its deliveries with
-// every attempt. Another merchant's endpoint is not found, exactly as an unknown one.
-import { AppError } from '../../domain/errors.js';
 import { attemptsOfDeliveries, endpointDeliveryPage, type DeliveryListRow } from '../../storage/queries/deliveries.js';
-import { webhookEndpointInScope, webhookEndpointsInScope } from '../../storage/queries/webhook-endpoints.js';
 import type { DeliveryAttemptsTable, WebhookEndpointsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
 
 export const DELIVERIES_PER_PAGE = 20;
 
 export interface DeliveryWithAttempts extends DeliveryListRow {
   /** Oldest first. */
   attemptLog: DeliveryAttemptsTable[];
-}
-
-export async function listVisibleEndpoints(deps: Deps, viewer: Viewer): Promise<WebhookEndpointsTable[]> {
-  return webhookEndpointsInScope(deps.db, merchantScope(viewer));
-}
-
-/** The endpoint if the viewer may see it, else not_found. */
-export async function getVisibleEndpoint(deps: Deps, viewer: Viewer, id: string): Promise<WebhookEndpointsTable> {
-  const row = /^we_[0-9A-Za-z]{1,64}$/.test(id) ? await webhookEndpointInScope(deps.db, id, merchantScope(viewer)) : undefined;
-  if (!row) throw new AppError('not_found', 'no such webhook endpoint', { param: 'endpoint' });
-  return row;
 }
 
 /** Where a page of deliveries ends, as one URL-safe token. */
