@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { clientAddressKey } from '../domain/client-address.js';
 import { AppError } from '../domain/errors.js';
@@ -6,6 +7,7 @@ import type { Deps } from '../services/deps.js';
 import type { StatusWatch, Watching } from '../services/transactions/status-watch.js';
 import { StatusStream } from './status-stream.js';
 import { StreamSlots } from './stream-slots.js';
+import { Params, Segment, pageSchema } from './forms.js';
 
 /**
  * GET /checkout/:trxid/events: the page's live status as server-sent events. The current status at
@@ -34,7 +36,7 @@ export function checkoutEventRoutes(app: FastifyInstance, deps: Deps, watch: Sta
     for (const stream of [...streams]) stream.close();
   });
 
-  app.get<{ Params: { trxid: string } }>('/checkout/:trxid/events', { schema: { hide: true } }, async (request, reply) => {
+  app.withTypeProvider<TypeBoxTypeProvider>().get('/checkout/:trxid/events', { schema: pageSchema({ params: Params({ trxid: Segment() }) }) }, async (request, reply) => {
     const trxid = parseTrxid(request.params.trxid, true)!;
     // request.ip is the proxy's client address only with TRUST_PROXY (Fastify's trustProxy).
     const slot = slots.take(clientAddressKey(request.ip), trxid);

@@ -19,6 +19,12 @@ export const Text = (maxLength = TEXT_MAX) => Type.Optional(Type.String({ maxLen
 export const TextList = (maxItems = 500) =>
   Type.Optional(Type.Union([Type.String({ maxLength: TEXT_MAX }), Type.Array(Type.String({ maxLength: TEXT_MAX }), { maxItems })]));
 
+/**
+ * A value handed as it came to a domain parser that explains every wrong shape itself (parseAmount says "a
+ * single value, not a list"), so the page keeps that message: typed `unknown`, which the parser takes.
+ */
+export const Raw = () => Type.Optional(Type.Unknown());
+
 /** A file of a multipart form: its bytes (the console's multipart plugin attaches files to the body as Buffers). */
 export const Upload = () => Type.Optional(Type.Unsafe<Buffer>({ description: 'a file' }));
 

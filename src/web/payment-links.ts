@@ -2,6 +2,7 @@
 // /pay/{handle}/{amount} starts a live transaction and sends the payer to its checkout page. Public (no
 // login, no key), so they are limited per client address and answer every failure with an HTML page in
 // the payer's language: never JSON, never a stack trace.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddressKey } from '../domain/client-address.js';
 import { parseEmail } from '../domain/email.js';
@@ -17,11 +18,11 @@ import { pickLang, type Lang } from '../presentation/messages.js';
 import { paymentLinkLimit } from './payment-link-limit.js';
 import { payTranslator, renderPayForm, renderPayProblem, type LinkMerchant, type PayAssets } from './payment-link-pages.js';
 import { checkoutAssets, payLinkCss } from './static-assets.js';
+import { Params, Query, Raw, Segment, pageSchema } from './forms.js';
 
 // As strict as the checkout page's; the only form posts (GET) to this site, and there is no script.
 const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-type Query = Record<string, unknown>;
 
 export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { config } = deps;
@@ -112,7 +113,8 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
   }
 
   await app.register(
-    async (scope) => {
+    async (untyped) => {
+      const scope = untyped.withTypeProvider<TypeBoxTypeProvider>();
       scope.setErrorHandler((err, request, reply) => problemPage(request, reply, err, null));
       scope.setNotFoundHandler((request, reply) => problemPage(request, reply, new AppError('not_found', 'no such payment link'), null));
 
@@ -121,7 +123,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
       });
 
       // The form; with ?amount= (the form sent), checks it and goes on to the amount's own link.
-      scope.get<{ Params: { handle: string }; Querystring: Query }>('/:handle', { schema: { hide: true } }, async (request, reply) => {
+      scope.get('/:handle', { schema: pageSchema({ params: Params({ handle: Segment() }), querystring: Query({ amount: Raw(), email: Raw() }) }) }, async (request, reply) => {
         const opened = await openOrAnswer(request, reply, request.params.handle);
         if (!opened) return reply;
         const { merchant } = opened;
@@ -142,9 +144,9 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
       });
 
       // Starts the payment: idempotent for a while (create-link-transaction.ts), limited per address.
-      scope.get<{ Params: { handle: string; amount: string }; Querystring: Query }>(
+      scope.get(
         '/:handle/:amount',
-        { schema: { hide: true }, exposeHeadRoute: false },
+        { schema: pageSchema({ params: Params({ handle: Segment(), amount: Segment() }), querystring: Query({ email: Raw(), ref: Raw() }) }), exposeHeadRoute: false },
         async (request, reply) => {
           const clientKey = clientAddressKey(request.ip);
           if (limit) {
@@ -171,7 +173,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
       );
 
       // Creating on GET means HEAD must not: link checkers send HEAD freely.
-      scope.head('/:handle/:amount', { schema: { hide: true } }, (_request, reply) => {
+      scope.head('/:handle/:amount', { schema: pageSchema({ params: Params({ handle: Segment(), amount: Segment() }) }) }, (_request, reply) => {
         reply.code(405).header('Allow', 'GET').send();
       });
     },

@@ -62,13 +62,6 @@ export function consolePage(request: FastifyRequest, reply: FastifyReply): Conso
   };
 }
 
-/** A form field as one string: absent, repeated or non-text fields are the empty string. */
-export function field(body: unknown, name: string): string {
-  if (body === null || typeof body !== 'object') return '';
-  const value = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : '';
-}
-
 /** Where to go after a form: a console path only, so a crafted link cannot send anyone elsewhere. */
 export function safeNext(next: string | undefined, fallback = '/dashboard'): string {
   return next && /^\/dashboard([/?][A-Za-z0-9/_?=&%.+,:-]*)?$/.test(next) ? next : fallback;

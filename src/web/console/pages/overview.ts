@@ -12,7 +12,7 @@ import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
 import { translator, type Lang } from '../../../presentation/messages.js';
 import { words } from './overview.words.js';
-import { formatTime } from '../../../presentation/format.js';
+import { formatTime, formatDay } from '../../../presentation/format.js';
 import { formatRupiah } from '../../../domain/money.js';
 import { renderNotice, takeNotice } from '../notice.js';
 
@@ -43,7 +43,7 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
     sources.map((s) => s.id),
   );
   const when = (ms: number | null | undefined) => (ms ? formatTime(ms, page.lang) : t('never'));
-  const dayLabel = (ms: number) => new Intl.DateTimeFormat(page.lang === 'id' ? 'id-ID' : 'en-GB', { timeZone: 'Asia/Jakarta', day: '2-digit', month: 'short' }).format(ms);
+  const dayLabel = (ms: number) => formatDay(ms, page.lang);
   const chart = barChart(
     overview.daily.map((d, i) => ({
       value: d.sum,
