@@ -18,10 +18,3 @@ export function wibDayStart(ms: number): number {
 export function secondsToWibMidnight(ms: number): number {
   return Math.max(1, Math.ceil((wibDayStart(ms) + DAY_MS - ms) / 1000));
 }
-
-/** Payers read Western Indonesian Time (UTC+7, no daylight saving): "22/11/2026 11:27 WIB". */
-export function formatWib(iso: string): string {
-  const d = new Date(Date.parse(iso) + WIB_OFFSET_MS);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${p(d.getUTCDate())}/${p(d.getUTCMonth() + 1)}/${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} WIB`;
-}

@@ -4,7 +4,7 @@
 import { formatRupiah } from '../domain/money.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import { html, rawHtml, type SafeHtml } from '../domain/html.js';
-import { formatWib } from '../domain/wib.js';
+import { formatTime } from '../presentation/format.js';
 import { cachedQrPng } from '../qr/qr-png.js';
 import type { InlineImage } from './sender.js';
 
@@ -40,8 +40,6 @@ interface Section {
   blocks: Block[];
 }
 
-const wib = (ms: number): string => formatWib(new Date(ms).toISOString());
-
 /** Control characters would break a header line or a text layout; names are one line. */
 const oneLine = (text: string): string => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim();
 
@@ -65,7 +63,6 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
   // sees exactly how the total is made up (acquirer-issued codes have none).
   const withCode = (code: string) => (tx.unique_code > 0 ? `${total} (${formatRupiah(tx.amount)} + ${code} ${tx.unique_code})` : total);
   const ref = (label: string): Array<[string, string]> => (tx.ref === null ? [] : [[label, tx.ref]]);
-  const expires = wib(tx.expires_at);
   return [
     {
       lang: 'id',
@@ -75,7 +72,7 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
         { kind: 'paragraph', text: `Bayar tepat ${total}, termasuk kode unik, agar pembayaran Anda dikenali.` },
         { kind: 'qr', cid, alt: `Kode QRIS untuk ${total}`, textHint: 'Kode QRIS terlampir sebagai gambar.' },
         { kind: 'paragraph', text: 'Pindai kode QRIS dengan aplikasi dompet digital atau bank apa pun yang mendukung QRIS.' },
-        { kind: 'fields', rows: [['Berlaku hingga', expires], ['ID transaksi', tx.id], ...ref('Nomor pesanan')] },
+        { kind: 'fields', rows: [['Berlaku hingga', formatTime(tx.expires_at, 'id')], ['ID transaksi', tx.id], ...ref('Nomor pesanan')] },
         { kind: 'link', label: 'Buka halaman pembayaran', href: checkoutUrl },
         ...sandboxNote(tx, 'Mode sandbox: tidak ada uang sungguhan.'),
       ],
@@ -87,7 +84,7 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
         { kind: 'total', label: 'Amount to pay', value: withCode('unique code') },
         { kind: 'paragraph', text: `Pay exactly ${total}, unique code included, so that your payment is recognised.` },
         { kind: 'paragraph', text: 'Scan the QRIS code (attached as an image) with any QRIS wallet or banking app.' },
-        { kind: 'fields', rows: [['Valid until', expires], ['Transaction ID', tx.id], ...ref('Order')] },
+        { kind: 'fields', rows: [['Valid until', formatTime(tx.expires_at, 'en')], ['Transaction ID', tx.id], ...ref('Order')] },
         { kind: 'link', label: 'Open the payment page', href: checkoutUrl },
         ...sandboxNote(tx, 'Sandbox mode: no real money.'),
       ],
@@ -146,7 +143,7 @@ function receiptSections(merchant: string, tx: TransactionsTable, payment: Payme
   const section = (lang: Section['lang']): Section => {
     const w = RECEIPT_WORDS[lang];
     const rows: Array<[string, string]> = [[w.amount, paid]];
-    if (paidAt !== null) rows.push([w.time, wib(paidAt)]);
+    if (paidAt !== null) rows.push([w.time, formatTime(paidAt, lang)]);
     if (payment?.issuer) rows.push([w.issuer, payment.issuer]);
     if (payment?.reference) rows.push([w.reference, payment.reference]);
     rows.push([w.trx, tx.id]);

@@ -1,6 +1,6 @@
 import { formatRupiah } from '../domain/money.js';
 import { html } from '../domain/html.js';
-import { formatWib } from '../domain/wib.js';
+import { formatTime } from '../presentation/format.js';
 import type { CheckoutView } from '../services/transactions/get-checkout.js';
 
 /** Where the page finds its files (static-assets.ts: hashed URLs). */
@@ -48,7 +48,7 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
     <p>Pindai dengan aplikasi dompet digital atau bank apa pun yang mendukung QRIS.
       <span lang="en">Scan with any QRIS wallet or banking app.</span></p>
     <p class="countdown">Berlaku hingga <span lang="en">/ Valid until</span>
-      <time id="expires" datetime="${view.expires_at}">${formatWib(view.expires_at)}</time>
+      <time id="expires" datetime="${view.expires_at}">${formatTime(Date.parse(view.expires_at), 'id')}</time>
       <strong id="countdown"></strong></p>
     ${sandbox}
   </section>

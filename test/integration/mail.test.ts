@@ -13,7 +13,7 @@ import { claimEmail } from '../../src/services/email/email-claims.js';
 import { sendDueEmails } from '../../src/services/email/send-due-emails.js';
 import { MAX_EMAIL_ATTEMPTS } from '../../src/domain/mail-retry.js';
 import { openDatabase } from '../../src/storage/database.js';
-import { formatWib } from '../../src/domain/wib.js';
+import { formatTime } from '../../src/presentation/format.js';
 import { startMailer } from '../../src/workers/mailer.js';
 import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
@@ -103,7 +103,8 @@ describe('payer e-mail over SMTP', () => {
     expect(text).toContain(tx.checkout_url);
     expect(text).toContain(tx.trxid);
     expect(text).toContain('ORDER-7');
-    expect(text).toContain(formatWib(tx.expires_at));
+    expect(text).toContain(`Berlaku hingga: ${formatTime(Date.parse(tx.expires_at), 'id')}`);
+    expect(text).toContain(`Valid until: ${formatTime(Date.parse(tx.expires_at), 'en')}`);
     // Bahasa Indonesia first, English below, in both parts.
     expect(text.indexOf('Total yang harus dibayar')).toBeGreaterThan(-1);
     expect(text.indexOf('Total yang harus dibayar')).toBeLessThan(text.indexOf('Amount to pay'));
@@ -131,7 +132,7 @@ describe('payer e-mail over SMTP', () => {
     expect(rtext).toContain(`Jumlah dibayar: ${total}`);
     expect(rtext).toContain('Dibayar melalui: SIMULATOR');
     expect(rtext).toMatch(/Referensi pembayaran: SIM-/);
-    expect(rtext).toMatch(/Waktu pembayaran: \d\d\/\d\d\/\d{4} \d\d:\d\d WIB/);
+    expect(rtext).toMatch(/Waktu pembayaran: \d\d \w{3} \d{4}, \d\d\.\d\d\.\d\d WIB/);
     expect(rtext).not.toContain('setelah batas waktu');
 
     const rows = await emails(t, tx.trxid);

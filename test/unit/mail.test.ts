@@ -103,7 +103,7 @@ describe('renderMail', () => {
     const mail = renderMail(input());
     expect(mail.subject).toBe('Tagihan / Invoice Rp10.339 – Warung Sederhana');
     expect(mail.text).toContain('Rp10.339 (Rp10.000 + kode unik 339)');
-    expect(mail.text).toContain('Berlaku hingga: 22/11/2026 11:42 WIB');
+    expect(mail.text).toContain('Berlaku hingga: 22 Nov 2026, 11.42.00 WIB');
     expect(mail.text.indexOf('Tagihan dari')).toBeLessThan(mail.text.indexOf('Invoice from'));
     expect(mail.attachments).toHaveLength(1);
     expect(mail.html).toContain(`src="cid:${mail.attachments[0]!.cid}"`);
@@ -133,7 +133,7 @@ describe('renderMail', () => {
     const mail = renderMail(input({ kind: 'receipt', transaction: paid, payment }));
     expect(mail.subject).toBe('Bukti pembayaran / Receipt Rp10.339 – Warung Sederhana');
     expect(mail.attachments).toEqual([]);
-    for (const line of ['Jumlah dibayar: Rp10.339', 'Waktu pembayaran: 22/11/2026 11:47 WIB', 'Dibayar melalui: GoPay', 'Referensi pembayaran: RRN-1&2', 'Paid with: GoPay']) {
+    for (const line of ['Jumlah dibayar: Rp10.339', 'Waktu pembayaran: 22 Nov 2026, 11.47.00 WIB', 'Dibayar melalui: GoPay', 'Referensi pembayaran: RRN-1&2', 'Paid with: GoPay']) {
       expect(mail.text).toContain(line);
     }
     expect(mail.html).toContain('RRN-1&amp;2');
