@@ -42,7 +42,13 @@ const { values: args, positionals } = parseArgs({
   },
 });
 if (args.help || positionals.length < 2) {
-  process.stdout.write(`${readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(2, 9).join('\n').replace(/^\/\/ ?/gm, '')}\n`);
+  process.stdout.write(
+    `${readFileSync(fileURLToPath(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(2, 9)
+      .join('\n')
+      .replace(/^\/\/ ?/gm, '')}\n`,
+  );
   process.exit(args.help ? 0 : 2);
 }
 const ROUNDS = Number(args.rounds);
@@ -97,7 +103,17 @@ function prepareTree(spec) {
 
 /** One bench run of a tree; resolves to its report (the JSON it wrote). Its output goes to a log file. */
 function bench(tree, logStream) {
-  const argv = [join(tree.dir, 'scripts', 'bench.mjs'), '--only', SCENARIOS.join(','), '--db', DBS.join(','), '--duration', args.duration, '--connections', args.connections];
+  const argv = [
+    join(tree.dir, 'scripts', 'bench.mjs'),
+    '--only',
+    SCENARIOS.join(','),
+    '--db',
+    DBS.join(','),
+    '--duration',
+    args.duration,
+    '--connections',
+    args.connections,
+  ];
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, argv, { cwd: tree.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -158,17 +174,28 @@ async function main() {
           const rows = rounds.map((r, i) => {
             const ca = cpuOf(r.reports.get(a), db, scenario);
             const cb = cpuOf(r.reports.get(b), db, scenario);
-            return { round: i + 1, first: r.first, a: ca, b: cb, ratio: ca && cb ? cb / ca : null, load: loadOf([r.reports.get(a), r.reports.get(b)], db, scenario) };
+            return {
+              round: i + 1,
+              first: r.first,
+              a: ca,
+              b: cb,
+              ratio: ca && cb ? cb / ca : null,
+              load: loadOf([r.reports.get(a), r.reports.get(b)], db, scenario),
+            };
           });
           const ratios = rows.map((r) => r.ratio).filter((v) => v !== null);
           const higher = rows.filter((r) => r.ratio !== null && r.ratio > 1).length;
           const med = ratios.length ? median(ratios) : null;
           const [na, nb] = [name(a), name(b)];
           summary.push({ db, scenario, a: a.label, b: b.label, rounds: rows, medianRatio: med, bHigherIn: higher });
-          process.stdout.write(`\n${db} ${scenario}: ${nb} (${b.label}) against ${na} (${a.label})\n  round first      ${na}      ${nb}    ${nb}/${na}   load\n`);
+          process.stdout.write(
+            `\n${db} ${scenario}: ${nb} (${b.label}) against ${na} (${a.label})\n  round first      ${na}      ${nb}    ${nb}/${na}   load\n`,
+          );
           for (const r of rows) {
             const ratio = r.ratio === null ? '     -' : r.ratio.toFixed(3).padStart(6);
-            process.stdout.write(`  ${String(r.round).padStart(5)} ${r.first.padStart(5)} ${String(r.a ?? '-').padStart(6)} ${String(r.b ?? '-').padStart(6)} ${ratio} ${String(r.load).padStart(6)}\n`);
+            process.stdout.write(
+              `  ${String(r.round).padStart(5)} ${r.first.padStart(5)} ${String(r.a ?? '-').padStart(6)} ${String(r.b ?? '-').padStart(6)} ${ratio} ${String(r.load).padStart(6)}\n`,
+            );
           }
           process.stdout.write(`  median ${nb}/${na} ${med === null ? '-' : med.toFixed(3)}; ${nb} higher in ${higher} of ${ratios.length} rounds\n`);
         }

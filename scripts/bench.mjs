@@ -84,13 +84,16 @@ async function main() {
   }
   report.finishedAt = new Date().toISOString();
 
-  process.stdout.write(`\nqris-gateway bench ${report.startedAt} commit ${report.commit ?? 'unknown'} (${report.machine.cpus}x ${report.machine.cpuModel}, node ${report.machine.node})\n`);
+  process.stdout.write(
+    `\nqris-gateway bench ${report.startedAt} commit ${report.commit ?? 'unknown'} (${report.machine.cpus}x ${report.machine.cpuModel}, node ${report.machine.node})\n`,
+  );
   process.stdout.write(
     `${CONNECTIONS} connections, ${DURATION} s per scenario; ratio = req/s over the baseline's in this run${report.baselineMeanRps ? ` (the mean of its readings before and after: ${report.baselineMeanRps} req/s)` : ''}\n\n`,
   );
   if (report.results.length) printTable(report.results);
   for (const r of report.results.filter((x) => x.outcomes)) process.stdout.write(`${r.db} payment-storm outcomes: ${JSON.stringify(r.outcomes)}\n`);
-  for (const [db, log] of Object.entries(report.logs ?? {})) if (log.bytes !== null) process.stdout.write(`${db} access log: ${log.bytesPerRequest} bytes per request\n`);
+  for (const [db, log] of Object.entries(report.logs ?? {}))
+    if (log.bytes !== null) process.stdout.write(`${db} access log: ${log.bytesPerRequest} bytes per request\n`);
   if (report.checks.length) {
     process.stdout.write('\n');
     printChecks(report.checks);

@@ -57,7 +57,7 @@ function shrinkRgba(data, width, height, long) {
     const out = new Uint8ClampedArray(w * h * 4);
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
-        const a = ((2 * y) * width + 2 * x) * 4;
+        const a = (2 * y * width + 2 * x) * 4;
         const b = a + width * 4;
         const o = (y * w + x) * 4;
         for (let c = 0; c < 4; c++) out[o + c] = (data[a + c] + data[a + 4 + c] + data[b + c] + data[b + 4 + c] + 2) >> 2;

@@ -44,7 +44,9 @@ async function main(): Promise<number> {
   const seed = count('seed', Date.now() % 1_000_000_007);
   const concurrency = count('concurrency', 4);
   const only = option('case')?.split(',').map(Number);
-  process.stdout.write(`fuzz: ${only ? `case ${only.join(',')}` : `${cases} cases`}, seed ${seed}, ${process.env.QG_TEST_DATABASE === 'postgres' ? 'PostgreSQL' : 'SQLite'}\n`);
+  process.stdout.write(
+    `fuzz: ${only ? `case ${only.join(',')}` : `${cases} cases`}, seed ${seed}, ${process.env.QG_TEST_DATABASE === 'postgres' ? 'PostgreSQL' : 'SQLite'}\n`,
+  );
   const world = await startFuzzWorld();
   try {
     const started = Date.now();

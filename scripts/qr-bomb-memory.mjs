@@ -44,7 +44,12 @@ const mb = (/** @type {number} */ bytes) => Math.round(bytes / 1e6);
 function childrenMb() {
   try {
     const out = execFileSync('ps', ['-o', 'rss=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-    return mb(out.split(/\s+/).filter(Boolean).reduce((sum, kb) => sum + Number(kb) * 1000, 0));
+    return mb(
+      out
+        .split(/\s+/)
+        .filter(Boolean)
+        .reduce((sum, kb) => sum + Number(kb) * 1000, 0),
+    );
   } catch {
     return 0; // no children: ps exits 1
   }
@@ -82,5 +87,17 @@ for (const wait of [1000, 4000, 5000, 10_000]) {
   gc?.();
   idle.push(mb(process.memoryUsage().rss));
 }
-console.log(JSON.stringify({ bombBytes: png.length, uploads, atOnce, outcomes, seconds, rssBeforeMb: before, rssPeakMb: peak, decodersPeakMb: childrenPeak, rssIdleMb: idle }));
+console.log(
+  JSON.stringify({
+    bombBytes: png.length,
+    uploads,
+    atOnce,
+    outcomes,
+    seconds,
+    rssBeforeMb: before,
+    rssPeakMb: peak,
+    decodersPeakMb: childrenPeak,
+    rssIdleMb: idle,
+  }),
+);
 await closeQrImageReaders();

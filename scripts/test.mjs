@@ -12,11 +12,10 @@ const extra = process.argv.slice(2);
 function run(label, env) {
   rmSync(report, { force: true });
   process.stdout.write(`\n== tests on ${label} ==\n`);
-  const result = spawnSync(
-    process.execPath,
-    [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra],
-    { stdio: 'inherit', env: { ...process.env, ...env } },
-  );
+  const result = spawnSync(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   let passed = 0;
   let failed = 0;
   if (existsSync(report)) {

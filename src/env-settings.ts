@@ -55,7 +55,13 @@ export function flag(name: string, doc: string, fallback: boolean): Setting<bool
   };
 }
 
-export function oneOf<T extends string, C>(name: string, doc: string, choices: readonly T[], fallback: T | ((get: Get<C>) => T), shown?: string): Setting<T, C> {
+export function oneOf<T extends string, C>(
+  name: string,
+  doc: string,
+  choices: readonly T[],
+  fallback: T | ((get: Get<C>) => T),
+  shown?: string,
+): Setting<T, C> {
   return {
     name,
     doc,

@@ -26,6 +26,14 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
     await database.close();
     throw err;
   }
-  const deps: Deps = { db: database, config, now, logger: options.logger ?? silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+  const deps: Deps = {
+    db: database,
+    config,
+    now,
+    logger: options.logger ?? silentLogger(),
+    issuers: codeIssuers,
+    sources: sourceCatalog,
+    state: newServiceState(),
+  };
   return { database, deps, close: () => database.close() };
 }

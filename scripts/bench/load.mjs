@@ -37,7 +37,15 @@ export async function runLoad(server, spec) {
   // the 1-minute load average at the start tells when that happened.
   const serverCpuUsPerReq = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? round(((cpuAfter - cpuBefore) * 1000) / result.requests, 0) : null;
   const dbCpuUsPerReq = pgBefore !== null && result.requests > 0 ? round(((pgAfter - pgBefore) * 1000) / result.requests, 0) : null;
-  return { ...result, peakRssMB: round(memory.peak, 1), serverHwmMB: hwm === null ? null : round(hwm, 1), serverCpuUsPerReq, dbCpuUsPerReq, loadAvg, rssSamples: memory.samples };
+  return {
+    ...result,
+    peakRssMB: round(memory.peak, 1),
+    serverHwmMB: hwm === null ? null : round(hwm, 1),
+    serverCpuUsPerReq,
+    dbCpuUsPerReq,
+    loadAvg,
+    rssSamples: memory.samples,
+  };
 }
 
 export function row(db, scenario, r, baselineRps, note) {

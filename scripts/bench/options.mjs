@@ -26,7 +26,13 @@ export const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write(`${readFileSync(join(root, 'scripts', 'bench.mjs'), 'utf8').split('\n').slice(2, 8).join('\n').replace(/^\/\/ ?/gm, '')}\n`);
+  process.stdout.write(
+    `${readFileSync(join(root, 'scripts', 'bench.mjs'), 'utf8')
+      .split('\n')
+      .slice(2, 8)
+      .join('\n')
+      .replace(/^\/\/ ?/gm, '')}\n`,
+  );
   process.exit(0);
 }
 export const DURATION = Number(args.duration);
@@ -34,7 +40,12 @@ export const CONNECTIONS = Number(args.connections);
 export const SCALE_ROWS = Number(args['scale-rows']);
 export const PREP = Number(args['prep-transactions']);
 export const SOAK_MINUTES = args.soak === undefined ? null : Number(args.soak);
-for (const [name, v] of /** @type {Array<[string, number]>} */ ([['duration', DURATION], ['connections', CONNECTIONS], ['scale-rows', SCALE_ROWS], ['prep-transactions', PREP]])) {
+for (const [name, v] of /** @type {Array<[string, number]>} */ ([
+  ['duration', DURATION],
+  ['connections', CONNECTIONS],
+  ['scale-rows', SCALE_ROWS],
+  ['prep-transactions', PREP],
+])) {
   if (!Number.isFinite(v) || v <= 0) fail(`--${name} must be a positive number`);
 }
 if (SOAK_MINUTES !== null && !(SOAK_MINUTES > 0)) fail('--soak must be a positive number of minutes');

@@ -15,7 +15,12 @@ export function commitInfo() {
     const loose = join(root, '.git', ref);
     if (existsSync(loose)) return readFileSync(loose, 'utf8').trim();
     const packed = readFileSync(join(root, '.git', 'packed-refs'), 'utf8');
-    return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? null;
+    return (
+      packed
+        .split('\n')
+        .find((l) => l.endsWith(` ${ref}`))
+        ?.split(' ')[0] ?? null
+    );
   } catch {
     return null;
   }

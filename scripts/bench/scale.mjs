@@ -68,7 +68,25 @@ export function* historyRows(database, count, startIndex, totalPlanned) {
     yield rows;
   }
 }
-export const FILL_COLUMNS = ['id', 'merchant_id', 'mode', 'status', 'amount', 'unique_code', 'total_amount', 'currency', 'email', 'ref', 'qris', 'created_at', 'expires_at', 'paid_at', 'paid_late', 'payment_id', 'updated_at'];
+export const FILL_COLUMNS = [
+  'id',
+  'merchant_id',
+  'mode',
+  'status',
+  'amount',
+  'unique_code',
+  'total_amount',
+  'currency',
+  'email',
+  'ref',
+  'qris',
+  'created_at',
+  'expires_at',
+  'paid_at',
+  'paid_late',
+  'payment_id',
+  'updated_at',
+];
 
 /** Bulk-inserts history rows straight through the driver; returns a spread sample of their ids. */
 export async function fillTransactions(database, count, startIndex, totalPlanned, sampleEvery) {
@@ -103,14 +121,35 @@ export async function fillTransactions(database, count, startIndex, totalPlanned
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     // unnest over column arrays: one statement carries 10,000 rows with only 17 parameters.
-    const types = ['text', 'text', 'text', 'text', 'bigint', 'integer', 'bigint', 'text', 'text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'integer', 'text', 'bigint'];
+    const types = [
+      'text',
+      'text',
+      'text',
+      'text',
+      'bigint',
+      'integer',
+      'bigint',
+      'text',
+      'text',
+      'text',
+      'text',
+      'bigint',
+      'bigint',
+      'bigint',
+      'integer',
+      'text',
+      'bigint',
+    ];
     const sql = `INSERT INTO transactions (${FILL_COLUMNS.join(',')}) SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(',')})`;
     let seen = 0;
     let inTx = 0;
     await client.query('BEGIN');
     for (const rows of historyRows(database, count, startIndex, totalPlanned)) {
       for (const r of rows) if (seen++ % sampleEvery === 0) sample.push(r.id);
-      await client.query(sql, FILL_COLUMNS.map((c) => rows.map((r) => r[c])));
+      await client.query(
+        sql,
+        FILL_COLUMNS.map((c) => rows.map((r) => r[c])),
+      );
       inTx += rows.length;
       if (inTx >= 100_000) {
         await client.query('COMMIT');

@@ -72,7 +72,14 @@ export async function gatewayScenarios(kind, baselineRps, logChoice) {
       rows.push(row(kind, s.name, r, baselineRps, s.note));
     }
     const logBytes = logFile === '/dev/null' ? null : statSync(logFile).size - logBytesBefore;
-    return { rows, log: { file: logFile === '/dev/null' ? '/dev/null' : 'temp file', bytes: logBytes, bytesPerRequest: logBytes === null ? null : round(logBytes / requestsSeen, 0) } };
+    return {
+      rows,
+      log: {
+        file: logFile === '/dev/null' ? '/dev/null' : 'temp file',
+        bytes: logBytes,
+        bytesPerRequest: logBytes === null ? null : round(logBytes / requestsSeen, 0),
+      },
+    };
   } finally {
     await gateway.stop();
   }

@@ -21,7 +21,6 @@ export function cli(databaseUrl, argv) {
   return JSON.parse(r.stdout);
 }
 
-
 /** The bare Fastify server (bench-baseline.mjs), which prints "listening PORT". */
 export async function startBaseline() {
   // stdin is a pipe so the baseline notices when we die and stops itself.
@@ -38,7 +37,6 @@ export async function startBaseline() {
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
-
 
 /**
  * A fresh database with a merchant (the fixture's first static QRIS), a live key and a webhook source,

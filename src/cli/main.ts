@@ -99,7 +99,12 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
       const quota = opts.daily === 'unlimited' ? null : /^[0-9]{1,8}$/.test(opts.daily) ? Number(opts.daily) : Number.NaN;
       if (Number.isNaN(quota)) throw new AppError('invalid_parameter', '--daily must be a whole number or unlimited', { param: 'daily' });
       await withDeps((deps) => setDailyQuota(deps, merchantId, quota, actor()));
-      emit(io, json, { merchant_id: merchantId, daily_create_quota: quota }, () => `${merchantId}: ${quota === null ? 'no daily quota' : `${quota} creates a day (WIB)`}`);
+      emit(
+        io,
+        json,
+        { merchant_id: merchantId, daily_create_quota: quota },
+        () => `${merchantId}: ${quota === null ? 'no daily quota' : `${quota} creates a day (WIB)`}`,
+      );
     });
 
   const key = program.command('key').description('API keys');
@@ -186,7 +191,15 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-function merchantView(row: { id: string; name: string; merchant_name: string; merchant_city: string; nmid: string | null; acquirer: string | null; created_at: number }) {
+function merchantView(row: {
+  id: string;
+  name: string;
+  merchant_name: string;
+  merchant_city: string;
+  nmid: string | null;
+  acquirer: string | null;
+  created_at: number;
+}) {
   return {
     id: row.id,
     name: row.name,

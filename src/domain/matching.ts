@@ -81,10 +81,7 @@ export function isLate(tx: Pick<MatchCandidate, 'status' | 'expires_at'>, paidAt
   return tx.status !== 'pending' || paidAt >= tx.expires_at || now >= tx.expires_at;
 }
 
-function pickNamed<T extends MatchCandidate>(
-  candidates: readonly T[],
-  payment: PaymentFacts,
-): { tx: T; by: 'trxid' | 'reference' } | null {
+function pickNamed<T extends MatchCandidate>(candidates: readonly T[], payment: PaymentFacts): { tx: T; by: 'trxid' | 'reference' } | null {
   const trxid = payment.trxid ?? null;
   const reference = payment.reference ?? null;
   if (trxid !== null) {

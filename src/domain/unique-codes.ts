@@ -39,10 +39,7 @@ export function takeRandom(free: number[]): number {
 }
 
 /** The codes an amount may get: up to the configured maximum and no total above amountMax; null if none. */
-export function codeRange(
-  limits: { uniqueCodeMin: number; uniqueCodeMax: number; amountMax: number },
-  amount: number,
-): { low: number; high: number } | null {
+export function codeRange(limits: { uniqueCodeMin: number; uniqueCodeMax: number; amountMax: number }, amount: number): { low: number; high: number } | null {
   const high = Math.min(limits.uniqueCodeMax, limits.amountMax - amount);
   return high < limits.uniqueCodeMin ? null : { low: limits.uniqueCodeMin, high };
 }
@@ -72,9 +69,7 @@ export function secondsUntilFree(holds: ReadonlyArray<{ reserved_until: number }
 
 /** The refusal when every code of an amount is held: Retry-After is when the soonest hold lapses. */
 export function exhausted(holds: ReadonlyArray<{ reserved_until: number }>, now: number): AppError {
-  return new AppError(
-    'unique_code_exhausted',
-    'every unique code for this amount is held by an open transaction; retry later or use another amount',
-    { retryAfter: secondsUntilFree(holds, now) },
-  );
+  return new AppError('unique_code_exhausted', 'every unique code for this amount is held by an open transaction; retry later or use another amount', {
+    retryAfter: secondsUntilFree(holds, now),
+  });
 }

@@ -17,7 +17,12 @@ export async function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const h = parseStoredHash(stored);
   if (!h || password.length > PASSWORD_MAX_LENGTH) return false;
-  const actual = await scryptOffPool({ password: password.normalize('NFC'), salt: h.salt, keyLength: h.key.length, options: scryptOptions(h.costLog2, h.r, h.p) });
+  const actual = await scryptOffPool({
+    password: password.normalize('NFC'),
+    salt: h.salt,
+    keyLength: h.key.length,
+    options: scryptOptions(h.costLog2, h.r, h.p),
+  });
   return actual.length === h.key.length && timingSafeEqual(actual, h.key);
 }
 

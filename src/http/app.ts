@@ -172,7 +172,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => keyUses.stop());
 
   // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
-  for (const [prefix, hide] of [['/api', false], ['/api/api', true]] as const) {
+  for (const [prefix, hide] of [
+    ['/api', false],
+    ['/api/api', true],
+  ] as const) {
     await app.register(
       async (api) => {
         const ctx: RouteContext = { deps, hide, guard };
@@ -231,7 +234,10 @@ function rejectOtherMethods(app: FastifyInstance, url: string, allowed: string[]
     schema: { hide: true },
     handler: async (request, reply) => {
       reply.header('Allow', allowed.join(', '));
-      return sendError(reply, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}`));
+      return sendError(
+        reply,
+        new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}`),
+      );
     },
   });
 }

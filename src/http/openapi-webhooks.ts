@@ -18,7 +18,13 @@ function delivery(summary: string, schema: object): PathItem {
     post: {
       summary,
       description: 'Sent to each endpoint subscribed to the event, at least once, until it answers 2xx (see the README, "Webhooks").',
-      parameters: Object.entries(SIGNATURE_HEADERS).map(([name, description]) => ({ in: 'header' as const, name, required: true, description, schema: { type: 'string' as const } })),
+      parameters: Object.entries(SIGNATURE_HEADERS).map(([name, description]) => ({
+        in: 'header' as const,
+        name,
+        required: true,
+        description,
+        schema: { type: 'string' as const },
+      })),
       requestBody: { required: true, content: { 'application/json': { schema } } },
       responses: { '2XX': { description: 'Received: no more attempts.' } },
     },

@@ -21,11 +21,7 @@ const TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 export function parseToken(raw: unknown, param: string, maxLength: number): string | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > maxLength || !TOKEN.test(raw)) {
-    throw new AppError(
-      'invalid_parameter',
-      `${param} must be 1 to ${maxLength} printable ASCII characters without leading or trailing spaces`,
-      { param },
-    );
+    throw new AppError('invalid_parameter', `${param} must be 1 to ${maxLength} printable ASCII characters without leading or trailing spaces`, { param });
   }
   return raw;
 }

@@ -28,7 +28,13 @@ export function recordRoutes(app: FastifyInstance): void {
     const schema = route.schema as { hide?: boolean; params?: unknown; querystring?: unknown; body?: unknown } | undefined;
     const declares = { params: schema?.params !== undefined, querystring: schema?.querystring !== undefined, body: schema?.body !== undefined };
     for (const method of methods) {
-      table.push({ method: String(method).toUpperCase(), url: route.url, hidden: schema?.hide === true, config: (route.config ?? {}) as Record<string, unknown>, declares });
+      table.push({
+        method: String(method).toUpperCase(),
+        url: route.url,
+        hidden: schema?.hide === true,
+        config: (route.config ?? {}) as Record<string, unknown>,
+        declares,
+      });
     }
   });
 }

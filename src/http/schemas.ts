@@ -11,15 +11,16 @@ export const ApiKeyQuery = {
 };
 
 export const CreateParams = {
-  amount: Type.Optional(
-    Type.String({ description: 'Whole rupiah, digits only (an optional `.00` is accepted). Required.', examples: ['10000'] }),
-  ),
+  amount: Type.Optional(Type.String({ description: 'Whole rupiah, digits only (an optional `.00` is accepted). Required.', examples: ['10000'] })),
   email: Type.Optional(Type.String({ description: "Payer's e-mail for the invoice and receipt." })),
-  ref: Type.Optional(Type.String({ description: "Your order id. Repeating it with the same amount returns the same transaction; another amount is a 409. Refs beginning with `link:` belong to payment links and are refused." })),
-  expires_in: Type.Optional(Type.String({ description: 'Seconds until the code expires (bounded by the server).' })),
-  qr_image: Type.Optional(
-    Type.String({ description: '`inline` adds the PNG as a data URL in `qr_image`.', enum: ['inline', 'url'] }),
+  ref: Type.Optional(
+    Type.String({
+      description:
+        'Your order id. Repeating it with the same amount returns the same transaction; another amount is a 409. Refs beginning with `link:` belong to payment links and are refused.',
+    }),
   ),
+  expires_in: Type.Optional(Type.String({ description: 'Seconds until the code expires (bounded by the server).' })),
+  qr_image: Type.Optional(Type.String({ description: '`inline` adds the PNG as a data URL in `qr_image`.', enum: ['inline', 'url'] })),
 };
 
 export const CreateQuery = Type.Object({ ...ApiKeyQuery, ...CreateParams });
@@ -82,9 +83,7 @@ export const Transaction = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
   paid_at: Nullable(Type.String({ format: 'date-time' })),
   paid_late: Type.Boolean({ description: 'Paid after it expired or was cancelled.' }),
-  cancelled_at: Nullable(
-    Type.String({ format: 'date-time', description: 'When it was cancelled; kept if money arrived afterwards and it turned paid.' }),
-  ),
+  cancelled_at: Nullable(Type.String({ format: 'date-time', description: 'When it was cancelled; kept if money arrived afterwards and it turned paid.' })),
   payment: Nullable(Payment),
 });
 

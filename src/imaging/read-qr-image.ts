@@ -106,7 +106,8 @@ function decoderBusy(why: string): AppError {
  * (503); any other crash came from reading this file (422), so retrying it would not help.
  */
 function withoutAnswer(stderr: string, signal: NodeJS.Signals | null): AppError {
-  if (/heap out of memory/i.test(stderr)) return new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', { param: 'image' });
+  if (/heap out of memory/i.test(stderr))
+    return new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', { param: 'image' });
   if (signal === 'SIGKILL' || signal === 'SIGTERM') return decoderBusy('the decoder was stopped from outside');
   return new AppError('image_corrupt', 'the image could not be decoded (the decoder failed on it)', { param: 'image' });
 }

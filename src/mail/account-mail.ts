@@ -32,7 +32,10 @@ const WORDS: Record<AccountMailKind, { id: Words; en: Words }> = {
   'already-registered': {
     id: {
       subject: 'Anda sudah punya akun',
-      lines: ['Seseorang mencoba mendaftar dengan alamat email ini, tetapi alamat ini sudah punya akun.', 'Jika itu Anda, masuk saja, atau atur ulang kata sandi di sini:'],
+      lines: [
+        'Seseorang mencoba mendaftar dengan alamat email ini, tetapi alamat ini sudah punya akun.',
+        'Jika itu Anda, masuk saja, atau atur ulang kata sandi di sini:',
+      ],
       button: 'Atur ulang kata sandi',
       after: 'Jika bukan Anda, abaikan email ini: tidak ada yang berubah.',
     },

@@ -41,7 +41,11 @@ interface Section {
 }
 
 /** Control characters would break a header line or a text layout; names are one line. */
-const oneLine = (text: string): string => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+const oneLine = (text: string): string =>
+  text
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export function renderMail(input: MailInput): RenderedMail {
   const merchant = oneLine(input.merchantName);

@@ -28,7 +28,11 @@ export function assertLiteralAllowed(host: string, allow: readonly IpNetwork[]):
   if (why !== null) throw new SsrfRefusedError(host, formatIp(address), why);
 }
 
-type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolver = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * A `lookup` for http.request / net.connect that resolves the name and keeps only permitted addresses.

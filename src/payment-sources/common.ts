@@ -37,7 +37,14 @@ export async function insertSource(
       polled: input.polled === true,
     });
     if (input.actor !== undefined) {
-      await writeAudit(trx, { actor: input.actor, action: 'source.add', subjectType: 'payment_source', subjectId: id, details: { type: input.type, merchant_id: input.merchantId }, now });
+      await writeAudit(trx, {
+        actor: input.actor,
+        action: 'source.add',
+        subjectType: 'payment_source',
+        subjectId: id,
+        details: { type: input.type, merchant_id: input.merchantId },
+        now,
+      });
     }
   });
   return id;

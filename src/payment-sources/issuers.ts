@@ -11,6 +11,5 @@ export const codeIssuers: IssuerResolver = {
     return source ? snapIssuer(source) : staticQrisIssuer;
   },
   // An acquirer-issued code carries its source and the acquirer's reference; any other is static.
-  forTransaction: async (deps, tx) =>
-    tx.source_id !== null && tx.acquirer_reference !== null ? snapIssuerById(deps, tx.source_id) : staticQrisIssuer,
+  forTransaction: async (deps, tx) => (tx.source_id !== null && tx.acquirer_reference !== null ? snapIssuerById(deps, tx.source_id) : staticQrisIssuer),
 };

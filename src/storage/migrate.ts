@@ -32,8 +32,7 @@ const RACED_LISTING = new Set(['3F000', '42P01', '42703']);
 export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void> {
   // Kysely looks for its bookkeeping table across every schema it can see; naming the connection's own
   // schema keeps two gateways (or test runs) in separate schemas of one database from confusing each other.
-  const schema =
-    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },

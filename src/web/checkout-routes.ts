@@ -14,7 +14,8 @@ import { Params, Segment, pageSchema } from './forms.js';
 
 const trxidParams = pageSchema({ params: Params({ trxid: Segment() }) });
 
-const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // The payer's pages. Public: the transaction id (130 random bits) is the capability, as for the QR image.
 export async function checkoutRoutes(untyped: FastifyInstance, deps: Deps, watch: StatusWatch): Promise<void> {

@@ -20,5 +20,11 @@ export const checkoutSettings = {
   checkoutStreamsPerTransaction: wholeNumber('CHECKOUT_STREAMS_PER_TRANSACTION', 'open checkout status streams per transaction', 5, 1, 1_000_000),
   checkoutStreamsTotal: wholeNumber('CHECKOUT_STREAMS_TOTAL', 'open checkout status streams per process', 1000, 1, 1_000_000),
   checkoutHeartbeatSeconds: wholeNumber('CHECKOUT_HEARTBEAT_SECONDS', 'seconds between heartbeats on each open status stream', 15, 1, 3600),
-  statusWatchIntervalMs: wholeNumber('STATUS_WATCH_INTERVAL_MS', 'how often a server looks for status changes by other processes and for expiries', 1000, 50, 60_000),
+  statusWatchIntervalMs: wholeNumber(
+    'STATUS_WATCH_INTERVAL_MS',
+    'how often a server looks for status changes by other processes and for expiries',
+    1000,
+    50,
+    60_000,
+  ),
 } satisfies SettingsOf<CheckoutSettings>;

@@ -50,7 +50,8 @@ export const payWords = defineMessages(
     waitingTitle: 'Pembayaran belum dibuka',
     waitingText: '{merchant} dapat menerima pembayaran melalui tautan ini setelah disetujui oleh pengelola layanan pembayaran ini.',
     quotaTitle: 'Tidak ada pembayaran lagi melalui tautan ini hari ini',
-    quotaText: '{merchant} tidak dapat menerima pembayaran lagi melalui tautan ini hari ini. Coba lagi setelah tengah malam (WIB), atau tanyakan cara pembayaran lain kepada merchant.',
+    quotaText:
+      '{merchant} tidak dapat menerima pembayaran lagi melalui tautan ini hari ini. Coba lagi setelah tengah malam (WIB), atau tanyakan cara pembayaran lain kepada merchant.',
     invalidTitle: 'Pembayaran ini tidak dapat dimulai',
     amountRequired: 'Isi jumlah yang akan dibayar.',
     invalidAmount: 'Jumlah harus rupiah bulat, hanya angka, mis. 25000.',

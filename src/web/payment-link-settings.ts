@@ -13,7 +13,13 @@ export interface PaymentLinkSettings {
 }
 
 export const paymentLinkSettings = {
-  paymentLinkCreatesPerMinute: wholeNumber('PAYMENT_LINK_CREATES_PER_MINUTE', 'payment-link opens with an amount per client address per minute; 0: no limit', 10, 0, 1_000_000),
+  paymentLinkCreatesPerMinute: wholeNumber(
+    'PAYMENT_LINK_CREATES_PER_MINUTE',
+    'payment-link opens with an amount per client address per minute; 0: no limit',
+    10,
+    0,
+    1_000_000,
+  ),
   // Half the default unique-code range (1-999): links alone can never hold every code of one amount.
   paymentLinkDailyCreates: wholeNumber('PAYMENT_LINK_DAILY_CREATES', "transactions one merchant's payment links may make per WIB day", 500, 1, 10_000_000),
 } satisfies SettingsOf<PaymentLinkSettings>;

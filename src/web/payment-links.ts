@@ -23,7 +23,6 @@ import { Params, Query, Raw, Segment, pageSchema } from './forms.js';
 // As strict as the checkout page's; the only form posts (GET) to this site, and there is no script.
 const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-
 export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { config } = deps;
   const limit = paymentLinkLimit(config, deps.now, deps.logger);
@@ -75,7 +74,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
     const lang = langOf(request);
     const t = payTranslator(lang);
     const appError = err instanceof AppError ? err : null;
-    const status = appError ? statusFor(appError.code) : (err as FastifyError).statusCode ?? 500;
+    const status = appError ? statusFor(appError.code) : ((err as FastifyError).statusCode ?? 500);
     if (appError?.retryAfter !== undefined) reply.header('Retry-After', String(appError.retryAfter));
     if (status === 404) return send(reply, 404, renderPayProblem(lang, assets, t('unknownTitle'), t('unknownText'), null));
     // The merchant's links have made as many transactions today as PAYMENT_LINK_DAILY_CREATES allows (never
@@ -123,30 +122,37 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
       });
 
       // The form; with ?amount= (the form sent), checks it and goes on to the amount's own link.
-      scope.get('/:handle', { schema: pageSchema({ params: Params({ handle: Segment() }), querystring: Query({ amount: Raw(), email: Raw() }) }) }, async (request, reply) => {
-        const opened = await openOrAnswer(request, reply, request.params.handle);
-        if (!opened) return reply;
-        const { merchant } = opened;
-        const lang = langOf(request);
-        const { amount: rawAmount, email: rawEmail } = request.query;
-        if (rawAmount === undefined) return send(reply, 200, renderPayForm(lang, assets, merchant, { amount: '', email: '' }, null));
-        const typed = { amount: typeof rawAmount === 'string' ? rawAmount : '', email: typeof rawEmail === 'string' ? rawEmail : '' };
-        try {
-          const amount = parseAmount(typedAmount(rawAmount), amountLimits);
-          // The form sends an empty e-mail field when the payer left it empty: that is no e-mail.
-          const email = rawEmail === '' ? null : parseEmail(rawEmail);
-          const to = `/pay/${merchant.handle}/${amount}${email === null ? '' : `?email=${encodeURIComponent(email)}`}`;
-          return reply.redirect(to, 303);
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          return send(reply, 400, renderPayForm(lang, assets, merchant, typed, refusal(lang, err)));
-        }
-      });
+      scope.get(
+        '/:handle',
+        { schema: pageSchema({ params: Params({ handle: Segment() }), querystring: Query({ amount: Raw(), email: Raw() }) }) },
+        async (request, reply) => {
+          const opened = await openOrAnswer(request, reply, request.params.handle);
+          if (!opened) return reply;
+          const { merchant } = opened;
+          const lang = langOf(request);
+          const { amount: rawAmount, email: rawEmail } = request.query;
+          if (rawAmount === undefined) return send(reply, 200, renderPayForm(lang, assets, merchant, { amount: '', email: '' }, null));
+          const typed = { amount: typeof rawAmount === 'string' ? rawAmount : '', email: typeof rawEmail === 'string' ? rawEmail : '' };
+          try {
+            const amount = parseAmount(typedAmount(rawAmount), amountLimits);
+            // The form sends an empty e-mail field when the payer left it empty: that is no e-mail.
+            const email = rawEmail === '' ? null : parseEmail(rawEmail);
+            const to = `/pay/${merchant.handle}/${amount}${email === null ? '' : `?email=${encodeURIComponent(email)}`}`;
+            return reply.redirect(to, 303);
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            return send(reply, 400, renderPayForm(lang, assets, merchant, typed, refusal(lang, err)));
+          }
+        },
+      );
 
       // Starts the payment: idempotent for a while (create-link-transaction.ts), limited per address.
       scope.get(
         '/:handle/:amount',
-        { schema: pageSchema({ params: Params({ handle: Segment(), amount: Segment() }), querystring: Query({ email: Raw(), ref: Raw() }) }), exposeHeadRoute: false },
+        {
+          schema: pageSchema({ params: Params({ handle: Segment(), amount: Segment() }), querystring: Query({ email: Raw(), ref: Raw() }) }),
+          exposeHeadRoute: false,
+        },
         async (request, reply) => {
           const clientKey = clientAddressKey(request.ip);
           if (limit) {
@@ -188,6 +194,9 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
  */
 export function typedAmount(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw;
-  const text = raw.trim().replace(/^rp\.?\s*/i, '').replace(/\s+/g, '');
+  const text = raw
+    .trim()
+    .replace(/^rp\.?\s*/i, '')
+    .replace(/\s+/g, '');
   return /^\d{1,3}([.,])\d{3}(\1\d{3})*$/.test(text) ? text.replace(/[.,]/g, '') : text;
 }

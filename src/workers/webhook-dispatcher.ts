@@ -60,7 +60,9 @@ function headersOrRefusal(delivery: ClaimedDelivery, nowMs: number): { headers: 
     return { headers: buildHeaders(delivery, nowMs) };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    return { refused: { statusCode: null, responseBody: null, retryAfter: null, error: `not sent: cannot sign with the endpoint's secret (${reason})`, durationMs: 0 } };
+    return {
+      refused: { statusCode: null, responseBody: null, retryAfter: null, error: `not sent: cannot sign with the endpoint's secret (${reason})`, durationMs: 0 },
+    };
   }
 }
 
@@ -71,7 +73,13 @@ async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchO
   const result =
     'refused' in signed
       ? signed.refused
-      : await post({ url: delivery.url, body: delivery.payload, headers: signed.headers, timeoutMs: deps.config.webhookTimeoutMs, allow: deps.config.webhookAllowNetworks });
+      : await post({
+          url: delivery.url,
+          body: delivery.payload,
+          headers: signed.headers,
+          timeoutMs: deps.config.webhookTimeoutMs,
+          allow: deps.config.webhookAllowNetworks,
+        });
   const recorded = await recordDeliveryAttempt(deps, delivery, { ...result, attemptedAt }, options.random);
   if (recorded.state !== 'succeeded') {
     deps.logger.warn(
@@ -103,10 +111,7 @@ export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions
  * concurrency's pace rather than one batch per interval. A failing pass (database down) is logged and
  * the next tick tries again.
  */
-export function startWebhookDispatcher(
-  deps: Deps,
-  options: DispatchOptions & { intervalMs?: number } = {},
-): { stop(): Promise<void> } {
+export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { intervalMs?: number } = {}): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   let stopped = false;

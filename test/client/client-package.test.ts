@@ -80,7 +80,17 @@ describe.skipIf(onPostgres)('the @qris-gateway/client package', () => {
       export const isError = (e: unknown) => e instanceof QrisGatewayError && e.code === 'quota_exceeded';
     `;
     const tsconfig = {
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [] as string[], typeRoots: [] as string[], skipLibCheck: false, lib: ['ES2023', 'DOM'] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        types: [] as string[],
+        typeRoots: [] as string[],
+        skipLibCheck: false,
+        lib: ['ES2023', 'DOM'],
+      },
       files: ['program.ts'],
     };
     // The declarations need Node's types (fetch, AbortSignal, Buffer): the consumer has them, as ours does.

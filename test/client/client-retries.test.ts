@@ -48,7 +48,8 @@ async function transactionsOfAmount(amount: number): Promise<Transaction[]> {
 
 describe('a create whose answer is lost', () => {
   it('is sent again with the same idempotency key, so the gateway makes one transaction, not two', async () => {
-    proxy.plan = (method, path, i) => (i === 0 && method === 'POST' && path.startsWith('/api/payment-gateway/cqris') ? { kind: 'drop-after' } : { kind: 'forward' });
+    proxy.plan = (method, path, i) =>
+      i === 0 && method === 'POST' && path.startsWith('/api/payment-gateway/cqris') ? { kind: 'drop-after' } : { kind: 'forward' };
     const tx = await viaProxy().createQris({ amount: 41_000 });
     expect(proxy.seen.map((r) => r.fault)).toEqual(['drop-after', 'forward']);
     const made = await transactionsOfAmount(41_000);
@@ -63,7 +64,10 @@ describe('a create whose answer is lost', () => {
     };
     await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching }).createQris({ amount: 41_500 });
     await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching, maxRetries: 0 }).createQris({ amount: 41_600 });
-    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching, maxRetries: 0 }).createQris({ amount: 41_700, idempotencyKey: 'mine-1' });
+    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching, maxRetries: 0 }).createQris({
+      amount: 41_700,
+      idempotencyKey: 'mine-1',
+    });
     expect(sent[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(sent.slice(1)).toEqual([null, 'mine-1']);
   });

@@ -43,11 +43,15 @@ describe.skipIf(onPostgres)('the client types and the server schemas', () => {
     ['a field of a page', /^ {2}has_more: boolean;$/m],
     ['a field of a webhook event', /^ {2}created_at: string;\n {2}data: ReportedPayment;$/m],
     ['an error code', /^ {2}\| 'quota_exceeded'$/m],
-  ])('fails when %s is taken out of the client types', (_what, line) => {
-    expect(committed).toMatch(line);
-    const broken = committed.replace(line, (m) => (m.includes('data: ReportedPayment') ? '  data: ReportedPayment;' : ''));
-    expect(typeErrors(broken).join('\n')).toMatch(/does not satisfy the constraint 'true'/);
-  }, 60_000);
+  ])(
+    'fails when %s is taken out of the client types',
+    (_what, line) => {
+      expect(committed).toMatch(line);
+      const broken = committed.replace(line, (m) => (m.includes('data: ReportedPayment') ? '  data: ReportedPayment;' : ''));
+      expect(typeErrors(broken).join('\n')).toMatch(/does not satisfy the constraint 'true'/);
+    },
+    60_000,
+  );
 
   it('fails when a field the server does not send is added, or a required one made optional', () => {
     const constraint = /does not satisfy the constraint 'true'/;

@@ -31,8 +31,7 @@ function recordingClient(baseUrl = gateway.url): { client: QrisGatewayClient; ca
   return { client: new QrisGatewayClient({ baseUrl, apiKey: gateway.testKey, fetch: recorded }), calls };
 }
 
-const later = (ms: number, fn: () => Promise<unknown>) =>
-  new Promise<void>((resolve, reject) => setTimeout(() => fn().then(() => resolve(), reject), ms));
+const later = (ms: number, fn: () => Promise<unknown>) => new Promise<void>((resolve, reject) => setTimeout(() => fn().then(() => resolve(), reject), ms));
 
 describe('waitForPayment on the live stream', () => {
   it('resolves with the paid transaction as soon as it is paid, without polling', async () => {

@@ -111,14 +111,19 @@ describe('verifyWebhook on real deliveries', () => {
     const body = JSON.stringify({ id: 'evt_1', type: 'transaction.expired', created_at: new Date().toISOString(), data: {} });
     for (const key of [secret, 'whsec_abcdefghijklmnopqrstuvwxyzABCDEF']) {
       const at = new Date();
-      const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(key).sign('evt_1', at, body) };
+      const headers = {
+        'webhook-id': 'evt_1',
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(key).sign('evt_1', at, body),
+      };
       expect(verifyWebhook(body, headers, key).id).toBe('evt_1');
     }
   });
 
   it('every delivered event is exactly what the WebhookEvent schema says: no field missing, none extra', () => {
     // TypeBox checks formats only once told what they are: the API's times are ISO 8601 in UTC.
-    if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v) && !Number.isNaN(Date.parse(v)));
+    if (!FormatRegistry.Has('date-time'))
+      FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v) && !Number.isNaN(Date.parse(v)));
     for (const delivery of [paid, cancelled, unmatched]) {
       const event = JSON.parse(delivery.body) as { type: string };
       const schema = event.type === 'payment.unmatched' ? PaymentEvent : TransactionEvent;

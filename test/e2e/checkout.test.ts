@@ -9,7 +9,6 @@ import { recordPayment } from '../../src/services/payments/record-payment.js';
 describe('checkout page in a real browser', () => {
   const ctx = useBrowserApp();
 
-
   async function create(key: string, amount: number) {
     const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(200);
@@ -64,43 +63,39 @@ describe('checkout page in a real browser', () => {
     return seen;
   }
 
-  it(
-    'turns paid within 3 seconds when the CLI pays in another process, and nothing it requests fails',
-    async () => {
-      const tx = await create(ctx.t.testKey, 40000);
-      const page = await ctx.browser.newPage();
-      const failed = failures(page);
-      const stream = page.waitForResponse((r) => r.url().endsWith(`/checkout/${tx.trxid}/events`));
-      await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
-      expect((await stream).status()).toBe(200);
-      expect(await page.getAttribute('main', 'data-status')).toBe('pending');
-      // The page declares its icon, so a browser does not ask for /favicon.ico (a 404). Headless
-      // Chromium fetches no icon at all, so the page fetches it here, under the page's own CSP.
-      const icon = await page.evaluate(async () => {
-        const href = document.querySelector<HTMLLinkElement>('link[rel="icon"]')!.href;
-        const res = await fetch(href);
-        return { href, status: res.status, type: res.headers.get('content-type'), body: await res.text() };
-      });
-      expect(icon).toMatchObject({ href: `${ctx.base}/checkout/assets/icon.svg`, status: 200, type: 'image/svg+xml' });
-      expect(icon.body).toMatch(/^<svg /);
+  it('turns paid within 3 seconds when the CLI pays in another process, and nothing it requests fails', async () => {
+    const tx = await create(ctx.t.testKey, 40000);
+    const page = await ctx.browser.newPage();
+    const failed = failures(page);
+    const stream = page.waitForResponse((r) => r.url().endsWith(`/checkout/${tx.trxid}/events`));
+    await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
+    expect((await stream).status()).toBe(200);
+    expect(await page.getAttribute('main', 'data-status')).toBe('pending');
+    // The page declares its icon, so a browser does not ask for /favicon.ico (a 404). Headless
+    // Chromium fetches no icon at all, so the page fetches it here, under the page's own CSP.
+    const icon = await page.evaluate(async () => {
+      const href = document.querySelector<HTMLLinkElement>('link[rel="icon"]')!.href;
+      const res = await fetch(href);
+      return { href, status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+    });
+    expect(icon).toMatchObject({ href: `${ctx.base}/checkout/assets/icon.svg`, status: 200, type: 'image/svg+xml' });
+    expect(icon.body).toMatch(/^<svg /);
 
-      // On SQLite nothing of this process hears the CLI's commit: only the status watch's data_version
-      // check can. On PostgreSQL the CLI's NOTIFY carries it.
-      const paid = await runCommand(['pay', tx.trxid, '--json'], { DATABASE_URL: ctx.t.databaseUrl });
-      expect(paid.code, paid.stderr).toBe(0);
-      const committed = Date.now();
-      await page.waitForSelector('main[data-status="paid"]', { timeout: 3000 });
-      expect(Date.now() - committed).toBeLessThan(3000);
-      expect(await page.textContent('#status-text')).toContain('Pembayaran diterima');
-      expect(await page.isHidden('#live-note')).toBe(true);
-      // The server ends the stream after `paid`; give the page a moment to see that end, then check
-      // that nothing it asked for failed (no favicon 404, no aborted stream).
-      await page.waitForTimeout(300);
-      expect(failed).toEqual([]);
-      await page.close();
-    },
-    180_000,
-  );
+    // On SQLite nothing of this process hears the CLI's commit: only the status watch's data_version
+    // check can. On PostgreSQL the CLI's NOTIFY carries it.
+    const paid = await runCommand(['pay', tx.trxid, '--json'], { DATABASE_URL: ctx.t.databaseUrl });
+    expect(paid.code, paid.stderr).toBe(0);
+    const committed = Date.now();
+    await page.waitForSelector('main[data-status="paid"]', { timeout: 3000 });
+    expect(Date.now() - committed).toBeLessThan(3000);
+    expect(await page.textContent('#status-text')).toContain('Pembayaran diterima');
+    expect(await page.isHidden('#live-note')).toBe(true);
+    // The server ends the stream after `paid`; give the page a moment to see that end, then check
+    // that nothing it asked for failed (no favicon 404, no aborted stream).
+    await page.waitForTimeout(300);
+    expect(failed).toEqual([]);
+    await page.close();
+  }, 180_000);
 
   it('shows an expired code as expired', async () => {
     const tx = await create(ctx.t.testKey, 35000);

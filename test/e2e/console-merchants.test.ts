@@ -35,7 +35,13 @@ describe('console merchants and keys in a real browser', () => {
   }
 
   /** Adds a merchant through the form with this image, checks the preview, saves, and finds it in the list. */
-  async function addMerchant(page: Page, name: string, file: { name: string; mimeType: string; buffer: Buffer }, expected: { merchantName: string; city: string; nmid: string }, shot: string | null) {
+  async function addMerchant(
+    page: Page,
+    name: string,
+    file: { name: string; mimeType: string; buffer: Buffer },
+    expected: { merchantName: string; city: string; nmid: string },
+    shot: string | null,
+  ) {
     await page.goto(`${ctx.base}/dashboard/merchants`);
     await page.getByRole('link', { name: 'Add merchant' }).click();
     await page.getByLabel('Name', { exact: true }).fill(name);
@@ -43,7 +49,8 @@ describe('console merchants and keys in a real browser', () => {
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('heading', { name: 'Is this the right merchant?' }).waitFor();
     const preview = page.locator('section.preview');
-    for (const text of [name, expected.merchantName, expected.city, expected.nmid]) await expect(preview.getByText(text, { exact: true }).count()).resolves.toBeGreaterThan(0);
+    for (const text of [name, expected.merchantName, expected.city, expected.nmid])
+      await expect(preview.getByText(text, { exact: true }).count()).resolves.toBeGreaterThan(0);
     expect(await preview.locator('.badge').allTextContents()).toEqual(['static', 'valid']);
     // The QR drawn from what was read, and nothing wider than the screen.
     expect(await preview.locator('img').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
@@ -80,10 +87,20 @@ describe('console merchants and keys in a real browser', () => {
       const pngName = `PNG shop ${name}`;
       const pngBuffer = await QRCode.toBuffer(png.static, { type: 'png', errorCorrectionLevel: 'M', scale: 8 });
       const expectPng = { merchantName: png.merchant, city: png.static.includes('SURABAYA') ? 'SURABAYA' : 'BANDUNG', nmid: /ID\d{13}/.exec(png.static)![0] };
-      await addMerchant(page, pngName, { name: 'qris.png', mimeType: 'image/png', buffer: pngBuffer }, expectPng, name === 'desktop' ? 'merchant-preview.png' : 'merchant-preview-phone.png');
+      await addMerchant(
+        page,
+        pngName,
+        { name: 'qris.png', mimeType: 'image/png', buffer: pngBuffer },
+        expectPng,
+        name === 'desktop' ? 'merchant-preview.png' : 'merchant-preview-phone.png',
+      );
 
       const photo = await renderPhotoJpeg(jpeg.static, photoVariant(name === 'phone' ? 3 : 7));
-      const expectJpeg = { merchantName: jpeg.merchant, city: jpeg.static.includes('SURABAYA') ? 'SURABAYA' : 'BANDUNG', nmid: /ID\d{13}/.exec(jpeg.static)![0] };
+      const expectJpeg = {
+        merchantName: jpeg.merchant,
+        city: jpeg.static.includes('SURABAYA') ? 'SURABAYA' : 'BANDUNG',
+        nmid: /ID\d{13}/.exec(jpeg.static)![0],
+      };
       await addMerchant(page, `Photo shop ${name}`, { name: 'sticker.jpg', mimeType: 'image/jpeg', buffer: photo }, expectJpeg, null);
       await page.screenshot({ path: join(SHOTS, `merchants-${name}.png`), fullPage: true });
 
@@ -100,7 +117,11 @@ describe('console merchants and keys in a real browser', () => {
       await page.screenshot({ path: join(SHOTS, name === 'desktop' ? 'keys.png' : 'keys-phone.png'), fullPage: true });
 
       const create = () =>
-        fetch(`${ctx.base}/api/payment-gateway/cqris`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' }, body: 'amount=10000' });
+        fetch(`${ctx.base}/api/payment-gateway/cqris`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'amount=10000',
+        });
       const created = await create();
       expect(created.status).toBe(201);
       expect(((await created.json()) as { data: { merchant_id?: string } }).data).toBeTruthy();

@@ -89,11 +89,25 @@ describe('console payments, webhooks and sources in a real browser', () => {
         await page.getByRole('link', { name: 'Webhooks' }).click();
         await page.getByRole('link', { name: `https://hooks.example.test/${size.name}` }).waitFor();
         expect(await page.content()).not.toContain(secret);
-        expect(await page.getByRole('row').filter({ hasText: `https://hooks.example.test/${size.name}` }).textContent()).not.toContain('transaction.expired');
+        expect(
+          await page
+            .getByRole('row')
+            .filter({ hasText: `https://hooks.example.test/${size.name}` })
+            .textContent(),
+        ).not.toContain('transaction.expired');
 
         // Its deliveries: an unmatched payment's event, answered with an error page by the receiver.
-        await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: 'e2e-bank', sourcePaymentId: `e2e-stray-${size.name}`, amount: 777, paidAt: t.clock.now() });
-        await dispatchDueDeliveries(t.deps, { post: async () => ({ statusCode: 503, responseBody: '<h1>Busy</h1><script>alert(1)</script>', retryAfter: null, error: null, durationMs: 87 }) });
+        await recordPayment(t.deps, {
+          merchantId: t.merchant.id,
+          mode: 'test',
+          source: 'e2e-bank',
+          sourcePaymentId: `e2e-stray-${size.name}`,
+          amount: 777,
+          paidAt: t.clock.now(),
+        });
+        await dispatchDueDeliveries(t.deps, {
+          post: async () => ({ statusCode: 503, responseBody: '<h1>Busy</h1><script>alert(1)</script>', retryAfter: null, error: null, durationMs: 87 }),
+        });
         await page.getByRole('link', { name: `https://hooks.example.test/${size.name}` }).click();
         const attempt = page.locator('ol.timeline li').first();
         expect(await attempt.textContent()).toContain('HTTP 503');
@@ -105,11 +119,17 @@ describe('console payments, webhooks and sources in a real browser', () => {
         await page.goto(`${ctx.base}/dashboard/sources`);
         const sourceCard = page.locator(`section[aria-labelledby="source-${source.id}"]`);
         await sourceCard.getByRole('button', { name: 'Disable' }).click();
-        await page.getByRole('status').filter({ hasText: `Source ${source.id} is disabled.` }).waitFor();
+        await page
+          .getByRole('status')
+          .filter({ hasText: `Source ${source.id} is disabled.` })
+          .waitFor();
         expect((await t.deps.db.selectFrom('payment_sources').select('enabled').where('id', '=', source.id).executeTakeFirstOrThrow()).enabled).toBe(0);
         expect(await sourceCard.locator('.badge').textContent()).toBe('disabled');
         await sourceCard.getByRole('button', { name: 'Enable' }).click();
-        await page.getByRole('status').filter({ hasText: `Source ${source.id} is enabled.` }).waitFor();
+        await page
+          .getByRole('status')
+          .filter({ hasText: `Source ${source.id} is enabled.` })
+          .waitFor();
         expect((await t.deps.db.selectFrom('payment_sources').select('enabled').where('id', '=', source.id).executeTakeFirstOrThrow()).enabled).toBe(1);
         expect(await fitsWidth(page)).toBe(true);
         await shoot(page, 'sources', size);

@@ -40,10 +40,32 @@ describe('console transactions in a real browser', () => {
     const hour = 3600_000;
     // Older rows of both merchants, in each state.
     await insertRows(t.deps, [
-      transactionRow(t.merchant.id, start - 5 * hour, { ref: 'ORDER-2024-0038', email: 'dewi@example.id', amount: 48_000, total_amount: 48_117, unique_code: 117, status: 'paid', paid_at: start - 5 * hour + 90_000 }),
+      transactionRow(t.merchant.id, start - 5 * hour, {
+        ref: 'ORDER-2024-0038',
+        email: 'dewi@example.id',
+        amount: 48_000,
+        total_amount: 48_117,
+        unique_code: 117,
+        status: 'paid',
+        paid_at: start - 5 * hour + 90_000,
+      }),
       transactionRow(other.merchant.id, start - 4 * hour, { ref: 'WS-1187', amount: 22_500, total_amount: 22_503, unique_code: 3, status: 'expired' }),
-      transactionRow(t.merchant.id, start - 3 * hour, { ref: 'ORDER-2024-0039', email: 'agus@example.id', amount: 310_000, total_amount: 310_245, unique_code: 245, status: 'expired' }),
-      transactionRow(other.merchant.id, start - 2 * hour, { ref: 'WS-1188', amount: 18_000, total_amount: 18_042, unique_code: 42, status: 'paid', paid_at: start - 2 * hour + 45_000 }),
+      transactionRow(t.merchant.id, start - 3 * hour, {
+        ref: 'ORDER-2024-0039',
+        email: 'agus@example.id',
+        amount: 310_000,
+        total_amount: 310_245,
+        unique_code: 245,
+        status: 'expired',
+      }),
+      transactionRow(other.merchant.id, start - 2 * hour, {
+        ref: 'WS-1188',
+        amount: 18_000,
+        total_amount: 18_042,
+        unique_code: 42,
+        status: 'paid',
+        paid_at: start - 2 * hour + 45_000,
+      }),
     ]);
     t.clock.ms = start - 20 * 60_000;
     const cancelled = await createTransaction(t.deps, { ...createInput(t.merchant.id, 99_000), ref: 'ORDER-2024-0041', email: 'rina@example.id' });
@@ -122,7 +144,9 @@ describe('console transactions in a real browser', () => {
       expect(await attempts.count()).toBe(before + 1);
       expect(await attempts.last().textContent()).toContain('200');
       expect(await page.locator('.delivery .badge.succeeded').count()).toBe(1);
-      expect(await page.locator('ol.timeline > li .what', { hasText: 'Webhook resent by user:ops@example.test' }).count()).toBe(viewport.name === 'desktop' ? 1 : 2);
+      expect(await page.locator('ol.timeline > li .what', { hasText: 'Webhook resent by user:ops@example.test' }).count()).toBe(
+        viewport.name === 'desktop' ? 1 : 2,
+      );
       expect(await overflow()).toBeLessThanOrEqual(0);
       await page.screenshot({ path: join(SHOTS, `transaction-${viewport.name}.png`), fullPage: true });
       if (viewport.name === 'desktop') await page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });

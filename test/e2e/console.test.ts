@@ -16,7 +16,15 @@ describe('the console in a real browser', () => {
     await addOperator(t.deps, 'ops@example.test');
     // A month of sales: a few paid each day on some days, one pending, one payment nobody claimed.
     const today = t.clock.ms;
-    for (const [daysAgo, count] of [[0, 3], [1, 2], [3, 4], [6, 1], [12, 5], [20, 2], [27, 3]] as const) {
+    for (const [daysAgo, count] of [
+      [0, 3],
+      [1, 2],
+      [3, 4],
+      [6, 1],
+      [12, 5],
+      [20, 2],
+      [27, 3],
+    ] as const) {
       t.clock.ms = today - daysAgo * 86_400_000;
       for (let i = 0; i < count; i++) {
         const { transaction } = await createTransaction(t.deps, { ...createInput(t.merchant.id, 15_000 + i * 5_000 + daysAgo * 1_000), mode: 'live' });

@@ -30,7 +30,10 @@ describe('payment links in a real browser', () => {
       const page = await loggedIn(ctx.browser, ctx.base, viewport, 'ops@example.test');
       await page.getByRole('link', { name: 'Payment links' }).click();
       await page.getByRole('heading', { name: 'Payment links' }).waitFor();
-      await page.getByRole('row', { name: /Test Merchant/ }).getByRole('link').click();
+      await page
+        .getByRole('row', { name: /Test Merchant/ })
+        .getByRole('link')
+        .click();
       await page.getByLabel('Handle').fill(handle.toUpperCase());
       await page.getByRole('button', { name: 'Save' }).click();
       await expect(page.getByRole('status').textContent()).resolves.toBe('The payment link is saved.');

@@ -73,7 +73,14 @@ describe('the shop example', () => {
     // The buyer pays (in the sandbox); the gateway's webhook reaches the shop.
     const buyer = new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey });
     await buyer.simulatePayment(order.trxid);
-    expect((await until(() => orderJson(order.id), (o) => o.status === 'paid')).status).toBe('paid');
+    expect(
+      (
+        await until(
+          () => orderJson(order.id),
+          (o) => o.status === 'paid',
+        )
+      ).status,
+    ).toBe('paid');
     expect(shipped).toEqual([order.id]);
 
     // The same event again, as after a lost answer or an operator's resend: handled once, answered 2xx.
@@ -91,10 +98,20 @@ describe('the shop example', () => {
 
   it('refuses a delivery whose signature does not match, and changes nothing', async () => {
     const order = await placeOrder(26_000);
-    const forged = JSON.stringify({ id: 'evt_forged', type: 'transaction.paid', created_at: new Date().toISOString(), data: { ref: order.id, trxid: order.trxid } });
+    const forged = JSON.stringify({
+      id: 'evt_forged',
+      type: 'transaction.paid',
+      created_at: new Date().toISOString(),
+      data: { ref: order.id, trxid: order.trxid },
+    });
     const res = await fetch(`${shopUrl}/webhooks/qris`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'evt_forged',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      },
       body: forged,
     });
     expect(res.status).toBe(400);
@@ -105,7 +122,14 @@ describe('the shop example', () => {
   it('marks an order cancelled when its transaction is cancelled', async () => {
     const order = await placeOrder(27_000);
     await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey }).cancel(order.trxid);
-    expect((await until(() => orderJson(order.id), (o) => o.status === 'cancelled')).status).toBe('cancelled');
+    expect(
+      (
+        await until(
+          () => orderJson(order.id),
+          (o) => o.status === 'cancelled',
+        )
+      ).status,
+    ).toBe('cancelled');
   });
 
   it('answers a bad amount with 400, and an amount the gateway refuses with its error code', async () => {

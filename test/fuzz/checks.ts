@@ -12,7 +12,10 @@ const LEAKS: ReadonlyArray<readonly [string, RegExp]> = [
   ['an internal path', /\/work\/|\/home\/|\/usr\/src\//],
   ['node_modules', /node_modules/],
   ['a source path', /\bsrc\//],
-  ['a stack frame', /\bat (?:async )?\S+(?: \[as \S+\])? \((?:file:\/\/|node:|\/)[^)\s]*:\d+:\d+\)|(?:^|\n|\\n)\s*at (?:async )?(?:file:\/\/|node:|\/)[^\s)]*:\d+:\d+/],
+  [
+    'a stack frame',
+    /\bat (?:async )?\S+(?: \[as \S+\])? \((?:file:\/\/|node:|\/)[^)\s]*:\d+:\d+\)|(?:^|\n|\\n)\s*at (?:async )?(?:file:\/\/|node:|\/)[^\s)]*:\d+:\d+/,
+  ],
   ['a .ts position', /\.ts:\d+/],
   ['a database error', /SQLITE_[A-Z]|Kysely|duplicate key value|syntax error at or near|relation "\w+" does not exist|violates \w+ constraint/],
   ['a system file', /root:x:0:0|\[boot loader\]/],
@@ -26,7 +29,8 @@ export function problemsOf(req: FuzzRequest, answer: FuzzAnswer): string[] {
   if (answer.error !== null) return [answer.error];
   const status = answer.status!;
   const problems: string[] = [];
-  if (status >= 500 && !(status === 503 && answer.headers['retry-after'] !== undefined)) problems.push(`${status} answer: ${JSON.stringify(answer.body.slice(0, 160))}`);
+  if (status >= 500 && !(status === 503 && answer.headers['retry-after'] !== undefined))
+    problems.push(`${status} answer: ${JSON.stringify(answer.body.slice(0, 160))}`);
   const type = String(answer.headers['content-type'] ?? '');
   if (!STATIC_TYPES.test(type)) {
     for (const [what, pattern] of LEAKS) {
@@ -95,4 +99,3 @@ export function apiEnvelopeProblem(status: number, headers: Record<string, unkno
   if (/at .*\.(ts|js):\d+|node_modules|Kysely|SQLITE_/i.test(message)) return 'internals in the message';
   return null;
 }
-

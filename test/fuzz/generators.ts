@@ -63,18 +63,114 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TR
 
 // Names the app's forms and queries use, and a few it does not.
 const FIELD_NAMES = [
-  'amount', 'ref', 'email', 'expires_in', 'qr_image', 'trxid', 'apikey', 'limit', 'cursor', 'status', 'mode', 'q', 'from', 'to',
-  'merchant', 'merchantId', 'merchant_id', 'name', 'qris', 'url', 'events', 'handle', 'password', 'new_password', 'current_password',
-  'confirm', 'token', 'code', 'next', 'back', 'lang', 'role', 'merchants', 'note', 'kind', 'secret', 'source', 'format', 'page',
-  'sort', 'id', 'expired', 'bye', 'done', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
+  'amount',
+  'ref',
+  'email',
+  'expires_in',
+  'qr_image',
+  'trxid',
+  'apikey',
+  'limit',
+  'cursor',
+  'status',
+  'mode',
+  'q',
+  'from',
+  'to',
+  'merchant',
+  'merchantId',
+  'merchant_id',
+  'name',
+  'qris',
+  'url',
+  'events',
+  'handle',
+  'password',
+  'new_password',
+  'current_password',
+  'confirm',
+  'token',
+  'code',
+  'next',
+  'back',
+  'lang',
+  'role',
+  'merchants',
+  'note',
+  'kind',
+  'secret',
+  'source',
+  'format',
+  'page',
+  'sort',
+  'id',
+  'expired',
+  'bye',
+  'done',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
 ];
 
 const HOSTILE_VALUES = [
-  '', '..', '../..', '%2e%2e', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '..%2f..%2f..%2fetc%2fpasswd', '....//....//etc/passwd', '%00', 'a%00b', '%2F',
-  '%2f..%2f', '%5c..%5c', '%25', '%', '%zz', '%C0%AF', '%c0%ae%c0%ae', '%ff%fe', '%E2%80%AE', '%EF%BB%BF', '%F0%9F%92%A9', ';', '.', '~',
-  '%20', '+', "'", '%22', '%3Cscript%3E', '%24%7B7*7%7D', '%7B%7B7*7%7D%7D', 'NaN', 'Infinity', '-1', '0', '1e308', '0x10',
-  '99999999999999999999', '1.5', '10000.005', 'null', 'undefined', 'true', '__proto__', 'constructor', 'trx_', 'trx_00000000000000000000',
-  'sk_test_', 'sk_live_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'a@b.co', 'ops@example.test', 'en', 'id', 'xx', 'png', 'svg',
+  '',
+  '..',
+  '../..',
+  '%2e%2e',
+  '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  '..%2f..%2f..%2fetc%2fpasswd',
+  '....//....//etc/passwd',
+  '%00',
+  'a%00b',
+  '%2F',
+  '%2f..%2f',
+  '%5c..%5c',
+  '%25',
+  '%',
+  '%zz',
+  '%C0%AF',
+  '%c0%ae%c0%ae',
+  '%ff%fe',
+  '%E2%80%AE',
+  '%EF%BB%BF',
+  '%F0%9F%92%A9',
+  ';',
+  '.',
+  '~',
+  '%20',
+  '+',
+  "'",
+  '%22',
+  '%3Cscript%3E',
+  '%24%7B7*7%7D',
+  '%7B%7B7*7%7D%7D',
+  'NaN',
+  'Infinity',
+  '-1',
+  '0',
+  '1e308',
+  '0x10',
+  '99999999999999999999',
+  '1.5',
+  '10000.005',
+  'null',
+  'undefined',
+  'true',
+  '__proto__',
+  'constructor',
+  'trx_',
+  'trx_00000000000000000000',
+  'sk_test_',
+  'sk_live_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  'a@b.co',
+  'ops@example.test',
+  'en',
+  'id',
+  'xx',
+  'png',
+  'svg',
 ];
 
 const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
@@ -111,12 +207,25 @@ function paramValue(t: FuzzTarget, route: RouteEntry, slot: number, method: stri
   return fc.oneof(...choices);
 }
 
-const WILDCARDS = ['v1.0/qr/qr-mpm-generate', 'v1.0/qr/qr-mpm-notify', 'v1.0/qr/qr-mpm-query', 'v1.0/access-token/b2b', 'index.css', '../../../../etc/passwd', '..%2f..%2fpackage.json'];
+const WILDCARDS = [
+  'v1.0/qr/qr-mpm-generate',
+  'v1.0/qr/qr-mpm-notify',
+  'v1.0/qr/qr-mpm-query',
+  'v1.0/access-token/b2b',
+  'index.css',
+  '../../../../etc/passwd',
+  '..%2f..%2fpackage.json',
+];
 
 /** The route's pattern with every `:param` and `*` filled in. */
 function pathFor(t: FuzzTarget, route: RouteEntry, method: string, identity: Identity['name']): fc.Arbitrary<string> {
   const slots = route.url.split('/').map((part, i) => {
-    if (part === '*') return fc.oneof(hostileUrlValue, pick(WILDCARDS), fc.tuple(pick(WILDCARDS), hostileUrlValue).map(([w, h]) => `${w}/${h}`));
+    if (part === '*')
+      return fc.oneof(
+        hostileUrlValue,
+        pick(WILDCARDS),
+        fc.tuple(pick(WILDCARDS), hostileUrlValue).map(([w, h]) => `${w}/${h}`),
+      );
     if (!part.startsWith(':')) return fc.constant(part);
     return paramValue(t, route, i, method, identity);
   });
@@ -131,7 +240,6 @@ const queryValue = (t: FuzzTarget) =>
     { weight: 1, arbitrary: fc.integer({ min: -10, max: 20_000_000 }).map(String) },
   );
 
-
 /** A query string: repeats, arrays and nested keys, bare names, odd separators, huge values. */
 function queryFor(t: FuzzTarget): fc.Arbitrary<string> {
   const queryName = fc.oneof({ weight: 5, arbitrary: fieldName(t) }, { weight: 1, arbitrary: hostileUrlValue });
@@ -141,7 +249,24 @@ function queryFor(t: FuzzTarget): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.tuple(queryName, queryValue(t)).map(([k, v]) => `${k}[0][__proto__][x]=${v}`) },
     { weight: 1, arbitrary: fc.tuple(queryName, queryValue(t)).map(([k, v]) => `${k}=${v}&${k}=${v}`) },
     { weight: 1, arbitrary: queryName },
-    { weight: 1, arbitrary: pick(['=', '&', '&&&', '=x', ';a=1', '%', '%%', '+=+', 'a=%ZZ', 'a=%u0041', 'next=//evil.example', 'next=https://evil.example', 'back=javascript:alert(1)']) },
+    {
+      weight: 1,
+      arbitrary: pick([
+        '=',
+        '&',
+        '&&&',
+        '=x',
+        ';a=1',
+        '%',
+        '%%',
+        '+=+',
+        'a=%ZZ',
+        'a=%u0041',
+        'next=//evil.example',
+        'next=https://evil.example',
+        'back=javascript:alert(1)',
+      ]),
+    },
     { weight: 1, arbitrary: fc.integer({ min: 100, max: 3000 }).map((n) => `x=${'y'.repeat(n)}`) },
     { weight: 1, arbitrary: pick(t.keys.length > 0 ? t.keys : ['x']).map((k) => `apikey=${k}`) },
   );
@@ -153,11 +278,28 @@ function queryFor(t: FuzzTarget): fc.Arbitrary<string> {
 }
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json; charset=utf-8', 'application/json; charset=utf-16', 'application/json; charset=latin1',
-  'application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=shift_jis', 'multipart/form-data',
-  'multipart/form-data; boundary=', 'multipart/form-data; boundary=x', 'text/plain', 'text/html', 'application/xml', 'image/png',
-  'application/octet-stream', '*/*', 'application/jsonx', ';;;', 'application/json;;charset=', `application/json; x=${'a'.repeat(900)}`,
-  'APPLICATION/JSON', 'application/merge-patch+json', 'application/vnd.api+json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=shift_jis',
+  'multipart/form-data',
+  'multipart/form-data; boundary=',
+  'multipart/form-data; boundary=x',
+  'text/plain',
+  'text/html',
+  'application/xml',
+  'image/png',
+  'application/octet-stream',
+  '*/*',
+  'application/jsonx',
+  ';;;',
+  'application/json;;charset=',
+  `application/json; x=${'a'.repeat(900)}`,
+  'APPLICATION/JSON',
+  'application/merge-patch+json',
+  'application/vnd.api+json',
 ];
 
 /** Headers for one identity: its session (or a spoiled one), and hostile extras. */
@@ -177,7 +319,11 @@ function headersFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<Record<stri
           pick(['1.2.3.4', '1.2.3.4, 5.6.7.8', 'unknown', '999.999.999.999', '::ffff:10.0.0.1', '[::1]:80', ', ,', 'a'.repeat(3000)]),
           headerValue,
         ),
-        authorization: fc.oneof(pick(['Bearer', 'Bearer ', 'Basic !!!', 'Basic YTpi', 'Digest x', `Bearer ${'A'.repeat(5000)}`]), key.map((k) => `Bearer ${k}`), headerValue),
+        authorization: fc.oneof(
+          pick(['Bearer', 'Bearer ', 'Basic !!!', 'Basic YTpi', 'Digest x', `Bearer ${'A'.repeat(5000)}`]),
+          key.map((k) => `Bearer ${k}`),
+          headerValue,
+        ),
         'x-api-key': fc.oneof(key, headerValue),
         'accept-language': fc.oneof(pick(['id', 'en', 'id-ID,id;q=0.9', '*;q=2', 'xx-YY;q=abc']), headerValue),
         accept: pick(['*/*', 'text/event-stream', 'application/json', 'text/html', 'image/*', '']),
@@ -219,7 +365,10 @@ function formFields(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Ar
     { weight: 4, arbitrary: hostileUrlValue.map((v) => safeDecode(v)) },
     { weight: 2, arbitrary: pick(t.queryIds.length > 0 ? t.queryIds : ['x']) },
     { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
-    { weight: 1, arbitrary: pick(['https://127.0.0.1:1/hook', 'http://169.254.169.254/latest', 'file:///etc/passwd', 'transaction.paid', 'operator', 'merchant', 'on']) },
+    {
+      weight: 1,
+      arbitrary: pick(['https://127.0.0.1:1/hook', 'http://169.254.169.254/latest', 'file:///etc/passwd', 'transaction.paid', 'operator', 'merchant', 'on']),
+    },
     { weight: 3, arbitrary: pick(t.formWords.values.length > 0 ? t.formWords.values : ['x']) },
   );
   const field = fc.tuple(fieldName(t), value);
@@ -233,7 +382,16 @@ function formFields(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Ar
             weight: 2,
             // Each field often left out, as a person leaves one of two alternatives (a payload or a picture).
             arbitrary: fc
-              .tuple(...own.map((name) => fc.option(fc.oneof({ weight: 3, arbitrary: pick([...PLAIN, ...t.formWords.values]) }, { weight: 1, arbitrary: value }).map((v) => [name, v] as [string, string]), { freq: 2 })))
+              .tuple(
+                ...own.map((name) =>
+                  fc.option(
+                    fc
+                      .oneof({ weight: 3, arbitrary: pick([...PLAIN, ...t.formWords.values]) }, { weight: 1, arbitrary: value })
+                      .map((v) => [name, v] as [string, string]),
+                    { freq: 2 },
+                  ),
+                ),
+              )
               .map((fields) => fields.filter((f): f is [string, string] => f !== null)),
           },
         );
@@ -326,7 +484,10 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
   const form = (fields: Array<[string, string]>) => fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   const kinds: Array<{ weight: number; arbitrary: fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> }> = [
     { weight: 2, arbitrary: fc.constant({ body: null, type: null, kind: 'none' }) },
-    { weight: 4, arbitrary: formFields(t, identity, route).map((f) => ({ body: Buffer.from(form(f)), type: 'application/x-www-form-urlencoded', kind: 'form' })) },
+    {
+      weight: 4,
+      arbitrary: formFields(t, identity, route).map((f) => ({ body: Buffer.from(form(f)), type: 'application/x-www-form-urlencoded', kind: 'form' })),
+    },
     {
       weight: 1,
       arbitrary: formFields(t, identity, route).map((f) => ({
@@ -337,19 +498,36 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
     },
     {
       weight: 1,
-      arbitrary: pick(['{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\u0000', '\ufeff{"amount":1}', '{"a":"\\ud800"}', '{"amount":1e999}', '"str"', '[]', '{"a":1,"a":2}'])
-        .map((s) => ({ body: Buffer.from(s), type: 'application/json', kind: 'json-malformed' })),
+      arbitrary: pick([
+        '{',
+        '{"a":',
+        '[1,2',
+        '{"a":1}}',
+        'nul',
+        '\u0000',
+        '\ufeff{"amount":1}',
+        '{"a":"\\ud800"}',
+        '{"amount":1e999}',
+        '"str"',
+        '[]',
+        '{"a":1,"a":2}',
+      ]).map((s) => ({ body: Buffer.from(s), type: 'application/json', kind: 'json-malformed' })),
     },
     {
       weight: 2,
       arbitrary: fc
-        .dictionary(fieldName(t), fc.oneof(fc.jsonValue({ maxDepth: 2 }), hostileUrlValue.map(safeDecode), pick(t.queryIds.length > 0 ? t.queryIds : ['x'])), { maxKeys: 8 })
+        .dictionary(fieldName(t), fc.oneof(fc.jsonValue({ maxDepth: 2 }), hostileUrlValue.map(safeDecode), pick(t.queryIds.length > 0 ? t.queryIds : ['x'])), {
+          maxKeys: 8,
+        })
         .map((o) => ({ body: json({ ...o, _csrf: identity.csrf }), type: 'application/json', kind: 'json-wrong-types' })),
     },
     {
       weight: 1,
-      arbitrary: pick(['{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"amount":1,"__proto__":{"amount":2}}'])
-        .map((s) => ({ body: Buffer.from(s), type: 'application/json', kind: 'json-proto' })),
+      arbitrary: pick(['{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"amount":1,"__proto__":{"amount":2}}']).map((s) => ({
+        body: Buffer.from(s),
+        type: 'application/json',
+        kind: 'json-proto',
+      })),
     },
     {
       weight: 1,
@@ -375,7 +553,8 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
     { weight: 3, arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) },
   ];
   // A route an upload form posts to mostly gets uploads: the image reader is what it is there for.
-  if (t.formWords.uploadRoutes.has(`${route.method} ${route.url}`)) kinds.push({ weight: 30, arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) });
+  if (t.formWords.uploadRoutes.has(`${route.method} ${route.url}`))
+    kinds.push({ weight: 30, arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) });
   return fc.oneof(...kinds);
 }
 
@@ -387,8 +566,15 @@ export function requestFor(t: FuzzTarget, route: RouteEntry, given: Identity): f
   const identity = SESSION_ENDING.has(`${route.method} ${route.url}`) ? { ...given, csrf: null } : given;
   const method = fc.oneof({ weight: 8, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: pick(METHODS) });
   return method.chain((m) =>
-    fc.record({ path: pathFor(t, route, m, identity.name), query: queryFor(t), headers: headersFor(t, identity), body: bodyFor(t, route, identity), odd: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: pick(CONTENT_TYPES) }) }).map(
-      ({ path, query, headers, body, odd }) => {
+    fc
+      .record({
+        path: pathFor(t, route, m, identity.name),
+        query: queryFor(t),
+        headers: headersFor(t, identity),
+        body: bodyFor(t, route, identity),
+        odd: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: pick(CONTENT_TYPES) }),
+      })
+      .map(({ path, query, headers, body, odd }) => {
         const h = { ...headers };
         const sendsBody = m !== 'GET' && m !== 'HEAD' && m !== 'TRACE' && body.body !== null;
         if (sendsBody && (odd ?? body.type)) h['content-type'] = (odd ?? body.type)!;
@@ -401,8 +587,7 @@ export function requestFor(t: FuzzTarget, route: RouteEntry, given: Identity): f
           body: sendsBody ? body.body : null,
           bodyKind: sendsBody ? (odd ? `${body.kind} as ${odd.slice(0, 40)}` : body.kind) : 'none',
         };
-      },
-    ),
+      }),
   );
 }
 
@@ -414,7 +599,5 @@ export function requestFor(t: FuzzTarget, route: RouteEntry, given: Identity): f
 export function anyRequest(t: FuzzTarget): fc.Arbitrary<FuzzRequest> {
   const byUrl = new Map<string, RouteEntry[]>();
   for (const route of t.routes) byUrl.set(route.url, [...(byUrl.get(route.url) ?? []), route]);
-  return fc
-    .tuple(pick([...byUrl.values()]), pick(t.identities))
-    .chain(([routes, identity]) => pick(routes).chain((route) => requestFor(t, route, identity)));
+  return fc.tuple(pick([...byUrl.values()]), pick(t.identities)).chain(([routes, identity]) => pick(routes).chain((route) => requestFor(t, route, identity)));
 }

@@ -85,8 +85,11 @@ async function afterwards(w: FuzzWorld): Promise<string[]> {
   const problems: string[] = [];
   const health = await fetch(`http://127.0.0.1:${w.port}/healthz`).catch((err: Error) => err);
   if (health instanceof Error || health.status !== 200) problems.push(`/healthz: ${health instanceof Error ? health.message : health.status}`);
-  const create = await fetch(`http://127.0.0.1:${w.port}/api/payment-gateway/cqris?amount=15000`, { headers: { 'x-api-key': w.world.merchants.A.testKey } }).catch((err: Error) => err);
-  if (create instanceof Error || (create.status !== 200 && create.status !== 201)) problems.push(`a create afterwards: ${create instanceof Error ? create.message : `${create.status} ${await create.text()}`}`);
+  const create = await fetch(`http://127.0.0.1:${w.port}/api/payment-gateway/cqris?amount=15000`, {
+    headers: { 'x-api-key': w.world.merchants.A.testKey },
+  }).catch((err: Error) => err);
+  if (create instanceof Error || (create.status !== 200 && create.status !== 201))
+    problems.push(`a create afterwards: ${create instanceof Error ? create.message : `${create.status} ${await create.text()}`}`);
   problems.push(...seededChanges(w.before, await w.world.snapshot()));
   const polluted = Object.keys(Object.prototype).concat(Object.keys(Array.prototype));
   if (polluted.length > 0) problems.push(`Object.prototype or Array.prototype gained ${polluted.join(', ')}`);
@@ -97,7 +100,10 @@ async function afterwards(w: FuzzWorld): Promise<string[]> {
 export function formatReport(report: FuzzReport, repro: (f: FuzzFailure) => string): string {
   const lines = [
     `cases: ${report.cases} in ${(report.ms / 1000).toFixed(1)} s (${report.unsent} not sendable by node:http, skipped)`,
-    `statuses: ${[...report.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}=${n}`).join(' ')}`,
+    `statuses: ${[...report.statuses]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}=${n}`)
+      .join(' ')}`,
     `5xx: ${report.fiveXx}`,
   ];
   lines.push(`failures: ${report.failures.length}`);

@@ -66,7 +66,9 @@ export function send(port: number, req: FuzzRequest, timeoutMs = 15_000): Promis
       res.on('error', done);
       res.on('aborted', () => finish({ status: res.statusCode ?? null, headers: res.headers, body: '', error: 'the answer was cut off' }));
     });
-    clientReq.on('error', (err) => finish({ status: null, headers: {}, body: '', error: `connection dropped: ${(err as NodeJS.ErrnoException).code ?? err.message}` }));
+    clientReq.on('error', (err) =>
+      finish({ status: null, headers: {}, body: '', error: `connection dropped: ${(err as NodeJS.ErrnoException).code ?? err.message}` }),
+    );
     if (req.body) clientReq.end(req.body);
     else clientReq.end();
   });

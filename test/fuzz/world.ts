@@ -60,7 +60,11 @@ export async function startFuzzWorld(env: Record<string, string> = {}): Promise<
       }
       return values;
     };
-    const identity = (name: Identity['name'], viewer: SeededWorld['viewers'][keyof SeededWorld['viewers']]): Identity => ({ name, cookie: viewer.cookie, csrf: viewer.csrf });
+    const identity = (name: Identity['name'], viewer: SeededWorld['viewers'][keyof SeededWorld['viewers']]): Identity => ({
+      name,
+      cookie: viewer.cookie,
+      csrf: viewer.csrf,
+    });
     return {
       world,
       port,
@@ -138,7 +142,15 @@ async function spareRows(world: SeededWorld, ids: MerchantIds): Promise<Merchant
   const deps = world.t.deps;
   const merchantId = ids.merchantId;
   const trx = (await createTransaction(deps, createInput(merchantId, 64_100, { ref: 'spare-1' }))).transaction;
-  const payment = await recordPayment(deps, { merchantId, mode: 'test', source: 'manual', sourcePaymentId: 'spare-stray', amount: 99_991, paidAt: deps.now(), reference: 'SPARE' });
+  const payment = await recordPayment(deps, {
+    merchantId,
+    mode: 'test',
+    source: 'manual',
+    sourcePaymentId: 'spare-stray',
+    amount: 99_991,
+    paidAt: deps.now(),
+    reference: 'SPARE',
+  });
   const endpoint = await addWebhookEndpoint(deps, { merchantId, url: 'http://127.0.0.1:9/hooks/spare' });
   const source = await addWebhookSource(deps, { merchantId, mode: 'test' });
   return { ...ids, trxid: trx.id, paidTrxid: trx.id, paymentId: payment.payment.id, endpointId: endpoint.id, sourceId: source.id, file: `${trx.id}.png` };
@@ -157,8 +169,14 @@ export function seededChanges(before: Record<string, unknown[]>, after: Record<s
     for (const row of rows) {
       if (texts.has(JSON.stringify(row))) continue;
       const was = row as Record<string, unknown>;
-      const is = now.find((r) => (r as Record<string, unknown>).id !== undefined && (r as Record<string, unknown>).id === was.id) as Record<string, unknown> | undefined;
-      const diff = is ? Object.keys(was).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(is[k])).map((k) => `${k}: ${JSON.stringify(was[k])} -> ${JSON.stringify(is[k])}`) : ['the row is gone'];
+      const is = now.find((r) => (r as Record<string, unknown>).id !== undefined && (r as Record<string, unknown>).id === was.id) as
+        | Record<string, unknown>
+        | undefined;
+      const diff = is
+        ? Object.keys(was)
+            .filter((k) => JSON.stringify(was[k]) !== JSON.stringify(is[k]))
+            .map((k) => `${k}: ${JSON.stringify(was[k])} -> ${JSON.stringify(is[k])}`)
+        : ['the row is gone'];
       changes.push(`${table} ${String(was.id ?? JSON.stringify(row).slice(0, 120))}: ${diff.join(', ')}`);
     }
   }

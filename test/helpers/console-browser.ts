@@ -24,4 +24,3 @@ export async function loggedIn(browser: Browser, base: string, viewport: { width
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   return page;
 }
-

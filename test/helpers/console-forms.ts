@@ -10,17 +10,31 @@ export function multipart(fields: Record<string, string>, file?: { name: string;
   const parts: Buffer[] = [];
   for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.data, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`),
+      file.data,
+      Buffer.from('\r\n'),
+    );
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /** Posts the add-merchant form (multipart), with a CSRF token of the session. */
-export async function postPreview(t: TestApp, c: ConsoleClient, fields: Record<string, string>, file?: Parameters<typeof multipart>[1]): Promise<LightMyRequestResponse> {
+export async function postPreview(
+  t: TestApp,
+  c: ConsoleClient,
+  fields: Record<string, string>,
+  file?: Parameters<typeof multipart>[1],
+): Promise<LightMyRequestResponse> {
   const token = csrfOf((await c.get('/dashboard')).body);
   const body = multipart({ _csrf: token, ...fields }, file);
-  const res = await t.app.inject({ method: 'POST', url: '/dashboard/merchants/preview', headers: { cookie: c.jar.header(), 'content-type': body.contentType }, payload: body.payload });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/dashboard/merchants/preview',
+    headers: { cookie: c.jar.header(), 'content-type': body.contentType },
+    payload: body.payload,
+  });
   c.jar.take(res);
   return res;
 }
@@ -31,4 +45,3 @@ export async function api(t: TestApp, key: string, path = '/api/payment-gateway/
     ? t.app.inject({ method, url: path, headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'amount=10000' })
     : t.app.inject({ method, url: path, headers: { 'x-api-key': key } });
 }
-

@@ -82,5 +82,10 @@ export class ConsoleClient {
 export function noticeOf(page: string): string | null {
   const text = /<p class="notice (?:success|error)" role="(?:status|alert)">([^<]*)<\/p>/.exec(page)?.[1];
   if (text === undefined) return null;
-  return text.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return text
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }

@@ -20,7 +20,9 @@ export function countStatements(db: Kysely<DB>): { readonly count: number; reado
     texts.add('sql' in query ? query.sql : query.compile().sql);
     return original(query);
   }) as typeof db.executeQuery;
-  const direct = (db instanceof Database ? db.directReads : undefined) as { all: (sql: string, parameters: readonly unknown[]) => unknown[] | null } | undefined;
+  const direct = (db instanceof Database ? db.directReads : undefined) as
+    | { all: (sql: string, parameters: readonly unknown[]) => unknown[] | null }
+    | undefined;
   const all = direct?.all;
   if (direct && all) {
     direct.all = (sql, parameters) => {

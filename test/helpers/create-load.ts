@@ -65,12 +65,7 @@ export function createOnce(agent: http.Agent, base: string, key: string): Promis
  * `connections` loops, each making creates one after another until its connection is refused (the
  * server stopped listening) or `until` resolves. Returns every outcome.
  */
-export async function runCreateLoad(options: {
-  base: string;
-  key: string;
-  connections: number;
-  until: Promise<unknown>;
-}): Promise<LoadReport> {
+export async function runCreateLoad(options: { base: string; key: string; connections: number; until: Promise<unknown> }): Promise<LoadReport> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const outcomes: Outcome[] = [];
   let over = false;

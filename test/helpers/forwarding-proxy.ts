@@ -21,13 +21,10 @@ export async function startForwardingProxy(targetUrl: string): Promise<Forwardin
     // $remote_addr when the client sent none.
     headers['x-forwarded-for'] = sent ? `${sent}, ${peer}` : peer;
     headers['x-forwarded-proto'] = 'http';
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
+    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -62,7 +59,15 @@ export function requestFrom(
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: options.method ?? 'GET', headers: options.headers ?? {}, localAddress: from, agent: false },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `${u.pathname}${u.search}`,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        localAddress: from,
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8').on('data', (c: string) => (body += c));

@@ -20,7 +20,11 @@ export interface CliResult {
 export async function cli(t: { databaseUrl: string }, argv: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (s) => void out.push(s), err: (s) => void err.push(s) }, { DATABASE_URL: t.databaseUrl, QRIS_OPERATOR: 'test-operator', ...env });
+  const code = await runCli(
+    argv,
+    { out: (s) => void out.push(s), err: (s) => void err.push(s) },
+    { DATABASE_URL: t.databaseUrl, QRIS_OPERATOR: 'test-operator', ...env },
+  );
   const stdout = out.join('');
   let json: Record<string, any> | null = null;
   // Usage errors (exit 2) are commander's, printed on stderr only.

@@ -41,7 +41,9 @@ export async function renderCleanPng(text: string, scale = 8): Promise<Buffer> {
       if (c >= 0 && c < size && data[r * size + c]) pixels[y * span + x] = 0;
     }
   }
-  return sharp(pixels, { raw: { width: span, height: span, channels: 1 } }).png().toBuffer();
+  return sharp(pixels, { raw: { width: span, height: span, channels: 1 } })
+    .png()
+    .toBuffer();
 }
 
 export interface PhotoOptions {
@@ -86,7 +88,17 @@ function invert([a, b, c, d, e, f, g, h, i]: Mat3): Mat3 {
   const B = -(d * i - f * g);
   const C = d * h - e * g;
   const det = a * A + b * B + c * C;
-  return [A / det, -(b * i - c * h) / det, (b * f - c * e) / det, B / det, (a * i - c * g) / det, -(a * f - c * d) / det, C / det, -(a * h - b * g) / det, (a * e - b * d) / det];
+  return [
+    A / det,
+    -(b * i - c * h) / det,
+    (b * f - c * e) / det,
+    B / det,
+    (a * i - c * g) / det,
+    -(a * f - c * d) / det,
+    C / det,
+    -(a * h - b * g) / det,
+    (a * e - b * d) / det,
+  ];
 }
 
 // Sticker layout in module units: the QR with its quiet zone sits in a white card with a red header

@@ -46,7 +46,15 @@ export async function startSeededGateway(env: Record<string, string> = {}): Prom
       WEBHOOK_DISPATCH_INTERVAL_MS: '100',
       ...env,
     };
-    const deps: Deps = { db: database, config: loadConfig(settings), now: Date.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+    const deps: Deps = {
+      db: database,
+      config: loadConfig(settings),
+      now: Date.now,
+      logger: silentLogger(),
+      issuers: codeIssuers,
+      sources: sourceCatalog,
+      state: newServiceState(),
+    };
     const seeded = await seedMerchant(deps);
     gateway = await startGateway(settings);
     return { ...seeded, url: gateway.url, process: gateway, deps, stop: cleanUp };

@@ -87,8 +87,23 @@ export interface SeededWorld {
  * Which key of MerchantIds a route parameter takes. `:id` is read by the segment before it
  * (`/dashboard/keys/:id` is a key's id); `*` takes `wildcard` when the caller gives one.
  */
-const PARAM_KEYS: Record<string, string> = { merchantId: 'merchantId', trxid: 'trxid', handle: 'handle', amount: 'amount', file: 'file', source: 'sourceId', lang: 'lang' };
-const ID_BY_SEGMENT: Record<string, string> = { users: 'userId', payments: 'paymentId', webhooks: 'endpointId', sources: 'sourceId', merchants: 'merchantId', keys: 'keyId' };
+const PARAM_KEYS: Record<string, string> = {
+  merchantId: 'merchantId',
+  trxid: 'trxid',
+  handle: 'handle',
+  amount: 'amount',
+  file: 'file',
+  source: 'sourceId',
+  lang: 'lang',
+};
+const ID_BY_SEGMENT: Record<string, string> = {
+  users: 'userId',
+  payments: 'paymentId',
+  webhooks: 'endpointId',
+  sources: 'sourceId',
+  merchants: 'merchantId',
+  keys: 'keyId',
+};
 
 /**
  * A concrete URL from a route pattern and one merchant's ids. A parameter it cannot fill throws with the
@@ -115,9 +130,28 @@ export function fillParams(url: string, ids: Readonly<Record<string, string>>): 
 /** Columns a read may touch (a page view, a key's use): the snapshot leaves them out. */
 const VOLATILE: Record<string, readonly string[]> = { sessions: ['last_seen_at'], api_keys: ['last_used_at'], users: ['last_login_at'] };
 const TABLES: ReadonlyArray<keyof DB> = [
-  'merchants', 'api_keys', 'transactions', 'payments', 'reserved_totals', 'idempotency_keys', 'daily_creates', 'webhook_endpoints',
-  'events', 'deliveries', 'delivery_attempts', 'emails', 'payment_sources', 'users', 'user_merchants', 'sessions', 'user_tokens',
-  'audit_log', 'snap_polls', 'snap_tokens', 'snap_external_ids', 'gateway_secrets',
+  'merchants',
+  'api_keys',
+  'transactions',
+  'payments',
+  'reserved_totals',
+  'idempotency_keys',
+  'daily_creates',
+  'webhook_endpoints',
+  'events',
+  'deliveries',
+  'delivery_attempts',
+  'emails',
+  'payment_sources',
+  'users',
+  'user_merchants',
+  'sessions',
+  'user_tokens',
+  'audit_log',
+  'snap_polls',
+  'snap_tokens',
+  'snap_external_ids',
+  'gateway_secrets',
 ];
 
 /** The world; `env` adds settings (CONSOLE, SIGNUP and the SMTP server are always set). */
@@ -125,7 +159,14 @@ export async function startSeededWorld(env: Record<string, string> = {}): Promis
   const smtp = await startTestSmtpServer();
   let t: TestApp | undefined;
   try {
-    t = await createTestApp({ CONSOLE: 'true', SIGNUP: 'open', SMTP_URL: smtp.url, MAIL_FROM: 'gateway@example.test', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8', ...env });
+    t = await createTestApp({
+      CONSOLE: 'true',
+      SIGNUP: 'open',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'gateway@example.test',
+      WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+      ...env,
+    });
     const app = t;
     const operatorUser = await addOperator(app.deps, 'ops@world.test', PASSWORD);
     const opViewer: Viewer = { userId: operatorUser.id, email: operatorUser.email, role: 'operator', merchantIds: [], sessionKey: 'seed' };
@@ -167,12 +208,23 @@ async function seedWorldMerchant(
   const deps = t.deps;
   const merchant = await createMerchant(deps, { name: spec.name, qris: vectors.vectors[spec.vector]!.static, liveApproved: spec.liveApproved });
   const user = await addMerchantUser(deps, [merchant.id], `user@${spec.tag}.test`, PASSWORD);
-  const [testKey, liveKey] = [await createApiKey(deps, { merchantId: merchant.id, mode: 'test' }), await createApiKey(deps, { merchantId: merchant.id, mode: 'live' })];
+  const [testKey, liveKey] = [
+    await createApiKey(deps, { merchantId: merchant.id, mode: 'test' }),
+    await createApiKey(deps, { merchantId: merchant.id, mode: 'live' }),
+  ];
   // A merchant awaiting approval may mail only its own users (issue 23, finding 7): B's payer is its user.
   const payerEmail = spec.liveApproved ? `payer@${spec.tag}.test` : user.email;
   const pending = (await createTransaction(deps, createInput(merchant.id, spec.amount, { ref: `order-${spec.tag}-1`, email: payerEmail }))).transaction;
   const paid = (await createTransaction(deps, createInput(merchant.id, spec.amount + 1_000, { ref: `order-${spec.tag}-2` }))).transaction;
-  await recordPayment(deps, { merchantId: merchant.id, mode: 'test', source: 'simulator', sourcePaymentId: `sim-${spec.tag}`, amount: paid.total_amount, paidAt: deps.now(), trxid: paid.id });
+  await recordPayment(deps, {
+    merchantId: merchant.id,
+    mode: 'test',
+    source: 'simulator',
+    sourcePaymentId: `sim-${spec.tag}`,
+    amount: paid.total_amount,
+    paidAt: deps.now(),
+    trxid: paid.id,
+  });
   const event = await deps.db.selectFrom('events').select('id').where('transaction_id', '=', paid.id).executeTakeFirstOrThrow();
   const unmatchedTotal = spec.amount + 2_777;
   const unmatched = await recordPayment(deps, {
@@ -269,7 +321,15 @@ async function snapshot(t: TestApp): Promise<Record<string, unknown[]>> {
     const rows = (await t.deps.db.selectFrom(table).selectAll().execute()) as Array<Record<string, unknown>>;
     const skip = VOLATILE[table] ?? [];
     out[table] = rows
-      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).filter(([k]) => !skip.includes(k)).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))))
+      .map((row) =>
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(row)
+              .filter(([k]) => !skip.includes(k))
+              .map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]),
+          ),
+        ),
+      )
       .sort()
       .map((s) => JSON.parse(s) as unknown);
   }

@@ -36,7 +36,7 @@ describe('status reads that arrive together', () => {
     expect(statements.texts.size).toBe(7);
   });
 
-  it('never hand one merchant (or mode) another\'s transaction, even in the same statement', async () => {
+  it("never hand one merchant (or mode) another's transaction, even in the same statement", async () => {
     await h.setup();
     const other = await seedMerchant(h.ctx.deps, 1, 'Other Merchant');
     const mine = (await createTransaction(h.ctx.deps, h.input(20_000))).transaction;

@@ -9,7 +9,6 @@ import { createTestApp, onPostgres, seedMerchant, type TestApp } from '../helper
 import { CANCEL, CQRIS, create, CSTATUS } from '../helpers/api.js';
 import { expectCommonHeaders, expectError } from '../helpers/http-assertions.js';
 
-
 interface Tx {
   trxid: string;
   status: string;
@@ -58,7 +57,13 @@ async function events(a: TestApp, trxid: string) {
 describe('cancel a pending transaction', () => {
   it('cancels by GET, POST with a JSON body, a form body or the query, and under /api/api', async () => {
     const a = await app();
-    for (const [how, prefix] of [['get', ''], ['post-json', ''], ['post-form', ''], ['post-query', ''], ['get', '/api']] as const) {
+    for (const [how, prefix] of [
+      ['get', ''],
+      ['post-json', ''],
+      ['post-form', ''],
+      ['post-query', ''],
+      ['get', '/api'],
+    ] as const) {
       const tx = await create<Tx>(a.app, a.liveKey);
       const before = a.clock.now();
       const res = await cancel(a, a.liveKey, tx.trxid, how, prefix);
@@ -175,9 +180,13 @@ describe('cancel a pending transaction', () => {
     // A real failure inside the database: a trigger refuses the cancel's event row.
     if (onPostgres) {
       await sql`create function qg_refuse_event() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`.execute(a.deps.db);
-      await sql`create trigger qg_refuse before insert on events for each row when (new.type = 'transaction.cancelled') execute function qg_refuse_event()`.execute(a.deps.db);
+      await sql`create trigger qg_refuse before insert on events for each row when (new.type = 'transaction.cancelled') execute function qg_refuse_event()`.execute(
+        a.deps.db,
+      );
     } else {
-      await sql`create trigger qg_refuse before insert on events when new.type = 'transaction.cancelled' begin select raise(abort, 'refused by test'); end`.execute(a.deps.db);
+      await sql`create trigger qg_refuse before insert on events when new.type = 'transaction.cancelled' begin select raise(abort, 'refused by test'); end`.execute(
+        a.deps.db,
+      );
     }
     const res = await cancel(a, a.liveKey, tx.trxid);
     expectError(res, 500, 'internal_error');
@@ -321,7 +330,10 @@ describe('a cancelled static-QRIS code can still be paid', () => {
             amount: tx.total_amount,
             paidAt: a.clock.now(),
           });
-        const [res, payment] = i % 2 ? await Promise.all([cancel(a, a.liveKey, tx.trxid), pay()]) : await Promise.all([pay(), cancel(a, a.liveKey, tx.trxid)]).then(([p, r]) => [r, p] as const);
+        const [res, payment] =
+          i % 2
+            ? await Promise.all([cancel(a, a.liveKey, tx.trxid), pay()])
+            : await Promise.all([pay(), cancel(a, a.liveKey, tx.trxid)]).then(([p, r]) => [r, p] as const);
         return { tx, res, payment };
       }),
     );

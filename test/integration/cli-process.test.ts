@@ -20,7 +20,6 @@ function onlyJsonLine(stdout: string): Record<string, any> {
   return value as Record<string, any>;
 }
 
-
 async function countRows(databaseUrl: string): Promise<{ merchants: number; keys: number }> {
   const database = openDatabase(databaseUrl);
   try {
@@ -79,7 +78,8 @@ class Server {
   }
 }
 
-const BANNER = /^ {2}(sk_test_[0-9A-Za-z]{40})\n[\s\S]*^Docs: (http:\/\/\S+\/docs)\n[\s\S]*^ {2}curl -H 'X-Api-Key: (sk_test_[0-9A-Za-z]{40})' '(http:\/\/\S+\/api\/payment-gateway\/cqris\?amount=10000)'\n/m;
+const BANNER =
+  /^ {2}(sk_test_[0-9A-Za-z]{40})\n[\s\S]*^Docs: (http:\/\/\S+\/docs)\n[\s\S]*^ {2}curl -H 'X-Api-Key: (sk_test_[0-9A-Za-z]{40})' '(http:\/\/\S+\/api\/payment-gateway\/cqris\?amount=10000)'\n/m;
 
 let dir: string;
 const servers: Server[] = [];
@@ -94,115 +94,107 @@ afterAll(() => {
 });
 
 describe('qris-gateway as a process', () => {
-  it(
-    'merchant add --json prints exactly one JSON line (building dist/ first if needed)',
-    async () => {
-      const env = { DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}` };
-      const r = await runBin(['merchant', 'add', '--name', 'X', '--qris', vectors.vectors[0]!.static, '--json'], env);
-      expect(r.code, r.stderr).toBe(0);
-      const body = onlyJsonLine(r.stdout);
-      expect(body.id).toMatch(/^mch_[0-9A-Za-z]{16}$/);
-      expect(body.merchant_name).toBe('Warung Contoh');
+  it('merchant add --json prints exactly one JSON line (building dist/ first if needed)', async () => {
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}` };
+    const r = await runBin(['merchant', 'add', '--name', 'X', '--qris', vectors.vectors[0]!.static, '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const body = onlyJsonLine(r.stdout);
+    expect(body.id).toMatch(/^mch_[0-9A-Za-z]{16}$/);
+    expect(body.merchant_name).toBe('Warung Contoh');
 
-      // A failure exits non-zero with the JSON error as the only line.
-      const bad = await runBin(['merchant', 'add', '--name', 'X', '--qris', 'hello world', '--json'], env);
-      expect(bad.code).toBe(1);
-      expect(onlyJsonLine(bad.stdout).error.code).toBe('invalid_qris');
-    },
-    150_000,
-  );
+    // A failure exits non-zero with the JSON error as the only line.
+    const bad = await runBin(['merchant', 'add', '--name', 'X', '--qris', 'hello world', '--json'], env);
+    expect(bad.code).toBe(1);
+    expect(onlyJsonLine(bad.stdout).error.code).toBe('invalid_qris');
+  }, 150_000);
 
-  it(
-    'serves, prints the first-run banner once, and shuts down cleanly on SIGTERM',
-    async () => {
-      const port = await freePort();
-      const databaseUrl = `sqlite:${join(dir, 'serve.sqlite')}`;
-      const env = { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl };
-      const base = `http://127.0.0.1:${port}`;
+  it('serves, prints the first-run banner once, and shuts down cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const databaseUrl = `sqlite:${join(dir, 'serve.sqlite')}`;
+    const env = { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl };
+    const base = `http://127.0.0.1:${port}`;
 
-      // A first start that cannot bind fails, and must not have used up the one showing of the key.
-      const blocker = createServer();
-      await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
-      try {
-        const blocked = await runBin(['serve'], env, 60_000);
-        expect(blocked.code).toBe(1);
-        expect(blocked.stderr).toMatch(/EADDRINUSE/);
-        expect(blocked.stdout).not.toMatch(/sk_test_/);
-        expect(await countRows(databaseUrl)).toEqual({ merchants: 0, keys: 0 });
-      } finally {
-        await new Promise((resolve) => blocker.close(resolve));
-      }
+    // A first start that cannot bind fails, and must not have used up the one showing of the key.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    try {
+      const blocked = await runBin(['serve'], env, 60_000);
+      expect(blocked.code).toBe(1);
+      expect(blocked.stderr).toMatch(/EADDRINUSE/);
+      expect(blocked.stdout).not.toMatch(/sk_test_/);
+      expect(await countRows(databaseUrl)).toEqual({ merchants: 0, keys: 0 });
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
 
-      const first = new Server(env);
-      servers.push(first);
-      const [, key, docs, curlKey, curlUrl] = await first.waitFor('the first-run banner', () => BANNER.exec(first.stdout), 120_000);
-      expect(first.stdout).toContain(`qris-gateway is running at ${base}\n`);
-      expect(docs).toBe(`${base}/docs`);
-      expect(curlKey).toBe(key);
-      expect(curlUrl).toBe(`${base}/api/payment-gateway/cqris?amount=10000`);
-      expect(first.stdout.match(/sk_test_[0-9A-Za-z]{40}/g)).toHaveLength(2);
+    const first = new Server(env);
+    servers.push(first);
+    const [, key, docs, curlKey, curlUrl] = await first.waitFor('the first-run banner', () => BANNER.exec(first.stdout), 120_000);
+    expect(first.stdout).toContain(`qris-gateway is running at ${base}\n`);
+    expect(docs).toBe(`${base}/docs`);
+    expect(curlKey).toBe(key);
+    expect(curlUrl).toBe(`${base}/api/payment-gateway/cqris?amount=10000`);
+    expect(first.stdout.match(/sk_test_[0-9A-Za-z]{40}/g)).toHaveLength(2);
 
-      // The curl line of the banner works as printed.
-      const created = await fetch(curlUrl!, { headers: { 'X-Api-Key': key! } });
-      expect(created.status).toBe(200);
-      const tx = ((await created.json()) as { data: { trxid: string; status: string; total_amount: number } }).data;
-      expect(tx.status).toBe('pending');
-      expect(tx.trxid).toMatch(/^trx_/);
-      expect((await fetch(docs!)).status).toBe(200);
+    // The curl line of the banner works as printed.
+    const created = await fetch(curlUrl!, { headers: { 'X-Api-Key': key! } });
+    expect(created.status).toBe(200);
+    const tx = ((await created.json()) as { data: { trxid: string; status: string; total_amount: number } }).data;
+    expect(tx.status).toBe('pending');
+    expect(tx.trxid).toMatch(/^trx_/);
+    expect((await fetch(docs!)).status).toBe(200);
 
-      // The built server finds the checkout page's files (copied into dist/) at the hashed URLs the
-      // page names, cacheable for good, and byte for byte what src/web/assets/ holds.
-      const page = await (await fetch(`${base}/checkout/${tx.trxid}`)).text();
-      const hashed = [...page.matchAll(/"(\/checkout\/assets\/checkout\.[0-9a-f]{12}\.(?:css|js))"/g)].map((m) => m[1]!);
-      expect(hashed).toHaveLength(2);
-      for (const url of hashed) {
-        const res = await fetch(base + url);
-        expect(res.status, url).toBe(200);
-        expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-        const file = url.replace(/\.[0-9a-f]{12}\./, '.').slice('/checkout/assets/'.length);
-        expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(root, 'src', 'web', 'assets', file)))).toBe(true);
-      }
+    // The built server finds the checkout page's files (copied into dist/) at the hashed URLs the
+    // page names, cacheable for good, and byte for byte what src/web/assets/ holds.
+    const page = await (await fetch(`${base}/checkout/${tx.trxid}`)).text();
+    const hashed = [...page.matchAll(/"(\/checkout\/assets\/checkout\.[0-9a-f]{12}\.(?:css|js))"/g)].map((m) => m[1]!);
+    expect(hashed).toHaveLength(2);
+    for (const url of hashed) {
+      const res = await fetch(base + url);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      const file = url.replace(/\.[0-9a-f]{12}\./, '.').slice('/checkout/assets/'.length);
+      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(root, 'src', 'web', 'assets', file)))).toBe(true);
+    }
 
-      // The CLI pays it through the same database while the server runs.
-      const paid = await runBin(['pay', tx.trxid, '--json'], { DATABASE_URL: databaseUrl });
-      expect(paid.code, paid.stderr).toBe(0);
-      expect(onlyJsonLine(paid.stdout)).toMatchObject({ trxid: tx.trxid, status: 'paid', total_amount: tx.total_amount });
+    // The CLI pays it through the same database while the server runs.
+    const paid = await runBin(['pay', tx.trxid, '--json'], { DATABASE_URL: databaseUrl });
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(onlyJsonLine(paid.stdout)).toMatchObject({ trxid: tx.trxid, status: 'paid', total_amount: tx.total_amount });
 
-      const status = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
-      expect(status.status).toBe(200);
-      const seen = ((await status.json()) as { data: { status: string; payment: { source: string } | null } }).data;
-      expect(seen.status).toBe('paid');
-      expect(seen.payment?.source).toBe('simulator');
+    const status = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
+    expect(status.status).toBe(200);
+    const seen = ((await status.json()) as { data: { status: string; payment: { source: string } | null } }).data;
+    expect(seen.status).toBe('paid');
+    expect(seen.payment?.source).toBe('simulator');
 
-      // Code 0: a graceful stop, not one cut at SHUTDOWN_TIMEOUT_MS (15 s). It waits for this test's
-      // idle fetch connection to reach its keep-alive time (the client closes it after 4 s).
-      expect(await first.stop(15_000)).toEqual({ code: 0, signal: null });
+    // Code 0: a graceful stop, not one cut at SHUTDOWN_TIMEOUT_MS (15 s). It waits for this test's
+    // idle fetch connection to reach its keep-alive time (the client closes it after 4 s).
+    expect(await first.stop(15_000)).toEqual({ code: 0, signal: null });
 
-      // Second start on the same database: the demo merchant exists, so no new merchant or key.
-      const second = new Server(env);
-      servers.push(second);
-      await second.waitFor(
-        '/healthz',
-        async () => {
-          try {
-            return (await fetch(`${base}/healthz`)).ok ? true : null;
-          } catch {
-            return null;
-          }
-        },
-        60_000,
-      );
-      // The old key still works against the restarted server.
-      const again = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
-      expect(again.status).toBe(200);
-      expect(((await again.json()) as { data: { status: string } }).data.status).toBe('paid');
+    // Second start on the same database: the demo merchant exists, so no new merchant or key.
+    const second = new Server(env);
+    servers.push(second);
+    await second.waitFor(
+      '/healthz',
+      async () => {
+        try {
+          return (await fetch(`${base}/healthz`)).ok ? true : null;
+        } catch {
+          return null;
+        }
+      },
+      60_000,
+    );
+    // The old key still works against the restarted server.
+    const again = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { data: { status: string } }).data.status).toBe('paid');
 
-      expect(await second.stop(15_000)).toEqual({ code: 0, signal: null });
-      expect(second.stdout).not.toMatch(/sk_(test|live)_/);
-      expect(second.stdout).not.toContain('Created a sandbox merchant');
+    expect(await second.stop(15_000)).toEqual({ code: 0, signal: null });
+    expect(second.stdout).not.toMatch(/sk_(test|live)_/);
+    expect(second.stdout).not.toContain('Created a sandbox merchant');
 
-      expect(await countRows(databaseUrl)).toEqual({ merchants: 1, keys: 1 });
-    },
-    240_000,
-  );
+    expect(await countRows(databaseUrl)).toEqual({ merchants: 1, keys: 1 });
+  }, 240_000);
 });

@@ -50,7 +50,12 @@ afterAll(async () => {
 describe('transactions list|show|cancel', () => {
   it('lists newest first, filtered by merchant, status and mode, bounded by --limit', async () => {
     const made = [];
-    for (const [seed, mode, amount] of [[a, 'test', 11_000], [a, 'live', 12_000], [b, 'live', 13_000], [a, 'live', 14_000]] as const) {
+    for (const [seed, mode, amount] of [
+      [a, 'test', 11_000],
+      [a, 'live', 12_000],
+      [b, 'live', 13_000],
+      [a, 'live', 14_000],
+    ] as const) {
       made.push((await createTransaction(runtime.deps, createInput(seed.merchant.id, amount, { mode }))).transaction);
       await new Promise((r) => setTimeout(r, 3));
     }

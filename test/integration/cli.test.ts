@@ -392,7 +392,7 @@ describe('pay', () => {
   }
 
   async function statusOf(trxid: string) {
-    return (await runtime.deps.db.selectFrom('transactions').select(['status', 'payment_id']).where('id', '=', trxid).executeTakeFirstOrThrow());
+    return await runtime.deps.db.selectFrom('transactions').select(['status', 'payment_id']).where('id', '=', trxid).executeTakeFirstOrThrow();
   }
 
   it('pays a test transaction', async () => {

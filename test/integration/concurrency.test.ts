@@ -65,7 +65,12 @@ describe('concurrent requests over a real socket', () => {
     const rows = await t.deps.db.selectFrom('transactions').select(['id', 'total_amount']).where('amount', '=', 50_000).execute();
     expect(rows).toHaveLength(100);
     expect(new Set(rows.map((r) => r.id))).toEqual(new Set(txs.map((x) => x.trxid)));
-    const reserved = await t.deps.db.selectFrom('reserved_totals').select('total_amount').where('total_amount', '>', 50_000).where('total_amount', '<', 51_000).execute();
+    const reserved = await t.deps.db
+      .selectFrom('reserved_totals')
+      .select('total_amount')
+      .where('total_amount', '>', 50_000)
+      .where('total_amount', '<', 51_000)
+      .execute();
     expect(reserved).toHaveLength(100);
   });
 
@@ -74,7 +79,13 @@ describe('concurrent requests over a real socket', () => {
       Array.from({ length: 30 }, (_, i) =>
         call(`/api/payment-gateway/cqris?amount=60000&ref=order-race-1`, {
           headers: { 'x-api-key': t.testKey },
-          ...(i % 2 === 1 ? { method: 'POST', body: JSON.stringify({ amount: 60_000, ref: 'order-race-1' }), headers: { 'x-api-key': t.testKey, 'content-type': 'application/json' } } : {}),
+          ...(i % 2 === 1
+            ? {
+                method: 'POST',
+                body: JSON.stringify({ amount: 60_000, ref: 'order-race-1' }),
+                headers: { 'x-api-key': t.testKey, 'content-type': 'application/json' },
+              }
+            : {}),
         }),
       ),
     );
@@ -87,7 +98,12 @@ describe('concurrent requests over a real socket', () => {
     const rows = await t.deps.db.selectFrom('transactions').select('id').where('ref', '=', 'order-race-1').execute();
     expect(rows.map((r) => r.id)).toEqual([...ids]);
     // The losers' reservations were rolled back: one reserved total for this amount.
-    const reserved = await t.deps.db.selectFrom('reserved_totals').select('transaction_id').where('total_amount', '>', 60_000).where('total_amount', '<', 61_000).execute();
+    const reserved = await t.deps.db
+      .selectFrom('reserved_totals')
+      .select('transaction_id')
+      .where('total_amount', '>', 60_000)
+      .where('total_amount', '<', 61_000)
+      .execute();
     expect(reserved.map((r) => r.transaction_id)).toEqual([...ids]);
 
     // The same ref with another amount is a conflict, not a second transaction.
@@ -104,7 +120,9 @@ describe('concurrent requests over a real socket', () => {
         body: JSON.stringify({ amount: '70000' }),
       });
     const responses = await Promise.all(Array.from({ length: 30 }, post));
-    const replies = await Promise.all(responses.map(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: (await r.json()) as Reply['body'] })));
+    const replies = await Promise.all(
+      responses.map(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: (await r.json()) as Reply['body'] })),
+    );
     for (const r of replies) expect([200, 201], JSON.stringify(r.body)).toContain(r.status);
     expect(new Set(replies.map((r) => r.body.data!.trxid)).size).toBe(1);
     expect(replies.filter((r) => r.status === 201)).toHaveLength(1);

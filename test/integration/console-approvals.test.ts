@@ -52,7 +52,7 @@ describe('live-key approvals on the overview', () => {
     expect(page.body).toContain('1 of 100');
   });
 
-  it('with LIVE_KEYS=approval a waiting merchant\'s live key is refused and works once approved; its test key works at once', async () => {
+  it("with LIVE_KEYS=approval a waiting merchant's live key is refused and works once approved; its test key works at once", async () => {
     t = await createTestApp({ LIVE_KEYS: 'approval' });
     await addOperator(t.deps);
     const waiting = await createMerchant(t.deps, { name: 'Toko Baru', qris: vectors.vectors[1]!.static, liveApproved: false });
@@ -79,7 +79,9 @@ describe('live-key approvals on the overview', () => {
     await shop.logIn('shop@example.test');
     const token = csrfOf((await shop.get('/dashboard/merchants/new')).body);
     // Four saves at once, one place left (the operator's merchant it was invited to counts).
-    const saves = await Promise.all([1, 2, 3, 4].map((i) => shop.post('/dashboard/merchants', { _csrf: token, name: `Cabang ${i}`, qris: vectors.vectors[i % 3]!.static })));
+    const saves = await Promise.all(
+      [1, 2, 3, 4].map((i) => shop.post('/dashboard/merchants', { _csrf: token, name: `Cabang ${i}`, qris: vectors.vectors[i % 3]!.static })),
+    );
     expect(saves.map((r) => r.statusCode).sort()).toEqual([303, 403, 403, 403]);
     const refused = saves.find((r) => r.statusCode === 403)!;
     expect(refused.body).toContain('You already have 2 merchants, as many as one account may have on this gateway.');

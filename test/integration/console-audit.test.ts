@@ -11,13 +11,27 @@ describe('console audit log', () => {
   /** Rows of the page's table: [when, who, what, subject, details] as text. */
   function rows(body: string): string[][] {
     const tbody = /<tbody>([\s\S]*?)<\/tbody>/.exec(body)?.[1] ?? '';
-    return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) => [...r[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) => c[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim()));
+    return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) =>
+      [...r[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) =>
+        c[1]!
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      ),
+    );
   }
 
   async function seed(count: number, email = 'a@example.test', action = 'transaction.cancel') {
     const base = Date.UTC(2025, 5, 1, 0, 0, 0);
     await t.deps.db.runInTransaction(async (trx) => {
-      for (let i = 0; i < count; i++) await writeAudit(trx, { actor: userActor({ email }), action, subjectType: 'transaction', subjectId: `trx_${String(i).padStart(3, '0')}`, now: base + i * 1000 });
+      for (let i = 0; i < count; i++)
+        await writeAudit(trx, {
+          actor: userActor({ email }),
+          action,
+          subjectType: 'transaction',
+          subjectId: `trx_${String(i).padStart(3, '0')}`,
+          now: base + i * 1000,
+        });
     });
   }
 
@@ -37,7 +51,14 @@ describe('console audit log', () => {
     t = await createTestApp();
     await addOperator(t.deps);
     await t.deps.db.runInTransaction((trx) =>
-      writeAudit(trx, { actor: userActor({ email: '<script>@x' }), action: 'payment.confirm', subjectType: 'payment', subjectId: 'pay_1', details: { reference: '<img src=x onerror=alert(1)>', amount: 5000 }, now: Date.UTC(2025, 0, 2, 17, 30, 0) }),
+      writeAudit(trx, {
+        actor: userActor({ email: '<script>@x' }),
+        action: 'payment.confirm',
+        subjectType: 'payment',
+        subjectId: 'pay_1',
+        details: { reference: '<img src=x onerror=alert(1)>', amount: 5000 },
+        now: Date.UTC(2025, 0, 2, 17, 30, 0),
+      }),
     );
     const c = new ConsoleClient(t.app);
     t.clock.advance(1000);

@@ -30,7 +30,12 @@ describe('console login and sessions', () => {
       big,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const res = await t.app.inject({ method: 'POST', url: '/dashboard/merchants/preview', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/merchants/preview',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/dashboard?next=%2Fdashboard&expired=0');
   });
@@ -51,7 +56,9 @@ describe('console login and sessions', () => {
     const ok = await c.logIn('OPS@example.test');
     expect(ok.statusCode).toBe(303);
     expect(ok.headers.location).toBe('/dashboard');
-    const cookie = String(ok.headers['set-cookie']).split(/,(?=\s*qg_)/).find((x) => x.includes('qg_session='))!;
+    const cookie = String(ok.headers['set-cookie'])
+      .split(/,(?=\s*qg_)/)
+      .find((x) => x.includes('qg_session='))!;
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(cookie).toMatch(/Path=\/dashboard/);
@@ -71,11 +78,16 @@ describe('console login and sessions', () => {
     expect(String(ok.headers['set-cookie'])).toMatch(/qg_session=[^;]+;[^,]*Secure/i);
   });
 
-  it('refuses a form without its CSRF token, or with another session\'s', async () => {
+  it("refuses a form without its CSRF token, or with another session's", async () => {
     t = await createTestApp();
     await addOperator(t.deps);
     const c = new ConsoleClient(t.app);
-    const missing = await t.app.inject({ method: 'POST', url: '/dashboard/login', headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: `email=ops%40example.test&password=${encodeURIComponent(PASSWORD)}` });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `email=ops%40example.test&password=${encodeURIComponent(PASSWORD)}`,
+    });
     expect(missing.statusCode).toBe(403);
     expect(missing.body).toContain('This form has expired');
     expect((await c.logIn('ops@example.test')).statusCode).toBe(303);
@@ -175,7 +187,9 @@ describe('console login and sessions', () => {
     const clients = Array.from({ length: 61 }, () => new ConsoleClient(t.app));
     const tokens = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/dashboard')).body)));
     const answers = await Promise.all(
-      clients.map((c, i) => c.post('/dashboard/login', { email: 'ops@example.test', password: i === 30 ? PASSWORD : `wrong guess ${i}`, next: '/dashboard', _csrf: tokens[i]! })),
+      clients.map((c, i) =>
+        c.post('/dashboard/login', { email: 'ops@example.test', password: i === 30 ? PASSWORD : `wrong guess ${i}`, next: '/dashboard', _csrf: tokens[i]! }),
+      ),
     );
     const codes = answers.map((a) => a.statusCode);
     const checked = codes.filter((c) => c === 401 || c === 303).length;
@@ -189,7 +203,9 @@ describe('console login and sessions', () => {
     t = await createTestApp();
     const clients = Array.from({ length: 40 }, () => new ConsoleClient(t.app));
     const tokens = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/dashboard')).body)));
-    const answers = await Promise.all(clients.map((c, i) => c.post('/dashboard/login', { email: `user${i}@example.test`, password: 'wrong guess', next: '/dashboard', _csrf: tokens[i]! })));
+    const answers = await Promise.all(
+      clients.map((c, i) => c.post('/dashboard/login', { email: `user${i}@example.test`, password: 'wrong guess', next: '/dashboard', _csrf: tokens[i]! })),
+    );
     const codes = answers.map((a) => a.statusCode);
     // 503: the hashing threads' queue was full (password-hasher.ts); such an attempt is not counted.
     expect(codes.filter((c) => c === 401).length).toBeLessThanOrEqual(21);
@@ -237,7 +253,7 @@ describe('console login and sessions', () => {
     expect(res.headers['content-type']).toMatch(/text\/html/);
   });
 
-  it('a merchant user sees its own merchant\'s figures only', async () => {
+  it("a merchant user sees its own merchant's figures only", async () => {
     t = await createTestApp();
     await addMerchantUser(t.deps, [t.merchant.id]);
     const c = new ConsoleClient(t.app);

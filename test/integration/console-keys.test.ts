@@ -22,7 +22,12 @@ describe('console API keys', () => {
   // The logged-out page: route-common.test.ts.
   it('acts on nothing a logged-out visitor posts', async () => {
     t = await createTestApp();
-    const res = await t.app.inject({ method: 'POST', url: '/dashboard/keys', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `merchant=${t.merchant.id}&mode=test` });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/keys',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `merchant=${t.merchant.id}&mode=test`,
+    });
     expect(res.statusCode).toBe(303);
     expect(await t.deps.db.selectFrom('api_keys').select('id').execute()).toHaveLength(2);
   });
@@ -40,7 +45,8 @@ describe('console API keys', () => {
     // One merchant: no merchant select, the merchant travels in a hidden field.
     expect(one.body).not.toContain('<label for="key-merchant">');
     expect(one.body).toContain(`<input type="hidden" name="merchant" value="${t.merchant.id}">`);
-    for (const th of ['Key', 'Mode', 'Created', 'Last used', 'State']) expect(one.body).toContain(`<th${th === 'Created' ? ' class="hide-narrow"' : ''}>${th}</th>`);
+    for (const th of ['Key', 'Mode', 'Created', 'Last used', 'State'])
+      expect(one.body).toContain(`<th${th === 'Created' ? ' class="hide-narrow"' : ''}>${th}</th>`);
     const stored = await t.deps.db.selectFrom('api_keys').select('key_prefix').execute();
     for (const k of stored) expect(one.body).toContain(`<td class="mono key">${k.key_prefix}</td>`);
     expect(one.body.match(/<td>never<\/td>/g)).toHaveLength(2);
@@ -144,7 +150,12 @@ describe('console API keys', () => {
     expect(refused.statusCode).toBe(401);
     expect(refused.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
     expect((await api(t, t.liveKey)).statusCode).toBe(201);
-    const audit = await t.deps.db.selectFrom('audit_log').select(['actor', 'action']).where('subject_id', '=', row.id).where('action', '=', 'api_key.revoke').execute();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('subject_id', '=', row.id)
+      .where('action', '=', 'api_key.revoke')
+      .execute();
     expect(audit).toEqual([{ actor: 'user:ops@example.test', action: 'api_key.revoke' }]);
   });
 

@@ -39,7 +39,12 @@ describe('console: payment links', () => {
   // The logged-out page: route-common.test.ts.
   it('sends a logged-out form post to the login form', async () => {
     await setup();
-    const post = await t.app.inject({ method: 'POST', url: `/dashboard/links/${t.merchant.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'handle=sneaky' });
+    const post = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/links/${t.merchant.id}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'handle=sneaky',
+    });
     expect(post.statusCode).toBe(303);
     expect(await handleOf(t.merchant.id)).toBeNull();
   });
@@ -73,7 +78,9 @@ describe('console: payment links', () => {
     expect(png.statusCode).toBe(200);
     expect(png.headers['content-type']).toBe('image/png');
     const img = PNG.sync.read(png.rawPayload);
-    expect(jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data).toBe('https://pay.example.test/pay/warung-saya');
+    expect(jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data).toBe(
+      'https://pay.example.test/pay/warung-saya',
+    );
 
     const print = await c.get(`/dashboard/links/${t.merchant.id}/print`);
     expect(print.statusCode).toBe(200);
@@ -82,7 +89,12 @@ describe('console: payment links', () => {
     expect(print.body).toContain('https://pay.example.test/pay/warung-saya');
     expect(print.body).toContain('data-print');
 
-    const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', t.merchant.id).where('action', 'like', 'merchant.payment_link%').execute();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', t.merchant.id)
+      .where('action', 'like', 'merchant.payment_link%')
+      .execute();
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actor: 'user:ops@example.test', action: 'merchant.payment_link_set', subject_type: 'merchant' });
     expect(JSON.parse(audit[0]!.details!)).toEqual({ from: null, to: 'warung-saya' });
@@ -131,10 +143,12 @@ describe('console: payment links', () => {
     // Saving one's own handle again is fine (and writes no audit row).
     const same = await c.post(`/dashboard/links/${t.merchant.id}`, { handle: 'warung' });
     expect(same.headers.location).toBe(`/dashboard/links/${t.merchant.id}`);
-    expect(await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', t.merchant.id).where('action', 'like', 'merchant.payment_link%').execute()).toHaveLength(1);
+    expect(
+      await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', t.merchant.id).where('action', 'like', 'merchant.payment_link%').execute(),
+    ).toHaveLength(1);
   });
 
-  it('a merchant user sees and sets only its own merchant\'s link: any other is a 404', async () => {
+  it("a merchant user sees and sets only its own merchant's link: any other is a 404", async () => {
     await setup();
     await setPaymentLinkHandle(t.deps, operatorViewer(), other.merchant.id, 'toko-lain');
     const c = await as('shop@example.test');
@@ -142,7 +156,12 @@ describe('console: payment links', () => {
     expect(list.body).toContain('Test Merchant');
     expect(list.body).not.toContain('Toko Lain');
     expect(list.body).not.toContain(other.merchant.id);
-    for (const url of [`/dashboard/links/${other.merchant.id}`, `/dashboard/links/${other.merchant.id}/qr.png`, `/dashboard/links/${other.merchant.id}/print`, '/dashboard/links/mch_nonexistent']) {
+    for (const url of [
+      `/dashboard/links/${other.merchant.id}`,
+      `/dashboard/links/${other.merchant.id}/qr.png`,
+      `/dashboard/links/${other.merchant.id}/print`,
+      '/dashboard/links/mch_nonexistent',
+    ]) {
       const res = await c.get(url);
       expect(res.statusCode, url).toBe(404);
       expect(res.body).toContain('There is nothing here, or it is not yours to see.');
@@ -160,7 +179,12 @@ describe('console: payment links', () => {
     const own = await c.post(`/dashboard/links/${t.merchant.id}`, { handle: 'my-shop' });
     expect(own.headers.location).toBe(`/dashboard/links/${t.merchant.id}`);
     expect(await handleOf(t.merchant.id)).toBe('my-shop');
-    const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', t.merchant.id).where('action', 'like', 'merchant.payment_link%').executeTakeFirstOrThrow();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', t.merchant.id)
+      .where('action', 'like', 'merchant.payment_link%')
+      .executeTakeFirstOrThrow();
     expect(audit.actor).toBe('user:shop@example.test');
     expect((await c.get(`/dashboard/links/${t.merchant.id}/qr.png`)).statusCode).toBe(200);
   });
@@ -180,7 +204,7 @@ describe('console: payment links', () => {
     expect(await handleOf(other.merchant.id)).toBe('warung');
   });
 
-  it('says when a merchant\'s link cannot take payments yet, or any more', async () => {
+  it("says when a merchant's link cannot take payments yet, or any more", async () => {
     await setup();
     const c = await as('ops@example.test');
     await t.deps.db.updateTable('merchants').set({ live_approved_at: null }).where('id', '=', t.merchant.id).execute();

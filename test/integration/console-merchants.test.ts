@@ -16,10 +16,16 @@ const DYNAMIC = vectors.vectors[0]!.cases[0]!.dynamic;
 const BAD_CRC = vectors.invalid.find((v) => v.why === 'wrong CRC')!.payload;
 
 /** A plain white picture: a valid PNG with no QR code in it. */
-const whitePng = () => sharp({ create: { width: 400, height: 300, channels: 3, background: '#ffffff' } }).png().toBuffer();
+const whitePng = () =>
+  sharp({ create: { width: 400, height: 300, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
 
 /** A single white pixel. */
-const dotPng = () => sharp({ create: { width: 1, height: 1, channels: 3, background: '#ffffff' } }).png().toBuffer();
+const dotPng = () =>
+  sharp({ create: { width: 1, height: 1, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
 
 const alertOf = (body: string) => /<p class="notice error" role="alert">([^<]*)<\/p>/.exec(body)?.[1];
 const statusOf = (body: string) => /<p class="notice success" role="status">([^<]*)/.exec(body)?.[1];
@@ -187,7 +193,12 @@ describe('console merchants', () => {
     expect(fromPng.body).toContain(`<input type="hidden" name="qris" value="${STATIC_1}">`);
     // The image wins over a payload typed beside it.
     const photo = await renderPhotoJpeg(STATIC_2, photoVariant(5));
-    const fromPhoto = await postPreview(t, c, { name: 'From photo', qris: STATIC_1 }, { name: 'image', filename: 'IMG_0001.JPG', type: 'image/jpeg', data: photo });
+    const fromPhoto = await postPreview(
+      t,
+      c,
+      { name: 'From photo', qris: STATIC_1 },
+      { name: 'image', filename: 'IMG_0001.JPG', type: 'image/jpeg', data: photo },
+    );
     expect(fromPhoto.statusCode).toBe(200);
     expect(fromPhoto.body).toContain('Kopi &amp; Roti &quot;Pagi&quot;');
     expect(fromPhoto.body).toContain('<span class="badge ok">static</span>');
@@ -244,7 +255,12 @@ describe('console merchants', () => {
   it('refuses an upload over 15 MB on the form itself', async () => {
     t = await createTestApp();
     const c = await operator();
-    const res = await postPreview(t, c, { name: 'Big' }, { name: 'image', filename: 'huge.png', type: 'image/png', data: Buffer.alloc(15 * 1024 * 1024 + 10, 1) });
+    const res = await postPreview(
+      t,
+      c,
+      { name: 'Big' },
+      { name: 'image', filename: 'huge.png', type: 'image/png', data: Buffer.alloc(15 * 1024 * 1024 + 10, 1) },
+    );
     expect(res.statusCode).toBe(413);
     expect(alertOf(res.body)).toBe('The file is larger than 15 MB. Send a smaller picture.');
     expect(res.body).toContain('<label for="merchant-image">QRIS image</label>');
@@ -289,12 +305,22 @@ describe('console merchants', () => {
     t = await createTestApp();
     const c = await operator();
     for (const url of ['/dashboard/merchants', `/dashboard/merchants/${t.merchant.id}/rename`, `/dashboard/merchants/${t.merchant.id}/disable`]) {
-      const res = await t.app.inject({ method: 'POST', url, headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: `name=Sneaky&qris=${encodeURIComponent(STATIC_1)}` });
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `name=Sneaky&qris=${encodeURIComponent(STATIC_1)}`,
+      });
       expect(res.statusCode, url).toBe(403);
       expect(res.body).toContain('This form has expired');
     }
     const forged = multipart({ name: 'Sneaky', qris: STATIC_1 });
-    const preview = await t.app.inject({ method: 'POST', url: '/dashboard/merchants/preview', headers: { cookie: c.jar.header(), 'content-type': forged.contentType }, payload: forged.payload });
+    const preview = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/merchants/preview',
+      headers: { cookie: c.jar.header(), 'content-type': forged.contentType },
+      payload: forged.payload,
+    });
     expect(preview.statusCode).toBe(403);
     const rows = await t.deps.db.selectFrom('merchants').select(['name', 'disabled_at']).execute();
     expect(rows).toEqual([{ name: 'Test Merchant', disabled_at: null }]);
@@ -317,7 +343,9 @@ describe('console merchants', () => {
     expect(alertOf(bad.body)).toBe('Give the merchant a name of 1 to 100 characters.');
     expect((await c.post('/dashboard/merchants/mch_unknown/rename', { name: 'X' }, from)).statusCode).toBe(404);
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', t.merchant.id).where('action', '!=', 'merchant.add').execute();
-    expect(audit.map((a) => [a.actor, a.action, JSON.parse(a.details!)])).toEqual([['user:ops@example.test', 'merchant.rename', { from: 'Test Merchant', to: 'Warung Baru' }]]);
+    expect(audit.map((a) => [a.actor, a.action, JSON.parse(a.details!)])).toEqual([
+      ['user:ops@example.test', 'merchant.rename', { from: 'Test Merchant', to: 'Warung Baru' }],
+    ]);
   });
 
   // issue 23, finding 7: a merchant's name reaches payers in the gateway's mail, so no path may set one
@@ -380,7 +408,14 @@ describe('console merchants', () => {
     expect(on.headers.location).toBe(from);
     expect((await api(t, t.testKey, `/api/payment-gateway/cstatus?trxid=${trxid}`, 'GET')).statusCode).toBe(200);
     expect((await api(t, t.liveKey)).statusCode).toBe(201);
-    const audit = await t.deps.db.selectFrom('audit_log').select(['actor', 'action']).where('subject_id', '=', t.merchant.id).where('action', '!=', 'merchant.add').orderBy('created_at').orderBy('action').execute();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('subject_id', '=', t.merchant.id)
+      .where('action', '!=', 'merchant.add')
+      .orderBy('created_at')
+      .orderBy('action')
+      .execute();
     expect(audit).toEqual([
       { actor: 'user:ops@example.test', action: 'merchant.disable' },
       { actor: 'user:ops@example.test', action: 'merchant.enable' },

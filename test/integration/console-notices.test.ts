@@ -15,7 +15,8 @@ describe('console notices after a form post', () => {
     const other = await addOperator(t.deps, 'other@example.test');
     const c = new ConsoleClient(t.app);
     expect((await c.logIn('ops@example.test')).statusCode).toBe(303);
-    const create = async (amount: number) => (await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })).json().data.trxid as string;
+    const create = async (amount: number) =>
+      (await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })).json().data.trxid as string;
     const trxid = await create(10_000);
     const paidId = await create(11_000);
     await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, paidId);

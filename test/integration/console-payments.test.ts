@@ -29,7 +29,17 @@ describe('console payments', () => {
    * the transaction was open (a feed catching up): unmatched, with that transaction as its candidate.
    */
   async function latePayment(merchantId: string, mode: Mode, total: number, paidAt: number, id = `late-${total}-${paidAt}`) {
-    const result = await recordPayment(t.deps, { merchantId, mode, source: 'console-test', sourcePaymentId: id, amount: total, paidAt, reference: 'REF<b>1</b>', payerName: 'Budi', issuer: 'DANA' });
+    const result = await recordPayment(t.deps, {
+      merchantId,
+      mode,
+      source: 'console-test',
+      sourcePaymentId: id,
+      amount: total,
+      paidAt,
+      reference: 'REF<b>1</b>',
+      payerName: 'Budi',
+      issuer: 'DANA',
+    });
     expect(result.outcome).toBe('unmatched');
     return result.payment;
   }
@@ -163,7 +173,9 @@ describe('console payments', () => {
         const waiting = async () =>
           (
             await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity a where ${holderPid} = any(pg_blocking_pids(a.pid))
-              or exists (select 1 from pg_stat_activity w where ${holderPid} = any(pg_blocking_pids(w.pid)) and w.pid = any(pg_blocking_pids(a.pid)))`.execute(t.deps.db)
+              or exists (select 1 from pg_stat_activity w where ${holderPid} = any(pg_blocking_pids(w.pid)) and w.pid = any(pg_blocking_pids(a.pid)))`.execute(
+              t.deps.db,
+            )
           ).rows[0]!.n;
         await vi.waitFor(async () => expect(await waiting()).toBe(2), { timeout: 10_000, interval: 20 });
         await holder.query('commit');
@@ -289,7 +301,8 @@ describe('assign candidates', () => {
   it('are unpaid transactions of the same merchant, mode and total that held it when the payment was made', async () => {
     t = await createTestApp();
     const other = await seedMerchant(t.deps, 1, 'Other Shop');
-    const make = async (merchantId: string, amount: number, mode: Mode = 'test') => (await createTransaction(t.deps, createInput(merchantId, amount, { mode }))).transaction;
+    const make = async (merchantId: string, amount: number, mode: Mode = 'test') =>
+      (await createTransaction(t.deps, createInput(merchantId, amount, { mode }))).transaction;
     const grace = t.config.reservationGraceSeconds * 1000;
 
     const ancient = await make(t.merchant.id, 10_000);
@@ -298,12 +311,21 @@ describe('assign candidates', () => {
     const cancelled = await make(t.merchant.id, 10_000);
     await cancelTransaction(t.deps, { trxid: cancelled.id, owner: null, actor: TEST_ACTOR });
     const paid = await make(t.merchant.id, 10_000);
-    await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: 's', sourcePaymentId: 'pays-it', amount: paid.total_amount, paidAt: t.clock.now(), trxid: paid.id });
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 's',
+      sourcePaymentId: 'pays-it',
+      amount: paid.total_amount,
+      paidAt: t.clock.now(),
+      trxid: paid.id,
+    });
     const otherMode = await make(t.merchant.id, 10_000, 'live');
     const otherMerchant = await make(other.merchant.id, 10_000);
 
     const paidAt = t.clock.now() + MINUTE;
-    const ids = async (amount: number, at = paidAt) => (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount, paid_at: at })).map((x) => x.id);
+    const ids = async (amount: number, at = paidAt) =>
+      (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount, paid_at: at })).map((x) => x.id);
     expect(await ids(open.total_amount)).toEqual([open.id]);
     expect(await ids(cancelled.total_amount)).toContain(cancelled.id);
     for (const tx of [ancient, paid, otherMode, otherMerchant]) expect(await ids(tx.total_amount)).not.toContain(tx.id);

@@ -123,7 +123,11 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     t = await open();
     const c = new ConsoleClient(t.app);
     await c.post('/dashboard/signup', { email: 'forgetful@shop.test', password: PASSWORD }, '/dashboard/signup');
-    await c.post('/dashboard/signup/verify', { token: new URL(await linkTo('forgetful@shop.test'), 'http://x').searchParams.get('token')!, password: PASSWORD }, '/dashboard/reset');
+    await c.post(
+      '/dashboard/signup/verify',
+      { token: new URL(await linkTo('forgetful@shop.test'), 'http://x').searchParams.get('token')!, password: PASSWORD },
+      '/dashboard/reset',
+    );
     const before = smtp.messages.length;
     const unknown = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'ghost@shop.test' }, '/dashboard/reset');
     const known = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'forgetful@shop.test' }, '/dashboard/reset');
@@ -158,7 +162,10 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
   it('limits sign-ups per client address', async () => {
     t = await open({ SIGNUPS_PER_ADDRESS: '3' });
     const codes: number[] = [];
-    for (let i = 0; i < 5; i++) codes.push((await new ConsoleClient(t.app).post('/dashboard/signup', { email: `spam${i}@shop.test`, password: PASSWORD }, '/dashboard/signup')).statusCode);
+    for (let i = 0; i < 5; i++)
+      codes.push(
+        (await new ConsoleClient(t.app).post('/dashboard/signup', { email: `spam${i}@shop.test`, password: PASSWORD }, '/dashboard/signup')).statusCode,
+      );
     expect(codes).toEqual([200, 200, 200, 200, 429]);
   });
 
@@ -245,7 +252,9 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     t = await open();
     const clients = Array.from({ length: 40 }, () => new ConsoleClient(t.app));
     const tokens = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/dashboard/signup')).body)));
-    const answers = await Promise.all(clients.map((c, i) => c.post('/dashboard/signup', { email: `burst${i}@shop.test`, password: PASSWORD, _csrf: tokens[i]! })));
+    const answers = await Promise.all(
+      clients.map((c, i) => c.post('/dashboard/signup', { email: `burst${i}@shop.test`, password: PASSWORD, _csrf: tokens[i]! })),
+    );
     const codes = answers.map((a) => a.statusCode);
     expect(codes.filter((c) => c === 200)).toHaveLength(6);
     expect(codes.filter((c) => c === 429)).toHaveLength(34);
@@ -307,7 +316,11 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     t = await createTestApp({ SIGNUP: 'invite' });
     const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
     const c = new ConsoleClient(t.app);
-    await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
+    await c.post(
+      '/dashboard/invite',
+      { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD },
+      made.link.replace('http://gateway.test', ''),
+    );
     const created = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
     expect(created.statusCode).toBe(200);
     const wrong = await c.post('/dashboard/account/delete', { password: 'not my password' }, '/dashboard/account');
@@ -326,11 +339,15 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
 
   // issue 24, item 4: the deletion was audited as user:<id> while every other action of the same person
   // was user:<email>, so the audit page's filter by actor lost the last thing they did.
-  it('audits an account\'s deletion under the same name as its other actions', async () => {
+  it("audits an account's deletion under the same name as its other actions", async () => {
     t = await createTestApp({ SIGNUP: 'invite' });
     const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
     const c = new ConsoleClient(t.app);
-    await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
+    await c.post(
+      '/dashboard/invite',
+      { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD },
+      made.link.replace('http://gateway.test', ''),
+    );
     const links = `/dashboard/links/${t.merchant.id}`;
     expect((await c.post(links, { handle: 'warung-pergi' }, links)).statusCode).toBe(303);
     expect((await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(303);
@@ -347,13 +364,18 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       t = await createTestApp({ SIGNUP: 'invite', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
       const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
       const c = new ConsoleClient(t.app);
-      await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, made.link.replace('http://gateway.test', ''));
+      await c.post(
+        '/dashboard/invite',
+        { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD },
+        made.link.replace('http://gateway.test', ''),
+      );
       const links = `/dashboard/links/${t.merchant.id}`;
       expect((await c.post(links, { handle: 'warung-pergi' }, links)).statusCode).toBe(303);
       expect((await t.app.inject({ url: '/pay/warung-pergi' })).statusCode).toBe(200);
       const source = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
       await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: receiver.url() });
-      const create = async (amount: number) => (await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })).json().data;
+      const create = async (amount: number) =>
+        (await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })).json().data;
       let n = 0;
       const report = (total: number) => {
         const body = JSON.stringify({ id: `wallet-${++n}`, amount: total, paid_at: new Date(t.clock.now()).toISOString() });
@@ -377,7 +399,14 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       const status = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', open.trxid).executeTakeFirstOrThrow();
       expect(status.status).toBe('pending');
       // A report that still reaches recordPayment (a poll or request already under way) is kept, but pays nothing.
-      const late = await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: source.id, sourcePaymentId: 'in-flight', amount: open.total_amount, paidAt: t.clock.now() });
+      const late = await recordPayment(t.deps, {
+        merchantId: t.merchant.id,
+        mode: 'test',
+        source: source.id,
+        sourcePaymentId: 'in-flight',
+        amount: open.total_amount,
+        paidAt: t.clock.now(),
+      });
       expect([late.outcome, late.reason, late.payment.transaction_id]).toEqual(['unmatched', 'merchant_disabled', null]);
       expect((await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, open.trxid)).outcome).toBe('unmatched');
       expect((await t.deps.db.selectFrom('transactions').select('status').where('id', '=', open.trxid).executeTakeFirstOrThrow()).status).toBe('pending');

@@ -10,7 +10,8 @@ const mainOf = (body: string) => /<main id="content">([\s\S]*)<\/main>/.exec(bod
 const sources = (t: TestApp) => t.deps.db.selectFrom('payment_sources').selectAll().orderBy('created_at').execute();
 const audits = (t: TestApp, action: string) => t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
 /** The text of one source's card. */
-const cardOf = (body: string, id: string) => new RegExp(`<section class="card source" aria-labelledby="source-${id}">([\\s\\S]*?)</section>`).exec(body)?.[1] ?? '';
+const cardOf = (body: string, id: string) =>
+  new RegExp(`<section class="card source" aria-labelledby="source-${id}">([\\s\\S]*?)</section>`).exec(body)?.[1] ?? '';
 
 describe('console payment sources', () => {
   let t: TestApp;
@@ -31,7 +32,12 @@ describe('console payment sources', () => {
   /** Posts a payment to a webhook source's URL, signed with `secret`. */
   async function report(url: string, secret: string, amount: number) {
     const body = JSON.stringify({ id: `wallet-${amount}`, amount, paid_at: new Date(t.clock.now()).toISOString() });
-    return t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'x-signature': signPayload(secret, body, Math.floor(t.clock.now() / 1000)) }, payload: body });
+    return t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', 'x-signature': signPayload(secret, body, Math.floor(t.clock.now() / 1000)) },
+      payload: body,
+    });
   }
 
   it('logged out, the page and the forms send to the login', async () => {
@@ -59,7 +65,9 @@ describe('console payment sources', () => {
     const url = `http://gateway.test/api/payment-sources/${row!.id}/events`;
     expect(res.body).toContain(`<p class="secret" id="source-url">${url}</p>`);
     expect(noticeOf(res.body)).toBe(`Webhook source ${row!.id} added.`);
-    expect(await audits(t, 'source.add')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: row!.id, details: JSON.stringify({ type: 'webhook', merchant_id: t.merchant.id }) }]);
+    expect(await audits(t, 'source.add')).toMatchObject([
+      { actor: 'user:ops@example.test', subject_id: row!.id, details: JSON.stringify({ type: 'webhook', merchant_id: t.merchant.id }) },
+    ]);
 
     const list = await c.get('/dashboard/sources');
     expect(list.body).not.toContain(secret);
@@ -86,7 +94,12 @@ describe('console payment sources', () => {
     expect(res.statusCode).toBe(303);
     const [row] = await sources(t);
     expect(row).toMatchObject({ type: 'feed', merchant_id: t.merchant.id, enabled: 1 });
-    expect(JSON.parse(row!.config)).toMatchObject({ mode: 'live', url: 'https://feed.example.test/mutasi?token=secret-token', intervalSeconds: 30, mapping: { type: null } });
+    expect(JSON.parse(row!.config)).toMatchObject({
+      mode: 'live',
+      url: 'https://feed.example.test/mutasi?token=secret-token',
+      intervalSeconds: 30,
+      mapping: { type: null },
+    });
     expect(noticeOf(page!.body)).toBe(`Feed source ${row!.id} added: polls https://feed.example.test/mutasi?token=*** every 30 s.`);
     expect(page!.body).not.toContain('secret-token');
     expect(await audits(t, 'source.add')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: row!.id }]);
@@ -99,7 +112,7 @@ describe('console payment sources', () => {
     expect(card).toContain('every 30 s');
   });
 
-  it('validates every field with the setup functions\' own messages, and stores nothing', async () => {
+  it("validates every field with the setup functions' own messages, and stores nothing", async () => {
     t = await createTestApp();
     const c = await operator();
     const feed = { type: 'feed', merchant: t.merchant.id, mode: 'live', url: 'https://feed.example.test/', interval: '30', mapping: '' };
@@ -131,7 +144,9 @@ describe('console payment sources', () => {
     const created = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
     const c = await operator();
     const list = await c.get('/dashboard/sources');
-    expect(cardOf(list.body, created.id)).toMatch(/<form method="post" action="\/dashboard\/sources\/src_[0-9A-Za-z]+\/disable" class="switch" data-confirm="[^"]+">/);
+    expect(cardOf(list.body, created.id)).toMatch(
+      /<form method="post" action="\/dashboard\/sources\/src_[0-9A-Za-z]+\/disable" class="switch" data-confirm="[^"]+">/,
+    );
 
     const { res, page } = await submit(c, `/dashboard/sources/${created.id}/disable`, {});
     expect(res.headers.location).toBe('/dashboard/sources');
@@ -146,7 +161,7 @@ describe('console payment sources', () => {
     expect((await sources(t))[0]!.enabled).toBe(1);
     expect(cardOf(again!.body, created.id)).toContain('<span class="badge ok">enabled</span>');
     expect((await report(created.url, created.secret, 5_001)).statusCode).toBe(200);
-    expect((await t.deps.db.selectFrom('audit_log').select(['action', 'actor']).where('subject_id', '=', created.id).orderBy('created_at').execute())).toEqual([
+    expect(await t.deps.db.selectFrom('audit_log').select(['action', 'actor']).where('subject_id', '=', created.id).orderBy('created_at').execute()).toEqual([
       { action: 'source.disable', actor: 'user:ops@example.test' },
       { action: 'source.enable', actor: 'user:ops@example.test' },
     ]);
@@ -157,7 +172,12 @@ describe('console payment sources', () => {
     t = await createTestApp();
     const created = await addWebhookSource(t.deps, { merchantId: t.merchant.id });
     const c = await operator();
-    const res = await t.app.inject({ method: 'POST', url: `/dashboard/sources/${created.id}/disable`, headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/sources/${created.id}/disable`,
+      headers: { cookie: c.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     expect(res.statusCode).toBe(403);
     expect((await sources(t))[0]!.enabled).toBe(1);
   });
@@ -185,7 +205,13 @@ describe('console payment sources', () => {
       expect(mainOf(res.body)).toBe(mainOf(unknown.body));
     }
     expect((await c.post('/dashboard/sources', { type: 'webhook', merchant: other.merchant.id, mode: 'live' }, '/dashboard/sources')).statusCode).toBe(404);
-    const { page } = await submit(c, '/dashboard/sources', { type: 'feed', merchant: t.merchant.id, mode: 'live', url: 'http://127.0.0.1:6379/', interval: '5' });
+    const { page } = await submit(c, '/dashboard/sources', {
+      type: 'feed',
+      merchant: t.merchant.id,
+      mode: 'live',
+      url: 'http://127.0.0.1:6379/',
+      interval: '5',
+    });
     expect(noticeOf(page!.body)).toBe('Only an operator can add a feed: the gateway fetches its URL from inside its own network.');
     expect((await sources(t)).map((s) => [s.id, s.enabled])).toEqual([
       [mine.id, 1],

@@ -13,7 +13,11 @@ const notice = (body: string) => /<p class="notice (success|error)" role="(?:sta
 /** The timeline's entries as text, tags and time stamps left out, in the order shown. */
 const timeline = (body: string) =>
   [...(/<ol class="timeline">([\s\S]*?)<\/ol>/.exec(body)?.[1] ?? '').matchAll(/<li class="tl-(\w+)">[\s\S]*?<div class="what">([\s\S]*?)<\/div>/g)].map(
-    (m) => `${m[1]}: ${m[2]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim()}`,
+    (m) =>
+      `${m[1]}: ${m[2]!
+        .replace(/<[^>]+>/g, '')
+        .replace(/\s+/g, ' ')
+        .trim()}`,
   );
 
 describe('console transaction page', () => {
@@ -46,7 +50,8 @@ describe('console transaction page', () => {
   }
   const dispatch = () => dispatchDueDeliveries(t.deps, { random: () => 0.5 });
   const auditOf = (trxid: string) => t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', trxid).execute();
-  const statusOf = async (trxid: string) => (await t.deps.db.selectFrom('transactions').select('status').where('id', '=', trxid).executeTakeFirstOrThrow()).status;
+  const statusOf = async (trxid: string) =>
+    (await t.deps.db.selectFrom('transactions').select('status').where('id', '=', trxid).executeTakeFirstOrThrow()).status;
 
   it('shows the fields and a timeline of the e-mails, the payment, the status and every webhook attempt', async () => {
     await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: receiver.url() });
@@ -89,7 +94,7 @@ describe('console transaction page', () => {
     expect((await shop.get(`/dashboard/transactions/${tx.trxid}`)).statusCode).toBe(200);
   });
 
-  it('answers another merchant\'s, an unknown and a malformed trxid with the same 404 page', async () => {
+  it("answers another merchant's, an unknown and a malformed trxid with the same 404 page", async () => {
     await addWebhookEndpoint(t.deps, { merchantId: otherMerchant, url: receiver.url() });
     const key = (await createApiKey(t.deps, { merchantId: otherMerchant, mode: 'test' })).key;
     const otherTrxid = (await t.app.inject({ url: '/api/payment-gateway/cqris?amount=5000', headers: { 'x-api-key': key } })).json().data.trxid as string;
@@ -197,7 +202,7 @@ describe('console transaction page', () => {
     expect(await auditOf(second.trxid)).toEqual([]);
   });
 
-  it('resends an event to its endpoints; the new attempt shows; another transaction\'s event is a 404', async () => {
+  it("resends an event to its endpoints; the new attempt shows; another transaction's event is a 404", async () => {
     await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: receiver.url() });
     const tx = await create(18_000);
     await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, tx.trxid);

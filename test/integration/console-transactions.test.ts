@@ -219,13 +219,38 @@ describe('console transaction CSV export', () => {
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="transactions-\d{4}-\d{2}-\d{2}\.csv"$/);
     const records = parseCsv(res.body);
     expect(records[0]).toEqual([
-      'trxid', 'merchant_id', 'mode', 'status', 'amount', 'unique_code', 'total_amount', 'currency', 'ref', 'email',
-      'created_at', 'expires_at', 'paid_at', 'paid_late', 'cancelled_at', 'payment_id', 'payment_source', 'payment_reference',
+      'trxid',
+      'merchant_id',
+      'mode',
+      'status',
+      'amount',
+      'unique_code',
+      'total_amount',
+      'currency',
+      'ref',
+      'email',
+      'created_at',
+      'expires_at',
+      'paid_at',
+      'paid_late',
+      'cancelled_at',
+      'payment_id',
+      'payment_source',
+      'payment_reference',
     ]);
     const byRef = new Map(records.slice(1).map((r) => [r[0]!, r]));
     const refOf = (row: TransactionsTable) => byRef.get(row.id)![8];
     expect(refs.map((_, i) => refOf(rows[i]!))).toEqual([
-      `'=HYPERLINK("http://evil.example","x")`, "'+1+2", "'-3", "'@SUM(A1)", "'\tTab", "'\rCR", 'a,b', 'say "hi"', 'two\nlines', 'plain',
+      `'=HYPERLINK("http://evil.example","x")`,
+      "'+1+2",
+      "'-3",
+      "'@SUM(A1)",
+      "'\tTab",
+      "'\rCR",
+      'a,b',
+      'say "hi"',
+      'two\nlines',
+      'plain',
     ]);
     expect(byRef.get(rows[0]!.id)![9]).toBe("'=cmd@example.id");
     // The raw text: a quote is doubled inside a quoted cell, and a formula never starts a cell.
@@ -252,7 +277,10 @@ describe('console transaction CSV export', () => {
     const minePaid = transactionRow(t.merchant.id, now - 2000, { ref: 'shop-b', status: 'paid', paid_at: now - 1000 });
     const theirs = transactionRow(other, now - 1000, { ref: 'other-a' });
     await insertRows(t.deps, [mine, minePaid, theirs]);
-    const ids = (body: string) => parseCsv(body).slice(1).map((r) => r[0]);
+    const ids = (body: string) =>
+      parseCsv(body)
+        .slice(1)
+        .map((r) => r[0]);
 
     expect(ids((await ops.get('/dashboard/transactions.csv')).body)).toEqual([theirs.id, minePaid.id, mine.id]);
     expect(ids((await ops.get('/dashboard/transactions.csv?status=paid')).body)).toEqual([minePaid.id]);
@@ -288,7 +316,9 @@ describe('console transaction CSV export', () => {
     // Streamed: no length known up front.
     expect(res.headers['content-length']).toBeUndefined();
     expect(res.headers['transfer-encoding']).toBe('chunked');
-    const got = parseCsv(res.body).slice(1).map((r) => r[0]!);
+    const got = parseCsv(res.body)
+      .slice(1)
+      .map((r) => r[0]!);
     expect(got).toHaveLength(1200);
     expect(new Set(got).size).toBe(1200);
     expect(got).toEqual(expected);

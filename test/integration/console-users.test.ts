@@ -13,7 +13,9 @@ describe('console users, concurrently', () => {
   it('of 8 simultaneous adds of one address exactly one succeeds; the rest are user_exists', async () => {
     await h.setup();
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => addUser(h.ctx.deps, { email: i % 2 ? 'Same@Example.test' : 'same@example.test', password: PASSWORD, role: 'operator' }, TEST_ACTOR)),
+      Array.from({ length: 8 }, (_, i) =>
+        addUser(h.ctx.deps, { email: i % 2 ? 'Same@Example.test' : 'same@example.test', password: PASSWORD, role: 'operator' }, TEST_ACTOR),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).code).toBe('user_exists');

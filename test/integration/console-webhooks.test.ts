@@ -45,10 +45,19 @@ describe('console webhooks', () => {
     expect(empty.body).toContain('<label for="endpoint-merchant">Merchant</label>');
     expect(empty.body).toMatch(/<button type="submit">Add endpoint<\/button>/);
 
-    const res = await c.post('/dashboard/webhooks', { merchant: t.merchant.id, url: 'https://hooks.example.test/qris', events: ['transaction.paid', 'payment.unmatched'] }, '/dashboard/webhooks');
+    const res = await c.post(
+      '/dashboard/webhooks',
+      { merchant: t.merchant.id, url: 'https://hooks.example.test/qris', events: ['transaction.paid', 'payment.unmatched'] },
+      '/dashboard/webhooks',
+    );
     expect(res.statusCode).toBe(201);
     const [row] = await endpoints(t);
-    expect(row).toMatchObject({ merchant_id: t.merchant.id, url: 'https://hooks.example.test/qris', status: 'active', events: '["transaction.paid","payment.unmatched"]' });
+    expect(row).toMatchObject({
+      merchant_id: t.merchant.id,
+      url: 'https://hooks.example.test/qris',
+      status: 'active',
+      events: '["transaction.paid","payment.unmatched"]',
+    });
     expect(row!.secret).toMatch(/^whsec_/);
     expect(res.body.split(row!.secret)).toHaveLength(2);
     expect(noticeOf(res.body)).toBe(`Endpoint ${row!.id} added.`);
@@ -72,7 +81,10 @@ describe('console webhooks', () => {
       [{ ...base, events: [] }, 'Choose at least one event.'],
       [{ ...base, events: ['transaction.paid', 'nope'] }, /^This cannot be saved: unknown event type "nope"/],
       [{ ...base, url: 'ftp://hooks.example.test/' }, 'This cannot be saved: url must use http or https'],
-      [{ ...base, url: 'http://10.1.2.3/hook' }, /^This cannot be saved: url points at 10\.1\.2\.3, which is .*private.*; set WEBHOOK_ALLOW_NETWORKS to allow it$/],
+      [
+        { ...base, url: 'http://10.1.2.3/hook' },
+        /^This cannot be saved: url points at 10\.1\.2\.3, which is .*private.*; set WEBHOOK_ALLOW_NETWORKS to allow it$/,
+      ],
       [{ ...base, url: 'http://localhost:8080/' }, /^This cannot be saved: url points at 127\.0\.0\.1, which is loopback/],
       [{ ...base, url: 'http://169.254.169.254/latest/meta-data/' }, /which is link-local/],
     ];
@@ -91,7 +103,9 @@ describe('console webhooks', () => {
   it('the operator may allow a private network', async () => {
     t = await createTestApp({ WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/8' });
     const c = await operator();
-    expect((await c.post('/dashboard/webhooks', { merchant: t.merchant.id, url: 'http://10.1.2.3/hook', events: ALL_EVENTS }, '/dashboard/webhooks')).statusCode).toBe(201);
+    expect(
+      (await c.post('/dashboard/webhooks', { merchant: t.merchant.id, url: 'http://10.1.2.3/hook', events: ALL_EVENTS }, '/dashboard/webhooks')).statusCode,
+    ).toBe(201);
   });
 
   it('refuses a form without its CSRF token', async () => {
@@ -110,7 +124,14 @@ describe('console webhooks', () => {
   it('shows deliveries newest first with every attempt escaped, and resends the failed ones', async () => {
     t = await createTestApp();
     const endpoint = await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: 'https://hooks.example.test/qris' });
-    await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: 'console-test', sourcePaymentId: 'first', amount: 777, paidAt: t.clock.now() });
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'console-test',
+      sourcePaymentId: 'first',
+      amount: 777,
+      paidAt: t.clock.now(),
+    });
     // Every attempt of the first event's delivery fails, until it runs out of retries.
     const post = async () => ({ statusCode: 500, responseBody: '<script>alert("x")</script>', retryAfter: null, error: null, durationMs: 42 });
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
@@ -118,8 +139,18 @@ describe('console webhooks', () => {
       t.clock.advance(MAX_RETRY_DELAY_MS * 2);
     }
     t.clock.advance(1000);
-    await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: 'console-test', sourcePaymentId: 'second', amount: 778, paidAt: t.clock.now() });
-    await dispatchDueDeliveries(t.deps, { post: async () => ({ statusCode: null, responseBody: null, retryAfter: null, error: 'connect ECONNREFUSED', durationMs: 3 }), random: () => 0.5 });
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'console-test',
+      sourcePaymentId: 'second',
+      amount: 778,
+      paidAt: t.clock.now(),
+    });
+    await dispatchDueDeliveries(t.deps, {
+      post: async () => ({ statusCode: null, responseBody: null, retryAfter: null, error: 'connect ECONNREFUSED', durationMs: 3 }),
+      random: () => 0.5,
+    });
     const deliveries = await t.deps.db.selectFrom('deliveries').selectAll().orderBy('created_at').execute();
     expect(deliveries.map((d) => d.status)).toEqual(['failed', 'pending']);
 
@@ -141,7 +172,11 @@ describe('console webhooks', () => {
     const { res, page: after } = await submit(c, `/dashboard/webhooks/${endpoint.id}/resend-failed`, {}, `/dashboard/webhooks/${endpoint.id}`);
     expect(res.headers.location).toBe(`/dashboard/webhooks/${endpoint.id}`);
     expect(noticeOf(after!.body)).toBe('1 failed deliveries queued to be sent now.');
-    const requeued = await t.deps.db.selectFrom('deliveries').select(['id', 'status', 'attempts']).where('id', '=', deliveries[0]!.id).executeTakeFirstOrThrow();
+    const requeued = await t.deps.db
+      .selectFrom('deliveries')
+      .select(['id', 'status', 'attempts'])
+      .where('id', '=', deliveries[0]!.id)
+      .executeTakeFirstOrThrow();
     expect(requeued).toMatchObject({ status: 'pending', attempts: 0 });
     expect(await audits(t, 'webhook.resend_failed')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: endpoint.id }]);
     const { page: nothing } = await submit(c, `/dashboard/webhooks/${endpoint.id}/resend-failed`, {}, `/dashboard/webhooks/${endpoint.id}`);
@@ -188,7 +223,11 @@ describe('console webhooks', () => {
     for (const action of ['remove', 'resend-failed']) {
       expect((await c.post(`/dashboard/webhooks/${theirs.id}/${action}`, {}, '/dashboard/webhooks')).statusCode).toBe(404);
     }
-    const add = await c.post('/dashboard/webhooks', { merchant: other.merchant.id, url: 'https://sneaky.example.test/', events: ALL_EVENTS }, '/dashboard/webhooks');
+    const add = await c.post(
+      '/dashboard/webhooks',
+      { merchant: other.merchant.id, url: 'https://sneaky.example.test/', events: ALL_EVENTS },
+      '/dashboard/webhooks',
+    );
     expect(add.statusCode).toBe(404);
     expect((await endpoints(t)).map((e) => [e.url, e.status])).toEqual([
       ['https://mine.example.test/', 'active'],
@@ -196,6 +235,14 @@ describe('console webhooks', () => {
     ]);
     expect((await c.get(`/dashboard/webhooks/${mine.id}`)).statusCode).toBe(200);
     // Its own merchant it may add to.
-    expect((await c.post('/dashboard/webhooks', { merchant: t.merchant.id, url: 'https://mine2.example.test/', events: ['transaction.paid'] }, '/dashboard/webhooks')).statusCode).toBe(201);
+    expect(
+      (
+        await c.post(
+          '/dashboard/webhooks',
+          { merchant: t.merchant.id, url: 'https://mine2.example.test/', events: ['transaction.paid'] },
+          '/dashboard/webhooks',
+        )
+      ).statusCode,
+    ).toBe(201);
   });
 });

@@ -18,14 +18,26 @@ describe('batched creates', () => {
   const hold = async (amount: number, codes: number[], reservedUntil: number) =>
     h.ctx.deps.db
       .insertInto('reserved_totals')
-      .values(codes.map((c) => ({ merchant_id: h.seeded.merchant.id, mode: 'test' as const, total_amount: amount + c, transaction_id: `trx_held${c}`, reserved_until: reservedUntil })))
+      .values(
+        codes.map((c) => ({
+          merchant_id: h.seeded.merchant.id,
+          mode: 'test' as const,
+          total_amount: amount + c,
+          transaction_id: `trx_held${c}`,
+          reserved_until: reservedUntil,
+        })),
+      )
       .execute();
 
   it('a crowded range: batch-mates whose samples are all held still get the remaining codes, distinct, and the rest fail alone', async () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '100' });
     const amount = 40_000;
     // 92 of 100 codes held by open transactions: random samples mostly miss, so most creates fall back.
-    await hold(amount, Array.from({ length: 92 }, (_, i) => i + 1), h.ctx.deps.now() + 3_600_000);
+    await hold(
+      amount,
+      Array.from({ length: 92 }, (_, i) => i + 1),
+      h.ctx.deps.now() + 3_600_000,
+    );
     const settled = await Promise.allSettled(Array.from({ length: 10 }, () => createTransaction(h.ctx.deps, input(amount))));
     expect({ ...h.ctx.deps.state.creates.stats }.failed).toBe(0);
     const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
@@ -33,7 +45,15 @@ describe('batched creates', () => {
     expect(ok).toHaveLength(8);
     expect(new Set(ok.map((t) => t.unique_code))).toEqual(new Set([93, 94, 95, 96, 97, 98, 99, 100]));
     expect(failed.map((f) => f.code)).toEqual(['unique_code_exhausted', 'unique_code_exhausted']);
-    const rows = await h.ctx.deps.db.selectFrom('reserved_totals').select(['total_amount', 'transaction_id']).where('transaction_id', 'in', ok.map((t) => t.id)).execute();
+    const rows = await h.ctx.deps.db
+      .selectFrom('reserved_totals')
+      .select(['total_amount', 'transaction_id'])
+      .where(
+        'transaction_id',
+        'in',
+        ok.map((t) => t.id),
+      )
+      .execute();
     expect(rows.map((r) => r.total_amount).sort()).toEqual(ok.map((t) => t.total_amount).sort());
   });
 
@@ -49,7 +69,11 @@ describe('batched creates', () => {
         }),
       ),
     );
-    const keys = await h.ctx.deps.db.selectFrom('idempotency_keys').select(['idem_key', 'transaction_id']).where('merchant_id', '=', h.seeded.merchant.id).execute();
+    const keys = await h.ctx.deps.db
+      .selectFrom('idempotency_keys')
+      .select(['idem_key', 'transaction_id'])
+      .where('merchant_id', '=', h.seeded.merchant.id)
+      .execute();
     expect(Object.fromEntries(keys.map((k) => [k.idem_key, k.transaction_id]))).toEqual(Object.fromEntries(rows.map((r, i) => [`test:key-${i + 1}`, r.id])));
     // Each key replays its own transaction.
     const again = await Promise.all([1, 2, 3, 4, 5].map((i) => createTransaction(h.ctx.deps, keyed(50_000 + i, `key-${i}`))));
@@ -74,7 +98,14 @@ describe('batched creates', () => {
     expect(rows[0]!.id).toBe(first.transaction.id);
     // Nothing of the lost one was written: no second transaction of that amount, no second reservation.
     expect(await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 54_000).execute()).toHaveLength(1);
-    expect(await h.ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('total_amount', '>', 54_000).where('total_amount', '<', 55_000).execute()).toHaveLength(1);
+    expect(
+      await h.ctx.deps.db
+        .selectFrom('reserved_totals')
+        .select('transaction_id')
+        .where('total_amount', '>', 54_000)
+        .where('total_amount', '<', 55_000)
+        .execute(),
+    ).toHaveLength(1);
   });
 
   it('one key sent ten times at once (a client retrying): one transaction, nine replays of it', async () => {
@@ -86,7 +117,9 @@ describe('batched creates', () => {
     const rows = await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 52_000).execute();
     expect(rows).toHaveLength(1);
     // The same key with another request is refused, never made.
-    const other = await createTransaction(h.ctx.deps, input(53_000, { idempotency: { key: 'same-key', requestHash: 'hash-53000' } })).catch((e: { code: string }) => e);
+    const other = await createTransaction(h.ctx.deps, input(53_000, { idempotency: { key: 'same-key', requestHash: 'hash-53000' } })).catch(
+      (e: { code: string }) => e,
+    );
     expect((other as { code: string }).code).toBe('idempotency_key_reused');
   });
 
@@ -94,10 +127,22 @@ describe('batched creates', () => {
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '70' });
     const amount = 41_000;
     // Every code is reserved, but all of them lapsed a second ago.
-    await hold(amount, Array.from({ length: 70 }, (_, i) => i + 1), h.ctx.deps.now() - 1000);
+    await hold(
+      amount,
+      Array.from({ length: 70 }, (_, i) => i + 1),
+      h.ctx.deps.now() - 1000,
+    );
     const results = await Promise.all(Array.from({ length: 5 }, () => createTransaction(h.ctx.deps, input(amount))));
     expect(new Set(results.map((r) => r.transaction.total_amount)).size).toBe(5);
-    const owners = await h.ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('transaction_id', 'in', results.map((r) => r.transaction.id)).execute();
+    const owners = await h.ctx.deps.db
+      .selectFrom('reserved_totals')
+      .select('transaction_id')
+      .where(
+        'transaction_id',
+        'in',
+        results.map((r) => r.transaction.id),
+      )
+      .execute();
     expect(owners).toHaveLength(5);
   });
 
@@ -117,7 +162,15 @@ describe('batched creates', () => {
     expect(aloneCalls).toEqual([]);
     expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 0, failed: 0 });
     expect(new Set(rows.map((r) => r.total_amount)).size).toBe(5);
-    const stored = await h.ctx.deps.db.selectFrom('transactions').selectAll().where('id', 'in', rows.map((r) => r.id)).execute();
+    const stored = await h.ctx.deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
     expect(stored).toHaveLength(5);
   });
 
@@ -127,7 +180,11 @@ describe('batched creates', () => {
     const amount = 42_000;
     const future = h.ctx.deps.now() + 3_600_000;
     // 45 of the 50 codes held: most creates' 8 random candidates are all held.
-    await hold(amount, Array.from({ length: 45 }, (_, i) => i + 1), future);
+    await hold(
+      amount,
+      Array.from({ length: 45 }, (_, i) => i + 1),
+      future,
+    );
     const before = { ...h.ctx.deps.state.creates.stats };
     const aloneCalls: number[] = [];
     const settled = await Promise.allSettled(
@@ -144,7 +201,15 @@ describe('batched creates', () => {
     expect(made.map((t) => t.unique_code).sort((a, b) => a - b)).toEqual([46, 47, 48, 49, 50]);
     expect(refused.map((e) => e.code)).toEqual(['unique_code_exhausted', 'unique_code_exhausted', 'unique_code_exhausted']);
     expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 3, failed: 0 });
-    const stored = await h.ctx.deps.db.selectFrom('reserved_totals').select('transaction_id').where('transaction_id', 'in', made.map((t) => t.id)).execute();
+    const stored = await h.ctx.deps.db
+      .selectFrom('reserved_totals')
+      .select('transaction_id')
+      .where(
+        'transaction_id',
+        'in',
+        made.map((t) => t.id),
+      )
+      .execute();
     expect(stored).toHaveLength(5);
   });
 
@@ -152,7 +217,11 @@ describe('batched creates', () => {
     // A range wide enough for plain creates to be batched (narrow ones are read whole, one by one).
     await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '100' });
     const amount = 43_000;
-    await hold(amount, Array.from({ length: 95 }, (_, i) => i + 1), h.ctx.deps.now() + 3_600_000);
+    await hold(
+      amount,
+      Array.from({ length: 95 }, (_, i) => i + 1),
+      h.ctx.deps.now() + 3_600_000,
+    );
     await hold(amount, [96, 97, 98, 99, 100], h.ctx.deps.now() - 1000);
     const before = { ...h.ctx.deps.state.creates.stats };
     const rows = (await Promise.all(Array.from({ length: 4 }, () => createTransaction(h.ctx.deps, input(amount))))).map((r) => r.transaction);
@@ -194,9 +263,7 @@ describe('batched creates', () => {
     const second = openDatabase(h.ctx.databaseUrl);
     try {
       const otherDeps = { ...h.ctx.deps, db: second, state: newServiceState() };
-      const settled = await Promise.allSettled(
-        Array.from({ length: 140 }, (_, i) => createTransaction(i % 2 === 0 ? h.ctx.deps : otherDeps, input(60_000))),
-      );
+      const settled = await Promise.allSettled(Array.from({ length: 140 }, (_, i) => createTransaction(i % 2 === 0 ? h.ctx.deps : otherDeps, input(60_000))));
       const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
       const failed = settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as { code: string }).code] : []));
       expect(new Set(ok.map((t) => t.total_amount)).size).toBe(ok.length);
@@ -244,7 +311,13 @@ describe('batched creates', () => {
       // (Asked on a connection of its own: pg_stat_activity holds still inside a transaction.)
       await waitFor(
         async () =>
-          (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${'insert into "reserved_totals"%'}`.execute(h.ctx.deps.db)).rows[0]!.n > 0,
+          (
+            await sql<{
+              n: number;
+            }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${'insert into "reserved_totals"%'}`.execute(
+              h.ctx.deps.db,
+            )
+          ).rows[0]!.n > 0,
       );
       await other.query('commit');
       const settled = await creates;

@@ -36,7 +36,6 @@ function postJson(t: TestApp, body: unknown, headers: Record<string, string> = {
   });
 }
 
-
 async function countTransactions(t: TestApp): Promise<number> {
   const row = await t.deps.db
     .selectFrom('transactions')
@@ -152,11 +151,7 @@ describe('GET /api/payment-gateway/cqris', () => {
         created_at: t.clock.ms,
         expires_at: t.clock.ms + 900_000,
       });
-      const reserved = await t.deps.db
-        .selectFrom('reserved_totals')
-        .selectAll()
-        .where('transaction_id', '=', tx.trxid)
-        .executeTakeFirstOrThrow();
+      const reserved = await t.deps.db.selectFrom('reserved_totals').selectAll().where('transaction_id', '=', tx.trxid).executeTakeFirstOrThrow();
       expect(reserved.total_amount).toBe(tx.total_amount);
       expect(reserved.reserved_until).toBe(row.expires_at + t.config.reservationGraceSeconds * 1000);
     });
@@ -370,15 +365,12 @@ describe('GET /api/payment-gateway/cqris', () => {
       expect(res.json().data.amount).toBe(31000);
     });
 
-    it.each([[-1], [10.5], [0], [1e7], [true], [[1000, 2000]], [{ v: 1 }], ['1,000']])(
-      'rejects the JSON amount %j',
-      async (amount) => {
-        const res = await postJson(t, { amount });
-        expect(res.statusCode, res.body).toBe(400);
-        expect(['invalid_amount', 'amount_out_of_range']).toContain(res.json().error.code);
-        expect(res.json().error.param).toBe('amount');
-      },
-    );
+    it.each([[-1], [10.5], [0], [1e7], [true], [[1000, 2000]], [{ v: 1 }], ['1,000']])('rejects the JSON amount %j', async (amount) => {
+      const res = await postJson(t, { amount });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(['invalid_amount', 'amount_out_of_range']).toContain(res.json().error.code);
+      expect(res.json().error.param).toBe('amount');
+    });
 
     it('without an amount in the body is 400 amount_required', async () => {
       expectError(await postJson(t, {}), 400, 'amount_required', 'amount');
@@ -481,9 +473,7 @@ describe('GET /api/payment-gateway/cqris', () => {
 
     it('concurrent requests with one Idempotency-Key create one transaction', async () => {
       const before = await countTransactions(t);
-      const results = await Promise.all(
-        [0, 1, 2, 3].map(() => postJson(t, { amount: 36000 }, { 'idempotency-key': 'idem-race' })),
-      );
+      const results = await Promise.all([0, 1, 2, 3].map(() => postJson(t, { amount: 36000 }, { 'idempotency-key': 'idem-race' })));
       const ids = new Set(results.map((r) => r.json().data?.trxid));
       expect(ids.size).toBe(1);
       expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 201]);

@@ -6,7 +6,7 @@ import { onPostgres, useSeededContext } from '../helpers/context.js';
 describe('prepared reads', () => {
   const h = useSeededContext();
 
-  it.skipIf(onPostgres)('on SQLite, run at once outside a transaction, without Kysely\'s connection queue', async () => {
+  it.skipIf(onPostgres)("on SQLite, run at once outside a transaction, without Kysely's connection queue", async () => {
     await h.setup();
     const { transaction } = await createTransaction(h.ctx.deps, h.input(10_000));
     const db = h.ctx.deps.db;

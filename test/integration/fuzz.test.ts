@@ -36,22 +36,24 @@ describe('fuzzing the API through inject', () => {
   afterAll(async () => t.close());
 
   const pathArb = () =>
-    fc.tuple(
-      fc.constantFrom('/api', '/api/api'),
-      fc.oneof(
-        fc.constantFrom('/payment-gateway/cqris', '/payment-gateway/cstatus', '/payment-gateway/simulate'),
-        fc
-          .tuple(
-            fc.oneof(
-              fc.stringMatching(/^trx_[0-9A-Za-z]{1,30}$/),
-              fc.string({ unit: urlChar, maxLength: 30 }),
-              fc.string({ unit: 'binary', maxLength: 20 }).map(encodeAll),
-            ),
-            fc.constantFrom('.png', '.svg', '', '.gif'),
-          )
-          .map(([file, ext]) => `/payment-gateway/qr/${file}${ext}`),
-      ),
-    ).map(([mount, path]) => mount + path);
+    fc
+      .tuple(
+        fc.constantFrom('/api', '/api/api'),
+        fc.oneof(
+          fc.constantFrom('/payment-gateway/cqris', '/payment-gateway/cstatus', '/payment-gateway/simulate'),
+          fc
+            .tuple(
+              fc.oneof(
+                fc.stringMatching(/^trx_[0-9A-Za-z]{1,30}$/),
+                fc.string({ unit: urlChar, maxLength: 30 }),
+                fc.string({ unit: 'binary', maxLength: 20 }).map(encodeAll),
+              ),
+              fc.constantFrom('.png', '.svg', '', '.gif'),
+            )
+            .map(([file, ext]) => `/payment-gateway/qr/${file}${ext}`),
+        ),
+      )
+      .map(([mount, path]) => mount + path);
 
   const keyValue = () =>
     fc.oneof(
@@ -102,17 +104,31 @@ describe('fuzzing the API through inject', () => {
         fc.constantFrom('GET', 'POST'),
         fc.record(
           {
-            'x-api-key': fc.oneof(headerValue, keyValue().map((k) => k())),
-            authorization: fc.oneof(headerValue, headerValue.map((v) => `Bearer ${v}`)),
+            'x-api-key': fc.oneof(
+              headerValue,
+              keyValue().map((k) => k()),
+            ),
+            authorization: fc.oneof(
+              headerValue,
+              headerValue.map((v) => `Bearer ${v}`),
+            ),
             'idempotency-key': headerValue,
-            'content-type': fc.oneof(headerValue, fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/json; charset=latin1')),
+            'content-type': fc.oneof(
+              headerValue,
+              fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/json; charset=latin1'),
+            ),
             'x-request-id': headerValue,
           },
           { requiredKeys: [] },
         ),
         fc.option(fc.constantFrom('{"amount":"12345"}', 'amount=12345', ''), { nil: undefined }),
         async (path, method, headers, payload) => {
-          const res = await t.app.inject({ method: method as InjectOptions['method'], url: path, headers, ...(method === 'POST' && payload !== undefined ? { payload } : {}) });
+          const res = await t.app.inject({
+            method: method as InjectOptions['method'],
+            url: path,
+            headers,
+            ...(method === 'POST' && payload !== undefined ? { payload } : {}),
+          });
           count(res);
           checkResponse(res, `${method} ${path} ${JSON.stringify(headers)}`, method);
         },
@@ -127,7 +143,10 @@ describe('fuzzing the API through inject', () => {
     const validish = fc
       .record(
         {
-          amount: fc.oneof(fc.integer({ min: 1, max: 9_000_000 }), fc.integer({ min: 1, max: 50 }).map((n) => `${n * 1000}.00`)),
+          amount: fc.oneof(
+            fc.integer({ min: 1, max: 9_000_000 }),
+            fc.integer({ min: 1, max: 50 }).map((n) => `${n * 1000}.00`),
+          ),
           ref: fc.oneof(fc.constantFrom('order-1', 'order-2', 'order-3'), fc.stringMatching(/^[!-~]{1,64}$/)),
           email: fc.constantFrom('payer@example.com', 'a@b.co'),
           expires_in: fc.oneof(fc.integer({ min: 60, max: 86_400 }), fc.integer({ min: 60, max: 86_400 }).map(String)),
@@ -162,7 +181,14 @@ describe('fuzzing the API through inject', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('/api/payment-gateway/cqris', '/api/api/payment-gateway/cqris', '/api/payment-gateway/simulate'),
-        fc.constantFrom('application/json', 'application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream', 'application/json; charset=utf-8'),
+        fc.constantFrom(
+          'application/json',
+          'application/json',
+          'application/x-www-form-urlencoded',
+          'text/plain',
+          'application/octet-stream',
+          'application/json; charset=utf-8',
+        ),
         fc.option(fc.oneof(headerValue, fc.constantFrom('idem-1', 'idem-2'), fc.stringMatching(/^[!-~]{1,40}$/)), { nil: undefined }),
         fc.constantFrom('test', 'live', 'none'),
         bodyArb,

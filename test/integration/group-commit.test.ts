@@ -16,12 +16,23 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
   const poisonUnit = () =>
     h.ctx.deps.db.runInTransaction(async (trx) => {
       await sql`pragma defer_foreign_keys = on`.execute(trx);
-      await trx.insertInto('api_keys').values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null }).execute();
+      await trx
+        .insertInto('api_keys')
+        .values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null })
+        .execute();
     });
 
-  const countRows = async () => Number((await h.ctx.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const countRows = async () =>
+    Number(
+      (
+        await h.ctx.deps.db
+          .selectFrom('transactions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
-  it('the database object refuses Kysely\'s own transactions: every write goes through runInTransaction', async () => {
+  it("the database object refuses Kysely's own transactions: every write goes through runInTransaction", async () => {
     await setup();
     expect(() => h.ctx.deps.db.transaction()).toThrow(/runInTransaction/);
     expect(() => h.ctx.deps.db.startTransaction()).toThrow(/runInTransaction/);
@@ -58,7 +69,10 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
   it('a unit that throws after writing leaves nothing behind; its batch-mates commit', async () => {
     await setup();
     const throwing = h.ctx.deps.db.runInTransaction(async (trx) => {
-      await trx.insertInto('idempotency_keys').values({ merchant_id: h.seeded.merchant.id, idem_key: 'x', request_hash: 'h', transaction_id: 'trx_none', created_at: 0 }).execute();
+      await trx
+        .insertInto('idempotency_keys')
+        .values({ merchant_id: h.seeded.merchant.id, idem_key: 'x', request_hash: 'h', transaction_id: 'trx_none', created_at: 0 })
+        .execute();
       throw new Error('boom');
     });
     const [a, b, c] = await Promise.allSettled([createTransaction(h.ctx.deps, input(1000)), throwing, createTransaction(h.ctx.deps, input(1000))]);
@@ -88,7 +102,11 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     await setup();
     const poison = poisonUnit();
     // Creates with a ref go one by one, each a unit of its own in the failing commit.
-    const settled = await Promise.allSettled([createTransaction(h.ctx.deps, input(1000, { ref: 'a' })), poison, createTransaction(h.ctx.deps, input(2000, { ref: 'b' }))]);
+    const settled = await Promise.allSettled([
+      createTransaction(h.ctx.deps, input(1000, { ref: 'a' })),
+      poison,
+      createTransaction(h.ctx.deps, input(2000, { ref: 'b' })),
+    ]);
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(await countRows()).toBe(0);
     await expect(createTransaction(h.ctx.deps, input(1000))).resolves.toMatchObject({ replayed: false });
@@ -121,9 +139,15 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
 
       const paid = await Promise.all(
         checks.slice(0, 10).map((c, i) =>
-          recordPayment(h.ctx.deps, { merchantId: h.seeded.merchant.id, mode: 'test', source: 'simulator', sourcePaymentId: `p${i}`, amount: c.tx.total_amount, paidAt: h.ctx.deps.now(), trxid: c.tx.id }).then(
-            (r) => ({ r, row: reader.prepare('select status from transactions where id = ?').get(c.tx.id) as { status: string } }),
-          ),
+          recordPayment(h.ctx.deps, {
+            merchantId: h.seeded.merchant.id,
+            mode: 'test',
+            source: 'simulator',
+            sourcePaymentId: `p${i}`,
+            amount: c.tx.total_amount,
+            paidAt: h.ctx.deps.now(),
+            trxid: c.tx.id,
+          }).then((r) => ({ r, row: reader.prepare('select status from transactions where id = ?').get(c.tx.id) as { status: string } })),
         ),
       );
       expect(paid.every((p) => p.r.outcome === 'matched' && p.row.status === 'paid')).toBe(true);
@@ -190,7 +214,18 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     await setup();
     const units = Array.from({ length: 20 }, (_, i) =>
       h.ctx.deps.db.runInTransaction((trx) =>
-        trx.insertInto('api_keys').values({ id: `key_queued_${i}`, merchant_id: h.seeded.merchant.id, mode: 'test', key_hash: `queued_${i}`, key_prefix: 'p', created_at: 0, revoked_at: null }).execute(),
+        trx
+          .insertInto('api_keys')
+          .values({
+            id: `key_queued_${i}`,
+            merchant_id: h.seeded.merchant.id,
+            mode: 'test',
+            key_hash: `queued_${i}`,
+            key_prefix: 'p',
+            created_at: 0,
+            revoked_at: null,
+          })
+          .execute(),
       ),
     );
     // Asked in the same turn, before their batch has even started.

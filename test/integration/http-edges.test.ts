@@ -247,7 +247,12 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       expect(Object.keys(webhooks).sort()).toEqual(['payment.unmatched', 'transaction.cancelled', 'transaction.expired', 'transaction.paid']);
       const paidBody = webhooks['transaction.paid'].post.requestBody.content['application/json'].schema;
       expect(paidBody.properties.data.required).toEqual(expect.arrayContaining(['trxid', 'status', 'total_amount', 'paid_late']));
-      expect(webhooks['payment.unmatched'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-signature']);
+      expect(webhooks['payment.unmatched'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+        'x-signature',
+      ]);
       // The 405 catch-alls and the /api/api duplicate mount stay out of the document.
       for (const method of ['put', 'patch', 'delete']) expect(cqris![method]).toBeUndefined();
       expect(cstatus!.post).toBeUndefined();

@@ -93,7 +93,12 @@ describe('NUL characters in requests', () => {
     expect(answers.map((res) => res.statusCode)).toEqual(answers.map(() => 400));
     expect(answers[6]!.json().error.code).toBe('invalid_parameter');
     // The SNAP routes answer in SNAP's words, and a refusal at the edge is their 400, not General Error.
-    const snap = await w.t.app.inject({ method: 'POST', url: '/snap/v1.0/qr/qr-mpm-notify?x=%00', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const snap = await w.t.app.inject({
+      method: 'POST',
+      url: '/snap/v1.0/qr/qr-mpm-notify?x=%00',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(snap.statusCode).toBe(400);
     expect(snap.json().responseCode).toMatch(/^400/);
     const merchant = await w.t.deps.db.selectFrom('merchants').select('name').where('id', '=', A.ids.merchantId).executeTakeFirstOrThrow();

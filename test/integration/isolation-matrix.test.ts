@@ -134,7 +134,9 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     openapi = (JSON.parse((await world.t.app.inject({ url: '/openapi.json' })).body) as { paths: typeof openapi }).paths;
   });
   afterAll(async () => {
-    console.log(`isolation matrix: ${counts.requests} requests; statuses ${JSON.stringify(Object.fromEntries([...counts.byStatus].sort((a, b) => a[0] - b[0])))}`);
+    console.log(
+      `isolation matrix: ${counts.requests} requests; statuses ${JSON.stringify(Object.fromEntries([...counts.byStatus].sort((a, b) => a[0] - b[0])))}`,
+    );
     await world?.close();
   });
 
@@ -148,7 +150,10 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     });
   const fillForm = (form: Form, ids: MerchantIds) =>
     Object.fromEntries(Object.entries(form.body).map(([k, v]) => [k, Array.isArray(v) ? v.map((one) => fill(one, ids)) : fill(v, ids)]));
-  const namesIds = (form: Form): boolean => Object.values(form.body).flat().some((v) => /\{(?!tag\})\w+\}/.test(v));
+  const namesIds = (form: Form): boolean =>
+    Object.values(form.body)
+      .flat()
+      .some((v) => /\{(?!tag\})\w+\}/.test(v));
   const urlFor = (route: RouteEntry, ids: MerchantIds, form?: Form): string => {
     const pointed = { ...ids } as Record<string, string>;
     for (const [param, key] of Object.entries(form?.ids ?? {})) if (key) pointed[param] = ids[key];
@@ -186,17 +191,23 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
       const why = res.statusCode >= 500 ? '5xx' : c.expect(res);
       const leaked = leaks(res, c.request, c.forbidden ?? forbiddenFor(c.viewer));
       if (c.viewer === 'operator') for (const mark of allMarks()) if (res.body.includes(mark) || res.body.includes(escapeHtml(mark))) seen.add(mark);
-      if (why) failures.push(`${c.what} as ${c.viewer}${c.target ? ` on ${c.target}'s` : ''}: ${why} (got ${res.statusCode} ${String(res.headers.location ?? '')} ${res.body.slice(0, 160).replace(/\s+/g, ' ')})`);
-      if (leaked.length > 0) failures.push(`${c.what} as ${c.viewer}${c.target ? ` on ${c.target}'s` : ''}: the answer (${res.statusCode}) carries ${leaked.join(', ')}`);
+      if (why)
+        failures.push(
+          `${c.what} as ${c.viewer}${c.target ? ` on ${c.target}'s` : ''}: ${why} (got ${res.statusCode} ${String(res.headers.location ?? '')} ${res.body.slice(0, 160).replace(/\s+/g, ' ')})`,
+        );
+      if (leaked.length > 0)
+        failures.push(`${c.what} as ${c.viewer}${c.target ? ` on ${c.target}'s` : ''}: the answer (${res.statusCode}) carries ${leaked.join(', ')}`);
     }
   }
 
   // --- expectations ---
   const notServerError = (res: LightMyRequestResponse) => (res.statusCode < 500 ? null : '5xx');
   const allowed = (res: LightMyRequestResponse) => (res.statusCode >= 200 && res.statusCode < 400 ? null : 'not allowed (2xx/3xx)');
-  const allowedOr404 = (res: LightMyRequestResponse) => (res.statusCode === 404 || (res.statusCode >= 200 && res.statusCode < 400) ? null : 'neither allowed nor 404');
+  const allowedOr404 = (res: LightMyRequestResponse) =>
+    res.statusCode === 404 || (res.statusCode >= 200 && res.statusCode < 400) ? null : 'neither allowed nor 404';
   const notFound = (res: LightMyRequestResponse) => (res.statusCode === 404 ? null : 'not a 404');
-  const toLogin = (res: LightMyRequestResponse) => (res.statusCode === 303 && /^\/dashboard\?next=/.test(String(res.headers.location)) ? null : 'not sent to the login form');
+  const toLogin = (res: LightMyRequestResponse) =>
+    res.statusCode === 303 && /^\/dashboard\?next=/.test(String(res.headers.location)) ? null : 'not sent to the login form';
   const csrfRefused = (res: LightMyRequestResponse) => (res.statusCode === 403 ? null : 'a POST without its CSRF token was not refused');
   const apiCode = (res: LightMyRequestResponse): string | undefined => {
     try {
@@ -208,7 +219,9 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
   const apiRefusedCross = (res: LightMyRequestResponse) =>
     res.statusCode === 404 || (res.statusCode === 403 && API_403_CODES.includes(apiCode(res) ?? '')) ? null : 'not a 404 (or a documented 403)';
   const apiAllowed = (res: LightMyRequestResponse) =>
-    (res.statusCode >= 200 && res.statusCode < 400) || (res.statusCode === 403 && API_403_CODES.includes(apiCode(res) ?? '')) ? null : 'not allowed (or a documented 403)';
+    (res.statusCode >= 200 && res.statusCode < 400) || (res.statusCode === 403 && API_403_CODES.includes(apiCode(res) ?? ''))
+      ? null
+      : 'not allowed (or a documented 403)';
 
   /** Every route is the console's, the API's, or one of OTHER_ROUTES; anything else fails here. */
   function classify(route: RouteEntry): 'console' | 'api' | (typeof OTHER_ROUTES)[number]['kind'] {
@@ -244,7 +257,14 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
                     : canSee(viewer, side)
                       ? allowed
                       : notFound;
-            cases.push({ what: `GET ${route.url}${query ? ` ${query}` : ''}`, viewer, target: side, request: { method: 'GET', url: `${url}${query}` }, expect: expectation, rank: 0 });
+            cases.push({
+              what: `GET ${route.url}${query ? ` ${query}` : ''}`,
+              viewer,
+              target: side,
+              request: { method: 'GET', url: `${url}${query}` },
+              expect: expectation,
+              rank: 0,
+            });
           }
         }
       }
@@ -262,9 +282,23 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
         if (round === 'shared') {
           // Without its token a form is refused, whoever posts it and whatever it names; so is a form
           // with another session's token (tokens are bound to the session).
-          cases.push({ what: `${what} without CSRF`, viewer, target: side, request: formRequest(world.viewers[viewer], url, fields, false), expect: viewer === 'anonymous' && !publicRoute ? toLogin : csrfRefused, rank: 0 });
+          cases.push({
+            what: `${what} without CSRF`,
+            viewer,
+            target: side,
+            request: formRequest(world.viewers[viewer], url, fields, false),
+            expect: viewer === 'anonymous' && !publicRoute ? toLogin : csrfRefused,
+            rank: 0,
+          });
           const stranger = world.viewers[VIEWERS[(VIEWERS.indexOf(viewer) + 1) % VIEWERS.length]!];
-          cases.push({ what: `${what} with ${stranger.name}'s CSRF token`, viewer, target: side, request: formRequest(world.viewers[viewer], url, { ...fields, _csrf: stranger.csrf }, false), expect: viewer === 'anonymous' && !publicRoute ? toLogin : csrfRefused, rank: 0 });
+          cases.push({
+            what: `${what} with ${stranger.name}'s CSRF token`,
+            viewer,
+            target: side,
+            request: formRequest(world.viewers[viewer], url, { ...fields, _csrf: stranger.csrf }, false),
+            expect: viewer === 'anonymous' && !publicRoute ? toLogin : csrfRefused,
+            rank: 0,
+          });
           if (viewer === 'anonymous' && !publicRoute) {
             cases.push({ what, viewer, target: side, request: formRequest(world.viewers[viewer], url, fields, true), expect: toLogin, rank: 0 });
           } else if (side !== null && !visible) {
@@ -273,14 +307,28 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
             // Its own object, with the other merchant's objects in the form (a payment assigned to
             // another's transaction, another's handle): refused somehow, and nothing changes.
             const theirs = fillForm(form, idsOf(otherSide(side)));
-            cases.push({ what: `${what} naming ${otherSide(side)}'s objects in the form`, viewer, target: otherSide(side), request: formRequest(world.viewers[viewer], url, theirs, true), expect: notServerError, rank: 0 });
+            cases.push({
+              what: `${what} naming ${otherSide(side)}'s objects in the form`,
+              viewer,
+              target: otherSide(side),
+              request: formRequest(world.viewers[viewer], url, theirs, true),
+              expect: notServerError,
+              rank: 0,
+            });
           }
         } else if (visible && (viewer !== 'anonymous' || publicRoute)) {
           // Its own objects. The operator's forms all work (so the forms above are ones that would have
           // acted); a merchant user's may be an operator's form (a 404). In the last rounds an object
           // may be gone already (a deleted account), and the account forms answer as they please.
           const expectation = publicRoute ? notServerError : viewer !== 'operator' ? allowedOr404 : rankOf(route.url) < 2 ? allowed : notServerError;
-          cases.push({ what, viewer, target: side, request: formRequest(world.viewers[viewer], url, fields, true), expect: expectation, rank: rankOf(route.url) });
+          cases.push({
+            what,
+            viewer,
+            target: side,
+            request: formRequest(world.viewers[viewer], url, fields, true),
+            expect: expectation,
+            rank: rankOf(route.url),
+          });
         }
       }
     }
@@ -319,7 +367,14 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
         for (const k of keysOf(viewer)) {
           const ids = idsOf(k.side ? otherSide(k.side) : 'A');
           const url = fillParams(route.url, ids);
-          cases.push({ what: `${route.method} ${route.url} with ${k.name}`, viewer, target: k.side ? otherSide(k.side) : 'A', request: { method: route.method as InjectOptions['method'], url, headers: k.key ? { 'x-api-key': k.key } : {} }, expect: (res) => (res.statusCode >= 400 ? null : 'a hidden method answered'), rank: 0 });
+          cases.push({
+            what: `${route.method} ${route.url} with ${k.name}`,
+            viewer,
+            target: k.side ? otherSide(k.side) : 'A',
+            request: { method: route.method as InjectOptions['method'], url, headers: k.key ? { 'x-api-key': k.key } : {} },
+            expect: (res) => (res.statusCode >= 400 ? null : 'a hidden method answered'),
+            rank: 0,
+          });
         }
       }
       return cases;
@@ -352,14 +407,20 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
         for (const name of Object.keys(bodySchema.properties ?? {})) {
           const value = API_VALUES[name];
           if (value !== undefined) body[name] = value;
-          else if (bodySchema.required?.includes(name)) throw new Error(`API route ${route.method} ${route.url} requires ${name} in its body: give it a value in API_VALUES`);
+          else if (bodySchema.required?.includes(name))
+            throw new Error(`API route ${route.method} ${route.url} requires ${name} in its body: give it a value in API_VALUES`);
         }
         if (withTrxid && !query.some((p) => p.name === 'trxid') && Object.keys(bodySchema.properties ?? {}).includes('trxid')) body.trxid = ids.trxid;
         payload = JSON.stringify(body);
         headers['content-type'] = 'application/json';
       }
       const search = params.toString();
-      return { method: route.method as InjectOptions['method'], url: `${fillParams(route.url, ids)}${search ? `?${search}` : ''}`, headers, ...(payload !== undefined ? { payload } : {}) };
+      return {
+        method: route.method as InjectOptions['method'],
+        url: `${fillParams(route.url, ids)}${search ? `?${search}` : ''}`,
+        headers,
+        ...(payload !== undefined ? { payload } : {}),
+      };
     };
     for (const viewer of VIEWERS) {
       for (const k of keysOf(viewer)) {
@@ -371,7 +432,10 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
           if (round === 'own') continue;
           for (const side of targeted ? (['A', 'B'] as const) : [null]) {
             const request = build(idsOf(side ?? 'A'), null, null, side !== null);
-            const expectation = keyless && !signed ? allowedOr404 : (res: LightMyRequestResponse) => (res.statusCode === 401 || res.statusCode === 404 ? null : 'not a 401 or 404');
+            const expectation =
+              keyless && !signed
+                ? allowedOr404
+                : (res: LightMyRequestResponse) => (res.statusCode === 401 || res.statusCode === 404 ? null : 'not a 401 or 404');
             cases.push({ what, viewer, target: keyless && !signed ? null : side, request, expect: expectation, rank: 0 });
           }
           continue;
@@ -380,22 +444,42 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
           const theirs = otherSide(k.side);
           const request = build(idsOf(theirs), k.key, signer, true);
           // The QR image is public (the trxid is the capability); the rest must not know the other's object.
-          const expectation = keyless && !signed ? allowed : signed ? (res: LightMyRequestResponse) => (res.statusCode === 401 ? null : 'a report signed with another source\'s secret was not refused') : apiRefusedCross;
+          const expectation =
+            keyless && !signed
+              ? allowed
+              : signed
+                ? (res: LightMyRequestResponse) => (res.statusCode === 401 ? null : "a report signed with another source's secret was not refused")
+                : apiRefusedCross;
           cases.push({ what, viewer, target: theirs, request, expect: expectation, rank: 0 });
           if (!keyless) {
             // Its own key in the header and the other merchant's in the query: the keys must agree.
             const other = world.merchants[theirs];
             const both = build(idsOf(theirs), k.key, signer, true);
             const url = `${both.url as string}${(both.url as string).includes('?') ? '&' : '?'}apikey=${live ? other.liveKey : other.testKey}`;
-            cases.push({ what: `${what} and ${theirs}'s key as apikey`, viewer, target: theirs, request: { ...both, url }, expect: (res) => (res.statusCode === 400 ? null : 'disagreeing keys were not refused'), rank: 0 });
+            cases.push({
+              what: `${what} and ${theirs}'s key as apikey`,
+              viewer,
+              target: theirs,
+              request: { ...both, url },
+              expect: (res) => (res.statusCode === 400 ? null : 'disagreeing keys were not refused'),
+              rank: 0,
+            });
           }
         }
         if (round === 'own') {
           const mine = idsOf(k.side);
           // A live key does not see test transactions (404); an action after an earlier one of this round
           // may find its transaction no longer pending (409).
-          const expectation = (res: LightMyRequestResponse) => (res.statusCode === 404 && live) || (res.statusCode === 409 && rankOf(route.url) > 0) ? null : apiAllowed(res);
-          cases.push({ what, viewer, target: targeted ? k.side : null, request: build(mine, k.key, signer, targeted), expect: expectation, rank: rankOf(route.url) });
+          const expectation = (res: LightMyRequestResponse) =>
+            (res.statusCode === 404 && live) || (res.statusCode === 409 && rankOf(route.url) > 0) ? null : apiAllowed(res);
+          cases.push({
+            what,
+            viewer,
+            target: targeted ? k.side : null,
+            request: build(mine, k.key, signer, targeted),
+            expect: expectation,
+            rank: rankOf(route.url),
+          });
           if (query.some((p) => p.name === 'trxid' && !p.required) && route.method === 'GET' && rankOf(route.url) === 0) {
             cases.push({ what: `${what} (no trxid)`, viewer, target: null, request: build(mine, k.key, signer, false), expect: apiAllowed, rank: 0 });
           }
@@ -489,7 +573,15 @@ async function growMerchant(world: SeededWorld, side: Side): Promise<void> {
   const merchantId = world.merchants[side].ids.merchantId;
   const pending = await createTransaction(deps, createInput(merchantId, 93_000, { ref: 'grown-1' }));
   const paid = (await createTransaction(deps, createInput(merchantId, 94_000))).transaction;
-  await recordPayment(deps, { merchantId, mode: 'test', source: 'simulator', sourcePaymentId: 'grown-paid', amount: paid.total_amount, paidAt: deps.now(), trxid: paid.id });
+  await recordPayment(deps, {
+    merchantId,
+    mode: 'test',
+    source: 'simulator',
+    sourcePaymentId: 'grown-paid',
+    amount: paid.total_amount,
+    paidAt: deps.now(),
+    trxid: paid.id,
+  });
   await recordPayment(deps, { merchantId, mode: 'test', source: 'manual', sourcePaymentId: 'grown-stray', amount: 95_555, paidAt: deps.now() });
   await createTransaction(deps, createInput(merchantId, 96_000, { mode: 'live' }));
   await addWebhookEndpoint(deps, { merchantId, url: 'http://127.0.0.1:9/grown' });

@@ -85,7 +85,12 @@ describe('API keys never reach the logs', () => {
       { req: { method: 'POST', url: `${CQRIS}?apikey=${K}`, payload: { amount: '10002' } }, status: 201 },
       { req: { method: 'POST', url: `${CQRIS}?apikey=${K}`, headers: { 'content-type': 'application/xml' }, payload: '<a/>' }, status: 415 },
       {
-        req: { method: 'POST', url: `${CQRIS}?apikey=${K}`, headers: { 'content-type': 'application/json' }, payload: `{"amount":"1","pad":"${'x'.repeat(17_000)}"}` },
+        req: {
+          method: 'POST',
+          url: `${CQRIS}?apikey=${K}`,
+          headers: { 'content-type': 'application/json' },
+          payload: `{"amount":"1","pad":"${'x'.repeat(17_000)}"}`,
+        },
         status: 413,
       },
       { req: { method: 'POST', url: `${CQRIS}?apikey=${K}`, headers: { 'content-type': 'application/json' }, payload: '{"amount":' }, status: 400 },
@@ -158,12 +163,20 @@ describe('API keys never reach the logs', () => {
     const cases: Array<{ data: string | Buffer; status: number; code: string }> = [
       { data: `GET ${CQRIS}?apikey=${K}&amount=1 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`, status: 431, code: 'headers_too_large' },
       { data: `GET ${CQRIS}?apikey=${K}&pad=${'u'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, status: 431, code: 'headers_too_large' },
-      { data: `GET ${CQRIS}?apikey=${K}&amount=1 HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${K}\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`, status: 431, code: 'headers_too_large' },
+      {
+        data: `GET ${CQRIS}?apikey=${K}&amount=1 HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${K}\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`,
+        status: 431,
+        code: 'headers_too_large',
+      },
       { data: `GARBAGE ${K} \x01\x02\r\n\r\n`, status: 400, code: 'invalid_parameter' },
       { data: `GET /?apikey=${K}\x00 HTTP/1.1\r\n\r\n`, status: 400, code: 'invalid_parameter' },
       { data: `GET ${CQRIS}?apikey=${K} HTTP/9.9\r\nHost: x\r\n\r\n`, status: 400, code: 'invalid_parameter' },
       { data: `GET ${CQRIS}?apikey=${K} HTTP/1.1\r\nBad Header ${K}\r\n\r\n`, status: 400, code: 'invalid_parameter' },
-      { data: Buffer.concat([Buffer.from(`GET ${CQRIS}?apikey=${K}&amount=`), Buffer.from([0xff, 0x00, 0x7f]), Buffer.from(' HTTP/1.1\r\n\r\n')]), status: 400, code: 'invalid_parameter' },
+      {
+        data: Buffer.concat([Buffer.from(`GET ${CQRIS}?apikey=${K}&amount=`), Buffer.from([0xff, 0x00, 0x7f]), Buffer.from(' HTTP/1.1\r\n\r\n')]),
+        status: 400,
+        code: 'invalid_parameter',
+      },
     ];
     for (const c of cases) {
       const res = await rawRequest(port, c.data);

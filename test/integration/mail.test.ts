@@ -61,8 +61,7 @@ async function pay(t: TestApp, trxid: string, key = t.testKey) {
   expect(res.statusCode, res.body).toBe(200);
 }
 
-const emails = (t: TestApp, trxid: string) =>
-  t.deps.db.selectFrom('emails').selectAll().where('transaction_id', '=', trxid).orderBy('kind').execute();
+const emails = (t: TestApp, trxid: string) => t.deps.db.selectFrom('emails').selectAll().where('transaction_id', '=', trxid).orderBy('kind').execute();
 
 function decodeQr(png: Buffer): string | undefined {
   const img = PNG.sync.read(png);
@@ -175,7 +174,10 @@ describe('payer e-mail over SMTP', () => {
     const server = await smtp({ rejectFirst: 100 });
     const t = await app({ SMTP_URL: server.url, MAIL_FROM: FROM });
     const tx = await create(t, `amount=20500&email=${PAYER}`);
-    await t.deps.db.updateTable('emails').set({ attempts: MAX_EMAIL_ATTEMPTS - 1 }).execute();
+    await t.deps.db
+      .updateTable('emails')
+      .set({ attempts: MAX_EMAIL_ATTEMPTS - 1 })
+      .execute();
     const [result] = await sendDueEmails(t.deps, sender(t));
     expect(result!.outcome.status).toBe('failed');
     const [row] = await emails(t, tx.trxid);
@@ -310,8 +312,22 @@ describe('payer e-mail over SMTP', () => {
     const qris = buildQris([
       { tag: '00', value: '01' },
       { tag: '01', value: '11' },
-      { tag: '26', value: '', children: [{ tag: '00', value: 'ID.CO.EXAMPLE.WWW' }, { tag: '01', value: '936000000000000002' }] },
-      { tag: '51', value: '', children: [{ tag: '00', value: 'ID.CO.QRIS.WWW' }, { tag: '02', value: 'ID1020000000002' }] },
+      {
+        tag: '26',
+        value: '',
+        children: [
+          { tag: '00', value: 'ID.CO.EXAMPLE.WWW' },
+          { tag: '01', value: '936000000000000002' },
+        ],
+      },
+      {
+        tag: '51',
+        value: '',
+        children: [
+          { tag: '00', value: 'ID.CO.QRIS.WWW' },
+          { tag: '02', value: 'ID1020000000002' },
+        ],
+      },
       { tag: '52', value: '5812' },
       { tag: '53', value: '360' },
       { tag: '58', value: 'ID' },
@@ -374,7 +390,10 @@ describe('payer e-mail over SMTP', () => {
     const owner = new ConsoleClient(t.app);
     expect((await owner.logIn('owner@warung.test')).statusCode).toBe(303);
     // The review's name is refused outright; a plain one is taken.
-    const phishing = await owner.post('/dashboard/merchants', { name: 'PERINGATAN: rekening Anda DIBLOKIR. Pulihkan di http://pulih.example', qris: vectors.vectors[1]!.static });
+    const phishing = await owner.post('/dashboard/merchants', {
+      name: 'PERINGATAN: rekening Anda DIBLOKIR. Pulihkan di http://pulih.example',
+      qris: vectors.vectors[1]!.static,
+    });
     expect(phishing.statusCode).toBe(400);
     expect((await owner.post('/dashboard/merchants', { name: 'Warung Baru', qris: vectors.vectors[1]!.static })).statusCode).toBe(303);
     const merchant = await t.deps.db.selectFrom('merchants').selectAll().where('name', '=', 'Warung Baru').executeTakeFirstOrThrow();

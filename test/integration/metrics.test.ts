@@ -49,7 +49,7 @@ describe('/metrics', () => {
     }
   });
 
-  it('reports batched creates from the services\' own counters', async () => {
+  it("reports batched creates from the services' own counters", async () => {
     t = await createTestApp();
     // Plain creates of one turn are made together, on either database (create-batch.ts). The first
     // create warms the merchant's caches so that the rest reach the queue in one turn.

@@ -25,8 +25,7 @@ describe('outbox: events and e-mails are written with the change they report', (
   });
   afterAll(async () => t.close());
 
-  const create = async (query: string) =>
-    (await t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': t.testKey } })).json().data;
+  const create = async (query: string) => (await t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': t.testKey } })).json().data;
   const events = (trxid: string) => t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).execute();
 
   it('paid: one transaction.paid event carrying the transaction as cstatus shows it, a delivery and a receipt', async () => {
@@ -51,7 +50,14 @@ describe('outbox: events and e-mails are written with the change they report', (
 
   it('a duplicate report writes no second event', async () => {
     const tx = await create('amount=13000');
-    const report = { merchantId: t.merchant.id, mode: 'test' as const, source: 'outbox-test', sourcePaymentId: `dup-${tx.trxid}`, amount: tx.total_amount, paidAt: t.clock.now() };
+    const report = {
+      merchantId: t.merchant.id,
+      mode: 'test' as const,
+      source: 'outbox-test',
+      sourcePaymentId: `dup-${tx.trxid}`,
+      amount: tx.total_amount,
+      paidAt: t.clock.now(),
+    };
     await recordPayment(t.deps, report);
     await recordPayment(t.deps, report);
     expect(await events(tx.trxid)).toHaveLength(1);
@@ -59,7 +65,12 @@ describe('outbox: events and e-mails are written with the change they report', (
 
   it('unmatched: a payment.unmatched event with the payment', async () => {
     const result = await recordPayment(t.deps, {
-      merchantId: t.merchant.id, mode: 'test', source: 'outbox-test', sourcePaymentId: 'nobody-expected-this', amount: 4242, paidAt: t.clock.now(),
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'outbox-test',
+      sourcePaymentId: 'nobody-expected-this',
+      amount: 4242,
+      paidAt: t.clock.now(),
     });
     expect(result.outcome).toBe('unmatched');
     const rows = await t.deps.db.selectFrom('events').selectAll().where('payment_id', '=', result.payment.id).execute();

@@ -29,7 +29,10 @@ describe('password hashing under an anonymous flood', () => {
     t = await createTestApp();
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const page = await fetch(`${base}/dashboard`);
-    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = csrfOf(await page.text());
     const create = () => timedCreate(base, t.testKey);
     await create();
@@ -59,7 +62,9 @@ describe('password hashing under an anonymous flood', () => {
     filling = false;
     await Promise.all(hashes);
     const sorted = latencies.sort((a, b) => a - b);
-    console.log(`creates with the hasher full: n=${sorted.length} median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms max=${sorted.at(-1)!.toFixed(1)} ms`);
+    console.log(
+      `creates with the hasher full: n=${sorted.length} median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms max=${sorted.at(-1)!.toFixed(1)} ms`,
+    );
     expect(sorted.at(-1)!).toBeLessThan(1000);
   }, 60_000);
 
@@ -69,7 +74,10 @@ describe('password hashing under an anonymous flood', () => {
 
     // One logged-out CSRF token (with its cookie) serves every anonymous form post.
     const page = await fetch(`${base}/dashboard/reset`);
-    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = csrfOf(await page.text());
     const post = async (path: string, fields: Record<string, string>) => {
       const res = await fetch(`${base}/dashboard${path}`, {

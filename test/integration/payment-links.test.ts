@@ -35,7 +35,7 @@ describe('payment links: the public routes', () => {
     expect(res.statusCode, res.body).toBe(303);
     const id = TRX.exec(String(res.headers.location))?.[1];
     expect(id).toBeDefined();
-    return (await t.deps.db.selectFrom('transactions').selectAll().where('id', '=', id!).executeTakeFirstOrThrow());
+    return await t.deps.db.selectFrom('transactions').selectAll().where('id', '=', id!).executeTakeFirstOrThrow();
   }
 
   function expectPage(res: LightMyRequestResponse, status: number, text: string) {
@@ -79,7 +79,10 @@ describe('payment links: the public routes', () => {
     t.clock.ms = (Math.floor(t.clock.ms / 600_000) + 1) * 600_000;
     const later = await trxOf(await open('/pay/warung-saya/30000'));
     expect(later.id).not.toBe(first.id);
-    const count = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await t.deps.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(6);
   });
 
@@ -96,7 +99,14 @@ describe('payment links: the public routes', () => {
     // Early in a window, so the clock does not cross into the next one below.
     t.clock.ms = Math.floor(t.clock.ms / 600_000) * 600_000 + 1000;
     const first = await trxOf(await open('/pay/warung-saya/15000'));
-    await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'live', source: 'test', sourcePaymentId: 'p1', amount: first.total_amount, paidAt: t.clock.ms });
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'live',
+      source: 'test',
+      sourcePaymentId: 'p1',
+      amount: first.total_amount,
+      paidAt: t.clock.ms,
+    });
     const second = await trxOf(await open('/pay/warung-saya/15000'));
     expect(second.id).not.toBe(first.id);
     expect(second.status).toBe('pending');
@@ -177,7 +187,7 @@ describe('payment links: the public routes', () => {
     expect(all.map((r) => r.id)).toEqual([opened.id]);
   });
 
-  it('answers a bad amount or e-mail with a clear page in the payer\'s language, and creates nothing', async () => {
+  it("answers a bad amount or e-mail with a clear page in the payer's language, and creates nothing", async () => {
     await setup();
     expectPage(await open('/pay/warung-saya/25.000'), 400, 'The amount must be whole rupiah in digits only, e.g. 25000.');
     expectPage(await open('/pay/warung-saya/-5'), 400, 'The amount must be whole rupiah in digits only');
@@ -190,7 +200,10 @@ describe('payment links: the public routes', () => {
     const id = await open('/pay/warung-saya/25.000', { lang: 'id-ID,id;q=0.9,en;q=0.8' });
     expectPage(id, 400, 'Jumlah harus rupiah bulat, hanya angka, mis. 25000.');
     expect(id.body).toContain('<html lang="id">');
-    const count = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await t.deps.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
   });
 
@@ -208,7 +221,10 @@ describe('payment links: the public routes', () => {
     await t.deps.db.updateTable('merchants').set({ disabled_at: null }).where('id', '=', t.merchant.id).execute();
     await setPaymentLinkHandle(t.deps, OPERATOR, t.merchant.id, null);
     expectPage(await open('/pay/warung-saya/25000'), 404, 'There is no payment link at this address.');
-    const count = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await t.deps.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
   });
 
@@ -229,7 +245,10 @@ describe('payment links: the public routes', () => {
     expectPage(waiting, 404, 'Payments are not open yet');
     expect(waiting.body).toContain('once the operator of this payment service has approved it');
     expectPage(await open('/pay/warung-saya', { lang: 'id' }), 404, 'Pembayaran belum dibuka');
-    const none = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const none = await t.deps.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(none.n)).toBe(0);
     await approveLive(t.deps, OPERATOR, t.merchant.id);
     expect((await trxOf(await open('/pay/warung-saya/25000'))).mode).toBe('live');
@@ -273,11 +292,14 @@ describe('payment links: the public routes', () => {
     const res = await t.app.inject({ method: 'HEAD', url: '/pay/warung-saya/25000' });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET');
-    const count = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await t.deps.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
   });
 
-  it('/pay/{handle} shows the merchant and a form for the amount, which goes on to the amount\'s link', async () => {
+  it("/pay/{handle} shows the merchant and a form for the amount, which goes on to the amount's link", async () => {
     await setup();
     const form = await open('/pay/warung-saya');
     expectPage(form, 200, `<h1>${t.merchant.merchant_name}</h1>`);
@@ -302,7 +324,10 @@ describe('payment links: the public routes', () => {
     expect(withEmail.headers.location).toBe('/pay/warung-saya/12000?email=Payer%2Bx%40example.com');
     expect((await trxOf(await open(withEmail.headers.location as string))).email).toBe('Payer+x@example.com');
     // Nothing is created by the form itself.
-    const count = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await t.deps.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
   });
 
@@ -334,7 +359,10 @@ describe('payment links: the public routes', () => {
     expect((await open('/pay/warung-saya')).statusCode).toBe(200);
     t.clock.advance(30_000);
     expect((await open('/pay/warung-saya/20009')).statusCode).toBe(303);
-    const count = await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await t.deps.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(5);
   });
 

@@ -106,17 +106,26 @@ describe('mutation feed source', () => {
   });
 
   it('source add --type feed --json; source list never shows the token', async () => {
-    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json'], { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
+    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json'], {
+      WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+    });
     expect(added.code, added.stdout).toBe(0);
     expect(added.json).toMatchObject({ id: expect.stringMatching(/^src_/), type: 'feed', url: feedUrl, interval_seconds: 30, mode: 'live' });
     const listed = await cli(t, ['source', 'list', '--merchant', t.merchant.id, '--json']);
     expect(listed.stdout).not.toContain('secret-token');
-    expect(listed.json!.items.find((s: any) => s.id === added.json!.id)).toMatchObject({ type: 'feed', enabled: true, interval_seconds: 30, url: expect.stringContaining('token=***') });
+    expect(listed.json!.items.find((s: any) => s.id === added.json!.id)).toMatchObject({
+      type: 'feed',
+      enabled: true,
+      interval_seconds: 30,
+      url: expect.stringContaining('token=***'),
+    });
     await setSourceEnabled(t.deps, { id: added.json!.id, enabled: false, actor: TEST_ACTOR });
 
     const bad = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', 'ftp://x', '--interval', '30', '--json']);
     expect(bad.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
-    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json'], { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
+    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json'], {
+      WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+    });
     expect(noInterval.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'interval' });
   });
 
@@ -177,7 +186,12 @@ describe('mutation feed source', () => {
     answer = { body: feed(entry('9.999.999', { issuer_reff: 'ODD-1' })) };
     expect(await poll()).toMatchObject({ ok: true, unmatched: 1 });
     const listed = await cli(t, ['payments', 'list', '--status', 'unmatched', '--json']);
-    expect(listed.json!.items.find((p: any) => p.source === id)).toMatchObject({ amount: 9_999_999, reason: 'no_matching_transaction', reference: 'ODD-1', trxid: null });
+    expect(listed.json!.items.find((p: any) => p.source === id)).toMatchObject({
+      amount: 9_999_999,
+      reason: 'no_matching_transaction',
+      reference: 'ODD-1',
+      trxid: null,
+    });
   });
 
   it('backs off on 429, honouring Retry-After, and recovers', async () => {
@@ -216,7 +230,15 @@ describe('mutation feed source', () => {
 
   it('malformed feed bodies never crash the poller, and good entries beside junk are still recorded', async () => {
     await newFeed(10);
-    for (const body of ['<html>502 Bad Gateway</html>', '', '{"status":"success","data":', 'null', '[]', { status: 'failed', message: 'invalid token' }, { status: 'success', data: 'none' }]) {
+    for (const body of [
+      '<html>502 Bad Gateway</html>',
+      '',
+      '{"status":"success","data":',
+      'null',
+      '[]',
+      { status: 'failed', message: 'invalid token' },
+      { status: 'success', data: 'none' },
+    ]) {
       answer = { body };
       const summary = await poll();
       expect(summary?.ok, JSON.stringify(body)).toBe(false);
@@ -309,9 +331,24 @@ describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
           () => null,
           (err: { code: string; message: string }) => err,
         );
-        expect(refusal, url).toMatchObject({ code: 'invalid_parameter', message: expect.stringMatching(/^url points at .* which is .*; set WEBHOOK_ALLOW_NETWORKS to allow it$/) });
+        expect(refusal, url).toMatchObject({
+          code: 'invalid_parameter',
+          message: expect.stringMatching(/^url points at .* which is .*; set WEBHOOK_ALLOW_NETWORKS to allow it$/),
+        });
       }
-      const cliRefusal = await cli(guarded, ['source', 'add', '--merchant', guarded.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json']);
+      const cliRefusal = await cli(guarded, [
+        'source',
+        'add',
+        '--merchant',
+        guarded.merchant.id,
+        '--type',
+        'feed',
+        '--url',
+        feedUrl,
+        '--interval',
+        '30',
+        '--json',
+      ]);
       expect(cliRefusal.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
 
       // Stored while the setting allowed it (or a name that resolves to loopback): the poller refuses
@@ -320,13 +357,21 @@ describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
       const source = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl, intervalSeconds: 10 });
       const before = hits;
       const [summary] = await pollDueFeeds(guarded.deps);
-      expect(summary).toMatchObject({ sourceId: source.id, ok: false, error: expect.stringMatching(/^destination refused: 127\.0\.0\.1 is loopback.*WEBHOOK_ALLOW_NETWORKS/) });
+      expect(summary).toMatchObject({
+        sourceId: source.id,
+        ok: false,
+        error: expect.stringMatching(/^destination refused: 127\.0\.0\.1 is loopback.*WEBHOOK_ALLOW_NETWORKS/),
+      });
       expect(hits).toBe(before);
       // By name: the check is on the address connected to.
       await setSourceEnabled(guarded.deps, { id: source.id, enabled: false, actor: TEST_ACTOR });
       const named = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl.replace('127.0.0.1', 'localhost'), intervalSeconds: 10 });
       const [byName] = await pollDueFeeds(guarded.deps);
-      expect(byName).toMatchObject({ sourceId: named.id, ok: false, error: expect.stringMatching(/^destination refused: localhost \((127\.0\.0\.1|::1)\) is loopback/) });
+      expect(byName).toMatchObject({
+        sourceId: named.id,
+        ok: false,
+        error: expect.stringMatching(/^destination refused: localhost \((127\.0\.0\.1|::1)\) is loopback/),
+      });
       expect(hits).toBe(before);
     } finally {
       await guarded.close();

@@ -111,7 +111,10 @@ describe('payments assign and list', () => {
 
     const r = await cli(t, ['payments', 'assign', stray.payment.id, tx.trxid, '--json'], { QRIS_OPERATOR: 'andi' });
     expect(r.code, r.stdout).toBe(0);
-    expect(r.json).toMatchObject({ payment: { id: stray.payment.id, status: 'matched', trxid: tx.trxid }, transaction: { status: 'paid', payment: { id: stray.payment.id, issuer: 'OVO' } } });
+    expect(r.json).toMatchObject({
+      payment: { id: stray.payment.id, status: 'matched', trxid: tx.trxid },
+      transaction: { status: 'paid', payment: { id: stray.payment.id, issuer: 'OVO' } },
+    });
     const events = await t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', tx.trxid).execute();
     expect(events.map((e) => e.type)).toEqual(['transaction.paid']);
     expect(JSON.parse(events[0]!.payload).data).toMatchObject({ trxid: tx.trxid, status: 'paid', payment: { id: stray.payment.id } });
@@ -126,7 +129,14 @@ describe('payments assign and list', () => {
   it('refuses unknown payments and transactions of another merchant or already paid, changing nothing', async () => {
     const mine = await createLive(base, t.liveKey, ++amount);
     const theirs = await createLive(base, other.liveKey, amount);
-    const stray = await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'live', source: 'test-feed', sourcePaymentId: `x-${amount}`, amount: 1_234_567, paidAt: t.clock.now() });
+    const stray = await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'live',
+      source: 'test-feed',
+      sourcePaymentId: `x-${amount}`,
+      amount: 1_234_567,
+      paidAt: t.clock.now(),
+    });
     await cli(t, ['payments', 'confirm', mine.trxid, '--reference', `R-${amount}`, '--json']);
     const before = await footprint(t);
     const cases: Array<[string[], string]> = [
@@ -179,6 +189,9 @@ describe('source commands', () => {
   it('source add refuses an unknown merchant, a missing type and a snap source without --config', async () => {
     expect((await cli(t, ['source', 'add', '--merchant', 'mch_nope', '--type', 'webhook', '--json'])).json!.error.code).toBe('merchant_not_found');
     expect((await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--json'])).code).toBe(2);
-    expect((await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'snap', '--json'])).json!.error).toMatchObject({ code: 'invalid_parameter', param: 'config' });
+    expect((await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'snap', '--json'])).json!.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'config',
+    });
   });
 });

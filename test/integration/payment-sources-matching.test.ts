@@ -50,7 +50,11 @@ describe('record-payment with the matcher', () => {
     expect(r).toMatchObject({ outcome: 'matched', reason: null, transaction: { id: tx.id, status: 'paid', paid_late: 0 } });
     const { transaction, payment } = await getTransaction(t.deps, { merchantId: m, mode: 'live' }, tx.id);
     const view = presentTransaction(transaction, payment, t.clock.now(), t.config.publicBaseUrl);
-    expect(view).toMatchObject({ status: 'paid', paid_late: false, payment: { source: 'test-feed', reference: 'REF-A', issuer: 'DANA', payer_name: 'BUDI', amount: tx.total_amount } });
+    expect(view).toMatchObject({
+      status: 'paid',
+      paid_late: false,
+      payment: { source: 'test-feed', reference: 'REF-A', issuer: 'DANA', payer_name: 'BUDI', amount: tx.total_amount },
+    });
     const events = await t.deps.db.selectFrom('events').select('type').where('transaction_id', '=', tx.id).execute();
     expect(events.map((e) => e.type)).toEqual(['transaction.paid']);
   });
@@ -101,12 +105,16 @@ describe('record-payment with the matcher', () => {
 
   it("matches by the acquirer's reference", async () => {
     const tx = await create(t, m, 14_000);
-    await t.deps.db.updateTable('transactions').set({ acquirer_reference: `ACQ-${tx.id}` }).where('id', '=', tx.id).execute();
+    await t.deps.db
+      .updateTable('transactions')
+      .set({ acquirer_reference: `ACQ-${tx.id}` })
+      .where('id', '=', tx.id)
+      .execute();
     const r = await recordPayment(t.deps, report(t, m, { amount: tx.total_amount, reference: `ACQ-${tx.id}` }));
     expect(r).toMatchObject({ outcome: 'matched', transaction: { id: tx.id } });
   });
 
-  it('a live payment never pays a test transaction, nor another merchant\'s', async () => {
+  it("a live payment never pays a test transaction, nor another merchant's", async () => {
     const test = await create(t, m, 15_000, { mode: 'test' });
     const other = await newMerchant(t);
     expect((await recordPayment(t.deps, report(t, m, { amount: test.total_amount }))).outcome).toBe('unmatched');
@@ -252,7 +260,10 @@ describe('property: random interleavings of creates, expiries and reports', () =
         // Every report stored exactly once, with the first report's content.
         expect(payments.map((p) => p.source_payment_id).sort()).toEqual([...sent.keys()].map((k) => `k${k}`).sort());
         for (const [key, list] of outcomes) {
-          expect(list.filter((o) => o !== 'duplicate'), `key ${key}: ${list.join(',')}`).toHaveLength(1);
+          expect(
+            list.filter((o) => o !== 'duplicate'),
+            `key ${key}: ${list.join(',')}`,
+          ).toHaveLength(1);
           expect(payments.find((p) => p.source_payment_id === `k${key}`)!.amount).toBe(sent.get(key)!.amount);
         }
         const byId = new Map(transactions.map((tx) => [tx.id, tx]));

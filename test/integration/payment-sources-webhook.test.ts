@@ -61,7 +61,14 @@ describe('signed webhook source', () => {
     expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
       status: 'paid',
       paid_late: false,
-      payment: { id: res.body.data.payment_id, source: source.id, reference: 'DANA-778899', issuer: 'DANA', payer_name: 'Budi Santoso', amount: tx.total_amount },
+      payment: {
+        id: res.body.data.payment_id,
+        source: source.id,
+        reference: 'DANA-778899',
+        issuer: 'DANA',
+        payer_name: 'Budi Santoso',
+        amount: tx.total_amount,
+      },
     });
 
     // The same post again (a sender's retry) is a duplicate of the same payment.
@@ -120,7 +127,11 @@ describe('signed webhook source', () => {
       payment: { id: res.body.data.payment_id, status: 'matched', reason: null, trxid: tx.trxid },
       transaction: { trxid: tx.trxid, status: 'paid', paid_late: true },
     });
-    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({ status: 'paid', paid_late: true, payment: { id: res.body.data.payment_id, source: source.id } });
+    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
+      status: 'paid',
+      paid_late: true,
+      payment: { id: res.body.data.payment_id, source: source.id },
+    });
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', res.body.data.payment_id).execute();
     expect(audit).toMatchObject([{ actor: 'test-operator', action: 'payment.assign', subject_type: 'payment' }]);
 

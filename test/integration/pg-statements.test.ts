@@ -35,7 +35,8 @@ describe('statement names for PostgreSQL', () => {
   it('bulk texts (many values, their text varying with the batch size) cannot spend every name', () => {
     const names = new StatementNames();
     const statementName = (text: string, parameterCount: number) => names.name(text, parameterCount);
-    const inList = (n: number) => `select "total_amount" from "reserved_totals" where "total_amount" in (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')})`;
+    const inList = (n: number) =>
+      `select "total_amount" from "reserved_totals" where "total_amount" in (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')})`;
     const named = Array.from({ length: 400 }, (_, i) => statementName(inList(21 + i), 21 + i)).filter((n) => n !== undefined);
     expect(named.length).toBeGreaterThan(50);
     expect(named.length).toBeLessThanOrEqual(100);

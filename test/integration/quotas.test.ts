@@ -12,7 +12,8 @@ describe('daily create quotas', () => {
   let t: TestApp;
   afterEach(async () => t?.close());
 
-  const cqris = (amount: number, extra = '') => t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}${extra}`, headers: { 'x-api-key': t.testKey } });
+  const cqris = (amount: number, extra = '') =>
+    t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}${extra}`, headers: { 'x-api-key': t.testKey } });
 
   it('a quota of 3 gives the fourth create a 429 quota_exceeded until midnight WIB, with the rest in headers', async () => {
     t = await createTestApp();
@@ -77,7 +78,12 @@ describe('daily create quotas', () => {
     await setDailyQuota(t.deps, t.merchant.id, 2, TEST_ACTOR);
     // An Idempotency-Key reused with another request fails without creating, and without counting.
     const post = (amount: number) =>
-      t.app.inject({ method: 'POST', url: '/api/payment-gateway/cqris', headers: { 'x-api-key': t.testKey, 'idempotency-key': 'same-key' }, payload: { amount } });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/payment-gateway/cqris',
+        headers: { 'x-api-key': t.testKey, 'idempotency-key': 'same-key' },
+        payload: { amount },
+      });
     expect((await post(60_000)).statusCode).toBe(201);
     expect((await post(60_001)).statusCode).toBe(409);
     expect((await cqris(60_002)).headers['x-quota-remaining']).toBe('0');
@@ -90,7 +96,14 @@ describe('daily create quotas', () => {
     const second = openDatabase(t.databaseUrl);
     try {
       const other = { ...t.deps, db: second, state: newServiceState() };
-      const link = (i: number) => ({ merchantId: t.merchant.id, handle: 'warung', amount: 70_000 + i, email: null, ref: i % 3 === 0 ? `order-${i}` : null, clientKey: `203.0.113.${i}` });
+      const link = (i: number) => ({
+        merchantId: t.merchant.id,
+        handle: 'warung',
+        amount: 70_000 + i,
+        email: null,
+        ref: i % 3 === 0 ? `order-${i}` : null,
+        clientKey: `203.0.113.${i}`,
+      });
       const settled = await Promise.allSettled(Array.from({ length: 24 }, (_, i) => createLinkTransaction(i % 2 === 0 ? t.deps : other, link(i))));
       expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(4);
       for (const s of settled) if (s.status === 'rejected') expect((s.reason as { code: string }).code).toBe('quota_exceeded');

@@ -49,7 +49,18 @@ beforeAll(async () => {
   clean = await renderCleanPng(first);
   // A phone photo of the sticker: 4000x3000, rotated 23 degrees, tilted, lit from one side, noisy.
   photo = await renderPhotoJpeg(second, { seed: 7, qrPixels: 1000, rotation: 23, tilt: 0.2, lighting: 'gradient', noise: 18, blur: 0.7, quality: 92 });
-  small = await renderPhotoJpeg(third, { seed: 8, width: 800, height: 600, qrPixels: 300, rotation: 35, tilt: 0.15, lighting: 'vignette', noise: 8, blur: 0.5, quality: 75 });
+  small = await renderPhotoJpeg(third, {
+    seed: 8,
+    width: 800,
+    height: 600,
+    qrPixels: 300,
+    rotation: 35,
+    tilt: 0.15,
+    lighting: 'vignette',
+    noise: 8,
+    blur: 0.5,
+    quality: 75,
+  });
 });
 
 afterAll(() => closeQrImageReaders());
@@ -64,7 +75,9 @@ describe('readQrImage', () => {
     // Dark modules stay opaque black; light ones become transparent black, as a vector export makes them.
     const rgba = Buffer.alloc(info.width * info.height * 4);
     for (let i = 0; i < info.width * info.height; i++) rgba[i * 4 + 3] = data[i * info.channels]! < 128 ? 255 : 0;
-    const transparent = await sharp(rgba, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toBuffer();
+    const transparent = await sharp(rgba, { raw: { width: info.width, height: info.height, channels: 4 } })
+      .png()
+      .toBuffer();
     expect(await readQrImage(transparent)).toBe(first);
   });
 
@@ -131,8 +144,14 @@ describe('readQrImage', () => {
 
   // issue 23, finding 10: ZXing threw on these and the reader answered internal_error (a 500 upstream).
   it('says qr_not_found for pictures too small or thin to search (1x1, 1x500, 2x1)', async () => {
-    for (const [width, height] of [[1, 1], [1, 500], [2, 1]] as const) {
-      const tiny = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    for (const [width, height] of [
+      [1, 1],
+      [1, 500],
+      [2, 1],
+    ] as const) {
+      const tiny = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+        .png()
+        .toBuffer();
       expect(await failure(readQrImage(tiny)), `${width}x${height}`).toEqual({ code: 'qr_not_found', message: 'no QR code was found in the image' });
     }
   });

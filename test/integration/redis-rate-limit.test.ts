@@ -20,7 +20,11 @@ describe('rate limits shared through Redis', () => {
     // Two instances on one database, each with its own Redis connection, as two processes would have.
     const limiters = [0, 1].map(() => new RedisRateLimiter(REDIS_URL, 5, null, 60_000, prefix));
     const apps = await Promise.all(limiters.map((rateLimiter) => buildApp({ deps: t.deps, rateLimiter })));
-    for (const [i, app] of apps.entries()) closers.push(async () => { await app.close(); await limiters[i]!.close(); });
+    for (const [i, app] of apps.entries())
+      closers.push(async () => {
+        await app.close();
+        await limiters[i]!.close();
+      });
 
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {

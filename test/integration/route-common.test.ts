@@ -72,7 +72,15 @@ describe('the rules every route shares', () => {
     return openapi[documented(route.url)]?.[method]?.security === undefined;
   };
   const isAllowed = (route: RouteEntry): boolean => allowedAt(route.url).includes(route.method);
-  const transactions = async () => Number((await t.deps.db.selectFrom('transactions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const transactions = async () =>
+    Number(
+      (
+        await t.deps.db
+          .selectFrom('transactions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('finds an allowed method on every API path, and both mounts of each', () => {
     const paths = new Set(api.map((r) => r.url));
@@ -104,7 +112,14 @@ describe('the rules every route shares', () => {
       }
       checked.push(`${route.method} ${route.url}`);
     }
-    expect(checked).toEqual(expect.arrayContaining(['GET /api/payment-gateway/cqris', 'GET /api/payment-gateway/cstatus', 'GET /api/payment-gateway/cancel', 'POST /api/payment-gateway/simulate']));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'GET /api/payment-gateway/cqris',
+        'GET /api/payment-gateway/cstatus',
+        'GET /api/payment-gateway/cancel',
+        'POST /api/payment-gateway/simulate',
+      ]),
+    );
     expect(await transactions()).toBe(before);
     const stored = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', tx.trxid).executeTakeFirstOrThrow();
     expect(stored.status).toBe('pending');
@@ -126,7 +141,14 @@ describe('the rules every route shares', () => {
         checked.push(what);
       }
     }
-    expect(checked).toEqual(expect.arrayContaining(['DELETE /api/payment-gateway/cqris', 'PUT /api/api/payment-gateway/cqris', 'PATCH /api/payment-gateway/cqris', 'POST /api/api/payment-gateway/cstatus']));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'DELETE /api/payment-gateway/cqris',
+        'PUT /api/api/payment-gateway/cqris',
+        'PATCH /api/payment-gateway/cqris',
+        'POST /api/api/payment-gateway/cstatus',
+      ]),
+    );
     // A 405 must not have created anything.
     const list = await t.app.inject({ method: 'GET', url: `${CSTATUS}?limit=100`, headers: { 'x-api-key': t.testKey } });
     expect(list.json().data.items.filter((i: { amount: number }) => i.amount === 1000)).toHaveLength(0);
@@ -135,8 +157,12 @@ describe('the rules every route shares', () => {
   // Moved here: the logged-out page checks of console-transactions, -merchants, -keys, -links, -payments,
   // -webhooks and -audit (their logged-out form posts stay there: they check that nothing was acted on).
   it('sends a logged-out visitor of every non-public console page to the login form, back to that page', async () => {
-    const pages = routeTable(t.app).filter((r) => r.method === 'GET' && (r.url === '/dashboard' || r.url.startsWith('/dashboard/')) && r.config.consolePublic !== true);
-    expect(pages.map((r) => r.url)).toEqual(expect.arrayContaining(['/dashboard/transactions', '/dashboard/transactions.csv', '/dashboard/transactions/:trxid', '/dashboard/audit']));
+    const pages = routeTable(t.app).filter(
+      (r) => r.method === 'GET' && (r.url === '/dashboard' || r.url.startsWith('/dashboard/')) && r.config.consolePublic !== true,
+    );
+    expect(pages.map((r) => r.url)).toEqual(
+      expect.arrayContaining(['/dashboard/transactions', '/dashboard/transactions.csv', '/dashboard/transactions/:trxid', '/dashboard/audit']),
+    );
     for (const route of pages) {
       // With its query too: the login form brings the visitor back to the filtered list it asked for.
       for (const url of [fillParams(route.url, IDS), `${fillParams(route.url, IDS)}?status=unmatched`]) {

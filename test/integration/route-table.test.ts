@@ -28,7 +28,9 @@ describe('the route table', () => {
   });
 
   it('carries the console routes that need no login', () => {
-    const open = routeTable(t.app).filter((r) => r.config.consolePublic === true && r.method === 'POST').map((r) => r.url);
+    const open = routeTable(t.app)
+      .filter((r) => r.config.consolePublic === true && r.method === 'POST')
+      .map((r) => r.url);
     expect(open).toContain('/dashboard/login');
     const merchants = routeTable(t.app).find((r) => r.url === '/dashboard/merchants' && r.method === 'GET');
     expect(merchants?.config.consolePublic).not.toBe(true);

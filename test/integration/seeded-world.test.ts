@@ -26,7 +26,7 @@ describe('the seeded world', () => {
     expect(without.statusCode).toBe(403);
   });
 
-  it('fills route parameters from a merchant\'s ids, and names what it cannot fill', () => {
+  it("fills route parameters from a merchant's ids, and names what it cannot fill", () => {
     const { ids } = world.merchants.A;
     expect(fillParams('/dashboard/keys/:id/revoke', ids)).toBe(`/dashboard/keys/${ids.keyId}/revoke`);
     expect(fillParams('/dashboard/payments/:id/assign', ids)).toBe(`/dashboard/payments/${ids.paymentId}/assign`);

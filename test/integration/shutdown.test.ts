@@ -36,7 +36,15 @@ beforeAll(async () => {
   ({ url: databaseUrl, drop } = await freshDatabaseUrl(dir));
   database = openDatabase(databaseUrl);
   await migrateToLatest(database, database.dialect);
-  deps = { db: database, config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }), now: Date.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+  deps = {
+    db: database,
+    config: loadConfig({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' }),
+    now: Date.now,
+    logger: silentLogger(),
+    issuers: codeIssuers,
+    sources: sourceCatalog,
+    state: newServiceState(),
+  };
   seeded = await seedMerchant(deps);
 }, 60_000);
 
@@ -155,7 +163,12 @@ describe('SIGTERM', () => {
     receiver.respond = () => ({ status: 200, hang: true });
     try {
       await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] });
-      const g = await gateway({ SHUTDOWN_TIMEOUT_MS: '1500', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8', WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_DISPATCH_INTERVAL_MS: '50' });
+      const g = await gateway({
+        SHUTDOWN_TIMEOUT_MS: '1500',
+        WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+        WEBHOOK_TIMEOUT_MS: '60000',
+        WEBHOOK_DISPATCH_INTERVAL_MS: '50',
+      });
       const headers = { 'x-api-key': seeded.testKey };
       const created = (await (await fetch(`${g.url}/api/payment-gateway/cqris?amount=7000`, { headers })).json()) as { data: { trxid: string } };
       expect((await fetch(`${g.url}/api/payment-gateway/simulate?trxid=${created.data.trxid}`, { method: 'POST', headers })).status).toBe(200);

@@ -28,10 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-function simulate(
-  trxid: string,
-  options: { method?: 'GET' | 'POST'; key?: string; amount?: string; prefix?: string } = {},
-): Promise<LightMyRequestResponse> {
+function simulate(trxid: string, options: { method?: 'GET' | 'POST'; key?: string; amount?: string; prefix?: string } = {}): Promise<LightMyRequestResponse> {
   const query = new URLSearchParams({ trxid, ...(options.amount === undefined ? {} : { amount: options.amount }) });
   return t.app.inject({
     method: options.method ?? 'POST',
@@ -39,7 +36,6 @@ function simulate(
     headers: { 'x-api-key': options.key ?? t.testKey },
   });
 }
-
 
 async function stored(trxid: string) {
   return t.deps.db.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
@@ -267,12 +263,7 @@ describe('simulate', () => {
 
   it('an unknown trxid is 404, a missing one 400, a malformed one 400', async () => {
     expectError(await simulate(`trx_${'Z'.repeat(22)}`), 404, 'transaction_not_found', 'trxid');
-    expectError(
-      await t.app.inject({ method: 'POST', url: SIMULATE, headers: { 'x-api-key': t.testKey } }),
-      400,
-      'invalid_parameter',
-      'trxid',
-    );
+    expectError(await t.app.inject({ method: 'POST', url: SIMULATE, headers: { 'x-api-key': t.testKey } }), 400, 'invalid_parameter', 'trxid');
     expectError(await simulate('nope'), 400, 'invalid_parameter', 'trxid');
   });
 

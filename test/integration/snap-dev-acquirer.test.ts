@@ -19,9 +19,13 @@ describe('dev acquirer', () => {
   it('prints its base URL and a config that works end to end, then stops on SIGINT', async () => {
     const out: string[] = [];
     const before = new Set(process.listeners('SIGINT'));
-    const running = runCli(['dev', 'acquirer', '--port', '0', '--gateway-url', gatewayUrl, '--json'], { out: (s) => void out.push(s), err: () => {} }, {
-      DATABASE_URL: t.databaseUrl,
-    });
+    const running = runCli(
+      ['dev', 'acquirer', '--port', '0', '--gateway-url', gatewayUrl, '--json'],
+      { out: (s) => void out.push(s), err: () => {} },
+      {
+        DATABASE_URL: t.databaseUrl,
+      },
+    );
     const deadline = Date.now() + 10_000;
     while (out.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     try {
@@ -36,7 +40,11 @@ describe('dev acquirer', () => {
       const configFile = join(t.dir, 'snap-source.json');
       writeFileSync(configFile, JSON.stringify(printed.config, null, 2));
       const added: string[] = [];
-      const code = await runCli(['source', 'add', '--merchant', t.merchant.id, '--type', 'snap', '--config', configFile, '--json'], { out: (s) => void added.push(s), err: () => {} }, { DATABASE_URL: t.databaseUrl });
+      const code = await runCli(
+        ['source', 'add', '--merchant', t.merchant.id, '--type', 'snap', '--config', configFile, '--json'],
+        { out: (s) => void added.push(s), err: () => {} },
+        { DATABASE_URL: t.databaseUrl },
+      );
       expect(code).toBe(0);
       const source = JSON.parse(added.join('')) as { id: string };
       expect(source.id).toMatch(/^src_/);

@@ -206,19 +206,49 @@ describe('SNAP inbound routes refuse hostile requests in SNAP shape', () => {
   type Hostile = { path: string; headers?: Record<string, string>; body: string };
   // [what, the request, its case code, the message (a pattern)]
   const cases: Array<[string, (path: string) => Hostile, string, RegExp]> = [
-    ['an over-long URL (query)', (path) => ({ path: `${path}?q=${'a'.repeat(5000)}`, headers: json, body: '{}' }), '00', /^Bad Request\. the URL is longer than 4096/],
-    ['an over-long URL (path)', (path) => ({ path: `${path}/${'a'.repeat(5000)}`, headers: json, body: '{}' }), '00', /^Bad Request\. the URL is longer than 4096/],
+    [
+      'an over-long URL (query)',
+      (path) => ({ path: `${path}?q=${'a'.repeat(5000)}`, headers: json, body: '{}' }),
+      '00',
+      /^Bad Request\. the URL is longer than 4096/,
+    ],
+    [
+      'an over-long URL (path)',
+      (path) => ({ path: `${path}/${'a'.repeat(5000)}`, headers: json, body: '{}' }),
+      '00',
+      /^Bad Request\. the URL is longer than 4096/,
+    ],
     ['a URL with broken escapes', (path) => ({ path: `${path}?q=%E0%A4%A&x=%`, headers: json, body: '{}' }), '02', /^Invalid Mandatory Field/],
     // Unsigned, so refused for its headers before the body is read (signed malformed JSON: above).
     ['malformed JSON', (path) => ({ path, headers: json, body: '{"originalReferenceNo": "A1", ' }), '02', /^Invalid Mandatory Field/],
     ['a text/plain body', (path) => ({ path, headers: { 'Content-Type': 'text/plain' }, body: 'hello' }), '01', /^Invalid Field Format \[Content-Type\]$/],
     ['an XML body', (path) => ({ path, headers: { 'Content-Type': 'application/xml' }, body: '<a>1</a>' }), '01', /^Invalid Field Format \[Content-Type\]$/],
-    ['a form body', (path) => ({ path, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=2' }), '01', /^Invalid Field Format \[Content-Type\]$/],
-    ['a broken multipart body', (path) => ({ path, headers: { 'Content-Type': 'multipart/form-data; boundary=x' }, body: '--x\r\nbroken' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    [
+      'a form body',
+      (path) => ({ path, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=2' }),
+      '01',
+      /^Invalid Field Format \[Content-Type\]$/,
+    ],
+    [
+      'a broken multipart body',
+      (path) => ({ path, headers: { 'Content-Type': 'multipart/form-data; boundary=x' }, body: '--x\r\nbroken' }),
+      '01',
+      /^Invalid Field Format \[Content-Type\]$/,
+    ],
     ['a content type of nonsense', (path) => ({ path, headers: { 'Content-Type': ';;;=' }, body: '{}' }), '01', /^Invalid Field Format \[Content-Type\]$/],
     ['no content type', (path) => ({ path, body: '{}' }), '02', /^Invalid Mandatory Field \[Content-Type\]$/],
-    ['a huge body', (path) => ({ path, headers: json, body: JSON.stringify({ pad: 'x'.repeat(200_000) }) }), '00', /^Bad Request\. the body is larger than 16384 bytes$/],
-    ['a huge body of another type', (path) => ({ path, headers: { 'Content-Type': 'application/octet-stream' }, body: 'x'.repeat(200_000) }), '00', /^Bad Request\. the body is larger/],
+    [
+      'a huge body',
+      (path) => ({ path, headers: json, body: JSON.stringify({ pad: 'x'.repeat(200_000) }) }),
+      '00',
+      /^Bad Request\. the body is larger than 16384 bytes$/,
+    ],
+    [
+      'a huge body of another type',
+      (path) => ({ path, headers: { 'Content-Type': 'application/octet-stream' }, body: 'x'.repeat(200_000) }),
+      '00',
+      /^Bad Request\. the body is larger/,
+    ],
   ];
   for (const [route, path, service] of routes) {
     for (const [name, make, caseCode, message] of cases) {

@@ -66,7 +66,12 @@ describe('SNAP query polling', () => {
       const [notified, polled] = await Promise.all([postNotification(notification), pollDueSnapQueries(w.t.deps)]);
       expect(notified.body.responseCode).toBe('2005200');
       expect(polled.failed).toBe(0);
-      const payments = await w.t.deps.db.selectFrom('payments').selectAll().where('source', '=', w.sourceId).where('source_payment_id', '=', w.sim.code(trxid)!.referenceNo).execute();
+      const payments = await w.t.deps.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('source', '=', w.sourceId)
+        .where('source_payment_id', '=', w.sim.code(trxid)!.referenceNo)
+        .execute();
       expect(payments).toHaveLength(1);
       expect(payments[0]!.status).toBe('matched');
       const tx = await w.cstatus(trxid);
@@ -83,7 +88,11 @@ describe('SNAP query polling', () => {
     expect(await pollRow(cancelled)).toBeUndefined();
 
     const old = await created();
-    await w.t.deps.db.updateTable('snap_polls').set({ next_poll_at: w.t.clock.now(), stop_after: w.t.clock.now() - 1 }).where('transaction_id', '=', old).execute();
+    await w.t.deps.db
+      .updateTable('snap_polls')
+      .set({ next_poll_at: w.t.clock.now(), stop_after: w.t.clock.now() - 1 })
+      .where('transaction_id', '=', old)
+      .execute();
     const queries = w.sim.counts.query;
     await pollDueSnapQueries(w.t.deps);
     expect(await pollRow(old)).toBeUndefined();

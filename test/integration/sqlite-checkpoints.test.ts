@@ -26,7 +26,10 @@ describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {
 
   const fill = async (db: Database, n: number) => {
     for (let i = 0; i < n; i++) {
-      await db.insertInto('reserved_totals').values({ merchant_id: 'mch_x', mode: 'test', total_amount: i, transaction_id: `trx_${'x'.repeat(100)}${i}`, reserved_until: 0 }).execute();
+      await db
+        .insertInto('reserved_totals')
+        .values({ merchant_id: 'mch_x', mode: 'test', total_amount: i, transaction_id: `trx_${'x'.repeat(100)}${i}`, reserved_until: 0 })
+        .execute();
     }
   };
   // Read from the WAL index (the -shm file) without touching the log: mxFrame is the last valid frame

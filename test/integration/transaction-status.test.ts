@@ -6,7 +6,6 @@ import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpe
 import { create, CSTATUS } from '../helpers/api.js';
 import { expectError } from '../helpers/http-assertions.js';
 
-
 interface Tx {
   trxid: string;
   status: string;
@@ -48,7 +47,6 @@ async function page(key: string, query: Record<string, string> = {}): Promise<Pa
   expect(res.json().success).toBe(true);
   return res.json().data as Page;
 }
-
 
 async function pay(key: string, trxid: string): Promise<Tx> {
   const res = await t.app.inject({ method: 'POST', url: `/api/payment-gateway/simulate?trxid=${trxid}`, headers: { 'x-api-key': key } });
@@ -165,7 +163,12 @@ describe('cstatus list', () => {
     expect(first.items).toHaveLength(20);
     expect(first.has_more).toBe(true);
     expect(first.next_cursor).toEqual(expect.any(String));
-    expect(first.items.map((i) => i.trxid)).toEqual(made.slice(5).reverse().map((i) => i.trxid));
+    expect(first.items.map((i) => i.trxid)).toEqual(
+      made
+        .slice(5)
+        .reverse()
+        .map((i) => i.trxid),
+    );
     // The list items are the full transaction view.
     expect(first.items[0]).toEqual(made[24]);
   });

@@ -34,7 +34,11 @@ describe('the edges', () => {
   });
 
   it('no page reads its request through a cast or an ad-hoc helper', () => {
-    expect(offenders(['src/web'], /request\.(query|body|params)\s+as\b|\.(get|post|head)<\{|\b(queryValue|fieldList)\(|[^.\w]field\(request/, (f) => f.endsWith('web/forms.ts'))).toEqual([]);
+    expect(
+      offenders(['src/web'], /request\.(query|body|params)\s+as\b|\.(get|post|head)<\{|\b(queryValue|fieldList)\(|[^.\w]field\(request/, (f) =>
+        f.endsWith('web/forms.ts'),
+      ),
+    ).toEqual([]);
   });
 
   it('no notice travels in a URL', () => {
@@ -43,7 +47,11 @@ describe('the edges', () => {
 
   it('money and time are formatted in one place each', () => {
     // formatRupiah (domain/money.ts) and formatTime (presentation/format.ts).
-    expect(offenders(['src/web', 'src/mail', 'src/presentation'], /toLocaleString\(|Intl\.DateTimeFormat|Intl\.NumberFormat/, (f) => f.endsWith('presentation/format.ts'))).toEqual([]);
+    expect(
+      offenders(['src/web', 'src/mail', 'src/presentation'], /toLocaleString\(|Intl\.DateTimeFormat|Intl\.NumberFormat/, (f) =>
+        f.endsWith('presentation/format.ts'),
+      ),
+    ).toEqual([]);
   });
 
   // The console's pages; the payer's link pages and the mails still keep theirs inline (issue 24, left).

@@ -150,7 +150,15 @@ describe('delivery, retries and signatures', () => {
     await expireDue(t.deps);
     t.clock.advance(1000);
     // Paid after expiry: a second event of the same transaction.
-    await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'test', source: 'order-test', sourcePaymentId: tx.trxid, amount: tx.total_amount, paidAt: t.clock.now(), trxid: tx.trxid });
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'order-test',
+      sourcePaymentId: tx.trxid,
+      amount: tx.total_amount,
+      paidAt: t.clock.now(),
+      trxid: tx.trxid,
+    });
     const [expired, paid] = await eventsOf(tx.trxid);
     expect([expired!.type, paid!.type]).toEqual(['transaction.expired', 'transaction.paid']);
     const other = await payNewTransaction(16_000);
@@ -288,7 +296,7 @@ describe('Standard Webhooks', () => {
     }
   }
 
-  it('a paid transaction\'s delivery, its retry and a resend verify with the standardwebhooks package and with X-Signature', async () => {
+  it("a paid transaction's delivery, its retry and a resend verify with the standardwebhooks package and with X-Signature", async () => {
     receiver.sequence({ status: 500 }, { status: 204 });
     const trxid = await payNewTransaction();
     const [event] = await eventsOf(trxid);
@@ -364,7 +372,14 @@ describe('endpoint lifecycle', () => {
       await resendEvent(t.deps, { eventId: event!.id, endpointId: lateEndpoint.id });
       await dispatch();
       expect(late.eventIds()).toEqual([event!.id]);
-      expect(verifyWebhookSignature({ payload: late.requests[0]!.body, header: String(late.requests[0]!.headers['x-signature']), secret: lateEndpoint.secret, now: t.clock.now() })).toBe(true);
+      expect(
+        verifyWebhookSignature({
+          payload: late.requests[0]!.body,
+          header: String(late.requests[0]!.headers['x-signature']),
+          secret: lateEndpoint.secret,
+          now: t.clock.now(),
+        }),
+      ).toBe(true);
       expect(receiver.requests).toHaveLength(1);
     } finally {
       await removeWebhookEndpoint(t.deps, lateEndpoint.id);
@@ -383,7 +398,9 @@ describe('endpoint lifecycle', () => {
     expect(await attemptsOf((await deliveryOf(event!.id)).id)).toHaveLength(1);
     const second = await payNewTransaction();
     const [secondEvent] = await eventsOf(second);
-    expect(await t.deps.db.selectFrom('deliveries').selectAll().where('endpoint_id', '=', endpoint.id).where('event_id', '=', secondEvent!.id).execute()).toEqual([]);
+    expect(
+      await t.deps.db.selectFrom('deliveries').selectAll().where('endpoint_id', '=', endpoint.id).where('event_id', '=', secondEvent!.id).execute(),
+    ).toEqual([]);
     t.clock.advance(3_600_000);
     await dispatch();
     expect(receiver.requests).toHaveLength(1);

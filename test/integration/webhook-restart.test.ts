@@ -91,69 +91,65 @@ async function cliJson(env: Record<string, string>, ...argv: string[]): Promise<
 }
 
 describe('webhooks across a crash', () => {
-  it(
-    'events of a SIGKILLed gateway are delivered once, by the next process',
-    async () => {
-      const receiverPort = await freePort();
-      const base = { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', DEMO_MERCHANT: 'false', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' };
-      const merchant = await cliJson(base, 'merchant', 'add', '--name', 'Crash Test', '--qris', vectors.vectors[0]!.static);
-      const { key } = await cliJson(base, 'key', 'create', '--merchant', merchant.id, '--mode', 'test');
-      const endpoint = await cliJson(base, 'webhooks', 'add', '--merchant', merchant.id, '--url', `http://127.0.0.1:${receiverPort}/hook`);
+  it('events of a SIGKILLed gateway are delivered once, by the next process', async () => {
+    const receiverPort = await freePort();
+    const base = { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', DEMO_MERCHANT: 'false', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' };
+    const merchant = await cliJson(base, 'merchant', 'add', '--name', 'Crash Test', '--qris', vectors.vectors[0]!.static);
+    const { key } = await cliJson(base, 'key', 'create', '--merchant', merchant.id, '--mode', 'test');
+    const endpoint = await cliJson(base, 'webhooks', 'add', '--merchant', merchant.id, '--url', `http://127.0.0.1:${receiverPort}/hook`);
 
-      // The first process polls for deliveries once at start and then only hourly, so it surely dies
-      // with every event of this test still in its outbox.
-      const portA = await freePort();
-      const a = new Gateway({ ...base, PORT: String(portA), WEBHOOK_DISPATCH_INTERVAL_MS: '3600000' });
-      gateways.push(a);
-      const apiA = `http://127.0.0.1:${portA}/api/payment-gateway`;
-      await waitFor('the first gateway', a, async () => ((await fetch(`http://127.0.0.1:${portA}/healthz`)).ok ? true : null), 150_000);
+    // The first process polls for deliveries once at start and then only hourly, so it surely dies
+    // with every event of this test still in its outbox.
+    const portA = await freePort();
+    const a = new Gateway({ ...base, PORT: String(portA), WEBHOOK_DISPATCH_INTERVAL_MS: '3600000' });
+    gateways.push(a);
+    const apiA = `http://127.0.0.1:${portA}/api/payment-gateway`;
+    await waitFor('the first gateway', a, async () => ((await fetch(`http://127.0.0.1:${portA}/healthz`)).ok ? true : null), 150_000);
 
-      const trxids: string[] = [];
-      for (const amount of [11_000, 12_000, 13_000, 14_000]) {
-        const created = await fetch(`${apiA}/cqris?amount=${amount}`, { headers: { 'X-Api-Key': key } });
-        expect(created.status).toBe(200);
-        const { trxid } = ((await created.json()) as { data: { trxid: string } }).data;
-        const paid = await fetch(`${apiA}/simulate?trxid=${trxid}`, { method: 'POST', headers: { 'X-Api-Key': key } });
-        expect(paid.status).toBe(200);
-        trxids.push(trxid);
+    const trxids: string[] = [];
+    for (const amount of [11_000, 12_000, 13_000, 14_000]) {
+      const created = await fetch(`${apiA}/cqris?amount=${amount}`, { headers: { 'X-Api-Key': key } });
+      expect(created.status).toBe(200);
+      const { trxid } = ((await created.json()) as { data: { trxid: string } }).data;
+      const paid = await fetch(`${apiA}/simulate?trxid=${trxid}`, { method: 'POST', headers: { 'X-Api-Key': key } });
+      expect(paid.status).toBe(200);
+      trxids.push(trxid);
+    }
+    a.kill('SIGKILL');
+    await a.exited;
+
+    const database = openDatabase(databaseUrl);
+    try {
+      const events = await database.selectFrom('events').select(['id', 'payload']).where('transaction_id', 'in', trxids).execute();
+      expect(events).toHaveLength(trxids.length);
+      const queued = await database.selectFrom('deliveries').selectAll().execute();
+      expect(queued.map((d) => [d.status, d.attempts])).toEqual(events.map(() => ['pending', 0]));
+
+      // The receiver comes up, then a new gateway process.
+      receiver = await Receiver.start(receiverPort);
+      const portB = await freePort();
+      const b = new Gateway({ ...base, PORT: String(portB), WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
+      gateways.push(b);
+      await waitFor('every event at the receiver', b, async () => (new Set(receiver!.eventIds()).size >= events.length ? true : null), 150_000);
+      await waitFor(
+        'the deliveries to be recorded',
+        b,
+        async () => ((await database.selectFrom('deliveries').select('status').where('status', '!=', 'succeeded').execute()).length === 0 ? true : null),
+        10_000,
+      );
+      // Some more polls of the dispatcher: nothing is sent twice.
+      await new Promise((r) => setTimeout(r, 500));
+      expect([...receiver.eventIds()].sort()).toEqual(events.map((e) => e.id).sort());
+      for (const req of receiver.requests) {
+        const event = events.find((e) => e.id === req.headers['x-event-id'])!;
+        expect(req.body).toBe(event.payload);
+        expect(verifyWebhookSignature({ payload: req.body, header: String(req.headers['x-signature']), secret: endpoint.secret })).toBe(true);
       }
-      a.kill('SIGKILL');
-      await a.exited;
 
-      const database = openDatabase(databaseUrl);
-      try {
-        const events = await database.selectFrom('events').select(['id', 'payload']).where('transaction_id', 'in', trxids).execute();
-        expect(events).toHaveLength(trxids.length);
-        const queued = await database.selectFrom('deliveries').selectAll().execute();
-        expect(queued.map((d) => [d.status, d.attempts])).toEqual(events.map(() => ['pending', 0]));
-
-        // The receiver comes up, then a new gateway process.
-        receiver = await Receiver.start(receiverPort);
-        const portB = await freePort();
-        const b = new Gateway({ ...base, PORT: String(portB), WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
-        gateways.push(b);
-        await waitFor('every event at the receiver', b, async () => (new Set(receiver!.eventIds()).size >= events.length ? true : null), 150_000);
-        await waitFor(
-          'the deliveries to be recorded',
-          b,
-          async () => ((await database.selectFrom('deliveries').select('status').where('status', '!=', 'succeeded').execute()).length === 0 ? true : null),
-          10_000,
-        );
-        // Some more polls of the dispatcher: nothing is sent twice.
-        await new Promise((r) => setTimeout(r, 500));
-        expect([...receiver.eventIds()].sort()).toEqual(events.map((e) => e.id).sort());
-        for (const req of receiver.requests) {
-          const event = events.find((e) => e.id === req.headers['x-event-id'])!;
-          expect(req.body).toBe(event.payload);
-          expect(verifyWebhookSignature({ payload: req.body, header: String(req.headers['x-signature']), secret: endpoint.secret })).toBe(true);
-        }
-
-        b.kill('SIGTERM');
-        await b.exited;
-      } finally {
-        await database.close();
-      }
-    },
-    240_000,
-  );
+      b.kill('SIGTERM');
+      await b.exited;
+    } finally {
+      await database.close();
+    }
+  }, 240_000);
 });

@@ -44,10 +44,27 @@ describe('SSRF guard', () => {
     for (const url of urls) {
       await t.deps.db
         .insertInto('webhook_endpoints')
-        .values({ id: newEndpointId(), merchant_id: seeded.merchant.id, url, secret: newWebhookSecret(), events: '["*"]', status: 'active', consecutive_failures: 0, created_at: t.clock.now(), updated_at: t.clock.now() })
+        .values({
+          id: newEndpointId(),
+          merchant_id: seeded.merchant.id,
+          url,
+          secret: newWebhookSecret(),
+          events: '["*"]',
+          status: 'active',
+          consecutive_failures: 0,
+          created_at: t.clock.now(),
+          updated_at: t.clock.now(),
+        })
         .execute();
     }
-    await recordPayment(t.deps, { merchantId: seeded.merchant.id, mode: 'test', source: 'ssrf-test', sourcePaymentId: 'p1', amount: 777, paidAt: t.clock.now() });
+    await recordPayment(t.deps, {
+      merchantId: seeded.merchant.id,
+      mode: 'test',
+      source: 'ssrf-test',
+      sourcePaymentId: 'p1',
+      amount: 777,
+      paidAt: t.clock.now(),
+    });
 
     const started = Date.now();
     const report = await dispatchDueDeliveries(t.deps, { random: () => 0.5 });

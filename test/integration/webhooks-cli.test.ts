@@ -58,10 +58,28 @@ describe('webhooks add', () => {
   });
 
   it('takes a list of event types and refuses unknown ones', async () => {
-    const body = await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/paid', '--events', 'transaction.paid,payment.unmatched');
+    const body = await jsonOk(
+      'webhooks',
+      'add',
+      '--merchant',
+      seeded.merchant.id,
+      '--url',
+      'https://shop.example.com/paid',
+      '--events',
+      'transaction.paid,payment.unmatched',
+    );
     const row = await t.deps.db.selectFrom('webhook_endpoints').select('events').where('id', '=', body.id).executeTakeFirstOrThrow();
     expect(JSON.parse(row.events)).toEqual(['transaction.paid', 'payment.unmatched']);
-    const error = await jsonError('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/', '--events', 'transaction.paid,order.shipped');
+    const error = await jsonError(
+      'webhooks',
+      'add',
+      '--merchant',
+      seeded.merchant.id,
+      '--url',
+      'https://shop.example.com/',
+      '--events',
+      'transaction.paid,order.shipped',
+    );
     expect(error).toMatchObject({ code: 'invalid_parameter', param: 'events' });
   });
 
@@ -105,7 +123,9 @@ describe('webhooks add', () => {
   it('prints the secret once, with a reminder, without --json', async () => {
     const r = await cli('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/human');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^created webhook endpoint we_\w+ -> https:\/\/shop\.example\.com\/human \(\*\)\nsigning secret, shown only now: whsec_[A-Za-z0-9+/]{43}=\n/);
+    expect(r.stdout).toMatch(
+      /^created webhook endpoint we_\w+ -> https:\/\/shop\.example\.com\/human \(\*\)\nsigning secret, shown only now: whsec_[A-Za-z0-9+/]{43}=\n/,
+    );
     expect(r.stdout).toContain('older events are not sent');
   });
 });
@@ -136,7 +156,14 @@ describe('webhooks resend', () => {
 
   beforeAll(async () => {
     endpointId = (await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/resend')).id;
-    const result = await recordPayment(t.deps, { merchantId: seeded.merchant.id, mode: 'test', source: 'cli-test', sourcePaymentId: 'r1', amount: 4321, paidAt: t.clock.now() });
+    const result = await recordPayment(t.deps, {
+      merchantId: seeded.merchant.id,
+      mode: 'test',
+      source: 'cli-test',
+      sourcePaymentId: 'r1',
+      amount: 4321,
+      paidAt: t.clock.now(),
+    });
     const event = await t.deps.db.selectFrom('events').select('id').where('payment_id', '=', result.payment.id).executeTakeFirstOrThrow();
     eventId = event.id;
     // Pretend the deliveries ran out of retries.

@@ -17,12 +17,15 @@ describe('batchedLookup', () => {
     const db = database();
     const first = await Promise.all(['a', 'b', 'c', 'missing', 'a'].map((k) => lookup.load(db, k)));
     expect(first).toEqual([{ key: 'a' }, { key: 'b' }, { key: 'c' }, undefined, { key: 'a' }]);
-    expect(calls).toEqual([['a', 'b'], ['c', 'missing']]);
+    expect(calls).toEqual([
+      ['a', 'b'],
+      ['c', 'missing'],
+    ]);
     expect(await lookup.load(db, 'd')).toEqual({ key: 'd' });
     expect(calls).toHaveLength(3);
   });
 
-  it('keeps each database\'s keys to itself', async () => {
+  it("keeps each database's keys to itself", async () => {
     const calls: [Kysely<unknown>, string[]][] = [];
     const lookup = batchedLookup(async (db, keys: string[]) => {
       calls.push([db, keys]);
@@ -38,7 +41,12 @@ describe('batchedLookup', () => {
   });
 
   it('fails only the reads of a chunk whose load fails, whether it rejects or throws at once', async () => {
-    for (const fail of [(): Promise<never> => Promise.reject(new Error('boom')), (): never => { throw new Error('boom'); }]) {
+    for (const fail of [
+      (): Promise<never> => Promise.reject(new Error('boom')),
+      (): never => {
+        throw new Error('boom');
+      },
+    ]) {
       const lookup = batchedLookup((_db, keys: string[]) => (keys.includes('bad') ? fail() : Promise.resolve(rowsOf(keys))), 2);
       const db = database();
       // Chunks [a, b], [bad, c], [d]: only the second fails.
@@ -48,7 +56,7 @@ describe('batchedLookup', () => {
     }
   });
 
-  it('does not hold a transaction\'s reads: they run at once, one key each', async () => {
+  it("does not hold a transaction's reads: they run at once, one key each", async () => {
     const calls: string[][] = [];
     const lookup = batchedLookup(async (_db, keys: string[]) => {
       calls.push(keys);

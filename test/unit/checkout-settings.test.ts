@@ -10,8 +10,16 @@ describe('checkout live-status settings', () => {
   });
 
   it('are read strictly', () => {
-    const c = loadConfig({ CHECKOUT_STREAMS_PER_ADDRESS: '3', CHECKOUT_STREAMS_PER_TRANSACTION: '2', CHECKOUT_STREAMS_TOTAL: '50', CHECKOUT_HEARTBEAT_SECONDS: '5', STATUS_WATCH_INTERVAL_MS: '250' });
-    expect([c.checkoutStreamsPerAddress, c.checkoutStreamsPerTransaction, c.checkoutStreamsTotal, c.checkoutHeartbeatSeconds, c.statusWatchIntervalMs]).toEqual([3, 2, 50, 5, 250]);
+    const c = loadConfig({
+      CHECKOUT_STREAMS_PER_ADDRESS: '3',
+      CHECKOUT_STREAMS_PER_TRANSACTION: '2',
+      CHECKOUT_STREAMS_TOTAL: '50',
+      CHECKOUT_HEARTBEAT_SECONDS: '5',
+      STATUS_WATCH_INTERVAL_MS: '250',
+    });
+    expect([c.checkoutStreamsPerAddress, c.checkoutStreamsPerTransaction, c.checkoutStreamsTotal, c.checkoutHeartbeatSeconds, c.statusWatchIntervalMs]).toEqual(
+      [3, 2, 50, 5, 250],
+    );
     expect(() => loadConfig({ CHECKOUT_STREAMS_PER_ADDRESS: '0' })).toThrow(/CHECKOUT_STREAMS_PER_ADDRESS must be between 1 and/);
     expect(() => loadConfig({ CHECKOUT_STREAMS_TOTAL: '1e3' })).toThrow(/CHECKOUT_STREAMS_TOTAL must be a whole number/);
     expect(() => loadConfig({ CHECKOUT_HEARTBEAT_SECONDS: '0' })).toThrow(/CHECKOUT_HEARTBEAT_SECONDS/);

@@ -66,7 +66,10 @@ describe('transaction filters', () => {
     expect(wibDayStart('2024-05-10')).toBe(Date.parse('2024-05-09T17:00:00Z'));
     expect(wibDayStart('2024-02-30')).toBeNull();
     expect(wibDayStart('2024-5-1')).toBeNull();
-    expect(createdRange({ from: '2024-05-10', to: '2024-05-10' })).toEqual({ from: Date.parse('2024-05-09T17:00:00Z'), before: Date.parse('2024-05-10T17:00:00Z') });
+    expect(createdRange({ from: '2024-05-10', to: '2024-05-10' })).toEqual({
+      from: Date.parse('2024-05-09T17:00:00Z'),
+      before: Date.parse('2024-05-10T17:00:00Z'),
+    });
     expect(wibDate(Date.parse('2024-05-09T17:00:00Z'))).toBe('2024-05-10');
     expect(wibDate(Date.parse('2024-05-09T16:59:59Z'))).toBe('2024-05-09');
   });

@@ -15,7 +15,12 @@ const request = (path = '/dashboard/x', body: string | null = null): FuzzRequest
   body: body === null ? null : Buffer.from(body),
   bodyKind: 'none',
 });
-const answer = (status: number, body: string, headers: http.IncomingHttpHeaders = { 'content-type': 'text/html' }): FuzzAnswer => ({ status, headers, body, error: null });
+const answer = (status: number, body: string, headers: http.IncomingHttpHeaders = { 'content-type': 'text/html' }): FuzzAnswer => ({
+  status,
+  headers,
+  body,
+  error: null,
+});
 
 describe('the fuzz checks', () => {
   it('flag a 5xx, except a 503 with Retry-After', () => {

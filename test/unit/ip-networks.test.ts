@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  classifyAddress,
-  formatIp,
-  networkContains,
-  parseCidr,
-  parseIp,
-  parseNetworkList,
-  refusalReason,
-} from '../../src/domain/ip-networks.js';
+import { classifyAddress, formatIp, networkContains, parseCidr, parseIp, parseNetworkList, refusalReason } from '../../src/domain/ip-networks.js';
 
 const ip = (text: string) => {
   const parsed = parseIp(text);
@@ -33,9 +25,32 @@ describe('parseIp', () => {
   });
 
   it.each([
-    '', '1.2.3', '1.2.3.4.5', '256.0.0.1', '01.2.3.4', '1.2.3.04', '0x7f.0.0.1', '127.1', ' 1.2.3.4', '1.2.3.-4', '1.2.3.4 ',
-    ':::', '1:::2', ':1::2', '1::2::3', '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', '1:2:3:4:5:6:7::8', '12345::', 'g::1',
-    'fe80::1%eth0', '[::1]', '1.2.3.4::', '::1.2.3', '::256.1.1.1', 'localhost',
+    '',
+    '1.2.3',
+    '1.2.3.4.5',
+    '256.0.0.1',
+    '01.2.3.4',
+    '1.2.3.04',
+    '0x7f.0.0.1',
+    '127.1',
+    ' 1.2.3.4',
+    '1.2.3.-4',
+    '1.2.3.4 ',
+    ':::',
+    '1:::2',
+    ':1::2',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    '1:2:3:4:5:6:7',
+    '1:2:3:4:5:6:7::8',
+    '12345::',
+    'g::1',
+    'fe80::1%eth0',
+    '[::1]',
+    '1.2.3.4::',
+    '::1.2.3',
+    '::256.1.1.1',
+    'localhost',
   ])('refuses %j', (text) => {
     expect(parseIp(text)).toBeNull();
   });

@@ -125,15 +125,33 @@ describe('renderMail', () => {
 
   it('receipt: amount, time, issuer and reference, and a note when paid late', () => {
     const payment: PaymentsTable = {
-      id: 'pay_1', merchant_id: 'mch_1', mode: 'live', source: 'feed', source_payment_id: 'x', amount: 10_339,
-      paid_at: T0 + 20 * 60_000, received_at: T0 + 20 * 60_000, reference: 'RRN-1&2', payer_name: 'Budi', issuer: 'GoPay',
-      status: 'matched', reason: null, transaction_id: 'trx_abc', raw: null,
+      id: 'pay_1',
+      merchant_id: 'mch_1',
+      mode: 'live',
+      source: 'feed',
+      source_payment_id: 'x',
+      amount: 10_339,
+      paid_at: T0 + 20 * 60_000,
+      received_at: T0 + 20 * 60_000,
+      reference: 'RRN-1&2',
+      payer_name: 'Budi',
+      issuer: 'GoPay',
+      status: 'matched',
+      reason: null,
+      transaction_id: 'trx_abc',
+      raw: null,
     };
     const paid = tx({ status: 'paid', paid_at: payment.paid_at, paid_late: 1, payment_id: 'pay_1' });
     const mail = renderMail(input({ kind: 'receipt', transaction: paid, payment }));
     expect(mail.subject).toBe('Bukti pembayaran / Receipt Rp10.339 – Warung Sederhana');
     expect(mail.attachments).toEqual([]);
-    for (const line of ['Jumlah dibayar: Rp10.339', 'Waktu pembayaran: 22 Nov 2026, 11.47.00 WIB', 'Dibayar melalui: GoPay', 'Referensi pembayaran: RRN-1&2', 'Paid with: GoPay']) {
+    for (const line of [
+      'Jumlah dibayar: Rp10.339',
+      'Waktu pembayaran: 22 Nov 2026, 11.47.00 WIB',
+      'Dibayar melalui: GoPay',
+      'Referensi pembayaran: RRN-1&2',
+      'Paid with: GoPay',
+    ]) {
       expect(mail.text).toContain(line);
     }
     expect(mail.html).toContain('RRN-1&amp;2');

@@ -119,18 +119,24 @@ describe('properties', () => {
 
   it('a match is always a listed, unpaid transaction of exactly the amount, late exactly when isLate says', () => {
     fc.assert(
-      fc.property(facts, fc.array(candidate, { maxLength: 3 }), fc.array(candidate, { maxLength: 3 }), fc.integer({ min: 0, max: 2500 }), (payment, named, byAmount, now) => {
-        const d = decideMatch({ payment, named, byAmount, now, clockSkewMs: 100 });
-        if (d.outcome === 'matched') {
-          expect([...named, ...byAmount]).toContain(d.transaction);
-          expect(d.transaction.total_amount).toBe(payment.amount);
-          expect(d.transaction.status).not.toBe('paid');
-          expect(d.late).toBe(isLate(d.transaction, payment.paidAt, now));
-          if (d.by === 'amount') expect(payment.paidAt).toBeGreaterThanOrEqual(d.transaction.created_at - 100);
-        } else {
-          expect(d.reason).toMatch(/^[a-z_]+$/);
-        }
-      }),
+      fc.property(
+        facts,
+        fc.array(candidate, { maxLength: 3 }),
+        fc.array(candidate, { maxLength: 3 }),
+        fc.integer({ min: 0, max: 2500 }),
+        (payment, named, byAmount, now) => {
+          const d = decideMatch({ payment, named, byAmount, now, clockSkewMs: 100 });
+          if (d.outcome === 'matched') {
+            expect([...named, ...byAmount]).toContain(d.transaction);
+            expect(d.transaction.total_amount).toBe(payment.amount);
+            expect(d.transaction.status).not.toBe('paid');
+            expect(d.late).toBe(isLate(d.transaction, payment.paidAt, now));
+            if (d.by === 'amount') expect(payment.paidAt).toBeGreaterThanOrEqual(d.transaction.created_at - 100);
+          } else {
+            expect(d.reason).toMatch(/^[a-z_]+$/);
+          }
+        },
+      ),
     );
   });
 });

@@ -10,7 +10,15 @@ const word = fc.stringMatching(/^[A-Za-zÀ-ÿ0-9&'()+-]{1,12}$/);
 const otherScript = fc.constantFrom('ร้านกาแฟ', 'کافه', '咖啡店', 'Кофе', 'कॉफ़ी');
 // A full stop is followed by a space, as in "CV. Sinar" or "No. 1"; a number may have one inside ("2.0").
 const plainName = fc
-  .array(fc.oneof(word, otherScript, word.map((w) => `${w}.`), fc.constantFrom('No. 1', '2.0', 'Rp.5000', '@', '24/7', 'Jl. Sudirman')), { minLength: 1, maxLength: 8 })
+  .array(
+    fc.oneof(
+      word,
+      otherScript,
+      word.map((w) => `${w}.`),
+      fc.constantFrom('No. 1', '2.0', 'Rp.5000', '@', '24/7', 'Jl. Sudirman'),
+    ),
+    { minLength: 1, maxLength: 8 },
+  )
   .map((parts) => parts.join(' ').slice(0, MERCHANT_NAME_MAX).trim())
   .filter((name) => name.length > 0);
 

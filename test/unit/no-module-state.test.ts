@@ -41,10 +41,23 @@ describe('no module-level mutable state in services, payment sources and web', (
   });
 
   it('the check would see the shapes it looks for', () => {
-    const caught = ['let cache = null;', 'const tokens = new Map<string, string>();', 'export const seen: Set<string> = new Set();', 'const local = new EventEmitter();'];
+    const caught = [
+      'let cache = null;',
+      'const tokens = new Map<string, string>();',
+      'export const seen: Set<string> = new Set();',
+      'const local = new EventEmitter();',
+    ];
     const allowed = ['const FIELDS: ReadonlySet<string> = new Set([', '  let inside = 0;', 'const folder = new URL(x);'];
-    for (const line of caught) expect(MUTABLE.some((shape) => shape.test(line)), line).toBe(true);
-    for (const line of allowed) expect(MUTABLE.some((shape) => shape.test(line)), line).toBe(false);
+    for (const line of caught)
+      expect(
+        MUTABLE.some((shape) => shape.test(line)),
+        line,
+      ).toBe(true);
+    for (const line of allowed)
+      expect(
+        MUTABLE.some((shape) => shape.test(line)),
+        line,
+      ).toBe(false);
   });
 
   it('every allowed file still exists', () => {

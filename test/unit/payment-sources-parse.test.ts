@@ -72,7 +72,14 @@ describe('feed bodies', () => {
   it('reads credits, ignores debits, skips junk without failing', () => {
     const parsed = parseFeed({
       status: 'success',
-      data: [entry(), entry({ type: 'DR', issuer_reff: 'REF-2' }), 'junk', null, entry({ amount: 'x', issuer_reff: 'REF-3' }), entry({ date: 'soon', issuer_reff: 'REF-4' })],
+      data: [
+        entry(),
+        entry({ type: 'DR', issuer_reff: 'REF-2' }),
+        'junk',
+        null,
+        entry({ amount: 'x', issuer_reff: 'REF-3' }),
+        entry({ date: 'soon', issuer_reff: 'REF-4' }),
+      ],
     });
     expect(parsed.entries).toEqual([
       { id: 'REF-1', amount: 10_123, paidAt: Date.UTC(2025, 0, 31, 7, 5, 9), reference: 'REF-1', issuer: 'DANA', payer: 'BUDI', raw: entry() },
@@ -86,14 +93,10 @@ describe('feed bodies', () => {
     expect(parseFeed({ status: 'success', data: [] }).entries).toEqual([]);
   });
 
-  it.each([
-    [{ status: 'failed', message: 'invalid token' }],
-    [{ status: 'success' }],
-    [{ status: 'success', data: 'nope' }],
-    [[1, 2]],
-    ['text'],
-    [null],
-  ])('%j is a format error', (body) => expect(() => parseFeed(body)).toThrow(FeedFormatError));
+  it.each([[{ status: 'failed', message: 'invalid token' }], [{ status: 'success' }], [{ status: 'success', data: 'nope' }], [[1, 2]], ['text'], [null]])(
+    '%j is a format error',
+    (body) => expect(() => parseFeed(body)).toThrow(FeedFormatError),
+  );
 
   it('without a reference the id is a stable hash; identical twins get distinct ids', () => {
     const plain = entry({ issuer_reff: '' });
@@ -113,7 +116,16 @@ describe('feed bodies', () => {
   });
 
   it('follows a custom mapping', () => {
-    const mapping = checkMapping({ items: 'result.rows', date: 'time', amount: 'nominal', type: null, reference: 'ref', issuer: null, payer: 'from', utcOffset: '+00:00' });
+    const mapping = checkMapping({
+      items: 'result.rows',
+      date: 'time',
+      amount: 'nominal',
+      type: null,
+      reference: 'ref',
+      issuer: null,
+      payer: 'from',
+      utcOffset: '+00:00',
+    });
     const parsed = parseFeed({ result: { rows: [{ time: '2025-01-31 07:05', nominal: 5000, ref: 'X1', from: 'ANI' }] } }, mapping);
     expect(parsed.entries).toMatchObject([{ id: 'X1', amount: 5000, paidAt: Date.UTC(2025, 0, 31, 7, 5), issuer: null, payer: 'ANI' }]);
   });

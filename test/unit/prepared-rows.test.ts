@@ -74,18 +74,41 @@ describe.each(testDialects)('prepareRowsQuery on %s', (dialect) => {
 
   it('writes and reads exactly what the same queries built by Kysely each time do, whatever the rows', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(item, { minLength: 1, maxLength: 12 }), fc.array(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 9 }), fc.integer({ min: -5, max: 5 }), async (rows, probe, min) => {
-        await db.deleteFrom('items').execute();
-        const won = await insertItems.execute(db, rows, {});
-        const table = await db.selectFrom('items').selectAll().orderBy('id').execute();
-        await db.deleteFrom('items').execute();
-        const wonByKysely = await db.insertInto('items').values(rows).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
-        expect(won).toEqual(wonByKysely);
-        expect(table).toEqual(await db.selectFrom('items').selectAll().orderBy('id').execute());
-        const read = await itemsOf.execute(db, probe.map((id) => ({ id })), { owner: 'a', min });
-        const readByKysely = await db.selectFrom('items').select(['id', 'n', 'note']).where('owner', '=', 'a').where('note', 'is not', null).where('id', 'in', probe).where('id', '!=', 'never').where('n', '>=', min).orderBy('id').execute();
-        expect(read).toEqual(readByKysely);
-      }),
+      fc.asyncProperty(
+        fc.array(item, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 9 }),
+        fc.integer({ min: -5, max: 5 }),
+        async (rows, probe, min) => {
+          await db.deleteFrom('items').execute();
+          const won = await insertItems.execute(db, rows, {});
+          const table = await db.selectFrom('items').selectAll().orderBy('id').execute();
+          await db.deleteFrom('items').execute();
+          const wonByKysely = await db
+            .insertInto('items')
+            .values(rows)
+            .onConflict((oc) => oc.column('id').doNothing())
+            .returning('id')
+            .execute();
+          expect(won).toEqual(wonByKysely);
+          expect(table).toEqual(await db.selectFrom('items').selectAll().orderBy('id').execute());
+          const read = await itemsOf.execute(
+            db,
+            probe.map((id) => ({ id })),
+            { owner: 'a', min },
+          );
+          const readByKysely = await db
+            .selectFrom('items')
+            .select(['id', 'n', 'note'])
+            .where('owner', '=', 'a')
+            .where('note', 'is not', null)
+            .where('id', 'in', probe)
+            .where('id', '!=', 'never')
+            .where('n', '>=', min)
+            .orderBy('id')
+            .execute();
+          expect(read).toEqual(readByKysely);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -110,12 +133,21 @@ describe.each(testDialects)('prepareRowsQuery on %s', (dialect) => {
     const before = builds;
     for (let t = 0; t < 3; t++) {
       await ctx.database.runInTransaction((trx) =>
-        insertItems.execute(trx as unknown as Kysely<TestDB>, Array.from({ length: 22 }, (_, i) => row(t * 22 + i)), {}),
+        insertItems.execute(
+          trx as unknown as Kysely<TestDB>,
+          Array.from({ length: 22 }, (_, i) => row(t * 22 + i)),
+          {},
+        ),
       );
     }
     expect(builds - before).toBe(1);
     expect(compileScope(db.withPlugin(new CamelCasePlugin()))).not.toBe(compileScope(db));
-    expect(await db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).toEqual({ n: 66 });
+    expect(
+      await db
+        .selectFrom('items')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ n: 66 });
   });
 
   it('refuses rows whose columns differ from the first row, or with an undefined value, before anything runs', async () => {
@@ -136,11 +168,31 @@ describe.each(testDialects)('prepareRowsQuery on %s', (dialect) => {
     );
     await expect(dropsColumn.execute(db, [{ id: 'a', owner: 'a', n: 1, note: 'x' }], {})).rejects.toThrow(/did not become a parameter/);
     const inlines = prepareRowsQuery((d: Kysely<TestDB>, rows: readonly { id: string }[], p: { owner: string }) =>
-      d.selectFrom('items').selectAll().where('owner', '=', sql.lit(p.owner as unknown as string)).where('id', 'in', rows.map((r) => r.id)),
+      d
+        .selectFrom('items')
+        .selectAll()
+        .where('owner', '=', sql.lit(p.owner as unknown as string))
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        ),
     );
     await expect(inlines.execute(db, [{ id: 'a' }], { owner: 'a' })).rejects.toThrow();
     const twice = prepareRowsQuery((d: Kysely<TestDB>, rows: readonly { id: string }[], _p: Record<string, never>) =>
-      d.selectFrom('items').selectAll().where('id', 'in', rows.map((r) => r.id)).where('owner', 'in', rows.map((r) => r.id)),
+      d
+        .selectFrom('items')
+        .selectAll()
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .where(
+          'owner',
+          'in',
+          rows.map((r) => r.id),
+        ),
     );
     await expect(twice.execute(db, [{ id: 'a' }], {})).rejects.toThrow(/two positions/);
   });

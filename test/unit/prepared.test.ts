@@ -61,7 +61,13 @@ describe.each(testDialects)('prepareQuery on %s', (dialect) => {
   afterAll(async () => ctx.close());
 
   it('answers exactly as the same query built by Kysely each time, whatever the values', async () => {
-    for (const [kind, min, max] of [['x', 1, 5], ['x', 2, 4], ['y', 0, 9], ['x', 9, 1], ['z', 0, 9]] as const) {
+    for (const [kind, min, max] of [
+      ['x', 1, 5],
+      ['x', 2, 4],
+      ['y', 0, 9],
+      ['x', 9, 1],
+      ['z', 0, 9],
+    ] as const) {
       const direct = await db
         .selectFrom('things')
         .select(['id', 'n', 'note'])
@@ -117,9 +123,7 @@ describe.each(testDialects)('prepareQuery on %s', (dialect) => {
       return d.selectFrom('things').selectAll().where('id', '=', p.id);
     });
     await expect(unused.execute(db, { id: 'a', kind: 'x' })).rejects.toThrow(/parameter kind compiled to 0 positions/);
-    const twice = prepareQuery((d: Kysely<TestDB>, p: { id: string }) =>
-      d.selectFrom('things').selectAll().where('id', '=', p.id).where('kind', '!=', p.id),
-    );
+    const twice = prepareQuery((d: Kysely<TestDB>, p: { id: string }) => d.selectFrom('things').selectAll().where('id', '=', p.id).where('kind', '!=', p.id));
     await expect(twice.execute(db, { id: 'a' })).rejects.toThrow(/parameter id compiled to 2 positions/);
     const inlined = prepareQuery((d: Kysely<TestDB>, p: { n: number }) => d.selectFrom('things').selectAll().where('n', '=', sql.lit(p.n)));
     await expect(inlined.execute(db, { n: 1 })).rejects.toThrow();

@@ -131,9 +131,7 @@ describe('parseTlv / encodeTlv', () => {
   it('reports nested errors at their position in the whole payload', () => {
     // Template 26 at offset 12; its child 01 (at 12+4+6=22, length digits at 24) declares 50 characters inside a 12-long value.
     const text = '000201010211' + '2612' + '0002AB' + '0150XY';
-    expect(rejection(() => parseTlv(text)).message).toBe(
-      'bad length at position 24: field 01 declares 50 characters but only 2 remain (inside template 26)',
-    );
+    expect(rejection(() => parseTlv(text)).message).toBe('bad length at position 24: field 01 declares 50 characters but only 2 remain (inside template 26)');
     expect(rejection(() => parseTlv('0109hello', 100)).message).toMatch(/^bad length at position 102:/);
   });
 
@@ -203,9 +201,7 @@ describe('parseQris', () => {
     const onlyNational = parseQris(buildQris(staticFields({ '26': null })));
     expect(onlyNational.acquirer).toBe('ID.CO.QRIS.WWW');
     expect(onlyNational.merchantPan).toBeNull();
-    const no51 = parseQris(
-      buildQris(staticFields({ '51': null, '26': [field('00', 'ID.CO.X.WWW'), field('02', 'ID1234567890123')] })),
-    );
+    const no51 = parseQris(buildQris(staticFields({ '51': null, '26': [field('00', 'ID.CO.X.WWW'), field('02', 'ID1234567890123')] })));
     expect(no51.nmid).toBe('ID1234567890123');
     expect(no51.criteria).toBeNull();
     const issuer51 = parseQris(buildQris(staticFields({ '26': null, '51': [field('00', 'ID.CO.ISSUER.WWW'), field('02', 'ID1')] })));
@@ -268,12 +264,7 @@ describe('parseQris', () => {
     expect(d.find((f) => f.tag === '59')).toEqual({ tag: '59', name: 'merchant name', value: 'Warung Contoh' });
     const t26 = d.find((f) => f.tag === '26')!;
     expect(t26.name).toBe('merchant account information');
-    expect(t26.children?.map((c) => c.name)).toEqual([
-      'globally unique identifier (reverse domain)',
-      'merchant PAN',
-      'merchant id',
-      'merchant criteria',
-    ]);
+    expect(t26.children?.map((c) => c.name)).toEqual(['globally unique identifier (reverse domain)', 'merchant PAN', 'merchant id', 'merchant criteria']);
     expect(d.find((f) => f.tag === '62')?.children).toEqual([{ tag: '07', name: 'terminal label', value: 'A01' }]);
     expect(d.at(-1)).toEqual({ tag: '63', name: 'CRC', value: '2C3B' });
   });
@@ -355,9 +346,7 @@ describe('toDynamic: known converter defects', () => {
     expect(p.merchantName).toBe('TOKO 010211 5802ID');
     expect(p.merchantCity).toBe('5802ID010211');
     expect(p.amount).toBe(7777);
-    expect(rawFields(dynamic).filter((f) => !/^(01|54|63)/.test(f))).toEqual(
-      rawFields(tricky).filter((f) => !/^(01|54|63)/.test(f)),
-    );
+    expect(rawFields(dynamic).filter((f) => !/^(01|54|63)/.test(f))).toEqual(rawFields(tricky).filter((f) => !/^(01|54|63)/.test(f)));
   });
 
   it('gives exactly one 54 for an input that is already dynamic', () => {
@@ -373,16 +362,12 @@ describe('toDynamic: known converter defects', () => {
 
   it('keeps templates 27-50, 64 and 80-99 in place', () => {
     const extra = [field('00', 'ID.CO.OTHER.WWW'), field('01', 'X')];
-    const input = buildQris(
-      staticFields({ '27': extra, '40': extra, '50': extra, '64': [field('00', 'ID'), field('01', 'Toko')], '80': extra, '99': extra }),
-    );
+    const input = buildQris(staticFields({ '27': extra, '40': extra, '50': extra, '64': [field('00', 'ID'), field('01', 'Toko')], '80': extra, '99': extra }));
     const dynamic = toDynamic(input, 12345);
     for (const raw of rawFields(input).filter((f) => /^(2[7-9]|[34]\d|50|64|[89]\d)/.test(f))) {
       expect(dynamic).toContain(raw);
     }
-    expect(tags(dynamic)).toEqual(
-      ['00', '01', '26', '27', '40', '50', '51', '52', '53', '54', '58', '59', '60', '62', '64', '80', '99', '63'],
-    );
+    expect(tags(dynamic)).toEqual(['00', '01', '26', '27', '40', '50', '51', '52', '53', '54', '58', '59', '60', '62', '64', '80', '99', '63']);
   });
 
   it('rejects a hand-edited name whose length field no longer matches, with its position', () => {
@@ -410,10 +395,10 @@ const freeText = (piece: number) =>
     .map(([a, b, c]) => a + b + c)
     .filter((s) => s.length >= 1);
 const subTag = fc.integer({ min: 0, max: 99 }).map((n) => String(n).padStart(2, '0'));
-const templateChildren = fc.array(
-  fc.record({ tag: subTag, value: fc.string({ unit: nameChar, minLength: 1, maxLength: 12 }) }),
-  { minLength: 1, maxLength: 3 },
-);
+const templateChildren = fc.array(fc.record({ tag: subTag, value: fc.string({ unit: nameChar, minLength: 1, maxLength: 12 }) }), {
+  minLength: 1,
+  maxLength: 3,
+});
 const templates = (min: number, max: number, count: number) =>
   fc.uniqueArray(fc.record({ n: fc.integer({ min, max }), children: templateChildren }), { selector: (r) => r.n, maxLength: count });
 
@@ -427,7 +412,18 @@ const staticPayload = fc
     nmid: digits(13),
     accounts: templates(27, 50, 3),
     mcc: fc.option(digits(4), { nil: undefined }),
-    fee: fc.constantFrom<Array<[string, string]>>([], [['55', '01']], [['55', '02'], ['56', '1000']], [['55', '03'], ['57', '2.5']]),
+    fee: fc.constantFrom<Array<[string, string]>>(
+      [],
+      [['55', '01']],
+      [
+        ['55', '02'],
+        ['56', '1000'],
+      ],
+      [
+        ['55', '03'],
+        ['57', '2.5'],
+      ],
+    ),
     name: freeText(9),
     city: freeText(4),
     postal: fc.option(digits(5), { nil: undefined }),
@@ -512,7 +508,10 @@ describe('parseQris: robustness', () => {
     fc.assert(fc.property(fc.string({ maxLength: 600 }), onlyAppErrors), { numRuns: 1000 });
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 600 }), onlyAppErrors), { numRuns: 1000 });
     const tlvish = fc.string({ unit: fc.constantFrom(...'0123456789ID.'), maxLength: 120 });
-    fc.assert(fc.property(tlvish, (s) => onlyAppErrors(`000201${s}`)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(tlvish, (s) => onlyAppErrors(`000201${s}`)),
+      { numRuns: 1000 },
+    );
   });
 
   it('throws only AppError on well-signed TLV with random fields', () => {
@@ -524,9 +523,7 @@ describe('parseQris: robustness', () => {
   });
 
   it('rejects every single-character change of a valid payload', () => {
-    const mutation = staticPayload.chain((p) =>
-      fc.tuple(fc.constant(p), fc.nat({ max: p.length - 1 }), fc.integer({ min: 0x20, max: 0x7e })),
-    );
+    const mutation = staticPayload.chain((p) => fc.tuple(fc.constant(p), fc.nat({ max: p.length - 1 }), fc.integer({ min: 0x20, max: 0x7e })));
     fc.assert(
       fc.property(mutation, ([p, i, code]) => {
         const c = String.fromCharCode(code);
@@ -546,9 +543,11 @@ describe('parseQris: robustness', () => {
 });
 
 describe('toDynamic and ParsedQris values', () => {
-  const staticPayload = (JSON.parse(readFileSync(new URL('../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as {
-    vectors: Array<{ static: string }>;
-  }).vectors[0]!.static;
+  const staticPayload = (
+    JSON.parse(readFileSync(new URL('../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as {
+      vectors: Array<{ static: string }>;
+    }
+  ).vectors[0]!.static;
 
   it('re-checks a ParsedQris that parseQris did not produce', () => {
     const parsed = parseQris(staticPayload);

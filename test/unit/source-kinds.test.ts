@@ -27,7 +27,9 @@ describe('payment source kinds', () => {
 
   it('no code outside a kind folder and the registry asks which type a source is', () => {
     const kindFolders = sourceTypes.map((type) => `src/payment-sources/${type}/`);
-    const branch = new RegExp(String.raw`(type\s*[!=]==?\s*'(${sourceTypes.join('|')})')|('(${sourceTypes.join('|')})'\s*[!=]==?\s*\w*\.?type)|(case\s+'(${sourceTypes.join('|')})')`);
+    const branch = new RegExp(
+      String.raw`(type\s*[!=]==?\s*'(${sourceTypes.join('|')})')|('(${sourceTypes.join('|')})'\s*[!=]==?\s*\w*\.?type)|(case\s+'(${sourceTypes.join('|')})')`,
+    );
     const offenders = filesUnder(join(root, 'src'))
       .map((path) => relative(root, path))
       .filter((path) => !kindFolders.some((folder) => path.startsWith(folder)) && path !== 'src/payment-sources/kinds.ts')

@@ -27,7 +27,10 @@ const dns = fakeDns({
     { address: '10.0.0.7', family: 4 },
     { address: '2606:4700::1111', family: 6 },
   ],
-  'v6local.test': [{ address: '::1', family: 6 }, { address: 'fd00::1', family: 6 }],
+  'v6local.test': [
+    { address: '::1', family: 6 },
+    { address: 'fd00::1', family: 6 },
+  ],
 });
 
 describe('guardedLookup (the connect-time check)', () => {

@@ -1,16 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import {
-  CANDIDATES,
-  codeRange,
-  exhausted,
-  lifetime,
-  sampleCodes,
-  secondsUntilFree,
-  takeRandom,
-  wideEnoughToSample,
-} from '../../src/domain/unique-codes.js';
+import { CANDIDATES, codeRange, exhausted, lifetime, sampleCodes, secondsUntilFree, takeRandom, wideEnoughToSample } from '../../src/domain/unique-codes.js';
 
 // A range: its low end and how many codes it holds.
 const range = fc.tuple(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 5000 })).map(([low, size]) => ({ low, high: low + size - 1 }));

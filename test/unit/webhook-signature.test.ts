@@ -144,7 +144,10 @@ describe('signStandardWebhook', () => {
   it('signs exactly as the standardwebhooks package does, for any key, id, time and body', () => {
     fc.assert(
       fc.property(
-        fc.oneof(base62(32).map((s) => `whsec_${s}`), fc.uint8Array({ minLength: 1, maxLength: 64 }).map((k) => `whsec_${Buffer.from(k).toString('base64')}`)),
+        fc.oneof(
+          base62(32).map((s) => `whsec_${s}`),
+          fc.uint8Array({ minLength: 1, maxLength: 64 }).map((k) => `whsec_${Buffer.from(k).toString('base64')}`),
+        ),
         fc.stringMatching(/^[\x21-\x7e]{1,64}$/),
         fc.integer({ min: 0, max: 4_102_444_800 }),
         fc.string({ unit: 'grapheme', maxLength: 200 }),
@@ -165,7 +168,9 @@ describe('signStandardWebhook', () => {
     ['another prefix', 'sk_test_QUJD'],
   ])('throws a TypeError for a secret that is %s', (_why, secret) => {
     expect(() => signStandardWebhook(secret, msgId, t, body)).toThrow(TypeError);
-    expect(() => verifyStandardWebhook({ payload: body, headers: headersFor(signStandardWebhook(newSecret, msgId, t, body)), secret, now: at(t) })).toThrow(TypeError);
+    expect(() => verifyStandardWebhook({ payload: body, headers: headersFor(signStandardWebhook(newSecret, msgId, t, body)), secret, now: at(t) })).toThrow(
+      TypeError,
+    );
     expect(() => verifyStandardWebhook({ payload: body, headers: headersFor('v1,x'), secret: [newSecret, secret], now: at(t) })).toThrow(TypeError);
   });
 

@@ -23,9 +23,15 @@ export interface VerifyWebhookOptions {
  * text), before any JSON parsing; `secret` is the endpoint's `whsec_...`, or several while rotating.
  * Throws WebhookVerificationError when the delivery is not the gateway's, was altered, or is too old.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string | readonly string[], options: VerifyWebhookOptions = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string | readonly string[],
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
   const secrets = typeof secret === 'string' ? [secret] : [...secret];
-  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) throw new TypeError('verifyWebhook needs the endpoint secret (whsec_...)');
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === ''))
+    throw new TypeError('verifyWebhook needs the endpoint secret (whsec_...)');
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const tolerance = options.toleranceSeconds ?? 300;
   const nowSeconds = (options.now ?? Date.now()) / 1000;
@@ -67,7 +73,12 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   } catch {
     throw new WebhookVerificationError('the signed body is not JSON');
   }
-  if (typeof event !== 'object' || event === null || typeof (event as { id?: unknown }).id !== 'string' || typeof (event as { type?: unknown }).type !== 'string') {
+  if (
+    typeof event !== 'object' ||
+    event === null ||
+    typeof (event as { id?: unknown }).id !== 'string' ||
+    typeof (event as { type?: unknown }).type !== 'string'
+  ) {
     throw new WebhookVerificationError('the signed body is not a webhook event');
   }
   // The id is signed along with the body, and must name this very event.
@@ -84,7 +95,8 @@ function standardKey(secret: string): Buffer {
 
 function checkTimestamp(value: string, nowSeconds: number, tolerance: number): void {
   if (!/^\d{1,12}$/.test(value)) throw new WebhookVerificationError('the signature timestamp is malformed');
-  if (Math.abs(nowSeconds - Number(value)) > tolerance) throw new WebhookVerificationError('the signature timestamp is outside the tolerance (a replay, or a clock far off)');
+  if (Math.abs(nowSeconds - Number(value)) > tolerance)
+    throw new WebhookVerificationError('the signature timestamp is outside the tolerance (a replay, or a clock far off)');
 }
 
 function anyEqual(given: Buffer[], expected: Buffer[]): boolean {

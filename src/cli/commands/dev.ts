@@ -39,7 +39,7 @@ export function registerDevCommands(program: Command, ctx: CliContext): void {
           '',
           '  npm run -s cli -- source add --merchant mch_... --type snap --config snap.json',
           '',
-          'Then create a transaction with that merchant\'s key, and pay it (referenceNo or trxid):',
+          "Then create a transaction with that merchant's key, and pay it (referenceNo or trxid):",
           `  curl -X POST ${payUrl} -H 'Content-Type: application/json' -d '{"reference":"trx_..."}'`,
           '',
           'Keys are generated fresh on every start. Ctrl-C stops the simulator.',

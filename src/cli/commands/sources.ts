@@ -35,7 +35,9 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
     const actor = ctx.actor();
     const kind = sourceKind(opts.type);
     // The setup writes its audit row (source.add) with the source, in one database transaction.
-    const created = await ctx.withDeps((deps) => kind.cli.add(deps, { merchant: opts.merchant, mode: opts.mode, options: opts, readJson: readJsonFile, actor }));
+    const created = await ctx.withDeps((deps) =>
+      kind.cli.add(deps, { merchant: opts.merchant, mode: opts.mode, options: opts, readJson: readJsonFile, actor }),
+    );
     emit(io, json, created, () => kind.cli.describe(created));
   });
 
@@ -48,7 +50,10 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
       emitItems(io, json, items, 'no payment sources', sourceLine);
     });
 
-  for (const [name, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [name, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     source
       .command(`${name} <id>`)
       .description(enabled ? 'start using a source again' : 'stop accepting or polling a source')

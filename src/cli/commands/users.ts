@@ -43,12 +43,16 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
   user
     .command('add')
     .requiredOption('--email <address>', 'the address the user logs in with')
-    .addOption(new Option('--role <role>', 'operator (sees everything) or merchant (sees its merchants)').choices(['operator', 'merchant']).makeOptionMandatory())
+    .addOption(
+      new Option('--role <role>', 'operator (sees everything) or merchant (sees its merchants)').choices(['operator', 'merchant']).makeOptionMandatory(),
+    )
     .option('--merchant <id...>', 'for a merchant user: the merchant(s) it belongs to')
     .option('--json', 'print JSON')
     .action(async (opts: { email: string; role: UserRole; merchant?: string[] }) => {
       const password = await readPassword(ctx);
-      const added = await ctx.withDeps((deps) => addUser(deps, { email: opts.email, password, role: opts.role, merchantIds: opts.merchant ?? [] }, ctx.actor()));
+      const added = await ctx.withDeps((deps) =>
+        addUser(deps, { email: opts.email, password, role: opts.role, merchantIds: opts.merchant ?? [] }, ctx.actor()),
+      );
       emit(io, json, short(added), () => `added ${added.role} ${added.email} (${added.id})`);
     });
 

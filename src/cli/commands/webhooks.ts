@@ -12,9 +12,7 @@ import { emit, emitItems } from '../output.js';
 export function registerWebhookCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
   const { actor } = ctx;
-  const webhooks = program
-    .command('webhooks')
-    .description('merchant webhook endpoints; an endpoint receives events that happen after it is added');
+  const webhooks = program.command('webhooks').description('merchant webhook endpoints; an endpoint receives events that happen after it is added');
 
   webhooks
     .command('add')
@@ -45,7 +43,8 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
         json,
         rows,
         'no webhook endpoints',
-        (r) => `${r.id}  ${r.status}${r.consecutive_failures > 0 ? ` (${r.consecutive_failures} failures in a row)` : ''}  ${r.merchant_id}  ${r.url}  [${r.events.join(',')}]`,
+        (r) =>
+          `${r.id}  ${r.status}${r.consecutive_failures > 0 ? ` (${r.consecutive_failures} failures in a row)` : ''}  ${r.merchant_id}  ${r.url}  [${r.events.join(',')}]`,
       );
     });
 

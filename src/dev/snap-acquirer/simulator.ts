@@ -150,9 +150,9 @@ export class AcquirerSimulator {
       const notified = await this.pay(body.reference);
       return [200, { paid: body.reference, notification: notified }];
     }
-    const endpoint = (Object.keys(SNAP_PATHS) as Array<keyof typeof SNAP_PATHS>).find(
-      (k) => k !== 'notify' && `${this.pathPrefix}${SNAP_PATHS[k]}` === path,
-    ) as Endpoint | undefined;
+    const endpoint = (Object.keys(SNAP_PATHS) as Array<keyof typeof SNAP_PATHS>).find((k) => k !== 'notify' && `${this.pathPrefix}${SNAP_PATHS[k]}` === path) as
+      | Endpoint
+      | undefined;
     if (req.method !== 'POST' || !endpoint) return [404, { responseCode: '4040000', responseMessage: 'Not Found' }];
     this.counts[endpoint] += 1;
     const stall = this.stallNext[endpoint];
@@ -222,15 +222,39 @@ export class AcquirerSimulator {
     const base = buildQris([
       { tag: '00', value: '01' },
       { tag: '01', value: '11' },
-      { tag: '26', value: '', children: [{ tag: '00', value: 'ID.CO.SNAPSIM.WWW' }, { tag: '01', value: '936000000000000001' }, { tag: '02', value: partner.merchantId }, { tag: '03', value: 'UMI' }] },
-      { tag: '51', value: '', children: [{ tag: '00', value: 'ID.CO.QRIS.WWW' }, { tag: '02', value: 'ID1024000000001' }, { tag: '03', value: 'UMI' }] },
+      {
+        tag: '26',
+        value: '',
+        children: [
+          { tag: '00', value: 'ID.CO.SNAPSIM.WWW' },
+          { tag: '01', value: '936000000000000001' },
+          { tag: '02', value: partner.merchantId },
+          { tag: '03', value: 'UMI' },
+        ],
+      },
+      {
+        tag: '51',
+        value: '',
+        children: [
+          { tag: '00', value: 'ID.CO.QRIS.WWW' },
+          { tag: '02', value: 'ID1024000000001' },
+          { tag: '03', value: 'UMI' },
+        ],
+      },
       { tag: '52', value: '5812' },
       { tag: '53', value: '360' },
       { tag: '58', value: 'ID' },
       { tag: '59', value: 'SNAP SIMULATOR' },
       { tag: '60', value: 'JAKARTA' },
       { tag: '61', value: '10110' },
-      { tag: '62', value: '', children: [{ tag: '05', value: referenceNo }, { tag: '07', value: partner.terminalId }] },
+      {
+        tag: '62',
+        value: '',
+        children: [
+          { tag: '05', value: referenceNo },
+          { tag: '07', value: partner.terminalId },
+        ],
+      },
     ]);
     const code: SimulatedCode = {
       referenceNo,

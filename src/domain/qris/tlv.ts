@@ -37,9 +37,7 @@ function parseLevel(text: string, base: number, topLevel: boolean): TlvField[] {
     const start = i + 4;
     const remaining = text.length - start;
     if (length > remaining) {
-      fail(
-        `bad length at position ${base + i + 2}: field ${tag} declares ${length} characters but only ${remaining} remain`,
-      );
+      fail(`bad length at position ${base + i + 2}: field ${tag} declares ${length} characters but only ${remaining} remain`);
     }
     const value = text.slice(start, start + length);
     const field: TlvField = { tag, value };

@@ -47,15 +47,18 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
       email,
       ref,
       expiresInSeconds: expiresIn,
-      idempotency:
-        idemKey === null ? null : { key: idemKey, requestHash: requestHash({ amount, email, ref, expiresIn, mode: principal.mode }) },
+      idempotency: idemKey === null ? null : { key: idemKey, requestHash: requestHash({ amount, email, ref, expiresIn, mode: principal.mode }) },
     });
     const view = presentTransaction(result.transaction, null, deps.now(), config.publicBaseUrl);
     if (params.qr_image === 'inline') view.qr_image = qrPngDataUrl(view.qris);
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');
     // A merchant with a daily quota learns what is left of it with every create.
     const quota = await quotaUsage(deps, principal.merchantId);
-    if (quota) reply.header('X-Quota-Limit', String(quota.limit)).header('X-Quota-Remaining', String(quota.remaining)).header('X-Quota-Reset', String(quota.resetSeconds));
+    if (quota)
+      reply
+        .header('X-Quota-Limit', String(quota.limit))
+        .header('X-Quota-Remaining', String(quota.remaining))
+        .header('X-Quota-Reset', String(quota.resetSeconds));
     reply.code(isPost && !result.replayed ? 201 : 200);
     return sendSerialized(reply, StatusOneBody, { success: true, data: view });
   }

@@ -41,7 +41,14 @@ export const feedKind: SourceKind<'feed'> = {
           return { shows: 'refused', field: 'mapping' };
         }
       }
-      const created = await addFeedSource(deps, { merchantId: input.merchantId, mode: input.mode, url, intervalSeconds: interval, mapping, actor: input.actor });
+      const created = await addFeedSource(deps, {
+        merchantId: input.merchantId,
+        mode: input.mode,
+        url,
+        intervalSeconds: interval,
+        mapping,
+        actor: input.actor,
+      });
       return { shows: 'polled', id: created.id, url: maskUrl(created.url), intervalSeconds: created.interval_seconds };
     },
   },

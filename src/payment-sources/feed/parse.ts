@@ -107,7 +107,12 @@ function parseItems(list: unknown[], mapping: FeedMapping): ParsedFeed {
     const reference = text(mapping.reference === null ? undefined : pick(raw, mapping.reference), 128);
     const issuer = text(mapping.issuer === null ? undefined : pick(raw, mapping.issuer), 64);
     const payer = text(mapping.payer === null ? undefined : pick(raw, mapping.payer), 200);
-    let id = reference ?? `h:${createHash('sha256').update(JSON.stringify([paidAt, amount, issuer, payer])).digest('hex').slice(0, 32)}`;
+    let id =
+      reference ??
+      `h:${createHash('sha256')
+        .update(JSON.stringify([paidAt, amount, issuer, payer]))
+        .digest('hex')
+        .slice(0, 32)}`;
     // Two identical entries (the same payer paying the same amount within one second) are two payments:
     // the second copy in one response gets its own id. References are unique by definition and kept.
     const copies = (seen.get(id) ?? 0) + 1;
@@ -132,7 +137,10 @@ function parseItems(list: unknown[], mapping: FeedMapping): ParsedFeed {
 export function parseFeedAmount(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 && value <= MAX_AMOUNT ? value : null;
   if (typeof value !== 'string') return null;
-  let s = value.trim().replace(/^(?:rp|idr)\.?\s*/i, '').replace(/\s+/g, '');
+  let s = value
+    .trim()
+    .replace(/^(?:rp|idr)\.?\s*/i, '')
+    .replace(/\s+/g, '');
   const fraction = /^(.*\d)[.,](\d{1,2})$/.exec(s);
   if (fraction) {
     if (!/^0+$/.test(fraction[2]!)) return null;
@@ -147,8 +155,7 @@ export function parseFeedAmount(value: unknown): number | null {
   return amount > 0 && amount <= MAX_AMOUNT ? amount : null;
 }
 
-const LOCAL_TIME =
-  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;
+const LOCAL_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;
 const DAY_FIRST = /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})(?:[ T](\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;
 
 /**

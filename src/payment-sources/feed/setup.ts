@@ -49,7 +49,15 @@ export async function addFeedSource(
     mapping: checkMapping(input.mapping),
   };
   const id = await insertSource(deps, { merchantId: input.merchantId, type: 'feed', config, polled: true, actor: input.actor });
-  return { id, type: 'feed', merchant_id: input.merchantId, mode: config.mode, url: config.url, interval_seconds: config.intervalSeconds, mapping: config.mapping };
+  return {
+    id,
+    type: 'feed',
+    merchant_id: input.merchantId,
+    mode: config.mode,
+    url: config.url,
+    interval_seconds: config.intervalSeconds,
+    mapping: config.mapping,
+  };
 }
 
 function checkFeedUrl(raw: unknown, allow: readonly IpNetwork[]): string {
@@ -92,7 +100,8 @@ export function checkMapping(raw: unknown): FeedMapping {
       continue;
     }
     const emptyAllowed = key === 'items';
-    if (typeof value !== 'string' || (value === '' && !emptyAllowed) || value.length > 100) fail(`${key} must be a non-empty string${nullable.has(key) ? ' or null' : ''}`);
+    if (typeof value !== 'string' || (value === '' && !emptyAllowed) || value.length > 100)
+      fail(`${key} must be a non-empty string${nullable.has(key) ? ' or null' : ''}`);
     (mapping as unknown as Record<string, unknown>)[key] = value;
   }
   if (offsetMinutes(mapping.utcOffset) === null) fail('utcOffset must look like +07:00');

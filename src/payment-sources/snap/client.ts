@@ -141,11 +141,7 @@ export class SnapClient {
     const body = JSON.stringify(payload);
     const timestamp = snapTimestamp(Date.now());
     const url = new URL(this.url(path));
-    const signature = signSymmetric(
-      config.clientSecret,
-      { method: 'POST', path: url.pathname, accessToken: token, body, timestamp },
-      config.signatureEncoding,
-    );
+    const signature = signSymmetric(config.clientSecret, { method: 'POST', path: url.pathname, accessToken: token, body, timestamp }, config.signatureEncoding);
     try {
       return await this.send(what, path, body, {
         Authorization: `Bearer ${token}`,
@@ -194,7 +190,8 @@ export class SnapClient {
       throw new AppError('acquirer_unavailable', `the acquirer could not serve ${what} (${described})`, { retryAfter: 5 });
     }
     // SNAP's x-01 case of 401 is "Invalid Token (B2B)".
-    if (res.status === 401 && code !== null && /^401\d{2}01$/.test(code) && what !== 'token') throw new TokenRejected(`the acquirer rejected the access token (${described})`);
+    if (res.status === 401 && code !== null && /^401\d{2}01$/.test(code) && what !== 'token')
+      throw new TokenRejected(`the acquirer rejected the access token (${described})`);
     if (res.status < 200 || res.status > 299) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
     if (json === null) throw new AppError('acquirer_error', `the acquirer answered ${what} with something other than a JSON object`);
     if (code === null || !/^200\d{4}$/.test(code)) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);

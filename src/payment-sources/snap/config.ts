@@ -61,9 +61,23 @@ export function outcomeOf(config: SnapConfig, status: string): SnapOutcome {
 }
 
 const FIELDS: ReadonlySet<string> = new Set([
-  'baseUrl', 'pathPrefix', 'partnerId', 'clientId', 'clientSecret', 'privateKeyPem', 'acquirerPublicKeyPem',
-  'merchantId', 'terminalId', 'channelId', 'notifyVerification', 'signatureEncoding', 'notifyPath', 'statusMap',
-  'validitySeconds', 'timestampWindowSeconds', 'mode',
+  'baseUrl',
+  'pathPrefix',
+  'partnerId',
+  'clientId',
+  'clientSecret',
+  'privateKeyPem',
+  'acquirerPublicKeyPem',
+  'merchantId',
+  'terminalId',
+  'channelId',
+  'notifyVerification',
+  'signatureEncoding',
+  'notifyPath',
+  'statusMap',
+  'validitySeconds',
+  'timestampWindowSeconds',
+  'mode',
 ]);
 const OUTCOMES: ReadonlySet<SnapOutcome> = new Set<SnapOutcome>(['paid', 'pending', 'cancelled', 'failed']);
 // Values that travel in HTTP headers: printable ASCII without spaces at the ends.

@@ -6,17 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../services/deps.js';
 import { insertSnapToken, snapTokenByHash } from '../../storage/queries/snap.js';
 import type { SnapSource } from './config.js';
-import {
-  type SnapReply,
-  TOKEN_LIFETIME_SECONDS,
-  hashToken,
-  header,
-  parseObject,
-  reject,
-  signedPath,
-  timestampProblem,
-  tokenPathFor,
-} from './inbound.js';
+import { type SnapReply, TOKEN_LIFETIME_SECONDS, hashToken, header, parseObject, reject, signedPath, timestampProblem, tokenPathFor } from './inbound.js';
 import { verifyAccessToken } from './signature.js';
 import { allSnapSources } from './sources.js';
 
@@ -60,9 +50,6 @@ export async function sourcesOfToken(deps: Deps, token: string, candidates: Snap
   const owner = candidates.find((s) => s.id === row.source_id);
   if (!owner) return null;
   return candidates.filter(
-    (s) =>
-      s.config.notifyVerification === 'symmetric' &&
-      s.config.clientId === owner.config.clientId &&
-      s.config.clientSecret === owner.config.clientSecret,
+    (s) => s.config.notifyVerification === 'symmetric' && s.config.clientId === owner.config.clientId && s.config.clientSecret === owner.config.clientSecret,
   );
 }

@@ -49,11 +49,7 @@ export interface AcquirerCode {
 }
 
 /** Calls generate and checks that what came back is a QRIS of this amount. Never inside a DB transaction. */
-export async function requestAcquirerCode(
-  deps: Deps,
-  source: SnapSource,
-  input: { trxid: string; amount: number; expiresAt: number },
-): Promise<AcquirerCode> {
+export async function requestAcquirerCode(deps: Deps, source: SnapSource, input: { trxid: string; amount: number; expiresAt: number }): Promise<AcquirerCode> {
   const client = new SnapClient(source, deps);
   const { referenceNo, qrContent } = await client.generate({
     partnerReferenceNo: input.trxid,
@@ -85,10 +81,7 @@ export const FIRST_POLL_DELAY_MS = 5000;
 const POLL_AFTER_EXPIRY_MS = 5 * 60_000;
 
 /** Written in the create's database transaction: the query poller's schedule for this code. */
-export async function schedulePoll(
-  trx: Tx,
-  row: { transactionId: string; sourceId: string; createdAt: number; expiresAt: number },
-): Promise<void> {
+export async function schedulePoll(trx: Tx, row: { transactionId: string; sourceId: string; createdAt: number; expiresAt: number }): Promise<void> {
   await insertSnapPoll(trx, {
     transaction_id: row.transactionId,
     source_id: row.sourceId,

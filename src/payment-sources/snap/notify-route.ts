@@ -5,18 +5,7 @@ import type { Deps } from '../../services/deps.js';
 import { notifiedTransaction, rememberSnapExternalId, snapExternalIdSeen } from '../../storage/queries/snap.js';
 import { outcomeOf, type SnapSource } from './config.js';
 import { issueGatewayToken, sourcesOfToken } from './gateway-token.js';
-import {
-  SnapReply,
-  TOKEN_SUFFIX,
-  contentTypeProblem,
-  header,
-  jakartaDay,
-  parseObject,
-  reject,
-  sendSnap,
-  signedPath,
-  timestampProblem,
-} from './inbound.js';
+import { SnapReply, TOKEN_SUFFIX, contentTypeProblem, header, jakartaDay, parseObject, reject, sendSnap, signedPath, timestampProblem } from './inbound.js';
 import { FactError, paymentFacts, recordSnapPayment } from './record.js';
 import { verifyAsymmetric, verifySymmetric } from './signature.js';
 import { allSnapSources } from './sources.js';

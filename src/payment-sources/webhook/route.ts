@@ -33,7 +33,10 @@ const EventResult = Type.Object({
  * in it is read before the signature holds.
  */
 export async function webhookEventRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
-  for (const [prefix, hide] of [['/api', false], ['/api/api', true]] as const) {
+  for (const [prefix, hide] of [
+    ['/api', false],
+    ['/api/api', true],
+  ] as const) {
     await app.register(
       async (scope) => {
         scope.removeAllContentTypeParsers();

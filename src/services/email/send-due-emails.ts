@@ -66,12 +66,7 @@ export async function sendDueEmails(deps: Deps, sender: MailSender | null, optio
   return results;
 }
 
-async function deliver(
-  deps: Deps,
-  sender: MailSender,
-  claim: EmailClaim,
-  random?: () => number,
-): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
+async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random?: () => number): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
   const done = (outcome: EmailOutcome, relayDown = false) => ({ outcome, relayDown });
   const row = claim.row;
   const found = await transactionWithMerchantName(deps.db, row.transaction_id);

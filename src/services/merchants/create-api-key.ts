@@ -27,7 +27,14 @@ export async function createApiKey(deps: Deps, input: { merchantId: string; mode
   };
   await deps.db.runInTransaction(async (trx) => {
     await insertApiKey(trx, row);
-    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'api_key.create', subjectType: 'api_key', subjectId: row.id, details: { merchant_id: row.merchant_id, mode: row.mode, prefix: row.key_prefix }, now: row.created_at });
+    await writeAudit(trx, {
+      actor: input.actor ?? SYSTEM_ACTOR,
+      action: 'api_key.create',
+      subjectType: 'api_key',
+      subjectId: row.id,
+      details: { merchant_id: row.merchant_id, mode: row.mode, prefix: row.key_prefix },
+      now: row.created_at,
+    });
   });
   return { key, ...summary(row) };
 }

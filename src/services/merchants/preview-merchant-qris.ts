@@ -88,4 +88,3 @@ export async function previewMerchantQris(_deps: Deps, input: PreviewMerchantQri
     fields: describeQris(parsed),
   };
 }
-

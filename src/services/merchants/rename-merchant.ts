@@ -13,7 +13,14 @@ export async function renameMerchant(deps: Deps, viewer: Viewer, input: { id: st
   const now = deps.now();
   await deps.db.runInTransaction(async (trx) => {
     await setMerchantName(trx, merchant.id, name);
-    await writeAudit(trx, { actor: userActor(viewer), action: 'merchant.rename', subjectType: 'merchant', subjectId: merchant.id, details: { from: merchant.name, to: name }, now });
+    await writeAudit(trx, {
+      actor: userActor(viewer),
+      action: 'merchant.rename',
+      subjectType: 'merchant',
+      subjectId: merchant.id,
+      details: { from: merchant.name, to: name },
+      now,
+    });
   });
   return { ...merchant, name };
 }

@@ -12,7 +12,14 @@ export async function revokeApiKey(deps: Deps, id: string, actor: Actor = SYSTEM
     if (!found) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
     if (found.revoked_at !== null) return found;
     await markApiKeyRevoked(trx, id, now);
-    await writeAudit(trx, { actor, action: 'api_key.revoke', subjectType: 'api_key', subjectId: id, details: { merchant_id: found.merchant_id, prefix: found.key_prefix }, now });
+    await writeAudit(trx, {
+      actor,
+      action: 'api_key.revoke',
+      subjectType: 'api_key',
+      subjectId: id,
+      details: { merchant_id: found.merchant_id, prefix: found.key_prefix },
+      now,
+    });
     return { ...found, revoked_at: now };
   });
   deps.state.principals.clear(performance.now());

@@ -17,7 +17,13 @@ export async function setMerchantEnabled(deps: Deps, viewer: Viewer, input: { id
   const disabledAt = input.enabled ? null : (merchant.disabled_at ?? now);
   await deps.db.runInTransaction(async (trx) => {
     await setMerchantDisabledAt(trx, merchant.id, disabledAt);
-    await writeAudit(trx, { actor: userActor(viewer), action: input.enabled ? 'merchant.enable' : 'merchant.disable', subjectType: 'merchant', subjectId: merchant.id, now });
+    await writeAudit(trx, {
+      actor: userActor(viewer),
+      action: input.enabled ? 'merchant.enable' : 'merchant.disable',
+      subjectType: 'merchant',
+      subjectId: merchant.id,
+      now,
+    });
   });
   deps.state.principals.clear(performance.now());
   return { ...merchant, disabled_at: disabledAt };

@@ -43,8 +43,7 @@ export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promi
     const found = byDay.get(Math.floor((dayStart + WIB_OFFSET_MS) / DAY_MS));
     return { dayStart, count: found?.count ?? 0, sum: found?.sum ?? 0 };
   });
-  const total = (n: number): PaidFigures =>
-    daily.slice(-n).reduce((acc, d) => ({ count: acc.count + d.count, sum: acc.sum + d.sum }), { count: 0, sum: 0 });
+  const total = (n: number): PaidFigures => daily.slice(-n).reduce((acc, d) => ({ count: acc.count + d.count, sum: acc.sum + d.sum }), { count: 0, sum: 0 });
   return {
     mode,
     today: total(1),

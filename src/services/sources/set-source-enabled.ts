@@ -22,7 +22,13 @@ export async function setSourceEnabled(
     // Re-enabling a polled source (a feed) polls it at once rather than after a long backoff.
     const pollNow = input.enabled && deps.sources.isPolled(row.type);
     const updated = await updatePaymentSourceEnabled(trx, row.id, { enabled: input.enabled, now, pollNow });
-    await writeAudit(trx, { actor: input.actor, action: input.enabled ? 'source.enable' : 'source.disable', subjectType: 'payment_source', subjectId: row.id, now });
+    await writeAudit(trx, {
+      actor: input.actor,
+      action: input.enabled ? 'source.enable' : 'source.disable',
+      subjectType: 'payment_source',
+      subjectId: row.id,
+      now,
+    });
     return deps.sources.present(updated);
   });
 }

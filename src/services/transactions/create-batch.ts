@@ -132,7 +132,10 @@ async function createAll(deps: Deps, trx: Tx, batch: BatchedCreate[]): Promise<O
       seen.add(name);
     }
     claims.sort((a, b) => cmp(a.row.merchant_id, b.row.merchant_id) || cmp(a.row.idem_key, b.row.idem_key));
-    const won = await claimIdempotencyKeys(trx, claims.map((c) => c.row));
+    const won = await claimIdempotencyKeys(
+      trx,
+      claims.map((c) => c.row),
+    );
     for (const c of claims) if (!won.has(`${c.row.merchant_id}\u0000${c.row.idem_key}`)) lost.add(c.plan);
   }
 
@@ -189,7 +192,18 @@ async function createAll(deps: Deps, trx: Tx, batch: BatchedCreate[]): Promise<O
   for (const p of plans) {
     if (p.code === null) continue;
     const total = p.create.input.amount + p.code;
-    rows.set(p, pendingRow(p.create.input, { id: p.id, now, expiresAt: p.expiresAt, uniqueCode: p.code, qris: toDynamic(p.create.code, total), sourceId: null, acquirerReference: null }));
+    rows.set(
+      p,
+      pendingRow(p.create.input, {
+        id: p.id,
+        now,
+        expiresAt: p.expiresAt,
+        uniqueCode: p.code,
+        qris: toDynamic(p.create.code, total),
+        sourceId: null,
+        acquirerReference: null,
+      }),
+    );
   }
   if (rows.size > 0) await insertTransactions(trx, [...rows.values()]);
   for (const row of rows.values()) if (row.email !== null) await queueInvoice(trx, row, now);

@@ -8,7 +8,15 @@ import { emailsOfTransaction } from '../../storage/queries/emails.js';
 import { merchantNames } from '../../storage/queries/merchants.js';
 import { eventsOfTransaction } from '../../storage/queries/outbox.js';
 import { paymentsOfTransaction } from '../../storage/queries/payments.js';
-import type { AuditLogTable, DeliveryAttemptsTable, EmailsTable, EventType, PaymentsTable, TransactionStatus, TransactionsTable } from '../../storage/schema.js';
+import type {
+  AuditLogTable,
+  DeliveryAttemptsTable,
+  EmailsTable,
+  EventType,
+  PaymentsTable,
+  TransactionStatus,
+  TransactionsTable,
+} from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import type { Viewer } from '../users/viewer.js';
 import { getVisibleTransaction } from './get-visible-transaction.js';
@@ -78,9 +86,7 @@ export async function getTransactionTimeline(deps: Deps, viewer: Viewer, trxid: 
     if (email.sent_at !== null) entries.push({ at: email.sent_at, kind: 'emailSent', email });
   }
   for (const event of events) {
-    const mine = deliveries
-      .filter((d) => d.event_id === event.id)
-      .map((d) => ({ ...d, attemptList: attempts.filter((a) => a.delivery_id === d.id) }));
+    const mine = deliveries.filter((d) => d.event_id === event.id).map((d) => ({ ...d, attemptList: attempts.filter((a) => a.delivery_id === d.id) }));
     entries.push({ at: event.created_at, kind: 'event', event: { id: event.id, type: event.type }, deliveries: mine });
   }
   entries.sort((a, b) => a.at - b.at || RANK[a.kind] - RANK[b.kind]);

@@ -55,7 +55,13 @@ export async function claimKey(trx: Tx, input: CreateTransactionInput, transacti
 }
 
 export function idempotencyRow(input: CreateTransactionInput, transactionId: string, now: number) {
-  return { merchant_id: input.merchantId, idem_key: idempotencyKey(input), request_hash: input.idempotency!.requestHash, transaction_id: transactionId, created_at: now };
+  return {
+    merchant_id: input.merchantId,
+    idem_key: idempotencyKey(input),
+    request_hash: input.idempotency!.requestHash,
+    transaction_id: transactionId,
+    created_at: now,
+  };
 }
 
 /**
@@ -72,4 +78,3 @@ export async function insertRow(trx: Tx, input: CreateTransactionInput, row: Tra
 export function queueInvoice(trx: Tx, row: TransactionsTable, now: number): Promise<void> {
   return enqueueEmail(trx, { merchantId: row.merchant_id, transactionId: row.id, kind: 'invoice', recipient: row.email!, now });
 }
-

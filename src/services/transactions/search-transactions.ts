@@ -90,8 +90,19 @@ async function readMerged(deps: Deps, streams: Query[], cursor: Cursor, limit: n
 }
 
 /** One page of the list. A cursor this service did not make is an `invalid_parameter`. */
-export async function searchTransactions(deps: Deps, viewer: Viewer, filters: TransactionFilters, cursor: PageCursor, pageSize = PAGE_SIZE): Promise<TransactionSearchPage> {
-  const at = cursor === null ? null : 'older' in cursor ? { ...decodeCursor(cursor.older), toward: 'older' as const } : { ...decodeCursor(cursor.newer), toward: 'newer' as const };
+export async function searchTransactions(
+  deps: Deps,
+  viewer: Viewer,
+  filters: TransactionFilters,
+  cursor: PageCursor,
+  pageSize = PAGE_SIZE,
+): Promise<TransactionSearchPage> {
+  const at =
+    cursor === null
+      ? null
+      : 'older' in cursor
+        ? { ...decodeCursor(cursor.older), toward: 'older' as const }
+        : { ...decodeCursor(cursor.newer), toward: 'newer' as const };
   const streams = await streamsOf(deps, viewer, filters, deps.now());
   // One row more than the page tells whether there is another page beyond it.
   const rows = await readMerged(deps, streams, at, pageSize + 1);

@@ -1,12 +1,6 @@
 import { exhausted, sampleCodes, takeRandom, wideEnoughToSample } from '../../domain/unique-codes.js';
 import type { Tx } from '../../storage/executor.js';
-import {
-  readReservationsAt,
-  readReservationsBetween,
-  reclaimLapsedTotal,
-  reserveTotalIfFree,
-  type Reservation,
-} from '../../storage/queries/reservations.js';
+import { readReservationsAt, readReservationsBetween, reclaimLapsedTotal, reserveTotalIfFree, type Reservation } from '../../storage/queries/reservations.js';
 import type { Mode } from '../../storage/schema.js';
 
 /**
@@ -35,7 +29,12 @@ export async function claimCode(claim: Claim, low: number, high: number): Promis
   const { trx, merchantId, mode, amount, now } = claim;
   if (wideEnoughToSample(low, high)) {
     const sample = sampleCodes(low, high);
-    const rows = await readReservationsAt(trx, merchantId, mode, sample.map((c) => amount + c));
+    const rows = await readReservationsAt(
+      trx,
+      merchantId,
+      mode,
+      sample.map((c) => amount + c),
+    );
     const code = await claimOneOf(claim, sample, rows);
     if (code !== null) return code;
   }
@@ -55,11 +54,7 @@ export async function claimCode(claim: Claim, low: number, high: number): Promis
  * total is claimed with INSERT .. DO NOTHING, and a lapsed reservation with an UPDATE whose condition
  * is re-checked (neither locks a row it skips).
  */
-async function claimOneOf(
-  { trx, merchantId, mode, amount, id, now, reservedUntil }: Claim,
-  codes: number[],
-  rows: Reservation[],
-): Promise<number | null> {
+async function claimOneOf({ trx, merchantId, mode, amount, id, now, reservedUntil }: Claim, codes: number[], rows: Reservation[]): Promise<number | null> {
   const stale = new Set(rows.filter((r) => r.reserved_until <= now).map((r) => r.total_amount - amount));
   const taken = new Set(rows.filter((r) => r.reserved_until > now).map((r) => r.total_amount - amount));
   const free = codes.filter((c) => !taken.has(c));
@@ -72,4 +67,3 @@ async function claimOneOf(
   }
   return null;
 }
-

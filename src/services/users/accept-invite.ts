@@ -32,7 +32,14 @@ export async function acceptInvite(deps: Deps, token: string, password: string, 
     const still: string[] = [];
     for (const id of wanted) if (await merchantById(trx, id)) still.push(id);
     await insertUserMerchants(trx, row.id, still, now);
-    await writeAudit(trx, { actor: userActor(row), action: 'user.accept_invite', subjectType: 'user', subjectId: row.id, details: { merchant_ids: still }, now });
+    await writeAudit(trx, {
+      actor: userActor(row),
+      action: 'user.accept_invite',
+      subjectType: 'user',
+      subjectId: row.id,
+      details: { merchant_ids: still },
+      now,
+    });
     return row;
   });
   return { sessionId: await startSession(deps, user, client, 'user.login'), user };

@@ -42,7 +42,17 @@ export async function addUser(deps: Deps, input: AddUserInput, actor: Actor): Pr
   const passwordHash = await hashPassword(input.password);
   const now = deps.now();
   // An operator made it: the address counts as known.
-  const row: UsersTable = { id: newUserId(), email, password_hash: passwordHash, role, disabled_at: null, last_login_at: null, created_at: now, updated_at: now, email_verified_at: now };
+  const row: UsersTable = {
+    id: newUserId(),
+    email,
+    password_hash: passwordHash,
+    role,
+    disabled_at: null,
+    last_login_at: null,
+    created_at: now,
+    updated_at: now,
+    email_verified_at: now,
+  };
   try {
     await deps.db.runInTransaction(async (trx) => {
       if (await userByEmail(trx, email)) throw new AppError('user_exists', `a user with the address ${email} already exists`, { param: 'email' });
@@ -59,4 +69,3 @@ export async function addUser(deps: Deps, input: AddUserInput, actor: Actor): Pr
   }
   return userView(row, merchantIds);
 }
-

@@ -23,7 +23,8 @@ import type { Viewer } from './viewer.js';
  * and payments stay for the merchant's books. Operators are removed by another operator (`user disable`), never by themselves.
  */
 export async function deleteAccount(deps: Deps, viewer: Viewer, password: string): Promise<{ merchantsClosed: string[] }> {
-  if (viewer.role !== 'merchant') throw new AppError('invalid_parameter', 'an operator account is disabled by another operator, not deleted', { param: 'role' });
+  if (viewer.role !== 'merchant')
+    throw new AppError('invalid_parameter', 'an operator account is disabled by another operator, not deleted', { param: 'role' });
   const user = await userById(deps.db, viewer.userId);
   if (!user || !(await verifyPassword(password, user.password_hash))) {
     throw new AppError('invalid_parameter', 'the password is wrong', { param: 'password' });
@@ -52,7 +53,14 @@ export async function deleteAccount(deps: Deps, viewer: Viewer, password: string
     // Nobody can log in with these: the address is no address, and no password hashes to random bytes.
     await anonymiseUser(trx, user.id, `deleted-${user.id}@invalid`, `deleted$${randomBytes(16).toString('base64url')}`, now);
     // The row names the user by the address read before it was erased, as every other action of theirs.
-    await writeAudit(trx, { actor: userActor(user), action: 'user.delete', subjectType: 'user', subjectId: user.id, details: { merchants_closed: merchantsClosed, handles_freed: handlesFreed }, now });
+    await writeAudit(trx, {
+      actor: userActor(user),
+      action: 'user.delete',
+      subjectType: 'user',
+      subjectId: user.id,
+      details: { merchants_closed: merchantsClosed, handles_freed: handlesFreed },
+      now,
+    });
     return merchantsClosed;
   });
   // Revoked keys must stop at once in this process too.

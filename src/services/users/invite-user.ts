@@ -15,7 +15,12 @@ import { send } from './sign-up.js';
  * and returned either way so the operator can pass it on. `merchantIds` are the merchants the new user
  * will belong to.
  */
-export async function inviteUser(deps: Deps, mail: MailSender | null, input: { email: string; merchantIds?: readonly string[] }, actor: Actor): Promise<{ email: string; link: string; mailed: boolean }> {
+export async function inviteUser(
+  deps: Deps,
+  mail: MailSender | null,
+  input: { email: string; merchantIds?: readonly string[] },
+  actor: Actor,
+): Promise<{ email: string; link: string; mailed: boolean }> {
   if (deps.config.signup === 'closed') throw new AppError('invalid_parameter', 'invitations need SIGNUP=invite or SIGNUP=open', { param: 'signup' });
   const email = normaliseEmail(input.email);
   const merchantIds = [...new Set(input.merchantIds ?? [])];

@@ -50,7 +50,14 @@ export async function signUp(deps: Deps, mail: AccountMailer, input: SignUpInput
         const row = merchantUserRow(email, passwordHash, now, null);
         userId = row.id;
         await insertUser(trx, row);
-        await writeAudit(trx, { actor: SIGNUP_ACTOR, action: 'user.signup', subjectType: 'user', subjectId: userId, details: { address: input.clientAddress }, now });
+        await writeAudit(trx, {
+          actor: SIGNUP_ACTOR,
+          action: 'user.signup',
+          subjectType: 'user',
+          subjectId: userId,
+          details: { address: input.clientAddress },
+          now,
+        });
       }
       const link = await issueLink(trx, base, 'verify', email, now, { userId: userId! });
       return renderAccountMail('verify', email, link, `acct-${now}-${userId}`);

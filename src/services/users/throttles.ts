@@ -37,7 +37,13 @@ async function countOrWait(deps: Deps, keys: readonly ThrottleKey[]): Promise<Co
   // A plain read first: under a flood most attempts meet a running wait, and are refused without a
   // write or a row lock (which would hold database connections that creates need). The upsert below
   // still decides for the rest.
-  const early = secondsLeft(await throttlesByKey(deps.db, keys.map((k) => k.key)), now);
+  const early = secondsLeft(
+    await throttlesByKey(
+      deps.db,
+      keys.map((k) => k.key),
+    ),
+    now,
+  );
   if (early > 0) return early;
   try {
     const counts = await deps.db.runInTransaction(async (trx) => {
@@ -55,7 +61,16 @@ async function countOrWait(deps: Deps, keys: readonly ThrottleKey[]): Promise<Co
   } catch (err) {
     if (!(err instanceof Waiting)) throw err;
   }
-  return Math.max(1, secondsLeft(await throttlesByKey(deps.db, keys.map((k) => k.key)), now));
+  return Math.max(
+    1,
+    secondsLeft(
+      await throttlesByKey(
+        deps.db,
+        keys.map((k) => k.key),
+      ),
+      now,
+    ),
+  );
 }
 
 /** The seconds until every running wait among these rows has passed; 0 when none is running. */
@@ -101,5 +116,6 @@ export async function forgiveLoginAttempt(deps: Deps, counted: Counted, clearAcc
 export async function countRequest(deps: Deps, key: string, free: number): Promise<void> {
   const rule: ThrottleRule = { free, firstDelayMs: 60_000, maxDelayMs: 24 * 3600_000 };
   const seconds = await countOrWait(deps, [{ key, rule }]);
-  if (typeof seconds === 'number') throw new AppError('rate_limited', `too many requests from this address; try again in ${seconds} s`, { retryAfter: seconds });
+  if (typeof seconds === 'number')
+    throw new AppError('rate_limited', `too many requests from this address; try again in ${seconds} s`, { retryAfter: seconds });
 }

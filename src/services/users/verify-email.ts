@@ -33,7 +33,14 @@ export async function verifyEmail(deps: Deps, token: string, password: string, c
     const used = await consumeUserToken(trx, hashLinkToken(token), 'verify', now);
     const current = used ? await userById(trx, found.id) : undefined;
     // Still the account whose password was just checked (not reset or deleted in between).
-    if (!used || !current || used.user_id !== current.id || current.password_hash !== found.password_hash || current.deleted_at || current.disabled_at !== null) {
+    if (
+      !used ||
+      !current ||
+      used.user_id !== current.id ||
+      current.password_hash !== found.password_hash ||
+      current.deleted_at ||
+      current.disabled_at !== null
+    ) {
       throw invalidLink();
     }
     await markEmailVerified(trx, current.id, now);

@@ -34,7 +34,14 @@ export async function addWebhookEndpoint(
   };
   await deps.db.runInTransaction(async (trx) => {
     await insertWebhookEndpoint(trx, row);
-    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'webhook_endpoint.add', subjectType: 'webhook_endpoint', subjectId: row.id, details: { url, events }, now });
+    await writeAudit(trx, {
+      actor: input.actor ?? SYSTEM_ACTOR,
+      action: 'webhook_endpoint.add',
+      subjectType: 'webhook_endpoint',
+      subjectId: row.id,
+      details: { url, events },
+      now,
+    });
   });
   return { ...view(row), secret: row.secret };
 }

@@ -52,7 +52,14 @@ export async function resendEvent(deps: Deps, input: { eventId: string; endpoint
     } else {
       await requeue(trx, ids, now);
     }
-    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'webhook.resend', subjectType: 'event', subjectId: event.id, details: { endpoint: endpoint?.id ?? null, deliveries: ids }, now });
+    await writeAudit(trx, {
+      actor: input.actor ?? SYSTEM_ACTOR,
+      action: 'webhook.resend',
+      subjectType: 'event',
+      subjectId: event.id,
+      details: { endpoint: endpoint?.id ?? null, deliveries: ids },
+      now,
+    });
     return ids;
   });
   return { requeued: ids.length, deliveries: ids };
@@ -66,7 +73,14 @@ export async function resendFailed(deps: Deps, input: { endpointId: string; acto
     const ids = await failedDeliveryIdsOf(trx, endpoint.id);
     // Chunks keep the IN list within every database's parameter limit.
     for (let i = 0; i < ids.length; i += 500) await requeue(trx, ids.slice(i, i + 500), now);
-    await writeAudit(trx, { actor: input.actor ?? SYSTEM_ACTOR, action: 'webhook.resend_failed', subjectType: 'webhook_endpoint', subjectId: endpoint.id, details: { count: ids.length }, now });
+    await writeAudit(trx, {
+      actor: input.actor ?? SYSTEM_ACTOR,
+      action: 'webhook.resend_failed',
+      subjectType: 'webhook_endpoint',
+      subjectId: endpoint.id,
+      details: { count: ids.length },
+      now,
+    });
     return ids;
   });
   return { requeued: ids.length, deliveries: ids };

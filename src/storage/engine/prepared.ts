@@ -52,9 +52,7 @@ interface Compiled {
   names: ReadonlyArray<string | null>;
 }
 
-export function prepareQuery<D, P extends Record<string, unknown>, O>(
-  build: (db: Kysely<D>, p: P) => Compilable<O>,
-): PreparedQuery<D, P, O> {
+export function prepareQuery<D, P extends Record<string, unknown>, O>(build: (db: Kysely<D>, p: P) => Compilable<O>): PreparedQuery<D, P, O> {
   const compiled = new WeakMap<object, Compiled>();
 
   const compiledFor = (db: Kysely<D>): Compiled => {

@@ -170,7 +170,11 @@ async function runUnits(conn: Kysely<DB>, counts: BatchStats, units: Unit[]): Pr
     }
   }
   // A failed commit leaves the transaction open; rollback ends it (and may itself fail harmlessly).
-  if (!trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});
+  if (!trx.isCommitted && !trx.isRolledBack)
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => {});
   throw broken;
 }
 

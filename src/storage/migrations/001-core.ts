@@ -47,17 +47,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   // A merchant's order id identifies one transaction per mode; NULLs never collide in either database.
-  await db.schema
-    .createIndex('transactions_ref_unique')
-    .on('transactions')
-    .columns(['merchant_id', 'mode', 'ref'])
-    .unique()
-    .execute();
-  await db.schema
-    .createIndex('transactions_list')
-    .on('transactions')
-    .columns(['merchant_id', 'mode', 'created_at', 'id'])
-    .execute();
+  await db.schema.createIndex('transactions_ref_unique').on('transactions').columns(['merchant_id', 'mode', 'ref']).unique().execute();
+  await db.schema.createIndex('transactions_list').on('transactions').columns(['merchant_id', 'mode', 'created_at', 'id']).execute();
   await db.schema.createIndex('transactions_due').on('transactions').columns(['status', 'expires_at']).execute();
 
   await db.schema

@@ -18,11 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema.alterTable('transactions').addColumn('source_id', 'text').execute();
   await db.schema.alterTable('transactions').addColumn('acquirer_reference', 'text').execute();
-  await db.schema
-    .createIndex('transactions_acquirer_reference')
-    .on('transactions')
-    .columns(['merchant_id', 'acquirer_reference'])
-    .execute();
+  await db.schema.createIndex('transactions_acquirer_reference').on('transactions').columns(['merchant_id', 'acquirer_reference']).execute();
 
   await db.schema
     .createTable('audit_log')

@@ -7,7 +7,13 @@ import type { Kysely } from 'kysely';
 // NULLs never collided anyway.
 const PARTIAL: Array<{ name: string; table: string; columns: string[]; column: string; unique: boolean }> = [
   { name: 'transactions_ref_unique', table: 'transactions', columns: ['merchant_id', 'mode', 'ref'], column: 'ref', unique: true },
-  { name: 'transactions_acquirer_reference', table: 'transactions', columns: ['merchant_id', 'acquirer_reference'], column: 'acquirer_reference', unique: false },
+  {
+    name: 'transactions_acquirer_reference',
+    table: 'transactions',
+    columns: ['merchant_id', 'acquirer_reference'],
+    column: 'acquirer_reference',
+    unique: false,
+  },
   { name: 'payments_transaction', table: 'payments', columns: ['transaction_id'], column: 'transaction_id', unique: false },
 ];
 

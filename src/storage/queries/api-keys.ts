@@ -67,7 +67,15 @@ export async function apiKeyByHash(db: Executor, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
-    .select(['api_keys.id', 'api_keys.merchant_id', 'api_keys.mode', 'api_keys.key_hash', 'api_keys.revoked_at', 'merchants.disabled_at as merchant_disabled_at', 'merchants.live_approved_at as merchant_live_approved_at'])
+    .select([
+      'api_keys.id',
+      'api_keys.merchant_id',
+      'api_keys.mode',
+      'api_keys.key_hash',
+      'api_keys.revoked_at',
+      'merchants.disabled_at as merchant_disabled_at',
+      'merchants.live_approved_at as merchant_live_approved_at',
+    ])
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();
 }

@@ -39,9 +39,7 @@ export async function auditEntries(db: Db, q: AuditQuery): Promise<AuditLogTable
   if (q.action !== null) query = query.where('action', '=', q.action);
   const before = q.before;
   if (before !== null) {
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
-    );
+    query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }

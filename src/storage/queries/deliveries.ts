@@ -141,11 +141,7 @@ export async function failedDeliveryIdsOf(trx: Tx, endpointId: string): Promise<
 /** Puts deliveries back in the queue: pending, due now, no attempts, unclaimed. Nothing for no ids. */
 export async function requeueDeliveries(trx: Tx, ids: string[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  await trx
-    .updateTable('deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null })
-    .where('id', 'in', ids)
-    .execute();
+  await trx.updateTable('deliveries').set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null }).where('id', 'in', ids).execute();
 }
 
 /** Closes an endpoint's pending deliveries as failed; how many were closed. */
@@ -226,11 +222,5 @@ export async function endpointDeliveryPage(
 /** Every attempt of these deliveries, oldest first (by the delivery_attempts_delivery index). */
 export async function attemptsOfDeliveries(db: Executor, deliveryIds: readonly string[]): Promise<DeliveryAttemptsTable[]> {
   if (deliveryIds.length === 0) return [];
-  return db
-    .selectFrom('delivery_attempts')
-    .selectAll()
-    .where('delivery_id', 'in', deliveryIds)
-    .orderBy('attempted_at')
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempted_at').orderBy('id').execute();
 }

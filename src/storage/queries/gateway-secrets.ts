@@ -8,7 +8,11 @@ export async function gatewaySecret(db: Db, name: string, make: () => string, no
   const found = await db.selectFrom('gateway_secrets').select('value').where('name', '=', name).executeTakeFirst();
   if (found) return found.value;
   await db.runInTransaction((trx) =>
-    trx.insertInto('gateway_secrets').values({ name, value: make(), created_at: now }).onConflict((oc) => oc.column('name').doNothing()).execute(),
+    trx
+      .insertInto('gateway_secrets')
+      .values({ name, value: make(), created_at: now })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute(),
   );
   const stored = await db.selectFrom('gateway_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
   return stored.value;

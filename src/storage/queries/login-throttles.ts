@@ -21,7 +21,12 @@ export function countAttemptUnlessWaiting(trx: Tx, key: string, now: number, for
         .column('key')
         .doUpdateSet((eb) => ({
           // Attempts older than the forgetting time no longer count.
-          failures: eb.case().when('login_throttles.last_failure_at', '<', forgetBefore).then(1).else(eb('login_throttles.failures', '+', 1)).end(),
+          failures: eb
+            .case()
+            .when('login_throttles.last_failure_at', '<', forgetBefore)
+            .then(1)
+            .else(eb('login_throttles.failures', '+', 1))
+            .end(),
           last_failure_at: now,
         }))
         .where((eb) => eb.or([eb('login_throttles.blocked_until', '<=', now), eb('login_throttles.last_failure_at', '<', forgetBefore)])),
@@ -34,7 +39,14 @@ export function countAttemptUnlessWaiting(trx: Tx, key: string, now: number, for
 export function uncountAttempt(trx: Tx, key: string): Promise<unknown> {
   return trx
     .updateTable('login_throttles')
-    .set((eb) => ({ failures: eb.case().when('failures', '>', 0).then(eb('failures', '-', 1)).else(0).end() }))
+    .set((eb) => ({
+      failures: eb
+        .case()
+        .when('failures', '>', 0)
+        .then(eb('failures', '-', 1))
+        .else(0)
+        .end(),
+    }))
     .where('key', '=', key)
     .execute();
 }

@@ -40,7 +40,15 @@ export async function markMerchantDisabled(db: Executor, id: string, now: number
 
 /** Merchants whose live keys wait for an operator's approval, oldest first. */
 export async function merchantsAwaitingLive(db: Executor): Promise<MerchantsTable[]> {
-  return db.selectFrom('merchants').selectAll().where('live_approved_at', 'is', null).where('disabled_at', 'is', null).orderBy('created_at').orderBy('id').limit(100).execute();
+  return db
+    .selectFrom('merchants')
+    .selectAll()
+    .where('live_approved_at', 'is', null)
+    .where('disabled_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(100)
+    .execute();
 }
 
 /** Approves a merchant's live keys; false when it was approved already (or does not exist). */

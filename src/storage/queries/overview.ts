@@ -8,17 +8,19 @@ import type { Mode } from '../schema.js';
 type Scope = readonly string[] | null;
 
 /** Paid transactions per WIB day since `since`: [{ day, count, sum }], day = days since the epoch in WIB. */
-export async function paidPerDay(db: Db, merchants: Scope, mode: Mode, since: number, offsetMs: number): Promise<{ day: number; count: number; sum: number }[]> {
+export async function paidPerDay(
+  db: Db,
+  merchants: Scope,
+  mode: Mode,
+  since: number,
+  offsetMs: number,
+): Promise<{ day: number; count: number; sum: number }[]> {
   if (merchants !== null && merchants.length === 0) return [];
   // A literal, not a parameter: PostgreSQL must see the select's expression and the group's as the same.
   const day = sql<number>`(paid_at + ${sql.lit(Math.trunc(offsetMs))}) / 86400000`;
   let q = db
     .selectFrom('transactions')
-    .select([
-      day.as('day'),
-      (eb) => eb.fn.countAll<number>().as('count'),
-      (eb) => eb.fn.sum<number>('total_amount').as('sum'),
-    ])
+    .select([day.as('day'), (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('total_amount').as('sum')])
     .where('paid_at', '>=', since)
     .where('status', '=', 'paid')
     .where('mode', '=', mode);
@@ -29,14 +31,23 @@ export async function paidPerDay(db: Db, merchants: Scope, mode: Mode, since: nu
 
 export async function countOpenPending(db: Db, merchants: Scope, mode: Mode, now: number): Promise<number> {
   if (merchants !== null && merchants.length === 0) return 0;
-  let q = db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').where('expires_at', '>', now).where('mode', '=', mode);
+  let q = db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .where('mode', '=', mode);
   if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
 export async function countUnmatchedPayments(db: Db, merchants: Scope, mode: Mode): Promise<number> {
   if (merchants !== null && merchants.length === 0) return 0;
-  let q = db.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'unmatched').where('mode', '=', mode);
+  let q = db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'unmatched')
+    .where('mode', '=', mode);
   if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }

@@ -52,10 +52,7 @@ export async function merchantLinksInScope(db: Executor, scope: Scope, limit: nu
     list = list.where('id', 'in', scope);
     count = count.where('id', 'in', scope);
   }
-  const [rows, total] = await Promise.all([
-    list.orderBy('name').orderBy('id').limit(limit).offset(offset).execute(),
-    count.executeTakeFirstOrThrow(),
-  ]);
+  const [rows, total] = await Promise.all([list.orderBy('name').orderBy('id').limit(limit).offset(offset).execute(), count.executeTakeFirstOrThrow()]);
   return { rows: rows.map(normalise), total: Number(total.n) };
 }
 

@@ -17,12 +17,7 @@ export async function insertPaymentUnlessDuplicate(trx: Tx, payment: PaymentsTab
 
 /** The stored payment of one source's payment id (which must exist). */
 export async function paymentBySourceId(db: Executor, source: string, sourcePaymentId: string): Promise<PaymentsTable> {
-  return db
-    .selectFrom('payments')
-    .selectAll()
-    .where('source', '=', source)
-    .where('source_payment_id', '=', sourcePaymentId)
-    .executeTakeFirstOrThrow();
+  return db.selectFrom('payments').selectAll().where('source', '=', source).where('source_payment_id', '=', sourcePaymentId).executeTakeFirstOrThrow();
 }
 
 export async function setPaymentReason(trx: Tx, paymentId: string, reason: string): Promise<void> {
@@ -41,10 +36,7 @@ export async function bindUnmatchedPayment(trx: Tx, paymentId: string, transacti
 }
 
 /** Reported payments, newest first, optionally of one status and merchant. */
-export async function listPaymentRows(
-  db: Db,
-  filter: { status?: PaymentStatus; merchantId?: string; limit: number },
-): Promise<PaymentsTable[]> {
+export async function listPaymentRows(db: Db, filter: { status?: PaymentStatus; merchantId?: string; limit: number }): Promise<PaymentsTable[]> {
   let query = db.selectFrom('payments').selectAll();
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.merchantId) query = query.where('merchant_id', '=', filter.merchantId);
@@ -79,11 +71,7 @@ export function markTransactionPaid(
 }
 
 /** A transaction by id, only if it is of the given merchant and mode. */
-export async function paymentTransactionOf(
-  db: Executor,
-  id: string,
-  owner: { merchantId: string; mode: Mode },
-): Promise<TransactionsTable | undefined> {
+export async function paymentTransactionOf(db: Executor, id: string, owner: { merchantId: string; mode: Mode }): Promise<TransactionsTable | undefined> {
   return db
     .selectFrom('transactions')
     .selectAll()

@@ -21,7 +21,11 @@ const reservationsAt = prepareRowsQuery((db: Kysely<DB>, totals: readonly { tota
     .select(['total_amount', 'reserved_until'])
     .where('merchant_id', '=', p.merchantId)
     .where('mode', '=', p.mode)
-    .where('total_amount', 'in', totals.map((t) => t.total)),
+    .where(
+      'total_amount',
+      'in',
+      totals.map((t) => t.total),
+    ),
 );
 const reservationsBetween = prepareQuery((db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
   db
@@ -35,7 +39,11 @@ const reservationsBetween = prepareQuery((db: Kysely<DB>, p: { merchantId: strin
 
 /** The merchant's reservations (of one mode) of these totals (not empty); totals with none are absent. */
 export function readReservationsAt(db: Executor, merchantId: string, mode: Mode, totals: readonly number[]): Promise<Reservation[]> {
-  return reservationsAt.execute(db, totals.map((total) => ({ total })), { merchantId, mode });
+  return reservationsAt.execute(
+    db,
+    totals.map((total) => ({ total })),
+    { merchantId, mode },
+  );
 }
 
 /** The merchant's reservations (of one mode) of totals from `from` to `to`, both included. */

@@ -83,10 +83,7 @@ export async function snapExternalIdSeen(db: Executor, key: { sourceId: string; 
 }
 
 /** Remembers a handled X-EXTERNAL-ID; one already remembered is left as it is. */
-export async function rememberSnapExternalId(
-  db: Executor,
-  row: { sourceId: string; day: string; externalId: string; createdAt: number },
-): Promise<void> {
+export async function rememberSnapExternalId(db: Executor, row: { sourceId: string; day: string; externalId: string; createdAt: number }): Promise<void> {
   await db
     .insertInto('snap_external_ids')
     .values({ source_id: row.sourceId, day: row.day, external_id: row.externalId, created_at: row.createdAt })

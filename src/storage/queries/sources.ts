@@ -92,12 +92,7 @@ export async function leaseFeedPoll(db: Executor, id: string, now: number, lease
 }
 
 /** Stores a poll's state and schedule, only while the feed still holds this poll's `lease`. */
-export async function saveFeedPoll(
-  db: Executor,
-  id: string,
-  lease: number,
-  result: { state: string; nextPollAt: number; now: number },
-): Promise<void> {
+export async function saveFeedPoll(db: Executor, id: string, lease: number, result: { state: string; nextPollAt: number; now: number }): Promise<void> {
   await db
     .updateTable('payment_sources')
     .set({ state: result.state, next_poll_at: result.nextPollAt, updated_at: result.now })

@@ -8,10 +8,24 @@ import type { DB, Mode, PaymentsTable, TransactionStatus, TransactionsTable } fr
 // Status reads and QR images read one row by id. Those arriving together share one
 // IN-list statement (batched-lookup.ts), compiled once per database and list length (prepared-rows.ts).
 const transactionsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
-  db.selectFrom('transactions').selectAll().where('id', 'in', ids.map((r) => r.id)),
+  db
+    .selectFrom('transactions')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    ),
 );
 const paymentsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
-  db.selectFrom('payments').selectAll().where('id', 'in', ids.map((r) => r.id)),
+  db
+    .selectFrom('payments')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    ),
 );
 
 /**
@@ -63,13 +77,7 @@ export function readExistingTransaction(db: Executor, id: string): Promise<Trans
 
 /** A merchant's transaction of one mode by its ref. */
 export function readTransactionByRef(db: Executor, merchantId: string, mode: Mode, ref: string): Promise<TransactionsTable | undefined> {
-  return db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
-    .where('ref', '=', ref)
-    .executeTakeFirst();
+  return db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode).where('ref', '=', ref).executeTakeFirst();
 }
 
 /** Inserts the row unless its id or ref is taken; false when another row holds a unique key. */
@@ -110,14 +118,7 @@ export function cancelPendingTransaction(trx: Tx, id: string, now: number): Prom
 
 /** Up to `limit` pending transactions whose expiry is at or before `now`, the earliest first. */
 export function readDuePending(trx: Tx, now: number, limit: number): Promise<TransactionsTable[]> {
-  return trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where('status', '=', 'pending')
-    .where('expires_at', '<=', now)
-    .orderBy('expires_at')
-    .limit(limit)
-    .execute();
+  return trx.selectFrom('transactions').selectAll().where('status', '=', 'pending').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).execute();
 }
 
 /** Marks a pending transaction expired; false when it was no longer pending. */
@@ -153,17 +154,13 @@ export function readTransactionPage(db: Db, q: TransactionPageQuery): Promise<Tr
   if (q.status === 'pending') {
     query = query.where('status', '=', 'pending').where('expires_at', '>', now);
   } else if (q.status === 'expired') {
-    query = query.where((eb) =>
-      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]),
-    );
+    query = query.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
   } else if (q.status !== null) {
     query = query.where('status', '=', q.status);
   }
   const c = q.before;
   if (c !== null) {
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]),
-    );
+    query = query.where((eb) => eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }

@@ -39,7 +39,10 @@ export function retireUserTokens(trx: Tx, email: string, purpose: TokenPurpose, 
 }
 
 export function deleteTokensOfUser(trx: Tx, userId: string, email: string): Promise<unknown> {
-  return trx.deleteFrom('user_tokens').where((eb) => eb.or([eb('user_id', '=', userId), eb('email', '=', email)])).execute();
+  return trx
+    .deleteFrom('user_tokens')
+    .where((eb) => eb.or([eb('user_id', '=', userId), eb('email', '=', email)]))
+    .execute();
 }
 
 /** Forgets tokens whose time is long past. */

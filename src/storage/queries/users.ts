@@ -101,7 +101,11 @@ export async function confirmedMemberEmails(db: Executor, merchantId: string): P
  * after the other; SQLite runs one writer at a time anyway).
  */
 export async function lockAndCountMerchantsOfUser(trx: Tx, userId: string): Promise<number> {
-  await trx.updateTable('users').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', userId).execute();
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', userId)
+    .execute();
   const row = await trx
     .selectFrom('user_merchants')
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -20,12 +20,7 @@ export async function webhookEndpointById(db: Executor, id: string): Promise<Web
 
 /** The id and subscribed event types (JSON) of a merchant's endpoints that are not disabled. */
 export async function enabledEndpointSubscriptions(db: Executor, merchantId: string): Promise<{ id: string; events: string }[]> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('merchant_id', '=', merchantId)
-    .where('status', '!=', 'disabled')
-    .execute();
+  return db.selectFrom('webhook_endpoints').select(['id', 'events']).where('merchant_id', '=', merchantId).where('status', '!=', 'disabled').execute();
 }
 
 /** Disables an endpoint; false when it was disabled already (or does not exist). */

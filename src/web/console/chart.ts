@@ -16,7 +16,9 @@ ${bars.map((b, i) => {
   const h = Math.round(((height - bottom - 4) * b.value) / max);
   const x = Math.round(i * step + (step - barWidth) / 2);
   return html`<g><rect x="${x}" y="${height - bottom - h}" width="${Math.round(barWidth)}" height="${h}"><title>${b.label}</title></rect>${
-    b.tick === null ? '' : html`<text x="${Math.min(width - 24, Math.max(24, x + Math.round(barWidth / 2)))}" y="${height - 4}" text-anchor="middle">${b.tick}</text>`
+    b.tick === null
+      ? ''
+      : html`<text x="${Math.min(width - 24, Math.max(24, x + Math.round(barWidth / 2)))}" y="${height - 4}" text-anchor="middle">${b.tick}</text>`
   }</g>`;
 })}
 </svg>`;

@@ -37,7 +37,11 @@ export function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice
   const unsigned = request.unsignCookie(raw);
   if (!unsigned.valid || unsigned.value === null) return null;
   try {
-    const parsed = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as { kind?: unknown; text?: unknown; link?: { href?: unknown; text?: unknown } };
+    const parsed = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as {
+      kind?: unknown;
+      text?: unknown;
+      link?: { href?: unknown; text?: unknown };
+    };
     if ((parsed.kind === 'success' || parsed.kind === 'error' || parsed.kind === 'info') && typeof parsed.text === 'string') {
       const href = parsed.link?.href;
       const linkText = parsed.link?.text;

@@ -184,19 +184,23 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       // The console's front door: the overview when logged in, else the login form.
       // `mode` is the overview's; the others the login form's.
       const frontDoorQuery = Query({ next: Text(), expired: Text(), mode: Text() });
-      app.get(
-        '/',
-        { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } },
-        async (request, reply) => {
-          request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
-          if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
-          // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
-          const carried = takeNotice(request, reply);
-          const notice: LoginNotice = carried ? { kind: 'carried', notice: carried } : request.query.expired === '1' ? { kind: 'expired' } : null;
-          const page = renderLogin(request.consoleLang, reply.generateCsrf({ userInfo: LOGGED_OUT }), request.url, safeNext(request.query.next), '', notice, signupOpen);
-          return reply.type('text/html; charset=utf-8').send(page);
-        },
-      );
+      app.get('/', { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } }, async (request, reply) => {
+        request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+        if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
+        // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
+        const carried = takeNotice(request, reply);
+        const notice: LoginNotice = carried ? { kind: 'carried', notice: carried } : request.query.expired === '1' ? { kind: 'expired' } : null;
+        const page = renderLogin(
+          request.consoleLang,
+          reply.generateCsrf({ userInfo: LOGGED_OUT }),
+          request.url,
+          safeNext(request.query.next),
+          '',
+          notice,
+          signupOpen,
+        );
+        return reply.type('text/html; charset=utf-8').send(page);
+      });
 
       const kit: ConsoleKit = {
         mail,

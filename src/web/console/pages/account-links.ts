@@ -21,7 +21,10 @@ import { renderPage } from '../layout.js';
 type Key = Parameters<Translate<keyof typeof words.en>>[0];
 
 function send(reply: FastifyReply, lang: Lang, csrf: string, path: string, title: string, body: SafeHtml, status = 200): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(renderPage({ lang, title, viewer: null, csrf, path }, html`<div class="login card">${body}</div>`));
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(renderPage({ lang, title, viewer: null, csrf, path }, html`<div class="login card">${body}</div>`));
 }
 
 /**

@@ -9,7 +9,6 @@ import { pageSchema, Query, Text } from '../../forms.js';
 import { consolePage } from '../context.js';
 import { words } from './audit.words.js';
 
-
 /** Actions the code writes, offered as suggestions in the action filter (any text may be typed). */
 const KNOWN_ACTIONS = [
   'api_key.create',

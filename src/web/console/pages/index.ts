@@ -23,5 +23,17 @@ export const CONSOLE_PAGES: {
   sections: SectionRoutes[];
 } = {
   overview: overviewPage,
-  sections: [accountLinkRoutes, userRoutes, approvalRoutes, transactionRoutes, paymentRoutes, webhookRoutes, sourceRoutes, merchantRoutes, keyRoutes, linkRoutes, auditRoutes],
+  sections: [
+    accountLinkRoutes,
+    userRoutes,
+    approvalRoutes,
+    transactionRoutes,
+    paymentRoutes,
+    webhookRoutes,
+    sourceRoutes,
+    merchantRoutes,
+    keyRoutes,
+    linkRoutes,
+    auditRoutes,
+  ],
 };

@@ -29,7 +29,8 @@ export async function keyRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
     try {
       created = await createVisibleKey(deps, page.viewer, { merchantId: request.body.merchant ?? '', mode: request.body.mode ?? '' });
     } catch (err) {
-      if (err instanceof AppError && err.param === 'mode') return redirectWithNotice(reply, '/dashboard/keys', { kind: 'error', text: translator(words, page.lang)('modeError') });
+      if (err instanceof AppError && err.param === 'mode')
+        return redirectWithNotice(reply, '/dashboard/keys', { kind: 'error', text: translator(words, page.lang)('modeError') });
       throw err;
     }
     // Rendered here, not redirected to: the key is in this one response only, so a reload cannot show it.
@@ -84,7 +85,9 @@ ${
       : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('prefix')}</th>${several ? html`<th>${t('merchant')}</th>` : ''}<th>${t('mode')}</th><th class="hide-narrow">${t('created')}</th><th>${t('lastUsed')}</th><th>${t('state')}</th><th>${t('actions')}</th></tr></thead>
 <tbody>${keys.map(
-          (k) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key">${k.key_prefix}</td>${several ? html`<td>${k.merchant_name}</td>` : ''}
+          (
+            k,
+          ) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key">${k.key_prefix}</td>${several ? html`<td>${k.merchant_name}</td>` : ''}
 <td><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? t('live') : t('test')}</span></td>
 <td class="hide-narrow">${formatTime(k.created_at, page.lang)}</td><td>${when(k.last_used_at)}</td>
 <td>${k.revoked_at === null ? html`<span class="badge ok">${t('active')}</span>${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${formatTime(k.revoked_at, page.lang)}</span>`}</td>

@@ -4,7 +4,8 @@ import { defineMessages } from '../../../presentation/messages.js';
 export const words = defineMessages(
   {
     title: 'Payment links',
-    intro: 'A payment link lets anyone pay a merchant without code: the payer opens the link (or scans its QR), types the amount and pays on the checkout page. A link with the amount in it starts the payment at once.',
+    intro:
+      'A payment link lets anyone pay a merchant without code: the payer opens the link (or scans its QR), types the amount and pays on the checkout page. A link with the amount in it starts the payment at once.',
     merchant: 'Merchant',
     link: 'Link',
     state: 'State',
@@ -28,7 +29,7 @@ export const words = defineMessages(
     reserved: 'This handle is reserved for the gateway itself. Choose another.',
     taken: 'The handle "{handle}" is taken by another merchant. Choose another.',
     disabledNote: 'This merchant is disabled: its link tells payers that payments are closed.',
-    waitingNote: 'Live payments of this merchant wait for an operator\'s approval: until then its link tells payers that payments are not open yet.',
+    waitingNote: "Live payments of this merchant wait for an operator's approval: until then its link tells payers that payments are not open yet.",
     waiting: 'awaiting approval',
     yourLink: 'The link',
     linkText: 'The payer types the amount:',
@@ -43,7 +44,8 @@ export const words = defineMessages(
   },
   {
     title: 'Tautan pembayaran',
-    intro: 'Tautan pembayaran memungkinkan siapa pun membayar merchant tanpa kode program: pembayar membuka tautan (atau memindai QR-nya), mengisi jumlah, lalu membayar di halaman checkout. Tautan yang memuat jumlah langsung memulai pembayaran.',
+    intro:
+      'Tautan pembayaran memungkinkan siapa pun membayar merchant tanpa kode program: pembayar membuka tautan (atau memindai QR-nya), mengisi jumlah, lalu membayar di halaman checkout. Tautan yang memuat jumlah langsung memulai pembayaran.',
     merchant: 'Merchant',
     link: 'Tautan',
     state: 'Status',

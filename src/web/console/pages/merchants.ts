@@ -177,7 +177,12 @@ ${
       const t = translator(words, page.lang);
       const merchant = await getVisibleMerchant(deps, page.viewer, id);
       const why = nameText(t, merchantNameProblem(name.trim()));
-      return page.send(merchant.name, 'merchants', html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`, 400);
+      return page.send(
+        merchant.name,
+        'merchants',
+        html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`,
+        400,
+      );
     }
     const text = translator(words, page.lang)('renamedNotice', { name: renamed.name });
     return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(id)}`, { kind: 'success', text });
@@ -330,7 +335,8 @@ ${readFields(t, p, name)}
  */
 function uploadRefused(deps: Deps) {
   return async function onPreviewError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const tooLarge = error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.statusCode === 413;
+    const tooLarge =
+      error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.statusCode === 413;
     if (!tooLarge) throw error;
     request.viewer ??= await resumeSession(deps, request.cookies[SESSION_COOKIE]);
     if (!request.viewer) return reply.redirect('/dashboard?next=%2Fdashboard%2Fmerchants%2Fnew&expired=1', 303);

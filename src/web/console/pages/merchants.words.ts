@@ -45,7 +45,8 @@ export const words = defineMessages(
     errNeed: 'Choose a QRIS image or paste its payload.',
     errName: 'Give the merchant a name of 1 to 100 characters.',
     errNameControl: "A merchant's name is one line of text, without tabs or line breaks.",
-    errNameLink: "A merchant's name cannot contain a link or an address (a web address, www., a domain such as example.com, an e-mail or IP address): payers see it in the gateway's e-mails. After a full stop, write a space (\"CV. Sinar\", not \"CV.Sinar\").",
+    errNameLink:
+      'A merchant\'s name cannot contain a link or an address (a web address, www., a domain such as example.com, an e-mail or IP address): payers see it in the gateway\'s e-mails. After a full stop, write a space ("CV. Sinar", not "CV.Sinar").',
     errLimit: 'You already have {max} merchants, as many as one account may have on this gateway. Ask its operator if you need more.',
     errInvalid: 'This is not a valid QRIS: {detail}.',
     errDynamic: "This QRIS is dynamic: it fixes one amount. Use the merchant's static QRIS, the one printed at the till.",
@@ -114,7 +115,8 @@ export const words = defineMessages(
     errNeed: 'Pilih gambar QRIS atau tempel payload-nya.',
     errName: 'Beri merchant nama sepanjang 1 sampai 100 karakter.',
     errNameControl: 'Nama merchant berupa satu baris teks, tanpa tab atau baris baru.',
-    errNameLink: 'Nama merchant tidak boleh berisi tautan atau alamat (alamat web, www., domain seperti example.com, alamat e-mail atau IP): pembayar melihatnya di e-mail gateway. Setelah titik, beri spasi ("CV. Sinar", bukan "CV.Sinar").',
+    errNameLink:
+      'Nama merchant tidak boleh berisi tautan atau alamat (alamat web, www., domain seperti example.com, alamat e-mail atau IP): pembayar melihatnya di e-mail gateway. Setelah titik, beri spasi ("CV. Sinar", bukan "CV.Sinar").',
     errLimit: 'Anda sudah punya {max} merchant, sebanyak yang boleh dimiliki satu akun di gateway ini. Hubungi operatornya bila perlu lebih.',
     errInvalid: 'Ini bukan QRIS yang valid: {detail}.',
     errDynamic: 'QRIS ini dinamis: nominalnya sudah tetap. Gunakan QRIS statis merchant, yang dicetak di kasir.',

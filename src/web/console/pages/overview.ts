@@ -61,7 +61,9 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
       : html`<section class="card"><h2>${t('approvals')}</h2><p class="muted">${t('approvalsIntro')}</p>
 <div class="table-wrap"><table><thead><tr><th>${t('merchant')}</th><th>${t('qrisName')}</th><th class="hide-narrow">${t('created')}</th><th></th></tr></thead>
 <tbody>${queue.map(
-          (m) => html`<tr><td>${m.name} <span class="mono muted">${m.id}</span></td><td>${m.merchant_name}, ${m.merchant_city}</td><td class="hide-narrow">${when(m.created_at)}</td>
+          (
+            m,
+          ) => html`<tr><td>${m.name} <span class="mono muted">${m.id}</span></td><td>${m.merchant_name}, ${m.merchant_city}</td><td class="hide-narrow">${when(m.created_at)}</td>
 <td><form method="post" action="/dashboard/approvals/${m.id}" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit">${t('approve')}</button></form></td></tr>`,
         )}</tbody></table></div></section>`;
   const body = html`<h1>${t('title')}</h1>

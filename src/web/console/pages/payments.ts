@@ -48,7 +48,9 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
       p.transaction_id === null
         ? '–'
         : html`<a class="mono" href="/dashboard/transactions/${p.transaction_id}">${p.transaction_id}</a> ${
-            p.transaction_status === null ? '' : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
+            p.transaction_status === null
+              ? ''
+              : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
           }`;
     const unmatched = review.payments.filter((p) => p.status === 'unmatched');
 

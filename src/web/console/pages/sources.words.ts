@@ -37,7 +37,8 @@ export const words = defineMessages(
     mapping: 'Field mapping (JSON)',
     mappingHint: 'Feed only, optional: where values are read, over the OrderKuota-style defaults, e.g. {"type": null}.',
     secretTitle: 'Signing secret',
-    secretOnce: 'Give it to the sender now: it is shown only this once. The sender signs each post with it (X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">).',
+    secretOnce:
+      'Give it to the sender now: it is shown only this once. The sender signs each post with it (X-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">).',
     sendTo: 'The sender posts each payment to',
     copy: 'Copy',
     copied: 'Copied',
@@ -77,7 +78,8 @@ export const words = defineMessages(
     disable: 'Nonaktifkan',
     disableConfirm: 'Nonaktifkan sumber ini? Webhook-nya akan menjawab 404 dan feed tidak lagi di-polling.',
     add: 'Tambah sumber',
-    addIntro: 'Webhook bertanda tangan menerima pembayaran yang dikirim alat Anda sendiri (aplikasi ponsel, skrip mutasi bank). Feed mutasi di-polling oleh gateway.',
+    addIntro:
+      'Webhook bertanda tangan menerima pembayaran yang dikirim alat Anda sendiri (aplikasi ponsel, skrip mutasi bank). Feed mutasi di-polling oleh gateway.',
     feedOnlyOperator: 'Hanya operator yang dapat menambah feed: gateway mengambil URL-nya dari dalam jaringannya sendiri.',
     chooseMerchant: 'Pilih merchant',
     feedUrl: 'URL feed',
@@ -87,7 +89,8 @@ export const words = defineMessages(
     mapping: 'Pemetaan kolom (JSON)',
     mappingHint: 'Khusus feed, opsional: tempat nilai dibaca, di atas bawaan gaya OrderKuota, mis. {"type": null}.',
     secretTitle: 'Rahasia penandatanganan',
-    secretOnce: 'Berikan ke pengirim sekarang: rahasia ini hanya ditampilkan sekali ini. Pengirim menandatangani setiap kiriman dengannya (X-Signature: t=<unix>,v1=<hex HMAC-SHA256 dari "<t>.<body>">).',
+    secretOnce:
+      'Berikan ke pengirim sekarang: rahasia ini hanya ditampilkan sekali ini. Pengirim menandatangani setiap kiriman dengannya (X-Signature: t=<unix>,v1=<hex HMAC-SHA256 dari "<t>.<body>">).',
     sendTo: 'Pengirim mengirim setiap pembayaran ke',
     copy: 'Salin',
     copied: 'Tersalin',

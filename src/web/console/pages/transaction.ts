@@ -15,7 +15,12 @@ import { errorText, reasonText, type ShownError } from '../../../presentation/sh
 import type { Deps } from '../../../services/deps.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
-import { getTransactionTimeline, type DeliveryHistory, type TimelineEntry, type TransactionDetail } from '../../../services/transactions/get-transaction-timeline.js';
+import {
+  getTransactionTimeline,
+  type DeliveryHistory,
+  type TimelineEntry,
+  type TransactionDetail,
+} from '../../../services/transactions/get-transaction-timeline.js';
 import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
 import { resendTransactionEvent } from '../../../services/webhooks/resend-transaction-event.js';
 import { Form, pageSchema, Params, Segment, Text } from '../../forms.js';
@@ -28,7 +33,13 @@ type Key = keyof typeof words.en;
 type T = Translate<Key>;
 
 /** Action errors that become a notice on the page (anything else is an error page). */
-const NOTICE_ERRORS: readonly ShownError[] = ['transaction_already_paid', 'transaction_expired', 'acquirer_unavailable', 'acquirer_error', 'reference_already_recorded'];
+const NOTICE_ERRORS: readonly ShownError[] = [
+  'transaction_already_paid',
+  'transaction_expired',
+  'acquirer_unavailable',
+  'acquirer_error',
+  'reference_already_recorded',
+];
 const DONE = ['cancelled', 'confirmed', 'unmatched', 'resent', 'nothing'] as const;
 
 /** What an action ended in and, for some, a reason or a count: the notice the page then shows. */
@@ -181,7 +192,8 @@ interface ItemContext {
 function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
   const { t, page, resendUrl, csrf } = ctx;
   const time = html`<time datetime="${isoTime(entry.at)}">${formatTime(entry.at, page.lang)}</time>`;
-  const item = (kind: string, title: SafeHtml | string, more: SafeHtml | string = '') => html`<li class="tl-${kind}">${time}<div class="what">${title}</div>${more}</li>`;
+  const item = (kind: string, title: SafeHtml | string, more: SafeHtml | string = '') =>
+    html`<li class="tl-${kind}">${time}<div class="what">${title}</div>${more}</li>`;
   switch (entry.kind) {
     case 'created':
       return item('created', t('tlCreated', { total: formatRupiah(ctx.total) }));
@@ -198,8 +210,12 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
     }
     case 'payment': {
       const pay = entry.payment;
-      const title = pay.source === 'manual' ? t('tlManual', { amount: formatRupiah(pay.amount) }) : t('tlPayment', { source: pay.source, amount: formatRupiah(pay.amount) });
-      const state = pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason === null ? '?' : reasonText(pay.reason, page.lang) });
+      const title =
+        pay.source === 'manual'
+          ? t('tlManual', { amount: formatRupiah(pay.amount) })
+          : t('tlPayment', { source: pay.source, amount: formatRupiah(pay.amount) });
+      const state =
+        pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason === null ? '?' : reasonText(pay.reason, page.lang) });
       const facts = [pay.reference ? t('tlPaymentRef', { reference: pay.reference }) : null, pay.issuer, pay.payer_name, state].filter((x): x is string => !!x);
       return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}</div>`);
     }
@@ -235,7 +251,9 @@ function deliveryBlock(d: DeliveryHistory, t: T, page: ConsolePage): SafeHtml {
       : html`<div class="table-wrap"><table class="attempts"><caption class="muted">${t('attempts')}</caption>
 <thead><tr><th>${t('attemptTime')}</th><th class="num">${t('attemptCode')}</th><th class="num">${t('attemptDuration')}</th><th>${t('attemptError')}</th></tr></thead>
 <tbody>${d.attemptList.map(
-          (a) => html`<tr><td>${formatTime(a.attempted_at, page.lang)}</td><td class="num"><span class="badge ${a.succeeded === 1 ? 'ok' : 'failed'}">${a.status_code ?? '–'}</span></td>
+          (
+            a,
+          ) => html`<tr><td>${formatTime(a.attempted_at, page.lang)}</td><td class="num"><span class="badge ${a.succeeded === 1 ? 'ok' : 'failed'}">${a.status_code ?? '–'}</span></td>
 <td class="num">${t('ms', { n: a.duration_ms })}</td><td class="mono">${a.error ?? ''}</td></tr>`,
         )}</tbody></table></div>`;
   return html`<div class="delivery"><div>${t('deliveryTo')} <span class="mono">${d.url ?? t('removedEndpoint')}</span> <span class="badge ${d.status}">${state}</span></div>${attempts}</div>`;

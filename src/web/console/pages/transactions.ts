@@ -100,7 +100,9 @@ ${
 <div class="actions"><button type="submit">${t('apply')}</button>${filtered ? html` <a class="button secondary" href="/dashboard/transactions">${t('clear')}</a>` : ''}</div>
 </form>`;
 
-  const notices = [...problems.map((p) => t(PROBLEM_TEXT[p])), ...(staleLink ? [t('badCursor')] : [])].map((text) => html`<p class="notice error" role="alert">${text}</p>`);
+  const notices = [...problems.map((p) => t(PROBLEM_TEXT[p])), ...(staleLink ? [t('badCursor')] : [])].map(
+    (text) => html`<p class="notice error" role="alert">${text}</p>`,
+  );
   let list = html``;
   if (result) {
     const rows = result.items.map(({ transaction: tx }) => {
@@ -119,8 +121,12 @@ ${showMerchant ? html`<td class="hide-narrow">${merchantName.get(tx.merchant_id)
 </tr>`;
     });
     const pager = [
-      result.newer ? html`<a class="button secondary" rel="prev" href="${withQuery('/dashboard/transactions', [...params, ['newer', result.newer]])}">← ${t('newer')}</a>` : '',
-      result.older ? html`<a class="button secondary" rel="next" href="${withQuery('/dashboard/transactions', [...params, ['older', result.older]])}">${t('older')} →</a>` : '',
+      result.newer
+        ? html`<a class="button secondary" rel="prev" href="${withQuery('/dashboard/transactions', [...params, ['newer', result.newer]])}">← ${t('newer')}</a>`
+        : '',
+      result.older
+        ? html`<a class="button secondary" rel="next" href="${withQuery('/dashboard/transactions', [...params, ['older', result.older]])}">${t('older')} →</a>`
+        : '',
     ];
     list =
       result.items.length === 0

@@ -46,7 +46,10 @@ export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: Consol
         }</td></tr>`,
       )}</tbody></table></div>
 <section class="card"><h2>${t('inviteTitle')}</h2>
-${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</p>` : html`<p class="muted">${t('inviteIntro')}</p>
+${
+  deps.config.signup === 'closed'
+    ? html`<p class="muted">${t('inviteClosed')}</p>`
+    : html`<p class="muted">${t('inviteIntro')}</p>
 <form method="post" action="/dashboard/users/invite">
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <label for="invite-email">${t('email')}</label>
@@ -54,7 +57,8 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
 <label for="invite-merchant">${t('inviteMerchant')}</label>
 <input id="invite-merchant" name="merchant" maxlength="64" placeholder="mch_...">
 <p><button type="submit">${t('invite')}</button></p>
-</form>`}
+</form>`
+}
 </section>`;
     return page.send(t('users'), 'users', body, status);
   };
@@ -89,7 +93,12 @@ ${deps.config.signup === 'closed' ? html`<p class="muted">${t('inviteClosed')}</
   }
 
   // --- one's own account ---
-  const accountPage = (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: ReturnType<typeof html> | '' = '', status = 200) => {
+  const accountPage = (
+    request: Parameters<typeof consolePage>[0],
+    reply: Parameters<typeof consolePage>[1],
+    notice: ReturnType<typeof html> | '' = '',
+    status = 200,
+  ) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
     const body = html`<h1>${t('account')}</h1>${notice}

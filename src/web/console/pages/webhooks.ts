@@ -85,10 +85,15 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     const back = `/dashboard/webhooks/${endpoint.id}`;
     try {
       const result = await resendFailed(deps, { endpointId: endpoint.id, actor: userActor(viewer) });
-      return redirectWithNotice(reply, back, result.requeued === 0 ? { kind: 'success', text: t('nothingToResend') } : { kind: 'success', text: t('requeued', { count: result.requeued }) });
+      return redirectWithNotice(
+        reply,
+        back,
+        result.requeued === 0 ? { kind: 'success', text: t('nothingToResend') } : { kind: 'success', text: t('requeued', { count: result.requeued }) },
+      );
     } catch (err) {
       // A removed endpoint takes no resends.
-      if (err instanceof AppError && err.code === 'invalid_parameter') return redirectWithNotice(reply, back, { kind: 'error', text: t('refusedResend', { detail: err.message }) });
+      if (err instanceof AppError && err.code === 'invalid_parameter')
+        return redirectWithNotice(reply, back, { kind: 'error', text: t('refusedResend', { detail: err.message }) });
       throw err;
     }
   });
@@ -137,7 +142,8 @@ ${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>
 <p class="muted" id="endpoint-url-hint">${t('urlHint')}</p>
 <fieldset class="checks"><legend>${t('events')}</legend>
 ${EVENT_TYPES.map(
-  (type, i) => html`<div><input type="checkbox" id="endpoint-event-${i}" name="events" value="${type}" checked><label for="endpoint-event-${i}" class="inline">${type}</label></div>`,
+  (type, i) =>
+    html`<div><input type="checkbox" id="endpoint-event-${i}" name="events" value="${type}" checked><label for="endpoint-event-${i}" class="inline">${type}</label></div>`,
 )}
 </fieldset>
 <button type="submit">${t('add')}</button>
@@ -199,7 +205,9 @@ ${
   d.attemptLog.length === 0
     ? html`<p class="muted">${t('noAttempts')}</p>`
     : html`<ol class="timeline">${d.attemptLog.map(
-        (a) => html`<li><span class="badge ${a.succeeded === 1 ? 'succeeded' : 'failed'}">${a.status_code === null ? t('noResponse') : t('statusCode', { code: a.status_code })}</span>
+        (
+          a,
+        ) => html`<li><span class="badge ${a.succeeded === 1 ? 'succeeded' : 'failed'}">${a.status_code === null ? t('noResponse') : t('statusCode', { code: a.status_code })}</span>
 ${when(a.attempted_at)} · ${t('duration', { ms: a.duration_ms })}${a.error === null ? '' : html`<br><span class="error-text">${a.error}</span>`}${
           a.response_body === null || a.response_body === '' ? '' : html`<pre class="excerpt">${excerpt(a.response_body)}</pre>`
         }</li>`,

@@ -17,7 +17,7 @@ export const words = defineMessages(
     failing: 'failing',
     disabled: 'removed',
     add: 'Add endpoint',
-    addIntro: 'The gateway posts each event, signed with the endpoint\'s secret, to this URL. It receives events that happen from now on.',
+    addIntro: "The gateway posts each event, signed with the endpoint's secret, to this URL. It receives events that happen from now on.",
     urlHint: 'An https URL of your server. Addresses of private networks are refused unless the operator allows them.',
     chooseMerchant: 'Choose a merchant',
     remove: 'Remove',
@@ -39,7 +39,8 @@ export const words = defineMessages(
     dSucceeded: 'delivered',
     dFailed: 'failed',
     secretTitle: 'Signing secret',
-    secretOnce: 'Copy it to your receiver now: it is shown only this once. Verify each post with it: its webhook-signature header with any Standard Webhooks library, or its older X-Signature header.',
+    secretOnce:
+      'Copy it to your receiver now: it is shown only this once. Verify each post with it: its webhook-signature header with any Standard Webhooks library, or its older X-Signature header.',
     copy: 'Copy',
     copied: 'Copied',
     added: 'Endpoint {id} added.',
@@ -89,7 +90,8 @@ export const words = defineMessages(
     dSucceeded: 'terkirim',
     dFailed: 'gagal',
     secretTitle: 'Rahasia penandatanganan',
-    secretOnce: 'Salin ke penerima Anda sekarang: rahasia ini hanya ditampilkan sekali ini. Verifikasi setiap kiriman dengannya: header webhook-signature dengan pustaka Standard Webhooks apa pun, atau header X-Signature yang lebih lama.',
+    secretOnce:
+      'Salin ke penerima Anda sekarang: rahasia ini hanya ditampilkan sekali ini. Verifikasi setiap kiriman dengannya: header webhook-signature dengan pustaka Standard Webhooks apa pun, atau header X-Signature yang lebih lama.',
     copy: 'Salin',
     copied: 'Tersalin',
     added: 'Endpoint {id} ditambahkan.',
