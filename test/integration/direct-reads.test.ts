@@ -59,12 +59,20 @@ describe('prepared reads', () => {
     await hasUpdated;
     let seen: string | null = null;
     const read = getTransactionById(h.ctx.deps, transaction.id).then((row) => (seen = row.status));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    // SQLite: one connection, held by the open transaction, so the read waits. PostgreSQL: another
-    // connection, which sees the committed row. Neither sees the uncommitted 'paid'.
-    if (onPostgres) expect(seen).toBe('pending');
-    else expect(seen).toBeNull();
-    release();
+    try {
+      // SQLite: one connection, held by the open transaction, so the read waits. PostgreSQL: another
+      // connection, which answers while the transaction is still open, with the committed row.
+      // Neither sees the uncommitted 'paid'. No timing on PostgreSQL: the read must finish first.
+      if (onPostgres) {
+        await read;
+        expect(seen).toBe('pending');
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        expect(seen).toBeNull();
+      }
+    } finally {
+      release();
+    }
     await expect(unit).rejects.toThrow('rolled back');
     await read;
     expect(seen).toBe('pending');
