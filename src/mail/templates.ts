@@ -1,12 +1,15 @@
 // The payer's invoice and receipt. Each message is described once as blocks per language and rendered
 // twice, as text and as HTML, so the two parts cannot drift apart. Bahasa Indonesia comes first, as on
-// the checkout page; English follows for visitors.
+// the checkout page; English follows for visitors. The words are in templates.words.ts.
 import { formatRupiah } from '../domain/money.js';
 import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
 import { html, rawHtml, type SafeHtml } from '../domain/html.js';
 import { formatTime } from '../presentation/format.js';
+import { translator, type Lang } from '../presentation/messages.js';
+import { payerText } from '../presentation/shared-texts.js';
 import { cachedQrPng } from '../qr/qr-png.js';
 import type { InlineImage } from './sender.js';
+import { words } from './templates.words.js';
 
 export type MailKind = 'invoice' | 'receipt';
 
@@ -36,7 +39,7 @@ type Block =
   | { kind: 'note'; text: string };
 
 interface Section {
-  lang: 'id' | 'en';
+  lang: Lang;
   blocks: Block[];
 }
 
@@ -47,18 +50,28 @@ const oneLine = (text: string): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/** The mail's sections, in this order: Bahasa Indonesia first, as on the checkout page. */
+const MAIL_LANGS: readonly Lang[] = ['id', 'en'];
+
 export function renderMail(input: MailInput): RenderedMail {
   const merchant = oneLine(input.merchantName);
   const tx = input.transaction;
   const total = formatRupiah(tx.total_amount);
-  const sandbox = tx.mode === 'test' ? '[Sandbox] ' : '';
+  // The subject names the mail in both languages, Bahasa Indonesia first.
+  const id = translator(words, 'id');
+  const en = translator(words, 'en');
+  const sandbox = tx.mode === 'test' ? `${id('sandboxTag')} ` : '';
   if (input.kind === 'invoice') {
     const cid = `qr-${tx.id}@qris-gateway`;
-    return finish(`${sandbox}Tagihan / Invoice ${total} – ${merchant}`, invoiceSections(merchant, tx, input.checkoutUrl, cid), [
+    return finish(`${sandbox}${id('invoiceSubject')} / ${en('invoiceSubject')} ${total} – ${merchant}`, invoiceSections(merchant, tx, input.checkoutUrl, cid), [
       { filename: `qris-${tx.id}.png`, contentType: 'image/png', cid, content: cachedQrPng(tx.qris) },
     ]);
   }
-  return finish(`${sandbox}Bukti pembayaran / Receipt ${total} – ${merchant}`, receiptSections(merchant, tx, input.payment, input.checkoutUrl), []);
+  return finish(
+    `${sandbox}${id('receiptSubject')} / ${en('receiptSubject')} ${total} – ${merchant}`,
+    receiptSections(merchant, tx, input.payment, input.checkoutUrl),
+    [],
+  );
 }
 
 function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: string, cid: string): Section[] {
@@ -66,108 +79,59 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
   // The unique code is what tells this payment apart from others of the same amount, so the payer
   // sees exactly how the total is made up (acquirer-issued codes have none).
   const withCode = (code: string) => (tx.unique_code > 0 ? `${total} (${formatRupiah(tx.amount)} + ${code} ${tx.unique_code})` : total);
-  const ref = (label: string): Array<[string, string]> => (tx.ref === null ? [] : [[label, tx.ref]]);
-  return [
-    {
-      lang: 'id',
-      blocks: [
-        { kind: 'heading', text: `Tagihan dari ${merchant}` },
-        { kind: 'total', label: 'Total yang harus dibayar', value: withCode('kode unik') },
-        { kind: 'paragraph', text: `Bayar tepat ${total}, termasuk kode unik, agar pembayaran Anda dikenali.` },
-        { kind: 'qr', cid, alt: `Kode QRIS untuk ${total}`, textHint: 'Kode QRIS terlampir sebagai gambar.' },
-        { kind: 'paragraph', text: 'Pindai kode QRIS dengan aplikasi dompet digital atau bank apa pun yang mendukung QRIS.' },
-        { kind: 'fields', rows: [['Berlaku hingga', formatTime(tx.expires_at, 'id')], ['ID transaksi', tx.id], ...ref('Nomor pesanan')] },
-        { kind: 'link', label: 'Buka halaman pembayaran', href: checkoutUrl },
-        ...sandboxNote(tx, 'Mode sandbox: tidak ada uang sungguhan.'),
-      ],
-    },
-    {
-      lang: 'en',
-      blocks: [
-        { kind: 'heading', text: `Invoice from ${merchant}` },
-        { kind: 'total', label: 'Amount to pay', value: withCode('unique code') },
-        { kind: 'paragraph', text: `Pay exactly ${total}, unique code included, so that your payment is recognised.` },
-        { kind: 'paragraph', text: 'Scan the QRIS code (attached as an image) with any QRIS wallet or banking app.' },
-        { kind: 'fields', rows: [['Valid until', formatTime(tx.expires_at, 'en')], ['Transaction ID', tx.id], ...ref('Order')] },
-        { kind: 'link', label: 'Open the payment page', href: checkoutUrl },
-        ...sandboxNote(tx, 'Sandbox mode: no real money.'),
-      ],
-    },
-  ];
-}
-
-// The receipt has one layout in both languages; only the words differ.
-interface ReceiptWords {
-  heading: string;
-  thanks: (merchant: string) => string;
-  amount: string;
-  time: string;
-  issuer: string;
-  reference: string;
-  trx: string;
-  ref: string;
-  late: (merchant: string) => string;
-  link: string;
-  sandbox: string;
-}
-
-const RECEIPT_WORDS: Record<Section['lang'], ReceiptWords> = {
-  id: {
-    heading: 'Pembayaran diterima',
-    thanks: (merchant) => `Terima kasih. ${merchant} telah menerima pembayaran Anda.`,
-    amount: 'Jumlah dibayar',
-    time: 'Waktu pembayaran',
-    issuer: 'Dibayar melalui',
-    reference: 'Referensi pembayaran',
-    trx: 'ID transaksi',
-    ref: 'Nomor pesanan',
-    late: (merchant) =>
-      `Pembayaran ini diterima setelah batas waktu tagihan. Pembayaran tetap tercatat; hubungi ${merchant} bila ada pertanyaan tentang pesanan Anda.`,
-    link: 'Lihat status transaksi',
-    sandbox: 'Mode sandbox: tidak ada uang sungguhan.',
-  },
-  en: {
-    heading: 'Payment received',
-    thanks: (merchant) => `Thank you. ${merchant} has received your payment.`,
-    amount: 'Amount paid',
-    time: 'Paid at',
-    issuer: 'Paid with',
-    reference: 'Payment reference',
-    trx: 'Transaction ID',
-    ref: 'Order',
-    late: (merchant) => `This payment arrived after the invoice had expired. It is still recorded; contact ${merchant} if you have questions about your order.`,
-    link: 'View the transaction',
-    sandbox: 'Sandbox mode: no real money.',
-  },
-};
-
-function receiptSections(merchant: string, tx: TransactionsTable, payment: PaymentsTable | null, checkoutUrl: string): Section[] {
-  const paid = formatRupiah(payment?.amount ?? tx.total_amount);
-  const paidAt = tx.paid_at ?? payment?.paid_at ?? null;
-  const section = (lang: Section['lang']): Section => {
-    const w = RECEIPT_WORDS[lang];
-    const rows: Array<[string, string]> = [[w.amount, paid]];
-    if (paidAt !== null) rows.push([w.time, formatTime(paidAt, lang)]);
-    if (payment?.issuer) rows.push([w.issuer, payment.issuer]);
-    if (payment?.reference) rows.push([w.reference, payment.reference]);
-    rows.push([w.trx, tx.id]);
-    if (tx.ref !== null) rows.push([w.ref, tx.ref]);
+  // The QR image is shown once, in the first section; the others say it is attached.
+  const section = (lang: Lang, first: boolean): Section => {
+    const t = translator(words, lang);
+    const rows: Array<[string, string]> = [
+      [payerText('validUntil', lang), formatTime(tx.expires_at, lang)],
+      [payerText('transactionId', lang), tx.id],
+    ];
+    if (tx.ref !== null) rows.push([t('order'), tx.ref]);
     return {
       lang,
       blocks: [
-        { kind: 'heading', text: w.heading },
-        { kind: 'paragraph', text: w.thanks(merchant) },
+        { kind: 'heading', text: t('invoiceHeading', { merchant }) },
+        { kind: 'total', label: payerText('amountToPay', lang), value: withCode(payerText('uniqueCode', lang)) },
+        { kind: 'paragraph', text: t('payExactly', { total }) },
+        ...(first ? [{ kind: 'qr' as const, cid, alt: payerText('qrCodeFor', lang, { total }), textHint: t('qrAttached') }] : []),
+        { kind: 'paragraph', text: t('scan') },
         { kind: 'fields', rows },
-        ...(tx.paid_late === 1 ? [{ kind: 'note' as const, text: w.late(merchant) }] : []),
-        { kind: 'link', label: w.link, href: checkoutUrl },
-        ...sandboxNote(tx, w.sandbox),
+        { kind: 'link', label: t('openCheckout'), href: checkoutUrl },
+        ...sandboxNote(tx, lang),
       ],
     };
   };
-  return [section('id'), section('en')];
+  return MAIL_LANGS.map((lang, i) => section(lang, i === 0));
 }
 
-const sandboxNote = (tx: TransactionsTable, text: string): Block[] => (tx.mode === 'test' ? [{ kind: 'note', text }] : []);
+// The receipt has one layout in both languages; only the words differ.
+function receiptSections(merchant: string, tx: TransactionsTable, payment: PaymentsTable | null, checkoutUrl: string): Section[] {
+  const paid = formatRupiah(payment?.amount ?? tx.total_amount);
+  const paidAt = tx.paid_at ?? payment?.paid_at ?? null;
+  const section = (lang: Lang): Section => {
+    const t = translator(words, lang);
+    const rows: Array<[string, string]> = [[t('amountPaid'), paid]];
+    if (paidAt !== null) rows.push([t('paidAt'), formatTime(paidAt, lang)]);
+    if (payment?.issuer) rows.push([t('paidWith'), payment.issuer]);
+    if (payment?.reference) rows.push([t('paymentReference'), payment.reference]);
+    rows.push([payerText('transactionId', lang), tx.id]);
+    if (tx.ref !== null) rows.push([t('order'), tx.ref]);
+    return {
+      lang,
+      blocks: [
+        { kind: 'heading', text: t('receiptHeading') },
+        { kind: 'paragraph', text: t('thanks', { merchant }) },
+        { kind: 'fields', rows },
+        ...(tx.paid_late === 1 ? [{ kind: 'note' as const, text: t('late', { merchant }) }] : []),
+        { kind: 'link', label: t('viewTransaction'), href: checkoutUrl },
+        ...sandboxNote(tx, lang),
+      ],
+    };
+  };
+  return MAIL_LANGS.map(section);
+}
+
+const sandboxNote = (tx: TransactionsTable, lang: Lang): Block[] => (tx.mode === 'test' ? [{ kind: 'note', text: payerText('sandbox', lang) }] : []);
 
 function finish(subject: string, sections: Section[], attachments: InlineImage[]): RenderedMail {
   return {

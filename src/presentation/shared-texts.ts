@@ -1,6 +1,8 @@
 // The texts of codes that more than one page shows: a transaction's status, why a payment did not match,
-// and the errors a page turns into its notice. One set each, so a payment's reason reads the same on the
-// payments page and on its transaction's page. A page's other words stay in its own `.words.ts`.
+// and the errors a page turns into its notice; and the words the payer reads both on the checkout page and
+// in the invoice and receipt mails. One set each, so a payment's reason reads the same on the payments page
+// and on its transaction's page, and the invoice names what the checkout page names. A page's other words
+// stay in its own `.words.ts`.
 import type { ErrorCode } from '../domain/errors.js';
 import { UNMATCHED_REASONS, type UnmatchedReason } from '../domain/matching.js';
 import type { TransactionStatus } from '../domain/records.js';
@@ -86,4 +88,31 @@ const errors = defineMessages<ShownError>(
 /** An error's notice text. */
 export function errorText(code: ShownError, lang: Lang, params?: Record<string, string>): string {
   return translator(errors, lang)(code, params);
+}
+
+// The checkout page shows both languages at once, and the payer's mails have a section in each, so these
+// are asked for by language, not through one page's translator.
+const payer = defineMessages(
+  {
+    amountToPay: 'Amount to pay',
+    uniqueCode: 'unique code',
+    qrCodeFor: 'QRIS code for {total}',
+    validUntil: 'Valid until',
+    transactionId: 'Transaction ID',
+    sandbox: 'Sandbox mode: no real money.',
+  },
+  {
+    amountToPay: 'Total yang harus dibayar',
+    uniqueCode: 'kode unik',
+    qrCodeFor: 'Kode QRIS untuk {total}',
+    validUntil: 'Berlaku hingga',
+    transactionId: 'ID transaksi',
+    sandbox: 'Mode sandbox: tidak ada uang sungguhan.',
+  },
+);
+export type PayerWord = keyof typeof payer.en;
+
+/** What the checkout page and the payer's mails both say: "Amount to pay". */
+export function payerText(key: PayerWord, lang: Lang, params?: Record<string, string>): string {
+  return translator(payer, lang)(key, params);
 }

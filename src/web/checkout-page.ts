@@ -1,7 +1,10 @@
 import { formatRupiah } from '../domain/money.js';
 import { html } from '../domain/html.js';
 import { formatTime } from '../presentation/format.js';
+import { translator } from '../presentation/messages.js';
+import { payerText } from '../presentation/shared-texts.js';
 import type { CheckoutView } from '../services/transactions/get-checkout.js';
+import { words } from './checkout-page.words.js';
 
 /** Where the page finds its files (static-assets.ts: hashed URLs). */
 export interface CheckoutAssetUrls {
@@ -16,10 +19,13 @@ export interface CheckoutAssetUrls {
  */
 export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls): string {
   const total = formatRupiah(view.total_amount);
+  // Each text in Bahasa Indonesia, then in English.
+  const id = translator(words, 'id');
+  const en = translator(words, 'en');
   const sandbox =
     view.mode === 'test'
-      ? html`<div class="sandbox"><p>Mode sandbox: tidak ada uang sungguhan. <span lang="en">Sandbox mode: no real money.</span></p>
-         <button id="simulate" type="button">Bayar (simulasi) <span lang="en">/ Pay (simulated)</span></button></div>`
+      ? html`<div class="sandbox"><p>${payerText('sandbox', 'id')} <span lang="en">${payerText('sandbox', 'en')}</span></p>
+         <button id="simulate" type="button">${id('simulate')} <span lang="en">/ ${en('simulate')}</span></button></div>`
       : null;
   return html`<!doctype html>
 <html lang="id">
@@ -27,7 +33,7 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>Bayar ${total} – ${view.merchant_name}</title>
+<title>${id('title', { total, merchant: view.merchant_name })}</title>
 <link rel="stylesheet" href="${assets.css}">
 <link rel="icon" type="image/svg+xml" href="${assets.icon}">
 </head>
@@ -38,16 +44,16 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
     <p class="city">${view.merchant_city}</p>
   </header>
   <section class="pay" id="pay-section">
-    <p class="label">Total yang harus dibayar <span lang="en">/ Amount to pay</span></p>
+    <p class="label">${payerText('amountToPay', 'id')} <span lang="en">/ ${payerText('amountToPay', 'en')}</span></p>
     <p class="total" id="total">${total}</p>
-    <p class="breakdown">${formatRupiah(view.amount)} + kode unik <strong id="unique-code">${view.unique_code}</strong>
-      <span lang="en">(unique code)</span></p>
-    <p class="warn">Bayar tepat ${total}, termasuk kode unik. <span lang="en">Pay exactly ${total}, unique code included.</span></p>
+    <p class="breakdown">${formatRupiah(view.amount)} + ${payerText('uniqueCode', 'id')} <strong id="unique-code">${view.unique_code}</strong>
+      <span lang="en">(${payerText('uniqueCode', 'en')})</span></p>
+    <p class="warn">${id('payExactly', { total })} <span lang="en">${en('payExactly', { total })}</span></p>
     <img id="qr" src="/api/payment-gateway/qr/${view.trxid}.svg" width="300" height="300"
-      alt="Kode QRIS untuk ${total} / QRIS code for ${total}">
-    <p>Pindai dengan aplikasi dompet digital atau bank apa pun yang mendukung QRIS.
-      <span lang="en">Scan with any QRIS wallet or banking app.</span></p>
-    <p class="countdown">Berlaku hingga <span lang="en">/ Valid until</span>
+      alt="${payerText('qrCodeFor', 'id', { total })} / ${payerText('qrCodeFor', 'en', { total })}">
+    <p>${id('scan')}
+      <span lang="en">${en('scan')}</span></p>
+    <p class="countdown">${payerText('validUntil', 'id')} <span lang="en">/ ${payerText('validUntil', 'en')}</span>
       <time id="expires" datetime="${view.expires_at}">${formatTime(Date.parse(view.expires_at), 'id')}</time>
       <strong id="countdown"></strong></p>
     ${sandbox}
@@ -56,7 +62,7 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
     <p id="status-text"></p>
     <p id="live-note" class="note" hidden></p>
   </section>
-  <p class="ref">ID transaksi <span lang="en">/ Transaction ID</span>: <code>${view.trxid}</code></p>
+  <p class="ref">${payerText('transactionId', 'id')} <span lang="en">/ ${payerText('transactionId', 'en')}</span>: <code>${view.trxid}</code></p>
 </main>
 <script src="${assets.js}" defer></script>
 </body>

@@ -14,9 +14,10 @@ import { createLinkTransaction } from '../services/payment-links/create-link-tra
 import { openPaymentLink, type OpenedLink } from '../services/payment-links/open-link.js';
 import { statusFor } from '../http/error-status.js';
 import { parseToken } from '../http/params.js';
-import { pickLang, type Lang } from '../presentation/messages.js';
+import { pickLang, translator, type Lang } from '../presentation/messages.js';
 import { paymentLinkLimit } from './payment-link-limit.js';
-import { payTranslator, renderPayForm, renderPayProblem, type LinkMerchant, type PayAssets } from './payment-link-pages.js';
+import { renderPayForm, renderPayProblem, type LinkMerchant, type PayAssets } from './payment-link-pages.js';
+import { words } from './payment-link-pages.words.js';
 import { checkoutAssets, payLinkCss } from './static-assets.js';
 import { Params, Query, Raw, Segment, pageSchema } from './forms.js';
 
@@ -52,7 +53,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
 
   /** The words for a refused amount, e-mail or ref, in the payer's language. */
   function refusal(lang: Lang, err: AppError): string {
-    const t = payTranslator(lang);
+    const t = translator(words, lang);
     switch (err.code) {
       case 'amount_required':
         return t('amountRequired');
@@ -72,7 +73,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
   /** A refused or failed request as a page; unknown faults are logged and shown only by request id. */
   function problemPage(request: FastifyRequest, reply: FastifyReply, err: unknown, merchant: LinkMerchant | null): FastifyReply {
     const lang = langOf(request);
-    const t = payTranslator(lang);
+    const t = translator(words, lang);
     const appError = err instanceof AppError ? err : null;
     const status = appError ? statusFor(appError.code) : ((err as FastifyError).statusCode ?? 500);
     if (appError?.retryAfter !== undefined) reply.header('Retry-After', String(appError.retryAfter));
@@ -95,7 +96,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
   /** The link's merchant, or null once the page that says there is none (unknown or disabled) is sent. */
   async function openOrAnswer(request: FastifyRequest, reply: FastifyReply, rawHandle: string): Promise<{ id: string; merchant: LinkMerchant } | null> {
     const lang = langOf(request);
-    const t = payTranslator(lang);
+    const t = translator(words, lang);
     const handle = handleFromPath(rawHandle);
     const link: OpenedLink = handle === null ? { state: 'unknown' } : await openPaymentLink(deps, handle);
     if (link.state === 'unknown') {
@@ -158,7 +159,7 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
           if (limit) {
             const taken = await limit.take(clientKey);
             if (!taken.allowed) {
-              const t = payTranslator(langOf(request));
+              const t = translator(words, langOf(request));
               reply.header('Retry-After', String(taken.retryAfter));
               return send(reply, 429, renderPayProblem(langOf(request), assets, t('tooManyTitle'), t('tooMany', { seconds: taken.retryAfter }), null));
             }

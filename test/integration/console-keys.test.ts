@@ -211,4 +211,33 @@ describe('console API keys', () => {
     expect(res.body).toContain('The field &quot;mode&quot; holds a value of a kind this page does not take.');
     expect(await t.deps.db.selectFrom('api_keys').select('id').execute()).toHaveLength(2);
   });
+
+  // The way back from that page: to the form's own page when there is one to GET at the POST's path (with its
+  // id, if any), else only to the overview; in the viewer's language.
+  it("links the refused form's page back to the form it came from, or to the overview when that has no page", async () => {
+    t = await createTestApp();
+    await addOperator(t.deps);
+    const c = await logIn('ops@example.test');
+    const overview = '<p><a href="/dashboard">Back to the overview</a></p>';
+
+    const keys = await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: ['test', 'live'] }, '/dashboard/keys');
+    expect(keys.statusCode).toBe(400);
+    expect(keys.body).toContain(`<p><a href="/dashboard/keys">Back to the form</a></p>\n${overview}`);
+
+    const link = await c.post(`/dashboard/links/${t.merchant.id}`, { handle: ['a', 'b'] }, `/dashboard/links/${t.merchant.id}`);
+    expect(link.statusCode).toBe(400);
+    expect(link.body).toContain(`<p><a href="/dashboard/links/${t.merchant.id}">Back to the form</a></p>`);
+
+    // No page at /dashboard/users/invite: the form is on /dashboard/users, which this page cannot know.
+    const invite = await c.post('/dashboard/users/invite', { email: ['a@example.test', 'b@example.test'] }, '/dashboard/users');
+    expect(invite.statusCode).toBe(400);
+    expect(invite.body).toContain('<h1>This form could not be used</h1>');
+    expect(invite.body).not.toContain('Back to the form');
+    expect(invite.body).toContain(overview);
+
+    await c.get('/dashboard/lang/id');
+    const id = await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: ['test', 'live'] }, '/dashboard/keys');
+    expect(id.statusCode).toBe(400);
+    expect(id.body).toContain('<p><a href="/dashboard/keys">Kembali ke formulir</a></p>\n<p><a href="/dashboard">Kembali ke ringkasan</a></p>');
+  });
 });

@@ -44,7 +44,7 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
     : '';
   const switcher = html`<span class="lang" aria-label="${t('language')}">${LANGS.map(
     (l) =>
-      html`<a href="/dashboard/lang/${l}?back=${encodeURIComponent(frame.path)}" hreflang="${l}" lang="${l}"${l === frame.lang ? html` aria-current="true"` : ''}>${l === 'en' ? 'English' : 'Indonesia'}</a>`,
+      html`<a href="/dashboard/lang/${l}?back=${encodeURIComponent(frame.path)}" hreflang="${l}" lang="${l}"${l === frame.lang ? html` aria-current="true"` : ''}>${translator(words, l)('languageName')}</a>`,
   )}</span>`;
   const account = viewer
     ? html`<a href="/dashboard/account" title="${t('account')}">${viewer.email}${viewer.role === 'operator' ? html` (${t('operator')})` : ''}</a>

@@ -16,6 +16,8 @@ export const words = defineMessages(
     account: 'Your account',
     logOut: 'Log out',
     language: 'Language',
+    // The switch names each language in that language, whatever the page's.
+    languageName: 'English',
     skip: 'Skip to content',
     operator: 'operator',
   },
@@ -33,6 +35,7 @@ export const words = defineMessages(
     account: 'Akun Anda',
     logOut: 'Keluar',
     language: 'Bahasa',
+    languageName: 'Indonesia',
     skip: 'Langsung ke isi',
     operator: 'operator',
   },

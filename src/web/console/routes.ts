@@ -214,7 +214,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
   );
 }
 
-function pagedError(request: FastifyRequest, reply: FastifyReply, status: number, kind: ErrorPageKind, detail = ''): FastifyReply {
+function pagedError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  kind: ErrorPageKind,
+  detail = '',
+  formPath: string | null = null,
+): FastifyReply {
   const lang: Lang = request.consoleLang ?? 'en';
   let token = '';
   try {
@@ -222,7 +229,7 @@ function pagedError(request: FastifyRequest, reply: FastifyReply, status: number
   } catch {
     // A page about an error must not fail for want of a token; its only form is logout.
   }
-  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail);
+  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail, formPath);
   return reply.code(status).type('text/html; charset=utf-8').send(page);
 }
 
@@ -236,7 +243,7 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: Fast
     const first = error.validation[0];
     const missing = first?.params && typeof first.params === 'object' && 'missingProperty' in first.params ? String(first.params.missingProperty) : '';
     const name = (first?.instancePath ?? '').replace(/^\//, '').split('/')[0] || missing || (error.validationContext ?? '');
-    return pagedError(request, reply, 400, 'invalid', name);
+    return pagedError(request, reply, 400, 'invalid', name, formPage(request));
   }
   if (error instanceof AppError) {
     const status = statusFor(error.code);
@@ -249,4 +256,17 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: Fast
   if (request.readingForm && error.statusCode === undefined) return pagedError(request, reply, 400, 'refused', 'The form could not be read.');
   request.log.error({ err: error }, 'console request failed');
   return pagedError(request, reply, 500, 'failed');
+}
+
+/**
+ * The page a refused form was posted from, for the way back: the POST's own path when the console has a
+ * page to GET there (POST /dashboard/keys comes from GET /dashboard/keys), else null, and the overview is
+ * the way back. Always a path inside the console (safeNext), never the query.
+ */
+function formPage(request: FastifyRequest): string | null {
+  if (request.method !== 'POST') return null;
+  const pattern = request.routeOptions.url;
+  if (!pattern || !request.server.hasRoute({ method: 'GET', url: pattern })) return null;
+  const path = safeNext(request.url.split('?')[0], '');
+  return path === '' ? null : path;
 }

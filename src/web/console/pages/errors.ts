@@ -6,8 +6,20 @@ import { renderPage } from '../layout.js';
 
 export type ErrorPageKind = 'notFound' | 'csrf' | 'tooLarge' | 'failed' | 'refused' | 'invalid';
 
-/** A page for a request that went wrong; `detail` is a message safe to show (an AppError's), or for 'invalid' the field's name. */
-export function renderErrorPage(lang: Lang, viewer: Viewer | null, csrf: string, path: string, kind: ErrorPageKind, requestId: string, detail = ''): string {
+/**
+ * A page for a request that went wrong; `detail` is a message safe to show (an AppError's), or for 'invalid'
+ * the field's name; `formPath`, when set, is the console page whose form was refused, linked beside the overview.
+ */
+export function renderErrorPage(
+  lang: Lang,
+  viewer: Viewer | null,
+  csrf: string,
+  path: string,
+  kind: ErrorPageKind,
+  requestId: string,
+  detail = '',
+  formPath: string | null = null,
+): string {
   const t = translator(words, lang);
   const text =
     kind === 'notFound'
@@ -19,10 +31,11 @@ export function renderErrorPage(lang: Lang, viewer: Viewer | null, csrf: string,
           : kind === 'invalid'
             ? t('invalidText', { field: detail })
             : detail;
+  const backToForm = formPath ? html`<p><a href="${formPath}">${t('backToForm')}</a></p>\n` : '';
   const body = html`<div class="card">
 <h1>${t(kind)}</h1>
 <p>${text}</p>
-<p><a href="/dashboard">${t('back')}</a></p>
+${backToForm}<p><a href="/dashboard">${t('back')}</a></p>
 </div>`;
   return renderPage({ lang, title: t(kind), viewer, csrf, path }, body);
 }

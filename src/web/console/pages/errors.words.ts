@@ -13,6 +13,7 @@ export const words = defineMessages(
     refused: 'This cannot be done',
     invalid: 'This form could not be used',
     invalidText: 'The field "{field}" holds a value of a kind this page does not take. Go back, check it and send the form again.',
+    backToForm: 'Back to the form',
     back: 'Back to the overview',
   },
   {
@@ -26,6 +27,7 @@ export const words = defineMessages(
     refused: 'Tidak dapat dilakukan',
     invalid: 'Formulir ini tidak dapat dipakai',
     invalidText: 'Isian "{field}" berisi nilai yang tidak diterima halaman ini. Kembali, periksa, lalu kirim formulirnya lagi.',
+    backToForm: 'Kembali ke formulir',
     back: 'Kembali ke ringkasan',
   },
 );
