@@ -19,16 +19,12 @@
 // A busy machine still moves the ratios: CPU per create falls as more creates share a commit, so a build
 // that gets fewer requests through pays more per request. Each round shows the highest 1-minute load
 // average its runs started at; rounds above the core count (2 here) measure the neighbours too.
-import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// Outside the checkout, so that the linter, the type checker and the tests never walk the copies.
-const abDir = resolve(process.env.AB_DIR || join(tmpdir(), 'qris-gateway-ab'));
+import { abDir, median, prepareTree } from './ab/trees.mjs';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -61,44 +57,6 @@ if (DBS.includes('postgres')) env.BENCH_DATABASE_URL ||= 'postgres://postgres@12
 function fail(message) {
   process.stderr.write(`ab-cpu: ${message}\n`);
   process.exit(2);
-}
-
-const git = (argv, cwd = root) => execFileSync('git', argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-
-/** A directory as given, or a revision checked out (once; reused by later runs) under abDir/<commit>. */
-function prepareTree(spec) {
-  if (existsSync(spec) && statSync(spec).isDirectory()) {
-    const dir = resolve(spec);
-    if (!existsSync(join(dir, 'scripts', 'bench.mjs'))) fail(`${spec} has no scripts/bench.mjs`);
-    let commit = 'unknown';
-    try {
-      commit = git(['rev-parse', '--short', 'HEAD'], dir);
-    } catch {
-      // not a git checkout: the label says so
-    }
-    return { label: spec, dir, commit };
-  }
-  let commit;
-  try {
-    commit = git(['rev-parse', '--verify', '--short=12', `${spec}^{commit}`]);
-  } catch {
-    fail(`${spec} is neither a directory nor a revision`);
-  }
-  const dir = join(abDir, commit);
-  mkdirSync(abDir, { recursive: true });
-  if (!existsSync(dir)) git(['worktree', 'add', '--detach', dir, commit]);
-  // Hard links: no copy of the bytes, and no install (the registry is not needed). Both builds then run
-  // on the same packages, so the A/B measures the code alone.
-  // (A temp folder on another file system cannot hold hard links: a symbolic link serves then.)
-  if (!existsSync(join(dir, 'node_modules'))) {
-    try {
-      execFileSync('cp', ['-al', join(root, 'node_modules'), join(dir, 'node_modules')], { stdio: 'ignore' });
-    } catch {
-      rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
-      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-    }
-  }
-  return { label: spec, dir, commit };
 }
 
 /** One bench run of a tree; resolves to its report (the JSON it wrote). Its output goes to a log file. */
@@ -135,14 +93,8 @@ const resultOf = (report, db, scenario) => report.results.find((r) => r.db === d
 const cpuOf = (report, db, scenario) => resultOf(report, db, scenario)?.serverCpuUsPerReq ?? null;
 /** The highest 1-minute load average either run saw at its start: above the core count, something else competed. */
 const loadOf = (reports, db, scenario) => Math.max(...reports.map((r) => resultOf(r, db, scenario)?.loadAvg ?? 0));
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 async function main() {
-  const trees = positionals.map(prepareTree);
+  const trees = positionals.map((spec) => prepareTree(spec, fail));
   const name = (t) => String.fromCharCode(65 + trees.indexOf(t));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   mkdirSync(abDir, { recursive: true });
