@@ -54,6 +54,7 @@ const DBS = args.db.split(',').map((s) => s.trim());
 const env = { ...process.env };
 if (DBS.includes('postgres')) env.BENCH_DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/test';
 
+/** @param {string} message @returns {never} */
 function fail(message) {
   process.stderr.write(`ab-cpu: ${message}\n`);
   process.exit(2);
