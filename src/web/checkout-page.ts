@@ -8,6 +8,8 @@ import { words } from './checkout-page.words.js';
 
 /** Where the page finds its files (static-assets.ts: hashed URLs). */
 export interface CheckoutAssetUrls {
+  /** payer.css, shared with the payment-link pages; `css` (checkout.css) follows it. */
+  payerCss: string;
   css: string;
   js: string;
   icon: string;
@@ -34,6 +36,7 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${id('title', { total, merchant: view.merchant_name })}</title>
+<link rel="stylesheet" href="${assets.payerCss}">
 <link rel="stylesheet" href="${assets.css}">
 <link rel="icon" type="image/svg+xml" href="${assets.icon}">
 </head>

@@ -6,6 +6,8 @@ import { translator, type Lang } from '../presentation/messages.js';
 import { words } from './payment-link-pages.words.js';
 
 export interface PayAssets {
+  /** payer.css, shared with the checkout page; `css` (pay-link.css) follows it. */
+  payerCss: string;
   css: string;
   icon: string;
 }
@@ -25,6 +27,7 @@ function frame(lang: Lang, title: string, assets: PayAssets, body: SafeHtml): st
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
+<link rel="stylesheet" href="${assets.payerCss}">
 <link rel="stylesheet" href="${assets.css}">
 <link rel="icon" type="image/svg+xml" href="${assets.icon}">
 </head>

@@ -29,7 +29,8 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
   const limit = paymentLinkLimit(config, deps.now, deps.logger);
   if (limit) app.addHook('onClose', () => limit.close());
   const css = payLinkCss();
-  const assets: PayAssets = { css: css.url, icon: checkoutAssets().icon.url };
+  const shared = checkoutAssets();
+  const assets: PayAssets = { payerCss: shared.payerCss.url, css: css.url, icon: shared.icon.url };
   // As the API: the unique code is part of the total, so the largest amount leaves room for the smallest code.
   const amountLimits = { min: config.amountMin, max: config.amountMax - config.uniqueCodeMin };
 

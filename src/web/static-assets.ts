@@ -1,4 +1,4 @@
-// The checkout page's and the console's files (src/web/assets/, copied to dist/web/assets/ by scripts/build.mjs), read
+// The payer's pages' and the console's files (src/web/assets/, copied to dist/web/assets/ by scripts/build.mjs), read
 // once per process. Each is served under a URL carrying a hash of its content, so browsers may keep it
 // for a year: a changed file is a new URL, and a page never meets a stale script or style.
 // The one module-level memo left in web (test/unit/no-module-state.test.ts allows it): it holds the bytes
@@ -16,6 +16,8 @@ export interface StaticAsset {
 }
 
 export interface CheckoutAssets {
+  /** The rules the checkout page shares with the payment-link pages, which link it from here too. */
+  payerCss: StaticAsset;
   css: StaticAsset;
   js: StaticAsset;
   icon: StaticAsset;
@@ -41,6 +43,7 @@ let loaded: CheckoutAssets | null = null;
 
 export function checkoutAssets(): CheckoutAssets {
   loaded ??= {
+    payerCss: load('/checkout/assets/', 'payer.css', 'text/css; charset=utf-8', true),
     css: load('/checkout/assets/', 'checkout.css', 'text/css; charset=utf-8', true),
     js: load('/checkout/assets/', 'checkout.js', 'text/javascript; charset=utf-8', true),
     icon: load('/checkout/assets/', 'icon.svg', 'image/svg+xml', false),
@@ -65,7 +68,7 @@ export function consoleAssets(): ConsoleAssets {
 
 let payLinkLoaded: StaticAsset | null = null;
 
-/** The payment-link pages' style sheet (/pay/{handle}); their icon is the checkout page's. */
+/** The payment-link pages' own style sheet (/pay/{handle}); their shared sheet and icon are the checkout page's. */
 export function payLinkCss(): StaticAsset {
   payLinkLoaded ??= load('/pay/assets/', 'pay-link.css', 'text/css; charset=utf-8', true);
   return payLinkLoaded;

@@ -155,12 +155,11 @@ describe('reads', () => {
   });
 
   it('time out after timeoutMs with a timeout error, retried first', async () => {
+    // The proxy hangs for good: only the client's timeout ends each try.
     proxy.plan = () => ({ kind: 'hang' });
-    const started = Date.now();
     const err = await failure(viaProxy({ timeoutMs: 300, maxRetries: 1 }).getStatus('trx_0000000000000000000000000000000'));
     expect(err).toMatchObject({ code: 'timeout', status: 0 });
     expect(proxy.seen).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('stop at once when the caller aborts, with the abort reason', async () => {

@@ -65,7 +65,14 @@ export function createOnce(agent: http.Agent, base: string, key: string): Promis
  * `connections` loops, each making creates one after another until its connection is refused (the
  * server stopped listening) or `until` resolves. Returns every outcome.
  */
-export async function runCreateLoad(options: { base: string; key: string; connections: number; until: Promise<unknown> }): Promise<LoadReport> {
+export async function runCreateLoad(options: {
+  base: string;
+  key: string;
+  connections: number;
+  until: Promise<unknown>;
+  /** Told of each outcome as it comes (a test waits for some creates before it acts). */
+  onOutcome?: (outcome: Outcome) => void;
+}): Promise<LoadReport> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const outcomes: Outcome[] = [];
   let over = false;
@@ -74,6 +81,7 @@ export async function runCreateLoad(options: { base: string; key: string; connec
     while (!over) {
       const outcome = await createOnce(agent, options.base, options.key);
       outcomes.push(outcome);
+      options.onOutcome?.(outcome);
       if (outcome.kind === 'refused-connect') return;
     }
   };

@@ -27,6 +27,8 @@ export interface TestSmtpOptions {
   unknownRecipients?: string[];
   /** Hold each message this long before answering, so concurrent senders overlap. */
   delayMs?: number;
+  /** Answer no DATA until this settles (after any delayMs), so a test decides when a mail is delivered. */
+  holdUntil?: Promise<unknown>;
   /** Require this login (plain text over loopback, for the test only). */
   login?: { username: string; password: string };
 }
@@ -57,7 +59,7 @@ export async function startTestSmtpServer(options: TestSmtpOptions = {}): Promis
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         state.dataAttempts++;
-        setTimeout(() => {
+        const answer = () => {
           if (state.dataAttempts <= (options.rejectFirst ?? 0)) {
             return callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
           }
@@ -70,6 +72,10 @@ export async function startTestSmtpServer(options: TestSmtpOptions = {}): Promis
             parse: () => simpleParser(raw, { keepCidLinks: true }),
           });
           callback();
+        };
+        setTimeout(() => {
+          if (options.holdUntil) void options.holdUntil.then(answer, answer);
+          else answer();
         }, options.delayMs ?? 0);
       });
     },

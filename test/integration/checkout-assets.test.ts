@@ -39,6 +39,25 @@ describe('checkout page files', () => {
     }
   });
 
+  it("links the payer's shared sheet before its own, the same URL the payment-link pages link", async () => {
+    const links = [...page.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1]!);
+    expect(links).toHaveLength(2);
+    expect(links[0]).toMatch(/^\/checkout\/assets\/payer\.[0-9a-f]{12}\.css$/);
+    expect(links[1]).toMatch(/^\/checkout\/assets\/checkout\.[0-9a-f]{12}\.css$/);
+    const res = await t.app.inject({ url: links[0]! });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.rawPayload.equals(source('payer.css'))).toBe(true);
+
+    await t.deps.db.updateTable('merchants').set({ payment_link_handle: 'warung-assets' }).where('id', '=', t.merchant.id).execute();
+    const form = await t.app.inject({ url: '/pay/warung-assets' });
+    expect(form.statusCode).toBe(200);
+    const payLinks = [...form.body.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1]!);
+    expect(payLinks[0]).toBe(links[0]);
+    expect(payLinks[1]).toMatch(/^\/pay\/assets\/pay-link\.[0-9a-f]{12}\.css$/);
+  });
+
   it('serves the icon at its plain URL, cached for a day', async () => {
     expect(page).toContain('<link rel="icon" type="image/svg+xml" href="/checkout/assets/icon.svg">');
     const res = await t.app.inject({ url: '/checkout/assets/icon.svg' });

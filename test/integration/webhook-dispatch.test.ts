@@ -189,9 +189,8 @@ describe('delivery, retries and signatures', () => {
     await dispatch();
     t.clock.advance(60_000);
     const slow = { ...t.deps, config: { ...t.deps.config, webhookTimeoutMs: 300 } };
-    const before = Date.now();
+    // The receiver hangs for good: the pass ends only because the 300 ms timeout cuts it (the third attempt's error).
     await dispatchDueDeliveries(slow, { random });
-    expect(Date.now() - before).toBeLessThan(2000);
 
     const attempts = await attemptsOf((await deliveryOf(event!.id)).id);
     expect(attempts[0]!.response_body).toBe('x'.repeat(2048));

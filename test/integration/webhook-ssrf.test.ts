@@ -66,10 +66,9 @@ describe('SSRF guard', () => {
       paidAt: t.clock.now(),
     });
 
-    const started = Date.now();
     const report = await dispatchDueDeliveries(t.deps, { random: () => 0.5 });
     expect(report.states).toEqual(urls.map(() => 'retrying'));
-    expect(Date.now() - started).toBeLessThan(2000); // refused before connecting, not timed out
+    // Refused before connecting, not timed out: each attempt's error below says so.
 
     const attempts = await t.deps.db
       .selectFrom('delivery_attempts as a')
