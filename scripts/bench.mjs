@@ -6,6 +6,8 @@
 //                          [--compare FILE] [--scale [--scale-rows N]] [--soak MINUTES]
 //                          [--only cqris-fresh,cstatus-id,...]   (BENCH_CPU_PROF=DIR profiles the gateway)
 //   BENCH_RATE_LIMIT_PER_MINUTE=N (and BENCH_REDIS_URL) measure the gateway with its rate limit on.
+//   --overload: creates at 4x the sustainable rate for 30 s, with before and after (first --db only);
+//   BENCH_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=N (any BENCH_OVERLOAD_*) sets the gateway's OVERLOAD_* limits.
 //
 // Every server and every load generator is a child process of its own: the load generator must not
 // share the server's event loop, and the gateway runs exactly as `qris-gateway serve` does in
@@ -26,6 +28,7 @@ import { round } from './bench/measure.mjs';
 import { gatewayScenarios } from './bench/scenarios.mjs';
 import { scaleScenarios } from './bench/scale.mjs';
 import { soak } from './bench/soak.mjs';
+import { overload, printOverload } from './bench/overload.mjs';
 import { commitInfo, machineInfo, printChecks, printCompare, printTable, targetChecks } from './bench/report.mjs';
 
 async function main() {
@@ -34,7 +37,7 @@ async function main() {
   const build = spawnSync(process.execPath, [bin, '--help'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], timeout: 300_000 });
   if (!existsSync(join(root, 'dist', 'cli', 'bin.js')) || build.error) throw new Error('could not build dist/');
 
-  const mode = SOAK_MINUTES !== null ? 'soak' : args.scale ? 'scale' : 'standard';
+  const mode = SOAK_MINUTES !== null ? 'soak' : args.overload ? 'overload' : args.scale ? 'scale' : 'standard';
   process.stderr.write(`bench: ${mode} run, ${CONNECTIONS} connections, ${DURATION} s per scenario, databases: ${DBS.join(', ')}\n`);
   const report = {
     startedAt: startedAt.toISOString(),
@@ -47,7 +50,7 @@ async function main() {
   };
 
   let baselineRps = null;
-  if (mode !== 'soak') {
+  if (mode !== 'soak' && mode !== 'overload') {
     const r = await measureBaseline();
     baselineRps = r.reqPerSec;
     report.results.push(row('fastify', 'baseline', r, baselineRps));
@@ -79,6 +82,8 @@ async function main() {
       report.results.push(...rows);
       report.checks.push(...checks);
     }
+  } else if (mode === 'overload') {
+    report.overload = await overload(DBS[0], args.log);
   } else {
     report.soak = await soak(DBS[0], SOAK_MINUTES, args.log);
   }
@@ -98,6 +103,7 @@ async function main() {
     process.stdout.write('\n');
     printChecks(report.checks);
   }
+  if (report.overload) printOverload(report.overload);
   if (report.soak) {
     const s = report.soak;
     process.stdout.write(

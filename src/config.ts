@@ -7,6 +7,7 @@ import { flag, optionalText, text, wholeNumber, type Env, type Get, type Setting
 import { parseNetworkList, type IpNetwork } from './domain/ip-networks.js';
 import { parseProxyTrust, type ProxyTrust } from './domain/proxy-trust.js';
 import { MAX_QRIS_AMOUNT } from './domain/money.js';
+import { overloadSettings, type OverloadSettings } from './http/overload-settings.js';
 import { mailSettings, type MailSettings } from './mail/settings.js';
 import { sourceSettings, type SourceSettings } from './payment-sources/settings.js';
 import { checkoutSettings, type CheckoutSettings } from './web/checkout-settings.js';
@@ -15,7 +16,7 @@ import { paymentLinkSettings, type PaymentLinkSettings } from './web/payment-lin
 
 export type Role = 'api' | 'worker' | 'all';
 
-export interface Config extends MailSettings, SourceSettings, CheckoutSettings, ConsoleSettings, PaymentLinkSettings {
+export interface Config extends MailSettings, SourceSettings, CheckoutSettings, ConsoleSettings, PaymentLinkSettings, OverloadSettings {
   port: number;
   host: string;
   databaseUrl: string;
@@ -58,7 +59,7 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   shutdownTimeoutMs: number;
 }
 
-type CoreSettings = Omit<Config, keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings)>;
+type CoreSettings = Omit<Config, keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings & OverloadSettings)>;
 const int = wholeNumber<CoreSettings>;
 
 /** DATABASE_URL unset means SQLite at ./data/qris-gateway.db. */
@@ -149,6 +150,7 @@ export const SETTINGS: SettingsOf<Config> = {
   ...checkoutSettings,
   ...consoleSettings,
   ...paymentLinkSettings,
+  ...overloadSettings,
 };
 
 /** The environment variables the gateway reads, for tools that must clear or set them (test helpers, the bench). */

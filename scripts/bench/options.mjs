@@ -18,6 +18,7 @@ export const { values: args } = parseArgs({
     log: { type: 'string' },
     compare: { type: 'string' },
     scale: { type: 'boolean', default: false },
+    overload: { type: 'boolean', default: false },
     'scale-rows': { type: 'string', default: '1000000' },
     soak: { type: 'string' },
     only: { type: 'string' },
@@ -29,7 +30,7 @@ if (args.help) {
   process.stdout.write(
     `${readFileSync(join(root, 'scripts', 'bench.mjs'), 'utf8')
       .split('\n')
-      .slice(2, 8)
+      .slice(2, 10)
       .join('\n')
       .replace(/^\/\/ ?/gm, '')}\n`,
   );

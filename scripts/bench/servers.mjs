@@ -108,6 +108,12 @@ export async function startGateway(database, logFile) {
         // Off by default, as the scenarios would hit it; a limit far above the load measures its cost.
         RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT_PER_MINUTE || '0',
         ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+        // BENCH_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=N and the like try other load-shedding limits (--overload).
+        ...Object.fromEntries(
+          Object.entries(process.env)
+            .filter(([name]) => name.startsWith('BENCH_OVERLOAD_'))
+            .map(([name, value]) => [name.slice('BENCH_'.length), value]),
+        ),
         DEMO_MERCHANT: 'false',
         NODE_ENV: 'production',
       }),

@@ -54,6 +54,7 @@ export const ERROR_CODES = [
   'unique_code_exhausted',
   'service_unavailable',
   'streams_at_capacity',
+  'overloaded',
   'acquirer_unavailable',
   'acquirer_error',
   'internal_error',

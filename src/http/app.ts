@@ -35,6 +35,7 @@ import { metricsRoutes } from './metrics.js';
 import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
 import { recordRoutes } from './route-table.js';
+import { registerOverloadGuard } from './overload.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -109,6 +110,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     done();
   });
+  // Second: past an OVERLOAD_* limit a request is refused before parsing, auth or any database work.
+  const shedStats = await registerOverloadGuard(app, config);
   // After every body parser (the console's multipart one included, which runs in preValidation). A NUL
   // reaches the params and query only as %00 in the URL (Node refuses a raw one), so a request without
   // that and without a body (every GET create and status read) costs one substring search here.
@@ -192,7 +195,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       { prefix },
     );
   }
-  metricsRoutes(app, config.metricsToken, deps);
+  metricsRoutes(app, config.metricsToken, deps, shedStats);
   await systemRoutes(app, deps);
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
   // preClose has ended the pages' streams and before the database closes.

@@ -71,6 +71,8 @@ const STATUS: Record<ErrorCode, number> = {
   service_unavailable: 503,
   // The server holds as many checkout status streams as it may, from all clients together.
   streams_at_capacity: 503,
+  // The process is past an overload limit (OVERLOAD_* settings): shed before any work, Retry-After set.
+  overloaded: 503,
   // The SNAP acquirer answered with a refusal or nonsense (502), or not at all / overloaded (503).
   acquirer_error: 502,
   acquirer_unavailable: 503,

@@ -3,12 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppError } from '../domain/errors.js';
 import type { Deps } from '../services/deps.js';
+import type { ShedStats } from './overload.js';
 
 /**
  * Prometheus metrics on /metrics. Labels use the route pattern, never the raw URL, so their number stays
  * bounded whatever clients send. With METRICS_TOKEN set, scrapes must send it as a Bearer token.
  */
-export function metricsRoutes(app: FastifyInstance, token: string | null, deps: Deps): void {
+export function metricsRoutes(app: FastifyInstance, token: string | null, deps: Deps, shed: ShedStats): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Group commit (SQLite): read at scrape time from the database's batcher, nothing counted per request.
@@ -54,6 +55,16 @@ export function metricsRoutes(app: FastifyInstance, token: string | null, deps: 
       this.inc({ outcome: 'made' }, stats.made);
       this.inc({ outcome: 'handed_on' }, stats.handedOn);
       this.inc({ outcome: 'refused' }, stats.refused);
+    },
+  });
+  // Load shedding (overload.ts): read at scrape time.
+  new Counter({
+    name: 'qris_requests_shed_total',
+    help: 'Requests answered 503 overloaded because the process was past an OVERLOAD_* limit',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(shed.shed);
     },
   });
   const requests = new Counter({

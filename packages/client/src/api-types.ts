@@ -56,6 +56,7 @@ export type ErrorCode =
   | 'unique_code_exhausted'
   | 'service_unavailable'
   | 'streams_at_capacity'
+  | 'overloaded'
   | 'acquirer_unavailable'
   | 'acquirer_error'
   | 'internal_error';

@@ -1,0 +1,57 @@
+import { getHeapStatistics } from 'node:v8';
+import { wholeNumber, type SettingsOf } from '../env-settings.js';
+
+// Limits past which the server sheds load (overload.ts): 503 `overloaded` at once, before any database
+// work. `0` turns a limit off. The defaults must never fire in normal operation, on a loaded 2-core CI
+// machine running the test suite included: a busy server's latency rises first (group commit waits for
+// the disk and batches more), which is not overload, so only a stalled event loop or a heap about to run
+// out trips them. RSS and event-loop utilisation depend on the machine (a container's memory, how busy
+// is busy), so they are off until an operator sets them.
+export interface OverloadSettings {
+  /** Mean event-loop delay over one sample, in ms, past which requests are shed. */
+  overloadMaxEventLoopDelayMs: number;
+  /** V8 heap in use, in bytes, past which requests are shed. */
+  overloadMaxHeapUsedBytes: number;
+  /** Resident set size, in bytes, past which requests are shed. */
+  overloadMaxRssBytes: number;
+  /** Event-loop utilisation over one sample, in per mille (0-1000), past which requests are shed. */
+  overloadMaxEventLoopUtilization: number;
+  /** How often the load is measured; shedding starts and stops at most this late. */
+  overloadSampleIntervalMs: number;
+  /** Seconds a shed client is told to wait (Retry-After). */
+  overloadRetryAfterSeconds: number;
+}
+
+// 90% of what V8 may hold: past it the process spends its time collecting garbage and then dies of an
+// out-of-memory error, which loses every request in flight; a healthy gateway stays far below (tens of MB).
+const HEAP_DEFAULT = Math.floor(getHeapStatistics().heap_size_limit * 0.9);
+
+export const overloadSettings = {
+  // A mean delay of 1 s over a whole sample means every request waits a second before it is even read:
+  // a saturated 2-core machine shows tens of ms, a stalled loop (a runaway computation, a swapping host) far more.
+  overloadMaxEventLoopDelayMs: wholeNumber(
+    'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
+    'mean event-loop delay past which requests are shed; 0 turns it off',
+    1000,
+    0,
+    600_000,
+  ),
+  overloadMaxHeapUsedBytes: wholeNumber(
+    'OVERLOAD_MAX_HEAP_USED_BYTES',
+    'V8 heap in use past which requests are shed; 0 turns it off',
+    HEAP_DEFAULT,
+    0,
+    Number.MAX_SAFE_INTEGER,
+    '90% of the V8 heap limit',
+  ),
+  overloadMaxRssBytes: wholeNumber('OVERLOAD_MAX_RSS_BYTES', 'resident memory past which requests are shed; 0 turns it off', 0, 0, Number.MAX_SAFE_INTEGER),
+  overloadMaxEventLoopUtilization: wholeNumber(
+    'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION',
+    'event-loop utilisation in per mille past which requests are shed; 0 turns it off',
+    0,
+    0,
+    1000,
+  ),
+  overloadSampleIntervalMs: wholeNumber('OVERLOAD_SAMPLE_INTERVAL_MS', 'how often the load is measured', 1000, 10, 60_000),
+  overloadRetryAfterSeconds: wholeNumber('OVERLOAD_RETRY_AFTER_SECONDS', 'Retry-After sent with 503 overloaded', 2, 1, 3600),
+} satisfies SettingsOf<OverloadSettings>;

@@ -1,0 +1,41 @@
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { AppError } from '../domain/errors.js';
+
+// Routes that answer whatever the load: a load balancer or an orchestrator must still see the process
+// alive (and the operator its metrics) while it sheds, or it would be restarted for being busy.
+const EXEMPT = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Requests refused since start, read by /metrics at scrape time. */
+export interface ShedStats {
+  shed: number;
+}
+
+/**
+ * Load shedding through @fastify/under-pressure: past one of the OVERLOAD_* limits every request but the
+ * exempt ones is answered 503 `overloaded` with Retry-After in its onRequest hook, before parsing, auth or
+ * any database work, and the process recovers by itself once a sample is under the limits again. Pages
+ * get the same JSON error: a shed answer must cost nothing, and browsers retry a reload.
+ */
+export async function registerOverloadGuard(app: FastifyInstance, config: Config): Promise<ShedStats> {
+  const stats: ShedStats = { shed: 0 };
+  const error = new AppError('overloaded', 'the server is overloaded; retry after the time in Retry-After', {
+    retryAfter: config.overloadRetryAfterSeconds,
+  });
+  await app.register(underPressure, {
+    maxEventLoopDelay: config.overloadMaxEventLoopDelayMs,
+    maxHeapUsedBytes: config.overloadMaxHeapUsedBytes,
+    maxRssBytes: config.overloadMaxRssBytes,
+    maxEventLoopUtilization: config.overloadMaxEventLoopUtilization / 1000,
+    sampleInterval: config.overloadSampleIntervalMs,
+    // Called only while a limit is passed. Returning nothing lets the request through; a rejected promise
+    // goes to the app's error handler, which writes the envelope and Retry-After.
+    pressureHandler: (request: FastifyRequest) => {
+      if (EXEMPT.has(request.routeOptions.url ?? '')) return undefined;
+      stats.shed += 1;
+      return Promise.reject(error);
+    },
+  });
+  return stats;
+}
