@@ -15,11 +15,10 @@ export type { Dialect } from './schema.js';
 import type { Dialect } from './schema.js';
 
 type Pragma = (source: string, options: { simple: true }) => unknown;
-type Backup = (file: string, options: { progress: (info: { totalPages: number; remainingPages: number }) => number }) => Promise<unknown>;
 
 /** SQLite's own connection, as the database object needs it beyond Kysely. */
 interface SqliteParts {
-  connection: { pragma: Pragma; backup: Backup; readonly open: boolean; readonly inTransaction: boolean };
+  connection: { pragma: Pragma; readonly open: boolean; readonly inTransaction: boolean };
   prepare(sql: string): JsRowsStatement;
   wal: WalSync | null;
 }
@@ -94,30 +93,6 @@ export class Database extends Kysely<DB> {
   dataVersion(): number | null {
     if (!this.#sqlite?.open) return null;
     return Number(this.#sqlite.pragma('data_version', { simple: true }));
-  }
-
-  /**
-   * SQLite: copies the database into the new file `file` with SQLite's backup API on this very
-   * connection, `pagesPerStep` pages at a time, each step in a turn of the event loop of its own, so
-   * requests wait at most one step (a few hundred KiB of copying) at a time. On the connection that does
-   * the writes on purpose: SQLite then updates the copy with each of this process's commits instead of
-   * starting over, so a busy gateway's backup still ends; a commit from another process does start it
-   * over. A step that meets this connection's own write transaction (SQLITE_LOCKED) ends the attempt,
-   * and it is tried again a few times. The copy is of the moment the last step ran.
-   */
-  async backupTo(file: string, pagesPerStep = 64): Promise<void> {
-    const sqlite = this.#sqlite;
-    if (!sqlite) throw new Error('backupTo is for SQLite databases');
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await sqlite.backup(file, { progress: () => pagesPerStep });
-        return;
-      } catch (err) {
-        const locked = String((err as { code?: string }).code ?? '').startsWith('SQLITE_LOCKED');
-        if (!locked || attempt >= 5) throw err;
-        await new Promise((r) => setTimeout(r, 10 * attempt));
-      }
-    }
   }
 
   /** Resolves once every unit of work handed in so far has been committed (or has failed) and answered. */

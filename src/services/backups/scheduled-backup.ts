@@ -1,6 +1,8 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { copyDatabaseFile } from '../../storage/backup-files.js';
 import type { Deps } from '../deps.js';
+import { sqliteFileOf } from './backup-refused.js';
 import { type BackupReport, verifiedCopy } from './take-backup.js';
 
 /** The names scheduled backups are given; only files of this shape are ever removed from BACKUP_DIR. */
@@ -12,16 +14,16 @@ export function scheduledBackupName(at: number): string {
 }
 
 /**
- * One scheduled backup of the gateway's SQLite database into `dir`: copied step by step on the server's
- * own connection (Database.backupTo), checked in a worker thread, renamed into place; then the oldest
- * beyond `keep` are removed. Counted in deps.state.backups either way; a failure is thrown to the caller.
+ * One scheduled backup of the gateway's SQLite database into `dir`: copied and checked in a worker thread
+ * (storage/backup-files.ts says how and why), renamed into place; then the oldest beyond `keep` are removed. Counted in deps.state.backups either way; a failure is thrown to the caller.
  */
 export async function takeScheduledBackup(deps: Deps, dir: string, keep: number): Promise<BackupReport & { removed: string[] }> {
   const stats = deps.state.backups;
   try {
+    const source = sqliteFileOf(deps.config.databaseUrl);
     const folder = resolve(dir);
     mkdirSync(folder, { recursive: true });
-    const report = await verifiedCopy(join(folder, scheduledBackupName(deps.now())), (tmp) => deps.db.backupTo(tmp));
+    const report = await verifiedCopy(join(folder, scheduledBackupName(deps.now())), (tmp) => copyDatabaseFile(source, tmp));
     stats.successes++;
     stats.lastSuccessAt = deps.now();
     return { ...report, removed: removeOldBackups(folder, keep) };

@@ -38,7 +38,7 @@ export async function verifiedCopy(file: string, make: (tmp: string) => Promise<
 
 /**
  * `qris-gateway backup --to FILE`: a consistent copy of the SQLite database while gateways serve it
- * (storage/backup-files.ts says how), verified before it is reported. An existing FILE is kept unless
+ * (VACUUM INTO in a worker thread; storage/backup-files.ts says why), verified before it is reported. An existing FILE is kept unless
  * `force` is given.
  */
 export async function takeBackup(databaseUrl: string, to: string, options: { force: boolean }): Promise<BackupReport> {
