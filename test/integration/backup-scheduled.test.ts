@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { openRuntime } from '../../src/runtime.js';
 import { SCHEDULED_BACKUP_NAME } from '../../src/services/backups/scheduled-backup.js';
 import { CQRIS } from '../helpers/api.js';
-import { onPostgres, seedMerchant } from '../helpers/context.js';
+import { freshDatabaseUrl, onPostgres, seedMerchant } from '../helpers/context.js';
 import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 
 const env = (db: string, extra: Record<string, string>) => ({
@@ -118,5 +118,31 @@ describe.skipIf(onPostgres)('scheduled backups (SQLite, a real gateway process)'
     const res = await fetch(`${gateway.url}${CQRIS}?amount=30001`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(200);
     await gateway.stop();
+  }, 120_000);
+});
+
+describe.skipIf(!onPostgres)('scheduled backups on PostgreSQL', () => {
+  it('with BACKUP_DIR set, the server says once that pg_dump is the tool and makes no files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qg-backup-pg-'));
+    const fresh = await freshDatabaseUrl(dir);
+    const backups = join(dir, 'backups');
+    const gateway = await startGateway({
+      DATABASE_URL: fresh.url,
+      DEMO_MERCHANT: 'false',
+      BACKUP_DIR: backups,
+      BACKUP_INTERVAL_HOURS: '0.0002',
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 2000));
+      const said = gateway.output().match(/pg_dump/g) ?? [];
+      expect(said).toHaveLength(1);
+      expect(existsSync(backups)).toBe(false);
+      expect((await fetch(`${gateway.url}/healthz`)).ok).toBe(true);
+    } finally {
+      await gateway.stop();
+      await fresh.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });

@@ -1,5 +1,5 @@
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { closeIfUnused, NotAGatewayDatabase, type RowCounts, verifyDatabaseFile } from '../../storage/backup-files.js';
 import { BackupRefused, sqliteFileOf } from './backup-refused.js';
 import { temporaryNameFor } from './take-backup.js';
@@ -26,6 +26,7 @@ export async function restoreBackup(databaseUrl: string, from: string, now: numb
   const source = resolve(from);
   if (!existsSync(source) || !statSync(source).isFile()) throw new BackupRefused('backup_not_found', `there is no backup file at ${source}`);
   if (source === target) throw new BackupRefused('backup_not_found', `${source} is the database itself`);
+  mkdirSync(dirname(target), { recursive: true });
   const tmp = temporaryNameFor(target);
   try {
     copyFileSync(source, tmp);
