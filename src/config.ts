@@ -57,6 +57,12 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   httpKeepAliveTimeoutMs: number;
   /** The longest a SIGTERM/SIGINT shutdown may take before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** SQLite: the folder scheduled backups are written to; null means no scheduled backups. */
+  backupDir: string | null;
+  /** Hours between two scheduled backups (fractions allowed, for tests and busy sites). */
+  backupIntervalHours: number;
+  /** How many scheduled backups are kept in BACKUP_DIR; older ones are removed. */
+  backupKeep: number;
 }
 
 type CoreSettings = Omit<Config, keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings & OverloadSettings)>;
@@ -140,6 +146,21 @@ const coreSettings = {
   // Whole seconds at least: clients are told the time in seconds, and 0 would tell them not to reuse.
   httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'how long an idle keep-alive connection stays open', 5000, 1000, 600_000),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 'the longest a SIGTERM/SIGINT shutdown may take', 15_000, 100, 600_000),
+  backupDir: optionalText('BACKUP_DIR', 'SQLite: folder for scheduled backups; unset means none'),
+  backupIntervalHours: {
+    name: 'BACKUP_INTERVAL_HOURS',
+    shown: '24',
+    doc: 'hours between two scheduled backups',
+    read(raw) {
+      if (raw === undefined || raw === '') return 24;
+      // A fraction is allowed (0.5 is every half hour); at least 0.0001 h (0.36 s), at most a year.
+      if (!/^[0-9]+(\.[0-9]+)?$/.test(raw)) throw new Error(`BACKUP_INTERVAL_HOURS must be a number of hours, got ${JSON.stringify(raw)}`);
+      const hours = Number(raw);
+      if (hours < 0.0001 || hours > 8760) throw new Error(`BACKUP_INTERVAL_HOURS must be between 0.0001 and 8760, got ${hours}`);
+      return hours;
+    },
+  },
+  backupKeep: int('BACKUP_KEEP', 'how many scheduled backups are kept', 7, 1, 10_000),
 } satisfies SettingsOf<CoreSettings>;
 
 /** Every setting, keyed by its Config field. */

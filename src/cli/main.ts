@@ -28,6 +28,7 @@ import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerTransactionCommands } from './commands/transactions.js';
 import { registerUserCommands } from './commands/users.js';
+import { registerBackupCommands } from './commands/backups.js';
 
 /** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
 export async function runCli(argv: string[], io: Io = processIo, env: Env = process.env): Promise<number> {
@@ -170,6 +171,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
   registerPaymentCommands(program, ctx);
   registerWebhookCommands(program, ctx);
   registerDevCommands(program, ctx);
+  registerBackupCommands(program, ctx);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors.js';
+import { BackupRefused } from '../services/backups/backup-refused.js';
 
 export interface Io {
   out: (text: string) => void;
@@ -24,7 +25,9 @@ export function emitError(io: Io, json: boolean, err: unknown): void {
   const e =
     err instanceof AppError
       ? { code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}) }
-      : { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
+      : err instanceof BackupRefused
+        ? { code: err.code, message: err.message }
+        : { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
   if (json) io.out(`${JSON.stringify({ error: e })}\n`);
   else io.err(`error: ${e.code}: ${e.message}\n`);
 }

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppError } from '../domain/errors.js';
 import type { Deps } from '../services/deps.js';
 import type { ShedStats } from './overload.js';
@@ -65,6 +65,25 @@ export function metricsRoutes(app: FastifyInstance, token: string | null, deps: 
     collect() {
       this.reset();
       this.inc(shed.shed);
+    },
+  });
+  // Scheduled backups (workers/backup-scheduler.ts), read at scrape time from the services' state.
+  new Gauge({
+    name: 'qris_backup_last_success_timestamp',
+    help: 'When the last scheduled backup of this process was verified and in place, in seconds since the epoch (0 before the first)',
+    registers: [registry],
+    collect() {
+      const at = deps.state.backups.lastSuccessAt;
+      this.set(at === null ? 0 : at / 1000);
+    },
+  });
+  new Counter({
+    name: 'qris_backup_failures_total',
+    help: 'Scheduled backups that failed (copy, check or rename); each is logged',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(deps.state.backups.failures);
     },
   });
   const requests = new Counter({

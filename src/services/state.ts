@@ -1,4 +1,5 @@
 import type { ParsedQris } from '../domain/qris/index.js';
+import { type BackupStats, newBackupStats } from './backups/backup-stats.js';
 import { PrincipalCache } from './merchants/principal-cache.js';
 import { QuotaCache } from './merchants/quota-cache.js';
 import { CreateQueue } from './transactions/create-queue.js';
@@ -29,6 +30,8 @@ export interface ServiceState {
   statusBus: StatusBus;
   /** The payment source kinds' own caches (SNAP's sources and tokens), typed by their kind's folder. */
   kinds: KindCaches;
+  /** This process's scheduled backups, for /metrics (backups/scheduled-backup.ts). */
+  backups: BackupStats;
 }
 
 /**
@@ -63,5 +66,6 @@ export function newServiceState(): ServiceState {
     staticCodes: new Map(),
     statusBus: new StatusBus(),
     kinds: new KindCaches(),
+    backups: newBackupStats(),
   };
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../services/deps.js';
 import { sourceKinds } from '../payment-sources/kinds.js';
+import { startBackupScheduler } from './backup-scheduler.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
 import { startLoginHousekeeping } from './login-housekeeping.js';
 import { startMailer } from './mailer.js';
@@ -18,6 +19,8 @@ export function startBackgroundWork(deps: Deps): Worker {
   // Each payment source kind's poller (a feed's, a SNAP acquirer's queries).
   for (const kind of sourceKinds) if (kind.worker) workers.push(kind.worker(deps));
   workers.push(startLoginHousekeeping(deps));
+  const backups = startBackupScheduler(deps);
+  if (backups) workers.push(backups);
   return {
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));
