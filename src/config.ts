@@ -114,7 +114,7 @@ const coreSettings = {
   trustProxy: { name: 'TRUST_PROXY', shown: 'false', doc: 'the proxies whose X-Forwarded-For names the client', read: (raw) => parseProxyTrust(raw) },
   demoMerchant: flag('DEMO_MERCHANT', 'create the sandbox merchant and key on an empty database', true),
   metricsToken: optionalText('METRICS_TOKEN', 'when set, /metrics requires it as a bearer token'),
-  redisUrl: optionalText('REDIS_URL', 'rate limits shared by every instance through this Redis'),
+  redisUrl: optionalText('REDIS_URL', 'rate limits shared by every instance through this Redis (held per instance while it is unreachable)'),
   databasePoolSize: int('DATABASE_POOL_SIZE', 'PostgreSQL connections per process', 10, 1, 1000),
   snapPollIntervalMs: int('SNAP_POLL_INTERVAL_MS', 'how often the SNAP query poller looks for due polls', 1000, 50, 3_600_000),
   snapPollMaxDelaySeconds: int('SNAP_POLL_MAX_DELAY_SECONDS', 'longest gap between two queries of one open SNAP transaction', 60, 5, 3600),
