@@ -24,13 +24,13 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(
     url: string,
     private readonly limit: number,
-    private readonly logger: Logger | null = null,
+    private readonly logger: Logger,
     private readonly windowMs = 60_000,
     private readonly prefix = 'qg:rl:',
   ) {
     // Commands wait briefly for a (re)connection, then give up: a request is never held for long.
     const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 500 });
-    redis.on('error', (err) => this.logger?.warn({ err: err.message }, 'redis rate limiter error'));
+    redis.on('error', (err) => this.logger.warn({ err: err.message }, 'redis rate limiter error'));
     redis.defineCommand('qgHit', { numberOfKeys: 1, lua: HIT });
     this.redis = redis as HitCommand;
   }
@@ -45,7 +45,7 @@ export class RedisRateLimiter implements RateLimiter {
         resetSeconds: Math.max(1, Math.ceil(ttl / 1000)),
       };
     } catch (err) {
-      this.logger?.warn({ err: (err as Error).message }, 'rate limit check skipped: redis unavailable');
+      this.logger.warn({ err: (err as Error).message }, 'rate limit check skipped: redis unavailable');
       return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: Math.ceil(this.windowMs / 1000) };
     }
   }
