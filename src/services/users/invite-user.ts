@@ -7,7 +7,7 @@ import { merchantById } from '../../storage/queries/merchants.js';
 import { userByEmail } from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { issueLink } from './account-links.js';
+import { issueLink } from './issue-link.js';
 import { send } from './sign-up.js';
 
 /**

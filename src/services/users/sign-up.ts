@@ -10,9 +10,9 @@ import type { MailSender } from '../../mail/sender.js';
 import { insertUser, userByEmail } from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { issueLink } from './account-links.js';
+import { issueLink } from './issue-link.js';
 import { merchantUserRow } from './merchant-user-row.js';
-import { countRequest } from './throttles.js';
+import { countRequest } from './count-request.js';
 
 export interface SignUpInput {
   email: string;

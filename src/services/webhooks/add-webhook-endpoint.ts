@@ -1,5 +1,5 @@
 // Adds a merchant's webhook endpoint. Deliveries are created when an event happens (see
-// outbox.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
+// enqueue-event.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
 // older events unless an operator resends them to it.
 import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
 import { newEndpointId } from '../../domain/ids.js';

@@ -8,7 +8,7 @@ import { eventMerchant } from '../../storage/queries/outbox.js';
 import { AppError } from '../../domain/errors.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { newDelivery } from './outbox.js';
+import { newDelivery } from './new-delivery.js';
 import { getWebhookEndpoint } from './get-webhook-endpoint.js';
 
 export interface ResendResult {

@@ -12,7 +12,7 @@ import { merchantNameProblem, type MerchantNameProblem } from '../../../domain/m
 import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
 import { getVisibleMerchant } from '../../../services/merchants/get-visible-merchant.js';
 import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
-import { resumeSession } from '../../../services/users/sessions.js';
+import { resumeSession } from '../../../services/users/resume-session.js';
 import { isOperator, type Viewer } from '../../../services/users/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';

@@ -14,7 +14,7 @@ import { listVisibleSources } from '../../../services/sources/list-visible-sourc
 import { setSourceEnabled } from '../../../services/sources/set-source-enabled.js';
 import type { SourceView } from '../../../services/sources/source-view.js';
 import type { Viewer } from '../../../services/users/viewer.js';
-import { lastReports } from '../../../services/overview/get-overview.js';
+import { lastReports } from '../../../services/overview/last-reports.js';
 import { canSeeMerchant, isOperator, merchantScope } from '../../../services/users/viewer.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
