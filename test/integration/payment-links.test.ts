@@ -11,7 +11,7 @@ import { approveLive } from '../../src/services/merchants/approve-live.js';
 import { setDailyQuota } from '../../src/services/merchants/set-daily-quota.js';
 import { paymentLinkLimit } from '../../src/web/payment-link-limit.js';
 import { pino } from 'pino';
-import type { Viewer } from '../../src/services/users/viewer.js';
+import type { Viewer } from '../../src/domain/viewer.js';
 
 const OPERATOR: Viewer = { userId: 'usr_test', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
 const TRX = /^\/checkout\/(trx_[0-9A-Za-z]+)$/;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { resendEvent, resendFailed } from '../../services/webhooks/resend-deliveries.js';
+import { resendEvent } from '../../services/webhooks/resend-event.js';
+import { resendFailed } from '../../services/webhooks/resend-failed.js';
 import { addWebhookEndpoint } from '../../services/webhooks/add-webhook-endpoint.js';
 import { parseEventList } from '../../services/webhooks/event-list.js';
 import { listWebhookEndpoints } from '../../services/webhooks/list-webhook-endpoints.js';

@@ -1,7 +1,7 @@
 import type { Mode } from '../../domain/records.js';
 import { countOpenPending, countUnmatchedPayments, failingEndpoints, paidPerDay } from '../../storage/queries/overview.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 import { WIB_OFFSET_MS, wibDayStart } from '../../domain/wib.js';
 

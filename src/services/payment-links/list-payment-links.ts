@@ -1,6 +1,6 @@
 import { merchantLinksInScope, type MerchantLinkRow } from '../../storage/queries/payment-links.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 export type { MerchantLinkRow } from '../../storage/queries/payment-links.js';
 

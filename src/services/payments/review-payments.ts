@@ -1,7 +1,7 @@
 import type { Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import { paymentPage, type PaymentListRow } from '../../storage/queries/payment-review.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 import { assignCandidates } from './assign-candidates.js';
 
 export const PAYMENTS_PER_PAGE = 25;

@@ -4,7 +4,7 @@ import type { TransactionFilters } from '../../domain/transaction-filters.js';
 import { searchTransactionPage } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import { type StreamCursor, newestFirst, type StreamQuery, streamsOf, withPayments } from './transaction-streams.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
 

@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor } from '../../domain/transaction-cursor.js';
 import { searchTransactionPage } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import { type StreamCursor, newestFirst, type StreamQuery, streamsOf, withPayments } from './transaction-streams.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
 

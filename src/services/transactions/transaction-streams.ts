@@ -14,7 +14,7 @@ import { merchantExists, merchantNames } from '../../storage/queries/merchants.j
 import { readPaymentsByIds, type TransactionSearchQuery } from '../../storage/queries/transactions.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { canSeeMerchant, merchantScope, type Viewer } from '../users/viewer.js';
+import { canSeeMerchant, merchantScope, type Viewer } from '../../domain/viewer.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
 
 /** More merchant-and-mode streams than this are read as one query (a sort of every row in scope). */

@@ -2,7 +2,7 @@ import { hashSessionId, needsTouch, SESSION_ID, sessionState } from '../../domai
 import { sessionWithUser, touchSession } from '../../storage/queries/sessions.js';
 import { merchantIdsOfUser } from '../../storage/queries/users.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from './viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 
 /**
  * The viewer a session cookie stands for, or null: no such session, ended (logout, password change,

@@ -8,7 +8,7 @@ import { CHART_DAYS, getOverview } from '../../../services/overview/get-overview
 import { lastReports } from '../../../services/overview/last-reports.js';
 import { liveApprovalQueue } from '../../../services/merchants/live-approval-queue.js';
 import { quotaUsage } from '../../../services/merchants/quota-usage.js';
-import { canSeeMerchant } from '../../../services/users/viewer.js';
+import { canSeeMerchant } from '../../../domain/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
 import { translator, type Lang } from '../../../presentation/messages.js';
