@@ -1,8 +1,8 @@
 // Table types for Kysely. Times are integer milliseconds since the epoch in both databases: one
 // representation, no time-zone surprises, and cheap comparisons. Booleans are 0/1 integers for the same
 // reason (SQLite has no boolean type).
-export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable, UserRole } from '../domain/records.js';
-import type { Mode, TransactionsTable, PaymentsTable, UserRole } from '../domain/records.js';
+export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable, UserRole, EventType } from '../domain/records.js';
+import type { Mode, TransactionsTable, PaymentsTable, UserRole, EventType } from '../domain/records.js';
 
 /** Which database a connection speaks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -84,8 +84,6 @@ export interface AuditLogTable {
   details: string | null;
   created_at: number;
 }
-
-export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched';
 
 /** The outbox: one row per event, written in the same database transaction as the change it reports. */
 export interface EventsTable {

@@ -4,7 +4,7 @@ import { hashLinkToken, LINK_TOKEN } from '../../src/domain/account-link.js';
 import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, loginKeys } from '../../src/domain/console-session.js';
 import { AppError } from '../../src/domain/errors.js';
 import { decodeCursor, encodeCursor } from '../../src/domain/transaction-cursor.js';
-import { subscribes } from '../../src/domain/webhook-subscription.js';
+import { subscribes } from '../../src/domain/webhook-events.js';
 
 // The pure rules that moved out of the services (issue 24, item 8): each as its service used it.
 

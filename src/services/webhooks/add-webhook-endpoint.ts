@@ -9,7 +9,7 @@ import type { WebhookEndpointsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import { getMerchant } from '../merchants/get-merchant.js';
 import type { Deps } from '../deps.js';
-import { parseEventList } from './event-list.js';
+import { parseEventList } from '../../domain/webhook-events.js';
 import { view, type CreatedWebhookEndpoint } from './webhook-endpoint-view.js';
 import { newWebhookSecret } from './webhook-secret.js';
 

@@ -1,5 +1,5 @@
 import { newEventId } from '../../domain/ids.js';
-import { subscribes } from '../../domain/webhook-subscription.js';
+import { subscribes } from '../../domain/webhook-events.js';
 import type { Executor } from '../../storage/executor.js';
 import { insertDeliveries } from '../../storage/queries/deliveries.js';
 import { insertEvent } from '../../storage/queries/outbox.js';

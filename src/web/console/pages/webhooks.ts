@@ -19,7 +19,7 @@ import { endpointDeliveries } from '../../../services/webhooks/endpoint-deliveri
 import { getVisibleEndpoint } from '../../../services/webhooks/get-visible-endpoint.js';
 import { listVisibleEndpoints } from '../../../services/webhooks/list-visible-endpoints.js';
 import { addWebhookEndpoint } from '../../../services/webhooks/add-webhook-endpoint.js';
-import { EVENT_TYPES, parseEventList } from '../../../services/webhooks/event-list.js';
+import { EVENT_TYPES, parseEventList } from '../../../domain/webhook-events.js';
 import { removeWebhookEndpoint } from '../../../services/webhooks/remove-webhook-endpoint.js';
 import { view } from '../../../services/webhooks/webhook-endpoint-view.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
