@@ -4,7 +4,7 @@ import { hashLinkToken, LINK_TOKEN } from '../../src/domain/account-link.js';
 import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, loginKeys } from '../../src/domain/console-session.js';
 import { AppError } from '../../src/domain/errors.js';
 import { decodeCursor, encodeCursor } from '../../src/domain/transaction-cursor.js';
-import { subscribes } from '../../src/domain/webhook-events.js';
+import { EVENT_TYPES, parseEventList, subscribes } from '../../src/domain/webhook-events.js';
 
 // The pure rules that moved out of the services (issue 24, item 8): each as its service used it.
 
@@ -37,6 +37,14 @@ describe("an endpoint's subscriptions", () => {
     expect(subscribes('["transaction.paid"]', 'transaction.paid')).toBe(true);
     expect(subscribes('["transaction.paid"]', 'transaction.expired')).toBe(false);
     expect(subscribes('["*"]', 'payment.unmatched')).toBe(true);
+  });
+
+  it('reads a typed list: empty or * is every type, repeats once, an unknown type refused naming events', () => {
+    expect(parseEventList(undefined)).toEqual(['*']);
+    expect(parseEventList(' * ')).toEqual(['*']);
+    expect(parseEventList('transaction.paid, transaction.paid,payment.unmatched')).toEqual(['transaction.paid', 'payment.unmatched']);
+    expect(EVENT_TYPES).toContain('transaction.cancelled');
+    expect(() => parseEventList('transaction.paid,nope')).toThrow(AppError);
   });
 
   it('takes nothing when the stored list cannot be read', () => {
