@@ -16,7 +16,7 @@ import { setDailyQuota } from '../services/merchants/set-daily-quota.js';
 import type { Deps } from '../services/deps.js';
 import { cliActor } from '../services/audit.js';
 import type { Actor } from '../domain/actor.js';
-import { getTransactionById } from '../services/transactions/get-transaction.js';
+import { getTransactionById } from '../services/transactions/get-transaction-by-id.js';
 import { serve } from '../server.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { simulatePayment } from '../payment-sources/simulator.js';

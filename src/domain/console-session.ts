@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import { clientAddressKey } from './client-address.js';
 
 // The console's session and login-throttle rules, as pure functions of times and counts.
 
@@ -71,4 +72,18 @@ export function throttleDelayMs(rule: ThrottleRule, failures: number): number {
 /** The failures that still count at `now`: none once a day has passed since the last one. */
 export function countedFailures(failures: number, lastFailureAt: number, now: number): number {
   return now - lastFailureAt >= THROTTLE_FORGET_MS ? 0 : failures;
+}
+
+/** One login-throttle counter: its key in login_throttles and the rule its waits follow. */
+export interface ThrottleKey {
+  key: string;
+  rule: ThrottleRule;
+}
+
+/** The login counters of one attempt: the typed account (hashed, so unknown addresses count too) and the client's address. */
+export function loginKeys(email: string, clientAddress: string): ThrottleKey[] {
+  return [
+    { key: `account:${hash('sha256', email, 'hex')}`, rule: ACCOUNT_THROTTLE },
+    { key: `address:${clientAddressKey(clientAddress)}`, rule: ADDRESS_THROTTLE },
+  ];
 }

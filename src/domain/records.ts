@@ -4,6 +4,10 @@
 export type Mode = 'test' | 'live';
 export type TransactionStatus = 'pending' | 'paid' | 'expired' | 'cancelled';
 export type PaymentStatus = 'matched' | 'unmatched';
+/** A console user's role: an operator sees every merchant, a merchant user its own. */
+export type UserRole = 'operator' | 'merchant';
+/** What a webhook event reports. */
+export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched';
 
 export interface TransactionsTable {
   id: string;

@@ -32,7 +32,7 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(
     url: string,
     private readonly limit: number,
-    private readonly logger: Logger | null = null,
+    private readonly logger: Logger,
     private readonly windowMs = 60_000,
     private readonly prefix = 'qg:rl:',
     now: () => number = Date.now,
@@ -40,7 +40,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.fallback = new MemoryRateLimiter(limit, now, windowMs);
     // Commands wait briefly for a (re)connection, then give up: a request is never held for long.
     const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 500 });
-    redis.on('error', (err) => this.logger?.warn({ err: err.message }, 'redis rate limiter error'));
+    redis.on('error', (err) => this.logger.warn({ err: err.message }, 'redis rate limiter error'));
     redis.once('ready', () => (this.settled = true));
     redis.once('error', () => (this.settled = true));
     redis.defineCommand('qgHit', { numberOfKeys: 1, lua: HIT });
@@ -54,7 +54,7 @@ export class RedisRateLimiter implements RateLimiter {
       const [count, ttl] = await this.redis.qgHit(`${this.prefix}${key}`, String(this.windowMs));
       if (this.degraded) {
         this.degraded = false;
-        this.logger?.warn('redis is back: rate limits are shared by every instance again');
+        this.logger.warn('redis is back: rate limits are shared by every instance again');
       }
       return {
         allowed: count <= this.limit,
@@ -70,7 +70,7 @@ export class RedisRateLimiter implements RateLimiter {
   private holdLocally(key: string, err: Error): Promise<RateDecision> {
     if (!this.degraded) {
       this.degraded = true;
-      this.logger?.warn({ err: err.message }, 'redis unavailable: rate limits held per instance until it returns');
+      this.logger.warn({ err: err.message }, 'redis unavailable: rate limits held per instance until it returns');
     }
     return this.fallback.hit(key);
   }

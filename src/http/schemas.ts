@@ -93,7 +93,7 @@ export const TransactionPage = Type.Object({
   has_more: Type.Boolean(),
 });
 
-// What webhooks carry. Deliveries are built from the same views as the API's answers (outbox.ts); these
+// What webhooks carry. Deliveries are built from the same views as the API's answers (enqueue-event.ts); these
 // schemas describe them for the client package's generated types (scripts/client-types.ts), and a test
 // checks real deliveries against them.
 export const ReportedPayment = Type.Object({

@@ -35,7 +35,7 @@ export class AccountMailQueue implements AccountMailer {
 
   constructor(
     private readonly sender: MailSender,
-    private readonly logger: Logger | null = null,
+    private readonly logger: Logger,
     options: AccountMailQueueOptions = {},
   ) {
     this.maxWaiting = options.maxWaiting ?? 1000;
@@ -45,7 +45,7 @@ export class AccountMailQueue implements AccountMailer {
   post(mail: OutgoingMail): void {
     if (this.closed) return;
     if (this.waiting.length >= this.maxWaiting) {
-      this.logger?.warn({ messageId: mail.messageId }, 'account e-mail dropped: too many waiting');
+      this.logger.warn({ messageId: mail.messageId }, 'account e-mail dropped: too many waiting');
       return;
     }
     this.waiting.push({ mail, tries: 0 });
@@ -67,7 +67,7 @@ export class AccountMailQueue implements AccountMailer {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
-    if (this.waiting.length > 0) this.logger?.warn({ count: this.waiting.length }, 'account e-mails not sent before shutdown');
+    if (this.waiting.length > 0) this.logger.warn({ count: this.waiting.length }, 'account e-mails not sent before shutdown');
     this.waiting.length = 0;
     this.sender.close();
   }
@@ -104,10 +104,10 @@ export class AccountMailQueue implements AccountMailer {
     const delay = this.retryDelaysMs[item.tries];
     const error = err instanceof Error ? err.message : String(err);
     if (this.closed || err instanceof PermanentMailError || delay === undefined) {
-      this.logger?.warn({ messageId: item.mail.messageId, error }, 'account e-mail not sent');
+      this.logger.warn({ messageId: item.mail.messageId, error }, 'account e-mail not sent');
       return;
     }
-    this.logger?.info({ messageId: item.mail.messageId, error, retryInMs: delay }, 'account e-mail failed; trying again');
+    this.logger.info({ messageId: item.mail.messageId, error, retryInMs: delay }, 'account e-mail failed; trying again');
     const timer = setTimeout(() => {
       this.retries.delete(timer);
       if (this.closed) return;

@@ -35,7 +35,7 @@ export interface Deps {
 export interface CodeIssuer {
   /**
    * Makes the pending transaction with a code of this issuer. Called outside any database transaction;
-   * throws LostRace (insert-transaction.ts) when a concurrent create with the same ref or Idempotency-Key
+   * throws LostRace (transactions/lost-race.ts) when a concurrent create with the same ref or Idempotency-Key
    * committed first.
    */
   issue(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable>;

@@ -1,8 +1,8 @@
 // Table types for Kysely. Times are integer milliseconds since the epoch in both databases: one
 // representation, no time-zone surprises, and cheap comparisons. Booleans are 0/1 integers for the same
 // reason (SQLite has no boolean type).
-export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable } from '../domain/records.js';
-import type { Mode, TransactionsTable, PaymentsTable } from '../domain/records.js';
+export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable, UserRole, EventType } from '../domain/records.js';
+import type { Mode, TransactionsTable, PaymentsTable, UserRole, EventType } from '../domain/records.js';
 
 /** Which database a connection speaks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -84,8 +84,6 @@ export interface AuditLogTable {
   details: string | null;
   created_at: number;
 }
-
-export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched';
 
 /** The outbox: one row per event, written in the same database transaction as the change it reports. */
 export interface EventsTable {
@@ -178,8 +176,6 @@ export interface SnapExternalIdsTable {
   external_id: string;
   created_at: number;
 }
-
-export type UserRole = 'operator' | 'merchant';
 
 /** A person who logs in to the console (migration 007). */
 export interface UsersTable {

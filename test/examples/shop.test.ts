@@ -8,7 +8,7 @@ import { createShop, type Order } from '../../examples/shop/shop.js';
 import { startSeededGateway, type SeededGateway } from '../helpers/seeded-gateway.js';
 import { freePort } from '../helpers/processes.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
-import { resendEvent } from '../../src/services/webhooks/resend-deliveries.js';
+import { resendEvent } from '../../src/services/webhooks/resend-event.js';
 import { parseTlv } from '../../src/domain/qris/tlv.js';
 
 const jsQR = jsQRModule.default;

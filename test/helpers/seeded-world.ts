@@ -9,7 +9,7 @@ import { createMerchant } from '../../src/services/merchants/create-merchant.js'
 import { setPaymentLinkHandle } from '../../src/services/payment-links/set-handle.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import type { Viewer } from '../../src/services/users/viewer.js';
+import type { Viewer } from '../../src/domain/viewer.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import type { DB } from '../../src/storage/schema.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from './console.js';

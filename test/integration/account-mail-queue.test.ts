@@ -1,6 +1,7 @@
 // issue 23, finding 8: account mails are handed to a queue that sends them after the answer. Through a
 // real SMTP server: post() returns at once, a relay's temporary refusal is tried again, and close()
 // lets what is queued go out first.
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountMailQueue } from '../../src/mail/account-mail-queue.js';
 import { renderAccountMail } from '../../src/mail/account-mail.js';
@@ -15,7 +16,7 @@ describe('the account mail queue', () => {
 
   it('posts without waiting for the relay, tries a refused send again, and sends what is queued before closing', async () => {
     smtp = await startTestSmtpServer({ rejectFirst: 1, delayMs: 300 });
-    const queue = new AccountMailQueue(createSmtpSender(smtp.url, FROM), null, { retryDelaysMs: [50] });
+    const queue = new AccountMailQueue(createSmtpSender(smtp.url, FROM), pino({ level: 'silent' }), { retryDelaysMs: [50] });
     queue.post(renderAccountMail('reset', 'one@shop.test', 'http://gateway.test/dashboard/reset/confirm?token=x', 'acct-1'));
     queue.post(renderAccountMail('verify', 'two@shop.test', 'http://gateway.test/dashboard/signup/verify?token=y', 'acct-2'));
     // post() returned (it is synchronous) before the relay was offered either mail.

@@ -6,7 +6,7 @@ import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpe
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from '../helpers/console.js';
 import { setPaymentLinkHandle } from '../../src/services/payment-links/set-handle.js';
 import { AppError } from '../../src/domain/errors.js';
-import type { Viewer } from '../../src/services/users/viewer.js';
+import type { Viewer } from '../../src/domain/viewer.js';
 
 // jsqr is CommonJS with ES-style typings (see test/unit/qr-image.test.ts).
 const jsQR = jsQRModule.default;

@@ -6,7 +6,7 @@ import { addMerchantUser, addOperator, ConsoleClient, noticeOf as notice, TEST_A
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { cancelTransaction } from '../../src/services/transactions/cancel-transaction.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { assignCandidates } from '../../src/services/payments/review-payments.js';
+import { assignCandidates } from '../../src/services/payments/assign-candidates.js';
 import { readTransaction } from '../../src/storage/queries/transactions.js';
 import type { Mode } from '../../src/storage/schema.js';
 

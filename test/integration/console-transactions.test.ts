@@ -1,6 +1,6 @@
 // The console's transaction list and its CSV export, through inject, on the suite's database.
 import { afterEach, describe, expect, it } from 'vitest';
-import { exportTransactions } from '../../src/services/transactions/search-transactions.js';
+import { exportTransactions } from '../../src/services/transactions/export-transactions.js';
 import { parseTransactionFilters } from '../../src/domain/transaction-filters.js';
 import { CSV_COLUMNS } from '../../src/web/console/pages/transactions-csv.js';
 import type { TransactionsTable } from '../../src/storage/schema.js';

@@ -3,7 +3,7 @@ import type { AppError } from '../../src/domain/errors.js';
 import { forgetOldLogins } from '../../src/services/users/forget-old-logins.js';
 import { logIn } from '../../src/services/users/log-in.js';
 import { addUser } from '../../src/services/users/add-user.js';
-import { resumeSession } from '../../src/services/users/sessions.js';
+import { resumeSession } from '../../src/services/users/resume-session.js';
 import { useSeededContext } from '../helpers/context.js';
 import { PASSWORD, TEST_ACTOR } from '../helpers/console.js';
 

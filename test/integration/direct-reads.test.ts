@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import { getTransaction, getTransactionById } from '../../src/services/transactions/get-transaction.js';
+import { getTransaction } from '../../src/services/transactions/get-transaction.js';
+import { getTransactionById } from '../../src/services/transactions/get-transaction-by-id.js';
 import { onPostgres, useSeededContext } from '../helpers/context.js';
 
 describe('prepared reads', () => {

@@ -9,7 +9,7 @@ import { createSmtpSender } from '../../src/mail/smtp.js';
 import type { MailSender } from '../../src/mail/sender.js';
 import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
-import { claimEmail } from '../../src/services/email/email-claims.js';
+import { claimEmail } from '../../src/services/email/claim-email.js';
 import { sendDueEmails } from '../../src/services/email/send-due-emails.js';
 import { MAX_EMAIL_ATTEMPTS } from '../../src/domain/mail-retry.js';
 import { openDatabase } from '../../src/storage/database.js';

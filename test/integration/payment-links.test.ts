@@ -10,7 +10,8 @@ import { loadConfig } from '../../src/config.js';
 import { approveLive } from '../../src/services/merchants/approve-live.js';
 import { setDailyQuota } from '../../src/services/merchants/set-daily-quota.js';
 import { paymentLinkLimit } from '../../src/web/payment-link-limit.js';
-import type { Viewer } from '../../src/services/users/viewer.js';
+import { pino } from 'pino';
+import type { Viewer } from '../../src/domain/viewer.js';
 
 const OPERATOR: Viewer = { userId: 'usr_test', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
 const TRX = /^\/checkout\/(trx_[0-9A-Za-z]+)$/;
@@ -377,12 +378,13 @@ describe('payment links: the public routes', () => {
 
 // The machine's Redis (CI starts it); TEST_REDIS_URL overrides.
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const silent = pino({ level: 'silent' });
 
 describe('the payment-link limit with REDIS_URL', () => {
   it('is counted in Redis, so every instance shares it', async () => {
     const config = loadConfig({ REDIS_URL, PAYMENT_LINK_CREATES_PER_MINUTE: '2' });
     const prefix = `qg:test:${randomBytes(6).toString('hex')}:`;
-    const limits = [paymentLinkLimit(config, Date.now, null, prefix)!, paymentLinkLimit(config, Date.now, null, prefix)!];
+    const limits = [paymentLinkLimit(config, Date.now, silent, prefix)!, paymentLinkLimit(config, Date.now, silent, prefix)!];
     try {
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push((await limits[i % 2]!.take('198.51.100.1')).allowed);

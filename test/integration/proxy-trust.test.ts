@@ -7,7 +7,7 @@ import { addOperator } from '../helpers/console.js';
 import { requestFrom, startForwardingProxy, type ForwardingProxy, type PlainResponse } from '../helpers/forwarding-proxy.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { setPaymentLinkHandle } from '../../src/services/payment-links/set-handle.js';
-import type { Viewer } from '../../src/services/users/viewer.js';
+import type { Viewer } from '../../src/domain/viewer.js';
 
 const OPERATOR: Viewer = { userId: 'usr_test', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
 

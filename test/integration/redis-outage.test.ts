@@ -78,7 +78,15 @@ describe.skipIf(!hasRedis)('when Redis goes away (REDIS_URL set)', () => {
     // Back (empty, as a Redis without persistence comes back): the limiter reconnects by itself and
     // counts in Redis again, so a new key's hits land there.
     redis = await startRedis(port);
-    await expect.poll(async () => (await limiter.hit('probe'), limiter.holdingLocally), { timeout: 15_000, interval: 200 }).toBe(false);
+    await expect
+      .poll(
+        async () => {
+          await limiter.hit('probe');
+          return limiter.holdingLocally;
+        },
+        { timeout: 15_000, interval: 200 },
+      )
+      .toBe(false);
     const keys = execFileSync('redis-cli', ['-p', String(port), '--scan', '--pattern', 'qg:outage:*'], { encoding: 'utf8' });
     expect(keys).toContain('probe');
   }, 60_000);

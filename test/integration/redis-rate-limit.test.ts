@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { RedisRateLimiter } from '../../src/http/redis-rate-limit.js';
 import { buildApp } from '../../src/http/app.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 // The machine's Redis (CI starts it); TEST_REDIS_URL overrides.
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const silent = pino({ level: 'silent' });
 
 describe('rate limits shared through Redis', () => {
   const closers: Array<() => Promise<void>> = [];
@@ -18,7 +20,7 @@ describe('rate limits shared through Redis', () => {
     const t: TestApp = await createTestApp();
     closers.push(() => t.close());
     // Two instances on one database, each with its own Redis connection, as two processes would have.
-    const limiters = [0, 1].map(() => new RedisRateLimiter(REDIS_URL, 5, null, 60_000, prefix));
+    const limiters = [0, 1].map(() => new RedisRateLimiter(REDIS_URL, 5, silent, 60_000, prefix));
     const apps = await Promise.all(limiters.map((rateLimiter) => buildApp({ deps: t.deps, rateLimiter })));
     for (const [i, app] of apps.entries())
       closers.push(async () => {
@@ -45,7 +47,7 @@ describe('rate limits shared through Redis', () => {
   });
 
   it('holds the limit in this process when Redis is unreachable, without waiting for it', async () => {
-    const limiter = new RedisRateLimiter('redis://127.0.0.1:1', 1);
+    const limiter = new RedisRateLimiter('redis://127.0.0.1:1', 1, silent);
     closers.push(() => limiter.close());
     const first = await limiter.hit('k');
     const second = await limiter.hit('k');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
-import { encodeCursor } from '../../src/services/transactions/list-transactions.js';
+import { encodeCursor } from '../../src/domain/transaction-cursor.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
 import { create, CSTATUS } from '../helpers/api.js';
 import { expectError } from '../helpers/http-assertions.js';

@@ -9,7 +9,7 @@ import { MAX_ATTEMPTS, RETRY_WINDOW_MS } from '../../src/domain/webhook-retry.js
 import type { Deps } from '../../src/services/deps.js';
 import { expireDue } from '../../src/services/transactions/expire-due.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { resendEvent } from '../../src/services/webhooks/resend-deliveries.js';
+import { resendEvent } from '../../src/services/webhooks/resend-event.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { removeWebhookEndpoint } from '../../src/services/webhooks/remove-webhook-endpoint.js';
 import { newWebhookSecret } from '../../src/services/webhooks/webhook-secret.js';

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { resendEvent, resendFailed } from '../../services/webhooks/resend-deliveries.js';
+import { resendEvent } from '../../services/webhooks/resend-event.js';
+import { resendFailed } from '../../services/webhooks/resend-failed.js';
 import { addWebhookEndpoint } from '../../services/webhooks/add-webhook-endpoint.js';
-import { parseEventList } from '../../services/webhooks/event-list.js';
+import { parseEventList } from '../../domain/webhook-events.js';
 import { listWebhookEndpoints } from '../../services/webhooks/list-webhook-endpoints.js';
 import { removeWebhookEndpoint } from '../../services/webhooks/remove-webhook-endpoint.js';
 import type { CliContext } from '../context.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../domain/errors.js';
-import { getTransactionById } from '../../services/transactions/get-transaction.js';
+import { getTransactionById } from '../../services/transactions/get-transaction-by-id.js';
 import { cachedQrPng } from '../../qr/qr-png.js';
 import { cachedQrSvg } from '../../qr/qr-svg.js';
 import { errorResponses } from '../schemas.js';

@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { auditEntries } from '../../storage/queries/audit.js';
 import type { AuditLogTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { isOperator, type Viewer } from '../users/viewer.js';
+import { isOperator, type Viewer } from '../../domain/viewer.js';
 
 export const AUDIT_PAGE_SIZE = 50;
 

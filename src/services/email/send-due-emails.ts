@@ -4,8 +4,11 @@ import { PermanentMailError, RelayUnavailableError, type MailSender } from '../.
 import { renderMail } from '../../mail/templates.js';
 import { transactionWithMerchantName } from '../../storage/queries/emails.js';
 import type { Deps } from '../deps.js';
-import { paymentOf } from '../transactions/get-transaction.js';
-import { claimEmail, findDueEmailIds, finishEmail, skipDueEmails, type EmailClaim, type EmailOutcome } from './email-claims.js';
+import { paymentOf } from '../transactions/payment-of.js';
+import { claimEmail, type EmailClaim } from './claim-email.js';
+import { findDueEmailIds } from './find-due-email-ids.js';
+import { finishEmail, type EmailOutcome } from './finish-email.js';
+import { skipDueEmails } from './skip-due-emails.js';
 
 export interface SendDueEmailsOptions {
   /** Rows looked at per query. */

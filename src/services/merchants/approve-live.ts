@@ -4,7 +4,7 @@ import { markLiveApproved, merchantById } from '../../storage/queries/merchants.
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 
 /**
  * An operator approves a merchant's live keys. Keys already made start working within the API's

@@ -2,7 +2,7 @@ import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import type { Mode } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import type { CreatedApiKey } from './api-key-summary.js';
 import { createApiKey } from './create-api-key.js';
 import { getVisibleMerchant } from './get-visible-merchant.js';

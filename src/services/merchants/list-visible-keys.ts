@@ -1,6 +1,6 @@
 import { apiKeysOfMerchants, type ApiKeyListRow } from '../../storage/queries/api-keys.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 /** More keys than any real gateway has; the console's list shows the newest this many. */
 export const KEY_LIST_LIMIT = 500;

@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { isOperator, type Viewer } from '../users/viewer.js';
+import { isOperator, type Viewer } from '../../domain/viewer.js';
 import { getVisibleMerchant } from './get-visible-merchant.js';
 
 /** Merchants are changed by operators only; to anyone else the merchant does not exist. */

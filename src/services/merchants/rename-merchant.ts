@@ -4,7 +4,7 @@ import { setMerchantName } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import { operatorsMerchant } from './operators-merchant.js';
 
 export async function renameMerchant(deps: Deps, viewer: Viewer, input: { id: string; name: string }): Promise<MerchantsTable> {

@@ -2,7 +2,7 @@ import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { apiKeyInScope } from '../../storage/queries/api-keys.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 import type { ApiKeySummary } from './api-key-summary.js';
 import { revokeApiKey } from './revoke-api-key.js';
 

@@ -3,7 +3,7 @@ import { setMerchantDisabledAt } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import { operatorsMerchant } from './operators-merchant.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Mode } from '../../domain/records.js';
-import { countOpenPending, countUnmatchedPayments, failingEndpoints, lastReportOfSources, paidPerDay } from '../../storage/queries/overview.js';
+import { countOpenPending, countUnmatchedPayments, failingEndpoints, paidPerDay } from '../../storage/queries/overview.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 import { WIB_OFFSET_MS, wibDayStart } from '../../domain/wib.js';
 
@@ -61,9 +61,4 @@ export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promi
       since: e.updated_at,
     })),
   };
-}
-
-/** When each payment source last reported a payment (its health beside its own poll state). */
-export function lastReports(deps: Deps, sourceIds: readonly string[]): Promise<Map<string, number>> {
-  return lastReportOfSources(deps.db, sourceIds);
 }

@@ -4,7 +4,7 @@ import { parseHandle } from '../../domain/payment-link.js';
 import { merchantByLinkHandle, merchantLinkInScope, setLinkHandleInScope, type MerchantLinkRow } from '../../storage/queries/payment-links.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 const taken = (handle: string) => new AppError('handle_taken', `the handle ${handle} is taken`, { param: 'handle' });
 

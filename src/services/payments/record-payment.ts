@@ -11,7 +11,7 @@ import {
 } from '../../storage/queries/payments.js';
 import type { Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { settlePayment } from './settle-payment.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import { merchantDisabledAt } from '../../storage/queries/merchants.js';

@@ -5,7 +5,7 @@ import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { enqueueEmail } from '../email/enqueue-email.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
 
 /**
  * Binds a stored, unmatched payment to a transaction and marks the transaction paid, with its

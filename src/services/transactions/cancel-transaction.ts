@@ -8,8 +8,10 @@ import { skipQueuedInvoice } from '../../storage/queries/emails.js';
 import type { Mode, TransactionsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { getTransaction, getTransactionById, paymentOf } from './get-transaction.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
+import { getTransaction } from './get-transaction.js';
+import { getTransactionById } from './get-transaction-by-id.js';
+import { paymentOf } from './payment-of.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
 
 export interface CancelTransactionInput {
   trxid: string;

@@ -9,7 +9,9 @@ import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { BatchedCreate, CreateBatchStats, CreateQueue, WaitingCreate } from './create-queue.js';
 import type { Deps } from '../deps.js';
-import { idempotencyRow, pendingRow, queueInvoice } from './insert-transaction.js';
+import { idempotencyRow } from './idempotency-row.js';
+import { pendingRow } from './pending-row.js';
+import { queueInvoice } from './queue-invoice.js';
 import { claimIdempotencyKeys } from '../../storage/queries/idempotency.js';
 
 /**
@@ -116,7 +118,7 @@ async function createAll(deps: Deps, trx: Tx, batch: BatchedCreate[]): Promise<O
   }));
 
   // 0. The Idempotency-Keys, in one sorted statement before any total (the lock order of every create,
-  // insert-transaction.ts). A key another request holds was claimed first: that create is left out of
+  // claim-key.ts). A key another request holds was claimed first: that create is left out of
   // the batch and made on its own, where the lost claim turns it into a replay of the winner.
   const keyed = plans.filter((p) => p.create.input.idempotency !== null);
   const lost = new Set<Plan>();

@@ -5,7 +5,8 @@ import { readTransaction, readTransactionByRef } from '../../storage/queries/tra
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { Deps } from '../deps.js';
-import { idempotencyKey, LostRace } from './insert-transaction.js';
+import { idempotencyKey } from './idempotency-row.js';
+import { LostRace } from './lost-race.js';
 import { checkQuota } from '../merchants/check-quota.js';
 import { dailyLimitOf } from '../merchants/daily-limit-of.js';
 import { checkPayerEmail } from '../merchants/payer-email.js';

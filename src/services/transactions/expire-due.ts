@@ -2,7 +2,7 @@ import { presentTransaction } from '../../domain/transaction.js';
 import { deleteEndedReservations } from '../../storage/queries/reservations.js';
 import { markPendingExpired, readDuePending } from '../../storage/queries/transactions.js';
 import type { Deps } from '../deps.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
 
 /**
  * Moves pending transactions past their expiry to `expired`, a batch per database transaction, each

@@ -3,7 +3,6 @@ import { effectiveStatus } from '../../domain/transaction.js';
 import { readCheckoutRow } from '../../storage/queries/checkout.js';
 import type { TransactionStatus } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { getTransactionById } from './get-transaction.js';
 import { isoTime, isoTimeOrNull } from '../../domain/iso-time.js';
 
 /** What a payer may see of a transaction: enough to pay it, nothing about the merchant's customer. */
@@ -38,10 +37,4 @@ export async function getCheckout(deps: Deps, trxid: string): Promise<CheckoutVi
     paid_at: isoTimeOrNull(row.paid_at),
     paid_late: row.paid_late === 1,
   };
-}
-
-/** What a page without a live stream polls: the status alone, through the batched read by id. */
-export async function getCheckoutStatus(deps: Deps, trxid: string): Promise<{ status: TransactionStatus; paid_late: boolean }> {
-  const tx = await getTransactionById(deps, trxid);
-  return { status: effectiveStatus(tx, deps.now()), paid_late: tx.paid_late === 1 };
 }

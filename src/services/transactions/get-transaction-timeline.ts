@@ -18,7 +18,7 @@ import type {
   TransactionsTable,
 } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import { getVisibleTransaction } from './get-visible-transaction.js';
 
 export interface DeliveryHistory extends DeliveryWithEndpoint {

@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { readScopedTransaction } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 const TRXID = /^trx_[0-9A-Za-z]{1,64}$/;
 

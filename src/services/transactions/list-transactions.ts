@@ -1,8 +1,8 @@
-import { AppError } from '../../domain/errors.js';
+import { decodeCursor, encodeCursor } from '../../domain/transaction-cursor.js';
 import { readPaymentsByIds, readTransactionPage } from '../../storage/queries/transactions.js';
 import type { Mode, PaymentsTable, TransactionStatus } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import type { TransactionWithPayment } from './get-transaction.js';
+import type { TransactionWithPayment } from './transaction-with-payment.js';
 
 export interface ListTransactionsInput {
   /** Null (operators only): every merchant, or both modes. */
@@ -16,19 +16,6 @@ export interface ListTransactionsInput {
 export interface ListTransactionsResult {
   items: TransactionWithPayment[];
   nextCursor: string | null;
-}
-
-// The cursor is the (created_at, id) of the last row returned, so pages stay stable while new
-// transactions arrive at the head of the list.
-export function encodeCursor(createdAt: number, id: string): string {
-  return Buffer.from(`${createdAt}:${id}`, 'utf8').toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  const text = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const m = /^([0-9]{1,15}):(trx_[0-9A-Za-z]{1,64})$/.exec(text);
-  if (!m) throw new AppError('invalid_parameter', 'cursor is not one this API returned', { param: 'cursor' });
-  return { createdAt: Number(m[1]), id: m[2]! };
 }
 
 export async function listTransactions(deps: Deps, input: ListTransactionsInput): Promise<ListTransactionsResult> {

@@ -8,7 +8,9 @@ import { createInBatch } from './create-batch.js';
 import type { BatchedCreate } from './create-queue.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { CodeIssuer, Deps } from '../deps.js';
-import { claimKey, insertRow, pendingRow } from './insert-transaction.js';
+import { claimKey } from './claim-key.js';
+import { insertRow } from './insert-transaction.js';
+import { pendingRow } from './pending-row.js';
 import { claimCode } from './unique-codes.js';
 
 /**
@@ -56,7 +58,7 @@ function insertWithFreeCode(deps: Deps, { input, code, low, high }: BatchedCreat
     const now = deps.now();
     const { expiresAt, reservedUntil } = lifetime(deps.config, input.expiresInSeconds, now);
     const id = newTransactionId();
-    // The key before the total: the lock order of every static-QRIS create (insert-transaction.ts).
+    // The key before the total: the lock order of every static-QRIS create (claim-key.ts).
     if (input.idempotency) await claimKey(trx, input, id, now);
     const claim = { trx, merchantId: input.merchantId, mode: input.mode, amount: input.amount, id, now, reservedUntil };
     const uniqueCode = await claimCode(claim, low, high);

@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { effectiveStatus } from '../../domain/transaction.js';
 import type { TransactionStatus, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { transactionsById } from './get-transaction.js';
+import { transactionsById } from './transactions-by-id.js';
 
 export interface StatusSnapshot {
   status: TransactionStatus;

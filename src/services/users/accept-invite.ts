@@ -8,10 +8,10 @@ import { insertUser, insertUserMerchants, userByEmail } from '../../storage/quer
 import type { UsersTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { hashLinkToken } from './account-links.js';
+import { hashLinkToken } from '../../domain/account-link.js';
 import { linkIsLive } from './link-is-live.js';
 import { invalidLink, type Client } from './link-use.js';
-import { startSession } from './log-in.js';
+import { startSession } from './start-session.js';
 import { merchantUserRow } from './merchant-user-row.js';
 
 /** Accepts an invitation: the user is made (address confirmed, with the invitation's merchants) and logged in. */

@@ -13,7 +13,7 @@ import { deleteTokensOfUser } from '../../storage/queries/user-tokens.js';
 import { anonymiseUser, deleteMembershipsOfUser, merchantIdsOfUser, otherMembersOf, userById } from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from './viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 
 /**
  * A merchant user deletes its own account, after typing its password again. Its personal data goes (the

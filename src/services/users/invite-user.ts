@@ -7,8 +7,8 @@ import { merchantById } from '../../storage/queries/merchants.js';
 import { userByEmail } from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { issueLink } from './account-links.js';
-import { send } from './sign-up.js';
+import { issueLink } from './issue-link.js';
+import { sendAccountMail } from './send-account-mail.js';
 
 /**
  * An operator invites someone (SIGNUP=invite or open): a link, mailed when the gateway can send mail
@@ -35,6 +35,6 @@ export async function inviteUser(
     await writeAudit(trx, { actor, action: 'user.invite', subjectType: 'invitation', subjectId: email, details: { merchant_ids: merchantIds }, now });
     return made;
   });
-  if (mail) await send(mail, renderAccountMail('invite', email, link, `acct-${now}-invite`));
+  if (mail) await sendAccountMail(mail, renderAccountMail('invite', email, link, `acct-${now}-invite`));
   return { email, link, mailed: mail !== null };
 }

@@ -1,7 +1,7 @@
 import type { TokenPurpose } from '../../storage/schema.js';
 import { liveUserToken } from '../../storage/queries/user-tokens.js';
 import type { Deps } from '../deps.js';
-import { hashLinkToken, LINK_TOKEN } from './account-links.js';
+import { hashLinkToken, LINK_TOKEN } from '../../domain/account-link.js';
 
 /** Whether a link is still good, for the page that asks to confirm it (nothing is used up by looking). */
 export async function linkIsLive(deps: Deps, token: string, purpose: TokenPurpose): Promise<{ email: string } | null> {

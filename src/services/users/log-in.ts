@@ -1,14 +1,14 @@
-import { userActor } from '../../domain/actor.js';
-import { hashSessionId, newSessionId } from '../../domain/console-session.js';
 import { AppError } from '../../domain/errors.js';
 import { PASSWORD_MAX_LENGTH } from '../../domain/password.js';
 import { decoyHash, verifyPassword } from '../../hashing/passwords.js';
-import { insertSession } from '../../storage/queries/sessions.js';
-import { markUserLoggedIn, userByEmail } from '../../storage/queries/users.js';
+import { userByEmail } from '../../storage/queries/users.js';
 import type { UsersTable } from '../../storage/schema.js';
-import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { countLoginAttempt, forgiveLoginAttempt, loginKeys, type Counted } from './throttles.js';
+import { loginKeys } from '../../domain/console-session.js';
+import { checkCounted } from './check-counted.js';
+import { countLoginAttempt } from './count-login-attempt.js';
+import { forgiveLoginAttempt } from './forgive-login-attempt.js';
+import { startSession } from './start-session.js';
 
 export interface LogInInput {
   email: string;
@@ -30,7 +30,7 @@ export interface LoggedIn {
  * unknown address is checked against a decoy hash). Attempts are counted before the check, per account
  * (a hash of the typed address, so unknown addresses count too) and per client address, and a right
  * password takes its count back; past a few, logins under that key wait, for a time that doubles with
- * each further failure (`login_throttled`, with retryAfter). See throttles.ts.
+ * each further failure (`login_throttled`, with retryAfter). See count-or-wait.ts.
  */
 export async function logIn(deps: Deps, input: LogInInput): Promise<LoggedIn> {
   const email = input.email.trim().toLowerCase();
@@ -53,38 +53,4 @@ export async function logIn(deps: Deps, input: LogInInput): Promise<LoggedIn> {
   }
   await forgiveLoginAttempt(deps, counted, true);
   return { sessionId: await startSession(deps, user, input, 'user.login'), user };
-}
-
-/** Starts a session for a user who has just proven who they are (password, or a link from their mailbox). */
-export async function startSession(deps: Deps, user: UsersTable, client: { clientAddress: string; userAgent: string | null }, action: string): Promise<string> {
-  const now = deps.now();
-  const sessionId = newSessionId();
-  await deps.db.runInTransaction(async (trx) => {
-    await insertSession(trx, {
-      id_hash: hashSessionId(sessionId),
-      user_id: user.id,
-      created_at: now,
-      last_seen_at: now,
-      expires_at: now + deps.config.sessionMaxHours * 3600_000,
-      ended_at: null,
-      client_address: client.clientAddress.slice(0, 64),
-      user_agent: client.userAgent?.slice(0, 256) ?? null,
-    });
-    await markUserLoggedIn(trx, user.id, now);
-    await writeAudit(trx, { actor: userActor(user), action, subjectType: 'user', subjectId: user.id, details: { address: client.clientAddress }, now });
-  });
-  return sessionId;
-}
-
-/**
- * Runs a password hash for a counted attempt. When the hashing threads are too busy to take it
- * (`service_unavailable`, 503), the password was never checked: the attempt no longer counts.
- */
-export async function checkCounted<T>(deps: Deps, counted: Counted, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'service_unavailable') await forgiveLoginAttempt(deps, counted, false);
-    throw err;
-  }
 }

@@ -5,8 +5,8 @@ import { renderAccountMail } from '../../mail/account-mail.js';
 import { retireUserTokens } from '../../storage/queries/user-tokens.js';
 import { userByEmail } from '../../storage/queries/users.js';
 import type { Deps } from '../deps.js';
-import { issueLink } from './account-links.js';
-import { countRequest } from './throttles.js';
+import { issueLink } from './issue-link.js';
+import { countRequest } from './count-request.js';
 
 /**
  * Asks for a password-reset link. The answer is the same for every address; only an address with a

@@ -7,10 +7,10 @@ import { markEmailVerified, setUserPasswordHash, userById } from '../../storage/
 import type { UsersTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { hashLinkToken } from './account-links.js';
+import { hashLinkToken } from '../../domain/account-link.js';
 import { linkIsLive } from './link-is-live.js';
 import { invalidLink, type Client } from './link-use.js';
-import { startSession } from './log-in.js';
+import { startSession } from './start-session.js';
 
 /** Uses a reset link: a new password, every other session ended, the address confirmed, logged in. */
 export async function resetPassword(deps: Deps, token: string, password: string, client: Client): Promise<{ sessionId: string; user: UsersTable }> {

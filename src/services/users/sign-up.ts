@@ -6,13 +6,12 @@ import { checkPassword } from '../../domain/password.js';
 import { hashPassword } from '../../hashing/passwords.js';
 import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import { renderAccountMail } from '../../mail/account-mail.js';
-import type { MailSender } from '../../mail/sender.js';
 import { insertUser, userByEmail } from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { issueLink } from './account-links.js';
+import { issueLink } from './issue-link.js';
 import { merchantUserRow } from './merchant-user-row.js';
-import { countRequest } from './throttles.js';
+import { countRequest } from './count-request.js';
 
 export interface SignUpInput {
   email: string;
@@ -68,13 +67,4 @@ export async function signUp(deps: Deps, mail: AccountMailer, input: SignUpInput
       throw err;
     });
   if (outgoing) mail.post(outgoing);
-}
-
-/** Sends an account mail at once; a relay that fails is the caller's 503 (an operator's invitation). */
-export async function send(mail: MailSender, outgoing: Parameters<MailSender['send']>[0]): Promise<void> {
-  try {
-    await mail.send(outgoing);
-  } catch {
-    throw new AppError('service_unavailable', 'the e-mail could not be sent just now; try again in a minute', { retryAfter: 60 });
-  }
 }

@@ -6,10 +6,13 @@ import { markEmailVerified, userById } from '../../storage/queries/users.js';
 import type { UsersTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { hashLinkToken, LINK_TOKEN } from './account-links.js';
+import { hashLinkToken, LINK_TOKEN } from '../../domain/account-link.js';
 import { invalidLink, type Client } from './link-use.js';
-import { checkCounted, startSession } from './log-in.js';
-import { countLoginAttempt, forgiveLoginAttempt, loginKeys } from './throttles.js';
+import { checkCounted } from './check-counted.js';
+import { startSession } from './start-session.js';
+import { countLoginAttempt } from './count-login-attempt.js';
+import { forgiveLoginAttempt } from './forgive-login-attempt.js';
+import { loginKeys } from '../../domain/console-session.js';
 
 /**
  * Opens a sign-up link: the address is confirmed, the link used up, and the user logged in, but only

@@ -1,5 +1,5 @@
 // Adds a merchant's webhook endpoint. Deliveries are created when an event happens (see
-// outbox.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
+// enqueue-event.ts), for the endpoints subscribed at that moment: an endpoint added later does not receive
 // older events unless an operator resends them to it.
 import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
 import { newEndpointId } from '../../domain/ids.js';
@@ -9,7 +9,7 @@ import type { WebhookEndpointsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import { getMerchant } from '../merchants/get-merchant.js';
 import type { Deps } from '../deps.js';
-import { parseEventList } from './event-list.js';
+import { parseEventList } from '../../domain/webhook-events.js';
 import { view, type CreatedWebhookEndpoint } from './webhook-endpoint-view.js';
 import { newWebhookSecret } from './webhook-secret.js';
 

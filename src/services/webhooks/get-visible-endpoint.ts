@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { webhookEndpointInScope } from '../../storage/queries/webhook-endpoints.js';
 import type { WebhookEndpointsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 /** The endpoint if the viewer may see it, else not_found. */
 export async function getVisibleEndpoint(deps: Deps, viewer: Viewer, id: string): Promise<WebhookEndpointsTable> {

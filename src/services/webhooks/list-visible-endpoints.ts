@@ -3,7 +3,7 @@
 import { webhookEndpointsInScope } from '../../storage/queries/webhook-endpoints.js';
 import type { WebhookEndpointsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../users/viewer.js';
+import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
 export async function listVisibleEndpoints(deps: Deps, viewer: Viewer): Promise<WebhookEndpointsTable[]> {
   return webhookEndpointsInScope(deps.db, merchantScope(viewer));

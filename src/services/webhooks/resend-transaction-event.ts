@@ -3,8 +3,8 @@ import { AppError } from '../../domain/errors.js';
 import { isEventOfTransaction } from '../../storage/queries/outbox.js';
 import type { Deps } from '../deps.js';
 import { getVisibleTransaction } from '../transactions/get-visible-transaction.js';
-import type { Viewer } from '../users/viewer.js';
-import { resendEvent, type ResendResult } from './resend-deliveries.js';
+import type { Viewer } from '../../domain/viewer.js';
+import { resendEvent, type ResendResult } from './resend-event.js';
 
 /**
  * The console's resend from a transaction's page: one of that transaction's events, to every endpoint

@@ -1,5 +1,5 @@
 // The `emails` outbox: due rows, leases and results. Several mailer processes may run at once, so every
-// write is a conditional update (see services/email/email-claims.ts for the protocol).
+// write is a conditional update (see services/email/claim-email.ts for the protocol).
 import type { Db, Executor, Tx } from '../executor.js';
 import type { EmailsTable } from '../schema.js';
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SafeHtml } from '../../domain/html.js';
 import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import type { MailSender } from '../../mail/sender.js';
-import type { Viewer } from '../../services/users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import type { Lang } from '../../presentation/messages.js';
 import { renderPage, type Section } from './layout.js';
 

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../../domain/html.js';
-import type { Viewer } from '../../services/users/viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 import { consoleAssets } from '../static-assets.js';
 import { LANGS, translator, type Lang } from '../../presentation/messages.js';
 import { words } from './layout.words.js';

@@ -1,5 +1,5 @@
 import { html } from '../../../domain/html.js';
-import type { Viewer } from '../../../services/users/viewer.js';
+import type { Viewer } from '../../../domain/viewer.js';
 import { translator, type Lang } from '../../../presentation/messages.js';
 import { words } from './errors.words.js';
 import { renderPage } from '../layout.js';

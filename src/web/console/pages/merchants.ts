@@ -12,8 +12,8 @@ import { merchantNameProblem, type MerchantNameProblem } from '../../../domain/m
 import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
 import { getVisibleMerchant } from '../../../services/merchants/get-visible-merchant.js';
 import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
-import { resumeSession } from '../../../services/users/sessions.js';
-import { isOperator, type Viewer } from '../../../services/users/viewer.js';
+import { resumeSession } from '../../../services/users/resume-session.js';
+import { isOperator, type Viewer } from '../../../domain/viewer.js';
 import { statusFor } from '../../../http/error-status.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';
 import { Form, Params, Segment, Text, Upload, pageSchema } from '../../forms.js';

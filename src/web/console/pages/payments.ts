@@ -14,7 +14,7 @@ import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { assignPayment } from '../../../services/payments/assign-payment.js';
 import { reviewPayments } from '../../../services/payments/review-payments.js';
-import { merchantScope } from '../../../services/users/viewer.js';
+import { merchantScope } from '../../../domain/viewer.js';
 import type { PaymentListRow } from '../../../storage/queries/payment-review.js';
 import type { Mode, PaymentStatus } from '../../../storage/schema.js';
 import { Form, pageSchema, Params, Query, Segment, Text } from '../../forms.js';

@@ -8,8 +8,8 @@ import { isoTime, isoTimeOrNull } from '../../../domain/iso-time.js';
 import { effectiveStatus } from '../../../domain/transaction.js';
 import { parseTransactionFilters, wibDate } from '../../../domain/transaction-filters.js';
 import type { Deps } from '../../../services/deps.js';
-import type { TransactionWithPayment } from '../../../services/transactions/get-transaction.js';
-import { exportTransactions } from '../../../services/transactions/search-transactions.js';
+import type { TransactionWithPayment } from '../../../services/transactions/transaction-with-payment.js';
+import { exportTransactions } from '../../../services/transactions/export-transactions.js';
 import { Query, Text } from '../../forms.js';
 import type { ConsolePage } from '../context.js';
 

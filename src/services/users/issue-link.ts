@@ -1,4 +1,5 @@
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashLinkToken } from '../../domain/account-link.js';
 import { insertUserToken, retireUserTokens } from '../../storage/queries/user-tokens.js';
 import type { Tx } from '../../storage/executor.js';
 import type { TokenPurpose } from '../../storage/schema.js';
@@ -16,11 +17,6 @@ const LINK_PATH: Record<TokenPurpose, string> = {
   reset: '/dashboard/reset/confirm',
   invite: '/dashboard/invite',
 };
-
-export const hashLinkToken = (token: string): string => hash('sha256', token, 'hex');
-
-/** A link's token as it may arrive: anything else is not looked up at all. */
-export const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Makes a single-use link of this purpose for `email`, retiring the address's earlier unused links of

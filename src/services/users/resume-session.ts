@@ -1,10 +1,8 @@
-import { userActor } from '../../domain/actor.js';
 import { hashSessionId, needsTouch, SESSION_ID, sessionState } from '../../domain/console-session.js';
-import { endSession, sessionWithUser, touchSession } from '../../storage/queries/sessions.js';
+import { sessionWithUser, touchSession } from '../../storage/queries/sessions.js';
 import { merchantIdsOfUser } from '../../storage/queries/users.js';
-import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from './viewer.js';
+import type { Viewer } from '../../domain/viewer.js';
 
 /**
  * The viewer a session cookie stands for, or null: no such session, ended (logout, password change,
@@ -21,13 +19,4 @@ export async function resumeSession(deps: Deps, sessionId: string | undefined): 
   if (needsTouch(session, now)) await touchSession(deps.db, idHash, now);
   const merchantIds = session.user.role === 'merchant' ? await merchantIdsOfUser(deps.db, session.user.id) : [];
   return { userId: session.user.id, email: session.user.email, role: session.user.role, merchantIds, sessionKey: idHash };
-}
-
-/** Logout: the session ends on the server, so a copied cookie is worth nothing afterwards. */
-export async function endViewerSession(deps: Deps, viewer: Viewer): Promise<void> {
-  const now = deps.now();
-  await deps.db.runInTransaction(async (trx) => {
-    await endSession(trx, viewer.sessionKey, now);
-    await writeAudit(trx, { actor: userActor(viewer), action: 'user.logout', subjectType: 'user', subjectId: viewer.userId, now });
-  });
 }

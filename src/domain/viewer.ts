@@ -1,4 +1,4 @@
-import type { UserRole } from '../../storage/schema.js';
+import type { UserRole } from './records.js';
 
 /**
  * Who is looking at the console, and so what every console query is scoped by: an operator sees every

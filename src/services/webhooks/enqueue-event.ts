@@ -1,10 +1,12 @@
-import { newDeliveryId, newEventId } from '../../domain/ids.js';
+import { newEventId } from '../../domain/ids.js';
+import { subscribes } from '../../domain/webhook-events.js';
 import type { Executor } from '../../storage/executor.js';
 import { insertDeliveries } from '../../storage/queries/deliveries.js';
 import { insertEvent } from '../../storage/queries/outbox.js';
 import { enabledEndpointSubscriptions } from '../../storage/queries/webhook-endpoints.js';
-import type { DeliveriesTable, EventType, Mode } from '../../storage/schema.js';
+import type { EventType, Mode } from '../../storage/schema.js';
 import type { StatusBus } from '../transactions/status-bus.js';
+import { newDelivery } from './new-delivery.js';
 
 export interface NewEvent {
   merchantId: string;
@@ -46,29 +48,4 @@ export async function enqueueEvent(db: Executor, bus: StatusBus, event: NewEvent
     );
   }
   return id;
-}
-
-/** A delivery as it starts: pending, due now, unclaimed, never attempted (also a resend to a new endpoint). */
-export function newDelivery(eventId: string, endpointId: string, now: number): DeliveriesTable {
-  return {
-    id: newDeliveryId(),
-    event_id: eventId,
-    endpoint_id: endpointId,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    locked_until: null,
-    last_attempt_at: null,
-    last_status_code: null,
-    created_at: now,
-  };
-}
-
-export function subscribes(eventsJson: string, type: EventType): boolean {
-  try {
-    const list = JSON.parse(eventsJson) as unknown;
-    return Array.isArray(list) && (list.includes('*') || list.includes(type));
-  } catch {
-    return false;
-  }
 }

@@ -1,5 +1,8 @@
-import { AppError } from '../../domain/errors.js';
-import type { EventType } from '../../storage/schema.js';
+import { AppError } from './errors.js';
+import type { EventType } from './records.js';
+
+// The webhook event types: what an endpoint may subscribe to, as an operator types it (console and CLI),
+// and whether an endpoint's stored list takes an event.
 
 export const EVENT_TYPES: readonly EventType[] = ['transaction.paid', 'transaction.expired', 'transaction.cancelled', 'payment.unmatched'];
 
@@ -13,4 +16,17 @@ export function parseEventList(text: string | undefined): string[] {
     }
   }
   return items;
+}
+
+/**
+ * Whether an endpoint's stored event list (a JSON array of event types, `*` for all) takes this event
+ * type; a list that cannot be read takes nothing.
+ */
+export function subscribes(eventsJson: string, type: string): boolean {
+  try {
+    const list = JSON.parse(eventsJson) as unknown;
+    return Array.isArray(list) && (list.includes('*') || list.includes(type));
+  } catch {
+    return false;
+  }
 }
