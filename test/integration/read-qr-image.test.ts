@@ -159,20 +159,24 @@ describe('readQrImage', () => {
   // issue 23, finding 10: a decoder that dies for want of memory is the machine's problem: 503 with
   // Retry-After, never a 500 (here it is killed as the system's OOM killer would).
   it('answers service_unavailable with retryAfter when a decoder is killed from outside', async () => {
+    const decoderPids = async () => {
+      const { stdout } = await runPs();
+      return stdout
+        .split('\n')
+        .filter((l) => l.includes('--max-old-space-size=256'))
+        .map((l) => Number(l.trim().split(/\s+/)[0]));
+    };
+    // A decoder of an earlier test may still be on its way out: only this read's own is killed.
+    const earlier = new Set(await decoderPids());
     const reader = createQrImageReader({ concurrency: 1 });
     const read = reader.read(photo).then(
       () => null,
       (err: { code?: string; retryAfter?: number }) => err,
     );
-    const decoderPid = async () => {
-      const { stdout } = await runPs();
-      const line = stdout.split('\n').find((l) => l.includes('--max-old-space-size=256'));
-      return line ? Number(line.trim().split(/\s+/)[0]) : null;
-    };
     const pid = await vi.waitFor(
       async () => {
-        const found = await decoderPid();
-        expect(found).not.toBeNull();
+        const found = (await decoderPids()).find((p) => !earlier.has(p));
+        expect(found).toBeDefined();
         return found!;
       },
       { timeout: 5_000, interval: 20 },
