@@ -40,7 +40,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.fallback = new MemoryRateLimiter(limit, now, windowMs);
     // Commands wait briefly for a (re)connection, then give up: a request is never held for long.
     const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 500 });
-    redis.on('error', (err) => this.logger.warn({ err: err.message }, 'redis rate limiter error'));
+    // Every failed reconnection emits 'error' (every ~2 s while Redis is down): the listener keeps it from
+    // being an unhandled event; the change of state itself is logged once each way by hit().
+    redis.on('error', () => {});
     redis.once('ready', () => (this.settled = true));
     redis.once('error', () => (this.settled = true));
     redis.defineCommand('qgHit', { numberOfKeys: 1, lua: HIT });
