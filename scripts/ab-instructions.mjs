@@ -154,7 +154,19 @@ async function measure(tree, db, scenario, concurrency) {
       {
         cwd: tree.dir,
         stdio: ['ignore', log, log],
-        env: { ...env, ...vgdbEnv, PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0', DEMO_MERCHANT: 'false', NODE_ENV: 'production' },
+        env: {
+          ...env,
+          ...vgdbEnv,
+          PORT: String(port),
+          LOG_LEVEL: 'info',
+          RATE_LIMIT_PER_MINUTE: '0',
+          DEMO_MERCHANT: 'false',
+          NODE_ENV: 'production',
+          // Under callgrind every turn of the loop is ~50x longer: the load shedder would refuse the run.
+          // Its limits off, its hook still runs, so the count still holds its cost. Older builds ignore these.
+          OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+          OVERLOAD_MAX_HEAP_USED_BYTES: '0',
+        },
       },
     );
     const url = `http://127.0.0.1:${port}`;
