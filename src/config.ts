@@ -42,6 +42,7 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   redisUrl: string | null;
   /** PostgreSQL connections per process. */
   databasePoolSize: number;
+  databaseConnectTimeoutMs: number;
   /** SNAP BI acquirer source: query-poll worker tick, longest gap between polls, acquirer HTTP timeout. */
   snapPollIntervalMs: number;
   snapPollMaxDelaySeconds: number;
@@ -116,6 +117,13 @@ const coreSettings = {
   metricsToken: optionalText('METRICS_TOKEN', 'when set, /metrics requires it as a bearer token'),
   redisUrl: optionalText('REDIS_URL', 'rate limits shared by every instance through this Redis (held per instance while it is unreachable)'),
   databasePoolSize: int('DATABASE_POOL_SIZE', 'PostgreSQL connections per process', 10, 1, 1000),
+  databaseConnectTimeoutMs: int(
+    'DATABASE_CONNECT_TIMEOUT_MS',
+    'how long a request waits for a PostgreSQL connection before answering database_unavailable',
+    5000,
+    100,
+    120_000,
+  ),
   snapPollIntervalMs: int('SNAP_POLL_INTERVAL_MS', 'how often the SNAP query poller looks for due polls', 1000, 50, 3_600_000),
   snapPollMaxDelaySeconds: int('SNAP_POLL_MAX_DELAY_SECONDS', 'longest gap between two queries of one open SNAP transaction', 60, 5, 3600),
   snapHttpTimeoutMs: int('SNAP_HTTP_TIMEOUT_MS', 'timeout of each call to a SNAP acquirer', 10_000, 100, 120_000),

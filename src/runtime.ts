@@ -19,7 +19,11 @@ export interface Runtime {
  * the given logger (a silent one when none is given: commands that log nowhere).
  */
 export async function openRuntime(config: Config, now: () => number = Date.now, options: { server?: boolean; logger?: Logger } = {}): Promise<Runtime> {
-  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, backgroundCheckpoints: options.server ?? false });
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    backgroundCheckpoints: options.server ?? false,
+  });
   try {
     await migrateToLatest(database, database.dialect);
   } catch (err) {

@@ -55,6 +55,8 @@ export const ERROR_CODES = [
   'service_unavailable',
   'streams_at_capacity',
   'overloaded',
+  'database_unavailable',
+  'storage_unavailable',
   'acquirer_unavailable',
   'acquirer_error',
   'internal_error',

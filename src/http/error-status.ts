@@ -73,6 +73,10 @@ const STATUS: Record<ErrorCode, number> = {
   streams_at_capacity: 503,
   // The process is past an overload limit (OVERLOAD_* settings): shed before any work, Retry-After set.
   overloaded: 503,
+  // The database cannot be reached (PostgreSQL down, restarting, or its connection cut); Retry-After set.
+  database_unavailable: 503,
+  // A write failed for lack of disk space or an I/O error (SQLite's file); reads go on; Retry-After set.
+  storage_unavailable: 503,
   // The SNAP acquirer answered with a refusal or nonsense (502), or not at all / overloaded (503).
   acquirer_error: 502,
   acquirer_unavailable: 503,

@@ -10,6 +10,7 @@ import { WalSync } from './engine/wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './engine/checkpointer.js';
 import { GroupCommit, type BatchStats, type UnitOfWork } from './engine/unit-of-work.js';
 import { StatementNames } from './engine/statement-names.js';
+import { classifyingDialect } from './unavailable-driver.js';
 
 export type { Dialect } from './schema.js';
 import type { Dialect } from './schema.js';
@@ -49,7 +50,8 @@ export class Database extends Kysely<DB> {
     cleanUp: () => Promise<void> = async () => {},
     statementNames: StatementNames | null = null,
   ) {
-    super({ dialect });
+    // Every query's failure of the database itself becomes database_unavailable / storage_unavailable.
+    super({ dialect: classifyingDialect(dialect) });
     this.dialect = kind;
     this.statementNames = statementNames;
     this.#sqlite = sqlite?.connection ?? null;
@@ -120,6 +122,8 @@ export function sqlitePathFromUrl(url: string): string | null {
 
 export interface OpenOptions {
   poolSize?: number;
+  /** PostgreSQL: how long to wait for a connection (a new one, or a free one of the pool) before failing. */
+  connectTimeoutMs?: number;
   /** SQLite: checkpoint from a worker thread (a long-running server); short-lived commands need not. */
   backgroundCheckpoints?: boolean;
 }
@@ -127,7 +131,7 @@ export interface OpenOptions {
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const sqlitePath = sqlitePathFromUrl(url);
   if (sqlitePath !== null) return openSqlite(sqlitePath, options.backgroundCheckpoints ?? false);
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10, options.connectTimeoutMs ?? 5000);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
@@ -188,9 +192,19 @@ function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: stri
   };
 }
 
-function openPostgres(url: string, poolSize: number): Database {
+function openPostgres(url: string, poolSize: number, connectTimeoutMs: number): Database {
   const statementNames = new StatementNames();
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: namingClient(statementNames) });
+  // connectionTimeoutMillis bounds both a new connection and the wait for a free one: while the server is
+  // down or unreachable (no answer at all, not only a refusal), a request fails with database_unavailable
+  // (unavailable.ts) instead of waiting out TCP's own timeout. keepAlive finds a silently dropped
+  // connection that sits idle in the pool.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    Client: namingClient(statementNames),
+  });
   // An idle client's error (the server restarting) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db: Database = new Database(new PostgresDialect({ pool }), 'postgres', null, () => db.destroy(), statementNames);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { OutageBackoff } from './outage-backoff.js';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -6,28 +7,45 @@ export interface Worker {
 
 /**
  * Runs `round` now and then every intervalMs. A round never overlaps the previous one; a failed round is
- * logged and the next tick tries again, so one bad run never stops a worker. stop() waits for the
- * round in flight.
+ * logged and the next tick tries again, so one bad run never stops a worker. While the database is
+ * unavailable the worker backs off instead (outage-backoff.ts). stop() waits for the round in flight.
  */
 export function runEvery(intervalMs: number, round: () => Promise<unknown>, logger: Logger, failure: string): Worker {
   let running: Promise<void> | null = null;
   let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const outage = new OutageBackoff(intervalMs, logger, failure);
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(tick, delay);
+    timer.unref();
+  };
   const tick = () => {
     if (running || stopped) return;
+    const started = Date.now();
+    // Rounds start intervalMs apart (a long round is followed at once by the next), as a timer's would.
+    const onTime = () => Math.max(0, intervalMs - (Date.now() - started));
     running = round()
-      .then(() => undefined)
-      .catch((err: unknown) => logger.error({ err }, failure))
-      .finally(() => {
+      .then(() => {
+        outage.succeeded();
+        return onTime();
+      })
+      .catch((err: unknown) => {
+        const pause = outage.failed(err);
+        if (pause !== null) return pause;
+        logger.error({ err }, failure);
+        return onTime();
+      })
+      .then((delay) => {
         running = null;
+        schedule(delay);
       });
   };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
   tick();
   return {
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      if (timer) clearTimeout(timer);
       await running;
     },
   };

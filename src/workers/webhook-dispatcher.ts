@@ -4,6 +4,7 @@ import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/c
 import type { Deps } from '../services/deps.js';
 import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
 import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
+import { OutageBackoff } from './outage-backoff.js';
 import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
 
 export interface DispatchOptions {
@@ -108,8 +109,8 @@ export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions
 
 /**
  * Runs passes every `intervalMs`; after a full pass it goes again at once, so a backlog drains at the
- * concurrency's pace rather than one batch per interval. A failing pass (database down) is logged and
- * the next tick tries again.
+ * concurrency's pace rather than one batch per interval. A failing pass is logged and the next tick
+ * tries again; while the database is unavailable the dispatcher backs off (outage-backoff.ts).
  */
 export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { intervalMs?: number } = {}): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
@@ -117,6 +118,7 @@ export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { 
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
+  const outage = new OutageBackoff(intervalMs, deps.logger, 'webhook dispatch');
 
   const schedule = (delay: number) => {
     if (stopped) return;
@@ -126,8 +128,13 @@ export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { 
   const tick = () => {
     timer = null;
     running = dispatchDueDeliveries(deps, { ...options, concurrency })
-      .then((report) => (report.claimed >= concurrency ? 0 : intervalMs))
+      .then((report) => {
+        outage.succeeded();
+        return report.claimed >= concurrency ? 0 : intervalMs;
+      })
       .catch((err: unknown) => {
+        const pause = outage.failed(err);
+        if (pause !== null) return pause;
         deps.logger.error({ err }, 'webhook dispatch failed');
         return intervalMs;
       })

@@ -280,13 +280,14 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       expect(ready.json()).toEqual({ success: true, data: { status: 'ready', database: t.deps.db.dialect } });
     });
 
-    it('/readyz answers 503 service_unavailable once the database is closed', async () => {
+    it('/readyz answers 503 database_unavailable with Retry-After once the database is closed', async () => {
       const other = await createTestApp();
       try {
         expect((await other.app.inject({ url: '/readyz' })).statusCode).toBe(200);
         await other.database.close();
         const res = await other.app.inject({ url: '/readyz' });
-        const body = expectError(res, 503, 'service_unavailable');
+        const body = expectError(res, 503, 'database_unavailable');
+        expect(res.headers['retry-after']).toBe('2');
         expect(body.error.message).not.toMatch(/destroyed|kysely|sqlite/i);
         expect((await other.app.inject({ url: '/healthz' })).statusCode).toBe(200);
       } finally {

@@ -57,6 +57,8 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'streams_at_capacity'
   | 'overloaded'
+  | 'database_unavailable'
+  | 'storage_unavailable'
   | 'acquirer_unavailable'
   | 'acquirer_error'
   | 'internal_error';

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { pingDatabase } from '../../storage/queries/health.js';
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../../domain/errors.js';
+import { AppError, isAppError } from '../../domain/errors.js';
+import { UNAVAILABLE_RETRY_AFTER } from '../../storage/unavailable.js';
 import type { Deps } from '../../services/deps.js';
 import { errorResponses, ok } from '../schemas.js';
 
@@ -23,7 +24,8 @@ export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<vo
         await pingDatabase(deps.db);
       } catch (err) {
         request.log.warn({ err }, 'readiness check: database unavailable');
-        throw new AppError('service_unavailable', 'the database is not reachable');
+        // Already database_unavailable when the driver's failure was recognised (storage/unavailable.ts).
+        throw isAppError(err) ? err : new AppError('database_unavailable', 'the database is not reachable', { retryAfter: UNAVAILABLE_RETRY_AFTER });
       }
       return { success: true as const, data: { status: 'ready', database: deps.db.dialect } };
     },

@@ -1,6 +1,7 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../schema.js';
 import type { WalSync } from './wal-sync.js';
+import { unavailableError } from '../unavailable.js';
 
 /**
  * Group commit. On SQLite every commit is an fsync (synchronous=FULL) and there is one connection, so
@@ -114,6 +115,7 @@ export class GroupCommit {
   private async runBatch(units: Unit[]): Promise<void> {
     const wal = this.wal;
     let outcomes: Outcome[];
+    let committed = false;
     try {
       // One connection for the whole batch: the synchronous switch must sit right around BEGIN and COMMIT
       // with no other statement of this connection in between (SQLite refuses to change it inside a
@@ -126,10 +128,14 @@ export class GroupCommit {
           if (wal) await SYNC_FULL.execute(conn);
         }
       });
+      committed = true;
       // Nobody is answered before the batch's log frames are on disk.
       if (wal) await wal.sync();
     } catch (err) {
-      for (const u of units) u.reject(err);
+      // The log's flush fails after the commit, outside any query (an fsync's ENOSPC or EIO): the rows
+      // are committed but maybe not on disk, so the answer says the outcome is in doubt.
+      const failure = unavailableError(err, { inDoubt: committed }) ?? err;
+      for (const u of units) u.reject(failure);
       this.answered(units.length);
       return;
     }
