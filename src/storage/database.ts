@@ -217,6 +217,14 @@ function openPostgres(url: string, poolSize: number, connectTimeoutMs: number): 
  */
 function namingClient(names: StatementNames): typeof pg.Client {
   return class NamingClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      // A checked-out connection that the server ends between two queries (pg_terminate_backend, a
+      // restart) emits 'error' with no query to reject; unheard, that event would end the process. The
+      // next query on it fails (database_unavailable) and the pool drops it when it is released.
+      this.on('error', () => {});
+    }
+
     // Kysely calls query(text, values) for every statement; anything else (a cursor, a config object)
     // passes through untouched.
     override query(...args: unknown[]): never {

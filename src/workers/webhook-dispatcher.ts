@@ -4,7 +4,7 @@ import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/c
 import type { Deps } from '../services/deps.js';
 import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
 import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
-import { OutageBackoff } from './outage-backoff.js';
+import { OutageBackoff, isOutage } from './outage-backoff.js';
 import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
 
 export interface DispatchOptions {
@@ -101,7 +101,9 @@ export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions
   const settled = await Promise.allSettled(claimed.map((d) => deliver(deps, d, options)));
   const states = settled.map((s, i) => {
     if (s.status === 'fulfilled') return s.value;
-    deps.logger.error({ err: s.reason, delivery: claimed[i]!.id }, 'could not record a webhook attempt');
+    // During a database outage this is expected, and the delivery is not lost: said as a warning.
+    const log = isOutage(s.reason) ? deps.logger.warn.bind(deps.logger) : deps.logger.error.bind(deps.logger);
+    log({ err: s.reason, delivery: claimed[i]!.id }, 'could not record a webhook attempt; it is sent again once its claim expires');
     return 'unrecorded' as const;
   });
   return { claimed: claimed.length, states };
