@@ -43,6 +43,7 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   /** PostgreSQL connections per process. */
   databasePoolSize: number;
   databaseConnectTimeoutMs: number;
+  databaseQueryTimeoutMs: number;
   /** SNAP BI acquirer source: query-poll worker tick, longest gap between polls, acquirer HTTP timeout. */
   snapPollIntervalMs: number;
   snapPollMaxDelaySeconds: number;
@@ -117,6 +118,13 @@ const coreSettings = {
   metricsToken: optionalText('METRICS_TOKEN', 'when set, /metrics requires it as a bearer token'),
   redisUrl: optionalText('REDIS_URL', 'rate limits shared by every instance through this Redis (held per instance while it is unreachable)'),
   databasePoolSize: int('DATABASE_POOL_SIZE', 'PostgreSQL connections per process', 10, 1, 1000),
+  databaseQueryTimeoutMs: int(
+    'DATABASE_QUERY_TIMEOUT_MS',
+    'a PostgreSQL query unanswered this long has its connection ended (database_unavailable); 0 never',
+    30_000,
+    0,
+    3_600_000,
+  ),
   databaseConnectTimeoutMs: int(
     'DATABASE_CONNECT_TIMEOUT_MS',
     'how long a request waits for a PostgreSQL connection before answering database_unavailable',

@@ -11,6 +11,7 @@ import { BACKSTOP_PAGES, startCheckpointer } from './engine/checkpointer.js';
 import { GroupCommit, type BatchStats, type UnitOfWork } from './engine/unit-of-work.js';
 import { StatementNames } from './engine/statement-names.js';
 import { classifyingDialect } from './unavailable-driver.js';
+import { QueryWatchdog } from './pg-query-watchdog.js';
 
 export type { Dialect } from './schema.js';
 import type { Dialect } from './schema.js';
@@ -124,6 +125,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL: how long to wait for a connection (a new one, or a free one of the pool) before failing. */
   connectTimeoutMs?: number;
+  /** PostgreSQL: a query still unanswered after this long has its connection ended (pg-query-watchdog.ts); 0 never. */
+  queryTimeoutMs?: number;
   /** SQLite: checkpoint from a worker thread (a long-running server); short-lived commands need not. */
   backgroundCheckpoints?: boolean;
 }
@@ -131,7 +134,7 @@ export interface OpenOptions {
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const sqlitePath = sqlitePathFromUrl(url);
   if (sqlitePath !== null) return openSqlite(sqlitePath, options.backgroundCheckpoints ?? false);
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10, options.connectTimeoutMs ?? 5000);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10, options.connectTimeoutMs ?? 5000, options.queryTimeoutMs ?? 30_000);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
@@ -192,8 +195,9 @@ function memoisedStatements(sqlite: BetterSqlite3.Database): { prepare(sql: stri
   };
 }
 
-function openPostgres(url: string, poolSize: number, connectTimeoutMs: number): Database {
+function openPostgres(url: string, poolSize: number, connectTimeoutMs: number, queryTimeoutMs: number): Database {
   const statementNames = new StatementNames();
+  const watchdog = queryTimeoutMs > 0 ? new QueryWatchdog(queryTimeoutMs) : null;
   // connectionTimeoutMillis bounds both a new connection and the wait for a free one: while the server is
   // down or unreachable (no answer at all, not only a refusal), a request fails with database_unavailable
   // (unavailable.ts) instead of waiting out TCP's own timeout. keepAlive finds a silently dropped
@@ -203,11 +207,20 @@ function openPostgres(url: string, poolSize: number, connectTimeoutMs: number): 
     max: poolSize,
     connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
-    Client: namingClient(statementNames),
+    Client: namingClient(statementNames, watchdog),
   });
   // An idle client's error (the server restarting) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db: Database = new Database(new PostgresDialect({ pool }), 'postgres', null, () => db.destroy(), statementNames);
+  const db: Database = new Database(
+    new PostgresDialect({ pool }),
+    'postgres',
+    null,
+    async () => {
+      watchdog?.stop();
+      await db.destroy();
+    },
+    statementNames,
+  );
   return db;
 }
 
@@ -215,7 +228,7 @@ function openPostgres(url: string, poolSize: number, connectTimeoutMs: number): 
  * A pool's client class that sends each nameable query as a named statement (statement-names.ts), with
  * the names of one database: made per pool, so no name is shared with another database in the process.
  */
-function namingClient(names: StatementNames): typeof pg.Client {
+function namingClient(names: StatementNames, watchdog: QueryWatchdog | null): typeof pg.Client {
   return class NamingClient extends pg.Client {
     constructor(config?: string | pg.ClientConfig) {
       super(config);
@@ -223,6 +236,7 @@ function namingClient(names: StatementNames): typeof pg.Client {
       // restart) emits 'error' with no query to reject; unheard, that event would end the process. The
       // next query on it fails (database_unavailable) and the pool drops it when it is released.
       this.on('error', () => {});
+      watchdog?.watch(this);
     }
 
     // Kysely calls query(text, values) for every statement; anything else (a cursor, a config object)

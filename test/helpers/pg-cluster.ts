@@ -5,7 +5,7 @@
 // without them and the test skips, saying so. Run as root (CI), the server runs as the `postgres` user,
 // because PostgreSQL refuses to run as root.
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -95,6 +95,35 @@ export class PgCluster {
     await run(this.bins.pgCtl, ['-D', this.data, '-m', 'immediate', '-w', 'stop'], this.user);
   }
 
+  /**
+   * SIGSTOP (or SIGCONT) to the server and all its processes: a server that accepts nothing and answers
+   * nothing, while its sockets stay open, as a hung host or a silent network looks to a client.
+   */
+  freeze(): void {
+    this.signalAll('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.signalAll('SIGCONT');
+  }
+
+  private signalAll(signal: NodeJS.Signals): void {
+    const postmaster = Number(readFileSync(join(this.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    let children: number[] = [];
+    try {
+      children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      // No children.
+    }
+    // The postmaster first when stopping (so it forks no new backend), last when continuing.
+    const order = signal === 'SIGSTOP' ? [postmaster, ...children] : [...children, postmaster];
+    for (const pid of order) process.kill(pid, signal);
+  }
+
   /** Ends every connection of other clients to the `postgres` database (pg_terminate_backend); returns how many. */
   async terminateClients(): Promise<number> {
     const admin = new pg.Client({ connectionString: this.url, application_name: 'qg-test-admin' });
@@ -110,6 +139,11 @@ export class PgCluster {
   }
 
   async destroy(): Promise<void> {
+    try {
+      this.thaw();
+    } catch {
+      // Not running.
+    }
     try {
       await run(this.bins.pgCtl, ['-D', this.data, '-m', 'immediate', '-w', 'stop'], this.user);
     } catch {

@@ -2,7 +2,8 @@
 // The server is the test's own (helpers/pg-cluster.ts: initdb and pg_ctl on a free port), so killing it
 // disturbs nothing else. Faults, in order: pg_terminate_backend on the gateway's connections mid-load,
 // then `pg_ctl stop -m immediate` (every backend killed, as in a crash) with the load still running, then
-// a start. What must hold: every request is answered (never a hang, a dropped connection or a 500);
+// a start, then SIGSTOP on every server process for 3 s (a server that answers nothing) and SIGCONT.
+// What must hold: every request is answered (never a hang, a dropped connection or a 500);
 // while the database is away the answer is 503 `database_unavailable`; /readyz turns not-ready and
 // back; the gateway recovers with no restart; and afterwards every acknowledged create, payment and
 // cancel is in the database exactly once, every 503 that said "nothing was changed" (Retry-After)
@@ -72,6 +73,11 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
       WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
       WEBHOOK_DISPATCH_INTERVAL_MS: '100',
       SWEEP_INTERVAL_MS: '200',
+      // Short, so that the frozen server below is given up on within the test's time.
+      DATABASE_QUERY_TIMEOUT_MS: '1000',
+      DATABASE_CONNECT_TIMEOUT_MS: '1000',
+      // A delivery whose record was lost in the outage is sent again once its claim (this + 15 s) ends.
+      WEBHOOK_TIMEOUT_MS: '2000',
       LOG_LEVEL: 'info',
     });
   }, 180_000);
@@ -181,6 +187,16 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
     phase = 'after';
     const createsBeforeRecovery = answers.filter((a) => a.op === 'create' && a.status === 200).length;
     await sleep(2000);
+
+    // A server that answers nothing at all (SIGSTOP): queries in flight are given up on after
+    // DATABASE_QUERY_TIMEOUT_MS, new connections after DATABASE_CONNECT_TIMEOUT_MS.
+    phase = 'frozen';
+    cluster.freeze();
+    await sleep(3000);
+    const readyWhileFrozen = await readyz();
+    phase = 'thawed';
+    cluster.thaw();
+    await sleep(2500);
     stopLoad = true;
     await load;
 
@@ -197,6 +213,9 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
     expect(refusedDown.length, 'the outage was met by the load').toBeGreaterThan(0);
     expect(readyWhileDown).toEqual({ status: 503, code: 'database_unavailable', retryAfter: '2' });
     expect(healthWhileDown).toBe(200);
+    expect([readyWhileFrozen.status, readyWhileFrozen.code]).toEqual([503, 'database_unavailable']);
+    expect(answers.filter((a) => a.phase === 'frozen' && a.status === 503).length, 'the frozen server was given up on').toBeGreaterThan(0);
+    expect(answers.filter((a) => a.phase === 'thawed' && a.op === 'create' && a.status === 200).length, 'creates succeed after the thaw').toBeGreaterThan(0);
     expect(
       answers.filter((a) => a.phase === 'after' && a.op === 'create' && a.status === 200).length,
       'creates succeed again without a restart',
@@ -289,6 +308,7 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
           cancels: { ok: count('cancel', 200), unavailable: count('cancel', 503) },
           inDoubt: answers.filter((a) => a.status === 503 && a.retryAfter === null).length,
           answeredWhileDown: answers.filter((a) => a.phase === 'down').length,
+          answeredWhileFrozen: answers.filter((a) => a.phase === 'frozen').length,
           serverStartMs: serverUpMs,
           readyAfterStartMs: readyAfterMs,
           checkedRows: rows.length,
