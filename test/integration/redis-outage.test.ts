@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RedisRateLimiter } from '../../src/http/redis-rate-limit.js';
-import { createTestApp } from '../helpers/context.js';
+import { createTestApp, onPostgres } from '../helpers/context.js';
 import { freePort } from '../helpers/processes.js';
+import { startSeededGateway } from '../helpers/seeded-gateway.js';
 
 // Redis going away under the API (issue 25, part 2), against a Redis server this test starts and stops on
 // a port of its own, so the machine's Redis is never touched. Needs redis-server on the PATH (Debian's
@@ -90,4 +91,67 @@ describe.skipIf(!hasRedis)('when Redis goes away (REDIS_URL set)', () => {
     const keys = execFileSync('redis-cli', ['-p', String(port), '--scan', '--pattern', 'qg:outage:*'], { encoding: 'utf8' });
     expect(keys).toContain('probe');
   }, 60_000);
+
+  // Redis is the same whichever database the gateway runs on: once, on the SQLite pass.
+  it.skipIf(onPostgres)(
+    'under a create load on a real gateway process: Redis killed and restarted, every request answered, none 5xx',
+    async () => {
+      const port = await freePort();
+      let redis = await startRedis(port);
+      closers.push(() => stopRedis(redis));
+      // A limit far above the load: what is measured is that the API keeps answering, not the count.
+      const g = await startSeededGateway({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'info' });
+      closers.push(() => g.stop());
+      const answers: Array<{ phase: string; status: number }> = [];
+      const broken: string[] = [];
+      let phase = 'up';
+      let stop = false;
+      const loop = async () => {
+        while (!stop) {
+          const at = phase;
+          try {
+            const res = await fetch(`${g.url}/api/payment-gateway/cqris?amount=${10_000 + Math.floor(Math.random() * 1_000_000)}`, {
+              headers: { 'x-api-key': g.testKey },
+              signal: AbortSignal.timeout(20_000),
+            });
+            await res.arrayBuffer();
+            answers.push({ phase: at, status: res.status });
+          } catch (err) {
+            broken.push(`${at}: ${(err as Error).message}`);
+          }
+        }
+      };
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const load = Promise.all(Array.from({ length: 6 }, loop));
+      await sleep(1000);
+      phase = 'down';
+      await stopRedis(redis);
+      await sleep(2000);
+      phase = 'back';
+      redis = await startRedis(port);
+      await sleep(3000);
+      stop = true;
+      await load;
+
+      expect(broken).toEqual([]);
+      for (const p of ['up', 'down', 'back']) {
+        const of = answers.filter((a) => a.phase === p);
+        expect(of.length, `answers while ${p}`).toBeGreaterThan(0);
+        expect(
+          of.filter((a) => a.status !== 200),
+          `non-200 answers while ${p}`,
+        ).toEqual([]);
+      }
+      const logged = g.process
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(logged.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
+      // Said once each way (redis-rate-limit.ts), not once per request.
+      expect(logged.filter((l) => /redis/i.test(l.msg) && l.level === 40).length).toBeLessThanOrEqual(2);
+      console.log(JSON.stringify(Object.fromEntries(['up', 'down', 'back'].map((p) => [p, answers.filter((a) => a.phase === p).length]))));
+    },
+    90_000,
+  );
 });
