@@ -4,8 +4,10 @@ import { wholeNumber, type SettingsOf } from '../env-settings.js';
 // Limits past which the server sheds load (overload.ts): 503 `overloaded` at once, before any database
 // work. `0` turns a limit off. The defaults must never fire in normal operation, on a loaded 2-core CI
 // machine running the test suite included: a busy server's latency rises first (group commit waits for
-// the disk and batches more), which is not overload, so only a stalled event loop or a heap about to run
-// out trips them. RSS and event-loop utilisation depend on the machine (a container's memory, how busy
+// the disk and batches more), which is not overload, so only a stalled event loop, a heap about to run
+// out, or more API requests in progress than OVERLOAD_MAX_IN_FLIGHT trips them (256: a burst that size is
+// no small merchant's normal traffic, group commit still gathers large batches under it, and the tests'
+// largest burst at one process is 200). RSS and event-loop utilisation depend on the machine (a container's memory, how busy
 // is busy), so they are off until an operator sets them.
 export interface OverloadSettings {
   /** Mean event-loop delay over one sample, in ms, past which requests are shed. */
@@ -16,6 +18,8 @@ export interface OverloadSettings {
   overloadMaxRssBytes: number;
   /** Event-loop utilisation over one sample, in per mille (0-1000), past which requests are shed. */
   overloadMaxEventLoopUtilization: number;
+  /** API requests (`/api/...`) in progress at once past which a new one is shed; 0: no limit. */
+  overloadMaxInFlight: number;
   /** How often the load is measured; shedding starts and stops at most this late. */
   overloadSampleIntervalMs: number;
   /** Seconds a shed client is told to wait (Retry-After). */
@@ -51,6 +55,15 @@ export const overloadSettings = {
     0,
     0,
     1000,
+  ),
+  // The one limit that bounds how long an accepted request waits (Little's law: at most this many ahead
+  // of it, served at the machine's rate); the others only catch a stalled loop or a heap about to burst.
+  overloadMaxInFlight: wholeNumber(
+    'OVERLOAD_MAX_IN_FLIGHT',
+    'API requests in progress at once past which a new one is shed; 0 turns it off',
+    256,
+    0,
+    1_000_000,
   ),
   overloadSampleIntervalMs: wholeNumber('OVERLOAD_SAMPLE_INTERVAL_MS', 'how often the load is measured', 1000, 10, 60_000),
   overloadRetryAfterSeconds: wholeNumber('OVERLOAD_RETRY_AFTER_SECONDS', 'Retry-After sent with 503 overloaded', 2, 1, 3600),

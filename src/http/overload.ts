@@ -23,6 +23,7 @@ export async function registerOverloadGuard(app: FastifyInstance, config: Config
   const error = new AppError('overloaded', 'the server is overloaded; retry after the time in Retry-After', {
     retryAfter: config.overloadRetryAfterSeconds,
   });
+  if (config.overloadMaxInFlight > 0) limitInFlight(app, config.overloadMaxInFlight, error, stats);
   await app.register(underPressure, {
     maxEventLoopDelay: config.overloadMaxEventLoopDelayMs,
     maxHeapUsedBytes: config.overloadMaxHeapUsedBytes,
@@ -38,4 +39,28 @@ export async function registerOverloadGuard(app: FastifyInstance, config: Config
     },
   });
   return stats;
+}
+
+/**
+ * OVERLOAD_MAX_IN_FLIGHT: past this many API requests in progress, a new one is refused at once. A
+ * saturated server queues work inside itself (creates waiting for their group commit, reads for a
+ * connection) and every queued request makes each later one wait longer; the limit keeps that queue, and
+ * so the latency of the requests it accepts, bounded. Counted from onRequest to the response's 'close',
+ * which comes exactly once whether the answer was sent or the client went away.
+ */
+function limitInFlight(app: FastifyInstance, max: number, error: AppError, stats: ShedStats): void {
+  let inFlight = 0;
+  const done = () => {
+    inFlight -= 1;
+  };
+  app.addHook('onRequest', (request, reply, next) => {
+    if (!request.url.startsWith('/api/')) return next();
+    if (inFlight >= max) {
+      stats.shed += 1;
+      return next(error);
+    }
+    inFlight += 1;
+    reply.raw.once('close', done);
+    next();
+  });
 }

@@ -88,6 +88,42 @@ describe('load shedding', () => {
     await expectServed();
   });
 
+  it('past OVERLOAD_MAX_IN_FLIGHT API requests in progress a new one is shed at once; pages are not counted; the count returns to 0', async () => {
+    t = await createTestApp({ OVERLOAD_MAX_IN_FLIGHT: '3' });
+    // Ten creates sent together: each is in progress until its group commit has answered, so the first
+    // three are taken and the other seven refused before any work.
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${20_000 + i}`, headers: { 'x-api-key': t.testKey } })),
+    );
+    expect(burst.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 503, 503, 503, 503, 503, 503, 503]);
+    for (const r of burst.filter((x) => x.statusCode === 503)) {
+      expectError(r, 503, 'overloaded');
+      expect(r.headers['retry-after']).toBe('2');
+    }
+    expect(await t.deps.db.selectFrom('transactions').select('id').where('amount', '>=', 20_000).where('amount', '<', 20_010).execute()).toHaveLength(3);
+    // Pages and health checks are not API requests: a burst of them is never refused by this limit.
+    const pages = await Promise.all(Array.from({ length: 10 }, () => t.app.inject({ url: '/healthz' })));
+    expect(pages.every((r) => r.statusCode === 200)).toBe(true);
+    // Every answered request left the count, a refused one included: bursts of three, one after another, all pass.
+    for (let round = 0; round < 3; round++) {
+      const ok = await Promise.all(
+        Array.from({ length: 3 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${30_000 + round * 3 + i}`, headers: { 'x-api-key': t.testKey } })),
+      );
+      expect(ok.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    }
+    // A client that goes away before its answer leaves the count too.
+    const aborted = new AbortController();
+    const slow = t.app.inject({ url: `${CQRIS}?amount=40000`, headers: { 'x-api-key': t.testKey }, signal: aborted.signal }).catch(() => null);
+    aborted.abort();
+    await slow;
+    await t.deps.db.settled();
+    const after = await Promise.all(
+      Array.from({ length: 3 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${41_000 + i}`, headers: { 'x-api-key': t.testKey } })),
+    );
+    expect(after.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qris_requests_shed_total 7$/m);
+  });
+
   it('with every limit 0 nothing is ever shed', async () => {
     t = await createTestApp({
       OVERLOAD_SAMPLE_INTERVAL_MS: '10',
@@ -95,9 +131,14 @@ describe('load shedding', () => {
       OVERLOAD_MAX_HEAP_USED_BYTES: '0',
       OVERLOAD_MAX_RSS_BYTES: '0',
       OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '0',
+      OVERLOAD_MAX_IN_FLIGHT: '0',
     });
     expect(t.app.isUnderPressure()).toBe(false);
     await expectServed();
+    const burst = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${50_000 + i}`, headers: { 'x-api-key': t.testKey } })),
+    );
+    expect(burst.filter((r) => r.statusCode !== 200)).toEqual([]);
     expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qris_requests_shed_total 0$/m);
   });
 });
