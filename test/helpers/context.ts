@@ -102,7 +102,15 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   const dir = mkdtempSync(join(tmpdir(), 'qg-test-'));
   const fresh = await freshDatabaseUrl(dir);
   const databaseUrl = fresh.url;
-  const config = loadConfig({ PUBLIC_BASE_URL: 'http://gateway.test', RATE_LIMIT_PER_MINUTE: '0', ...env, DATABASE_URL: databaseUrl });
+  // The event-loop delay shedder measures the machine, not the code: on a CI host loaded past its cores it
+  // would refuse a test's requests as overloaded. Off unless a test sets it (overload.test.ts does).
+  const config = loadConfig({
+    PUBLIC_BASE_URL: 'http://gateway.test',
+    RATE_LIMIT_PER_MINUTE: '0',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...env,
+    DATABASE_URL: databaseUrl,
+  });
   const database = openDatabase(config.databaseUrl);
   await migrateToLatest(database, database.dialect);
   const clock = new TestClock();

@@ -19,7 +19,8 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const [k, v] of Object.entries(process.env)) {
     if (!isGatewaySetting(k)) env[k] = v;
   }
-  return { ...env, ...extra };
+  // As in createTestContext (context.ts): the event-loop delay shedder off unless a test sets it.
+  return { ...env, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...extra };
 }
 
 export interface Finished {
