@@ -30,11 +30,19 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
     await database.close();
     throw err;
   }
+  const logger = options.logger ?? silentLogger();
+  database.onWriteOutage((event) => {
+    if (event.state === 'started') {
+      logger.warn({ err: event.err }, 'storage unavailable: writes answer 503 storage_unavailable until the disk takes them again');
+    } else {
+      logger.info({ refused: event.refused, ms: event.ms }, 'storage writable again');
+    }
+  });
   const deps: Deps = {
     db: database,
     config,
     now,
-    logger: options.logger ?? silentLogger(),
+    logger,
     issuers: codeIssuers,
     sources: sourceCatalog,
     state: newServiceState(),

@@ -8,7 +8,7 @@ import { directReads, type DirectReads } from './engine/direct-reads.js';
 import type { DB } from './schema.js';
 import { WalSync } from './engine/wal-sync.js';
 import { BACKSTOP_PAGES, startCheckpointer } from './engine/checkpointer.js';
-import { GroupCommit, type BatchStats, type UnitOfWork } from './engine/unit-of-work.js';
+import { GroupCommit, type BatchStats, type UnitOfWork, type WriteOutageEvent } from './engine/unit-of-work.js';
 import { StatementNames } from './engine/statement-names.js';
 import { classifyingDialect } from './unavailable-driver.js';
 import { QueryWatchdog } from './pg-query-watchdog.js';
@@ -79,6 +79,15 @@ export class Database extends Kysely<DB> {
 
   override startTransaction(): never {
     throw new Error('write through db.runInTransaction (storage/database.ts), which keeps group commit');
+  }
+
+  /**
+   * SQLite: tells `listener` once when commits start failing for storage (a full disk, a file-size limit,
+   * an I/O error) and once when one succeeds again; the server logs both (runtime.ts). PostgreSQL's own
+   * disk is its server's business: nothing is told there.
+   */
+  onWriteOutage(listener: (event: WriteOutageEvent) => void): void {
+    if (this.#groupCommit) this.#groupCommit.onOutage = listener;
   }
 
   /** Group commits so far (SQLite; zeros on PostgreSQL, where every unit commits alone). */

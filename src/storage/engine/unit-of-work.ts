@@ -2,6 +2,7 @@ import { sql, type ControlledTransaction, type Kysely, type Transaction } from '
 import type { DB } from '../schema.js';
 import type { WalSync } from './wal-sync.js';
 import { unavailableError } from '../unavailable.js';
+import { isAppError } from '../../domain/errors.js';
 
 /**
  * Group commit. On SQLite every commit is an fsync (synchronous=FULL) and there is one connection, so
@@ -42,6 +43,13 @@ export interface BatchStats {
 }
 
 /**
+ * The start and the end of a spell in which commits fail because the disk cannot take them (full, a
+ * file-size limit, an I/O error): told once each way, so the server logs the outage twice, not once per
+ * refused request.
+ */
+export type WriteOutageEvent = { state: 'started'; err: unknown } | { state: 'ended'; refused: number; ms: number };
+
+/**
  * The batcher of one SQLite database, owned by its Database object (database.ts), which is the only
  * caller: services reach it through `db.runInTransaction`.
  */
@@ -53,6 +61,10 @@ export class GroupCommit {
   /** Called when pending drops to zero (see settled). */
   private onSettled: Array<() => void> = [];
   private readonly counts: BatchStats = { commits: 0, units: 0 };
+  /** While commits fail for storage: since when, and how many units were refused. */
+  private outage: { since: number; refused: number } | null = null;
+  /** Told of each outage's start and end (database.ts's onWriteOutage). */
+  onOutage: ((event: WriteOutageEvent) => void) | null = null;
 
   /**
    * @param db the database's own instance, used only for `connection()`: one connection per batch.
@@ -135,9 +147,15 @@ export class GroupCommit {
       // The log's flush fails after the commit, outside any query (an fsync's ENOSPC or EIO): the rows
       // are committed but maybe not on disk, so the answer says the outcome is in doubt.
       const failure = unavailableError(err, { inDoubt: committed }) ?? err;
+      if (isAppError(failure) && failure.code === 'storage_unavailable') this.noteOutage(failure, units.length);
       for (const u of units) u.reject(failure);
       this.answered(units.length);
       return;
+    }
+    if (this.outage) {
+      const { since, refused } = this.outage;
+      this.outage = null;
+      this.onOutage?.({ state: 'ended', refused, ms: Date.now() - since });
     }
     units.forEach((u, i) => {
       const o = outcomes[i]!;
@@ -145,6 +163,15 @@ export class GroupCommit {
       else u.reject(o.error);
     });
     this.answered(units.length);
+  }
+
+  private noteOutage(err: unknown, units: number): void {
+    if (this.outage) {
+      this.outage.refused += units;
+      return;
+    }
+    this.outage = { since: Date.now(), refused: units };
+    this.onOutage?.({ state: 'started', err });
   }
 }
 
