@@ -1,7 +1,9 @@
 // A chat bot that takes QRIS payments: "bayar 25000" sends the QR code as a photo, the bot waits for the
 // payment on the gateway's live status (no polling loop of its own) and replies when it is paid,
 // expired or cancelled; "batal" cancels. The chat platform (Telegram, WhatsApp, ...) is behind `Chat`.
-import { type QrisGatewayClient, QrisGatewayError, type Transaction } from '@qris-gateway/client';
+// Run as a program (`npx tsx examples/chat-bot/bot.ts`), it chats in the terminal (terminal.ts).
+import { fileURLToPath } from 'node:url';
+import { QrisGatewayClient, QrisGatewayError, type Transaction } from '@qris-gateway/client';
 
 /** What the bot needs of a chat platform: plug in its send-message and send-photo calls. */
 export interface Chat {
@@ -28,7 +30,9 @@ export function createBot(client: QrisGatewayClient, chat: Chat) {
     }
     open.set(chatId, tx.trxid);
     const until = new Date(tx.expires_at).toLocaleTimeString('id-ID', { timeZone: 'Asia/Jakarta', hour: '2-digit', minute: '2-digit' });
-    await chat.sendPhoto(chatId, await client.qrPng(tx.trxid), `Scan untuk membayar tepat ${rupiah(tx.total_amount)} sebelum ${until} WIB.`);
+    // The link too: a payer chatting on the phone they pay with cannot scan its own screen.
+    const caption = `Scan untuk membayar tepat ${rupiah(tx.total_amount)} sebelum ${until} WIB, atau buka ${tx.checkout_url}`;
+    await chat.sendPhoto(chatId, await client.qrPng(tx.trxid), caption);
     // Not awaited: the bot keeps answering other messages while this payment is open.
     void client
       .waitForPayment(tx.trxid)
@@ -69,4 +73,18 @@ export function createBot(client: QrisGatewayClient, chat: Chat) {
       return chat.sendText(chatId, HELP);
     },
   };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const baseUrl = process.env.QRIS_GATEWAY_URL ?? 'http://127.0.0.1:3000';
+  const apiKey = process.env.QRIS_API_KEY;
+  if (!apiKey) {
+    console.error('Set QRIS_API_KEY to a key of the gateway (sk_test_... for the sandbox), and QRIS_GATEWAY_URL if it is not http://127.0.0.1:3000.');
+    process.exit(1);
+  }
+  const { chatInTerminal } = await import('./terminal.js');
+  console.log(`chat bot on ${baseUrl}`);
+  await chatInTerminal((chat) => createBot(new QrisGatewayClient({ baseUrl, apiKey }), chat));
+  // An open payment's wait holds a connection to the gateway: leaving the chat ends it too.
+  process.exit(0);
 }
