@@ -34,7 +34,10 @@ export async function snapNotifyRoutes(app: FastifyInstance, deps: Deps): Promis
     scope.setErrorHandler((err: FastifyError, request, reply) => {
       const service = signedPath(request).endsWith(TOKEN_SUFFIX) ? TOKEN : NOTIFY;
       const answer = refusalOf(err, deps.config.bodyLimitBytes);
-      if (answer.status >= 500) request.log.error({ err }, 'SNAP inbound request failed');
+      // A 503 (the database or its disk unavailable, the process overloaded) is a passing state the acquirer
+      // retries through, not a fault of ours to page about: a warning.
+      if (answer.status === 503) request.log.warn({ err, responseCode: answer.responseCode(service) }, 'SNAP request refused for now');
+      else if (answer.status >= 500) request.log.error({ err }, 'SNAP inbound request failed');
       else request.log.warn({ responseCode: answer.responseCode(service), why: answer.message }, 'SNAP request refused');
       if (isAppError(err) && err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
       return sendSnap(reply, service, answer);
