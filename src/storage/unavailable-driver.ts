@@ -44,8 +44,19 @@ class ClassifyingDriver implements Driver {
     return this.inner.init().catch(rethrowClassified);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new ClassifyingConnection(await this.inner.acquireConnection().catch(rethrowClassified));
+  // One wrapper per connection, made once: SQLite has one connection and a pool reuses its own, so the
+  // path of each query adds no allocation but the rejection handler.
+  readonly #wrappers = new WeakMap<DatabaseConnection, ClassifyingConnection>();
+
+  acquireConnection(): Promise<DatabaseConnection> {
+    return this.inner.acquireConnection().then((connection) => {
+      let wrapper = this.#wrappers.get(connection);
+      if (wrapper === undefined) {
+        wrapper = new ClassifyingConnection(connection);
+        this.#wrappers.set(connection, wrapper);
+      }
+      return wrapper;
+    }, rethrowClassified);
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
