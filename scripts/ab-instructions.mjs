@@ -163,7 +163,9 @@ async function measure(tree, db, scenario, concurrency) {
           DEMO_MERCHANT: 'false',
           NODE_ENV: 'production',
           // Under callgrind every turn of the loop is ~50x longer: the load shedder would refuse the run.
-          // Its limits off, its hook still runs, so the count still holds its cost. Older builds ignore these.
+          // With its limits off it is not registered at all (overload.ts), so neither its onRequest hook
+          // (a few comparisons) nor its sampler (per second, not per request, and so inflated ~50x per
+          // request here) is counted. Older builds ignore these.
           OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
           OVERLOAD_MAX_HEAP_USED_BYTES: '0',
         },
