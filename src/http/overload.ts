@@ -20,10 +20,14 @@ export interface ShedStats {
  */
 export async function registerOverloadGuard(app: FastifyInstance, config: Config): Promise<ShedStats> {
   const stats: ShedStats = { shed: 0 };
-  // With every limit off nothing can be shed, yet @fastify/under-pressure would still keep an event-loop
-  // delay histogram (a libuv timer every 10 ms) and a sampler that walks and clears it every sample
-  // interval: measured under callgrind (scripts/ab-instructions.mjs, which turns the limits off) that was
-  // about 60,000 instructions per create. Not registering it leaves requests exactly as they were.
+  const error = new AppError('overloaded', 'the server is overloaded; retry after the time in Retry-After', {
+    retryAfter: config.overloadRetryAfterSeconds,
+  });
+  if (config.overloadMaxInFlight > 0) limitInFlight(app, config.overloadMaxInFlight, error, stats);
+  // With every sampled limit off nothing can be shed by under-pressure, yet it would still keep an
+  // event-loop delay histogram (a libuv timer every 10 ms) and a sampler that walks and clears it every
+  // sample interval: measured under callgrind (scripts/ab-instructions.mjs, which turns the limits off)
+  // that was about 60,000 instructions per create. Not registering it leaves requests exactly as they were.
   if (
     config.overloadMaxEventLoopDelayMs === 0 &&
     config.overloadMaxHeapUsedBytes === 0 &&
@@ -33,10 +37,6 @@ export async function registerOverloadGuard(app: FastifyInstance, config: Config
     app.decorate('isUnderPressure', () => false);
     return stats;
   }
-  const error = new AppError('overloaded', 'the server is overloaded; retry after the time in Retry-After', {
-    retryAfter: config.overloadRetryAfterSeconds,
-  });
-  if (config.overloadMaxInFlight > 0) limitInFlight(app, config.overloadMaxInFlight, error, stats);
   await app.register(underPressure, {
     maxEventLoopDelay: config.overloadMaxEventLoopDelayMs,
     maxHeapUsedBytes: config.overloadMaxHeapUsedBytes,
