@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Role } from '../config.js';
 import type { Env } from '../env-settings.js';
+import { withEnvFile } from '../env-file.js';
 import { AppError } from '../domain/errors.js';
 import { formatRupiah } from '../domain/money.js';
 import { describeQris, parseQris, type QrisFieldDescription } from '../domain/qris/index.js';
@@ -30,11 +31,27 @@ import { registerTransactionCommands } from './commands/transactions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerBackupCommands } from './commands/backups.js';
 
+export interface CliOptions {
+  /** Where `.env` is looked for (the process entry point gives its working directory); null: only ENV_FILE. */
+  envFileDir?: string | null;
+}
+
 /** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
-export async function runCli(argv: string[], io: Io = processIo, env: Env = process.env): Promise<number> {
+export async function runCli(argv: string[], io: Io = processIo, processEnv: Env = process.env, options: CliOptions = {}): Promise<number> {
   let exitCode = 0;
   const json = argv.includes('--json');
-  const config = (): Config => loadConfig(env);
+  // A malformed .env fails the commands that read settings, not --help or qris decode.
+  let env = processEnv;
+  let envFileError: unknown = null;
+  try {
+    env = withEnvFile(processEnv, options.envFileDir ?? null);
+  } catch (err) {
+    envFileError = err;
+  }
+  const config = (): Config => {
+    if (envFileError) throw envFileError;
+    return loadConfig(env);
+  };
 
   async function withDeps<T>(fn: (deps: Deps) => Promise<T>): Promise<T> {
     const runtime = await openRuntime(config());
