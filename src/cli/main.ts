@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Role } from '../config.js';
 import type { Env } from '../env-settings.js';
@@ -76,7 +76,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     .addOption(new Option('--role <role>', 'api, worker or all').choices(['api', 'worker', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
       const settings = config();
-      const server = await serve(settings, { role: opts.role });
+      const server = await serve(settings, { role: opts.role, cli: cliCommand() });
       await stopOnSignal(server, settings.shutdownTimeoutMs);
     });
 
@@ -202,6 +202,11 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     }
   }
   return exitCode;
+}
+
+/** How the banner's hints say to run a command: the README's form in a checkout (src/ beside dist/), else the installed command. */
+function cliCommand(): string {
+  return existsSync(new URL('../../src/cli', import.meta.url)) ? 'npm run -s cli --' : 'qris-gateway';
 }
 
 // package.json sits two folders above this file both in src/cli and in dist/cli.
