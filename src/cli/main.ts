@@ -12,6 +12,7 @@ import { createApiKey } from '../services/merchants/create-api-key.js';
 import { listApiKeys } from '../services/merchants/list-api-keys.js';
 import { revokeApiKey } from '../services/merchants/revoke-api-key.js';
 import { createMerchant } from '../services/merchants/create-merchant.js';
+import { demoStaticQris } from '../services/merchants/ensure-demo-merchant.js';
 import { listMerchants } from '../services/merchants/list-merchants.js';
 import { setDailyQuota } from '../services/merchants/set-daily-quota.js';
 import type { Deps } from '../services/deps.js';
@@ -103,10 +104,14 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     });
   merchant
     .command('list')
+    .option('--payload', "print each merchant's static QRIS under its line (--json always has it, as qris)")
     .option('--json', 'print JSON')
-    .action(async () => {
+    .action(async (opts: { payload?: boolean }) => {
       const rows = await withDeps((deps) => listMerchants(deps));
-      emitItems(io, json, rows.map(merchantView), 'no merchants', (r) => `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city})`);
+      emitItems(io, json, rows.map(merchantView), 'no merchants', (r) => {
+        const line = `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city}${r.nmid ? `, NMID ${r.nmid}` : ''})`;
+        return opts.payload ? `${line}\n    ${r.qris}` : line;
+      });
     });
   merchant
     .command('quota <merchant>')
@@ -151,9 +156,18 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
       emit(io, json, row, () => `revoked ${row.id} (${row.prefix})`);
     });
 
-  program
-    .command('qris')
-    .description('QRIS payload tools')
+  const qris = program.command('qris').description('QRIS payload tools: decode, sample');
+  qris
+    .command('sample')
+    .description("print a valid static QRIS to try decode and merchant add with (the sandbox merchant's: fictional, no wallet pays it)")
+    .option('--json', 'print JSON')
+    .action(() => {
+      // Built in, not read from the database: the sandbox merchant is made from this same payload.
+      const payload = demoStaticQris();
+      const parsed = parseQris(payload);
+      emit(io, json, { payload, merchant_name: parsed.merchantName, merchant_city: parsed.merchantCity, nmid: parsed.nmid }, () => payload);
+    });
+  qris
     .command('decode <payload>')
     .option('--json', 'print JSON')
     .action(async (payload: string) => {
@@ -218,6 +232,7 @@ function packageVersion(): string {
 function merchantView(row: {
   id: string;
   name: string;
+  qris_static: string;
   merchant_name: string;
   merchant_city: string;
   nmid: string | null;
@@ -231,6 +246,7 @@ function merchantView(row: {
     merchant_city: row.merchant_city,
     nmid: row.nmid,
     acquirer: row.acquirer,
+    qris: row.qris_static,
     created_at: new Date(row.created_at).toISOString(),
   };
 }
