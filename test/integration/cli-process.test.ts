@@ -152,7 +152,7 @@ describe('qris-gateway as a process', () => {
 
     // The curl line of the banner works as printed.
     const created = await fetch(curlUrl!, { headers: { 'X-Api-Key': key! } });
-    expect(created.status).toBe(200);
+    expect(created.status, await created.clone().text()).toBe(200);
     const tx = ((await created.json()) as { data: { trxid: string; status: string; total_amount: number } }).data;
     expect(tx.status).toBe('pending');
     expect(tx.trxid).toMatch(/^trx_/);
