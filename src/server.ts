@@ -6,6 +6,7 @@ import { createLogger } from './http/logger.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { ensureDemoMerchant, findDemoMerchantId } from './services/merchants/ensure-demo-merchant.js';
 import { startBanner, workerBanner, type StartFacts } from './start-banner.js';
+import { StartupError } from './startup-error.js';
 import { startBackgroundWork } from './workers/index.js';
 
 export interface RunningServer {
@@ -51,7 +52,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let demo: StartFacts['demo'] = null;
   try {
     app = await buildApp({ deps: runtime.deps });
-    await app.listen({ port: config.port, host: config.host });
+    await listenOn(app, config);
     // Only once listening: a first start that cannot bind (port taken) must not create the sandbox key
     // and exit without showing it, because later starts find the merchant and cannot show its key again.
     if (config.demoMerchant) {
@@ -82,4 +83,17 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       for (const e of ended) if (e.status === 'rejected') throw e.reason;
     })());
   return { app, runtime, url, logger, stop };
+}
+
+/** A port another process holds is the operator's to fix: say which, and which setting moves it. */
+async function listenOn(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    throw new StartupError(
+      'port_in_use',
+      `port ${config.port} on ${config.host} is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port`,
+    );
+  }
 }

@@ -63,13 +63,32 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     }
   }
 
+  const actor = (): Actor => cliActor(config().operator);
+  const ctx: CliContext = { io, json, config, env, actor, withDeps };
+  const program = buildProgram(ctx);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are not failures; usage errors were already printed by commander.
+      exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
+    } else {
+      emitError(io, json, err);
+      exitCode = 1;
+    }
+  }
+  return exitCode;
+}
+
+/** Every command, each with a one-line description (test/integration/cli-help.test.ts walks the tree). */
+export function buildProgram(ctx: CliContext): Command {
+  const { io, json, config, actor, withDeps } = ctx;
   const program = new Command('qris-gateway')
     .description('Self-hostable QRIS payment gateway')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
-  const actor = (): Actor => cliActor(config().operator);
-  const ctx: CliContext = { io, json, config, env, actor, withDeps };
 
   program
     .command('serve')
@@ -91,9 +110,10 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
       emit(io, json, { migrated: true, database: url }, () => `database is up to date (${url})`);
     });
 
-  const merchant = program.command('merchant').description('merchants and their static QRIS');
+  const merchant = program.command('merchant').description('merchants and their static QRIS: add, list, quota');
   merchant
     .command('add')
+    .description('add a merchant from its static QRIS (checked and decoded first); audited')
     .requiredOption('--name <name>', "the merchant's name in this gateway")
     .requiredOption('--qris <payload>', "the merchant's static QRIS payload")
     .option('--json', 'print JSON')
@@ -104,6 +124,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     });
   merchant
     .command('list')
+    .description('list the merchants, oldest first, with their NMID')
     .option('--payload', "print each merchant's static QRIS under its line (--json always has it, as qris)")
     .option('--json', 'print JSON')
     .action(async (opts: { payload?: boolean }) => {
@@ -130,9 +151,10 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
       );
     });
 
-  const key = program.command('key').description('API keys');
+  const key = program.command('key').description('API keys: create, list, revoke');
   key
     .command('create')
+    .description('make a test or live API key for a merchant, shown only now; audited')
     .requiredOption('--merchant <id>', 'merchant id')
     .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory())
     .option('--json', 'print JSON')
@@ -142,6 +164,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     });
   key
     .command('list')
+    .description('list API keys (prefix, mode, merchant, state; never the key)')
     .option('--merchant <id>', 'only this merchant')
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {
@@ -150,6 +173,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     });
   key
     .command('revoke <id>')
+    .description('revoke an API key by its id; other running servers stop taking it within 5 s; audited')
     .option('--json', 'print JSON')
     .action(async (id: string) => {
       const row = await withDeps((deps) => revokeApiKey(deps, id, actor()));
@@ -169,6 +193,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
     });
   qris
     .command('decode <payload>')
+    .description('check a QRIS payload (tags, CRC) and explain each field')
     .option('--json', 'print JSON')
     .action(async (payload: string) => {
       const parsed = parseQris(payload.trim());
@@ -203,19 +228,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
   registerWebhookCommands(program, ctx);
   registerDevCommands(program, ctx);
   registerBackupCommands(program, ctx);
-
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // Help and version are not failures; usage errors were already printed by commander.
-      exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
-    } else {
-      emitError(io, json, err);
-      exitCode = 1;
-    }
-  }
-  return exitCode;
+  return program;
 }
 
 /** How the banner's hints say to run a command: the README's form in a checkout (src/ beside dist/), else the installed command. */
