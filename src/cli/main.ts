@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Role } from '../config.js';
 import type { Env } from '../env-settings.js';
@@ -231,9 +233,15 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
-/** How the banner's hints say to run a command: the README's form in a checkout (src/ beside dist/), else the installed command. */
+/**
+ * How the banner's hints say to run a command, so it can be pasted where the server was started: the
+ * README's form in the checkout's own folder, the entry point's path from another folder (a `.env` there
+ * is read again), the installed command otherwise.
+ */
 function cliCommand(): string {
-  return existsSync(new URL('../../src/cli', import.meta.url)) ? 'npm run -s cli --' : 'qris-gateway';
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  if (!existsSync(join(root, 'src', 'cli'))) return 'qris-gateway';
+  return resolve(process.cwd()) === resolve(root) ? 'npm run -s cli --' : `node ${join(root, 'bin', 'qris-gateway.mjs')}`;
 }
 
 // package.json sits two folders above this file both in src/cli and in dist/cli.

@@ -62,6 +62,13 @@ describe('a .env file in the working directory', () => {
     }
     const merchant = /sandbox merchant \((mch_\w+)\)/.exec(serverOut)![1]!;
     const key = /^ {2}(sk_test_\w+)$/m.exec(serverOut)![1]!;
+    // Started outside the checkout, the banner's key hint names the entry point by its path, and works
+    // from this folder as printed (the same .env gives it the same database).
+    const hint = new RegExp(`^ {2}node ${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} (key create --merchant ${merchant} --mode test)$`, 'm').exec(serverOut);
+    expect(hint, serverOut).not.toBeNull();
+    const another = await run([...hint![1]!.split(' '), '--json']);
+    expect(another.code, another.stderr + another.stdout).toBe(0);
+    expect(JSON.parse(another.stdout).key).toMatch(/^sk_test_/);
 
     // The walkthrough's webhook on 127.0.0.1 passes: WEBHOOK_ALLOW_NETWORKS came from the file.
     const added = await run(['webhooks', 'add', '--merchant', merchant, '--url', 'http://127.0.0.1:8080/webhooks/qris', '--json']);
