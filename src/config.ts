@@ -13,6 +13,7 @@ import { sourceSettings, type SourceSettings } from './payment-sources/settings.
 import { checkoutSettings, type CheckoutSettings } from './web/checkout-settings.js';
 import { consoleSettings, type ConsoleSettings } from './web/console/console-settings.js';
 import { paymentLinkSettings, type PaymentLinkSettings } from './web/payment-link-settings.js';
+import { StartupError } from './startup-error.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -196,7 +197,7 @@ export const SETTING_NAMES: readonly string[] = Object.values<Setting<unknown, C
 export function loadConfig(env: Env = process.env): Config {
   const config = readConfig(env);
   if (config.signup === 'open' && config.smtpUrl === null) {
-    throw new Error('SIGNUP=open needs SMTP_URL and MAIL_FROM: sign-up links are sent by e-mail');
+    throw new StartupError('invalid_setting', 'SIGNUP=open needs SMTP_URL and MAIL_FROM: sign-up links are sent by e-mail');
   }
   return config;
 }
@@ -207,7 +208,12 @@ function readConfig(env: Env): Config {
   const get: Get<Config> = (field) => {
     if (!parsed.has(field)) {
       const setting = SETTINGS[field];
-      parsed.set(field, setting.read(env[setting.name], get));
+      try {
+        parsed.set(field, setting.read(env[setting.name], get));
+      } catch (err) {
+        // The parsers' messages already name their variable; the class tells the CLI it is the operator's to fix.
+        throw err instanceof StartupError ? err : new StartupError('invalid_setting', (err as Error).message);
+      }
     }
     return parsed.get(field) as Config[typeof field];
   };

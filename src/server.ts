@@ -4,7 +4,9 @@ import type { Config, Role } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import { openRuntime, type Runtime } from './runtime.js';
-import { ensureDemoMerchant } from './services/merchants/ensure-demo-merchant.js';
+import { ensureDemoMerchant, findDemoMerchantId } from './services/merchants/ensure-demo-merchant.js';
+import { startBanner, workerBanner, type StartFacts } from './start-banner.js';
+import { StartupError } from './startup-error.js';
 import { startBackgroundWork } from './workers/index.js';
 
 export interface RunningServer {
@@ -23,8 +25,10 @@ export interface RunningServer {
 
 export interface ServeOptions {
   logger?: Logger;
-  /** Where the first-run banner goes (standard output by default). */
+  /** Where the start banner goes (standard output by default). */
   print?: (text: string) => void;
+  /** How CLI commands are run where this server runs, for the banner's hints (default `qris-gateway`). */
+  cli?: string;
   /** `api` serves requests only, `worker` runs background work only, `all` (default) both. */
   role?: Role;
 }
@@ -37,6 +41,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   if (role === 'worker') {
     const background = startBackgroundWork(runtime.deps);
     logger.info({ role }, 'worker started');
+    print(workerBanner(config.databaseUrl));
     const stop = async () => {
       await background.stop();
       await runtime.close();
@@ -44,13 +49,17 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     return { app: null, runtime, url: null, logger, stop };
   }
   let app: FastifyInstance | null = null;
-  let demo: Awaited<ReturnType<typeof ensureDemoMerchant>> = null;
+  let demo: StartFacts['demo'] = null;
   try {
     app = await buildApp({ deps: runtime.deps });
-    await app.listen({ port: config.port, host: config.host });
+    await listenOn(app, config);
     // Only once listening: a first start that cannot bind (port taken) must not create the sandbox key
-    // and exit without showing it, because later starts see a merchant and print nothing.
-    demo = config.demoMerchant ? await ensureDemoMerchant(runtime.deps) : null;
+    // and exit without showing it, because later starts find the merchant and cannot show its key again.
+    if (config.demoMerchant) {
+      const made = await ensureDemoMerchant(runtime.deps);
+      const existing = made ? null : await findDemoMerchantId(runtime.deps);
+      demo = made ? { merchantId: made.merchant.id, key: made.key.key } : existing ? { merchantId: existing, key: null } : null;
+    }
   } catch (err) {
     await app?.close();
     await runtime.close();
@@ -61,23 +70,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
-  if (demo) {
-    // Printed, not logged: the sandbox key is shown once, on purpose, to the operator at the terminal.
-    print(
-      [
-        '',
-        `qris-gateway is running at ${url}`,
-        `Created a sandbox merchant (${demo.merchant.id}) and a test key, shown only now:`,
-        '',
-        `  ${demo.key.key}`,
-        '',
-        `Docs: ${url}/docs`,
-        'Try:',
-        `  curl -H 'X-Api-Key: ${demo.key.key}' '${url}/api/payment-gateway/cqris?amount=10000'`,
-        '',
-      ].join('\n'),
-    );
-  }
+  // Printed, not logged: a first start's sandbox key is shown once, on purpose, to the operator at the terminal.
+  print(startBanner({ url, consoleEnabled: config.consoleEnabled, databaseUrl: config.databaseUrl, demo, cli: options.cli ?? 'qris-gateway' }));
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -89,4 +83,17 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       for (const e of ended) if (e.status === 'rejected') throw e.reason;
     })());
   return { app, runtime, url, logger, stop };
+}
+
+/** A port another process holds is the operator's to fix: say which, and which setting moves it. */
+async function listenOn(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    throw new StartupError(
+      'port_in_use',
+      `port ${config.port} on ${config.host} is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port`,
+    );
+  }
 }

@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Role } from '../config.js';
 import type { Env } from '../env-settings.js';
+import { withEnvFile } from '../env-file.js';
 import { AppError } from '../domain/errors.js';
 import { formatRupiah } from '../domain/money.js';
 import { describeQris, parseQris, type QrisFieldDescription } from '../domain/qris/index.js';
@@ -11,6 +14,7 @@ import { createApiKey } from '../services/merchants/create-api-key.js';
 import { listApiKeys } from '../services/merchants/list-api-keys.js';
 import { revokeApiKey } from '../services/merchants/revoke-api-key.js';
 import { createMerchant } from '../services/merchants/create-merchant.js';
+import { demoStaticQris } from '../services/merchants/ensure-demo-merchant.js';
 import { listMerchants } from '../services/merchants/list-merchants.js';
 import { setDailyQuota } from '../services/merchants/set-daily-quota.js';
 import type { Deps } from '../services/deps.js';
@@ -30,11 +34,27 @@ import { registerTransactionCommands } from './commands/transactions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerBackupCommands } from './commands/backups.js';
 
+export interface CliOptions {
+  /** Where `.env` is looked for (the process entry point gives its working directory); null: only ENV_FILE. */
+  envFileDir?: string | null;
+}
+
 /** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
-export async function runCli(argv: string[], io: Io = processIo, env: Env = process.env): Promise<number> {
+export async function runCli(argv: string[], io: Io = processIo, processEnv: Env = process.env, options: CliOptions = {}): Promise<number> {
   let exitCode = 0;
   const json = argv.includes('--json');
-  const config = (): Config => loadConfig(env);
+  // A malformed .env fails the commands that read settings, not --help or qris decode.
+  let env = processEnv;
+  let envFileError: unknown = null;
+  try {
+    env = withEnvFile(processEnv, options.envFileDir ?? null);
+  } catch (err) {
+    envFileError = err;
+  }
+  const config = (): Config => {
+    if (envFileError) throw envFileError;
+    return loadConfig(env);
+  };
 
   async function withDeps<T>(fn: (deps: Deps) => Promise<T>): Promise<T> {
     const runtime = await openRuntime(config());
@@ -45,13 +65,32 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     }
   }
 
+  const actor = (): Actor => cliActor(config().operator);
+  const ctx: CliContext = { io, json, config, env, actor, withDeps };
+  const program = buildProgram(ctx);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are not failures; usage errors were already printed by commander.
+      exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
+    } else {
+      emitError(io, json, err);
+      exitCode = 1;
+    }
+  }
+  return exitCode;
+}
+
+/** Every command, each with a one-line description (test/integration/cli-help.test.ts walks the tree). */
+export function buildProgram(ctx: CliContext): Command {
+  const { io, json, config, actor, withDeps } = ctx;
   const program = new Command('qris-gateway')
     .description('Self-hostable QRIS payment gateway')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
-  const actor = (): Actor => cliActor(config().operator);
-  const ctx: CliContext = { io, json, config, env, actor, withDeps };
 
   program
     .command('serve')
@@ -59,7 +98,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     .addOption(new Option('--role <role>', 'api, worker or all').choices(['api', 'worker', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
       const settings = config();
-      const server = await serve(settings, { role: opts.role });
+      const server = await serve(settings, { role: opts.role, cli: cliCommand() });
       await stopOnSignal(server, settings.shutdownTimeoutMs);
     });
 
@@ -73,9 +112,10 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
       emit(io, json, { migrated: true, database: url }, () => `database is up to date (${url})`);
     });
 
-  const merchant = program.command('merchant').description('merchants and their static QRIS');
+  const merchant = program.command('merchant').description('merchants and their static QRIS: add, list, quota');
   merchant
     .command('add')
+    .description('add a merchant from its static QRIS (checked and decoded first); audited')
     .requiredOption('--name <name>', "the merchant's name in this gateway")
     .requiredOption('--qris <payload>', "the merchant's static QRIS payload")
     .option('--json', 'print JSON')
@@ -86,10 +126,15 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     });
   merchant
     .command('list')
+    .description('list the merchants, oldest first, with their NMID')
+    .option('--payload', "print each merchant's static QRIS under its line (--json always has it, as qris)")
     .option('--json', 'print JSON')
-    .action(async () => {
+    .action(async (opts: { payload?: boolean }) => {
       const rows = await withDeps((deps) => listMerchants(deps));
-      emitItems(io, json, rows.map(merchantView), 'no merchants', (r) => `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city})`);
+      emitItems(io, json, rows.map(merchantView), 'no merchants', (r) => {
+        const line = `${r.id}  ${r.name}  (${r.merchant_name}, ${r.merchant_city}${r.nmid ? `, NMID ${r.nmid}` : ''})`;
+        return opts.payload ? `${line}\n    ${r.qris}` : line;
+      });
     });
   merchant
     .command('quota <merchant>')
@@ -108,9 +153,10 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
       );
     });
 
-  const key = program.command('key').description('API keys');
+  const key = program.command('key').description('API keys: create, list, revoke');
   key
     .command('create')
+    .description('make a test or live API key for a merchant, shown only now; audited')
     .requiredOption('--merchant <id>', 'merchant id')
     .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory())
     .option('--json', 'print JSON')
@@ -120,6 +166,7 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     });
   key
     .command('list')
+    .description('list API keys (prefix, mode, merchant, state; never the key)')
     .option('--merchant <id>', 'only this merchant')
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {
@@ -128,16 +175,27 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
     });
   key
     .command('revoke <id>')
+    .description('revoke an API key by its id; other running servers stop taking it within 5 s; audited')
     .option('--json', 'print JSON')
     .action(async (id: string) => {
       const row = await withDeps((deps) => revokeApiKey(deps, id, actor()));
       emit(io, json, row, () => `revoked ${row.id} (${row.prefix})`);
     });
 
-  program
-    .command('qris')
-    .description('QRIS payload tools')
+  const qris = program.command('qris').description('QRIS payload tools: decode, sample');
+  qris
+    .command('sample')
+    .description("print a valid static QRIS to try decode and merchant add with (the sandbox merchant's: fictional, no wallet pays it)")
+    .option('--json', 'print JSON')
+    .action(() => {
+      // Built in, not read from the database: the sandbox merchant is made from this same payload.
+      const payload = demoStaticQris();
+      const parsed = parseQris(payload);
+      emit(io, json, { payload, merchant_name: parsed.merchantName, merchant_city: parsed.merchantCity, nmid: parsed.nmid }, () => payload);
+    });
+  qris
     .command('decode <payload>')
+    .description('check a QRIS payload (tags, CRC) and explain each field')
     .option('--json', 'print JSON')
     .action(async (payload: string) => {
       const parsed = parseQris(payload.trim());
@@ -172,19 +230,18 @@ export async function runCli(argv: string[], io: Io = processIo, env: Env = proc
   registerWebhookCommands(program, ctx);
   registerDevCommands(program, ctx);
   registerBackupCommands(program, ctx);
+  return program;
+}
 
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // Help and version are not failures; usage errors were already printed by commander.
-      exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
-    } else {
-      emitError(io, json, err);
-      exitCode = 1;
-    }
-  }
-  return exitCode;
+/**
+ * How the banner's hints say to run a command, so it can be pasted where the server was started: the
+ * README's form in the checkout's own folder, the entry point's path from another folder (a `.env` there
+ * is read again), the installed command otherwise.
+ */
+function cliCommand(): string {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  if (!existsSync(join(root, 'src', 'cli'))) return 'qris-gateway';
+  return resolve(process.cwd()) === resolve(root) ? 'npm run -s cli --' : `node ${join(root, 'bin', 'qris-gateway.mjs')}`;
 }
 
 // package.json sits two folders above this file both in src/cli and in dist/cli.
@@ -196,6 +253,7 @@ function packageVersion(): string {
 function merchantView(row: {
   id: string;
   name: string;
+  qris_static: string;
   merchant_name: string;
   merchant_city: string;
   nmid: string | null;
@@ -209,6 +267,7 @@ function merchantView(row: {
     merchant_city: row.merchant_city,
     nmid: row.nmid,
     acquirer: row.acquirer,
+    qris: row.qris_static,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import { BackupRefused } from '../services/backups/backup-refused.js';
+import { StartupError } from '../startup-error.js';
 
 export interface Io {
   out: (text: string) => void;
@@ -25,7 +26,7 @@ export function emitError(io: Io, json: boolean, err: unknown): void {
   const e =
     err instanceof AppError
       ? { code: err.code, message: err.message, ...(err.param ? { param: err.param } : {}) }
-      : err instanceof BackupRefused
+      : err instanceof BackupRefused || err instanceof StartupError
         ? { code: err.code, message: err.message }
         : { code: 'internal_error', message: err instanceof Error ? err.message : String(err) };
   if (json) io.out(`${JSON.stringify({ error: e })}\n`);

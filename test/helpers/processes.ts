@@ -2,6 +2,7 @@
 // several instances or a process that can be killed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { devNull } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SETTING_NAMES } from '../../src/config.js';
@@ -9,18 +10,22 @@ import { SETTING_NAMES } from '../../src/config.js';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const bin = join(root, 'bin', 'qris-gateway.mjs');
 
-// Every variable the gateway reads (the settings registry), the CLI's ADMIN_PASSWORD, and the suite's QG_*.
-const GATEWAY_SETTING = new Set([...SETTING_NAMES, 'ADMIN_PASSWORD']);
+// Every variable the gateway reads (the settings registry), the CLI's ADMIN_PASSWORD and ENV_FILE, and the suite's QG_*.
+const GATEWAY_SETTING = new Set([...SETTING_NAMES, 'ADMIN_PASSWORD', 'ENV_FILE']);
 const isGatewaySetting = (name: string): boolean => GATEWAY_SETTING.has(name) || name.startsWith('QG_');
 
-/** The parent's environment without gateway settings it may carry, plus the given ones. */
+/**
+ * The parent's environment without gateway settings it may carry, plus the given ones. ENV_FILE points at
+ * an empty file, so a developer's own `.env` in the repository never reaches a test's gateway; a test of
+ * the `.env` file passes `ENV_FILE: ''` (unset) or a path of its own.
+ */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (!isGatewaySetting(k)) env[k] = v;
   }
   // As in createTestContext (context.ts): the event-loop delay shedder off unless a test sets it.
-  return { ...env, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...extra };
+  return { ...env, ENV_FILE: devNull, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...extra };
 }
 
 export interface Finished {
@@ -31,9 +36,9 @@ export interface Finished {
 }
 
 /** Runs one command of the real entry point to its end (the first run after an edit compiles dist/). */
-export function runCommand(args: string[], env: Record<string, string>, timeoutMs = 120_000, input: string | null = null): Promise<Finished> {
+export function runCommand(args: string[], env: Record<string, string>, timeoutMs = 120_000, input: string | null = null, cwd = root): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(env), stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: childEnv(env), stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (input !== null) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';

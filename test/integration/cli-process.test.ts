@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/storage/database.js';
-import { vectors } from '../helpers/context.js';
+import { freshDatabaseUrl, onPostgres, vectors } from '../helpers/context.js';
 import { bin, childEnv, freePort, root, runCommand as runBin } from '../helpers/processes.js';
 
 function onlyJsonLine(stdout: string): Record<string, any> {
@@ -78,18 +78,25 @@ class Server {
   }
 }
 
+// The first start's banner: where it runs, its docs, the sandbox key (twice: alone and in the curl line)
+// and the command that makes another key.
 const BANNER =
-  /^ {2}(sk_test_[0-9A-Za-z]{40})\n[\s\S]*^Docs: (http:\/\/\S+\/docs)\n[\s\S]*^ {2}curl -H 'X-Api-Key: (sk_test_[0-9A-Za-z]{40})' '(http:\/\/\S+\/api\/payment-gateway\/cqris\?amount=10000)'\n/m;
+  /^ {2}API docs: {2}(http:\/\/\S+\/docs)\n[\s\S]*^ {2}(sk_test_[0-9A-Za-z]{40})\n[\s\S]*^ {2}curl -H 'X-Api-Key: (sk_test_[0-9A-Za-z]{40})' '(http:\/\/\S+\/api\/payment-gateway\/cqris\?amount=10000)'\n[\s\S]*^ {2}npm run -s cli -- key create --merchant (mch_\w+) --mode test\n/m;
+// A later start's: no key, the command that makes a new one.
+const LATER_BANNER =
+  /^Sandbox merchant (mch_\w+): its test key was shown on the first start\. Key not saved\? Make another:\n {2}npm run -s cli -- (key create --merchant mch_\w+ --mode test)\n/m;
 
 let dir: string;
 const servers: Server[] = [];
+const drops: Array<() => Promise<void>> = [];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'qg-proc-'));
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const s of servers) s.kill();
+  for (const drop of drops) await drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -108,11 +115,15 @@ describe('qris-gateway as a process', () => {
     expect(onlyJsonLine(bad.stdout).error.code).toBe('invalid_qris');
   }, 150_000);
 
-  it('serves, prints the first-run banner once, and shuts down cleanly on SIGTERM', async () => {
+  it('serves, prints a banner on every start (the sandbox key only on the first), and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
-    const databaseUrl = `sqlite:${join(dir, 'serve.sqlite')}`;
+    const database = await freshDatabaseUrl(join(dir));
+    drops.push(database.drop);
+    const databaseUrl = database.url;
     const env = { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl };
     const base = `http://127.0.0.1:${port}`;
+    // The kind and where, never a user or password (the suite's PostgreSQL is 127.0.0.1:5432/test).
+    const databaseLine = onPostgres ? `PostgreSQL, ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}` : `SQLite, ${join(dir, 'gateway.db')}`;
 
     // A first start that cannot bind fails, and must not have used up the one showing of the key.
     const blocker = createServer();
@@ -129,8 +140,11 @@ describe('qris-gateway as a process', () => {
 
     const first = new Server(env);
     servers.push(first);
-    const [, key, docs, curlKey, curlUrl] = await first.waitFor('the first-run banner', () => BANNER.exec(first.stdout), 120_000);
-    expect(first.stdout).toContain(`qris-gateway is running at ${base}\n`);
+    const [, docs, key, curlKey, curlUrl, demoMerchant] = await first.waitFor('the first-run banner', () => BANNER.exec(first.stdout), 120_000);
+    expect(first.stdout).toContain(
+      `\nqris-gateway is running at ${base}\n  API docs:  ${base}/docs\n  Console:   ${base}/dashboard\n  Database:  ${databaseLine}\n`,
+    );
+    expect(first.stdout).toContain(`Created a sandbox merchant (${demoMerchant}) and a test key, shown only now:`);
     expect(docs).toBe(`${base}/docs`);
     expect(curlKey).toBe(key);
     expect(curlUrl).toBe(`${base}/api/payment-gateway/cqris?amount=10000`);
@@ -138,7 +152,7 @@ describe('qris-gateway as a process', () => {
 
     // The curl line of the banner works as printed.
     const created = await fetch(curlUrl!, { headers: { 'X-Api-Key': key! } });
-    expect(created.status).toBe(200);
+    expect(created.status, await created.clone().text()).toBe(200);
     const tx = ((await created.json()) as { data: { trxid: string; status: string; total_amount: number } }).data;
     expect(tx.status).toBe('pending');
     expect(tx.trxid).toMatch(/^trx_/);
@@ -172,29 +186,28 @@ describe('qris-gateway as a process', () => {
     // idle fetch connection to reach its keep-alive time (the client closes it after 4 s).
     expect(await first.stop(15_000)).toEqual({ code: 0, signal: null });
 
-    // Second start on the same database: the demo merchant exists, so no new merchant or key.
+    // Second start on the same database: the demo merchant exists, so no new merchant or key; the banner
+    // still says where it runs and how to make a new key, and that command works as printed.
     const second = new Server(env);
     servers.push(second);
-    await second.waitFor(
-      '/healthz',
-      async () => {
-        try {
-          return (await fetch(`${base}/healthz`)).ok ? true : null;
-        } catch {
-          return null;
-        }
-      },
-      60_000,
+    const [, laterMerchant, keyCreate] = await second.waitFor('the banner of a later start', () => LATER_BANNER.exec(second.stdout), 60_000);
+    expect(laterMerchant).toBe(demoMerchant);
+    expect(second.stdout).toContain(
+      `\nqris-gateway is running at ${base}\n  API docs:  ${base}/docs\n  Console:   ${base}/dashboard\n  Database:  ${databaseLine}\n`,
     );
+    expect(second.stdout).not.toMatch(/sk_(test|live)_/);
+    expect(second.stdout).not.toContain('Created a sandbox merchant');
     // The old key still works against the restarted server.
     const again = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { data: { status: string } }).data.status).toBe('paid');
+    const made = await runBin([...keyCreate!.split(' '), '--json'], { DATABASE_URL: databaseUrl });
+    expect(made.code, made.stderr).toBe(0);
+    const newKey = onlyJsonLine(made.stdout).key as string;
+    expect(newKey).toMatch(/^sk_test_/);
+    expect((await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': newKey } })).status).toBe(200);
 
     expect(await second.stop(15_000)).toEqual({ code: 0, signal: null });
-    expect(second.stdout).not.toMatch(/sk_(test|live)_/);
-    expect(second.stdout).not.toContain('Created a sandbox merchant');
-
-    expect(await countRows(databaseUrl)).toEqual({ merchants: 1, keys: 1 });
+    expect(await countRows(databaseUrl)).toEqual({ merchants: 1, keys: 2 });
   }, 240_000);
 });

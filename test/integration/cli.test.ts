@@ -7,6 +7,7 @@ import { runCli } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { authenticateApiKey } from '../../src/services/merchants/authenticate-api-key.js';
+import { demoStaticQris } from '../../src/services/merchants/ensure-demo-merchant.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import type { Mode } from '../../src/storage/schema.js';
 import { vectors } from '../helpers/context.js';
@@ -177,8 +178,17 @@ describe('merchant add / list', () => {
 
     const r = await cli('merchant', 'list');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${warungId}  Warung A  (Warung Contoh, JAKARTA)`);
+    expect(r.stdout).toContain(`${warungId}  Warung A  (Warung Contoh, JAKARTA, NMID ID1020000000001)\n`);
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  it("shows each merchant's static QRIS: always in --json, under its line with --payload", async () => {
+    const body = await jsonOk('merchant', 'list');
+    expect(body.items.map((m: { qris: string }) => m.qris)).toEqual([warung.static, kopi.static]);
+    const r = await cli('merchant', 'list', '--payload');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${warungId}  Warung A  (Warung Contoh, JAKARTA, NMID ID1020000000001)\n    ${warung.static}\n`);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(4);
   });
 });
 
@@ -288,6 +298,19 @@ describe('keys', () => {
 
   it('reports an unknown key id', async () => {
     expect((await jsonError('key', 'revoke', 'key_nope')).code).toBe('not_found');
+  });
+});
+
+describe('qris sample', () => {
+  it('prints a static payload that decode reads and merchant add accepts: the sandbox merchant', async () => {
+    const r = await cli('qris', 'sample');
+    expect(r.code).toBe(0);
+    const payload = r.stdout.trimEnd();
+    expect(r.stdout).toBe(`${payload}\n`);
+    expect(await jsonOk('qris', 'sample')).toEqual({ payload, merchant_name: 'Toko Demo Sandbox', merchant_city: 'JAKARTA', nmid: 'ID1020000000001' });
+    expect(await jsonOk('qris', 'decode', payload)).toMatchObject({ initiation: 'static', merchantName: 'Toko Demo Sandbox', crc: payload.slice(-4) });
+    // The payload the first start's sandbox merchant is made from (ensureDemoMerchant).
+    expect(payload).toBe(demoStaticQris());
   });
 });
 

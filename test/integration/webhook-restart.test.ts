@@ -12,18 +12,11 @@ import { runCli } from '../../src/cli/main.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { verifyWebhookSignature } from '../../src/index.js';
 import { freshDatabaseUrl, vectors } from '../helpers/context.js';
+import { childEnv } from '../helpers/processes.js';
 import { Receiver } from '../helpers/receiver.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'qris-gateway.mjs');
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  // Nothing of the parent's gateway settings leaks in: only what this test sets.
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(PORT|HOST|DATABASE_URL|PUBLIC_BASE_URL|LOG_LEVEL|DEMO_MERCHANT|WEBHOOK_|SMTP_|MAIL_|REDIS_URL)/.test(k)),
-  );
-  return { ...env, ...extra };
-}
 
 class Gateway {
   readonly child: ChildProcess;

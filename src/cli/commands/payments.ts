@@ -17,6 +17,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
 
   payments
     .command('list')
+    .description('list reported payments, newest first')
     .addOption(new Option('--status <status>', 'matched or unmatched').choices(['matched', 'unmatched']))
     .option('--merchant <id>', 'only this merchant')
     .option('--limit <n>', 'at most this many, newest first (default 100)')

@@ -43,6 +43,7 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
 
   source
     .command('list')
+    .description('list payment sources (no secrets)')
     .option('--merchant <id>', 'only this merchant')
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {

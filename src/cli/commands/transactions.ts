@@ -21,6 +21,7 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
 
   transactions
     .command('list')
+    .description('list transactions of every merchant, newest first')
     .option('--merchant <id>', 'only this merchant')
     .addOption(new Option('--status <status>', 'only this status, as a reader sees it').choices(['pending', 'paid', 'expired', 'cancelled']))
     .addOption(new Option('--mode <mode>', 'only test or live transactions').choices(['test', 'live']))
@@ -46,6 +47,7 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
 
   transactions
     .command('show <trxid>')
+    .description('show one transaction, its payment and checkout URL')
     .option('--json', 'print JSON')
     .action(async (trxid: string) => {
       const id = parseTrxid(trxid, true)!;

@@ -38,10 +38,11 @@ const short = (u: UserView) => ({ id: u.id, email: u.email, role: u.role });
 /** user add|list|disable|enable|password: the console's users. */
 export function registerUserCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
-  const user = program.command('user').description('console users: add, list, disable, enable, password');
+  const user = program.command('user').description('console users: add, invite, list, disable, enable, password');
 
   user
     .command('add')
+    .description('add a console user (password from ADMIN_PASSWORD or standard input); audited')
     .requiredOption('--email <address>', 'the address the user logs in with')
     .addOption(
       new Option('--role <role>', 'operator (sees everything) or merchant (sees its merchants)').choices(['operator', 'merchant']).makeOptionMandatory(),
@@ -75,6 +76,7 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
 
   user
     .command('list')
+    .description('list console users, their role and merchants')
     .addOption(new Option('--role <role>', 'only this role').choices(['operator', 'merchant']))
     .option('--json', 'print JSON')
     .action(async (opts: { role?: UserRole }) => {

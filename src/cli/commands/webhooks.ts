@@ -17,6 +17,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
 
   webhooks
     .command('add')
+    .description('add a webhook endpoint to a merchant (its secret is shown only now)')
     .requiredOption('--merchant <id>', 'merchant id')
     .requiredOption('--url <url>', 'http(s) URL that receives the POSTs')
     .option('--events <types>', 'comma-separated event types (default: all)')
@@ -35,6 +36,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
 
   webhooks
     .command('list')
+    .description('list webhook endpoints (no secrets)')
     .option('--merchant <id>', 'only this merchant')
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {

@@ -3,7 +3,7 @@ import type { CreatedApiKey } from './api-key-summary.js';
 import { createApiKey } from './create-api-key.js';
 import { createMerchant } from './create-merchant.js';
 import type { Deps } from '../deps.js';
-import { anyMerchantExists } from '../../storage/queries/merchants.js';
+import { anyMerchantExists, firstMerchantIdWithStaticQris } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 
 // A fictional static QRIS: the acquirer domain, PAN and NMID are made up, so no real wallet will pay it.
@@ -47,4 +47,9 @@ export async function ensureDemoMerchant(deps: Deps): Promise<{ merchant: Mercha
   const merchant = await createMerchant(deps, { name: 'Demo Sandbox Merchant', qris: demoStaticQris() });
   const key = await createApiKey(deps, { merchantId: merchant.id, mode: 'test' });
   return { merchant, key };
+}
+
+/** The sandbox merchant an earlier start made (found by its built-in QRIS), for the start banner's hint. */
+export async function findDemoMerchantId(deps: Deps): Promise<string | null> {
+  return (await firstMerchantIdWithStaticQris(deps.db, demoStaticQris())) ?? null;
 }

@@ -27,6 +27,12 @@ export async function anyMerchantExists(db: Executor): Promise<boolean> {
   return any !== undefined;
 }
 
+/** The oldest merchant saved with exactly this static QRIS (the sandbox merchant's is built in), or undefined. */
+export async function firstMerchantIdWithStaticQris(db: Db, qris: string): Promise<string | undefined> {
+  const row = await db.selectFrom('merchants').select('id').where('qris_static', '=', qris).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
+}
+
 /** The merchant's static QRIS as stored, or undefined when there is no such merchant. */
 export async function readMerchantStaticQris(db: Db, merchantId: string): Promise<string | undefined> {
   const row = await db.selectFrom('merchants').select('qris_static').where('id', '=', merchantId).executeTakeFirst();
