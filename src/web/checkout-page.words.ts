@@ -5,14 +5,33 @@ import { defineMessages } from '../presentation/messages.js';
 export const words = defineMessages(
   {
     title: 'Pay {total} – {merchant}',
+    // A closed page is titled by its state ({status} is the status's name), so a tab or a saved page says what happened.
+    titlePaid: '{status} {total} – {merchant}',
+    titleClosed: '{status} – {merchant}',
     simulate: 'Pay (simulated)',
     payExactly: 'Pay exactly {total}, unique code included.',
     scan: 'Scan with any QRIS wallet or banking app.',
+    paid: 'Payment received. Thank you!',
+    expired: 'This QRIS code has expired.',
+    cancelled: 'This transaction was cancelled.',
+    proof: 'Proof of payment',
+    paidTo: 'Paid to',
+    amountPaid: 'Amount paid',
+    paidAt: 'Paid at',
   },
   {
     title: 'Bayar {total} – {merchant}',
+    titlePaid: '{status} {total} – {merchant}',
+    titleClosed: '{status} – {merchant}',
     simulate: 'Bayar (simulasi)',
     payExactly: 'Bayar tepat {total}, termasuk kode unik.',
     scan: 'Pindai dengan aplikasi dompet digital atau bank apa pun yang mendukung QRIS.',
+    paid: 'Pembayaran diterima. Terima kasih!',
+    expired: 'Kode QRIS sudah kedaluwarsa.',
+    cancelled: 'Transaksi dibatalkan.',
+    proof: 'Bukti pembayaran',
+    paidTo: 'Dibayar kepada',
+    amountPaid: 'Jumlah dibayar',
+    paidAt: 'Waktu pembayaran',
   },
 );
