@@ -5,6 +5,7 @@ import { translator } from '../presentation/messages.js';
 import { payerText, statusText } from '../presentation/shared-texts.js';
 import type { CheckoutView } from '../services/transactions/get-checkout.js';
 import { words } from './checkout-page.words.js';
+import { qrFileName } from './qr-file-name.js';
 
 /** Where the page finds its files (static-assets.ts: hashed URLs). */
 export interface CheckoutAssetUrls {
@@ -87,6 +88,8 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
       alt="${payerText('qrCodeFor', 'id', { total })} / ${payerText('qrCodeFor', 'en', { total })}">
     <p>${id('scan')}
       <span lang="en">${en('scan')}</span></p>
+    <p class="save-qr"><a class="button" href="/api/payment-gateway/qr/${view.trxid}.png" download="${qrFileName(view.merchant_name, view.total_amount)}">${both('saveQr')}</a></p>
+    <p class="hint">${id('fromGallery')} <span lang="en">${en('fromGallery')}</span></p>
     <p class="countdown">${payerText('validUntil', 'id')} <span lang="en">/ ${payerText('validUntil', 'en')}</span>
       <time id="expires" datetime="${view.expires_at}">${formatTime(Date.parse(view.expires_at), 'id')}</time>
       <strong id="countdown"></strong></p>

@@ -18,6 +18,8 @@ export const words = defineMessages(
     paidTo: 'Paid to',
     amountPaid: 'Amount paid',
     paidAt: 'Paid at',
+    saveQr: 'Save QR',
+    fromGallery: 'Paying from this phone? Save the QR, then in your wallet or banking app choose to scan from the gallery and pick it.',
   },
   {
     title: 'Bayar {total} – {merchant}',
@@ -33,5 +35,7 @@ export const words = defineMessages(
     paidTo: 'Dibayar kepada',
     amountPaid: 'Jumlah dibayar',
     paidAt: 'Waktu pembayaran',
+    saveQr: 'Simpan QR',
+    fromGallery: 'Membayar dari ponsel ini? Simpan QR, lalu di aplikasi dompet digital atau bank Anda pilih pindai dari galeri dan ambil gambarnya.',
   },
 );

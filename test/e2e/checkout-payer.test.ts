@@ -75,6 +75,33 @@ describe('the payer on the checkout page', () => {
     });
   }
 
+  for (const viewport of VIEWPORTS) {
+    it(`a payer on the paying phone saves the QR, named by merchant and amount, to pay from the gallery (${viewport.name})`, async () => {
+      const tx = await create(ctx.t.liveKey);
+      const page = await ctx.browser.newPage({ viewport, acceptDownloads: true });
+      await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
+      const save = page.getByRole('link', { name: 'Simpan QR / Save QR' });
+      expect(await save.isVisible()).toBe(true);
+      const name = `qris-${ctx.t.merchant.merchant_name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${tx.total_amount}.png`;
+      expect(await save.getAttribute('download')).toBe(name);
+      expect(await page.getByText('Membayar dari ponsel ini? Simpan QR').isVisible()).toBe(true);
+      expect(await page.getByText('Paying from this phone? Save the QR').isVisible()).toBe(true);
+
+      // The link answers the code's PNG, and the browser saves it under that name.
+      const href = await save.evaluate((a) => (a as HTMLAnchorElement).href);
+      const res = await fetch(href);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/png');
+      const png = Buffer.from(await res.arrayBuffer());
+      expect(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+      const [download] = await Promise.all([page.waitForEvent('download'), save.click()]);
+      expect(download.suggestedFilename()).toBe(name);
+      expect(await noSidewaysScroll(page)).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(SHOTS, `checkout-pending-${viewport.name}.png`), fullPage: true });
+      await page.close();
+    });
+  }
+
   it('a live payment names no sandbox in its proof; cancelled and expired pages are titled by their state', async () => {
     const merchant = ctx.t.merchant.merchant_name;
     const paid = await create(ctx.t.liveKey);
