@@ -1,4 +1,5 @@
 import { userActor } from '../../../domain/actor.js';
+import { liveKeysWait } from '../../../domain/live-approval.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
@@ -62,7 +63,7 @@ ${
 <tbody>${merchants.map(
         (m) => html`<tr><td><a href="/dashboard/merchants/${m.id}">${m.name}</a></td><td>${m.merchant_name}</td><td class="hide-narrow">${m.merchant_city}</td>
 <td class="mono hide-narrow">${m.nmid ?? '–'}</td><td class="mono hide-narrow">${m.acquirer ?? '–'}</td><td class="hide-narrow">${formatTime(m.created_at, page.lang)}</td>
-<td>${stateBadge(t, m.disabled_at)}</td></tr>`,
+<td>${stateBadge(t, m, deps.config.liveKeys)}</td></tr>`,
       )}</tbody></table></div>`
 }`;
     return page.send(t('title'), 'merchants', body);
@@ -139,7 +140,13 @@ ${
 ${renderNotice(notice)}
 <section class="card"><dl class="fields">
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
-<dt>${t('state')}</dt><dd>${stateBadge(t, merchant.disabled_at)}${enabled ? '' : html` <span class="muted">${t('disabledSince', { when: formatTime(merchant.disabled_at!, page.lang) })}</span>`}</dd>
+<dt>${t('state')}</dt><dd>${stateBadge(t, merchant, deps.config.liveKeys)}${
+      enabled
+        ? liveKeysWait(merchant.live_approved_at, deps.config.liveKeys)
+          ? html` <span class="muted">${t('waitingNote')}</span>`
+          : ''
+        : html` <span class="muted">${t('disabledSince', { when: formatTime(merchant.disabled_at!, page.lang) })}</span>`
+    }</dd>
 <dt>${t('qrisName')}</dt><dd>${merchant.merchant_name}</dd>
 <dt>${t('city')}</dt><dd>${merchant.merchant_city}</dd>
 <dt>${t('nmid')}</dt><dd class="mono">${merchant.nmid ?? '–'}</dd>
@@ -217,8 +224,11 @@ function sendLimit(page: ConsolePage, max: number, status: number): FastifyReply
   return page.send(t('newTitle'), 'merchants', body, status);
 }
 
-function stateBadge(t: T, disabledAt: number | null | undefined): SafeHtml {
-  return disabledAt == null ? html`<span class="badge ok">${t('active')}</span>` : html`<span class="badge disabled">${t('disabled')}</span>`;
+/** Disabled, else waiting for an operator's approval of its live keys, else active. */
+function stateBadge(t: T, m: { disabled_at?: number | null; live_approved_at?: number | null }, liveKeys: 'approval' | 'auto'): SafeHtml {
+  if (m.disabled_at != null) return html`<span class="badge disabled">${t('disabled')}</span>`;
+  if (liveKeysWait(m.live_approved_at, liveKeys)) return html`<span class="badge pending">${t('waiting')}</span>`;
+  return html`<span class="badge ok">${t('active')}</span>`;
 }
 
 /**
