@@ -1,17 +1,44 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowserApp } from '../helpers/browser.js';
 import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
-import { addMerchantUser } from '../helpers/console.js';
+import { addMerchantUser, PASSWORD } from '../helpers/console.js';
+import { hashPassword } from '../../src/hashing/passwords.js';
+import { insertUser } from '../../src/storage/queries/users.js';
+import { merchantUserRow } from '../../src/services/users/merchant-user-row.js';
 import { vectors } from '../helpers/context.js';
 import { CQRIS } from '../helpers/api.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
+import { parseMerchantQris } from '../../src/domain/merchant-qris.js';
+import { buildQris, parseQris, type TlvField } from '../../src/domain/qris/index.js';
+import { renderCleanPng } from '../helpers/qr-photo.js';
+import { closeQrImageReaders } from '../../src/imaging/read-qr-image.js';
 
 // The self-service merchant's first hour on a public gateway (issue 26, items 14 to 17), in a real
 // browser at both sizes.
 describe('a newcomer in the merchant portal', () => {
   const ctx = useBrowserApp({ SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' });
+
+  afterAll(async () => closeQrImageReaders());
+
+  /** A self-service user as confirming a sign-up leaves it: its address confirmed, no merchant yet. */
+  async function addNewcomer(email: string): Promise<void> {
+    const now = ctx.t.clock.now();
+    const row = merchantUserRow(email, await hashPassword(PASSWORD), now, now);
+    await ctx.t.deps.db.runInTransaction((trx) => insertUser(trx, row));
+  }
+
+  /** A static QRIS of its own: the fixture's first, with this name (tag 59) and NMID (51/02). */
+  function qrisOf(name: string, nmid: string): string {
+    const swap = (f: TlvField): TlvField =>
+      f.tag === '59'
+        ? { tag: '59', value: name }
+        : f.tag === '51'
+          ? { ...f, children: f.children!.map((c) => (c.tag === '02' ? { tag: '02', value: nmid } : c)) }
+          : f;
+    return buildQris(parseQris(vectors.vectors[0]!.static).fields.map(swap));
+  }
 
   const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
@@ -58,6 +85,37 @@ describe('a newcomer in the merchant portal', () => {
       await id.goto(`${ctx.base}/dashboard/keys`);
       expect(await id.getByRole('row', { name: new RegExp(keys.live!.slice(0, 12)) }).textContent()).toContain('menunggu persetujuan');
       await id.close();
+      await page.close();
+    });
+  }
+
+  for (const [index, viewport] of VIEWPORTS.entries()) {
+    it(`adding a merchant from its QRIS, the name left empty is the name the QRIS carries (${viewport.name})`, async () => {
+      const email = `adds-${viewport.name}@shop.test`;
+      await addNewcomer(email);
+      const page = await loggedIn(ctx.browser, ctx.base, viewport, email);
+      await page.goto(`${ctx.base}/dashboard/merchants`);
+      await page.getByRole('link', { name: 'Add merchant' }).click();
+      const name = page.getByLabel('Name', { exact: true });
+      expect(await name.evaluate((input) => (input as HTMLInputElement).required)).toBe(false);
+      expect(await page.getByText('Left empty, it is the name in the QRIS.').isVisible()).toBe(true);
+
+      const qris = qrisOf(`WARUNG BARU ${viewport.name.toUpperCase()}`, `ID10200000009${index}7`);
+      const decoded = parseMerchantQris(qris).merchantName;
+      await page.getByLabel('QRIS image').setInputFiles({ name: 'qris.png', mimeType: 'image/png', buffer: await renderCleanPng(qris) });
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await page.getByRole('heading', { name: 'Is this the right merchant?' }).waitFor();
+      // The preview names it, first in its list, by the QRIS's own name.
+      expect(await page.locator('dl.fields dd').first().textContent()).toBe(decoded);
+      expect(await noSidewaysScroll(page)).toBeLessThanOrEqual(0);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText(`Merchant ${decoded} added.`).waitFor();
+      expect(
+        await page
+          .getByRole('row', { name: new RegExp(decoded) })
+          .getByRole('link', { name: decoded })
+          .isVisible(),
+      ).toBe(true);
       await page.close();
     });
   }

@@ -85,7 +85,9 @@ ${
     const image = chosenFile(request.body.image);
     const t = translator(words, page.lang);
     if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 403);
-    const nameProblem = merchantNameProblem(form.name.trim());
+    // A name left empty is the one the QRIS carries (checked below, once the code is read).
+    const typed = form.name.trim();
+    const nameProblem = typed === '' ? null : merchantNameProblem(typed);
     if (nameProblem !== null) return sendForm(page, form, nameText(t, nameProblem), 400);
     if (!image && form.payload.trim() === '') return sendForm(page, form, t('errNeed'), 400);
     let preview: MerchantQrisPreview;
@@ -99,7 +101,13 @@ ${
     }
     // A code Save would refuse (dynamic, bad CRC) is shown with the reason, on the form, without Save.
     if (!preview.savable) return sendForm(page, { ...form, payload: image ? form.payload : preview.payload }, refusalText(t, preview), 422, preview);
-    return sendPreview(page, form.name.trim(), preview);
+    const name = typed || preview.merchantName.trim();
+    // A QRIS name this gateway would refuse (a domain in it, say) goes back on the form to be changed.
+    const readNameProblem = merchantNameProblem(name);
+    if (readNameProblem !== null) {
+      return sendForm(page, { name, payload: image ? form.payload : preview.payload }, nameText(t, readNameProblem), 400, preview);
+    }
+    return sendPreview(page, name, preview);
   });
 
   app.post('/merchants', { schema: pageSchema({ body: Form({ name: Text(), qris: Text() }) }) }, async (request, reply) => {
@@ -289,7 +297,7 @@ ${read ? html`<section class="card"><h2>${t('readTitle')}</h2>${readFields(t, re
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <p class="muted">${t('newIntro')}</p>
 <label for="merchant-name">${t('name')}</label>
-<input id="merchant-name" name="name" value="${form.name}" required maxlength="${MERCHANT_NAME_MAX}" aria-describedby="merchant-name-hint">
+<input id="merchant-name" name="name" value="${form.name}" maxlength="${MERCHANT_NAME_MAX}" aria-describedby="merchant-name-hint">
 <p class="hint" id="merchant-name-hint">${t('nameHint')}</p>
 <label for="merchant-image">${t('image')}</label>
 <input id="merchant-image" name="image" type="file" accept="image/png,image/jpeg" aria-describedby="merchant-image-hint">
