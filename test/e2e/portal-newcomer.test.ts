@@ -119,4 +119,22 @@ describe('a newcomer in the merchant portal', () => {
       await page.close();
     });
   }
+
+  for (const viewport of VIEWPORTS) {
+    it(`on an open gateway the login form offers sign-up, and says nothing of an operator's account (${viewport.name})`, async () => {
+      for (const [locale, signUp, operator] of [
+        ['en-US', 'No account yet? Sign up', 'operator made for you'],
+        ['id-ID', 'Belum punya akun? Daftar', 'dibuat operator'],
+      ] as const) {
+        const page = await ctx.browser.newPage({ viewport, locale });
+        await page.goto(`${ctx.base}/dashboard`);
+        const link = page.getByRole('link', { name: signUp });
+        expect(await link.isVisible(), locale).toBe(true);
+        expect(await page.getByText(operator).count(), locale).toBe(0);
+        await link.click();
+        await page.waitForURL(/\/dashboard\/signup$/);
+        await page.close();
+      }
+    });
+  }
 });
