@@ -49,6 +49,8 @@ describe('a newcomer in the merchant portal', () => {
       const email = `waiting-${viewport.name}@shop.test`;
       await addMerchantUser(ctx.t.deps, [merchant.id], email);
       const page = await loggedIn(ctx.browser, ctx.base, viewport, email);
+      // A user with a merchant is past the first steps.
+      expect(await page.getByRole('heading', { name: 'Your first steps' }).count()).toBe(0);
 
       await page.goto(`${ctx.base}/dashboard/keys`);
       const keys: Record<string, string> = {};
@@ -135,6 +137,33 @@ describe('a newcomer in the merchant portal', () => {
         await page.waitForURL(/\/dashboard\/signup$/);
         await page.close();
       }
+    });
+  }
+
+  for (const viewport of VIEWPORTS) {
+    it(`a newcomer with no merchant finds a first-step guide on the overview, each step a link (${viewport.name})`, async () => {
+      const email = `first-${viewport.name}@shop.test`;
+      await addNewcomer(email);
+      const page = await loggedIn(ctx.browser, ctx.base, viewport, email);
+      const guide = page.getByRole('region', { name: 'Your first steps' });
+      await guide.waitFor();
+      const steps = guide.getByRole('listitem');
+      expect(await steps.count()).toBe(3);
+      const links = [
+        ['Add your merchant from a photo of its QRIS sticker', '/dashboard/merchants/new'],
+        ['Make a test key', '/dashboard/keys'],
+        ['Try a payment', '/docs'],
+      ] as const;
+      for (const [index, [name, href]] of links.entries()) {
+        const link = steps.nth(index).getByRole('link', { name });
+        expect(await link.getAttribute('href'), name).toBe(href);
+        expect((await page.request.get(`${ctx.base}${href}`)).status(), href).toBe(200);
+      }
+      expect(await noSidewaysScroll(page)).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(SHOTS, `portal-first-steps-${viewport.name}.png`), fullPage: true });
+      await guide.getByRole('link', { name: links[0][0] }).click();
+      await page.getByLabel('QRIS image').waitFor();
+      await page.close();
     });
   }
 });
