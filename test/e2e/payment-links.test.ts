@@ -52,6 +52,12 @@ describe('payment links in a real browser', () => {
       expect(await page.locator('nav.main').isVisible()).toBe(false);
       expect(await page.getByRole('button', { name: 'Print' }).isVisible()).toBe(false);
       expect(await page.locator('.print-sheet').textContent()).toContain(`http://127.0.0.1/pay/${handle}`);
+      // A URL QR, which a banking app's scanner refuses: the sheet says to use the camera, in both languages.
+      for (const line of ["Scan with your phone's camera", 'Pindai dengan kamera ponsel Anda']) {
+        expect(await page.getByText(line, { exact: true }).isVisible(), line).toBe(true);
+      }
+      expect(await page.getByText('It opens the payment page: type the amount, then pay with any QRIS app.').isVisible()).toBe(true);
+      expect(await page.locator('.print-sheet').textContent()).not.toContain('Pindai untuk membayar');
       await page.screenshot({ path: join(SHOTS, `payment-link-print-${viewport.name}.png`) });
       await page.emulateMedia({ media: 'screen' });
 

@@ -21,6 +21,24 @@ describe('console login and sessions', () => {
     expect(away.headers.location).toBe(`/dashboard?next=${encodeURIComponent('/dashboard/transactions?status=paid')}&expired=0`);
   });
 
+  it("the login form's line follows SIGNUP: an account the operator made where nobody can sign up, the sign-up link where anyone can, never both (issue 26, item 15)", async () => {
+    const said = async (env: Record<string, string>, lang: string) => {
+      t = await createTestApp(env);
+      const page = await t.app.inject({ url: '/dashboard', headers: { 'accept-language': lang } });
+      await t.close();
+      return { operator: /operator made for you|dibuat operator untuk Anda/.test(page.body), signUp: page.body.includes('href="/dashboard/signup"') };
+    };
+    const open = { SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' };
+    for (const lang of ['en', 'id']) {
+      expect(await said({}, lang), lang).toEqual({ operator: true, signUp: false });
+      expect(await said({ SIGNUP: 'invite', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' }, lang), lang).toEqual({
+        operator: true,
+        signUp: false,
+      });
+      expect(await said(open, lang), lang).toEqual({ operator: false, signUp: true });
+    }
+  });
+
   it('sends a logged-out upload to the login form before its body is read', async () => {
     t = await createTestApp();
     const boundary = 'x-boundary';

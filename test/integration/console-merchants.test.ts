@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, seedMerchant, vectors, type TestApp } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from '../helpers/console.js';
-import { parseQris } from '../../src/domain/qris/index.js';
+import { buildQris, parseQris } from '../../src/domain/qris/index.js';
 import { closeQrImageReaders } from '../../src/imaging/read-qr-image.js';
 import { AppError } from '../../src/domain/errors.js';
 import { qrisErrorWords } from '../../src/web/console/pages/merchants.js';
@@ -161,7 +161,6 @@ describe('console merchants', () => {
       [{ name: 'X', qris: DYNAMIC }, 422, /^This QRIS is dynamic: it fixes one amount\./],
       [{ name: 'X', qris: BAD_CRC }, 422, /^The QRIS checksum \(CRC\) is wrong/],
       [{ name: 'X', qris: '   ' }, 400, /^Choose a QRIS image or paste its payload\.$/],
-      [{ name: ' ', qris: STATIC_1 }, 400, /^Give the merchant a name of 1 to 100 characters\.$/],
       [{ name: 'x'.repeat(101), qris: STATIC_1 }, 400, /^Give the merchant a name/],
     ];
     for (const [fields, status, message] of cases) {
@@ -286,6 +285,29 @@ describe('console merchants', () => {
         expect(res.body).toContain('The form could not be read.');
       }
     }
+  });
+
+  it('takes the name the QRIS carries when the Name is left empty; one the gateway refuses goes back on the form (issue 26, item 17)', async () => {
+    t = await createTestApp();
+    const c = await operator();
+    const form = await c.get('/dashboard/merchants/new');
+    expect(form.body).toMatch(/<input id="merchant-name" name="name" value="" maxlength="100"/);
+    const decoded = parseQris(STATIC_1).merchantName;
+    const preview = await postPreview(t, c, { name: ' ', qris: STATIC_1 });
+    expect(preview.statusCode).toBe(200);
+    expect(preview.body).toContain(`<dt>Name</dt><dd><strong>${decoded.replace(/"/g, '&quot;')}</strong></dd>`);
+    const saved = await c.post('/dashboard/merchants', { name: decoded, qris: STATIC_1 }, '/dashboard/merchants/new');
+    expect(saved.statusCode).toBe(303);
+    // A name typed still wins.
+    expect((await postPreview(t, c, { name: 'Kedai Saya', qris: STATIC_1 })).body).toContain('<dt>Name</dt><dd><strong>Kedai Saya</strong></dd>');
+
+    // A QRIS whose name holds a domain: the form comes back with it, to be changed, and no Save.
+    const linked = buildQris(parseQris(STATIC_1).fields.map((f) => (f.tag === '59' ? { tag: '59', value: 'WARUNG.EXAMPLE.COM' } : f)));
+    const refused = await postPreview(t, c, { name: '', qris: linked });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('value="WARUNG.EXAMPLE.COM"');
+    expect(refused.body).toContain('role="alert"');
+    expect(refused.body).not.toContain('>Save</button>');
   });
 
   it('checks the previewed payload again on Save: a tampered one is refused and nothing is saved', async () => {

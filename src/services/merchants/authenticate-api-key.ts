@@ -1,4 +1,5 @@
 import { AppError } from '../../domain/errors.js';
+import { liveKeysWait } from '../../domain/live-approval.js';
 import { apiKeyMode, hashApiKey, hashesEqual } from '../../domain/api-key.js';
 import { apiKeyByHash } from '../../storage/queries/api-keys.js';
 import type { Deps } from '../deps.js';
@@ -19,7 +20,7 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
   // A refusal is never cached, so enabling the merchant again lets its keys in at once.
   if (row.merchant_disabled_at != null) throw new AppError('merchant_disabled', "the key's merchant has been disabled");
   // A self-service merchant's live keys wait for an operator (LIVE_KEYS=approval); test keys work at once.
-  if (row.mode === 'live' && row.merchant_live_approved_at == null && deps.config.liveKeys === 'approval') {
+  if (row.mode === 'live' && liveKeysWait(row.merchant_live_approved_at, deps.config.liveKeys)) {
     throw new AppError('live_not_approved', "this merchant's live keys wait for an operator's approval; test keys work meanwhile");
   }
   return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode };

@@ -47,6 +47,7 @@
    * @param {boolean} [fromStream]
    */
   function show(next, fromStream) {
+    const was = status;
     status = next;
     main.dataset.status = next;
     statusText.textContent = texts[next] || next;
@@ -59,6 +60,27 @@
       if (timer) clearInterval(timer);
       countdown.textContent = '';
       note.hidden = true;
+      // Once: the stream and the sandbox button's answer may both bring the same payment.
+      if (was === 'pending') refresh();
+    }
+  }
+
+  // The server renders a closed page (its title, and for a payment the proof a payer keeps): fetched
+  // again and put in place of this one's content, so the live page ends as a reload would show it.
+  // Nothing changes if it still says pending (this page's own clock ran out first).
+  async function refresh() {
+    try {
+      const res = await fetch(base, { cache: 'no-store' });
+      if (!res.ok) return;
+      const fresh = new DOMParser().parseFromString(await res.text(), 'text/html');
+      const next = fresh.getElementById('checkout');
+      if (!next || next.dataset.status === 'pending') return;
+      main.replaceChildren(...Array.from(next.childNodes, (node) => document.importNode(node, true)));
+      main.dataset.checkout = next.dataset.checkout;
+      main.dataset.status = next.dataset.status;
+      document.title = fresh.title;
+    } catch (_e) {
+      // Offline for a moment: the status line already says what happened.
     }
   }
 
@@ -109,8 +131,9 @@
     });
   }
 
-  show(status);
+  // A closed page came rendered by the server; only a pending one is followed.
   if (status === 'pending') {
+    show(status);
     tick();
     timer = setInterval(tick, 1000);
     listen();

@@ -39,7 +39,9 @@ export const words = defineMessages(
     print: 'Print',
     remove: 'Remove link',
     removeConfirm: 'Remove this payment link? Printed QR codes of it stop working.',
-    scan: 'Scan to pay',
+    // A URL QR, not a QRIS: a banking app's scanner refuses it, so the sheet says which scanner to use.
+    scan: "Scan with your phone's camera",
+    scanThen: 'It opens the payment page: type the amount, then pay with any QRIS app.',
     back: 'Back',
   },
   {
@@ -79,7 +81,8 @@ export const words = defineMessages(
     print: 'Cetak',
     remove: 'Hapus tautan',
     removeConfirm: 'Hapus tautan pembayaran ini? QR yang sudah dicetak tidak akan berfungsi lagi.',
-    scan: 'Pindai untuk membayar',
+    scan: 'Pindai dengan kamera ponsel Anda',
+    scanThen: 'Halaman pembayaran akan terbuka: isi jumlahnya, lalu bayar dengan aplikasi QRIS apa pun.',
     back: 'Kembali',
   },
 );

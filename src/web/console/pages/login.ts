@@ -23,7 +23,7 @@ export function renderLogin(lang: Lang, csrf: string, path: string, next: string
   const message = notice === null ? '' : notice.kind === 'carried' ? renderNotice(notice.notice) : failureOrStatus(t, notice);
   const body = html`<div class="login card">
 <h1>${t('title')}</h1>
-<p class="muted">${t('intro')}</p>
+<p class="muted">${t('intro')}${signupOpen ? '' : ` ${t('operatorMade')}`}</p>
 ${message}
 <form method="post" action="/dashboard/login">
 <input type="hidden" name="_csrf" value="${csrf}">

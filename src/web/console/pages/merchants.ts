@@ -1,4 +1,5 @@
 import { userActor } from '../../../domain/actor.js';
+import { liveKeysWait } from '../../../domain/live-approval.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
@@ -62,7 +63,7 @@ ${
 <tbody>${merchants.map(
         (m) => html`<tr><td><a href="/dashboard/merchants/${m.id}">${m.name}</a></td><td>${m.merchant_name}</td><td class="hide-narrow">${m.merchant_city}</td>
 <td class="mono hide-narrow">${m.nmid ?? '–'}</td><td class="mono hide-narrow">${m.acquirer ?? '–'}</td><td class="hide-narrow">${formatTime(m.created_at, page.lang)}</td>
-<td>${stateBadge(t, m.disabled_at)}</td></tr>`,
+<td>${stateBadge(t, m, deps.config.liveKeys)}</td></tr>`,
       )}</tbody></table></div>`
 }`;
     return page.send(t('title'), 'merchants', body);
@@ -84,7 +85,9 @@ ${
     const image = chosenFile(request.body.image);
     const t = translator(words, page.lang);
     if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 403);
-    const nameProblem = merchantNameProblem(form.name.trim());
+    // A name left empty is the one the QRIS carries (checked below, once the code is read).
+    const typed = form.name.trim();
+    const nameProblem = typed === '' ? null : merchantNameProblem(typed);
     if (nameProblem !== null) return sendForm(page, form, nameText(t, nameProblem), 400);
     if (!image && form.payload.trim() === '') return sendForm(page, form, t('errNeed'), 400);
     let preview: MerchantQrisPreview;
@@ -98,7 +101,13 @@ ${
     }
     // A code Save would refuse (dynamic, bad CRC) is shown with the reason, on the form, without Save.
     if (!preview.savable) return sendForm(page, { ...form, payload: image ? form.payload : preview.payload }, refusalText(t, preview), 422, preview);
-    return sendPreview(page, form.name.trim(), preview);
+    const name = typed || preview.merchantName.trim();
+    // A QRIS name this gateway would refuse (a domain in it, say) goes back on the form to be changed.
+    const readNameProblem = merchantNameProblem(name);
+    if (readNameProblem !== null) {
+      return sendForm(page, { name, payload: image ? form.payload : preview.payload }, nameText(t, readNameProblem), 400, preview);
+    }
+    return sendPreview(page, name, preview);
   });
 
   app.post('/merchants', { schema: pageSchema({ body: Form({ name: Text(), qris: Text() }) }) }, async (request, reply) => {
@@ -139,7 +148,13 @@ ${
 ${renderNotice(notice)}
 <section class="card"><dl class="fields">
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
-<dt>${t('state')}</dt><dd>${stateBadge(t, merchant.disabled_at)}${enabled ? '' : html` <span class="muted">${t('disabledSince', { when: formatTime(merchant.disabled_at!, page.lang) })}</span>`}</dd>
+<dt>${t('state')}</dt><dd>${stateBadge(t, merchant, deps.config.liveKeys)}${
+      enabled
+        ? liveKeysWait(merchant.live_approved_at, deps.config.liveKeys)
+          ? html` <span class="muted">${t('waitingNote')}</span>`
+          : ''
+        : html` <span class="muted">${t('disabledSince', { when: formatTime(merchant.disabled_at!, page.lang) })}</span>`
+    }</dd>
 <dt>${t('qrisName')}</dt><dd>${merchant.merchant_name}</dd>
 <dt>${t('city')}</dt><dd>${merchant.merchant_city}</dd>
 <dt>${t('nmid')}</dt><dd class="mono">${merchant.nmid ?? '–'}</dd>
@@ -217,8 +232,11 @@ function sendLimit(page: ConsolePage, max: number, status: number): FastifyReply
   return page.send(t('newTitle'), 'merchants', body, status);
 }
 
-function stateBadge(t: T, disabledAt: number | null | undefined): SafeHtml {
-  return disabledAt == null ? html`<span class="badge ok">${t('active')}</span>` : html`<span class="badge disabled">${t('disabled')}</span>`;
+/** Disabled, else waiting for an operator's approval of its live keys, else active. */
+function stateBadge(t: T, m: { disabled_at?: number | null; live_approved_at?: number | null }, liveKeys: 'approval' | 'auto'): SafeHtml {
+  if (m.disabled_at != null) return html`<span class="badge disabled">${t('disabled')}</span>`;
+  if (liveKeysWait(m.live_approved_at, liveKeys)) return html`<span class="badge pending">${t('waiting')}</span>`;
+  return html`<span class="badge ok">${t('active')}</span>`;
 }
 
 /**
@@ -279,7 +297,7 @@ ${read ? html`<section class="card"><h2>${t('readTitle')}</h2>${readFields(t, re
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <p class="muted">${t('newIntro')}</p>
 <label for="merchant-name">${t('name')}</label>
-<input id="merchant-name" name="name" value="${form.name}" required maxlength="${MERCHANT_NAME_MAX}" aria-describedby="merchant-name-hint">
+<input id="merchant-name" name="name" value="${form.name}" maxlength="${MERCHANT_NAME_MAX}" aria-describedby="merchant-name-hint">
 <p class="hint" id="merchant-name-hint">${t('nameHint')}</p>
 <label for="merchant-image">${t('image')}</label>
 <input id="merchant-image" name="image" type="file" accept="image/png,image/jpeg" aria-describedby="merchant-image-hint">

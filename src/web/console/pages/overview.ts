@@ -67,8 +67,17 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
           ) => html`<tr><td>${m.name} <span class="mono muted">${m.id}</span></td><td>${m.merchant_name}, ${m.merchant_city}</td><td class="hide-narrow">${when(m.created_at)}</td>
 <td><form method="post" action="/dashboard/approvals/${m.id}" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit">${t('approve')}</button></form></td></tr>`,
         )}</tbody></table></div></section>`;
+  // A self-service user who has just confirmed has no merchant: the overview's figures are all zero, so it
+  // starts with what to do first.
+  const step = (href: string, text: string, hint: string) => html`<li><a href="${href}">${text}</a><div class="muted">${hint}</div></li>`;
+  const firstSteps =
+    page.viewer.role === 'merchant' && page.viewer.merchantIds.length === 0
+      ? html`<section class="card first-steps" aria-labelledby="first-steps"><h2 id="first-steps">${t('firstSteps')}</h2><p class="muted">${t('firstStepsIntro')}</p>
+<ol>${step('/dashboard/merchants/new', t('stepMerchant'), t('stepMerchantHint'))}${step('/dashboard/keys', t('stepKey'), t('stepKeyHint'))}${step('/docs', t('stepPay'), t('stepPayHint'))}</ol></section>`
+      : '';
   const body = html`<h1>${t('title')}</h1>
 ${renderNotice(notice)}
+${firstSteps}
 ${approvals}
 ${
   usages.length === 0

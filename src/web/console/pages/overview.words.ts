@@ -4,6 +4,15 @@ import { defineMessages } from '../../../presentation/messages.js';
 export const words = defineMessages(
   {
     title: 'Overview',
+    // The first steps of a self-service user with no merchant yet, each a link.
+    firstSteps: 'Your first steps',
+    firstStepsIntro: 'Three steps to your first payment, in the sandbox (no real money).',
+    stepMerchant: 'Add your merchant from a photo of its QRIS sticker',
+    stepMerchantHint: 'The name, city and NMID are read from the code.',
+    stepKey: 'Make a test key',
+    stepKeyHint: 'It is shown once: keep it somewhere safe.',
+    stepPay: 'Try a payment',
+    stepPayHint: 'In the API docs, authorize with the test key, create a transaction (cqris), open its checkout_url and press the sandbox pay button.',
     mode: 'Mode',
     live: 'live',
     test: 'test',
@@ -45,6 +54,14 @@ export const words = defineMessages(
   },
   {
     title: 'Ringkasan',
+    firstSteps: 'Langkah pertama Anda',
+    firstStepsIntro: 'Tiga langkah menuju pembayaran pertama Anda, di sandbox (tanpa uang sungguhan).',
+    stepMerchant: 'Tambahkan merchant Anda dari foto stiker QRIS-nya',
+    stepMerchantHint: 'Nama, kota, dan NMID dibaca dari kodenya.',
+    stepKey: 'Buat kunci test',
+    stepKeyHint: 'Kunci hanya ditampilkan sekali: simpan di tempat yang aman.',
+    stepPay: 'Coba sebuah pembayaran',
+    stepPayHint: 'Di dokumentasi API, otorisasi dengan kunci test, buat transaksi (cqris), buka checkout_url-nya, lalu tekan tombol bayar sandbox.',
     mode: 'Mode',
     live: 'live',
     test: 'uji',
