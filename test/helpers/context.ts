@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
+import { openRuntime } from '../../src/runtime.js';
 import { createLogger, silentLogger } from '../../src/http/logger.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
@@ -135,6 +136,19 @@ export interface Seeded {
   merchant: MerchantsTable;
   testKey: string;
   liveKey: string;
+}
+
+/**
+ * A SQLite file at `path`, migrated as a gateway's first start would, holding a seeded merchant: for tests
+ * that then start a real gateway process on it. Returns the merchant's test key.
+ */
+export async function seedSqliteFile(path: string): Promise<string> {
+  const runtime = await openRuntime(loadConfig({ DATABASE_URL: `sqlite:${path}` }));
+  try {
+    return (await seedMerchant(runtime.deps)).testKey;
+  } finally {
+    await runtime.close();
+  }
 }
 
 /** A merchant (one of the fixture static codes) with a test key and a live key. */

@@ -6,11 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { openRuntime } from '../../src/runtime.js';
 import { SCHEDULED_BACKUP_NAME } from '../../src/services/backups/scheduled-backup.js';
 import { CQRIS } from '../helpers/api.js';
-import { freshDatabaseUrl, onPostgres, seedMerchant } from '../helpers/context.js';
+import { freshDatabaseUrl, onPostgres, seedSqliteFile } from '../helpers/context.js';
 import { startGateway, type GatewayProcess } from '../helpers/processes.js';
 
 const env = (db: string, extra: Record<string, string>) => ({
@@ -48,12 +46,7 @@ describe.skipIf(onPostgres)('scheduled backups (SQLite, a real gateway process)'
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'qg-backup-scheduled-'));
     dbPath = join(dir, 'gateway.db');
-    const runtime = await openRuntime(loadConfig({ DATABASE_URL: `sqlite:${dbPath}` }));
-    try {
-      key = (await seedMerchant(runtime.deps)).testKey;
-    } finally {
-      await runtime.close();
-    }
+    key = await seedSqliteFile(dbPath);
   });
 
   afterAll(async () => {

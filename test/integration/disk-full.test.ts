@@ -13,10 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { openRuntime } from '../../src/runtime.js';
 import { CQRIS, CSTATUS } from '../helpers/api.js';
-import { onPostgres, seedMerchant } from '../helpers/context.js';
+import { onPostgres, seedSqliteFile } from '../helpers/context.js';
 import { runCommand, startGateway, type GatewayProcess } from '../helpers/processes.js';
 
 const hasPrlimit = (() => {
@@ -134,12 +132,7 @@ describe.skipIf(skipReason !== null)(`when the disk fills up (SQLite, a real gat
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'qg-disk-full-'));
     dbPath = join(dir, 'gateway.db');
-    const runtime = await openRuntime(loadConfig({ DATABASE_URL: `sqlite:${dbPath}` }));
-    try {
-      key = (await seedMerchant(runtime.deps)).testKey;
-    } finally {
-      await runtime.close();
-    }
+    key = await seedSqliteFile(dbPath);
     // Builds dist/ if the sources changed, before any process runs under a file-size limit.
     expect((await runCommand(['--version'], {})).code).toBe(0);
   }, 180_000);
