@@ -22,6 +22,7 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
   const database = openDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
     backgroundCheckpoints: options.server ?? false,
   });
   try {
