@@ -67,7 +67,8 @@ function limitInFlight(app: FastifyInstance, max: number, error: AppError, stats
     inFlight -= 1;
   };
   app.addHook('onRequest', (request, reply, next) => {
-    if (!request.url.startsWith('/api/')) return next();
+    // By the route it matched, not the raw URL, which a client shapes (`//api/...`, encoded letters).
+    if (!(request.routeOptions.url ?? '').startsWith('/api/')) return next();
     if (inFlight >= max) {
       stats.shed += 1;
       return next(error);
