@@ -1,4 +1,5 @@
 import { formatRupiah } from '../domain/money.js';
+import { transactionUrls } from '../domain/transaction.js';
 import { html, type SafeHtml } from '../domain/html.js';
 import { formatTime } from '../presentation/format.js';
 import { translator } from '../presentation/messages.js';
@@ -56,6 +57,8 @@ function proofOfPayment(view: CheckoutView, total: string): SafeHtml {
  */
 export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls): string {
   const total = formatRupiah(view.total_amount);
+  // Relative: the page and its images are served by the same gateway.
+  const urls = transactionUrls('', view.trxid);
   const sandbox =
     view.mode === 'test'
       ? html`<div class="sandbox"><p>${payerText('sandbox', 'id')} <span lang="en">${payerText('sandbox', 'en')}</span></p>
@@ -84,11 +87,11 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
     <p class="breakdown">${formatRupiah(view.amount)} + ${payerText('uniqueCode', 'id')} <strong id="unique-code">${view.unique_code}</strong>
       <span lang="en">(${payerText('uniqueCode', 'en')})</span></p>
     <p class="warn">${id('payExactly', { total })} <span lang="en">${en('payExactly', { total })}</span></p>
-    <img id="qr" src="/api/payment-gateway/qr/${view.trxid}.svg" width="300" height="300"
+    <img id="qr" src="${urls.svg}" width="300" height="300"
       alt="${payerText('qrCodeFor', 'id', { total })} / ${payerText('qrCodeFor', 'en', { total })}">
     <p>${id('scan')}
       <span lang="en">${en('scan')}</span></p>
-    <p class="save-qr"><a class="button" href="/api/payment-gateway/qr/${view.trxid}.png" download="${qrFileName(view.merchant_name, view.total_amount)}">${both('saveQr')}</a></p>
+    <p class="save-qr"><a class="button" href="${urls.png}" download="${qrFileName(view.merchant_name, view.total_amount)}">${both('saveQr')}</a></p>
     <p class="hint">${id('fromGallery')} <span lang="en">${en('fromGallery')}</span></p>
     <p class="countdown">${payerText('validUntil', 'id')} <span lang="en">/ ${payerText('validUntil', 'en')}</span>
       <time id="expires" datetime="${view.expires_at}">${formatTime(Date.parse(view.expires_at), 'id')}</time>

@@ -160,8 +160,10 @@ async function printView(deps: Deps, page: ConsolePage, merchantId: string): Pro
 <p class="muted">${m.merchant_city}</p>
 <img src="/dashboard/links/${m.id}/qr.png" alt="${t('qr', { url })}" width="320" height="320">
 <p class="mono">${url}</p>
-<p lang="id" class="scan"><strong>${translator(words, 'id')('scan')}</strong><br>${translator(words, 'id')('scanThen')}</p>
-<p lang="en" class="scan"><strong>${translator(words, 'en')('scan')}</strong><br>${translator(words, 'en')('scanThen')}</p>
+${(['id', 'en'] as const).map((lang) => {
+  const say = translator(words, lang);
+  return html`<p lang="${lang}" class="scan"><strong>${say('scan')}</strong><br>${say('scanThen')}</p>`;
+})}
 </div>
 <p class="no-print"><button type="button" data-print>${t('print')}</button> <a href="/dashboard/links/${m.id}">${t('back')}</a></p>`;
   return page.send(t('pageTitle', { name: m.name }), 'links', body);
