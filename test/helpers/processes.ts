@@ -1,6 +1,6 @@
 // Gateway processes started from the real entry point (bin/qris-gateway.mjs), for tests that need
 // several instances or a process that can be killed.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { devNull } from 'node:os';
 import { join } from 'node:path';
@@ -112,4 +112,14 @@ export async function startGateway(env: Record<string, string>, args: string[] =
       return exited;
     },
   };
+}
+
+/** Whether `command --version` runs here: tests that need a tool of the machine's (prlimit, redis-server) skip without it. */
+export function commandRuns(command: string): boolean {
+  try {
+    execFileSync(command, ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -15,16 +15,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CQRIS, CSTATUS } from '../helpers/api.js';
 import { onPostgres, seedSqliteFile } from '../helpers/context.js';
-import { runCommand, startGateway, type GatewayProcess } from '../helpers/processes.js';
+import { commandRuns, runCommand, startGateway, type GatewayProcess } from '../helpers/processes.js';
 
-const hasPrlimit = (() => {
-  try {
-    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasPrlimit = commandRuns('prlimit');
 const skipReason = onPostgres ? 'SQLite only: the fault is a file that may grow no further' : hasPrlimit ? null : 'needs prlimit (util-linux) on the PATH';
 
 /** How one create ended, as its client saw it. */

@@ -5,20 +5,13 @@ import { buildApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RedisRateLimiter } from '../../src/http/redis-rate-limit.js';
 import { createTestApp, onPostgres } from '../helpers/context.js';
-import { freePort } from '../helpers/processes.js';
+import { commandRuns, freePort } from '../helpers/processes.js';
 import { startSeededGateway } from '../helpers/seeded-gateway.js';
 
 // Redis going away under the API (issue 25, part 2), against a Redis server this test starts and stops on
 // a port of its own, so the machine's Redis is never touched. Needs redis-server on the PATH (Debian's
 // redis-server package; .ci/run's machine has it): skipped with a note where it is missing.
-const hasRedis = (() => {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasRedis = commandRuns('redis-server');
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
