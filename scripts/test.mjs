@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import pg from 'pg';
 
 const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
 const report = '.test-results.json';
@@ -33,10 +34,30 @@ function run(label, env) {
   return { passed, failed, ok: result.status === 0 && failed === 0 && passed > 0 };
 }
 
+/**
+ * Test contexts hand their migrated schemas back for the next one to reuse (test/helpers/migrated-database.ts);
+ * the run leaves none behind in the operator's database.
+ */
+async function dropFreeSchemas(url) {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query("select nspname as name from pg_namespace where starts_with(nspname, 'qg_free_')");
+    for (const { name } of rows) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+  } catch (error) {
+    process.stdout.write(`(could not drop the test run's free schemas: ${error.message})\n`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 // The same suite runs on SQLite always, and again on PostgreSQL when TEST_DATABASE_URL names one (each
 // test context then works in a schema of its own there).
 const runs = [run('SQLite', { QG_TEST_DATABASE: 'sqlite' })];
-if (process.env.TEST_DATABASE_URL) runs.push(run('PostgreSQL', { QG_TEST_DATABASE: 'postgres' }));
+if (process.env.TEST_DATABASE_URL) {
+  runs.push(run('PostgreSQL', { QG_TEST_DATABASE: 'postgres' }));
+  await dropFreeSchemas(process.env.TEST_DATABASE_URL);
+}
 const passed = runs.reduce((n, r) => n + r.passed, 0);
 const failed = runs.reduce((n, r) => n + r.failed, 0);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);

@@ -13,6 +13,7 @@ import { createLogger, silentLogger } from '../../src/http/logger.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
+import { migratedPostgresSchema, migratedSqliteFile } from './migrated-database.js';
 import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import type { Deps } from '../../src/services/deps.js';
@@ -101,7 +102,8 @@ export async function openScratchDatabase(
 /** A migrated fresh database (see freshDatabaseUrl), with the given settings over the defaults. */
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'qg-test-'));
-  const fresh = await freshDatabaseUrl(dir);
+  // Migrated already, by the migrations of these sources (see migrated-database.ts).
+  const fresh = onPostgres ? await migratedPostgresSchema(process.env.TEST_DATABASE_URL!) : await migratedSqliteCopy(dir);
   const databaseUrl = fresh.url;
   // The event-loop delay shedder measures the machine, not the code: on a CI host loaded past its cores it
   // would refuse a test's requests as overloaded. Off unless a test sets it (overload.test.ts does).
@@ -113,7 +115,6 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     DATABASE_URL: databaseUrl,
   });
   const database = openDatabase(config.databaseUrl);
-  await migrateToLatest(database, database.dialect);
   const clock = new TestClock();
   const deps: Deps = { db: database, config, now: clock.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
   return {
@@ -126,10 +127,16 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     async close() {
       // A test may have closed the database itself (to see how the app copes); closing twice is fine.
       await database.close().catch(() => {});
-      await fresh.drop();
+      await fresh.release();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function migratedSqliteCopy(dir: string): Promise<{ url: string; release: () => Promise<void> }> {
+  const file = join(dir, 'gateway.db');
+  await migratedSqliteFile(file);
+  return { url: `sqlite:${file}`, release: async () => {} };
 }
 
 export interface Seeded {
