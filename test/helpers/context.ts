@@ -12,7 +12,6 @@ import { openRuntime } from '../../src/runtime.js';
 import { createLogger, silentLogger } from '../../src/http/logger.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';
 import { openDatabase, type Database } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
 import { migratedPostgresSchema, migratedSqliteFile } from './migrated-database.js';
 import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
