@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect } from 'kysely';
+import { Kysely, PostgresDialect, type Dialect as KyselyDialect } from 'kysely';
+import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { withJsRows, type JsRowsStatement } from './engine/sqlite-rows.js';
 import { directReads, type DirectReads } from './engine/direct-reads.js';
 import type { DB } from './schema.js';
@@ -163,7 +164,7 @@ function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
   const checkpointer = path === ':memory:' || !backgroundCheckpoints ? null : startCheckpointer(path);
   if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   const db: Database = new Database(
-    new SqliteDialect({ database: statements }),
+    new ImmediateSqliteDialect({ database: statements }),
     'sqlite',
     { connection: sqlite, prepare: statements.prepare, wal },
     async () => {

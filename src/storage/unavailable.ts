@@ -29,10 +29,14 @@ const PG_MESSAGES = [
 // under a file-size limit, which SQLite reports as an I/O error), or it failed to read or write at all.
 const DISK_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EFBIG', 'EDQUOT']);
 
+// SQLite's file held by another process past the busy timeout (5 s, database.ts): SQLITE_BUSY and its
+// extended codes. The statement was not run; the same one succeeds once the other process lets go.
+const isSqliteBusy = (code: string) => code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
+
 export function isDatabaseUnreachable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_STATES.has(code) || code.startsWith('08'))) return true;
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_STATES.has(code) || code.startsWith('08') || isSqliteBusy(code))) return true;
   return PG_MESSAGES.some((words) => err.message.includes(words));
 }
 

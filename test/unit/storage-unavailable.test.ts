@@ -12,7 +12,7 @@ import { MAX_OUTAGE_BACKOFF_MS, OutageBackoff } from '../../src/workers/outage-b
 const withCode = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
 
 describe('a failure of the database itself becomes a stable error', () => {
-  it('PostgreSQL unreachable, restarting, or its connection cut: database_unavailable, Retry-After 2', () => {
+  it('PostgreSQL unreachable, restarting, or its connection cut, or SQLite held by another process: database_unavailable, Retry-After 2', () => {
     const cases = [
       withCode('ECONNREFUSED'),
       withCode('ECONNRESET'),
@@ -22,6 +22,9 @@ describe('a failure of the database itself becomes a stable error', () => {
       withCode('53300', 'sorry, too many clients already'),
       new Error('Connection terminated unexpectedly'),
       new Error('timeout exceeded when trying to connect'),
+      // SQLite's file held by another process past the busy timeout.
+      withCode('SQLITE_BUSY', 'database is locked'),
+      withCode('SQLITE_BUSY_SNAPSHOT', 'database is locked'),
     ];
     for (const err of cases) {
       const mapped = unavailableError(err)!;
@@ -53,7 +56,7 @@ describe('a failure of the database itself becomes a stable error', () => {
     // Any other code, whatever its message, is not taken for an outage.
     fc.assert(
       fc.property(
-        fc.string().filter((c) => !/^(E[A-Z]+|08|5[37]|SQLITE_(FULL|IOERR))/.test(c)),
+        fc.string().filter((c) => !/^(E[A-Z]+|08|5[37]|SQLITE_(FULL|IOERR|BUSY))/.test(c)),
         fc.string().filter((m) => !/Connection terminated|timeout exceeded|not queryable/.test(m)),
         (code, message) => unavailableError(withCode(code, message)) === null,
       ),
