@@ -1,16 +1,13 @@
 // Counts the statements a database runs, for tests that hold code to a number of queries.
 import type { Kysely } from 'kysely';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import type { DB } from '../../src/storage/schema.js';
 import { Database } from '../../src/storage/database.js';
 
-// The counters a test started, taken off again after it.
-const restores: (() => void)[] = [];
-afterEach(() => {
-  for (const restore of restores.splice(0)) restore();
-});
-
-/** Counts the statements a database runs, whichever path they take (SQLite's direct reads or Kysely). */
+/**
+ * Counts the statements a database runs, whichever path they take (SQLite's direct reads or Kysely).
+ * Called inside a test, which takes the counter off again when it ends.
+ */
 export function countStatements(db: Kysely<DB>): { readonly count: number; readonly texts: ReadonlySet<string> } {
   let count = 0;
   const texts = new Set<string>();
@@ -34,7 +31,7 @@ export function countStatements(db: Kysely<DB>): { readonly count: number; reado
       return rows;
     };
   }
-  restores.push(() => {
+  onTestFinished(() => {
     db.executeQuery = original;
     if (direct && all) direct.all = all;
   });
