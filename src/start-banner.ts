@@ -38,6 +38,15 @@ export function startBanner(facts: StartFacts): string {
       lines.push('', `Sandbox merchant ${demo.merchantId}: its test key was shown on the first start. Key not saved? Make another:`, `  ${newKey}`);
     }
   }
+  // Quick start (the sandbox merchant is there): the console's address alone does not get anyone in, since
+  // it has no user until one is made; `user add` asks for the password (never an argument).
+  if (demo && facts.consoleEnabled) {
+    lines.push(
+      '',
+      `Console: log in at ${url}/dashboard as an operator. Make one (it asks for the password):`,
+      `  ${facts.cli} user add --email you@example.com --role operator`,
+    );
+  }
   lines.push('');
   return lines.join('\n');
 }

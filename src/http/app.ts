@@ -1,6 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { Socket } from 'node:net';
 import { AppError } from '../domain/errors.js';
@@ -23,6 +22,7 @@ import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { openApiWebhooks } from './openapi-webhooks.js';
+import { registerDocsPage } from './docs-page.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { paymentLinkRoutes } from '../web/payment-links.js';
 import { consoleRoutes } from '../web/console/routes.js';
@@ -165,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       webhooks: openApiWebhooks,
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerDocsPage(app);
 
   const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, deps.logger);
   if (limiter instanceof RedisRateLimiter) app.addHook('onClose', async () => limiter.close());

@@ -9,6 +9,7 @@ import { addOperator, PASSWORD } from '../helpers/console.js';
 import { vectors } from '../helpers/context.js';
 import { closeQrImageReaders } from '../../src/imaging/read-qr-image.js';
 import { photoVariant, renderPhotoJpeg } from '../helpers/qr-photo.js';
+import { openSection } from '../helpers/console-browser.js';
 
 const SHOTS = process.env.QG_SCREENSHOTS ?? join(tmpdir(), 'qg-shots');
 
@@ -135,7 +136,7 @@ describe('console merchants and keys in a real browser', () => {
       await page.getByText(/revoked: requests with it are refused/).waitFor();
       expect((await create()).status).toBe(401);
 
-      await page.getByRole('link', { name: 'Audit log' }).click();
+      await openSection(page, 'Audit log');
       await page.getByRole('heading', { name: 'Audit log' }).waitFor();
       expect(await page.locator('tbody tr', { hasText: 'api_key.revoke' }).count()).toBeGreaterThan(0);
       await page.screenshot({ path: join(SHOTS, `audit-${name}.png`), fullPage: true });

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addOperator } from '../helpers/console.js';
-import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
+import { loggedIn, openSection, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { createInput } from '../helpers/context.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
@@ -86,7 +86,7 @@ describe('console payments, webhooks and sources in a real browser', () => {
         expect(await page.getByRole('status').textContent()).toMatch(/^Endpoint we_[0-9A-Za-z]+ added\.$/);
         expect(await fitsWidth(page)).toBe(true);
         await shoot(page, 'webhooks', size);
-        await page.getByRole('link', { name: 'Webhooks' }).click();
+        await openSection(page, 'Webhooks');
         await page.getByRole('link', { name: `https://hooks.example.test/${size.name}` }).waitFor();
         expect(await page.content()).not.toContain(secret);
         expect(

@@ -10,7 +10,7 @@ import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endp
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addOperator } from '../helpers/console.js';
-import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
+import { loggedIn, openSection, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { createInput, seedMerchant } from '../helpers/context.js';
 import { Receiver } from '../helpers/receiver.js';
 import { insertRows, transactionRow } from '../helpers/transaction-rows.js';
@@ -89,7 +89,7 @@ describe('console transactions in a real browser', () => {
   for (const viewport of [VIEWPORTS[1], VIEWPORTS[0]]) {
     it(`finds a transaction by its ref, shows its timeline, resends its webhook and exports the list (${viewport.name})`, async () => {
       const page = await loggedIn(ctx.browser, ctx.base, viewport, 'ops@example.test');
-      await page.getByRole('navigation').getByRole('link', { name: 'Transactions' }).click();
+      await openSection(page, 'Transactions');
       await page.getByRole('heading', { name: 'Transactions' }).waitFor();
       expect(await page.locator('tbody tr').count()).toBe(7);
       const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addOperator, PASSWORD } from '../helpers/console.js';
-import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
+import { loggedIn, openMenu, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { createInput } from '../helpers/context.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
@@ -93,6 +93,7 @@ describe('the console in a real browser', () => {
     await page.getByRole('link', { name: 'Indonesia' }).click();
     await page.getByRole('heading', { name: 'Ringkasan' }).waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('id');
+    await openMenu(page);
     await expect(page.getByRole('button', { name: 'Keluar' }).count()).resolves.toBe(1);
     await page.getByRole('link', { name: 'English' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -116,6 +117,7 @@ describe('the console in a real browser', () => {
 
   it('logs out, and the back button shows no console page', async () => {
     const page = await loggedIn(ctx.browser, ctx.base, VIEWPORTS[0], 'ops@example.test');
+    await openMenu(page);
     await page.getByRole('button', { name: 'Log out' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('You have logged out.');
     expect((await page.context().cookies()).some((c) => c.name === 'qg_session')).toBe(false);

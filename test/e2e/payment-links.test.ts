@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addOperator } from '../helpers/console.js';
-import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
+import { loggedIn, openSection, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 
 describe('payment links in a real browser', () => {
   const ctx = useBrowserApp();
@@ -28,7 +28,7 @@ describe('payment links in a real browser', () => {
     it(`an operator sets a handle, and the link opens checkout pages of the right amount (${viewport.name})`, async () => {
       const handle = `warung-${viewport.name}`;
       const page = await loggedIn(ctx.browser, ctx.base, viewport, 'ops@example.test');
-      await page.getByRole('link', { name: 'Payment links' }).click();
+      await openSection(page, 'Payment links');
       await page.getByRole('heading', { name: 'Payment links' }).waitFor();
       await page
         .getByRole('row', { name: /Test Merchant/ })

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowserApp } from '../helpers/browser.js';
-import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
+import { loggedIn, openSection, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { addMerchantUser, PASSWORD } from '../helpers/console.js';
 import { hashPassword } from '../../src/hashing/passwords.js';
 import { insertUser } from '../../src/storage/queries/users.js';
@@ -73,7 +73,7 @@ describe('a newcomer in the merchant portal', () => {
       expect(((await live.json()) as { error: { code: string } }).error.code).toBe('live_not_approved');
 
       // The merchant's state, in its list and on its page.
-      await page.getByRole('link', { name: 'Merchants' }).first().click();
+      await openSection(page, 'Merchants');
       const row = page.getByRole('row', { name: new RegExp(`Waiting ${viewport.name}`) });
       expect(await row.textContent()).toContain('waiting for approval');
       expect(await row.textContent()).not.toContain('active');

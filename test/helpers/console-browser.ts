@@ -24,3 +24,15 @@ export async function loggedIn(browser: Browser, base: string, viewport: { width
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   return page;
 }
+
+/** On a phone, opens the header's Menu (the sections and the account); on a desktop they are shown already. */
+export async function openMenu(page: Page): Promise<void> {
+  const menu = page.getByRole('banner').getByText('Menu', { exact: true });
+  if (await menu.isVisible()) await menu.click();
+}
+
+/** Opens a console section by its link in the navigation (on a phone, through the Menu). */
+export async function openSection(page: Page, name: string): Promise<void> {
+  await openMenu(page);
+  await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name, exact: true }).click();
+}

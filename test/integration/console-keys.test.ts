@@ -48,8 +48,8 @@ describe('console API keys', () => {
     for (const th of ['Key', 'Mode', 'Created', 'Last used', 'State'])
       expect(one.body).toContain(`<th${th === 'Created' ? ' class="hide-narrow"' : ''}>${th}</th>`);
     const stored = await t.deps.db.selectFrom('api_keys').select('key_prefix').execute();
-    for (const k of stored) expect(one.body).toContain(`<td class="mono key">${k.key_prefix}</td>`);
-    expect(one.body.match(/<td>never<\/td>/g)).toHaveLength(2);
+    for (const k of stored) expect(one.body).toContain(`<td class="mono key" data-label="Key">${k.key_prefix}</td>`);
+    expect(one.body.match(/<td data-label="Last used">never<\/td>/g)).toHaveLength(2);
     expect(keysIn(one.body)).toEqual([]);
 
     await seedMerchant(t.deps, 1, 'Second Shop');
@@ -176,8 +176,8 @@ describe('console API keys', () => {
     expect(rows.find((k) => k.key_hash === hashApiKey(t.testKey))!.last_used_at).toBe(usedAt);
     expect(rows.find((k) => k.key_hash === hashApiKey(t.liveKey))!.last_used_at).toBeNull();
     const page = await c.get('/dashboard/keys');
-    expect(page.body).toContain('<td>15 Jan 2025, 10:04:05 WIB</td>');
-    expect(page.body.match(/<td>never<\/td>/g)).toHaveLength(1);
+    expect(page.body).toContain('<td data-label="Last used">15 Jan 2025, 10:04:05 WIB</td>');
+    expect(page.body.match(/<td data-label="Last used">never<\/td>/g)).toHaveLength(1);
 
     // An older time never replaces a newer one (another instance's clock may lag).
     t.clock.ms = usedAt - 60_000;

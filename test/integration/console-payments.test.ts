@@ -88,7 +88,7 @@ describe('console payments', () => {
     expect(page.body).toContain(`<label for="assign-${payment.id}">Transaction</label>`);
     expect(page.body).toMatch(/<button type="submit">Assign<\/button>/);
     // The one candidate is listed and prefilled.
-    expect(page.body).toContain(`<td class="mono">${tx.id}</td>`);
+    expect(page.body).toContain(`<td class="mono" data-label="Transaction">${tx.id}</td>`);
     expect(page.body).toMatch(new RegExp(`id="assign-${payment.id}"[^>]*value="${tx.id}"`));
 
     const { res, page: after } = await assign(c, payment.id, tx.id);

@@ -33,8 +33,28 @@ describe('the start banner', () => {
         '',
       ].join('\n'),
     );
-    expect(startBanner({ url: 'http://h:1', consoleEnabled: true, databaseUrl: 'sqlite:/tmp/a.db', demo: null, cli: 'x' })).not.toMatch(/key/i);
+    // No sandbox merchant: not a quick start, so no console how-to either.
+    const plain = startBanner({ url: 'http://h:1', consoleEnabled: true, databaseUrl: 'sqlite:/tmp/a.db', demo: null, cli: 'x' });
+    expect(plain).not.toMatch(/key/i);
+    expect(plain).not.toContain('user add');
     expect(workerBanner('postgres://u:pw@h/db')).toContain('  Database:  PostgreSQL, h:5432/db\n');
     expect(workerBanner('postgres://u:pw@h/db')).not.toContain('pw');
+  });
+
+  // issue 26, item 21: a quick start names the console and the command that makes its first operator.
+  it('tells a quick start where the console is and how to make an operator for it', () => {
+    const facts = { url: 'http://127.0.0.1:3000', databaseUrl: 'sqlite::memory:', cli: 'npm run -s cli --' };
+    const first = startBanner({ ...facts, consoleEnabled: true, demo: { merchantId: 'mch_x', key: 'sk_test_abc' } });
+    const howTo = [
+      '',
+      'Console: log in at http://127.0.0.1:3000/dashboard as an operator. Make one (it asks for the password):',
+      '  npm run -s cli -- user add --email you@example.com --role operator',
+      '',
+    ].join('\n');
+    expect(first).toContain('  Console:   http://127.0.0.1:3000/dashboard\n');
+    expect(first.endsWith(`  npm run -s cli -- key create --merchant mch_x --mode test\n${howTo}`)).toBe(true);
+    // Later starts (the key already shown) say it too; a start with the console off does not.
+    expect(startBanner({ ...facts, consoleEnabled: true, demo: { merchantId: 'mch_x', key: null } }).endsWith(howTo)).toBe(true);
+    expect(startBanner({ ...facts, consoleEnabled: false, demo: { merchantId: 'mch_x', key: 'sk_test_abc' } })).not.toContain('dashboard');
   });
 });

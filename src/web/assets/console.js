@@ -1,5 +1,6 @@
-// The console's little script: confirmation of destructive forms and copying shown-once secrets. Every
-// page works without it; it is loaded from 'self' only (the Content-Security-Policy has no inline script).
+// The console's little script: confirmation of destructive forms, copying shown-once secrets and closing
+// the phone's menu with Escape. Every page works without it; it is loaded from 'self' only (the
+// Content-Security-Policy has no inline script).
 
 /** Forms with data-confirm ask before they are sent (cancel, revoke, disable). */
 document.addEventListener('submit', (event) => {
@@ -30,4 +31,13 @@ document.addEventListener('change', (event) => {
 document.addEventListener('click', (event) => {
   const button = event.target;
   if (button instanceof HTMLButtonElement && button.dataset.print !== undefined) window.print();
+});
+
+/** The phone's Menu (a <details> in the header) closes with Escape, giving the focus back to its summary. */
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return;
+  const menu = document.querySelector('details.menu[open]');
+  if (!(menu instanceof HTMLDetailsElement)) return;
+  menu.open = false;
+  menu.querySelector('summary')?.focus();
 });

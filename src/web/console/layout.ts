@@ -37,11 +37,11 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
   const t = translator(words, frame.lang);
   const assets = consoleAssets();
   const { viewer } = frame;
-  const nav = viewer
-    ? html`<nav class="main" aria-label="${t('overview')}">${SECTIONS.filter((s) => !s.operatorOnly || viewer.role === 'operator').map(
+  const links = viewer
+    ? SECTIONS.filter((s) => !s.operatorOnly || viewer.role === 'operator').map(
         (s) => html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${t(s.key)}</a>`,
-      )}</nav>`
-    : '';
+      )
+    : [];
   const switcher = html`<span class="lang" aria-label="${t('language')}">${LANGS.map(
     (l) =>
       html`<a href="/dashboard/lang/${l}?back=${encodeURIComponent(frame.path)}" hreflang="${l}" lang="${l}"${l === frame.lang ? html` aria-current="true"` : ''}>${translator(words, l)('languageName')}</a>`,
@@ -49,6 +49,14 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
   const account = viewer
     ? html`<a href="/dashboard/account" title="${t('account')}">${viewer.email}${viewer.role === 'operator' ? html` (${t('operator')})` : ''}</a>
 <form method="post" action="/dashboard/logout"><input type="hidden" name="_csrf" value="${frame.csrf}"><button type="submit" class="link">${t('logOut')}</button></form>`
+    : '';
+  // The same links twice, one shown by width (console.css): a desktop keeps its row of sections under
+  // the header; a phone gets one header row with a Menu disclosure holding the sections and the account.
+  // A <details> opens without any script and by keyboard; console.js only adds closing it with Escape.
+  const wideNav = viewer ? html`<nav class="main wide-only" aria-label="${t('sections')}">${links}</nav>` : '';
+  const menu = viewer
+    ? html`<span class="account wide-only">${account}</span>
+<details class="menu narrow-only"><summary>${t('menu')}</summary><div class="menu-panel"><nav aria-label="${t('sections')}">${links}</nav><div class="account">${account}</div></div></details>`
     : '';
   return html`<!doctype html>
 <html lang="${frame.lang}">
@@ -61,8 +69,8 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
 <script src="${assets.js.url}" defer></script>
 </head>
 <body>
-<header class="top"><a class="brand" href="/dashboard">qris-gateway</a>${switcher}${account}</header>
-${nav}
+<header class="top"><a class="brand" href="/dashboard">qris-gateway</a>${switcher}${menu}</header>
+${wideNav}
 <main id="content">
 ${body}
 </main>

@@ -19,6 +19,8 @@ export const words = defineMessages(
     // The switch names each language in that language, whatever the page's.
     languageName: 'English',
     skip: 'Skip to content',
+    menu: 'Menu',
+    sections: 'Console sections',
     operator: 'operator',
   },
   {
@@ -37,6 +39,8 @@ export const words = defineMessages(
     language: 'Bahasa',
     languageName: 'Indonesia',
     skip: 'Langsung ke isi',
+    menu: 'Menu',
+    sections: 'Bagian konsol',
     operator: 'operator',
   },
 );

@@ -85,11 +85,11 @@ ${
     : html`<div class="table-wrap"><table class="audit">
 <thead><tr><th>${t('when')}</th><th>${t('who')}</th><th>${t('what')}</th><th>${t('subject')}</th><th class="hide-narrow">${t('details')}</th></tr></thead>
 <tbody>${entries.map(
-        (e) => html`<tr><td>${formatTime(e.created_at, page.lang)}</td>
-<td class="mono"><a href="${byActor(e.actor)}">${e.actor}</a></td>
-<td><a href="${byAction(e.action)}"><code>${e.action}</code></a></td>
-<td><span class="muted">${e.subject_type}</span> <span class="mono">${e.subject_id}</span></td>
-<td class="hide-narrow">${detailLines(e.details).map((line) => html`<div class="mono">${line}</div>`)}</td></tr>`,
+        (e) => html`<tr><td data-label="${t('when')}">${formatTime(e.created_at, page.lang)}</td>
+<td class="mono" data-label="${t('who')}"><a href="${byActor(e.actor)}">${e.actor}</a></td>
+<td data-label="${t('what')}"><a href="${byAction(e.action)}"><code>${e.action}</code></a></td>
+<td data-label="${t('subject')}"><span class="muted">${e.subject_type}</span> <span class="mono">${e.subject_id}</span></td>
+<td class="hide-narrow" data-label="${t('details')}">${detailLines(e.details).map((line) => html`<div class="mono">${line}</div>`)}</td></tr>`,
       )}</tbody></table></div>`
 }
 <nav class="pager">${before ? html`<a href="${filterQuery({})}">${t('newest')}</a>` : ''}${next ? html`<a href="${filterQuery({ before: next })}" rel="next">${t('older')} →</a>` : ''}</nav>`;

@@ -90,11 +90,11 @@ ${
 <tbody>${keys.map(
           (
             k,
-          ) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key">${k.key_prefix}</td>${several ? html`<td>${k.merchant_name}</td>` : ''}
-<td><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? t('live') : t('test')}</span></td>
-<td class="hide-narrow">${formatTime(k.created_at, page.lang)}</td><td>${when(k.last_used_at)}</td>
-<td>${k.revoked_at === null ? html`${k.mode === 'live' && waiting.has(k.merchant_id) ? html`<span class="badge pending">${t('waiting')}</span>` : html`<span class="badge ok">${t('active')}</span>`}${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${formatTime(k.revoked_at, page.lang)}</span>`}</td>
-<td>${
+          ) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key" data-label="${t('prefix')}">${k.key_prefix}</td>${several ? html`<td data-label="${t('merchant')}">${k.merchant_name}</td>` : ''}
+<td data-label="${t('mode')}"><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? t('live') : t('test')}</span></td>
+<td class="hide-narrow" data-label="${t('created')}">${formatTime(k.created_at, page.lang)}</td><td data-label="${t('lastUsed')}">${when(k.last_used_at)}</td>
+<td data-label="${t('state')}">${k.revoked_at === null ? html`${k.mode === 'live' && waiting.has(k.merchant_id) ? html`<span class="badge pending">${t('waiting')}</span>` : html`<span class="badge ok">${t('active')}</span>`}${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${formatTime(k.revoked_at, page.lang)}</span>`}</td>
+<td data-label="">${
             k.revoked_at === null
               ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline" data-confirm="${t('confirmRevoke', { prefix: k.key_prefix })}">
 <input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="danger">${t('revoke')}</button></form>`

@@ -53,16 +53,16 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('merchant')}</th><th>${t('link')}</th><th class="hide-narrow">${t('state')}</th><th><span class="hide-narrow">${t('manage')}</span></th></tr></thead>
 <tbody>${rows.map(
-        (m) => html`<tr><td>${m.name}<div class="muted mono hide-narrow">${m.id}</div></td>
-<td>${m.payment_link_handle ? html`<span class="mono">/pay/${m.payment_link_handle}</span>` : html`<span class="muted">${t('none')}</span>`}</td>
-<td class="hide-narrow">${
+        (m) => html`<tr><td data-label="${t('merchant')}">${m.name}<div class="muted mono hide-narrow">${m.id}</div></td>
+<td data-label="${t('link')}">${m.payment_link_handle ? html`<span class="mono">/pay/${m.payment_link_handle}</span>` : html`<span class="muted">${t('none')}</span>`}</td>
+<td class="hide-narrow" data-label="${t('state')}">${
           m.disabled_at !== null
             ? html`<span class="badge disabled">${t('disabled')}</span>`
             : m.live_approved_at === null
               ? html`<span class="badge pending">${t('waiting')}</span>`
               : ''
         }</td>
-<td><a href="/dashboard/links/${m.id}">${m.payment_link_handle ? t('manage') : t('setUp')}</a></td></tr>`,
+<td data-label=""><a href="/dashboard/links/${m.id}">${m.payment_link_handle ? t('manage') : t('setUp')}</a></td></tr>`,
       )}</tbody></table></div>${pager}`
 }`;
     return page.send(t('title'), 'links', body);

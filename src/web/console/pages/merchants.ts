@@ -61,9 +61,11 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('name')}</th><th>${t('qrisName')}</th><th class="hide-narrow">${t('city')}</th><th class="hide-narrow">${t('nmid')}</th><th class="hide-narrow">${t('acquirer')}</th><th class="hide-narrow">${t('created')}</th><th>${t('state')}</th></tr></thead>
 <tbody>${merchants.map(
-        (m) => html`<tr><td><a href="/dashboard/merchants/${m.id}">${m.name}</a></td><td>${m.merchant_name}</td><td class="hide-narrow">${m.merchant_city}</td>
-<td class="mono hide-narrow">${m.nmid ?? '–'}</td><td class="mono hide-narrow">${m.acquirer ?? '–'}</td><td class="hide-narrow">${formatTime(m.created_at, page.lang)}</td>
-<td>${stateBadge(t, m, deps.config.liveKeys)}</td></tr>`,
+        (
+          m,
+        ) => html`<tr><td data-label="${t('name')}"><a href="/dashboard/merchants/${m.id}">${m.name}</a></td><td data-label="${t('qrisName')}">${m.merchant_name}</td><td class="hide-narrow" data-label="${t('city')}">${m.merchant_city}</td>
+<td class="mono hide-narrow" data-label="${t('nmid')}">${m.nmid ?? '–'}</td><td class="mono hide-narrow" data-label="${t('acquirer')}">${m.acquirer ?? '–'}</td><td class="hide-narrow" data-label="${t('created')}">${formatTime(m.created_at, page.lang)}</td>
+<td data-label="${t('state')}">${stateBadge(t, m, deps.config.liveKeys)}</td></tr>`,
       )}</tbody></table></div>`
 }`;
     return page.send(t('title'), 'merchants', body);

@@ -64,8 +64,8 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
 <tbody>${queue.map(
           (
             m,
-          ) => html`<tr><td>${m.name} <span class="mono muted">${m.id}</span></td><td>${m.merchant_name}, ${m.merchant_city}</td><td class="hide-narrow">${when(m.created_at)}</td>
-<td><form method="post" action="/dashboard/approvals/${m.id}" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit">${t('approve')}</button></form></td></tr>`,
+          ) => html`<tr><td data-label="${t('merchant')}">${m.name} <span class="mono muted">${m.id}</span></td><td data-label="${t('qrisName')}">${m.merchant_name}, ${m.merchant_city}</td><td class="hide-narrow" data-label="${t('created')}">${when(m.created_at)}</td>
+<td data-label=""><form method="post" action="/dashboard/approvals/${m.id}" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit">${t('approve')}</button></form></td></tr>`,
         )}</tbody></table></div></section>`;
   // A self-service user who has just confirmed has no merchant: the overview's figures are all zero, so it
   // starts with what to do first.
@@ -110,10 +110,12 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('source')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('type')}</th><th>${t('state')}</th><th>${t('lastReport')}</th><th class="hide-narrow">${t('lastPoll')}</th><th class="num">${t('failures')}</th></tr></thead>
 <tbody>${sources.map(
-        (s) => html`<tr><td class="mono">${s.id}</td><td class="mono hide-narrow">${s.merchant_id}</td><td>${s.type}</td>
-<td><span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></td>
-<td>${when(reports.get(s.id))}</td><td class="hide-narrow">${sourceKind(s.type).polled ? when(s.last_success_at ? Date.parse(s.last_success_at) : null) : '–'}</td>
-<td class="num">${s.failures ?? 0}</td></tr>`,
+        (
+          s,
+        ) => html`<tr><td class="mono" data-label="${t('source')}">${s.id}</td><td class="mono hide-narrow" data-label="${t('merchant')}">${s.merchant_id}</td><td data-label="${t('type')}">${s.type}</td>
+<td data-label="${t('state')}"><span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></td>
+<td data-label="${t('lastReport')}">${when(reports.get(s.id))}</td><td class="hide-narrow" data-label="${t('lastPoll')}">${sourceKind(s.type).polled ? when(s.last_success_at ? Date.parse(s.last_success_at) : null) : '–'}</td>
+<td class="num" data-label="${t('failures')}">${s.failures ?? 0}</td></tr>`,
       )}</tbody></table></div>`
 }
 </section>
@@ -124,8 +126,10 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('url')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('state')}</th><th class="num">${t('failures')}</th><th>${t('since')}</th></tr></thead>
 <tbody>${overview.failingEndpoints.map(
-        (e) => html`<tr><td class="mono"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow">${e.merchantId}</td>
-<td><span class="badge ${e.status}">${e.status}</span></td><td class="num">${e.consecutiveFailures}</td><td>${when(e.since)}</td></tr>`,
+        (
+          e,
+        ) => html`<tr><td class="mono" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow" data-label="${t('merchant')}">${e.merchantId}</td>
+<td data-label="${t('state')}"><span class="badge ${e.status}">${e.status}</span></td><td class="num" data-label="${t('failures')}">${e.consecutiveFailures}</td><td data-label="${t('since')}">${when(e.since)}</td></tr>`,
       )}</tbody></table></div>`
 }
 </section>`;

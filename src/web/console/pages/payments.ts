@@ -74,11 +74,11 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('received')}</th><th class="num">${t('amount')}</th><th>${t('status')}</th><th class="hide-narrow">${t('source')}</th><th class="hide-narrow">${t('payer')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('transaction')}</th></tr></thead>
 <tbody>${review.payments.map(
-        (p) => html`<tr><td>${when(p.received_at)}</td><td class="num">${formatRupiah(p.amount)}</td>
-<td><span class="badge ${p.status}">${t(p.status)}</span>${p.mode === 'test' ? html` <span class="badge">${t('test')}</span>` : ''}</td>
-<td class="mono hide-narrow">${p.source}</td><td class="hide-narrow">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
-<td class="hide-narrow">${names.get(p.merchant_id) ?? p.merchant_id}</td>
-<td>${p.status === 'unmatched' ? html`<a href="#pay-${p.id}">${t('review')}</a>` : txState(p)}</td></tr>`,
+        (p) => html`<tr><td data-label="${t('received')}">${when(p.received_at)}</td><td class="num" data-label="${t('amount')}">${formatRupiah(p.amount)}</td>
+<td data-label="${t('status')}"><span class="badge ${p.status}">${t(p.status)}</span>${p.mode === 'test' ? html` <span class="badge">${t('test')}</span>` : ''}</td>
+<td class="mono hide-narrow" data-label="${t('source')}">${p.source}</td><td class="hide-narrow" data-label="${t('payer')}">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
+<td class="hide-narrow" data-label="${t('merchant')}">${names.get(p.merchant_id) ?? p.merchant_id}</td>
+<td data-label="${t('transaction')}">${p.status === 'unmatched' ? html`<a href="#pay-${p.id}">${t('review')}</a>` : txState(p)}</td></tr>`,
       )}</tbody></table></div>`
 }
 <nav class="pager" aria-label="${t('title')}">
@@ -111,8 +111,10 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('transaction')}</th><th class="num">${t('amount')}</th><th>${t('created')}</th><th class="hide-narrow">${t('ends')}</th><th>${t('status')}</th></tr></thead>
 <tbody>${candidates.map(
-        (c) => html`<tr><td class="mono">${c.id}</td><td class="num">${formatRupiah(c.total_amount)}</td><td>${when(c.created_at)}</td>
-<td class="hide-narrow">${when(c.cancelled_at ?? c.expires_at)}</td><td><span class="badge ${c.status}">${statusWord(c.status, false, page.lang)}</span></td></tr>`,
+        (
+          c,
+        ) => html`<tr><td class="mono" data-label="${t('transaction')}">${c.id}</td><td class="num" data-label="${t('amount')}">${formatRupiah(c.total_amount)}</td><td data-label="${t('created')}">${when(c.created_at)}</td>
+<td class="hide-narrow" data-label="${t('ends')}">${when(c.cancelled_at ?? c.expires_at)}</td><td data-label="${t('status')}"><span class="badge ${c.status}">${statusWord(c.status, false, page.lang)}</span></td></tr>`,
       )}</tbody></table></div>`
 }
 <form method="post" action="/dashboard/payments/${p.id}/assign" class="assign">

@@ -253,8 +253,8 @@ function deliveryBlock(d: DeliveryHistory, t: T, page: ConsolePage): SafeHtml {
 <tbody>${d.attemptList.map(
           (
             a,
-          ) => html`<tr><td>${formatTime(a.attempted_at, page.lang)}</td><td class="num"><span class="badge ${a.succeeded === 1 ? 'ok' : 'failed'}">${a.status_code ?? '–'}</span></td>
-<td class="num">${t('ms', { n: a.duration_ms })}</td><td class="mono">${a.error ?? ''}</td></tr>`,
+          ) => html`<tr><td data-label="${t('attemptTime')}">${formatTime(a.attempted_at, page.lang)}</td><td class="num" data-label="${t('attemptCode')}"><span class="badge ${a.succeeded === 1 ? 'ok' : 'failed'}">${a.status_code ?? '–'}</span></td>
+<td class="num" data-label="${t('attemptDuration')}">${t('ms', { n: a.duration_ms })}</td><td class="mono" data-label="${t('attemptError')}">${a.error ?? ''}</td></tr>`,
         )}</tbody></table></div>`;
   return html`<div class="delivery"><div>${t('deliveryTo')} <span class="mono">${d.url ?? t('removedEndpoint')}</span> <span class="badge ${d.status}">${state}</span></div>${attempts}</div>`;
 }

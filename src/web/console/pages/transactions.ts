@@ -110,14 +110,14 @@ ${
       // On a phone the row keeps three columns: the transaction (with its ref and time under it), its
       // status and its total.
       return html`<tr>
-<td class="hide-narrow">${formatTime(tx.created_at, page.lang)}</td>
-<td><a class="mono" href="/dashboard/transactions/${tx.id}">${tx.id}</a><div class="show-narrow muted">${tx.ref ? html`<span class="mono">${tx.ref}</span><br>` : ''}${formatTime(tx.created_at, page.lang)}</div></td>
-${showMerchant ? html`<td class="hide-narrow">${merchantName.get(tx.merchant_id) ?? tx.merchant_id}</td>` : ''}
-<td class="hide-narrow">${t(tx.mode)}</td>
-<td>${statusBadge(status, tx.paid_late === 1, page.lang)}</td>
-<td class="num money">${formatRupiah(tx.total_amount)}</td>
-<td class="mono hide-narrow">${tx.ref ?? ''}</td>
-<td class="mono hide-narrow">${tx.email ?? ''}</td>
+<td class="hide-narrow" data-label="${t('created')}">${formatTime(tx.created_at, page.lang)}</td>
+<td data-label="${t('trxid')}"><a class="mono" href="/dashboard/transactions/${tx.id}">${tx.id}</a><div class="show-narrow muted">${tx.ref ? html`<span class="mono">${tx.ref}</span><br>` : ''}${formatTime(tx.created_at, page.lang)}</div></td>
+${showMerchant ? html`<td class="hide-narrow" data-label="${t('merchant')}">${merchantName.get(tx.merchant_id) ?? tx.merchant_id}</td>` : ''}
+<td class="hide-narrow" data-label="${t('mode')}">${t(tx.mode)}</td>
+<td data-label="${t('status')}">${statusBadge(status, tx.paid_late === 1, page.lang)}</td>
+<td class="num money" data-label="${t('total')}">${formatRupiah(tx.total_amount)}</td>
+<td class="mono hide-narrow" data-label="${t('ref')}">${tx.ref ?? ''}</td>
+<td class="mono hide-narrow" data-label="${t('email')}">${tx.email ?? ''}</td>
 </tr>`;
     });
     const pager = [

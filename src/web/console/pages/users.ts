@@ -35,10 +35,12 @@ export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: Consol
 <tbody>${users
       .filter((u) => !u.email.endsWith('@invalid'))
       .map(
-        (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td class="mono hide-narrow">${u.merchant_ids.join(', ') || t('none')}</td>
-<td class="hide-narrow">${u.last_login_at ? formatTime(Date.parse(u.last_login_at), page.lang) : t('never')}</td>
-<td><span class="badge ${u.disabled ? 'disabled' : 'active'}">${u.disabled ? t('disabled') : t('active')}</span></td>
-<td>${
+        (
+          u,
+        ) => html`<tr><td data-label="${t('email')}">${u.email}</td><td data-label="${t('role')}">${u.role}</td><td class="mono hide-narrow" data-label="${t('merchants')}">${u.merchant_ids.join(', ') || t('none')}</td>
+<td class="hide-narrow" data-label="${t('lastLogin')}">${u.last_login_at ? formatTime(Date.parse(u.last_login_at), page.lang) : t('never')}</td>
+<td data-label="${t('state')}"><span class="badge ${u.disabled ? 'disabled' : 'active'}">${u.disabled ? t('disabled') : t('active')}</span></td>
+<td data-label="">${
           u.id === page.viewer.userId
             ? ''
             : html`<form method="post" action="/dashboard/users/${u.id}/${u.disabled ? 'enable' : 'disable'}" class="inline"${u.disabled ? '' : html` data-confirm="${t('confirmDisable')}"`}>

@@ -116,10 +116,12 @@ ${
     : html`<div class="table-wrap spaced"><table>
 <thead><tr><th>${t('url')}</th><th class="hide-narrow">${t('events')}</th><th>${t('status')}</th><th class="num">${t('failures')}</th><th class="hide-narrow">${t('merchant')}</th><th><span class="visually-hidden">${t('remove')}</span></th></tr></thead>
 <tbody>${endpoints.map(
-        (e) => html`<tr><td class="mono"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="hide-narrow">${eventsText(t, e)}</td>
-<td><span class="badge ${e.status}">${t(e.status)}</span></td><td class="num">${e.consecutive_failures}</td>
-<td class="hide-narrow">${names.get(e.merchant_id) ?? e.merchant_id}</td>
-<td>${e.status === 'disabled' ? '' : removeForm(t, page.csrf, e)}</td></tr>`,
+        (
+          e,
+        ) => html`<tr><td class="mono" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="hide-narrow" data-label="${t('events')}">${eventsText(t, e)}</td>
+<td data-label="${t('status')}"><span class="badge ${e.status}">${t(e.status)}</span></td><td class="num" data-label="${t('failures')}">${e.consecutive_failures}</td>
+<td class="hide-narrow" data-label="${t('merchant')}">${names.get(e.merchant_id) ?? e.merchant_id}</td>
+<td data-label="">${e.status === 'disabled' ? '' : removeForm(t, page.csrf, e)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${merchants.length === 0 ? '' : addForm(t, page.csrf, merchants)}`;
