@@ -1,5 +1,5 @@
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../domain/errors.js';
 
@@ -66,15 +66,22 @@ function limitInFlight(app: FastifyInstance, max: number, error: AppError, stats
   const done = () => {
     inFlight -= 1;
   };
-  app.addHook('onRequest', (request, reply, next) => {
-    // By the route it matched, not the raw URL, which a client shapes (`//api/...`, encoded letters).
-    if (!(request.routeOptions.url ?? '').startsWith('/api/')) return next();
+  const admit: onRequestHookHandler = (_request, reply, next) => {
     if (inFlight >= max) {
       stats.shed += 1;
       return next(error);
     }
     inFlight += 1;
-    reply.raw.once('close', done);
+    // 'close' is emitted once per response, so a plain listener serves: `once` would wrap it anew for
+    // every request.
+    reply.raw.on('close', done);
     next();
+  };
+  // Only API routes are counted, by the route a request matched, never the raw URL, which a client shapes
+  // (`//api/...`, encoded letters). Each route is chosen once, as it is added (its HEAD twin too), with a
+  // hook of its own; asking every request for its route (request.routeOptions) builds an object per read.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/')) return;
+    route.onRequest = route.onRequest === undefined ? admit : [admit, ...[route.onRequest].flat()];
   });
 }

@@ -52,8 +52,9 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
     const view = presentTransaction(result.transaction, null, deps.now(), config.publicBaseUrl);
     if (params.qr_image === 'inline') view.qr_image = qrPngDataUrl(view.qris);
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-    // A merchant with a daily quota learns what is left of it with every create.
-    const quota = await quotaUsage(deps, principal.merchantId);
+    // A merchant with a daily quota learns what is left of it with every create. The quota the create read
+    // serves (most merchants have none: then nothing more is asked).
+    const quota = result.apiQuota === null ? null : await quotaUsage(deps, principal.merchantId, result.apiQuota);
     if (quota)
       reply
         .header('X-Quota-Limit', String(quota.limit))

@@ -11,9 +11,12 @@ export interface QuotaUsage {
   resetSeconds: number;
 }
 
-/** Today's use of a limited merchant's quota, or null when it has none. */
-export async function quotaUsage(deps: Deps, merchantId: string): Promise<QuotaUsage | null> {
-  const limit = await quotaOf(deps, merchantId);
+/**
+ * Today's use of a limited merchant's quota, or null when it has none. `known` is the quota a caller
+ * has just read (a create reads it once for its own check): then it is not looked up again.
+ */
+export async function quotaUsage(deps: Deps, merchantId: string, known?: number | null): Promise<QuotaUsage | null> {
+  const limit = known === undefined ? await quotaOf(deps, merchantId) : known;
   if (limit === null) return null;
   const now = deps.now();
   const used = await dailyCreates(deps.db, merchantId, wibDay(now));

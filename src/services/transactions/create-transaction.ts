@@ -9,6 +9,7 @@ import { idempotencyKey } from './idempotency-row.js';
 import { LostRace } from './lost-race.js';
 import { checkQuota } from '../merchants/check-quota.js';
 import { dailyLimitOf } from '../merchants/daily-limit-of.js';
+import { quotaOf } from '../merchants/quota-of.js';
 import { checkPayerEmail } from '../merchants/payer-email.js';
 
 export type { CreateTransactionInput } from './create-input.js';
@@ -17,12 +18,18 @@ export interface CreateTransactionResult {
   transaction: TransactionsTable;
   /** True when an earlier transaction was returned for a repeated ref or Idempotency-Key. */
   replayed: boolean;
+  /**
+   * The merchant's API daily quota (null: none) as this create read it for its own check, so that the
+   * route's quota headers need not look it up again; undefined when it was not read (a replay answered
+   * before the check, a payment link's create).
+   */
+  apiQuota: number | null | undefined;
 }
 
 export async function createTransaction(deps: Deps, input: CreateTransactionInput): Promise<CreateTransactionResult> {
   if (input.origin !== 'link') refuseLinkNamespace(input);
   const earlier = await findEarlier(deps, input);
-  if (earlier) return { transaction: earlier, replayed: true };
+  if (earlier) return { transaction: earlier, replayed: true, apiQuota: undefined };
   // A merchant waiting for approval mails nobody but its own users (refused before any work is done).
   if (input.email !== null) await checkPayerEmail(deps, input.merchantId, input.email);
 
@@ -30,18 +37,20 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
   // its own database transaction (insert-transaction.ts); this early look only saves the work (an
   // acquirer's code) of a create that could not be kept. A payment link's create is held to the links'
   // own cap, never to the merchant's API quota, which anonymous payers must not be able to use up.
-  const dailyQuota = await dailyLimitOf(deps, input.merchantId, input.origin ?? 'api');
+  const origin = input.origin ?? 'api';
+  const apiQuota = origin === 'api' ? await quotaOf(deps, input.merchantId) : undefined;
+  const dailyQuota = dailyLimitOf(deps, origin, apiQuota ?? null);
   if (dailyQuota !== null) await checkQuota(deps, input.merchantId, dailyQuota);
   const limited = { ...input, dailyQuota };
   try {
     // The merchant's static QRIS with a unique code, or its acquirer's code (a SNAP source).
     const issuer = await deps.issuers.forMerchant(deps, input.merchantId, input.mode);
-    return { transaction: await issuer.issue(deps, limited), replayed: false };
+    return { transaction: await issuer.issue(deps, limited), replayed: false, apiQuota };
   } catch (err) {
     if (!(err instanceof LostRace)) throw err;
     // Another request with the same ref or Idempotency-Key committed first: answer as a replay of it.
     const winner = await findEarlier(deps, input);
-    if (winner) return { transaction: winner, replayed: true };
+    if (winner) return { transaction: winner, replayed: true, apiQuota };
     throw new AppError('service_unavailable', 'a concurrent request interfered; retry', { retryAfter: 1 });
   }
 }
