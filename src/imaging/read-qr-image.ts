@@ -49,6 +49,8 @@ export interface QrImageReader {
   readonly active: number;
   /** Calls waiting for a decoder. */
   readonly waiting: number;
+  /** The most decoders alive at once and the most calls waiting at once, since the reader was made. */
+  readonly peak: { readonly active: number; readonly waiting: number };
   /** Stops every decoder and refuses calls in progress and to come (service_unavailable). */
   close(): Promise<void>;
 }
@@ -131,6 +133,8 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
   const queue: Array<{ grant: () => void; fail: (reason: AppError) => void }> = [];
   let closed = false;
   let slotsTaken = 0;
+  // High-water marks, kept where the counts change, so a caller learns them without sampling.
+  const peak = { active: 0, waiting: 0 };
 
   const release = () => {
     const next = queue.shift();
@@ -161,6 +165,7 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
         reject(timedOut(job.timeoutMs, 'waiting for a free decoder'));
       }, job.deadline - Date.now());
       queue.push(waiter);
+      peak.waiting = Math.max(peak.waiting, queue.length);
     });
 
   /** Runs one decoder process. */
@@ -195,6 +200,7 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
         child.kill('SIGKILL');
       };
       children.set(child, stop);
+      peak.active = Math.max(peak.active, children.size);
       const timer = setTimeout(() => stop(timedOut(job.timeoutMs, 'decoding')), Math.max(0, job.deadline - Date.now()));
       // V8 says why it gave up on stderr; the first few KB are enough to tell.
       child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -228,6 +234,9 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
     },
     get waiting() {
       return queue.length;
+    },
+    get peak() {
+      return { ...peak };
     },
     async read(bytes, options = {}) {
       if (closed) throw shuttingDown();
