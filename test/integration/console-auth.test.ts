@@ -168,7 +168,8 @@ describe('console login and sessions', () => {
     expect((await a.logIn('ops@example.test', 'another long secret')).statusCode).toBe(401);
   });
 
-  it('slows guessing: per account after 5 failures, with a growing wait, the same for unknown accounts', async () => {
+  // Sixteen scrypt checks in a row: seconds on a quiet machine, far more beside a loaded suite.
+  it('slows guessing: per account after 5 failures, with a growing wait, the same for unknown accounts', { timeout: 120_000 }, async () => {
     t = await createTestApp();
     await addOperator(t.deps);
     for (const email of ['ops@example.test', 'ghost@example.test']) {
