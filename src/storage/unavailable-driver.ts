@@ -1,5 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
-import { rethrowClassified, rethrowCommitFailure } from './unavailable.js';
+import { rethrowClassified, rethrowCommitFailure, unavailableError } from './unavailable.js';
 
 /**
  * Wraps a Kysely dialect so that every connection acquired, every query and every transaction command
@@ -21,7 +21,15 @@ class ClassifyingConnection implements DatabaseConnection {
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     // One extra settled promise per query, only on the success path's `then`: no async function frame.
-    return this.inner.executeQuery<R>(compiledQuery).catch(rethrowClassified);
+    // Kysely's SQLite connection is not an async function: better-sqlite3's errors (SQLITE_FULL,
+    // SQLITE_BUSY) leave it as a synchronous throw, which a `.catch` alone would never see.
+    let pending: Promise<QueryResult<R>>;
+    try {
+      pending = this.inner.executeQuery<R>(compiledQuery);
+    } catch (err) {
+      return Promise.reject(unavailableError(err) ?? err);
+    }
+    return pending.catch(rethrowClassified);
   }
 
   async *streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

@@ -73,3 +73,26 @@ describe('SQLite with another process writing', () => {
     expect(rows[0]!.n).toBe(done);
   }, 30_000);
 });
+
+// better-sqlite3 throws where it fails, and Kysely's SQLite connection passes that on as a synchronous
+// throw: the driver wrapper must classify it too, not only a rejected promise.
+describe('SQLite refusing a lone statement', () => {
+  it('a full database is storage_unavailable, not a raw SQLITE_FULL', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qg-full-'));
+    database = openDatabase(`sqlite:${join(dir, 'gateway.db')}`);
+    await migrateToLatest(database, 'sqlite');
+    // The file may not grow past the pages it has: the next page it needs is a full disk to SQLite.
+    const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(database);
+    await sql.raw(`pragma max_page_count = ${rows[0]!.page_count}`).execute(database);
+    const big = 'x'.repeat(200_000);
+    const failure =
+      await sql`insert into audit_log (id, created_at, actor, action, subject_type, subject_id, details) values ('big', ${Date.now()}, 'test', 'big.write', 'x', 'x', ${big})`
+        .execute(database)
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+    expect(failure).toMatchObject({ code: 'storage_unavailable' });
+    expect((failure as { cause?: { code?: string } }).cause?.code).toBe('SQLITE_FULL');
+  });
+});
