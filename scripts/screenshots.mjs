@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// `npm run screenshots`: runs the console's and the payment links' browser tests on SQLite with their
+// `npm run screenshots`: runs the console's, the portal's, the payment links' and the payer's browser tests on SQLite with their
 // screenshots written to docs/screenshots/, the pictures the README shows. They are made by the tests,
 // so they show what the tests checked.
 import { spawnSync } from 'node:child_process';
