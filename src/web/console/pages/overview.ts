@@ -51,9 +51,17 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
     overview.daily.map((d, i) => ({
       value: d.sum,
       label: t('chartBar', { day: dayLabel(d.dayStart), count: d.count, sum: formatRupiah(d.sum) }),
+      // A tick a week, the last one under today.
       tick: i % 7 === (CHART_DAYS - 1) % 7 ? dayLabel(d.dayStart) : null,
+      cells: [dayLabel(d.dayStart), String(d.count), formatRupiah(d.sum)],
     })),
-    t('chart'),
+    {
+      caption: t('chart'),
+      empty: mode === 'live' ? t('chartEmptyLive') : t('chartEmptyTest'),
+      table: t('chartTable'),
+      columns: [t('chartDay'), t('chartCount'), t('chartSum')],
+    },
+    formatRupiah,
   );
   const stat = (label: string, figures: { count: number; sum: number }) =>
     html`<div class="card stat"><div class="label">${label}</div><div class="value">${formatRupiah(figures.sum)}</div><div class="muted">${t('payments', { count: figures.count })}</div></div>`;
