@@ -8,6 +8,11 @@ import { WIB_OFFSET_MS, wibDayStart } from '../../domain/wib.js';
 const DAY_MS = 86_400_000;
 export const CHART_DAYS = 30;
 
+/** The start of the chart's window: midnight WIB, CHART_DAYS - 1 days before today's. */
+export function chartStart(now: number): number {
+  return wibDayStart(now) - (CHART_DAYS - 1) * DAY_MS;
+}
+
 export interface PaidFigures {
   count: number;
   sum: number;
@@ -29,8 +34,7 @@ export interface Overview {
 export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promise<Overview> {
   const scope = merchantScope(viewer);
   const now = deps.now();
-  const today = wibDayStart(now);
-  const first = today - (CHART_DAYS - 1) * DAY_MS;
+  const first = chartStart(now);
   const [days, pending, unmatched, failing] = await Promise.all([
     paidPerDay(deps.db, scope, mode, first, WIB_OFFSET_MS),
     countOpenPending(deps.db, scope, mode, now),

@@ -75,3 +75,25 @@ export async function lastReportOfSources(db: Db, sourceIds: readonly string[]):
     .execute();
   return new Map(rows.map((r) => [r.source, Number(r.last)]));
 }
+
+/**
+ * Which modes have any transaction created or payment received since `since`, in one round trip. Each
+ * EXISTS stops at its first row (transactions_list and payments_status lead with merchant_id for a
+ * merchant's user), so a busy gateway does not count its month to learn that it has one.
+ */
+export async function modesWithActivity(db: Db, merchants: Scope, since: number): Promise<{ live: boolean; test: boolean }> {
+  if (merchants !== null && merchants.length === 0) return { live: false, test: false };
+  const transactions = (mode: Mode) => {
+    const q = db.selectFrom('transactions').select(sql.lit(1).as('one')).where('mode', '=', mode).where('created_at', '>=', since);
+    return merchants === null ? q : q.where('merchant_id', 'in', merchants);
+  };
+  const payments = (mode: Mode) => {
+    const q = db.selectFrom('payments').select(sql.lit(1).as('one')).where('mode', '=', mode).where('received_at', '>=', since);
+    return merchants === null ? q : q.where('merchant_id', 'in', merchants);
+  };
+  // Kysely puts a subquery in its own parentheses, which EXISTS needs (and SQLite takes no second pair).
+  const any = (mode: Mode) => sql<boolean | number>`(exists ${transactions(mode)} or exists ${payments(mode)})`;
+  const row = await db.selectNoFrom([any('live').as('live'), any('test').as('test')]).executeTakeFirstOrThrow();
+  // SQLite answers 0/1, PostgreSQL true/false.
+  return { live: Boolean(Number(row.live)), test: Boolean(Number(row.test)) };
+}

@@ -6,12 +6,13 @@ import { listSources } from '../../../services/sources/list-sources.js';
 import type { Deps } from '../../../services/deps.js';
 import { CHART_DAYS, getOverview } from '../../../services/overview/get-overview.js';
 import { lastReports } from '../../../services/overview/last-reports.js';
+import { overviewMode } from '../../../services/overview/overview-mode.js';
 import { liveApprovalQueue } from '../../../services/merchants/live-approval-queue.js';
 import { quotaUsage } from '../../../services/merchants/quota-usage.js';
 import { canSeeMerchant } from '../../../domain/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
-import { translator, type Lang } from '../../../presentation/messages.js';
+import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
 import { words } from './overview.words.js';
 import { formatTime, formatDay } from '../../../presentation/format.js';
 import { formatRupiah } from '../../../domain/money.js';
@@ -29,7 +30,8 @@ export interface OverviewQuery {
 export async function overviewPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, query: OverviewQuery): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
-  const mode: Mode = query.mode === 'test' ? 'test' : 'live';
+  const shown = await overviewMode(deps, page.viewer, query.mode);
+  const mode: Mode = shown.mode;
   const overview = await getOverview(deps, page.viewer, mode);
   const queue = await liveApprovalQueue(deps, page.viewer);
   const notice = takeNotice(request, reply);
@@ -49,9 +51,17 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
     overview.daily.map((d, i) => ({
       value: d.sum,
       label: t('chartBar', { day: dayLabel(d.dayStart), count: d.count, sum: formatRupiah(d.sum) }),
+      // A tick a week, the last one under today.
       tick: i % 7 === (CHART_DAYS - 1) % 7 ? dayLabel(d.dayStart) : null,
+      cells: [dayLabel(d.dayStart), String(d.count), formatRupiah(d.sum)],
     })),
-    t('chart'),
+    {
+      caption: t('chart'),
+      empty: mode === 'live' ? t('chartEmptyLive') : t('chartEmptyTest'),
+      table: t('chartTable'),
+      columns: [t('chartDay'), t('chartCount'), t('chartSum')],
+    },
+    formatRupiah,
   );
   const stat = (label: string, figures: { count: number; sum: number }) =>
     html`<div class="card stat"><div class="label">${label}</div><div class="value">${formatRupiah(figures.sum)}</div><div class="muted">${t('payments', { count: figures.count })}</div></div>`;
@@ -95,6 +105,7 @@ ${
 </select></div>
 <div><button type="submit" class="secondary">${t('show')}</button></div>
 </form>
+${modeNote(t, shown.chosen, mode)}
 <div class="grid">
 ${stat(t('today'), overview.today)}
 ${stat(t('week'), overview.last7Days)}
@@ -134,4 +145,14 @@ ${
 }
 </section>`;
   return page.send(t('title'), 'overview', body);
+}
+
+/**
+ * Which mode the figures are, in words, with a link to the other: a newcomer shown the sandbox by default
+ * must not take it for real money, and an operator used to live must see why live is not shown.
+ */
+function modeNote(t: Translate<'showingLive' | 'showingTest' | 'liveEmpty' | 'showLive' | 'showTest'>, chosen: 'asked' | 'default', mode: Mode) {
+  const other: Mode = mode === 'live' ? 'test' : 'live';
+  const why = chosen === 'default' && mode === 'test' ? html` ${t('liveEmpty')}` : '';
+  return html`<p class="mode-note card">${mode === 'live' ? t('showingLive') : t('showingTest')}${why} <a href="/dashboard?mode=${other}">${other === 'live' ? t('showLive') : t('showTest')}</a></p>`;
 }
