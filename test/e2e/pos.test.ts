@@ -28,7 +28,8 @@ function recordSpeech(langs: string[]) {
   (window as unknown as { __spoken: typeof spoken }).__spoken = spoken;
   const synth = window.speechSynthesis;
   synth.speak = (u: SpeechSynthesisUtterance) => void spoken.push({ text: u.text, lang: u.lang });
-  synth.getVoices = () => langs.map((lang) => ({ lang, name: `test ${lang}`, voiceURI: `test-${lang}`, default: false, localService: true })) as SpeechSynthesisVoice[];
+  synth.getVoices = () =>
+    langs.map((lang) => ({ lang, name: `test ${lang}`, voiceURI: `test-${lang}`, default: false, localService: true })) as SpeechSynthesisVoice[];
 }
 
 describe('the point of sale in a real browser', () => {
@@ -38,10 +39,10 @@ describe('the point of sale in a real browser', () => {
   beforeAll(async () => {
     // Exactly as the issue's contract says: the CLI, in another process, the password from ADMIN_PASSWORD.
     for (const lang of ['id', 'en']) {
-      const made = await runCommand(
-        ['user', 'add', '--email', `kasir-${lang}@example.test`, '--role', 'cashier', '--merchant', ctx.t.merchant.id, '--json'],
-        { DATABASE_URL: ctx.t.databaseUrl, ADMIN_PASSWORD: PASSWORD },
-      );
+      const made = await runCommand(['user', 'add', '--email', `kasir-${lang}@example.test`, '--role', 'cashier', '--merchant', ctx.t.merchant.id, '--json'], {
+        DATABASE_URL: ctx.t.databaseUrl,
+        ADMIN_PASSWORD: PASSWORD,
+      });
       expect(made.code, made.stderr).toBe(0);
       const user = JSON.parse(made.stdout) as { id: string; role: string };
       expect(user.role).toBe('cashier');
@@ -114,10 +115,7 @@ describe('the point of sale in a real browser', () => {
       await page.screenshot({ path: join(SHOTS, `pos-qr-${c.lang}.png`) });
 
       // Paid by the CLI in another process: this process hears of it only through the status watch.
-      const pay =
-        tx.mode === 'test'
-          ? ['pay', tx.id, '--json']
-          : ['payments', 'confirm', tx.id, '--reference', `POS-E2E-${c.lang}`, '--json'];
+      const pay = tx.mode === 'test' ? ['pay', tx.id, '--json'] : ['payments', 'confirm', tx.id, '--reference', `POS-E2E-${c.lang}`, '--json'];
       const paid = await runCommand(pay, { DATABASE_URL: ctx.t.databaseUrl });
       expect(paid.code, paid.stderr).toBe(0);
       await page.getByRole('heading', { name: c.received, exact: true }).waitFor({ timeout: 2000 });
