@@ -4,8 +4,11 @@
 export type Mode = 'test' | 'live';
 export type TransactionStatus = 'pending' | 'paid' | 'expired' | 'cancelled';
 export type PaymentStatus = 'matched' | 'unmatched';
-/** A console user's role: an operator sees every merchant, a merchant user its own. */
-export type UserRole = 'operator' | 'merchant';
+/**
+ * A console user's role: an operator sees every merchant, a merchant user (a merchant's owner) its own,
+ * and a cashier sells at the counter for its merchants and sees little else (domain/viewer.ts).
+ */
+export type UserRole = 'operator' | 'merchant' | 'cashier';
 /** What a webhook event reports. */
 export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched';
 
@@ -33,6 +36,12 @@ export interface TransactionsTable {
   acquirer_reference: string | null;
   /** When it was cancelled; kept if a late payment then marks it paid (migration 006). */
   cancelled_at: number | null;
+  /**
+   * The cashier whose point-of-sale charge made it, and the sale's note (migration 015). Absent or null
+   * for the API's and payment links' creates, which never name them, so their inserts are unchanged.
+   */
+  created_by_user_id?: string | null;
+  description?: string | null;
 }
 
 export interface PaymentsTable {

@@ -23,6 +23,8 @@ export interface TransactionFilters {
   from: string | null;
   to: string | null;
   search: TransactionSearch | null;
+  /** Only the sales of this cashier (a user id, as the point of sale records it); absent: anyone's. */
+  cashier?: string | null;
 }
 
 export type FilterProblem = 'status' | 'mode' | 'from' | 'to' | 'range' | 'search';
@@ -47,6 +49,7 @@ export function parseTransactionFilters(raw: Record<string, unknown>): { filters
   const from = one(raw, 'from');
   const to = one(raw, 'to');
   const merchant = one(raw, 'merchant');
+  const cashier = one(raw, 'cashier');
   const filters: TransactionFilters = {
     merchantId: merchant === '' ? null : merchant,
     mode: null,
@@ -54,6 +57,8 @@ export function parseTransactionFilters(raw: Record<string, unknown>): { filters
     from: null,
     to: null,
     search: null,
+    // A user id is plain ASCII; anything else finds no sale rather than being an error to explain.
+    cashier: cashier === '' ? null : cashier.slice(0, 64),
   };
   if (status !== '') {
     if ((STATUSES as readonly string[]).includes(status)) filters.status = status as TransactionStatus;
@@ -139,5 +144,6 @@ export function filterParams(filters: TransactionFilters): Array<[string, string
   if (filters.mode) pairs.push(['mode', filters.mode]);
   if (filters.from) pairs.push(['from', filters.from]);
   if (filters.to) pairs.push(['to', filters.to]);
+  if (filters.cashier) pairs.push(['cashier', filters.cashier]);
   return pairs;
 }

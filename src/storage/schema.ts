@@ -232,6 +232,8 @@ export interface UserTokensTable {
   email: string;
   user_id: string | null;
   merchant_ids: string | null;
+  /** The role an invitation makes (migration 015); null or absent: a merchant user. */
+  role?: UserRole | null;
   created_by: string | null;
   created_at: number;
   expires_at: number;

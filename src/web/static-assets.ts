@@ -73,3 +73,22 @@ export function payLinkCss(): StaticAsset {
   payLinkLoaded ??= load('/pay/assets/', 'pay-link.css', 'text/css; charset=utf-8', true);
   return payLinkLoaded;
 }
+
+export interface PosAssets {
+  css: StaticAsset;
+  js: StaticAsset;
+  /** The service worker's own code; served at a fixed address (pages/pos.ts), never under a hash. */
+  worker: Buffer;
+}
+
+let posLoaded: PosAssets | null = null;
+
+/** The point of sale's style, script and service worker (console pages/pos.ts). */
+export function posAssets(): PosAssets {
+  posLoaded ??= {
+    css: load('/dashboard/assets/', 'pos.css', 'text/css; charset=utf-8', true),
+    js: load('/dashboard/assets/', 'pos.js', 'text/javascript; charset=utf-8', true),
+    worker: readFileSync(new URL('pos-sw.js', folder)),
+  };
+  return posLoaded;
+}

@@ -45,9 +45,11 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .description('add a console user (password from ADMIN_PASSWORD or standard input); audited')
     .requiredOption('--email <address>', 'the address the user logs in with')
     .addOption(
-      new Option('--role <role>', 'operator (sees everything) or merchant (sees its merchants)').choices(['operator', 'merchant']).makeOptionMandatory(),
+      new Option('--role <role>', 'operator (sees everything), merchant (sees its merchants) or cashier (sells at the point of sale of its merchants)')
+        .choices(['operator', 'merchant', 'cashier'])
+        .makeOptionMandatory(),
     )
-    .option('--merchant <id...>', 'for a merchant user: the merchant(s) it belongs to')
+    .option('--merchant <id...>', 'for a merchant user or cashier: the merchant(s) it belongs to')
     .option('--json', 'print JSON')
     .action(async (opts: { email: string; role: UserRole; merchant?: string[] }) => {
       const password = await readPassword(ctx);

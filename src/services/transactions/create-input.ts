@@ -26,4 +26,15 @@ export interface CreateTransactionInput {
    * the merchant's API quota, or for a payment link's create the links' own cap. Null or absent: none.
    */
   dailyQuota?: DailyLimit | null;
+  /**
+   * A sale at the point of sale: the cashier who charged it (recorded on the transaction and named in the
+   * audit log) and the sale's note, kept as the transaction's description. Absent for every other create.
+   */
+  sale?: PosSale;
+}
+
+export interface PosSale {
+  userId: string;
+  email: string;
+  description: string | null;
 }

@@ -6,6 +6,7 @@ import { auditEntriesOf } from '../../storage/queries/audit.js';
 import { attemptsOfDeliveries, deliveriesOfEvents, type DeliveryWithEndpoint } from '../../storage/queries/deliveries.js';
 import { emailsOfTransaction } from '../../storage/queries/emails.js';
 import { merchantNames } from '../../storage/queries/merchants.js';
+import { userById } from '../../storage/queries/users.js';
 import { eventsOfTransaction } from '../../storage/queries/outbox.js';
 import { paymentsOfTransaction } from '../../storage/queries/payments.js';
 import type {
@@ -44,6 +45,8 @@ export interface TransactionDetail {
   status: TransactionStatus;
   payment: PaymentsTable | null;
   merchantName: string | null;
+  /** The cashier who made it at the point of sale (its address), null for any other create. */
+  cashierEmail: string | null;
   timeline: TimelineEntry[];
 }
 
@@ -96,6 +99,7 @@ export async function getTransactionTimeline(deps: Deps, viewer: Viewer, trxid: 
     status,
     payment: payments.find((p) => p.id === tx.payment_id) ?? null,
     merchantName: merchant[0]?.name ?? null,
+    cashierEmail: tx.created_by_user_id ? ((await userById(deps.db, tx.created_by_user_id))?.email ?? null) : null,
     timeline: entries,
   };
 }

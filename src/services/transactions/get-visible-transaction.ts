@@ -2,7 +2,8 @@ import { AppError } from '../../domain/errors.js';
 import { readScopedTransaction } from '../../storage/queries/transactions.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { merchantScope, type Viewer } from '../../domain/viewer.js';
+import { isCashier, merchantScope, type Viewer } from '../../domain/viewer.js';
+import { wibDayStart } from '../../domain/wib.js';
 
 const TRXID = /^trx_[0-9A-Za-z]{1,64}$/;
 
@@ -12,6 +13,8 @@ const TRXID = /^trx_[0-9A-Za-z]{1,64}$/;
  */
 export async function getVisibleTransaction(deps: Deps, viewer: Viewer, trxid: string): Promise<TransactionsTable> {
   const found = TRXID.test(trxid) ? await readScopedTransaction(deps.db, merchantScope(viewer), trxid) : undefined;
-  if (!found) throw new AppError('transaction_not_found', 'no such transaction', { param: 'trxid' });
+  // A cashier sees its merchants' transactions of today (WIB) only; an older one is as unknown as any.
+  const hidden = found !== undefined && isCashier(viewer) && found.created_at < wibDayStart(deps.now());
+  if (!found || hidden) throw new AppError('transaction_not_found', 'no such transaction', { param: 'trxid' });
   return found;
 }

@@ -27,5 +27,7 @@ export function pendingRow(
     source_id: v.sourceId,
     acquirer_reference: v.acquirerReference,
     cancelled_at: null,
+    // Only a sale names them: the API's rows keep the columns they always had.
+    ...(input.sale ? { created_by_user_id: input.sale.userId, description: input.sale.description } : {}),
   };
 }

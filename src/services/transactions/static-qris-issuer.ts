@@ -48,7 +48,9 @@ async function issue(deps: Deps, input: CreateTransactionInput): Promise<Transac
   // back) and with a range wide enough to sample are made in batches; a ref needs the one-by-one path,
   // which isolates a lost race on it. A merchant with a daily quota is counted create by create, in
   // each create's own transaction.
-  const plain = input.ref === null && input.dailyQuota == null && wideEnoughToSample(range.low, range.high);
+  // A point-of-sale charge also goes one by one: its row has columns (the cashier, the note) that the
+  // batch's multi-row insert does not carry, and its audit entry belongs in its own transaction.
+  const plain = input.ref === null && input.dailyQuota == null && input.sale === undefined && wideEnoughToSample(range.low, range.high);
   return plain ? createInBatch(deps, create, (c) => insertWithFreeCode(deps, c)) : insertWithFreeCode(deps, create);
 }
 

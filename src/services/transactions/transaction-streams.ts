@@ -14,7 +14,8 @@ import { merchantExists, merchantNames } from '../../storage/queries/merchants.j
 import { readPaymentsByIds, type TransactionSearchQuery } from '../../storage/queries/transactions.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { canSeeMerchant, merchantScope, type Viewer } from '../../domain/viewer.js';
+import { canSeeMerchant, isCashier, merchantScope, type Viewer } from '../../domain/viewer.js';
+import { wibDayStart } from '../../domain/wib.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
 
 /** More merchant-and-mode streams than this are read as one query (a sort of every row in scope). */
@@ -43,12 +44,15 @@ async function merchantsOf(deps: Deps, viewer: Viewer, merchantId: string | null
 export async function streamsOf(deps: Deps, viewer: Viewer, filters: TransactionFilters, now: number): Promise<StreamQuery[]> {
   const merchants = await merchantsOf(deps, viewer, filters.merchantId);
   const range = createdRange(filters);
+  // A cashier sees today's transactions only (WIB), whatever days it asks for.
+  const from = isCashier(viewer) ? Math.max(range.from ?? 0, wibDayStart(now)) : range.from;
   const base: StreamQuery = {
     merchants,
     mode: filters.mode,
     status: filters.status,
     now,
-    createdFrom: range.from,
+    createdFrom: from,
+    createdBy: filters.cashier ?? null,
     createdBefore: range.before,
     search: filters.search,
   };

@@ -19,18 +19,20 @@ export interface AddUserInput {
 }
 
 function parseRole(role: string): UserRole {
-  if (role !== 'operator' && role !== 'merchant') throw new AppError('invalid_parameter', 'role must be operator or merchant', { param: 'role' });
+  if (role !== 'operator' && role !== 'merchant' && role !== 'cashier') {
+    throw new AppError('invalid_parameter', 'role must be operator, merchant or cashier', { param: 'role' });
+  }
   return role;
 }
 
-/** Adds a console user; audited under `actor`. A merchant user must name at least one merchant. */
+/** Adds a console user; audited under `actor`. A merchant user or cashier must name at least one merchant. */
 export async function addUser(deps: Deps, input: AddUserInput, actor: Actor): Promise<UserView> {
   const email = normaliseEmail(input.email);
   const role = parseRole(input.role);
   checkPassword(input.password);
   const merchantIds = [...new Set(input.merchantIds ?? [])];
-  if (role === 'merchant' && merchantIds.length === 0) {
-    throw new AppError('invalid_parameter', 'a merchant user needs at least one --merchant', { param: 'merchant' });
+  if (role !== 'operator' && merchantIds.length === 0) {
+    throw new AppError('invalid_parameter', `a ${role === 'cashier' ? 'cashier' : 'merchant user'} needs at least one --merchant`, { param: 'merchant' });
   }
   if (role === 'operator' && merchantIds.length > 0) {
     throw new AppError('invalid_parameter', 'an operator sees every merchant; do not name any', { param: 'merchant' });

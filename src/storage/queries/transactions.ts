@@ -175,6 +175,8 @@ export interface TransactionSearchQuery {
   /** created_at >= createdFrom and < createdBefore, when set. */
   createdFrom: number | null;
   createdBefore: number | null;
+  /** Only the sales of this cashier (transactions.created_by_user_id); absent or null: anyone's. */
+  createdBy?: string | null;
   /** The transaction of its trxid; else a ref or e-mail containing the text, or a total_amount equal to its amount. */
   search: TransactionSearch | null;
   /** Rows past this (created_at, id): older ones (returned newest first) or newer ones (oldest first). */
@@ -213,6 +215,7 @@ export function searchTransactionPage(db: Db, q: TransactionSearchQuery): Promis
   }
   if (q.createdFrom !== null) query = query.where('created_at', '>=', q.createdFrom);
   if (q.createdBefore !== null) query = query.where('created_at', '<', q.createdBefore);
+  if (q.createdBy != null) query = query.where('created_by_user_id', '=', q.createdBy);
   const s = q.search;
   if (s !== null && s.trxid !== null) {
     // A transaction id is looked up by its key, not searched for in every row.
@@ -250,4 +253,17 @@ export function readScopedTransaction(db: Db, merchants: readonly string[] | nul
 /** The payments of these ids (not empty), in one read. */
 export function readPaymentsByIds(db: Db, ids: string[]): Promise<PaymentsTable[]> {
   return db.selectFrom('payments').selectAll().where('id', 'in', ids).execute();
+}
+
+/** A cashier's sales made at or after `since`, newest first (the transactions_created_by index, migration 015). */
+export function readSalesOf(db: Db, userId: string, since: number, limit: number): Promise<TransactionsTable[]> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('created_by_user_id', '=', userId)
+    .where('created_at', '>=', since)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -39,7 +39,7 @@ export interface ConsolePage {
   /** A CSRF token for the page's forms (bound to this session). */
   csrf: string;
   /** Sends a whole page. */
-  send(title: string, active: Section | undefined, body: SafeHtml, status?: number): FastifyReply;
+  send(title: string, active: Section | undefined, body: SafeHtml, status?: number, head?: SafeHtml): FastifyReply;
 }
 
 /**
@@ -55,8 +55,8 @@ export function consolePage(request: FastifyRequest, reply: FastifyReply): Conso
     viewer,
     lang,
     csrf,
-    send(title, active, body, status = 200) {
-      const frame = { lang, title, viewer, csrf, path: request.url, ...(active ? { active } : {}) };
+    send(title, active, body, status = 200, head) {
+      const frame = { lang, title, viewer, csrf, path: request.url, ...(active ? { active } : {}), ...(head ? { head } : {}) };
       return reply.code(status).type('text/html; charset=utf-8').send(renderPage(frame, body));
     },
   };

@@ -1,14 +1,27 @@
 import { html, type SafeHtml } from '../../domain/html.js';
-import type { Viewer } from '../../domain/viewer.js';
+import { cashierMay, type Viewer } from '../../domain/viewer.js';
 import { consoleAssets } from '../static-assets.js';
 import { LANGS, translator, type Lang } from '../../presentation/messages.js';
 import { words } from './layout.words.js';
 
 /** The console's sections, in the navigation's order. */
-export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'links' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';
+export type Section =
+  | 'overview'
+  | 'pos'
+  | 'transactions'
+  | 'payments'
+  | 'merchants'
+  | 'links'
+  | 'keys'
+  | 'sources'
+  | 'webhooks'
+  | 'users'
+  | 'audit'
+  | 'account';
 
 const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolean }> = [
   { key: 'overview', path: '/dashboard', operatorOnly: false },
+  { key: 'pos', path: '/dashboard/pos', operatorOnly: false },
   { key: 'transactions', path: '/dashboard/transactions', operatorOnly: false },
   { key: 'payments', path: '/dashboard/payments', operatorOnly: false },
   { key: 'merchants', path: '/dashboard/merchants', operatorOnly: false },
@@ -20,6 +33,14 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];
 
+/** The sections a viewer's navigation lists: a cashier's are the ones it may open (domain/viewer.ts). */
+function shownTo(section: { key: Section; operatorOnly: boolean }, viewer: Viewer): boolean {
+  if (viewer.role === 'cashier') return section.key !== 'overview' && cashierMay(section.key);
+  // An operator sells for no merchant of its own; it may still open the point of sale by its address.
+  if (section.key === 'pos') return viewer.role !== 'operator';
+  return !section.operatorOnly || viewer.role === 'operator';
+}
+
 export interface Frame {
   lang: Lang;
   title: string;
@@ -30,6 +51,8 @@ export interface Frame {
   /** The page's own path and query, for the language switch to come back to. */
   path: string;
   active?: Section;
+  /** What a page adds to the head (the point of sale: its manifest, style and script). */
+  head?: SafeHtml;
 }
 
 /** A whole console page around `body`. */
@@ -38,7 +61,7 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
   const assets = consoleAssets();
   const { viewer } = frame;
   const links = viewer
-    ? SECTIONS.filter((s) => !s.operatorOnly || viewer.role === 'operator').map(
+    ? SECTIONS.filter((s) => shownTo(s, viewer)).map(
         (s) => html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${t(s.key)}</a>`,
       )
     : [];
@@ -67,6 +90,7 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
 <title>${frame.title} · qris-gateway</title>
 <link rel="stylesheet" href="${assets.css.url}">
 <script src="${assets.js.url}" defer></script>
+${frame.head ?? ''}
 </head>
 <body>
 <header class="top"><a class="brand" href="/dashboard">qris-gateway</a>${switcher}${menu}</header>

@@ -4,6 +4,7 @@ import { defineMessages } from '../../presentation/messages.js';
 export const words = defineMessages(
   {
     overview: 'Overview',
+    pos: 'Point of sale',
     transactions: 'Transactions',
     payments: 'Payments',
     merchants: 'Merchants',
@@ -25,6 +26,7 @@ export const words = defineMessages(
   },
   {
     overview: 'Ringkasan',
+    pos: 'Kasir',
     transactions: 'Transaksi',
     payments: 'Pembayaran',
     merchants: 'Merchant',

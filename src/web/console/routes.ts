@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
+import { mayOpen } from '../../domain/viewer.js';
 import type { Deps } from '../../services/deps.js';
 import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import type { MailSender } from '../../mail/sender.js';
@@ -71,6 +72,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
             styleSrc: ["'self'"],
             imgSrc: ["'self'", 'data:'],
             connectSrc: ["'self'"],
+            // The point of sale is installable: its web app manifest and service worker (pages/pos.ts).
+            manifestSrc: ["'self'"],
+            workerSrc: ["'self'"],
             formAction: ["'self'"],
             frameAncestors: ["'none'"],
             baseUri: ["'none'"],
@@ -120,6 +124,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
           const next = request.method === 'GET' ? request.url : '/dashboard';
           return reply.redirect(`/dashboard?next=${encodeURIComponent(next)}&expired=${request.cookies[SESSION_COOKIE] ? 1 : 0}`, 303);
         }
+        // A cashier's sections are few (domain/viewer.ts); every other one is not found, whatever its
+        // method, before its form is read or its page asks for anything.
+        if (request.viewer && !mayOpen(request.viewer, request.url)) return pagedError(request, reply, 404, 'notFound');
       });
 
       scope.setErrorHandler((error: FastifyError, request, reply) => sendErrorPage(request, reply, error));
@@ -187,6 +194,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       const frontDoorQuery = Query({ next: Text(), expired: Text(), mode: Text() });
       app.get('/', { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } }, async (request, reply) => {
         request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+        // A cashier has no overview: its console is the point of sale.
+        if (request.viewer?.role === 'cashier') return reply.redirect('/dashboard/pos', 303);
         if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
         // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
         const carried = takeNotice(request, reply);

@@ -9,6 +9,7 @@ import { merchantRoutes } from './merchants.js';
 import { linkRoutes } from './links.js';
 import { overviewPage, type OverviewQuery } from './overview.js';
 import { paymentRoutes } from './payments.js';
+import { posRoutes } from './pos.js';
 import { webhookRoutes } from './webhooks.js';
 import { sourceRoutes } from './sources.js';
 import { userRoutes } from './users.js';
@@ -28,6 +29,7 @@ export const CONSOLE_PAGES: {
     userRoutes,
     approvalRoutes,
     transactionRoutes,
+    posRoutes,
     paymentRoutes,
     webhookRoutes,
     sourceRoutes,

@@ -141,6 +141,15 @@ function sendDetail(
     [t('ref'), html`<span class="mono">${tx.ref ?? '–'}</span>`],
     [t('email'), tx.email ?? '–'],
     [t('created'), when(tx.created_at)],
+    ...(detail.cashierEmail !== null || tx.description
+      ? ([
+          [
+            t('cashier'),
+            html`<a href="/dashboard/transactions?cashier=${tx.created_by_user_id ?? ''}">${detail.cashierEmail ?? tx.created_by_user_id ?? ''}</a>`,
+          ],
+          [t('note'), tx.description ?? '–'],
+        ] as Array<[string, SafeHtml | string]>)
+      : []),
     [t('expires'), when(tx.expires_at)],
     [t('paid'), when(tx.paid_at)],
   ];

@@ -36,6 +36,8 @@ export const CSV_COLUMNS = [
   'payment_id',
   'payment_source',
   'payment_reference',
+  'cashier',
+  'description',
 ] as const;
 
 /** One transaction as a CSV record; times in ISO 8601 UTC, statuses as a reader sees them at `now`. */
@@ -59,6 +61,9 @@ function record({ transaction: tx, payment }: TransactionWithPayment, now: numbe
     payment?.id ?? null,
     payment?.source ?? null,
     payment?.reference ?? null,
+    // The cashier's user id (the console's filter takes it), and the sale's note.
+    tx.created_by_user_id ?? null,
+    tx.description ?? null,
   ];
   return csvRow(values);
 }

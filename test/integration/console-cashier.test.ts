@@ -1,0 +1,100 @@
+// Issue 27, section 3: a cashier sees the point of sale, its merchants' transactions of today and its own
+// account, and nothing else. Generated from the console's route table, so a section added tomorrow is a
+// 404 to a cashier the day it is added unless it is named below. The parameters are filled with the
+// cashier's own merchant's real objects, so a 404 here is the section refused, not an unknown id.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeTable } from '../../src/http/route-table.js';
+import { addUser } from '../../src/services/users/add-user.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { ConsoleClient, csrfOf, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
+import { createInput, createTestApp, type TestApp } from '../helpers/context.js';
+
+/** What a cashier may open (method and route pattern); everything else of the console is a 404 to it. */
+const CASHIER_MAY = [
+  /^GET \/dashboard\/pos(\/.*)?$/,
+  /^POST \/dashboard\/pos(\/:trxid\/cancel)?$/,
+  /^GET \/dashboard\/pos-sw\.js$/,
+  /^GET \/dashboard\/transactions(\/:trxid)?$/,
+  // Deleting the account is refused to a cashier by the service (only a merchant's owner may), not hidden.
+  /^(GET|POST) \/dashboard\/account(\/password|\/delete)?$/,
+  /^POST \/dashboard\/logout$/,
+  /^GET \/dashboard\/lang\/:lang$/,
+  /^GET \/dashboard\/assets\//,
+];
+
+describe('a cashier in the console', () => {
+  let t: TestApp;
+  let c: ConsoleClient;
+  let trxid: string;
+  let yesterdays: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ CONSOLE: 'true' });
+    await addUser(t.deps, { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    yesterdays = (await createTransaction(t.deps, createInput(t.merchant.id, 11_000))).transaction.id;
+    t.clock.advance(24 * 3600_000);
+    trxid = (await createTransaction(t.deps, createInput(t.merchant.id, 10_000))).transaction.id;
+    c = new ConsoleClient(t.app);
+    expect((await c.logIn('kasir@example.test')).statusCode).toBe(303);
+  });
+  afterAll(async () => t?.close());
+
+  it('is sent from the front door to the point of sale', async () => {
+    const res = await c.get('/dashboard');
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/pos');
+  });
+
+  it('gets a 404 on every console route it may not see, and not on the ones it may', async () => {
+    const own: Record<string, string> = { merchantId: t.merchant.id, trxid, id: t.merchant.id, lang: 'en' };
+    const token = csrfOf((await c.get('/dashboard/pos')).body);
+    const refused: string[] = [];
+    const allowed: string[] = [];
+    const routes = routeTable(t.app).filter((r) => r.url.startsWith('/dashboard') && (r.method === 'GET' || r.method === 'POST'));
+    for (const route of routes) {
+      const name = `${route.method} ${route.url}`;
+      const may = CASHIER_MAY.some((re) => re.test(name));
+      // Public routes (the login form, sign-up, account links) ask for no session: nobody's section.
+      if (route.config.consolePublic && !may) continue;
+      // Logging out would end the walk; it is open to everyone and tested elsewhere.
+      if (name === 'POST /dashboard/logout') continue;
+      const url = route.url.replace(/:(\w+)/g, (_m, p: string) => own[p] ?? 'x');
+      const res = route.method === 'GET' ? await c.get(url) : await c.post(url, { _csrf: token }, '/dashboard/pos');
+      if (may) {
+        allowed.push(name);
+        expect(res.statusCode, `${name} must be open to a cashier`).not.toBe(404);
+      } else {
+        refused.push(name);
+        expect(res.statusCode, `${name} must be a 404 to a cashier`).toBe(404);
+      }
+    }
+    // The walk saw the sections that matter (a table that lost them would make this test pass emptily).
+    for (const section of [
+      'GET /dashboard/keys',
+      'GET /dashboard/webhooks',
+      'GET /dashboard/sources',
+      'GET /dashboard/links',
+      'GET /dashboard/transactions.csv',
+      'GET /dashboard/users',
+      'POST /dashboard/users/invite',
+      'GET /dashboard/merchants',
+      'GET /dashboard/audit',
+      'POST /dashboard/transactions/:trxid/cancel',
+    ]) {
+      expect(refused, section).toContain(section);
+    }
+    expect(allowed).toEqual(
+      expect.arrayContaining(['GET /dashboard/pos', 'POST /dashboard/pos', 'GET /dashboard/transactions', 'GET /dashboard/transactions/:trxid']),
+    );
+  });
+
+  it('sees only its merchants’ transactions of today', async () => {
+    expect((await c.get(`/dashboard/transactions/${trxid}`)).statusCode).toBe(200);
+    expect((await c.get(`/dashboard/transactions/${yesterdays}`)).statusCode).toBe(404);
+    expect((await c.get(`/dashboard/pos/${yesterdays}`)).statusCode).toBe(404);
+    const list = await c.get('/dashboard/transactions?from=2000-01-01');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain(trxid);
+    expect(list.body).not.toContain(yesterdays);
+  });
+});
