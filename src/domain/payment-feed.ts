@@ -61,7 +61,13 @@ export interface FeedAdvance<R extends FeedRow> {
  * (created_at, id), read starting at `readStart`; `truncated` says the read stopped at its limit, so
  * rows past the last one are unknown.
  */
-export function advanceFeed<R extends FeedRow>(cursor: FeedCursor, rows: readonly R[], readStart: number, truncated: boolean, graceMs = FEED_GRACE_MS): FeedAdvance<R> {
+export function advanceFeed<R extends FeedRow>(
+  cursor: FeedCursor,
+  rows: readonly R[],
+  readStart: number,
+  truncated: boolean,
+  graceMs = FEED_GRACE_MS,
+): FeedAdvance<R> {
   const heard = new Set(cursor.seen);
   const times = new Map<string, number>();
   for (const row of rows) times.set(row.id, row.created_at);

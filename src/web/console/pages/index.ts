@@ -11,6 +11,7 @@ import { overviewPage, type OverviewQuery } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { webhookRoutes } from './webhooks.js';
 import { sourceRoutes } from './sources.js';
+import { soundboxRoutes } from './soundbox.js';
 import { userRoutes } from './users.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -35,5 +36,6 @@ export const CONSOLE_PAGES: {
     keyRoutes,
     linkRoutes,
     auditRoutes,
+    soundboxRoutes,
   ],
 };
