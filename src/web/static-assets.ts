@@ -81,3 +81,19 @@ export function payLinkCss(): StaticAsset {
   payLinkLoaded ??= load('/pay/assets/', 'pay-link.css', 'text/css; charset=utf-8', true);
   return payLinkLoaded;
 }
+
+export interface ReceiptAssets {
+  css: StaticAsset;
+  js: StaticAsset;
+}
+
+let receiptLoaded: ReceiptAssets | null = null;
+
+/** The receipt page's print styles and its print button's script (/receipt/{token}). */
+export function receiptAssets(): ReceiptAssets {
+  receiptLoaded ??= {
+    css: load('/receipt/assets/', 'receipt.css', 'text/css; charset=utf-8', true),
+    js: load('/receipt/assets/', 'receipt.js', 'text/javascript; charset=utf-8', true),
+  };
+  return receiptLoaded;
+}

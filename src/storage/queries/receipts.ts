@@ -2,15 +2,20 @@
 import type { Db, Executor } from '../executor.js';
 import type { MerchantsTable, PaymentsTable, TransactionsTable } from '../schema.js';
 
-/** Stores the transaction's token unless it has one; returns the one it has either way. */
-export async function insertReceiptTokenIfAbsent(db: Executor, transactionId: string, token: string, now: number): Promise<string> {
-  await db
+/** Stores the transaction's token unless it has one; returns the one it has either way, and whether it is new. */
+export async function insertReceiptTokenIfAbsent(
+  db: Executor,
+  transactionId: string,
+  token: string,
+  now: number,
+): Promise<{ token: string; created: boolean }> {
+  const inserted = await db
     .insertInto('receipt_links')
     .values({ transaction_id: transactionId, token, created_at: now })
     .onConflict((oc) => oc.column('transaction_id').doNothing())
-    .execute();
+    .executeTakeFirst();
   const row = await db.selectFrom('receipt_links').select('token').where('transaction_id', '=', transactionId).executeTakeFirstOrThrow();
-  return row.token;
+  return { token: row.token, created: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 };
 }
 
 /** The token of the transaction's receipt link, if one was made. */

@@ -94,7 +94,7 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
     const body = html`<div class="heading"><h1>${t('titleOf', { name: chosen.name })}</h1>${
       merchants.length > 1 ? html`<a href="/dashboard/soundbox">${t('other')}</a>` : ''
     }</div>
-<section class="soundbox" data-soundbox data-events="${events}" data-speech-lang="${page.lang === 'id' ? 'id-ID' : 'en-US'}" data-texts="${JSON.stringify(texts)}" data-quiet-ms="${String(config.checkoutHeartbeatSeconds * 3000)}">
+<section class="soundbox" data-soundbox data-events="${events}" data-speech-lang="${t('speechLang')}" data-texts="${JSON.stringify(texts)}" data-quiet-ms="${String(config.checkoutHeartbeatSeconds * 3000)}">
 <p class="sb-state" role="status" data-state="connecting">${t('connecting')}</p>
 <div class="card sb-sound"><button type="button" class="sb-start" data-start>${t('start')}</button><p class="muted" data-start-hint>${t('startHint')}</p></div>
 <div class="card sb-day"><h2>${t('today')}</h2><p class="sb-total" data-total>Rp0</p><p class="muted" data-count></p><p class="muted" data-test-total></p></div>

@@ -32,6 +32,8 @@ export const words = defineMessages(
     time: 'Time (WIB)',
     amount: 'Amount',
     reference: 'Reference',
+    // The language tag the device's speech synthesis is asked for.
+    speechLang: 'en-US',
   },
   {
     title: 'Soundbox',
@@ -62,5 +64,6 @@ export const words = defineMessages(
     time: 'Waktu (WIB)',
     amount: 'Jumlah',
     reference: 'Referensi',
+    speechLang: 'id-ID',
   },
 );
