@@ -4,7 +4,7 @@
 import { html, type SafeHtml } from '../domain/html.js';
 import { formatRupiah } from '../domain/money.js';
 import { formatTime } from '../presentation/format.js';
-import { translator, type Lang } from '../presentation/messages.js';
+import { LANGS, translator, type Lang } from '../presentation/messages.js';
 import type { ReceiptRow } from '../storage/queries/receipts.js';
 import { words } from './receipt-page.words.js';
 
@@ -39,7 +39,8 @@ ${body}
 export function renderReceipt(lang: Lang, assets: ReceiptAssets, receipt: ReceiptRow, width: PaperWidth, self: string): string {
   const t = translator(words, lang);
   const { transaction: tx, merchant, payment } = receipt;
-  const other: Lang = lang === 'id' ? 'en' : 'id';
+  // The language switch offers the other one.
+  const other: Lang = LANGS.find((l) => l !== lang) ?? lang;
   const line = (label: string, value: string) => html`<div class="line"><span>${label}</span><span>${value}</span></div>`;
   const widthLink = (w: PaperWidth) =>
     w === width
