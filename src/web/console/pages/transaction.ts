@@ -231,7 +231,7 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
       return item('expired', t('tlExpired'));
     case 'audit': {
       const action = entry.entry.action;
-      const known = action === 'transaction.cancel' || action === 'payment.confirm' || action === 'webhook.resend';
+      const known = action === 'transaction.cancel' || action === 'payment.confirm' || action === 'webhook.resend' || action === 'receipt.link';
       return item('audit', t('tlAudit', { action: known ? t(action) : action, actor: entry.entry.actor }));
     }
     case 'payment': {
