@@ -2,7 +2,8 @@
 // through the API and through a payment link are each said aloud once, also across a cut connection;
 // the receipt prints at 58 mm. speechSynthesis.speak is replaced before the page loads, so the test
 // hears exactly what the page asked the device to say.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,10 @@ import { CQRIS, SIMULATE } from '../helpers/api.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addMerchantUser } from '../helpers/console.js';
 import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
+
+/** Pictures looked at but not shown in the README (SHOTS holds the README's when making them). */
+const LOOKED_AT = join(tmpdir(), 'qg-shots');
+mkdirSync(LOOKED_AT, { recursive: true });
 
 interface Spoken {
   text: string;
@@ -115,7 +120,7 @@ describe('the soundbox in a real browser', () => {
     // The network goes: the page says so. Payments made meanwhile are announced once it is back.
     await page.context().setOffline(true);
     await page.locator('[role=status][data-state=offline]').waitFor();
-    await page.screenshot({ path: join(SHOTS, 'soundbox-offline-phone.png') });
+    await page.screenshot({ path: join(LOOKED_AT, 'soundbox-offline-phone.png') });
     const whileOffline = [await payThroughApi(), await payThroughLink()];
     await page.context().setOffline(false);
     await waitSpoken(page, 4);
@@ -162,7 +167,7 @@ describe('the soundbox in a real browser', () => {
     await page.getByRole('button', { name: 'Make the receipt link' }).click();
     await page.getByText('The receipt link is ready.').waitFor();
     const href = await page.getByRole('link', { name: 'Print at 58 mm' }).getAttribute('href');
-    await page.screenshot({ path: join(SHOTS, 'receipt-link-phone.png'), fullPage: true });
+    await page.screenshot({ path: join(LOOKED_AT, 'receipt-link-phone.png'), fullPage: true });
 
     const receipt = await ctx.browser.newPage({ viewport: VIEWPORTS[0] });
     const { pathname, search } = new URL(href!);
@@ -171,7 +176,7 @@ describe('the soundbox in a real browser', () => {
     await expect(receipt.locator('.total').textContent()).resolves.toContain(rupiah(paid.total));
     await receipt.screenshot({ path: join(SHOTS, 'receipt-phone.png'), fullPage: true });
     await receipt.setViewportSize(VIEWPORTS[1]);
-    await receipt.screenshot({ path: join(SHOTS, 'receipt-desktop.png'), fullPage: true });
+    await receipt.screenshot({ path: join(LOOKED_AT, 'receipt-desktop.png'), fullPage: true });
 
     // As printed: the tools are gone, the slip is 58 mm wide.
     await receipt.emulateMedia({ media: 'print' });
@@ -181,10 +186,10 @@ describe('the soundbox in a real browser', () => {
     expect(Math.round(widthPx)).toBe(Math.round((58 / 25.4) * 96));
     await receipt.locator('.receipt').screenshot({ path: join(SHOTS, 'receipt-58mm.png') });
     // The PDF takes the page size from the CSS: 58 mm is 164.4 pt wide.
-    const pdf = await receipt.pdf({ preferCSSPageSize: true, path: join(SHOTS, 'receipt-58mm.pdf') });
+    const pdf = await receipt.pdf({ preferCSSPageSize: true, path: join(LOOKED_AT, 'receipt-58mm.pdf') });
     const box = /\/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]/.exec(pdf.toString('latin1'));
     expect(Number(box![1])).toBeCloseTo((58 / 25.4) * 72, 0);
-    expect(readFileSync(join(SHOTS, 'receipt-58mm.pdf')).length).toBeGreaterThan(1000);
+    expect(readFileSync(join(LOOKED_AT, 'receipt-58mm.pdf')).length).toBeGreaterThan(1000);
     await receipt.close();
     await page.close();
   });
