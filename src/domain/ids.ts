@@ -49,6 +49,9 @@ export const newApiKeyId = (): string => `key_${randomBase62(16)}`;
 export const newPaymentId = (): string => `pay_${timePrefix()}${randomBase62(20)}`;
 export const newRequestId = (): string => `req_${randomBase62(16)}`;
 export const newEventId = (): string => `evt_${timePrefix()}${randomBase62(22)}`;
+/** A receipt link's token (migration 016): 32 base62 characters, about 190 random bits, and nothing else in it. */
+export const newReceiptToken = (): string => randomBase62(32);
+export const isReceiptToken = (token: string): boolean => /^[0-9A-Za-z]{32}$/.test(token);
 export const newDeliveryId = (): string => `dlv_${timePrefix()}${randomBase62(20)}`;
 export const newEmailId = (): string => `eml_${timePrefix()}${randomBase62(20)}`;
 export const newSourceId = (): string => `src_${randomBase62(16)}`;

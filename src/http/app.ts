@@ -25,6 +25,7 @@ import { openApiWebhooks } from './openapi-webhooks.js';
 import { registerDocsPage } from './docs-page.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { paymentLinkRoutes } from '../web/payment-links.js';
+import { receiptRoutes } from '../web/receipts.js';
 import { consoleRoutes } from '../web/console/routes.js';
 import { createSmtpSender } from '../mail/smtp.js';
 import { AccountMailQueue } from '../mail/account-mail-queue.js';
@@ -203,6 +204,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', () => watch.stop());
   await checkoutRoutes(app, deps, watch);
   await paymentLinkRoutes(app, deps);
+  await receiptRoutes(app, deps);
   if (deps.db.dialect === 'postgres') {
     const stopListening = deps.state.statusBus.listen(config.databaseUrl, deps.logger, () => watch.refreshAll());
     app.addHook('onClose', stopListening);

@@ -11,6 +11,7 @@ import * as quotas from './migrations/009-quotas.js';
 import * as paymentLinks from './migrations/010-payment-links.js';
 import * as linkDailyCreates from './migrations/011-link-daily-creates.js';
 import * as cashiers from './migrations/015-cashiers.js';
+import * as receipts from './migrations/016-receipts.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-payment-links': paymentLinks,
   '011-link-daily-creates': linkDailyCreates,
   '015-cashiers': cashiers,
+  '016-receipts': receipts,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

@@ -247,7 +247,15 @@ export interface DailyCreatesTable {
   count: number;
 }
 
+/** The public link to a paid transaction's receipt (migration 016): a random token, one per transaction. */
+export interface ReceiptLinksTable {
+  transaction_id: string;
+  token: string;
+  created_at: number;
+}
+
 export interface DB {
+  receipt_links: ReceiptLinksTable;
   daily_creates: DailyCreatesTable;
   /** The same count for transactions made by payment links (migration 011): their own daily cap. */
   link_daily_creates: DailyCreatesTable;

@@ -54,6 +54,8 @@ export function checkoutAssets(): CheckoutAssets {
 export interface ConsoleAssets {
   css: StaticAsset;
   js: StaticAsset;
+  /** The soundbox page's own script (issue 27, section 2). */
+  soundboxJs: StaticAsset;
 }
 
 let consoleLoaded: ConsoleAssets | null = null;
@@ -62,8 +64,14 @@ export function consoleAssets(): ConsoleAssets {
   consoleLoaded ??= {
     css: load('/dashboard/assets/', 'console.css', 'text/css; charset=utf-8', true),
     js: load('/dashboard/assets/', 'console.js', 'text/javascript; charset=utf-8', true),
+    soundboxJs: load('/dashboard/assets/', 'soundbox.js', 'text/javascript; charset=utf-8', true),
   };
   return consoleLoaded;
+}
+
+/** The soundbox page's script. */
+export function soundboxAssets(): StaticAsset {
+  return consoleAssets().soundboxJs;
 }
 
 let payLinkLoaded: StaticAsset | null = null;
@@ -91,4 +99,20 @@ export function posAssets(): PosAssets {
     worker: readFileSync(new URL('pos-sw.js', folder)),
   };
   return posLoaded;
+}
+
+export interface ReceiptAssets {
+  css: StaticAsset;
+  js: StaticAsset;
+}
+
+let receiptLoaded: ReceiptAssets | null = null;
+
+/** The receipt page's print styles and its print button's script (/receipt/{token}). */
+export function receiptAssets(): ReceiptAssets {
+  receiptLoaded ??= {
+    css: load('/receipt/assets/', 'receipt.css', 'text/css; charset=utf-8', true),
+    js: load('/receipt/assets/', 'receipt.js', 'text/javascript; charset=utf-8', true),
+  };
+  return receiptLoaded;
 }

@@ -12,6 +12,19 @@ export interface StreamLimits {
  */
 export const STREAM_RETRY_AFTER_SECONDS = 30;
 
+/** What a refusal says: the slots count streams of a client (address or user) to one subject (a transaction, a merchant). */
+export interface StreamRefusals {
+  perAddress(limit: number): string;
+  perTransaction(limit: number): string;
+  total: string;
+}
+
+const CHECKOUT_REFUSALS: StreamRefusals = {
+  perAddress: (n) => `this client already has ${n} status streams open; the page polls its status instead`,
+  perTransaction: (n) => `this transaction already has ${n} status streams open; the page polls its status instead`,
+  total: 'this server has as many status streams open as it allows; the page polls its status instead',
+};
+
 export interface StreamSlot {
   /** Gives the slot back; calling it again does nothing. */
   release(): void;
@@ -28,7 +41,10 @@ export class StreamSlots {
   private readonly byAddress = new Map<string, number>();
   private readonly byTransaction = new Map<string, number>();
 
-  constructor(private readonly limits: StreamLimits) {}
+  constructor(
+    private readonly limits: StreamLimits,
+    private readonly refusals: StreamRefusals = CHECKOUT_REFUSALS,
+  ) {}
 
   get open(): number {
     return this.total;
@@ -39,13 +55,13 @@ export class StreamSlots {
     const retry = { retryAfter: STREAM_RETRY_AFTER_SECONDS };
     const { perAddress, perTransaction, total } = this.limits;
     if ((this.byAddress.get(address) ?? 0) >= perAddress) {
-      throw new AppError('too_many_streams', `this client already has ${perAddress} status streams open; the page polls its status instead`, retry);
+      throw new AppError('too_many_streams', this.refusals.perAddress(perAddress), retry);
     }
     if ((this.byTransaction.get(trxid) ?? 0) >= perTransaction) {
-      throw new AppError('too_many_streams', `this transaction already has ${perTransaction} status streams open; the page polls its status instead`, retry);
+      throw new AppError('too_many_streams', this.refusals.perTransaction(perTransaction), retry);
     }
     if (this.total >= total) {
-      throw new AppError('streams_at_capacity', 'this server has as many status streams open as it allows; the page polls its status instead', retry);
+      throw new AppError('streams_at_capacity', this.refusals.total, retry);
     }
     this.total += 1;
     add(this.byAddress, address, 1);

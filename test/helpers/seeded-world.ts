@@ -1,6 +1,7 @@
 // A gateway with everything a hostile-input or isolation test needs to point at (issue 23): two merchants
 // with keys, transactions, payments, endpoints, sources and link handles; an operator and one user of each
 // merchant, logged in through the real login form. The isolation matrix and the fuzz test share it.
+import { makeReceiptLink } from '../../src/services/receipts/make-receipt-link.js';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { formatRupiah } from '../../src/domain/money.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
@@ -42,6 +43,8 @@ export type MerchantIds = {
   /** The pending transaction's QR image (`/api/payment-gateway/qr/:file`). */
   file: string;
   lang: string;
+  /** The paid transaction's receipt link (`/receipt/:token`, migration 016). */
+  receiptToken: string;
 };
 
 export interface WorldMerchant {
@@ -95,6 +98,7 @@ const PARAM_KEYS: Record<string, string> = {
   file: 'file',
   source: 'sourceId',
   lang: 'lang',
+  token: 'receiptToken',
 };
 const ID_BY_SEGMENT: Record<string, string> = {
   users: 'userId',
@@ -225,6 +229,7 @@ async function seedWorldMerchant(
     paidAt: deps.now(),
     trxid: paid.id,
   });
+  const receiptToken = await makeReceiptLink(deps, operator, paid.id);
   const event = await deps.db.selectFrom('events').select('id').where('transaction_id', '=', paid.id).executeTakeFirstOrThrow();
   const unmatchedTotal = spec.amount + 2_777;
   const unmatched = await recordPayment(deps, {
@@ -261,6 +266,7 @@ async function seedWorldMerchant(
     amount: '25000',
     file: `${pending.id}.png`,
     lang: 'en',
+    receiptToken,
   };
   const amounts = [pending.total_amount, paid.total_amount, unmatchedTotal];
   const marks = [

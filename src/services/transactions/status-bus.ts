@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import type { Executor } from '../../storage/executor.js';
 import { canNotify, listenForStatusNotifications, notifyStatus } from '../../storage/queries/status-notify.js';
 
+/** The local emitter's event for "some transaction changed" (a symbol, so no trxid can collide with it). */
+const ANY = Symbol('any transaction');
+
 /**
  * Tells live checkout pages that a transaction's status changed. Within one gateway an emitter
  * suffices; across instances on PostgreSQL the change is announced with NOTIFY inside the database
@@ -24,8 +27,22 @@ export class StatusBus {
       await notifyStatus(db, trxid);
     } else {
       // SQLite has one writer per process here; readers woken now queue behind the commit.
-      setImmediate(() => this.#local.emit(trxid));
+      setImmediate(() => this.#emit(trxid));
     }
+  }
+
+  #emit(trxid: string): void {
+    this.#local.emit(trxid);
+    this.#local.emit(ANY, trxid);
+  }
+
+  /**
+   * Calls fn whenever any transaction's status may have changed (the soundbox's payment watch), with its
+   * id, or null when any may have (the PostgreSQL listener reconnected and may have missed some).
+   */
+  onAnyChange(fn: (trxid: string | null) => void): () => void {
+    this.#local.on(ANY, fn);
+    return () => void this.#local.off(ANY, fn);
   }
 
   /** Calls fn whenever trxid's status may have changed; returns the unsubscribe function. */
@@ -40,6 +57,11 @@ export class StatusBus {
    * was down are lost, so whoever depends on them reads afresh. Returns a stop function.
    */
   listen(databaseUrl: string, logger: Logger, onListening?: () => void): () => Promise<void> {
-    return listenForStatusNotifications(databaseUrl, logger, (trxid) => this.#local.emit(trxid), onListening);
+    // Once listening again, "anything may have changed" for whoever follows every transaction.
+    const listening = (): void => {
+      this.#local.emit(ANY, null);
+      onListening?.();
+    };
+    return listenForStatusNotifications(databaseUrl, logger, (trxid) => this.#emit(trxid), listening);
   }
 }

@@ -15,6 +15,7 @@ export type Section =
   | 'keys'
   | 'sources'
   | 'webhooks'
+  | 'soundbox'
   | 'users'
   | 'audit'
   | 'account';
@@ -29,6 +30,7 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'keys', path: '/dashboard/keys', operatorOnly: false },
   { key: 'sources', path: '/dashboard/sources', operatorOnly: false },
   { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
+  { key: 'soundbox', path: '/dashboard/soundbox', operatorOnly: false },
   { key: 'users', path: '/dashboard/users', operatorOnly: true },
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];

@@ -12,6 +12,7 @@ import { paymentRoutes } from './payments.js';
 import { posRoutes } from './pos.js';
 import { webhookRoutes } from './webhooks.js';
 import { sourceRoutes } from './sources.js';
+import { soundboxRoutes } from './soundbox.js';
 import { userRoutes } from './users.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -37,5 +38,6 @@ export const CONSOLE_PAGES: {
     keyRoutes,
     linkRoutes,
     auditRoutes,
+    soundboxRoutes,
   ],
 };

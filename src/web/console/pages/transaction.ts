@@ -23,6 +23,8 @@ import {
 } from '../../../services/transactions/get-transaction-timeline.js';
 import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
 import { resendTransactionEvent } from '../../../services/webhooks/resend-transaction-event.js';
+import { makeReceiptLink } from '../../../services/receipts/make-receipt-link.js';
+import { receiptLinkOf } from '../../../services/receipts/receipt-link-of.js';
 import { Form, pageSchema, Params, Segment, Text } from '../../forms.js';
 import { consolePage, type ConsolePage } from '../context.js';
 import { redirectWithNotice, takeNotice, type Notice } from '../notice.js';
@@ -40,7 +42,7 @@ const NOTICE_ERRORS: readonly ShownError[] = [
   'acquirer_error',
   'reference_already_recorded',
 ];
-const DONE = ['cancelled', 'confirmed', 'unmatched', 'resent', 'nothing'] as const;
+const DONE = ['cancelled', 'confirmed', 'unmatched', 'resent', 'nothing', 'receipt'] as const;
 
 /** What an action ended in and, for some, a reason or a count: the notice the page then shows. */
 type Outcome = { done: (typeof DONE)[number]; reason?: string; count?: number };
@@ -51,7 +53,18 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
   app.get('/transactions/:trxid', { schema: pageSchema({ params: trxidParams }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const detail = await getTransactionTimeline(deps, page.viewer, request.params.trxid);
-    return sendDetail(deps, page, detail, takeNotice(request, reply));
+    const receipt = await receiptLinkOf(deps, page.viewer, detail.transaction.id);
+    return sendDetail(deps, page, detail, takeNotice(request, reply), undefined, 200, receipt);
+  });
+
+  // The receipt's public link (issue 27, section 5): made once, then shown on the page.
+  app.post('/transactions/:trxid/receipt', { schema: pageSchema({ params: trxidParams, body: Form({}) }) }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
+    return act(reply, request.consoleLang, tx.id, async () => {
+      await makeReceiptLink(deps, viewer, tx.id);
+      return { done: 'receipt' };
+    });
   });
 
   app.post('/transactions/:trxid/cancel', { schema: pageSchema({ params: trxidParams, body: Form({}) }) }, async (request, reply) => {
@@ -125,6 +138,7 @@ function sendDetail(
   notice: Notice | null,
   form: { reference: string; invalid: boolean } = { reference: '', invalid: false },
   status = 200,
+  receiptToken: string | null = null,
 ): FastifyReply {
   const t = translator(words, page.lang);
   const tx = detail.transaction;
@@ -176,6 +190,17 @@ function sendDetail(
 <button type="submit">${t('confirm')}</button></form>`
       : '';
   const actions = cancelForm || confirmForm ? html`${cancelForm}${confirmForm}` : html`<p class="muted">${t('noActions')}</p>`;
+  const receiptUrl = receiptToken === null ? null : `${deps.config.publicBaseUrl}/receipt/${receiptToken}`;
+  const receipt =
+    detail.status !== 'paid'
+      ? ''
+      : receiptUrl === null
+        ? html`<section class="card"><h2>${t('receiptTitle')}</h2><p class="muted">${t('receiptHint')}</p>
+<form method="post" action="${action('receipt')}">${csrf}<button type="submit">${t('receiptMake')}</button></form></section>`
+        : html`<section class="card"><h2>${t('receiptTitle')}</h2><p class="muted">${t('receiptShare')}</p>
+<p><a id="receipt-url" class="mono" href="${receiptUrl}" rel="noopener" target="_blank">${receiptUrl}</a></p>
+<p><a href="${receiptUrl}?width=58&amp;lang=${page.lang}" rel="noopener" target="_blank">${t('receiptPrint58')}</a> · <a href="${receiptUrl}?width=80&amp;lang=${page.lang}" rel="noopener" target="_blank">${t('receiptPrint80')}</a>
+<button type="button" class="secondary" data-copy="receipt-url" data-copied="${t('copied')}">${t('copy')}</button></p></section>`;
 
   const body = html`<p class="crumbs"><a href="/dashboard/transactions">← ${t('back')}</a></p>
 <div class="heading"><h1>${t('title')} <span class="mono title-id">${tx.id}</span></h1>${badge}</div>
@@ -184,6 +209,7 @@ ${notice ? html`<p class="notice ${notice.kind}" role="${notice.kind === 'error'
 <section class="card"><h2>${t('details')}</h2><dl class="fields">${fields.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></section>
 <section class="card"><h2>${t('actions')}</h2>${actions}</section>
 </div>
+${receipt}
 <section class="card"><h2>${t('timeline')}</h2>
 <ol class="timeline">${detail.timeline.map((entry) => timelineItem(entry, { t, page, total: tx.total_amount, resendUrl: action('resend'), csrf }))}</ol>
 </section>`;
@@ -214,7 +240,7 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
       return item('expired', t('tlExpired'));
     case 'audit': {
       const action = entry.entry.action;
-      const known = action === 'transaction.cancel' || action === 'payment.confirm' || action === 'webhook.resend';
+      const known = action === 'transaction.cancel' || action === 'payment.confirm' || action === 'webhook.resend' || action === 'receipt.link';
       return item('audit', t('tlAudit', { action: known ? t(action) : action, actor: entry.entry.actor }));
     }
     case 'payment': {

@@ -1,0 +1,78 @@
+// A paid transaction's receipt (issue 27, section 5), laid out for 58 mm and 80 mm thermal printers:
+// receipt.css gives each width a named @page of that size, and the page picks one by the class of its
+// body. On screen it is the same slip with the print button, the width and the language above it.
+import { html, type SafeHtml } from '../domain/html.js';
+import { formatRupiah } from '../domain/money.js';
+import { formatTime } from '../presentation/format.js';
+import { LANGS, translator, type Lang } from '../presentation/messages.js';
+import type { ReceiptRow } from '../storage/queries/receipts.js';
+import { words } from './receipt-page.words.js';
+
+export type PaperWidth = 58 | 80;
+
+export interface ReceiptAssets {
+  css: string;
+  js: string;
+  icon: string;
+}
+
+function frame(lang: Lang, title: string, assets: ReceiptAssets, width: PaperWidth, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<link rel="stylesheet" href="${assets.css}">
+<link rel="icon" type="image/svg+xml" href="${assets.icon}">
+<script src="${assets.js}" defer></script>
+</head>
+<body class="paper-${String(width)}">
+${body}
+</body>
+</html>`.toString();
+}
+
+/** The receipt; `self` is its own path (without a query), for the width and language links. */
+export function renderReceipt(lang: Lang, assets: ReceiptAssets, receipt: ReceiptRow, width: PaperWidth, self: string): string {
+  const t = translator(words, lang);
+  const { transaction: tx, merchant, payment } = receipt;
+  // The language switch offers the other one.
+  const other: Lang = LANGS.find((l) => l !== lang) ?? lang;
+  const line = (label: string, value: string) => html`<div class="line"><span>${label}</span><span>${value}</span></div>`;
+  const widthLink = (w: PaperWidth) =>
+    w === width
+      ? html`<strong aria-current="true">${t(w === 58 ? 'mm58' : 'mm80')}</strong>`
+      : html`<a href="${self}?width=${String(w)}&amp;lang=${lang}">${t(w === 58 ? 'mm58' : 'mm80')}</a>`;
+  const body = html`<nav class="no-print tools" aria-label="${t('title')}">
+<button type="button" data-print>${t('print')}</button>
+<span>${t('width')}: ${widthLink(58)} · ${widthLink(80)}</span>
+<a href="${self}?width=${String(width)}&amp;lang=${other}" hreflang="${other}" lang="${other}">${translator(words, other)('title')}: ${t('language')}</a>
+</nav>
+<main class="receipt">
+<header><h1>${merchant.merchant_name}</h1><p>${merchant.merchant_city}</p>${merchant.nmid ? html`<p>${t('nmid')} ${merchant.nmid}</p>` : ''}</header>
+<p class="stamp">${t('paid')}</p>
+${tx.mode === 'test' ? html`<p class="sandbox">${t('sandbox')}</p>` : ''}
+<hr>
+${line(t('amount'), formatRupiah(tx.amount))}
+${line(t('uniqueCode'), formatRupiah(tx.unique_code))}
+<div class="line total"><span>${t('total')}</span><span>${formatRupiah(tx.total_amount)}</span></div>
+<hr>
+${line(t('time'), formatTime(tx.paid_at ?? tx.created_at, lang))}
+${tx.paid_late === 1 ? html`<p class="note">${t('paidLate')}</p>` : ''}
+${payment?.issuer ? line(t('issuer'), payment.issuer) : ''}
+${tx.ref ? line(t('ref'), tx.ref) : ''}
+${payment?.reference ? html`<div class="block"><span>${t('paymentRef')}</span><span class="mono">${payment.reference}</span></div>` : ''}
+<div class="block"><span>${t('transaction')}</span><span class="mono">${tx.id}</span></div>
+<hr>
+<p class="thanks">${t('thanks')}</p>
+</main>`;
+  return frame(lang, `${t('title')} · ${merchant.merchant_name}`, assets, width, body);
+}
+
+export function renderReceiptNotFound(lang: Lang, assets: ReceiptAssets): string {
+  const t = translator(words, lang);
+  return frame(lang, t('notFoundTitle'), assets, 58, html`<main class="receipt"><h1>${t('notFoundTitle')}</h1><p>${t('notFoundText')}</p></main>`);
+}

@@ -1,0 +1,145 @@
+// Receipts (issue 27, section 5), on both databases: the link is made from the console's transaction
+// page for a paid transaction only, by those who may see it, once; its public page shows what a receipt
+// must, and every other token is a 404 page.
+import { afterEach, describe, expect, it } from 'vitest';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
+import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { addMerchantUser, addOperator, ConsoleClient, noticeOf } from '../helpers/console.js';
+import { createInput, createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
+
+describe('receipts', () => {
+  let t: TestApp;
+  let other: Seeded;
+  afterEach(async () => t?.close());
+
+  async function setup() {
+    t = await createTestApp({ PUBLIC_BASE_URL: 'https://pay.example.test' });
+    other = await seedMerchant(t.deps, 1, 'Toko Lain');
+    await addOperator(t.deps);
+    await addMerchantUser(t.deps, [t.merchant.id], 'shop@example.test');
+    await addMerchantUser(t.deps, [other.merchant.id], 'lain@example.test');
+    await t.deps.db.updateTable('merchants').set({ nmid: 'ID1020304050607' }).where('id', '=', t.merchant.id).execute();
+  }
+
+  async function as(email: string) {
+    const c = new ConsoleClient(t.app);
+    expect((await c.logIn(email)).statusCode).toBe(303);
+    return c;
+  }
+
+  async function paidTransaction(amount: number, ref: string | null = null) {
+    const { transaction } = await createTransaction(t.deps, createInput(t.merchant.id, amount, { ref }));
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'manual',
+      sourcePaymentId: `bank-${transaction.id}`,
+      amount: transaction.total_amount,
+      paidAt: t.clock.now(),
+      reference: 'BCA-778899',
+      issuer: 'GoPay',
+    });
+    return transaction;
+  }
+
+  const linkIn = (page: string) => /href="https:\/\/pay\.example\.test(\/receipt\/[0-9A-Za-z]{32})"/.exec(page)?.[1];
+
+  it('makes one link per paid transaction from its console page; the page shows what a receipt must', async () => {
+    await setup();
+    const tx = await paidTransaction(25_000, 'meja-7');
+    const shop = await as('shop@example.test');
+    const page = `/dashboard/transactions/${tx.id}`;
+    const before = await shop.get(page);
+    expect(before.body).toContain('Make the receipt link');
+    expect(linkIn(before.body)).toBeUndefined();
+
+    const made = await shop.post(`${page}/receipt`, {}, page);
+    expect(made.statusCode).toBe(303);
+    const after = await shop.get(page);
+    expect(noticeOf(after.body)).toBe('The receipt link is ready.');
+    const path = linkIn(after.body)!;
+    expect(path).toBeDefined();
+    expect(after.body).toContain(`${path}?width=58&amp;lang=en`);
+    // Asking again keeps the same link.
+    await shop.post(`${page}/receipt`, {}, page);
+    expect(linkIn((await shop.get(page)).body)).toBe(path);
+
+    // The public page: no login, in the payer's language.
+    const receipt = await t.app.inject({ method: 'GET', url: path, headers: { 'accept-language': 'id-ID,id;q=0.9' } });
+    expect(receipt.statusCode).toBe(200);
+    expect(receipt.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(receipt.headers['cache-control']).toBe('private, no-store');
+    const body = receipt.body;
+    for (const shown of [
+      t.merchant.merchant_name,
+      'NMID ID1020304050607',
+      'LUNAS',
+      'Rp25.000',
+      `Rp${String(tx.total_amount).replace(/\B(?=(\d{3})+$)/g, '.')}`,
+      'WIB',
+      'meja-7',
+      'BCA-778899',
+      'GoPay',
+      tx.id,
+      'SANDBOX',
+    ]) {
+      expect(body, shown).toContain(shown);
+    }
+    expect(body).toContain('<body class="paper-58">');
+    expect((await t.app.inject({ method: 'GET', url: `${path}?width=80&lang=en` })).body).toContain('<body class="paper-80">');
+    expect((await t.app.inject({ method: 'GET', url: `${path}?lang=en` })).body).toContain('Total paid');
+
+    // The audit log names who made it.
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('subject_id', '=', tx.id)
+      .where('action', '=', 'receipt.link')
+      .execute();
+    expect(audit).toEqual([{ actor: 'user:shop@example.test', action: 'receipt.link' }]);
+  });
+
+  it('has no link for an unpaid transaction, nor for another merchant', async () => {
+    await setup();
+    const pending = (await createTransaction(t.deps, createInput(t.merchant.id, 12_000))).transaction;
+    const tx = await paidTransaction(13_000);
+    const shop = await as('shop@example.test');
+    const pendingPage = await shop.get(`/dashboard/transactions/${pending.id}`);
+    expect(pendingPage.body).not.toContain('Make the receipt link');
+    const refused = await shop.post(`/dashboard/transactions/${pending.id}/receipt`, {}, `/dashboard/transactions/${pending.id}`);
+    expect(refused.statusCode).toBe(404);
+
+    const lain = await as('lain@example.test');
+    const theirs = await lain.post(`/dashboard/transactions/${tx.id}/receipt`, {}, '/dashboard/transactions');
+    expect(theirs.statusCode).toBe(404);
+    expect(await t.deps.db.selectFrom('receipt_links').selectAll().execute()).toEqual([]);
+  });
+
+  it('answers an unknown, malformed or unpaid token with a 404 page', async () => {
+    await setup();
+    const tx = await paidTransaction(14_000);
+    await (await as('ops@example.test')).post(`/dashboard/transactions/${tx.id}/receipt`, {}, `/dashboard/transactions/${tx.id}`);
+    const { token } = await t.deps.db.selectFrom('receipt_links').select('token').executeTakeFirstOrThrow();
+    expect((await t.app.inject({ url: `/receipt/${token}` })).statusCode).toBe(200);
+
+    // A token whose transaction is not paid (a row this gateway would not make, written by hand) is not a receipt.
+    const pending = (await createTransaction(t.deps, createInput(t.merchant.id, 15_000))).transaction;
+    const unpaidToken = 'U'.repeat(32);
+    await t.deps.db.insertInto('receipt_links').values({ transaction_id: pending.id, token: unpaidToken, created_at: t.clock.now() }).execute();
+
+    for (const url of [
+      `/receipt/${'x'.repeat(32)}`,
+      `/receipt/${token.slice(1)}`,
+      '/receipt/',
+      `/receipt/${token}x`,
+      `/receipt/${tx.id}`,
+      `/receipt/${unpaidToken}`,
+    ]) {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(res.body, url).toContain('Receipt not found');
+      expect(res.body, url).not.toContain(t.merchant.merchant_name);
+    }
+  });
+});
