@@ -58,5 +58,5 @@ export function mayOpen(viewer: Viewer, path: string): boolean {
   if (viewer.role !== 'cashier') return true;
   const segments = consoleSegments(path);
   if (!cashierMay(segments[0] ?? '')) return false;
-  return segments[0] !== 'transactions' || segments.length <= 2;
+  return segments[0] !== 'transactions' || segments.length <= 2 || (segments.length === 3 && segments[2] === 'receipt');
 }

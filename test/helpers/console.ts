@@ -52,6 +52,13 @@ export class ConsoleClient {
     return res;
   }
 
+  /** HEAD: runs a GET route's handler, checks and all, and ends with the headers (a stream never ends by itself). */
+  async head(url: string): Promise<LightMyRequestResponse> {
+    const res = await this.app.inject({ method: 'HEAD', url, headers: { cookie: this.jar.header() } });
+    this.jar.take(res);
+    return res;
+  }
+
   /**
    * Posts a form; `_csrf` is taken from `from` (a page's URL) unless the fields carry one. A list is a
    * repeated field (checkboxes).

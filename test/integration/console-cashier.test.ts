@@ -7,6 +7,7 @@ import { routeTable } from '../../src/http/route-table.js';
 import { addUser } from '../../src/services/users/add-user.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { ConsoleClient, csrfOf, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
+import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createInput, createTestApp, type TestApp } from '../helpers/context.js';
 
 /** What a cashier may open (method and route pattern); everything else of the console is a 404 to it. */
@@ -15,6 +16,9 @@ const CASHIER_MAY = [
   /^POST \/dashboard\/pos(\/:trxid\/cancel)?$/,
   /^GET \/dashboard\/pos-sw\.js$/,
   /^GET \/dashboard\/transactions(\/:trxid)?$/,
+  // The receipt link the cashier shows or sends the payer.
+  /^POST \/dashboard\/transactions\/:trxid\/receipt$/,
+  /^GET \/dashboard\/soundbox(\/events)?$/,
   // Deleting the account is refused to a cashier by the service (only a merchant's owner may), not hidden.
   /^(GET|POST) \/dashboard\/account(\/password|\/delete)?$/,
   /^POST \/dashboard\/logout$/,
@@ -33,7 +37,19 @@ describe('a cashier in the console', () => {
     await addUser(t.deps, { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
     yesterdays = (await createTransaction(t.deps, createInput(t.merchant.id, 11_000))).transaction.id;
     t.clock.advance(24 * 3600_000);
-    trxid = (await createTransaction(t.deps, createInput(t.merchant.id, 10_000))).transaction.id;
+    const today = (await createTransaction(t.deps, createInput(t.merchant.id, 10_000))).transaction;
+    trxid = today.id;
+    // Paid, so that its receipt link can be made.
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: today.mode,
+      source: 'manual',
+      sourcePaymentId: `bank-${today.id}`,
+      amount: today.total_amount,
+      paidAt: t.clock.now(),
+      reference: null,
+      issuer: null,
+    });
     c = new ConsoleClient(t.app);
     expect((await c.logIn('kasir@example.test')).statusCode).toBe(303);
   });
@@ -59,7 +75,13 @@ describe('a cashier in the console', () => {
       // Logging out would end the walk; it is open to everyone and tested elsewhere.
       if (name === 'POST /dashboard/logout') continue;
       const url = route.url.replace(/:(\w+)/g, (_m, p: string) => own[p] ?? 'x');
-      const res = route.method === 'GET' ? await c.get(url) : await c.post(url, { _csrf: token }, '/dashboard/pos');
+      // The soundbox's stream never ends by itself: HEAD runs its handler and ends with the headers.
+      const res =
+        route.url === '/dashboard/soundbox/events'
+          ? await c.head(`${url}?merchant=${t.merchant.id}`)
+          : route.method === 'GET'
+            ? await c.get(url)
+            : await c.post(url, { _csrf: token }, '/dashboard/pos');
       if (may) {
         allowed.push(name);
         expect(res.statusCode, `${name} must be open to a cashier`).not.toBe(404);
@@ -84,7 +106,14 @@ describe('a cashier in the console', () => {
       expect(refused, section).toContain(section);
     }
     expect(allowed).toEqual(
-      expect.arrayContaining(['GET /dashboard/pos', 'POST /dashboard/pos', 'GET /dashboard/transactions', 'GET /dashboard/transactions/:trxid']),
+      expect.arrayContaining([
+        'GET /dashboard/pos',
+        'POST /dashboard/pos',
+        'GET /dashboard/transactions',
+        'GET /dashboard/transactions/:trxid',
+        'POST /dashboard/transactions/:trxid/receipt',
+        'GET /dashboard/soundbox',
+      ]),
     );
   });
 
