@@ -69,7 +69,10 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   backupKeep: number;
 }
 
-type CoreSettings = Omit<Config, keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings & OverloadSettings & NotifySettings)>;
+type CoreSettings = Omit<
+  Config,
+  keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings & OverloadSettings & NotifySettings)
+>;
 const int = wholeNumber<CoreSettings>;
 
 /** DATABASE_URL unset means SQLite at ./data/qris-gateway.db. */

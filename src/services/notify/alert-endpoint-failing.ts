@@ -9,7 +9,8 @@ export async function alertIfEndpointTurnedFailing(trx: Tx, endpointId: string, 
   const endpoint = await endpointHealth(trx, endpointId);
   // The update that counts failures turns an active endpoint failing exactly when the count reaches
   // `failingAfter`, and a success resets the count: so this count is the turn, and only it.
-  if (!endpoint || endpoint.status !== 'failing' || Number(endpoint.consecutive_failures) !== failingAfter) return;
+  if (endpoint === undefined) return;
+  if (endpoint.status !== 'failing' || Number(endpoint.consecutive_failures) !== failingAfter) return;
   await enqueueAlerts(trx, {
     merchantId: endpoint.merchant_id,
     eventId: null,

@@ -3,7 +3,13 @@
 // it record the outcome. Several worker processes may dispatch at once without a leader.
 import type { NotifyLanguage, NotifyChannelType, NotifyKind } from '../../domain/notify-channel.js';
 import type { Executor } from '../../storage/executor.js';
-import { dueNotifyDeliveries, dueNotifyDeliveriesSkipLocked, dueNotifyDeliveryById, leaseNotifyDelivery, type DueNotifyDelivery } from '../../storage/queries/notify.js';
+import {
+  dueNotifyDeliveries,
+  dueNotifyDeliveriesSkipLocked,
+  dueNotifyDeliveryById,
+  leaseNotifyDelivery,
+  type DueNotifyDelivery,
+} from '../../storage/queries/notify.js';
 import type { Deps } from '../deps.js';
 
 export interface ClaimedAlert {
