@@ -5,7 +5,19 @@ import { LANGS, translator, type Lang } from '../../presentation/messages.js';
 import { words } from './layout.words.js';
 
 /** The console's sections, in the navigation's order. */
-export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'links' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';
+export type Section =
+  | 'overview'
+  | 'transactions'
+  | 'payments'
+  | 'merchants'
+  | 'links'
+  | 'keys'
+  | 'sources'
+  | 'webhooks'
+  | 'notifications'
+  | 'users'
+  | 'audit'
+  | 'account';
 
 const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolean }> = [
   { key: 'overview', path: '/dashboard', operatorOnly: false },
@@ -16,6 +28,7 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'keys', path: '/dashboard/keys', operatorOnly: false },
   { key: 'sources', path: '/dashboard/sources', operatorOnly: false },
   { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
+  { key: 'notifications', path: '/dashboard/notifications', operatorOnly: false },
   { key: 'users', path: '/dashboard/users', operatorOnly: true },
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];

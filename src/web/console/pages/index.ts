@@ -10,6 +10,7 @@ import { linkRoutes } from './links.js';
 import { overviewPage, type OverviewQuery } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { webhookRoutes } from './webhooks.js';
+import { notificationRoutes } from './notifications.js';
 import { sourceRoutes } from './sources.js';
 import { userRoutes } from './users.js';
 import { transactionRoutes } from './transactions.js';
@@ -30,6 +31,7 @@ export const CONSOLE_PAGES: {
     transactionRoutes,
     paymentRoutes,
     webhookRoutes,
+    notificationRoutes,
     sourceRoutes,
     merchantRoutes,
     keyRoutes,
