@@ -91,14 +91,15 @@ export class TelegramServer extends LoopbackService {
 
   protected answer(req: IncomingMessage, request: ChatRequest, res: ServerResponse): void {
     const m = /^\/bot([^/]+)\/sendMessage$/.exec(request.path);
-    if (req.method !== 'POST' || !m) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
-    if (!this.tokens.has(m[1]!)) return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (req.method !== 'POST' || !m) return void sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    if (!this.tokens.has(m[1]!)) return void sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     const chatId = request.json?.chat_id;
     const text = request.json?.text;
     if (!String(req.headers['content-type']).startsWith('application/json') || (typeof chatId !== 'string' && typeof chatId !== 'number')) {
-      return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: chat_id is empty' });
+      return void sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: chat_id is empty' });
     }
-    if (typeof text !== 'string' || text === '') return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+    if (typeof text !== 'string' || text === '')
+      return void sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
     this.delivered.push({ token: m[1]!, chatId: String(chatId), text });
     sendJson(res, 200, {
       ok: true,
@@ -124,13 +125,13 @@ export class DiscordServer extends LoopbackService {
 
   protected answer(req: IncomingMessage, request: ChatRequest, res: ServerResponse): void {
     if (req.method !== 'POST' || !/^\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]+(\?wait=true)?$/.test(request.path)) {
-      return sendJson(res, 404, { message: 'Unknown Webhook', code: 10015 });
+      return void sendJson(res, 404, { message: 'Unknown Webhook', code: 10015 });
     }
     const content = request.json?.content;
-    if (typeof content !== 'string' || content === '') return sendJson(res, 400, { message: 'Cannot send an empty message', code: 50006 });
-    if (content.length > 2000) return sendJson(res, 400, { content: ['Must be 2000 or fewer in length.'] });
+    if (typeof content !== 'string' || content === '') return void sendJson(res, 400, { message: 'Cannot send an empty message', code: 50006 });
+    if (content.length > 2000) return void sendJson(res, 400, { content: ['Must be 2000 or fewer in length.'] });
     this.delivered.push({ path: request.path, content });
-    if (request.path.endsWith('?wait=true')) return sendJson(res, 200, { id: '1', content });
+    if (request.path.endsWith('?wait=true')) return void sendJson(res, 200, { id: '1', content });
     res.writeHead(204).end();
   }
 }
