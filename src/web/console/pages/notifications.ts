@@ -124,7 +124,7 @@ ${
 <tbody>${channels.map(
         (c) => html`<tr><td data-label="${t('type')}">${typeWord(t, c.type)}</td><td class="mono" data-label="${t('target')}">${targetText(t, c)}</td>
 <td data-label="${t('language')}">${c.language === 'id' ? t('langId') : t('langEn')}</td><td data-label="${t('merchant')}">${names.get(c.merchant_id) ?? c.merchant_id}</td>
-<td data-label=""><a href="${LIST}/${c.id}">${t('open')}<span class="visually-hidden"> ${typeWord(t, c.type)} ${targetText(t, c)}</span></a></td></tr>`,
+<td data-label=""><a href="${LIST}/${c.id}" aria-label="${t('open')} ${typeWord(t, c.type)} ${targetText(t, c)}">${t('open')}</a></td></tr>`,
       )}</tbody></table></div>`
 }
 ${merchants.length === 0 ? '' : addForms(t, page.csrf, merchants)}`;
@@ -142,7 +142,7 @@ ${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>
 <select id="${type}-language" name="language"><option value="id" selected>${t('langId')}</option><option value="en">${t('langEn')}</option></select>`;
   return html`<section class="card" aria-labelledby="add-telegram-title">
 <h2 id="add-telegram-title">${t('addTelegram')}</h2>
-<p class="muted">${t('telegramHow')}</p>
+<p class="muted">${howTo(t('telegramHow'), 'https://api.telegram.org/bot<token>/getUpdates')}</p>
 <form method="post" action="${LIST}">
 ${common('telegram')}
 <label for="telegram-token">${t('botToken')}</label>
@@ -172,6 +172,12 @@ ${common('email')}
 <button type="submit">${t('addEmail')}</button>
 </form>
 </section>`;
+}
+
+/** A how-to sentence with its address in monospace, which may break anywhere (a phone is narrower than it). */
+function howTo(text: string, url: string): SafeHtml {
+  const [before = '', after = ''] = text.split('{url}');
+  return html`${before}<span class="mono">${url}</span>${after}`;
 }
 
 function deliveryWord(t: T, status: NotifyDeliveriesTable['status']): string {

@@ -29,7 +29,7 @@ export const words = defineMessages(
     chatId: 'Chat ID',
     discordUrl: 'Webhook URL',
     telegramHow:
-      'Talk to @BotFather in Telegram and send /newbot: it gives you the bot token. Then send your new bot a message (or add it to a group), open https://api.telegram.org/bot<token>/getUpdates in a browser and copy the number after "chat":{"id": – that is the chat ID (a group\'s starts with a minus).',
+      'Talk to @BotFather in Telegram and send /newbot: it gives you the bot token. Then send your new bot a message (or add it to a group), open {url} in a browser and copy the number after "chat":{"id": – that is the chat ID (a group\'s starts with a minus).',
     discordHow: "In Discord, open the channel's settings, then Integrations, then Webhooks: New Webhook, and Copy Webhook URL.",
     emailHow: "Alerts go to the addresses of the merchant's console users (its owners), one e-mail each.",
     secretHint: 'Kept secret: after saving it is only shown masked.',
@@ -94,7 +94,7 @@ export const words = defineMessages(
     chatId: 'ID chat',
     discordUrl: 'URL webhook',
     telegramHow:
-      'Chat @BotFather di Telegram dan kirim /newbot: Anda mendapat token bot. Lalu kirim pesan ke bot baru Anda (atau tambahkan ke grup), buka https://api.telegram.org/bot<token>/getUpdates di browser dan salin angka setelah "chat":{"id": – itulah ID chat (ID grup diawali tanda minus).',
+      'Chat @BotFather di Telegram dan kirim /newbot: Anda mendapat token bot. Lalu kirim pesan ke bot baru Anda (atau tambahkan ke grup), buka {url} di browser dan salin angka setelah "chat":{"id": – itulah ID chat (ID grup diawali tanda minus).',
     discordHow: 'Di Discord, buka pengaturan kanal, lalu Integrasi, lalu Webhook: Webhook Baru, dan Salin URL Webhook.',
     emailHow: 'Notifikasi dikirim ke alamat pengguna konsol merchant (pemiliknya), satu e-mail untuk masing-masing.',
     secretHint: 'Dirahasiakan: setelah disimpan hanya ditampilkan tersamar.',
