@@ -363,3 +363,32 @@ describe('the console', () => {
     expect((await getNotifyChannel(t.deps, dc.id)).status).toBe('disabled');
   });
 });
+
+describe('secrets in logs', () => {
+  it('neither the bot token nor the Discord URL reaches a log line, through the console or a failed attempt', async () => {
+    const logged = await createTestApp(
+      { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8', TELEGRAM_API_URL: telegram.url, CONSOLE: 'true', LOG_LEVEL: 'trace' },
+      { captureLogs: true },
+    );
+    try {
+      await addMerchantUser(logged.deps, [logged.merchant.id], 'owner@logged.test');
+      const owner = new ConsoleClient(logged.app);
+      await owner.logIn('owner@logged.test');
+      const unknownToken = '7012345678:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
+      const discordUrl = discord.webhookUrl('998877', 'SeCrEtDiScOrDtOkEn-0123456789abcdefghij');
+      await owner.post(
+        '/dashboard/notifications',
+        { merchant: logged.merchant.id, type: 'telegram', bot_token: unknownToken, chat_id: '1' },
+        '/dashboard/notifications',
+      );
+      await owner.post('/dashboard/notifications', { merchant: logged.merchant.id, type: 'discord', url: discordUrl }, '/dashboard/notifications');
+      discord.failures.push({ status: 500, body: '{"message":"boom"}' });
+      const channels = await logged.deps.db.selectFrom('notify_channels').select('id').where('merchant_id', '=', logged.merchant.id).execute();
+      for (const c of channels) await owner.post(`/dashboard/notifications/${c.id}/test`, {}, `/dashboard/notifications/${c.id}`);
+      expect(logged.logs.join('\n')).toContain('alert attempt failed');
+      for (const secret of [unknownToken.split(':')[1]!, 'SeCrEtDiScOrDtOkEn']) expect(logged.logs.join('\n')).not.toContain(secret);
+    } finally {
+      await logged.close();
+    }
+  });
+});
