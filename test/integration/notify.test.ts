@@ -321,6 +321,15 @@ describe('the console', () => {
     expect(page.body).toContain('HTTP 200');
   });
 
+  it("Send test on an e-mail channel mails the merchant's users at once", async () => {
+    const channel = await addNotifyChannel(t.deps, { merchantId: t.merchant.id, type: 'email', language: 'en' });
+    const owner = await ownerClient();
+    await owner.post(`/dashboard/notifications/${channel.id}/test`, {}, `/dashboard/notifications/${channel.id}`);
+    expect(noticeOf((await owner.get(`/dashboard/notifications/${channel.id}`)).body)).toBe('Test alert delivered.');
+    expect(smtp.messages.map((m) => m.to)).toEqual([['owner@warung.test']]);
+    expect((await smtp.messages[0]!.parse()).subject).toBe('qris-gateway: Test alert');
+  });
+
   it('Send test says why a test failed', async () => {
     const dc = await addDiscord();
     discord.failures.push({ status: 404, body: '{"message":"Unknown Webhook","code":10015}' });
