@@ -13,11 +13,12 @@ import { sourceSettings, type SourceSettings } from './payment-sources/settings.
 import { checkoutSettings, type CheckoutSettings } from './web/checkout-settings.js';
 import { consoleSettings, type ConsoleSettings } from './web/console/console-settings.js';
 import { paymentLinkSettings, type PaymentLinkSettings } from './web/payment-link-settings.js';
+import { notifySettings, type NotifySettings } from './services/notify/notify-settings.js';
 import { StartupError } from './startup-error.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
-export interface Config extends MailSettings, SourceSettings, CheckoutSettings, ConsoleSettings, PaymentLinkSettings, OverloadSettings {
+export interface Config extends MailSettings, SourceSettings, CheckoutSettings, ConsoleSettings, PaymentLinkSettings, OverloadSettings, NotifySettings {
   port: number;
   host: string;
   databaseUrl: string;
@@ -68,7 +69,10 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   backupKeep: number;
 }
 
-type CoreSettings = Omit<Config, keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings & OverloadSettings)>;
+type CoreSettings = Omit<
+  Config,
+  keyof (MailSettings & SourceSettings & CheckoutSettings & ConsoleSettings & PaymentLinkSettings & OverloadSettings & NotifySettings)
+>;
 const int = wholeNumber<CoreSettings>;
 
 /** DATABASE_URL unset means SQLite at ./data/qris-gateway.db. */
@@ -189,6 +193,7 @@ export const SETTINGS: SettingsOf<Config> = {
   ...consoleSettings,
   ...paymentLinkSettings,
   ...overloadSettings,
+  ...notifySettings,
 };
 
 /** The environment variables the gateway reads, for tools that must clear or set them (test helpers, the bench). */

@@ -29,6 +29,7 @@ import type { CliContext } from './context.js';
 import { registerSourceCommands } from './commands/sources.js';
 import { registerPaymentCommands } from './commands/payments.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
+import { registerNotifyCommands } from './commands/notify.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerTransactionCommands } from './commands/transactions.js';
 import { registerUserCommands } from './commands/users.js';
@@ -228,6 +229,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerSourceCommands(program, ctx);
   registerPaymentCommands(program, ctx);
   registerWebhookCommands(program, ctx);
+  registerNotifyCommands(program, ctx);
   registerDevCommands(program, ctx);
   registerBackupCommands(program, ctx);
   return program;

@@ -254,6 +254,46 @@ export interface ReceiptLinksTable {
   created_at: number;
 }
 
+/** A merchant's alert channel (migration 014): `secret` is the bot token (telegram) or webhook URL (discord). */
+export interface NotifyChannelsTable {
+  id: string;
+  merchant_id: string;
+  type: 'telegram' | 'discord' | 'email';
+  language: 'id' | 'en';
+  secret: string | null;
+  chat_id: string | null;
+  status: 'active' | 'disabled';
+  created_at: number;
+  updated_at: number;
+}
+
+/** One alert to one channel, written with the change it reports; `facts` is JSON (domain/notify-facts.ts). */
+export interface NotifyDeliveriesTable {
+  id: string;
+  channel_id: string;
+  merchant_id: string;
+  kind: 'payment_received' | 'payment_unmatched' | 'webhook_failing' | 'test';
+  event_id: string | null;
+  facts: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  created_at: number;
+}
+
+export interface NotifyAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: number;
+  duration_ms: number;
+  succeeded: number;
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface DB {
   receipt_links: ReceiptLinksTable;
   daily_creates: DailyCreatesTable;
@@ -281,4 +321,7 @@ export interface DB {
   snap_polls: SnapPollsTable;
   snap_tokens: SnapTokensTable;
   snap_external_ids: SnapExternalIdsTable;
+  notify_channels: NotifyChannelsTable;
+  notify_deliveries: NotifyDeliveriesTable;
+  notify_attempts: NotifyAttemptsTable;
 }

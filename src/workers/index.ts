@@ -4,6 +4,7 @@ import { startBackupScheduler } from './backup-scheduler.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
 import { startLoginHousekeeping } from './login-housekeeping.js';
 import { startMailer } from './mailer.js';
+import { startNotifyDispatcher } from './notify-dispatcher.js';
 import { startWebhookDispatcher } from './webhook-dispatcher.js';
 
 import type { Worker } from './run-every.js';
@@ -16,6 +17,7 @@ export function startBackgroundWork(deps: Deps): Worker {
   const workers: Worker[] = [startExpirySweeper(deps, deps.config.sweepIntervalMs)];
   workers.push(startMailer(deps));
   workers.push(startWebhookDispatcher(deps));
+  workers.push(startNotifyDispatcher(deps));
   // Each payment source kind's poller (a feed's, a SNAP acquirer's queries).
   for (const kind of sourceKinds) if (kind.worker) workers.push(kind.worker(deps));
   workers.push(startLoginHousekeeping(deps));

@@ -6,6 +6,7 @@ import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
+import { addNotifyChannel } from '../../src/services/notify/add-notify-channel.js';
 import { createInput } from '../helpers/context.js';
 import { fillParams, startSeededWorld, type MerchantIds, type SeededWorld } from '../helpers/seeded-world.js';
 import type { FuzzTarget, Identity, ParamValues } from './generators.js';
@@ -74,7 +75,7 @@ export async function startFuzzWorld(env: Record<string, string> = {}): Promise<
       keys: [A.testKey, A.liveKey],
       params,
       // The other merchant's rows (its own key is never used), and A's spare ones.
-      queryIds: [...new Set([...Object.values(B.ids), B.ids.paidTrxid, spare.trxid, spare.paymentId, spare.endpointId, spare.sourceId])],
+      queryIds: [...new Set([...Object.values(B.ids), B.ids.paidTrxid, spare.trxid, spare.paymentId, spare.endpointId, spare.channelId, spare.sourceId])],
       formWords: await formWords(world),
       close: () => world.close(),
     };
@@ -153,7 +154,17 @@ async function spareRows(world: SeededWorld, ids: MerchantIds): Promise<Merchant
   });
   const endpoint = await addWebhookEndpoint(deps, { merchantId, url: 'http://127.0.0.1:9/hooks/spare' });
   const source = await addWebhookSource(deps, { merchantId, mode: 'test' });
-  return { ...ids, trxid: trx.id, paidTrxid: trx.id, paymentId: payment.payment.id, endpointId: endpoint.id, sourceId: source.id, file: `${trx.id}.png` };
+  const channel = await addNotifyChannel(deps, { merchantId, type: 'email' });
+  return {
+    ...ids,
+    trxid: trx.id,
+    paidTrxid: trx.id,
+    paymentId: payment.payment.id,
+    endpointId: endpoint.id,
+    channelId: channel.id,
+    sourceId: source.id,
+    file: `${trx.id}.png`,
+  };
 }
 
 /**

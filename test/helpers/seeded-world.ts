@@ -12,6 +12,7 @@ import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import type { Viewer } from '../../src/domain/viewer.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
+import { addNotifyChannel } from '../../src/services/notify/add-notify-channel.js';
 import type { DB } from '../../src/storage/schema.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from './console.js';
 import { createInput, createTestApp, type TestApp, vectors } from './context.js';
@@ -28,6 +29,8 @@ export type MerchantIds = {
   /** An unmatched test payment. */
   paymentId: string;
   endpointId: string;
+  /** An alert channel (e-mail to the merchant's users: a Send test goes to the world's SMTP server). */
+  channelId: string;
   sourceId: string;
   handle: string;
   /** The test key's id (`/dashboard/keys/:id`). */
@@ -104,6 +107,7 @@ const ID_BY_SEGMENT: Record<string, string> = {
   users: 'userId',
   payments: 'paymentId',
   webhooks: 'endpointId',
+  notifications: 'channelId',
   sources: 'sourceId',
   merchants: 'merchantId',
   keys: 'keyId',
@@ -145,6 +149,9 @@ const TABLES: ReadonlyArray<keyof DB> = [
   'events',
   'deliveries',
   'delivery_attempts',
+  'notify_channels',
+  'notify_deliveries',
+  'notify_attempts',
   'emails',
   'payment_sources',
   'users',
@@ -247,6 +254,7 @@ async function seedWorldMerchant(
   const webhookUrl = `http://127.0.0.1:9/hooks/${spec.tag}`;
   const endpoint = await addWebhookEndpoint(deps, { merchantId: merchant.id, url: webhookUrl });
   const source = await addWebhookSource(deps, { merchantId: merchant.id, mode: 'test' });
+  const channel = await addNotifyChannel(deps, { merchantId: merchant.id, type: 'email' });
   const handle = `link-${spec.tag}`;
   await setPaymentLinkHandle(deps, operator, merchant.id, handle);
   const ids: MerchantIds = {
@@ -256,6 +264,7 @@ async function seedWorldMerchant(
     eventId: event.id,
     paymentId: unmatched.payment.id,
     endpointId: endpoint.id,
+    channelId: channel.id,
     sourceId: source.id,
     handle,
     keyId: testKey.id,

@@ -35,6 +35,7 @@ const IDS = {
   userId: 'usr_abc',
   paymentId: 'pay_abc',
   endpointId: 'we_abc',
+  channelId: 'nch_abc',
   keyId: 'key_abc',
   handle: 'some-shop',
   amount: '25000',

@@ -6,6 +6,7 @@ import { insertEvent } from '../../storage/queries/outbox.js';
 import { enabledEndpointSubscriptions } from '../../storage/queries/webhook-endpoints.js';
 import type { EventType, Mode } from '../../storage/schema.js';
 import type { StatusBus } from '../transactions/status-bus.js';
+import { enqueueEventAlerts } from '../notify/alert-of-event.js';
 import { newDelivery } from './new-delivery.js';
 
 export interface NewEvent {
@@ -39,6 +40,8 @@ export async function enqueueEvent(db: Executor, bus: StatusBus, event: NewEvent
     created_at: event.now,
   });
   if (event.transactionId) await bus.announce(db, event.transactionId);
+  // The merchant's alert channels (Telegram, Discord, e-mail) hear of it in the same unit of work.
+  await enqueueEventAlerts(db, { id, merchantId: event.merchantId, type: event.type, data: event.data, now: event.now });
   const endpoints = await enabledEndpointSubscriptions(db, event.merchantId);
   const subscribed = endpoints.filter((e) => subscribes(e.events, event.type));
   if (subscribed.length > 0) {

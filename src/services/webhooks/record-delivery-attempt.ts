@@ -7,6 +7,7 @@ import { newAttemptId } from '../../domain/ids.js';
 import { FAILING_AFTER_CONSECUTIVE_FAILURES, nextAttemptDelayMs, parseRetryAfter } from '../../domain/webhook-retry.js';
 import type { ClaimedDelivery } from './claim-deliveries.js';
 import type { Deps } from '../deps.js';
+import { alertIfEndpointTurnedFailing } from '../notify/alert-endpoint-failing.js';
 
 export interface AttemptOutcome {
   /** When the attempt started (deps.now()), and how long it took on the wall clock. */
@@ -58,6 +59,8 @@ export async function recordDeliveryAttempt(
     } else {
       // Still retried: failing is a signal to the operator, not a stop.
       await markEndpointFailed(trx, delivery.endpointId, now, FAILING_AFTER_CONSECUTIVE_FAILURES);
+      // Its merchant hears of it on its alert channels, once per run of failures.
+      await alertIfEndpointTurnedFailing(trx, delivery.endpointId, FAILING_AFTER_CONSECUTIVE_FAILURES, now);
     }
     return decided ? { state, nextAttemptAt } : { state: 'superseded' as const, nextAttemptAt: null };
   });

@@ -16,6 +16,7 @@ export type Section =
   | 'sources'
   | 'webhooks'
   | 'soundbox'
+  | 'notifications'
   | 'users'
   | 'audit'
   | 'account';
@@ -31,6 +32,7 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'sources', path: '/dashboard/sources', operatorOnly: false },
   { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
   { key: 'soundbox', path: '/dashboard/soundbox', operatorOnly: false },
+  { key: 'notifications', path: '/dashboard/notifications', operatorOnly: false },
   { key: 'users', path: '/dashboard/users', operatorOnly: true },
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];

@@ -17,6 +17,8 @@ const KNOWN_ACTIONS = [
   'merchant.rename',
   'merchant.disable',
   'merchant.enable',
+  'notify_channel.add',
+  'notify_channel.remove',
   'payment.assign',
   'payment.confirm',
   'source.add',

@@ -11,6 +11,7 @@ import { overviewPage, type OverviewQuery } from './overview.js';
 import { paymentRoutes } from './payments.js';
 import { posRoutes } from './pos.js';
 import { webhookRoutes } from './webhooks.js';
+import { notificationRoutes } from './notifications.js';
 import { sourceRoutes } from './sources.js';
 import { soundboxRoutes } from './soundbox.js';
 import { userRoutes } from './users.js';
@@ -33,6 +34,7 @@ export const CONSOLE_PAGES: {
     posRoutes,
     paymentRoutes,
     webhookRoutes,
+    notificationRoutes,
     sourceRoutes,
     merchantRoutes,
     keyRoutes,

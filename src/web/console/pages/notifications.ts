@@ -1,0 +1,246 @@
+// /dashboard/notifications: a viewer's alert channels (Telegram, Discord, e-mail), adding one of each
+// type with a short how-to, and a channel's page with "Send test", "Remove" and its alerts with every
+// attempt. The work is done by the services the CLI's `notify` commands use, which check what was typed
+// (the private-address guard for a Discord URL) and audit. Secrets are only ever shown masked.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { userActor } from '../../../domain/actor.js';
+import { AppError } from '../../../domain/errors.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
+import { maskSecret, type NotifyChannelType } from '../../../domain/notify-channel.js';
+import { canSeeMerchant } from '../../../domain/viewer.js';
+import { formatTime } from '../../../presentation/format.js';
+import { translator, type Translate } from '../../../presentation/messages.js';
+import type { Deps } from '../../../services/deps.js';
+import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
+import { addNotifyChannel } from '../../../services/notify/add-notify-channel.js';
+import { channelAlerts } from '../../../services/notify/channel-alerts.js';
+import { getVisibleChannel } from '../../../services/notify/get-visible-channel.js';
+import { listVisibleChannels } from '../../../services/notify/list-visible-channels.js';
+import { queueTestAlert } from '../../../services/notify/queue-test-alert.js';
+import { removeNotifyChannel } from '../../../services/notify/remove-notify-channel.js';
+import type { NotifyChannelsTable, NotifyDeliveriesTable } from '../../../storage/schema.js';
+import { dispatchAlertNow } from '../../../workers/notify-dispatcher.js';
+import { Form, Params, Query, Segment, Text, pageSchema } from '../../forms.js';
+import { consolePage, type ConsoleKit, type ConsolePage } from '../context.js';
+import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
+import { words } from './notifications.words.js';
+
+type Word = keyof (typeof words)['en'];
+type T = Translate<Word>;
+
+const channelParams = Params({ id: Segment() });
+const LIST = '/dashboard/notifications';
+
+export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/notifications', { schema: pageSchema({}) }, async (request, reply) => listPage(deps, consolePage(request, reply), takeNotice(request, reply)));
+
+  const addForm = Form({ merchant: Text(), type: Text(), language: Text(), bot_token: Text(), chat_id: Text(), url: Text(2048) });
+  app.post('/notifications', { schema: pageSchema({ body: addForm }) }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const t = translator(words, request.consoleLang);
+    const refuse = (text: string) => redirectWithNotice(reply, LIST, { kind: 'error', text });
+    const merchantId = request.body.merchant ?? '';
+    if (merchantId === '') return refuse(t('merchantRequired'));
+    // Another merchant's id is answered as an unknown one: the 404 page.
+    if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
+    const { type, language, bot_token: botToken, chat_id: chatId, url } = request.body;
+    let created: Awaited<ReturnType<typeof addNotifyChannel>>;
+    try {
+      created = await addNotifyChannel(deps, {
+        merchantId,
+        ...(type !== undefined ? { type } : {}),
+        ...(language !== undefined ? { language } : {}),
+        ...(botToken !== undefined ? { botToken } : {}),
+        ...(chatId !== undefined ? { chatId } : {}),
+        ...(url !== undefined ? { url } : {}),
+        actor: userActor(viewer),
+      });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_parameter') return refuse(t('invalid', { detail: err.message }));
+      throw err;
+    }
+    return redirectWithNotice(reply, `${LIST}/${created.id}`, { kind: 'success', text: t('added') });
+  });
+
+  app.post('/notifications/:id/test', { schema: pageSchema({ params: channelParams, body: Form({}) }) }, async (request, reply) => {
+    const t = translator(words, request.consoleLang);
+    const channel = await getVisibleChannel(deps, request.viewer!, request.params.id);
+    const back = `${LIST}/${channel.id}`;
+    if (channel.status !== 'active') return redirectWithNotice(reply, back, { kind: 'error', text: t('invalid', { detail: t('disabled') }) });
+    const alert = await queueTestAlert(deps, channel);
+    // Sent at once, so the person who pressed the button sees the answer; the dispatcher retries a failure.
+    const sent = await dispatchAlertNow(deps, alert, { mail: kit.mail });
+    const notice: Notice =
+      sent === null
+        ? { kind: 'info', text: t('testQueued') }
+        : sent.state === 'succeeded'
+          ? { kind: 'success', text: t('testSent') }
+          : {
+              kind: 'error',
+              text: t('testFailed', { detail: sent.error ?? (sent.statusCode === null ? t('noResponse') : t('statusCode', { code: sent.statusCode })) }),
+            };
+    return redirectWithNotice(reply, back, notice);
+  });
+
+  app.post('/notifications/:id/remove', { schema: pageSchema({ params: channelParams, body: Form({}) }) }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const t = translator(words, request.consoleLang);
+    const channel = await getVisibleChannel(deps, viewer, request.params.id);
+    const removed = await removeNotifyChannel(deps, channel.id, userActor(viewer));
+    return redirectWithNotice(reply, LIST, { kind: 'success', text: t('removed', { count: removed.cancelled_deliveries }) });
+  });
+
+  app.get('/notifications/:id', { schema: pageSchema({ params: channelParams, querystring: Query({ before: Text() }) }) }, async (request, reply) =>
+    detailPage(deps, request, reply, request.params.id, request.query.before ?? null),
+  );
+}
+
+function typeWord(t: T, type: NotifyChannelType): string {
+  return t(type);
+}
+
+function targetText(t: T, c: NotifyChannelsTable): string {
+  if (c.type === 'email') return t('owners');
+  const masked = maskSecret(c.type, c.secret);
+  return c.type === 'telegram' && c.chat_id !== null ? `${masked} · ${t('chat', { chat: c.chat_id })}` : masked;
+}
+
+async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null): Promise<FastifyReply> {
+  const t = translator(words, page.lang);
+  const [channels, merchants] = await Promise.all([listVisibleChannels(deps, page.viewer), listVisibleMerchants(deps, page.viewer)]);
+  const names = new Map(merchants.map((m) => [m.id, m.name]));
+  const body = html`<h1>${t('title')}</h1>
+${renderNotice(notice)}
+<p class="muted">${t('intro')}</p>
+<h2>${t('channels')}</h2>
+${
+  channels.length === 0
+    ? html`<p class="card muted">${t('none')}</p>`
+    : html`<div class="table-wrap spaced"><table>
+<thead><tr><th>${t('type')}</th><th>${t('target')}</th><th>${t('language')}</th><th>${t('merchant')}</th><th><span class="visually-hidden">${t('open')}</span></th></tr></thead>
+<tbody>${channels.map(
+        (c) => html`<tr><td data-label="${t('type')}">${typeWord(t, c.type)}</td><td class="mono" data-label="${t('target')}">${targetText(t, c)}</td>
+<td data-label="${t('language')}">${c.language === 'id' ? t('langId') : t('langEn')}</td><td data-label="${t('merchant')}">${names.get(c.merchant_id) ?? c.merchant_id}</td>
+<td data-label=""><a href="${LIST}/${c.id}" aria-label="${t('open')} ${typeWord(t, c.type)} ${targetText(t, c)}">${t('open')}</a></td></tr>`,
+      )}</tbody></table></div>`
+}
+${merchants.length === 0 ? '' : addForms(t, page.csrf, merchants)}`;
+  return page.send(t('title'), 'notifications', body);
+}
+
+function addForms(t: T, csrf: string, merchants: ReadonlyArray<{ id: string; name: string }>): SafeHtml {
+  const common = (type: NotifyChannelType) => html`<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="type" value="${type}">
+<label for="${type}-merchant">${t('merchant')}</label>
+<select id="${type}-merchant" name="merchant" required>
+${merchants.length === 1 ? '' : html`<option value="">${t('chooseMerchant')}</option>`}
+${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>`)}
+</select>
+<label for="${type}-language">${t('language')}</label>
+<select id="${type}-language" name="language"><option value="id" selected>${t('langId')}</option><option value="en">${t('langEn')}</option></select>`;
+  return html`<section class="card" aria-labelledby="add-telegram-title">
+<h2 id="add-telegram-title">${t('addTelegram')}</h2>
+<p class="muted">${howTo(t('telegramHow'), 'https://api.telegram.org/bot<token>/getUpdates')}</p>
+<form method="post" action="${LIST}">
+${common('telegram')}
+<label for="telegram-token">${t('botToken')}</label>
+<input id="telegram-token" name="bot_token" type="password" required maxlength="200" autocomplete="off" aria-describedby="telegram-token-hint">
+<p class="muted" id="telegram-token-hint">${t('secretHint')}</p>
+<label for="telegram-chat">${t('chatId')}</label>
+<input id="telegram-chat" name="chat_id" required maxlength="40" autocomplete="off" inputmode="text">
+<button type="submit">${t('addTelegram')}</button>
+</form>
+</section>
+<section class="card" aria-labelledby="add-discord-title">
+<h2 id="add-discord-title">${t('addDiscord')}</h2>
+<p class="muted">${t('discordHow')}</p>
+<form method="post" action="${LIST}">
+${common('discord')}
+<label for="discord-url">${t('discordUrl')}</label>
+<input id="discord-url" name="url" type="url" required maxlength="2048" placeholder="https://discord.com/api/webhooks/..." autocomplete="off" aria-describedby="discord-url-hint">
+<p class="muted" id="discord-url-hint">${t('secretHint')}</p>
+<button type="submit">${t('addDiscord')}</button>
+</form>
+</section>
+<section class="card" aria-labelledby="add-email-title">
+<h2 id="add-email-title">${t('addEmail')}</h2>
+<p class="muted">${t('emailHow')}</p>
+<form method="post" action="${LIST}">
+${common('email')}
+<button type="submit">${t('addEmail')}</button>
+</form>
+</section>`;
+}
+
+/** A how-to sentence with its address in monospace, which may break anywhere (a phone is narrower than it). */
+function howTo(text: string, url: string): SafeHtml {
+  const [before = '', after = ''] = text.split('{url}');
+  return html`${before}<span class="mono">${url}</span>${after}`;
+}
+
+function deliveryWord(t: T, status: NotifyDeliveriesTable['status']): string {
+  return t(status === 'pending' ? 'dPending' : status === 'succeeded' ? 'dSucceeded' : 'dFailed');
+}
+
+/** A channel's page: its alerts from `cursor` (older than it; null for the newest). */
+async function detailPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, id: string, cursor: string | null): Promise<FastifyReply> {
+  const page = consolePage(request, reply);
+  const t = translator(words, page.lang);
+  const channel = await getVisibleChannel(deps, page.viewer, id);
+  const notice = takeNotice(request, reply);
+  const [{ alerts, next }, merchants] = await Promise.all([channelAlerts(deps, channel, cursor), listVisibleMerchants(deps, page.viewer)]);
+  const merchant = merchants.find((m) => m.id === channel.merchant_id);
+  const when = (ms: number) => formatTime(ms, page.lang);
+  const self = `${LIST}/${channel.id}`;
+  const heading = `${typeWord(t, channel.type)} · ${merchant?.name ?? channel.merchant_id}`;
+  const body = html`<p><a href="${LIST}">${t('back')}</a></p>
+<h1>${heading}</h1>
+${renderNotice(notice)}
+<div class="card">
+<dl class="fields">
+<dt>${t('target')}</dt><dd class="mono">${targetText(t, channel)}</dd>
+<dt>${t('language')}</dt><dd>${channel.language === 'id' ? t('langId') : t('langEn')}</dd>
+<dt>${t('status')}</dt><dd><span class="badge ${channel.status}">${t(channel.status)}</span></dd>
+<dt>${t('merchant')}</dt><dd>${merchant?.name ?? channel.merchant_id}</dd>
+<dt>${t('created')}</dt><dd>${when(channel.created_at)}</dd>
+</dl>
+${
+  channel.status !== 'active'
+    ? ''
+    : html`<div class="actions">
+<form method="post" action="${self}/test" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" aria-describedby="test-hint">${t('sendTest')}</button></form>
+<form method="post" action="${self}/remove" class="inline" data-confirm="${t('removeConfirm')}"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="danger">${t('remove')}</button></form>
+</div>
+<p class="muted" id="test-hint">${t('testHint')}</p>`
+}
+</div>
+<h2>${t('deliveries')}</h2>
+${
+  alerts.length === 0
+    ? html`<p class="card muted">${t('noDeliveries')}</p>`
+    : alerts.map(
+        (d) => html`<section class="card delivery" aria-labelledby="alert-${d.id}">
+<h3 id="alert-${d.id}">${t(`kind_${d.kind}`)} <span class="badge ${d.status}">${deliveryWord(t, d.status)}</span></h3>
+<p class="muted">${when(d.created_at)}${d.status === 'pending' ? html` · ${t('nextAttempt', { time: when(d.next_attempt_at) })}` : ''}</p>
+<h4>${t('attempts')}</h4>
+${
+  d.attemptLog.length === 0
+    ? html`<p class="muted">${t('noAttempts')}</p>`
+    : html`<ol class="timeline">${d.attemptLog.map(
+        (a) => html`<li><span class="badge ${a.succeeded === 1 ? 'succeeded' : 'failed'}">${
+          a.status_code === null ? (a.succeeded === 1 ? t('dSucceeded') : t('noResponse')) : t('statusCode', { code: a.status_code })
+        }</span>
+${when(a.attempted_at)} · ${t('duration', { ms: a.duration_ms })}${a.error === null ? '' : html`<br><span class="error-text">${a.error}</span>`}</li>`,
+      )}</ol>`
+}
+</section>`,
+      )
+}
+<nav class="pager" aria-label="${t('deliveries')}">
+${cursor !== null ? html`<a href="${self}">${t('newest')}</a>` : ''}
+${next !== null ? html`<a href="${self}?before=${next}">${t('older')}</a>` : ''}
+</nav>`;
+  return page.send(heading, 'notifications', body);
+}
