@@ -5,7 +5,19 @@ import { LANGS, translator, type Lang } from '../../presentation/messages.js';
 import { words } from './layout.words.js';
 
 /** The console's sections, in the navigation's order. */
-export type Section = 'overview' | 'transactions' | 'payments' | 'merchants' | 'links' | 'keys' | 'sources' | 'webhooks' | 'users' | 'audit' | 'account';
+export type Section =
+  | 'overview'
+  | 'transactions'
+  | 'payments'
+  | 'merchants'
+  | 'links'
+  | 'keys'
+  | 'sources'
+  | 'webhooks'
+  | 'approvals'
+  | 'users'
+  | 'audit'
+  | 'account';
 
 const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolean }> = [
   { key: 'overview', path: '/dashboard', operatorOnly: false },
@@ -16,6 +28,7 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'keys', path: '/dashboard/keys', operatorOnly: false },
   { key: 'sources', path: '/dashboard/sources', operatorOnly: false },
   { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
+  { key: 'approvals', path: '/dashboard/approvals', operatorOnly: true },
   { key: 'users', path: '/dashboard/users', operatorOnly: true },
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];
@@ -30,6 +43,11 @@ export interface Frame {
   /** The page's own path and query, for the language switch to come back to. */
   path: string;
   active?: Section;
+  /**
+   * How many merchants wait in the approval queue, shown beside Approvals; null (or absent) leaves
+   * Approvals out of the navigation (not an operator, or LIVE_KEYS=auto with nobody waiting).
+   */
+  approvalsWaiting?: number | null;
 }
 
 /** A whole console page around `body`. */
@@ -37,9 +55,12 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
   const t = translator(words, frame.lang);
   const assets = consoleAssets();
   const { viewer } = frame;
+  const waiting = frame.approvalsWaiting ?? null;
+  const shown = (s: (typeof SECTIONS)[number]) => (!s.operatorOnly || viewer?.role === 'operator') && (s.key !== 'approvals' || waiting !== null);
   const links = viewer
-    ? SECTIONS.filter((s) => !s.operatorOnly || viewer.role === 'operator').map(
-        (s) => html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${t(s.key)}</a>`,
+    ? SECTIONS.filter(shown).map(
+        (s) =>
+          html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${s.key === 'approvals' ? t('approvalsCount', { count: waiting ?? 0 }) : t(s.key)}</a>`,
       )
     : [];
   const switcher = html`<span class="lang" aria-label="${t('language')}">${LANGS.map(

@@ -16,7 +16,7 @@ import { statusFor } from '../../http/error-status.js';
 import { consoleAssets } from '../static-assets.js';
 import { closeQrImageReaders } from '../../imaging/read-qr-image.js';
 import { Form, Params, Query, Segment, Text, pageSchema } from '../forms.js';
-import { safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
+import { approvalsInNav, safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
 import { LANG_COOKIE, pickLang, type Lang } from '../../presentation/messages.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
 import { loggedOutNotice, renderLogin, type LoginNotice } from './pages/login.js';
@@ -106,6 +106,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
 
       scope.decorateRequest('viewer', null);
       scope.decorateRequest('consoleLang', 'en');
+      scope.decorateRequest('approvalsWaiting', null);
 
       // Who is asking is settled before the body is read: a logged-out request is sent to the login form
       // without its upload (up to 15 MB) ever being parsed. The CSRF check needs the parsed form, so it
@@ -114,6 +115,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         request.consoleLang = pickLang(request.cookies[LANG_COOKIE], request.headers['accept-language']);
         if (request.routeOptions.config.consolePublic && request.method === 'GET') return;
         request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+        request.approvalsWaiting = await approvalsInNav(deps, request.viewer);
         if (!request.viewer && !request.routeOptions.config.consolePublic) {
           // Logged out (or the session ended): to the login form, and back here afterwards. Nothing a
           // logged-out request posts is acted on.
@@ -187,6 +189,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       const frontDoorQuery = Query({ next: Text(), expired: Text(), mode: Text() });
       app.get('/', { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } }, async (request, reply) => {
         request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+        request.approvalsWaiting = await approvalsInNav(deps, request.viewer);
         if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
         // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
         const carried = takeNotice(request, reply);
@@ -230,7 +233,7 @@ function pagedError(
   } catch {
     // A page about an error must not fail for want of a token; its only form is logout.
   }
-  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail, formPath);
+  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail, formPath, request.approvalsWaiting ?? null);
   return reply.code(status).type('text/html; charset=utf-8').send(page);
 }
 

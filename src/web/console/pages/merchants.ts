@@ -1,5 +1,5 @@
 import { userActor } from '../../../domain/actor.js';
-import { liveKeysWait } from '../../../domain/live-approval.js';
+import { liveKeysState, type LiveApprovalFields } from '../../../domain/live-approval.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
@@ -152,9 +152,7 @@ ${renderNotice(notice)}
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
 <dt>${t('state')}</dt><dd>${stateBadge(t, merchant, deps.config.liveKeys)}${
       enabled
-        ? liveKeysWait(merchant.live_approved_at, deps.config.liveKeys)
-          ? html` <span class="muted">${t('waitingNote')}</span>`
-          : ''
+        ? stateNote(t, merchant, deps.config.liveKeys)
         : html` <span class="muted">${t('disabledSince', { when: formatTime(merchant.disabled_at!, page.lang) })}</span>`
     }</dd>
 <dt>${t('qrisName')}</dt><dd>${merchant.merchant_name}</dd>
@@ -234,11 +232,21 @@ function sendLimit(page: ConsolePage, max: number, status: number): FastifyReply
   return page.send(t('newTitle'), 'merchants', body, status);
 }
 
-/** Disabled, else waiting for an operator's approval of its live keys, else active. */
-function stateBadge(t: T, m: { disabled_at?: number | null; live_approved_at?: number | null }, liveKeys: 'approval' | 'auto'): SafeHtml {
+/** Disabled, else waiting for an operator's approval of its live keys, or rejected by one, else active. */
+function stateBadge(t: T, m: LiveApprovalFields & { disabled_at?: number | null }, liveKeys: 'approval' | 'auto'): SafeHtml {
   if (m.disabled_at != null) return html`<span class="badge disabled">${t('disabled')}</span>`;
-  if (liveKeysWait(m.live_approved_at, liveKeys)) return html`<span class="badge pending">${t('waiting')}</span>`;
+  const state = liveKeysState(m, liveKeys);
+  if (state === 'waiting') return html`<span class="badge pending">${t('waiting')}</span>`;
+  if (state === 'rejected') return html`<span class="badge failed">${t('rejected')}</span>`;
   return html`<span class="badge ok">${t('active')}</span>`;
+}
+
+/** What an enabled merchant's page says beside its state when its live keys are refused. */
+function stateNote(t: T, m: LiveApprovalFields, liveKeys: 'approval' | 'auto'): SafeHtml | '' {
+  const state = liveKeysState(m, liveKeys);
+  if (state === 'waiting') return html` <span class="muted">${t('waitingNote')}</span>`;
+  if (state === 'rejected') return html` <span class="muted">${t('rejectedNote')}</span>`;
+  return '';
 }
 
 /**

@@ -15,6 +15,9 @@ export const words = defineMessages(
     active: 'active',
     waiting: 'waiting for approval',
     waitingNote: "Its live keys wait for an operator's approval; its test keys work meanwhile.",
+    rejected: 'rejected',
+    rejectedNote:
+      'An operator rejected its live keys (they answer 403 live_rejected); its test keys still work. Ask the operator of this gateway to look at it again.',
     disabled: 'disabled',
     none: 'No merchants yet.',
     addedNotice: 'Merchant {name} added. Create its API keys next.',
@@ -87,6 +90,9 @@ export const words = defineMessages(
     active: 'aktif',
     waiting: 'menunggu persetujuan',
     waitingNote: 'Kunci live-nya menunggu persetujuan operator; kunci test-nya sudah bisa dipakai.',
+    rejected: 'ditolak',
+    rejectedNote:
+      'Operator menolak kunci live-nya (dijawab 403 live_rejected); kunci test-nya tetap bisa dipakai. Minta operator gateway ini meninjaunya lagi.',
     disabled: 'nonaktif',
     none: 'Belum ada merchant.',
     addedNotice: 'Merchant {name} ditambahkan. Selanjutnya buat kunci API-nya.',
