@@ -50,6 +50,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
   const secure = deps.config.publicBaseUrl.startsWith('https:') ? true : ('auto' as const);
   const cookieBase = { path: '/dashboard', httpOnly: true, sameSite: 'lax' as const, secure };
   const signupOpen = deps.config.signup === 'open';
+  // Without SMTP_URL no reset link can be mailed: the login form then sends the person to the operator.
+  const canMail = accountMail !== null;
 
   await app.register(
     async (scope) => {
@@ -173,7 +175,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
                   ? { kind: 'busy' }
                   : { kind: 'failed' };
           if (err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
-          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice, signupOpen);
+          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice, signupOpen, canMail);
           return reply.code(statusFor(err.code)).type('text/html; charset=utf-8').send(page);
         }
       });
@@ -202,6 +204,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
           '',
           notice,
           signupOpen,
+          canMail,
         );
         return reply.type('text/html; charset=utf-8').send(page);
       });
