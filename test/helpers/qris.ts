@@ -1,4 +1,4 @@
-import { buildQris } from '../../src/domain/qris/index.js';
+import { buildQris, parseQris, type TlvField } from '../../src/domain/qris/index.js';
 
 /**
  * A static QRIS of a made-up merchant with this NMID: for tests that save more merchants than the
@@ -34,4 +34,10 @@ export function staticQrisWithNmid(nmid: string, name = 'Toko Uji'): string {
     { tag: '60', value: 'JAKARTA' },
     { tag: '61', value: '10110' },
   ]);
+}
+
+/** The same static QRIS with another NMID (tag 51's sub-tag 02): one sticker's twin, for a second merchant. */
+export function withNmid(qris: string, nmid: string): string {
+  const swap = (f: TlvField): TlvField => (f.tag === '51' ? { ...f, children: f.children!.map((c) => (c.tag === '02' ? { tag: '02', value: nmid } : c)) } : f);
+  return buildQris(parseQris(qris).fields.map(swap));
 }
