@@ -141,12 +141,13 @@ describe('live-key approvals', () => {
     });
     expect((await cqris(test)).statusCode).toBe(200);
     // The merchant's own pages say "rejected" where they said "waiting for approval".
-    for (const url of ['/dashboard/merchants', `/dashboard/merchants/${waiting.id}`, '/dashboard/keys']) {
+    for (const url of ['/dashboard/merchants', `/dashboard/merchants/${waiting.id}`, '/dashboard/keys', '/dashboard/links']) {
       const body = (await shop.get(url)).body;
       expect(body, url).toContain('<span class="badge failed">rejected</span>');
-      expect(body, url).not.toContain('waiting for approval');
+      expect(body, url).not.toMatch(/waiting for approval|awaiting approval/);
     }
     expect((await shop.get(`/dashboard/merchants/${waiting.id}`)).body).toContain('An operator rejected its live keys');
+    expect((await shop.get(`/dashboard/links/${waiting.id}`)).body).toContain("An operator rejected this merchant&#39;s live payments");
     // A second Reject changes nothing (no second audit entry below); an approved merchant is not rejected, and the page says so.
     await ops.post(`/dashboard/approvals/${waiting.id}/reject`, {}, '/dashboard/approvals');
     await ops.post(`/dashboard/approvals/${t.merchant.id}/reject`, {}, '/dashboard/approvals');
