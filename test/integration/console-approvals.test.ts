@@ -147,7 +147,7 @@ describe('live-key approvals', () => {
       expect(body, url).not.toMatch(/waiting for approval|awaiting approval/);
     }
     expect((await shop.get(`/dashboard/merchants/${waiting.id}`)).body).toContain('An operator rejected its live keys');
-    expect((await shop.get(`/dashboard/links/${waiting.id}`)).body).toContain("An operator rejected this merchant&#39;s live payments");
+    expect((await shop.get(`/dashboard/links/${waiting.id}`)).body).toContain('An operator rejected this merchant&#39;s live payments');
     // A second Reject changes nothing (no second audit entry below); an approved merchant is not rejected, and the page says so.
     await ops.post(`/dashboard/approvals/${waiting.id}/reject`, {}, '/dashboard/approvals');
     await ops.post(`/dashboard/approvals/${t.merchant.id}/reject`, {}, '/dashboard/approvals');
