@@ -119,9 +119,11 @@ export function buildProgram(ctx: CliContext): Command {
     .description('add a merchant from its static QRIS (checked and decoded first); audited')
     .requiredOption('--name <name>', "the merchant's name in this gateway")
     .requiredOption('--qris <payload>', "the merchant's static QRIS payload")
+    .option('--allow-duplicate-nmid', 'save it even if a merchant with the same NMID exists (refused with duplicate_nmid otherwise); audited')
     .option('--json', 'print JSON')
-    .action(async (opts: { name: string; qris: string }) => {
-      const row = await withDeps((deps) => createMerchant(deps, { ...opts, actor: actor() }));
+    .action(async (opts: { name: string; qris: string; allowDuplicateNmid?: boolean }) => {
+      const input = { name: opts.name, qris: opts.qris, allowDuplicateNmid: opts.allowDuplicateNmid === true, actor: actor() };
+      const row = await withDeps((deps) => createMerchant(deps, input));
       const view = merchantView(row);
       emit(io, json, view, () => `created merchant ${row.id} (${row.merchant_name}, ${row.merchant_city}${row.nmid ? `, NMID ${row.nmid}` : ''})`);
     });

@@ -26,6 +26,8 @@ export const ERROR_CODES = [
   'login_throttled',
   'csrf_failed',
   'live_not_approved',
+  'live_rejected',
+  'duplicate_nmid',
   'email_not_allowed',
   'merchant_limit_reached',
   'email_unverified',

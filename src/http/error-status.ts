@@ -33,6 +33,10 @@ const STATUS: Record<ErrorCode, number> = {
   csrf_failed: 403,
   // A self-service merchant's live key before an operator approved the merchant (LIVE_KEYS=approval).
   live_not_approved: 403,
+  // A self-service merchant's live key after an operator rejected the merchant (the approval queue's Reject).
+  live_rejected: 403,
+  // A merchant add whose QRIS has the NMID of a merchant already saved (an operator may save it anyway).
+  duplicate_nmid: 409,
   // A create with an `email` that is not a member's own address, for a merchant still waiting for an
   // operator's approval: the gateway mails no stranger on behalf of a merchant nobody has looked at.
   email_not_allowed: 403,

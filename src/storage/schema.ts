@@ -24,6 +24,10 @@ export interface MerchantsTable {
   daily_create_quota?: number | null;
   /** The handle of its payment link, /pay/{handle} (migration 010), lower-case and unique; optional so other writers need not name it. */
   payment_link_handle?: string | null;
+  /** When an operator rejected its live keys (migration 012); null: not rejected. Approving or "Ask again" clears it. */
+  live_rejected_at?: number | null;
+  /** Who rejected them, as audit_log.actor says it (migration 012). */
+  live_rejected_by?: string | null;
 }
 
 export interface ApiKeysTable {

@@ -8,6 +8,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { addOperator, PASSWORD } from '../helpers/console.js';
 import { createTestApp, seedMerchant, type TestApp, vectors } from '../helpers/context.js';
+import { withNmid } from '../helpers/qris.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { renderCleanPng } from '../helpers/qr-photo.js';
 import { closeQrImageReaders } from '../../src/imaging/read-qr-image.js';
@@ -63,8 +64,9 @@ describe('the merchant portal on a public gateway, in a real browser', () => {
     await page.goto(`${base}/dashboard/merchants`);
     await page.getByRole('link', { name: 'Add merchant' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Warung Saya');
-    const vector = vectors.vectors[0]!;
-    await page.getByLabel('QRIS image').setInputFiles({ name: 'qris.png', mimeType: 'image/png', buffer: await renderCleanPng(vector.static) });
+    // The fixture's first code with an NMID of its own (the seeded merchant has the fixture's: a second is refused).
+    const own = withNmid(vectors.vectors[0]!.static, 'ID1029900000501');
+    await page.getByLabel('QRIS image').setInputFiles({ name: 'qris.png', mimeType: 'image/png', buffer: await renderCleanPng(own) });
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('heading', { name: 'Is this the right merchant?' }).waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
@@ -99,12 +101,13 @@ describe('the merchant portal on a public gateway, in a real browser', () => {
     expect(await page.content()).not.toContain('Someone Else');
     await page.close();
 
-    // The operator approves it from the overview; the live key works then.
+    // The operator approves it from the approval queue; the live key works then.
     await addOperator(t.deps);
     const ops = await loggedIn(browser, base, VIEWPORTS[1], 'ops@example.test');
     await ops.getByRole('heading', { name: 'Live keys waiting for approval' }).waitFor();
-    await ops.getByRole('button', { name: 'Approve live' }).click();
-    await ops.getByText('Approved: its live keys work now.').waitFor();
+    await ops.getByRole('link', { name: 'Approvals (1)' }).click();
+    await ops.getByRole('button', { name: 'Approve Warung Saya' }).click();
+    await ops.getByText('Approved Warung Saya: its live keys work now.').waitFor();
     const approved = await fetch(`${base}/api/payment-gateway/cqris?amount=10000`, { headers: { 'x-api-key': live } });
     expect(approved.status).toBe(200);
     await ops.close();

@@ -157,9 +157,13 @@ export async function seedSqliteFile(path: string): Promise<string> {
   }
 }
 
-/** A merchant (one of the fixture static codes) with a test key and a live key. */
+/**
+ * A merchant (one of the fixture static codes) with a test key and a live key. There are three codes and
+ * some tests seed more merchants, so a code already saved is saved again (as an operator may decide to:
+ * the duplicate-NMID rule itself is tested through createMerchant and the console).
+ */
 export async function seedMerchant(deps: Deps, vectorIndex = 0, name = 'Test Merchant'): Promise<Seeded> {
-  const merchant = await createMerchant(deps, { name, qris: vectors.vectors[vectorIndex]!.static });
+  const merchant = await createMerchant(deps, { name, qris: vectors.vectors[vectorIndex]!.static, allowDuplicateNmid: true });
   const testKey = (await createApiKey(deps, { merchantId: merchant.id, mode: 'test' })).key;
   const liveKey = (await createApiKey(deps, { merchantId: merchant.id, mode: 'live' })).key;
   return { merchant, testKey, liveKey };

@@ -190,6 +190,31 @@ describe('merchant add / list', () => {
     expect(r.stdout).toContain(`${warungId}  Warung A  (Warung Contoh, JAKARTA, NMID ID1020000000001)\n    ${warung.static}\n`);
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(4);
   });
+
+  // issue 26, item 10: the same sticker saved twice split one till's payments between two merchants.
+  it('refuses a second merchant with the same NMID (409 duplicate_nmid, naming the first) unless --allow-duplicate-nmid, which is audited', async () => {
+    const error = await jsonError('merchant', 'add', '--name', 'Warung B', '--qris', warung.static);
+    expect(error).toMatchObject({ code: 'duplicate_nmid', param: 'qris' });
+    expect(error.message).toBe(`a merchant with NMID ID1020000000001 is already saved on this gateway: Warung A (${warungId})`);
+    const r = await cli('merchant', 'add', '--name', 'Warung B', '--qris', warung.static);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: duplicate_nmid: a merchant with NMID ID1020000000001 is already saved/);
+    expect((await jsonOk('merchant', 'list')).items.map((m: { name: string }) => m.name)).toEqual(['Warung A', 'Kopi']);
+
+    const saved = await jsonOk('merchant', 'add', '--name', 'Warung B', '--qris', warung.static, '--allow-duplicate-nmid');
+    expect(saved).toMatchObject({ name: 'Warung B', nmid: 'ID1020000000001' });
+    const runtime = await openRuntime(loadConfig(env));
+    try {
+      const audit = await runtime.deps.db.selectFrom('audit_log').select(['action', 'details']).where('subject_id', '=', saved.id).execute();
+      expect(audit).toHaveLength(1);
+      expect(audit[0]!.action).toBe('merchant.add');
+      expect(JSON.parse(audit[0]!.details!)).toMatchObject({ nmid: 'ID1020000000001', duplicate_nmid_of: [warungId] });
+    } finally {
+      await runtime.close();
+    }
+    // The help names the option.
+    expect((await cli('merchant', 'add', '--help')).stdout).toContain('--allow-duplicate-nmid');
+  });
 });
 
 describe('keys', () => {
@@ -396,7 +421,8 @@ describe('pay', () => {
   let merchantId: string;
 
   beforeAll(async () => {
-    merchantId = (await jsonOk('merchant', 'add', '--name', 'Payee', '--qris', warung.static)).id;
+    // The fixtures hold three codes, all saved above by now: this one is saved again on purpose.
+    merchantId = (await jsonOk('merchant', 'add', '--name', 'Payee', '--qris', warung.static, '--allow-duplicate-nmid')).id;
     runtime = await openRuntime(loadConfig(env));
   });
   afterAll(async () => runtime.close());

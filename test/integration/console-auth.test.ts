@@ -282,3 +282,66 @@ describe('console login and sessions', () => {
     expect(page.body).not.toContain('Audit log');
   });
 });
+
+// issue 26, item 12: without SMTP_URL the login form offered "Forgot your password?", and the form behind it
+// answered an Indonesian page with an English internal message and "Back to the overview".
+describe('forgot password on a gateway that sends no mail', () => {
+  let t: TestApp;
+  afterEach(async () => t?.close());
+  const inLang = (lang: 'en' | 'id') => ({ cookie: `qg_lang=${lang}` });
+
+  it('the login form sends the person to the operator, with the command, in both languages; with SMTP it links to the reset form', async () => {
+    t = await createTestApp();
+    const en = (await t.app.inject({ url: '/dashboard', headers: inLang('en') })).body;
+    expect(en).not.toContain('href="/dashboard/reset"');
+    expect(en).not.toContain('>Forgot your password?</a>');
+    expect(en).toContain('Forgot your password? Ask your operator to set a new password');
+    expect(en).toContain('<code>npm run -s cli -- user password you@example.com</code>');
+    const id = (await t.app.inject({ url: '/dashboard', headers: inLang('id') })).body;
+    expect(id).not.toContain('href="/dashboard/reset"');
+    expect(id).toContain('Lupa kata sandi? Minta operator Anda mengatur kata sandi baru');
+    expect(id).toContain('<code>npm run -s cli -- user password you@example.com</code>');
+    await t.close();
+
+    t = await createTestApp({ SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' });
+    const mailing = (await t.app.inject({ url: '/dashboard' })).body;
+    expect(mailing).toContain('<a href="/dashboard/reset">Forgot your password?</a>');
+    expect(mailing).not.toContain('Ask your operator to set a new password');
+  });
+
+  it('the reset page and a reset form posted anyway answer in the page language, with the way back to the login', async () => {
+    t = await createTestApp();
+    for (const [lang, said, back] of [
+      ['en', 'Ask your operator to set a new password', 'Back to the login'],
+      ['id', 'Minta operator Anda mengatur kata sandi baru', 'Kembali ke halaman masuk'],
+    ] as const) {
+      const c = new ConsoleClient(t.app);
+      await c.get(`/dashboard/lang/${lang}?back=%2Fdashboard`);
+      const page = await c.get('/dashboard/reset');
+      expect(page.statusCode).toBe(200);
+      expect(page.body, lang).toContain(said);
+      expect(page.body, lang).toContain(`<a href="/dashboard">${back}</a>`);
+      expect(page.body, lang).not.toContain('<form method="post" action="/dashboard/reset"');
+
+      const posted = await c.post('/dashboard/reset', { email: 'forgetful@shop.test' }, '/dashboard');
+      expect(posted.statusCode, lang).toBe(503);
+      expect(posted.body, lang).toContain(`<html lang="${lang}">`);
+      expect(posted.body, lang).toContain(said);
+      expect(posted.body, lang).toContain(`<a href="/dashboard">${back}</a>`);
+      for (const wrong of ['cannot send e-mail', 'Back to the overview', 'Kembali ke ringkasan']) expect(posted.body, `${lang}: ${wrong}`).not.toContain(wrong);
+    }
+  });
+
+  it("a logged-out person's error page leads back to the login, not to an overview it has no access to", async () => {
+    t = await createTestApp();
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/reset',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...inLang('id') },
+      payload: 'email=a%40b.test',
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('<a href="/dashboard">Kembali ke halaman masuk</a>');
+    expect(refused.body).not.toContain('Kembali ke ringkasan');
+  });
+});

@@ -14,6 +14,7 @@ import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { PASSWORD } from '../helpers/console.js';
+import { staticQrisWithNmid } from '../helpers/qris.js';
 import { createInput, vectors } from '../helpers/context.js';
 import { fillParams, startSeededWorld, type MerchantIds, type SeededWorld, type ViewerName, type WorldViewer } from '../helpers/seeded-world.js';
 
@@ -46,6 +47,8 @@ const FORMS: Record<string, Form> = {
   '/dashboard/account/password': { body: { current: PASSWORD, password: PASSWORD } },
   '/dashboard/account/delete': { body: { password: PASSWORD } },
   '/dashboard/approvals/:merchantId': { body: {} },
+  '/dashboard/approvals/:merchantId/reject': { body: {} },
+  '/dashboard/approvals/:merchantId/ask-again': { body: {} },
   '/dashboard/transactions/:trxid/cancel': { body: {} },
   '/dashboard/transactions/:trxid/confirm': { body: { reference: 'BANK-{tag}' } },
   '/dashboard/transactions/:trxid/resend': { body: { event: '{eventId}' }, ids: { trxid: 'paidTrxid' } },
@@ -61,7 +64,8 @@ const FORMS: Record<string, Form> = {
   '/dashboard/sources/:id/enable': { body: {} },
   '/dashboard/sources/:id/disable': { body: {} },
   '/dashboard/merchants/preview': { body: { name: 'Preview {tag}', qris: vectors.vectors[0]!.static } },
-  '/dashboard/merchants': { body: { name: 'Another shop {tag}', qris: vectors.vectors[0]!.static } },
+  // {qris}: a static code with an NMID of its own each time (a second merchant with one NMID is refused).
+  '/dashboard/merchants': { body: { name: 'Another shop {tag}', qris: '{qris}' } },
   '/dashboard/merchants/:id/rename': { body: { name: 'Renamed {tag}' } },
   '/dashboard/merchants/:id/disable': { body: {} },
   '/dashboard/merchants/:id/enable': { body: {} },
@@ -95,7 +99,7 @@ const OTHER_ROUTES: ReadonlyArray<{ prefix: string; kind: 'capability' | 'plain'
 ];
 
 /** Forbidden 403s: only the ones the README's error table names for an API key. */
-const API_403_CODES = ['live_not_approved', 'merchant_disabled', 'test_mode_only'];
+const API_403_CODES = ['live_not_approved', 'live_rejected', 'merchant_disabled', 'test_mode_only'];
 /** What an API parameter that the route requires is given (trxid is the target's). */
 const API_VALUES: Record<string, string> = { amount: '10000' };
 
@@ -151,6 +155,7 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
   const fill = (text: string, ids: MerchantIds): string =>
     text.replace(/\{(\w+)\}/g, (_m, name: string) => {
       if (name === 'tag') return `t${++tagCounter}`;
+      if (name === 'qris') return staticQrisWithNmid(`ID10299${String(++tagCounter).padStart(8, '0')}`);
       const value = (ids as Record<string, string>)[name];
       if (value === undefined) throw new Error(`no value for {${name}}`);
       return value;
@@ -160,7 +165,7 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
   const namesIds = (form: Form): boolean =>
     Object.values(form.body)
       .flat()
-      .some((v) => /\{(?!tag\})\w+\}/.test(v));
+      .some((v) => /\{(?!tag\}|qris\})\w+\}/.test(v));
   const urlFor = (route: RouteEntry, ids: MerchantIds, form?: Form): string => {
     const pointed = { ...ids } as Record<string, string>;
     for (const [param, key] of Object.entries(form?.ids ?? {})) if (key) pointed[param] = ids[key];

@@ -7,12 +7,15 @@ import { getTransaction } from '../../src/services/transactions/get-transaction.
 import { recordPayment, type RecordPaymentResult, type ReportedPayment } from '../../src/services/payments/record-payment.js';
 import { presentTransaction } from '../../src/domain/transaction.js';
 import type { Mode, TransactionsTable } from '../../src/storage/schema.js';
-import { createTestContext, vectors, type TestContext } from '../helpers/context.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { staticQrisWithNmid } from '../helpers/qris.js';
 
 let seq = 0;
 
 async function newMerchant(t: TestContext): Promise<string> {
-  return (await createMerchant(t.deps, { name: `Match ${++seq}`, qris: vectors.vectors[0]!.static })).id;
+  // Each with an NMID of its own: a second merchant with one NMID is refused.
+  seq += 1;
+  return (await createMerchant(t.deps, { name: `Match ${seq}`, qris: staticQrisWithNmid(`ID10299${String(seq).padStart(8, '0')}`) })).id;
 }
 
 async function create(t: TestContext, merchantId: string, amount: number, options: { ttl?: number; mode?: Mode } = {}): Promise<TransactionsTable> {

@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'login_throttled'
   | 'csrf_failed'
   | 'live_not_approved'
+  | 'live_rejected'
+  | 'duplicate_nmid'
   | 'email_not_allowed'
   | 'merchant_limit_reached'
   | 'email_unverified'

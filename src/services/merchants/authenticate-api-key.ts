@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.js';
-import { liveKeysWait } from '../../domain/live-approval.js';
+import { liveKeysState } from '../../domain/live-approval.js';
 import { apiKeyMode, hashApiKey, hashesEqual } from '../../domain/api-key.js';
 import { apiKeyByHash } from '../../storage/queries/api-keys.js';
 import type { Deps } from '../deps.js';
@@ -20,8 +20,15 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
   // A refusal is never cached, so enabling the merchant again lets its keys in at once.
   if (row.merchant_disabled_at != null) throw new AppError('merchant_disabled', "the key's merchant has been disabled");
   // A self-service merchant's live keys wait for an operator (LIVE_KEYS=approval); test keys work at once.
-  if (row.mode === 'live' && liveKeysWait(row.merchant_live_approved_at, deps.config.liveKeys)) {
-    throw new AppError('live_not_approved', "this merchant's live keys wait for an operator's approval; test keys work meanwhile");
+  if (row.mode === 'live') {
+    const state = liveKeysState({ live_approved_at: row.merchant_live_approved_at, live_rejected_at: row.merchant_live_rejected_at }, deps.config.liveKeys);
+    if (state === 'waiting') throw new AppError('live_not_approved', "this merchant's live keys wait for an operator's approval; test keys work meanwhile");
+    if (state === 'rejected') {
+      throw new AppError(
+        'live_rejected',
+        "an operator of this gateway rejected this merchant's live keys; test keys still work. Ask the operator to look at it again",
+      );
+    }
   }
   return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode };
 }

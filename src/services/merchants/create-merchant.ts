@@ -3,12 +3,14 @@ import { AppError } from '../../domain/errors.js';
 import { newMerchantId } from '../../domain/ids.js';
 import { parseMerchantName } from '../../domain/merchant-name.js';
 import { parseMerchantQris } from '../../domain/merchant-qris.js';
-import { insertMerchant } from '../../storage/queries/merchants.js';
+import type { Viewer } from '../../domain/viewer.js';
+import { insertMerchant, lockNmid, merchantsWithNmids } from '../../storage/queries/merchants.js';
 import { insertUserMerchants, lockAndCountMerchantsOfUser } from '../../storage/queries/users.js';
 import type { Tx } from '../../storage/executor.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
+import { seenBy } from './nmid-duplicates.js';
 
 export interface CreateMerchantInput {
   name: string;
@@ -24,6 +26,13 @@ export interface CreateMerchantInput {
   memberUserId?: string;
   /** Its daily create quota (null or absent: none). */
   dailyCreateQuota?: number | null;
+  /**
+   * Save it even when a merchant with the same NMID exists (an operator's decision: one owner with two
+   * tills, say). Ignored for a self-service add (memberUserId), which is always refused.
+   */
+  allowDuplicateNmid?: boolean;
+  /** The console user who adds it: a duplicate NMID's merchant is named only if this viewer may see it. Absent: the CLI, which sees all. */
+  viewer?: Viewer;
 }
 
 export async function createMerchant(deps: Deps, input: CreateMerchantInput): Promise<MerchantsTable> {
@@ -41,8 +50,10 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     live_approved_at: input.liveApproved === false ? null : deps.now(),
     daily_create_quota: input.dailyCreateQuota ?? null,
   };
+  const overrides = input.allowDuplicateNmid === true && !input.memberUserId;
   await deps.db.runInTransaction(async (trx) => {
     if (input.memberUserId) await checkRoomForAnother(trx, deps.config.merchantsPerUser, input.memberUserId);
+    const duplicateOf = row.nmid === null ? [] : await checkNmidFree(trx, deps, row.nmid, overrides, input.viewer ?? null);
     await insertMerchant(trx, row);
     if (input.memberUserId) await insertUserMerchants(trx, input.memberUserId, [row.id], row.created_at);
     await writeAudit(trx, {
@@ -50,7 +61,14 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
       action: 'merchant.add',
       subjectType: 'merchant',
       subjectId: row.id,
-      details: { name, merchant_name: row.merchant_name, merchant_city: row.merchant_city, nmid: row.nmid },
+      details: {
+        name,
+        merchant_name: row.merchant_name,
+        merchant_city: row.merchant_city,
+        nmid: row.nmid,
+        // Saved anyway over a duplicate NMID: which merchants already had it, for whoever reads the log later.
+        ...(duplicateOf.length > 0 ? { duplicate_nmid_of: duplicateOf } : {}),
+      },
       now: row.created_at,
     });
   });
@@ -65,4 +83,19 @@ async function checkRoomForAnother(trx: Tx, limit: number, userId: string): Prom
   if ((await lockAndCountMerchantsOfUser(trx, userId)) >= limit) {
     throw new AppError('merchant_limit_reached', `a self-service user may have at most ${limit} merchants (MERCHANTS_PER_USER)`);
   }
+}
+
+/**
+ * The same static QRIS (one NMID) saved as two merchants splits one till's payments between them, so a
+ * second one is refused with duplicate_nmid unless an operator decided to save it anyway. The NMID is
+ * locked for the rest of the transaction, so two adds at once cannot both find it free. Returns the ids
+ * already holding it (when overridden), for the audit entry.
+ */
+async function checkNmidFree(trx: Tx, deps: Deps, nmid: string, overrides: boolean, viewer: Viewer | null): Promise<string[]> {
+  await lockNmid(trx, deps.db.dialect, nmid);
+  const holders = await merchantsWithNmids(trx, [nmid]);
+  if (holders.length === 0 || overrides) return holders.map((h) => h.id);
+  const named = seenBy(viewer, holders).map((h) => `${h.name} (${h.id})`);
+  const which = named.length > 0 ? `: ${named.join(', ')}` : '';
+  throw new AppError('duplicate_nmid', `a merchant with NMID ${nmid} is already saved on this gateway${which}`, { param: 'qris' });
 }

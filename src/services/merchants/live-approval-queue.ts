@@ -1,10 +1,51 @@
-import { merchantsAwaitingLive } from '../../storage/queries/merchants.js';
+import type { Viewer } from '../../domain/viewer.js';
+import { countMerchantsAwaitingLive, merchantsAwaitingLive, merchantsRejectedLive, merchantsWithNmids } from '../../storage/queries/merchants.js';
+import { firstMembersOf } from '../../storage/queries/users.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import type { Viewer } from '../../domain/viewer.js';
 
-/** The queue an operator works through: self-service merchants whose live keys wait (LIVE_KEYS=approval). */
-export async function liveApprovalQueue(deps: Deps, viewer: Viewer): Promise<MerchantsTable[]> {
-  if (viewer.role !== 'operator') return [];
-  return merchantsAwaitingLive(deps.db);
+/** One merchant in the approval queue, with what an operator decides by. */
+export interface ApprovalEntry {
+  merchant: MerchantsTable;
+  /** Who added it (its first member) and when that account was made; null when it has no member left. */
+  signedUp: { email: string; at: number; deleted: boolean } | null;
+  /** Other merchants saved with the same NMID (the same sticker saved twice), oldest first. */
+  sameNmid: Array<{ id: string; name: string }>;
+}
+
+export interface ApprovalQueue {
+  /** Self-service merchants whose live keys wait (LIVE_KEYS=approval), oldest first. */
+  waiting: ApprovalEntry[];
+  /** Those an operator rejected, latest first, to be asked about again or approved after all. */
+  rejected: ApprovalEntry[];
+}
+
+/** The queue an operator works through (the console's Approvals page); empty for anyone else. */
+export async function liveApprovalQueue(deps: Deps, viewer: Viewer): Promise<ApprovalQueue> {
+  if (viewer.role !== 'operator') return { waiting: [], rejected: [] };
+  const [waiting, rejected] = await Promise.all([merchantsAwaitingLive(deps.db), merchantsRejectedLive(deps.db)]);
+  const all = [...waiting, ...rejected];
+  const nmids = [...new Set(all.flatMap((m) => (m.nmid === null ? [] : [m.nmid])))];
+  const [members, holders] = await Promise.all([
+    firstMembersOf(
+      deps.db,
+      all.map((m) => m.id),
+    ),
+    merchantsWithNmids(deps.db, nmids),
+  ]);
+  const entry = (m: MerchantsTable): ApprovalEntry => {
+    const member = members.get(m.id);
+    return {
+      merchant: m,
+      signedUp: member ? { email: member.email, at: member.signedUpAt, deleted: member.deleted } : null,
+      sameNmid: m.nmid === null ? [] : holders.filter((h) => h.nmid === m.nmid && h.id !== m.id).map((h) => ({ id: h.id, name: h.name })),
+    };
+  };
+  return { waiting: waiting.map(entry), rejected: rejected.map(entry) };
+}
+
+/** How many merchants wait for an operator (the navigation's count); 0 for anyone else. */
+export async function liveApprovalCount(deps: Deps, viewer: Viewer): Promise<number> {
+  if (viewer.role !== 'operator') return 0;
+  return countMerchantsAwaitingLive(deps.db);
 }

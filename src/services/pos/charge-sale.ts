@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
-import { liveKeysWait } from '../../domain/live-approval.js';
+import { liveKeysRefused, type LiveApprovalFields } from '../../domain/live-approval.js';
 import { parseAmount } from '../../domain/money.js';
 import type { Mode } from '../../domain/records.js';
 import type { Viewer } from '../../domain/viewer.js';
@@ -39,7 +39,7 @@ export async function chargeSale(deps: Deps, viewer: Viewer, form: SaleForm): Pr
   const note = form.note.trim();
   if (note.length > NOTE_MAX) throw new AppError('invalid_parameter', `the note may be at most ${NOTE_MAX} characters`, { param: 'note' });
   if (/[\p{Cc}\p{Cf}]/u.test(note)) throw new AppError('invalid_parameter', 'the note must not contain control characters', { param: 'note' });
-  const mode = saleMode(deps, merchant.live_approved_at);
+  const mode = saleMode(deps, merchant);
   const requestHash = createHash('sha256')
     .update(JSON.stringify(['pos', viewer.userId, merchant.id, amount, note]))
     .digest('hex');
@@ -56,7 +56,7 @@ export async function chargeSale(deps: Deps, viewer: Viewer, form: SaleForm): Pr
   return { transaction: result.transaction, replayed: result.replayed };
 }
 
-/** The mode a merchant's counter sells in: live once its live payments are open, the sandbox until then. */
-export function saleMode(deps: Deps, liveApprovedAt: number | null | undefined): Mode {
-  return liveKeysWait(liveApprovedAt, deps.config.liveKeys) ? 'test' : 'live';
+/** The mode a merchant's counter sells in: live once its live payments are open, the sandbox until then (or while rejected). */
+export function saleMode(deps: Deps, merchant: LiveApprovalFields): Mode {
+  return liveKeysRefused(merchant, deps.config.liveKeys) ? 'test' : 'live';
 }

@@ -75,6 +75,7 @@ export async function apiKeyByHash(db: Executor, keyHash: string) {
       'api_keys.revoked_at',
       'merchants.disabled_at as merchant_disabled_at',
       'merchants.live_approved_at as merchant_live_approved_at',
+      'merchants.live_rejected_at as merchant_live_rejected_at',
     ])
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();

@@ -1,6 +1,7 @@
 // The `merchants` table.
+import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { MerchantsTable } from '../schema.js';
+import type { Dialect, MerchantsTable } from '../schema.js';
 
 export async function insertMerchant(db: Executor, row: MerchantsTable): Promise<void> {
   await db.insertInto('merchants').values(row).execute();
@@ -44,12 +45,13 @@ export async function markMerchantDisabled(db: Executor, id: string, now: number
   await db.updateTable('merchants').set({ disabled_at: now }).where('id', '=', id).where('disabled_at', 'is', null).execute();
 }
 
-/** Merchants whose live keys wait for an operator's approval, oldest first. */
+/** Merchants whose live keys wait for an operator's approval (not rejected), oldest first. */
 export async function merchantsAwaitingLive(db: Executor): Promise<MerchantsTable[]> {
   return db
     .selectFrom('merchants')
     .selectAll()
     .where('live_approved_at', 'is', null)
+    .where('live_rejected_at', 'is', null)
     .where('disabled_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
@@ -57,10 +59,88 @@ export async function merchantsAwaitingLive(db: Executor): Promise<MerchantsTabl
     .execute();
 }
 
-/** Approves a merchant's live keys; false when it was approved already (or does not exist). */
+/** How many merchants wait for an operator's approval (the console navigation's count). */
+export async function countMerchantsAwaitingLive(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('live_approved_at', 'is', null)
+    .where('live_rejected_at', 'is', null)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Merchants whose live keys an operator rejected (and has not asked again about), latest rejection first. */
+export async function merchantsRejectedLive(db: Executor): Promise<MerchantsTable[]> {
+  return db
+    .selectFrom('merchants')
+    .selectAll()
+    .where('live_approved_at', 'is', null)
+    .where('live_rejected_at', 'is not', null)
+    .orderBy('live_rejected_at', 'desc')
+    .orderBy('id')
+    .limit(100)
+    .execute();
+}
+
+/** Approves a merchant's live keys (clearing a rejection); false when it was approved already (or does not exist). */
 export async function markLiveApproved(db: Executor, id: string, now: number): Promise<boolean> {
-  const result = await db.updateTable('merchants').set({ live_approved_at: now }).where('id', '=', id).where('live_approved_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('merchants')
+    .set({ live_approved_at: now, live_rejected_at: null, live_rejected_by: null })
+    .where('id', '=', id)
+    .where('live_approved_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Rejects the live keys of a merchant that waits for approval; false when it does not wait (approved, rejected already). */
+export async function markLiveRejected(trx: Tx, id: string, now: number, by: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('merchants')
+    .set({ live_rejected_at: now, live_rejected_by: by })
+    .where('id', '=', id)
+    .where('live_approved_at', 'is', null)
+    .where('live_rejected_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Takes a rejection back, so the merchant waits in the queue again; false when it was not rejected. */
+export async function clearLiveRejected(trx: Tx, id: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('merchants')
+    .set({ live_rejected_at: null, live_rejected_by: null })
+    .where('id', '=', id)
+    .where('live_approved_at', 'is', null)
+    .where('live_rejected_at', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The merchants saved with one of these NMIDs, oldest first (at most 100). */
+export async function merchantsWithNmids(db: Executor, nmids: readonly string[]): Promise<Array<{ id: string; name: string; nmid: string }>> {
+  if (nmids.length === 0) return [];
+  const rows = await db
+    .selectFrom('merchants')
+    .select(['id', 'name', 'nmid'])
+    .where('nmid', 'in', nmids)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(100)
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, nmid: r.nmid! }));
+}
+
+/**
+ * Holds one NMID until the transaction ends, so two adds of the same NMID at once cannot both find none:
+ * on PostgreSQL a transaction-level advisory lock on the NMID's hash; SQLite runs one writer at a time,
+ * so the check and the insert of one unit of work already see each other.
+ */
+export async function lockNmid(trx: Tx, dialect: Dialect, nmid: string): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await sql`select pg_advisory_xact_lock(hashtext(${`merchants.nmid:${nmid}`}))`.execute(trx);
 }
 
 /** The ids and names of these merchants (null: of every merchant), by name. */

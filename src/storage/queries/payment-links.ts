@@ -14,18 +14,27 @@ export interface MerchantLinkRow {
   disabled_at: number | null;
   /** Null while its live payments wait for an operator's approval (LIVE_KEYS=approval, migration 008). */
   live_approved_at: number | null;
+  /** When an operator rejected its live keys (migration 012); null: not rejected. */
+  live_rejected_at: number | null;
 }
 
-const COLUMNS = ['id', 'name', 'merchant_name', 'merchant_city', 'payment_link_handle', 'disabled_at', 'live_approved_at'] as const;
+const COLUMNS = ['id', 'name', 'merchant_name', 'merchant_city', 'payment_link_handle', 'disabled_at', 'live_approved_at', 'live_rejected_at'] as const;
 
-type Stored = Omit<MerchantLinkRow, 'payment_link_handle' | 'disabled_at' | 'live_approved_at'> & {
+type Stored = Omit<MerchantLinkRow, 'payment_link_handle' | 'disabled_at' | 'live_approved_at' | 'live_rejected_at'> & {
   payment_link_handle?: string | null;
   disabled_at?: number | null;
   live_approved_at?: number | null;
+  live_rejected_at?: number | null;
 };
 
 function normalise(row: Stored): MerchantLinkRow {
-  return { ...row, payment_link_handle: row.payment_link_handle ?? null, disabled_at: row.disabled_at ?? null, live_approved_at: row.live_approved_at ?? null };
+  return {
+    ...row,
+    payment_link_handle: row.payment_link_handle ?? null,
+    disabled_at: row.disabled_at ?? null,
+    live_approved_at: row.live_approved_at ?? null,
+    live_rejected_at: row.live_rejected_at ?? null,
+  };
 }
 
 /** The merchant whose link has this (lower-case) handle, disabled or not. */

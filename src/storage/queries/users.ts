@@ -113,3 +113,27 @@ export async function lockAndCountMerchantsOfUser(trx: Tx, userId: string): Prom
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * For each of these merchants, the member who joined it first (for a self-service merchant, who added it)
+ * with the time that user's account was made. A merchant without members is absent from the map.
+ */
+export async function firstMembersOf(
+  db: Executor,
+  merchantIds: readonly string[],
+): Promise<Map<string, { email: string; signedUpAt: number; deleted: boolean }>> {
+  const firsts = new Map<string, { email: string; signedUpAt: number; deleted: boolean }>();
+  if (merchantIds.length === 0) return firsts;
+  const rows = await db
+    .selectFrom('user_merchants')
+    .innerJoin('users', 'users.id', 'user_merchants.user_id')
+    .select(['user_merchants.merchant_id', 'users.email', 'users.created_at', 'users.deleted_at'])
+    .where('user_merchants.merchant_id', 'in', merchantIds)
+    .orderBy('user_merchants.created_at')
+    .orderBy('users.id')
+    .execute();
+  for (const r of rows) {
+    if (!firsts.has(r.merchant_id)) firsts.set(r.merchant_id, { email: r.email, signedUpAt: r.created_at, deleted: r.deleted_at != null });
+  }
+  return firsts;
+}

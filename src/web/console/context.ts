@@ -2,7 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SafeHtml } from '../../domain/html.js';
 import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import type { MailSender } from '../../mail/sender.js';
-import type { Viewer } from '../../domain/viewer.js';
+import { isOperator, type Viewer } from '../../domain/viewer.js';
+import type { Deps } from '../../services/deps.js';
+import { liveApprovalCount } from '../../services/merchants/live-approval-queue.js';
 import type { Lang } from '../../presentation/messages.js';
 import { renderPage, type Section } from './layout.js';
 
@@ -17,6 +19,8 @@ declare module 'fastify' {
     viewer: Viewer | null;
     /** The console's language for this request. */
     consoleLang: Lang;
+    /** The navigation's count beside Approvals (approvalsInNav); null: no Approvals in it. */
+    approvalsWaiting: number | null;
   }
 }
 
@@ -56,7 +60,16 @@ export function consolePage(request: FastifyRequest, reply: FastifyReply): Conso
     lang,
     csrf,
     send(title, active, body, status = 200, head) {
-      const frame = { lang, title, viewer, csrf, path: request.url, ...(active ? { active } : {}), ...(head ? { head } : {}) };
+      const frame = {
+        lang,
+        title,
+        viewer,
+        csrf,
+        path: request.url,
+        approvalsWaiting: request.approvalsWaiting,
+        ...(active ? { active } : {}),
+        ...(head ? { head } : {}),
+      };
       return reply.code(status).type('text/html; charset=utf-8').send(renderPage(frame, body));
     },
   };
@@ -65,4 +78,15 @@ export function consolePage(request: FastifyRequest, reply: FastifyReply): Conso
 /** Where to go after a form: a console path only, so a crafted link cannot send anyone elsewhere. */
 export function safeNext(next: string | undefined, fallback = '/dashboard'): string {
   return next && /^\/dashboard([/?][A-Za-z0-9/_?=&%.+,:-]*)?$/.test(next) ? next : fallback;
+}
+
+/**
+ * What the navigation shows beside Approvals: for an operator, how many merchants wait; null (no
+ * Approvals at all) for anyone else, and for an operator of a gateway with LIVE_KEYS=auto and nobody
+ * left waiting from an earlier setting.
+ */
+export async function approvalsInNav(deps: Deps, viewer: Viewer | null): Promise<number | null> {
+  if (!viewer || !isOperator(viewer)) return null;
+  const count = await liveApprovalCount(deps, viewer);
+  return count > 0 || deps.config.liveKeys === 'approval' ? count : null;
 }

@@ -17,6 +17,7 @@ export type Section =
   | 'webhooks'
   | 'soundbox'
   | 'notifications'
+  | 'approvals'
   | 'users'
   | 'audit'
   | 'account';
@@ -33,6 +34,7 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'webhooks', path: '/dashboard/webhooks', operatorOnly: false },
   { key: 'soundbox', path: '/dashboard/soundbox', operatorOnly: false },
   { key: 'notifications', path: '/dashboard/notifications', operatorOnly: false },
+  { key: 'approvals', path: '/dashboard/approvals', operatorOnly: true },
   { key: 'users', path: '/dashboard/users', operatorOnly: true },
   { key: 'audit', path: '/dashboard/audit', operatorOnly: true },
 ];
@@ -57,6 +59,11 @@ export interface Frame {
   active?: Section;
   /** What a page adds to the head (the point of sale: its manifest, style and script). */
   head?: SafeHtml;
+  /**
+   * How many merchants wait in the approval queue, shown beside Approvals; null (or absent) leaves
+   * Approvals out of the navigation (not an operator, or LIVE_KEYS=auto with nobody waiting).
+   */
+  approvalsWaiting?: number | null;
 }
 
 /** A whole console page around `body`. */
@@ -64,9 +71,11 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
   const t = translator(words, frame.lang);
   const assets = consoleAssets();
   const { viewer } = frame;
+  const waiting = frame.approvalsWaiting ?? null;
   const links = viewer
-    ? SECTIONS.filter((s) => shownTo(s, viewer)).map(
-        (s) => html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${t(s.key)}</a>`,
+    ? SECTIONS.filter((s) => shownTo(s, viewer) && (s.key !== 'approvals' || waiting !== null)).map(
+        (s) =>
+          html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${s.key === 'approvals' ? t('approvalsCount', { count: waiting ?? 0 }) : t(s.key)}</a>`,
       )
     : [];
   const switcher = html`<span class="lang" aria-label="${t('language')}">${LANGS.map(

@@ -17,7 +17,7 @@ import { statusFor } from '../../http/error-status.js';
 import { consoleAssets } from '../static-assets.js';
 import { closeQrImageReaders } from '../../imaging/read-qr-image.js';
 import { Form, Params, Query, Segment, Text, pageSchema } from '../forms.js';
-import { safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
+import { approvalsInNav, safeNext, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsoleKit } from './context.js';
 import { LANG_COOKIE, pickLang, type Lang } from '../../presentation/messages.js';
 import { renderErrorPage, type ErrorPageKind } from './pages/errors.js';
 import { loggedOutNotice, renderLogin, type LoginNotice } from './pages/login.js';
@@ -51,6 +51,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
   const secure = deps.config.publicBaseUrl.startsWith('https:') ? true : ('auto' as const);
   const cookieBase = { path: '/dashboard', httpOnly: true, sameSite: 'lax' as const, secure };
   const signupOpen = deps.config.signup === 'open';
+  // Without SMTP_URL no reset link can be mailed: the login form then sends the person to the operator.
+  const canMail = accountMail !== null;
 
   await app.register(
     async (scope) => {
@@ -110,6 +112,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
 
       scope.decorateRequest('viewer', null);
       scope.decorateRequest('consoleLang', 'en');
+      scope.decorateRequest('approvalsWaiting', null);
 
       // Who is asking is settled before the body is read: a logged-out request is sent to the login form
       // without its upload (up to 15 MB) ever being parsed. The CSRF check needs the parsed form, so it
@@ -118,6 +121,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         request.consoleLang = pickLang(request.cookies[LANG_COOKIE], request.headers['accept-language']);
         if (request.routeOptions.config.consolePublic && request.method === 'GET') return;
         request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+        request.approvalsWaiting = await approvalsInNav(deps, request.viewer);
         if (!request.viewer && !request.routeOptions.config.consolePublic) {
           // Logged out (or the session ended): to the login form, and back here afterwards. Nothing a
           // logged-out request posts is acted on.
@@ -178,7 +182,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
                   ? { kind: 'busy' }
                   : { kind: 'failed' };
           if (err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
-          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice, signupOpen);
+          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice, signupOpen, canMail);
           return reply.code(statusFor(err.code)).type('text/html; charset=utf-8').send(page);
         }
       });
@@ -196,6 +200,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
         // A cashier has no overview: its console is the point of sale.
         if (request.viewer?.role === 'cashier') return reply.redirect('/dashboard/pos', 303);
+        request.approvalsWaiting = await approvalsInNav(deps, request.viewer);
         if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
         // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
         const carried = takeNotice(request, reply);
@@ -208,6 +213,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
           '',
           notice,
           signupOpen,
+          canMail,
         );
         return reply.type('text/html; charset=utf-8').send(page);
       });
@@ -239,7 +245,7 @@ function pagedError(
   } catch {
     // A page about an error must not fail for want of a token; its only form is logout.
   }
-  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail, formPath);
+  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail, formPath, request.approvalsWaiting ?? null);
   return reply.code(status).type('text/html; charset=utf-8').send(page);
 }
 

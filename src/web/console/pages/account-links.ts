@@ -17,6 +17,7 @@ import type { ConsoleKit } from '../context.js';
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
 import { words } from './account-links.words.js';
 import { renderPage } from '../layout.js';
+import { askOperatorForPassword, backToLogin } from './login.js';
 
 type Key = Parameters<Translate<keyof typeof words.en>>[0];
 
@@ -190,9 +191,20 @@ ${alert(message)}
 <button type="submit">${t('sendLink')}</button>
 </form>`;
 
+  // Without SMTP_URL no link can be mailed: the page (reached by an old link or typed) and a form posted
+  // anyway both say, in the page's language, to ask the operator, with the way back to the login.
+  const noMail = (reply: FastifyReply, lang: Lang, csrf: string, url: string, status: number) => {
+    const t = translator(words, lang);
+    const body = html`<h1>${t('resetTitle')}</h1>
+<div role="${status === 200 ? 'status' : 'alert'}">${askOperatorForPassword(lang)}</div>
+${backToLogin(lang)}`;
+    return send(reply, lang, csrf, url, t('resetTitle'), body, status);
+  };
+
   app.get('/reset', { schema: pageSchema({}), config: open }, async (request, reply) => {
     const t = translator(words, request.consoleLang);
     const csrf = kit.loggedOutCsrf(reply);
+    if (!kit.accountMail) return noMail(reply, request.consoleLang, csrf, request.url, 200);
     return send(reply, request.consoleLang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, null));
   });
 
@@ -201,7 +213,7 @@ ${alert(message)}
     const t = translator(words, lang);
     const email = (request.body.email ?? '').slice(0, 254);
     const csrf = kit.loggedOutCsrf(reply);
-    if (!kit.accountMail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
+    if (!kit.accountMail) return noMail(reply, lang, csrf, request.url, statusFor('service_unavailable'));
     try {
       await requestPasswordReset(deps, kit.accountMail, email, request.ip);
     } catch (err) {

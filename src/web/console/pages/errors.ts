@@ -8,7 +8,8 @@ export type ErrorPageKind = 'notFound' | 'csrf' | 'tooLarge' | 'failed' | 'refus
 
 /**
  * A page for a request that went wrong; `detail` is a message safe to show (an AppError's), or for 'invalid'
- * the field's name; `formPath`, when set, is the console page whose form was refused, linked beside the overview.
+ * the field's name; `formPath`, when set, is the console page whose form was refused, linked beside the overview
+ * (the login form, for a logged-out person, who has no overview).
  */
 export function renderErrorPage(
   lang: Lang,
@@ -19,6 +20,7 @@ export function renderErrorPage(
   requestId: string,
   detail = '',
   formPath: string | null = null,
+  approvalsWaiting: number | null = null,
 ): string {
   const t = translator(words, lang);
   const text =
@@ -35,7 +37,7 @@ export function renderErrorPage(
   const body = html`<div class="card">
 <h1>${t(kind)}</h1>
 <p>${text}</p>
-${backToForm}<p><a href="/dashboard">${t('back')}</a></p>
+${backToForm}<p><a href="/dashboard">${viewer ? t('back') : t('backToLogin')}</a></p>
 </div>`;
-  return renderPage({ lang, title: t(kind), viewer, csrf, path }, body);
+  return renderPage({ lang, title: t(kind), viewer, csrf, path, approvalsWaiting }, body);
 }

@@ -15,6 +15,7 @@ export const words = defineMessages(
     invalidText: 'The field "{field}" holds a value of a kind this page does not take. Go back, check it and send the form again.',
     backToForm: 'Back to the form',
     back: 'Back to the overview',
+    backToLogin: 'Back to the login',
   },
   {
     notFound: 'Tidak ditemukan',
@@ -29,5 +30,6 @@ export const words = defineMessages(
     invalidText: 'Isian "{field}" berisi nilai yang tidak diterima halaman ini. Kembali, periksa, lalu kirim formulirnya lagi.',
     backToForm: 'Kembali ke formulir',
     back: 'Kembali ke ringkasan',
+    backToLogin: 'Kembali ke halaman masuk',
   },
 );

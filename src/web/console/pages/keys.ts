@@ -8,7 +8,7 @@ import { consolePage, type ConsolePage } from '../context.js';
 import { translator } from '../../../presentation/messages.js';
 import { words } from './keys.words.js';
 import { formatTime } from '../../../presentation/format.js';
-import { liveKeysWait } from '../../../domain/live-approval.js';
+import { liveKeysState, type LiveKeysState } from '../../../domain/live-approval.js';
 import type { CreatedApiKey } from '../../../services/merchants/api-key-summary.js';
 import { createVisibleKey } from '../../../services/merchants/create-visible-key.js';
 import { listVisibleKeys } from '../../../services/merchants/list-visible-keys.js';
@@ -52,8 +52,14 @@ async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', 
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const several = merchants.length > 1;
   const disabled = new Set(merchants.filter((m) => m.disabled_at != null).map((m) => m.id));
-  // Live keys of these are refused (live_not_approved) until an operator approves the merchant.
-  const waiting = new Set(merchants.filter((m) => liveKeysWait(m.live_approved_at, deps.config.liveKeys)).map((m) => m.id));
+  // Live keys of these are refused (live_not_approved, live_rejected) until an operator approves the merchant.
+  const liveStates = new Map<string, LiveKeysState>(merchants.map((m) => [m.id, liveKeysState(m, deps.config.liveKeys)]));
+  const liveBadge = (merchantId: string) => {
+    const state = liveStates.get(merchantId) ?? 'approved';
+    if (state === 'waiting') return html`<span class="badge pending">${t('waiting')}</span>`;
+    if (state === 'rejected') return html`<span class="badge failed">${t('rejected')}</span>`;
+    return html`<span class="badge ok">${t('active')}</span>`;
+  };
   const when = (ms: number | null) => (ms ? formatTime(ms, page.lang) : t('never'));
 
   const shown = created
@@ -93,7 +99,7 @@ ${
           ) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key" data-label="${t('prefix')}">${k.key_prefix}</td>${several ? html`<td data-label="${t('merchant')}">${k.merchant_name}</td>` : ''}
 <td data-label="${t('mode')}"><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? t('live') : t('test')}</span></td>
 <td class="hide-narrow" data-label="${t('created')}">${formatTime(k.created_at, page.lang)}</td><td data-label="${t('lastUsed')}">${when(k.last_used_at)}</td>
-<td data-label="${t('state')}">${k.revoked_at === null ? html`${k.mode === 'live' && waiting.has(k.merchant_id) ? html`<span class="badge pending">${t('waiting')}</span>` : html`<span class="badge ok">${t('active')}</span>`}${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${formatTime(k.revoked_at, page.lang)}</span>`}</td>
+<td data-label="${t('state')}">${k.revoked_at === null ? html`${k.mode === 'live' ? liveBadge(k.merchant_id) : html`<span class="badge ok">${t('active')}</span>`}${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${formatTime(k.revoked_at, page.lang)}</span>`}</td>
 <td data-label="">${
             k.revoked_at === null
               ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline" data-confirm="${t('confirmRevoke', { prefix: k.key_prefix })}">

@@ -59,7 +59,9 @@ ${
           m.disabled_at !== null
             ? html`<span class="badge disabled">${t('disabled')}</span>`
             : m.live_approved_at === null
-              ? html`<span class="badge pending">${t('waiting')}</span>`
+              ? m.live_rejected_at !== null
+                ? html`<span class="badge failed">${t('rejected')}</span>`
+                : html`<span class="badge pending">${t('waiting')}</span>`
               : ''
         }</td>
 <td data-label=""><a href="/dashboard/links/${m.id}">${m.payment_link_handle ? t('manage') : t('setUp')}</a></td></tr>`,
@@ -76,7 +78,13 @@ ${
     const typed = takeTyped(request, reply, m.id) ?? m.payment_link_handle ?? '';
     const body = html`<h1>${t('pageTitle', { name: m.name })}</h1>
 ${notice}
-${m.disabled_at !== null ? html`<p class="notice">${t('disabledNote')}</p>` : m.live_approved_at === null ? html`<p class="notice">${t('waitingNote')}</p>` : ''}
+${
+  m.disabled_at !== null
+    ? html`<p class="notice">${t('disabledNote')}</p>`
+    : m.live_approved_at === null
+      ? html`<p class="notice">${t(m.live_rejected_at !== null ? 'rejectedNote' : 'waitingNote')}</p>`
+      : ''
+}
 <section class="card">
 <form method="post" action="/dashboard/links/${m.id}">
 <input type="hidden" name="_csrf" value="${page.csrf}">

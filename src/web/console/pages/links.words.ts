@@ -31,6 +31,8 @@ export const words = defineMessages(
     disabledNote: 'This merchant is disabled: its link tells payers that payments are closed.',
     waitingNote: "Live payments of this merchant wait for an operator's approval: until then its link tells payers that payments are not open yet.",
     waiting: 'awaiting approval',
+    rejected: 'rejected',
+    rejectedNote: "An operator rejected this merchant's live payments: its link tells payers that payments are not open, until an operator approves it.",
     yourLink: 'The link',
     linkText: 'The payer types the amount:',
     fixedText: 'A fixed amount ({amount}):',
@@ -73,6 +75,9 @@ export const words = defineMessages(
     disabledNote: 'Merchant ini nonaktif: tautannya memberi tahu pembayar bahwa pembayaran ditutup.',
     waitingNote: 'Pembayaran live merchant ini menunggu persetujuan operator: sampai saat itu tautannya memberi tahu pembayar bahwa pembayaran belum dibuka.',
     waiting: 'menunggu persetujuan',
+    rejected: 'ditolak',
+    rejectedNote:
+      'Operator menolak pembayaran live merchant ini: tautannya memberi tahu pembayar bahwa pembayaran belum dibuka, sampai operator menyetujuinya.',
     yourLink: 'Tautannya',
     linkText: 'Pembayar mengisi jumlahnya:',
     fixedText: 'Jumlah tetap ({amount}):',

@@ -17,8 +17,38 @@ export type LoginNotice =
 /** What the login form says after a logout (or an account's deletion): the notice those leave. */
 export const loggedOutNotice = (lang: Lang): Notice => ({ kind: 'info', text: translator(words, lang)('loggedOut') });
 
-/** The login form. `next` is where a successful login goes (already checked to be a console path). */
-export function renderLogin(lang: Lang, csrf: string, path: string, next: string, email: string, notice: LoginNotice, signupOpen = false): string {
+/** The command an operator sets a console user's password with (the README's form of the CLI). */
+const PASSWORD_COMMAND = 'npm run -s cli -- user password you@example.com';
+
+/**
+ * What a gateway that cannot send mail (no SMTP_URL) says instead of a "Forgot your password?" link:
+ * ask the operator, and the command the operator uses. The reset pages say it too.
+ */
+export function askOperatorForPassword(lang: Lang): SafeHtml {
+  const t = translator(words, lang);
+  return html`<p class="forgot-no-mail">${t('forgotNoMail')}</p>
+<p class="muted">${t('operatorCommand')} <code>${PASSWORD_COMMAND}</code></p>`;
+}
+
+/** The way back to the login form, for a logged-out person's pages. */
+export function backToLogin(lang: Lang): SafeHtml {
+  return html`<p><a href="/dashboard">${translator(words, lang)('backToLogin')}</a></p>`;
+}
+
+/**
+ * The login form. `next` is where a successful login goes (already checked to be a console path).
+ * `canMail`: whether a reset link can be mailed (SMTP_URL set); without it, no "Forgot your password?" link.
+ */
+export function renderLogin(
+  lang: Lang,
+  csrf: string,
+  path: string,
+  next: string,
+  email: string,
+  notice: LoginNotice,
+  signupOpen = false,
+  canMail = true,
+): string {
   const t = translator(words, lang);
   const message = notice === null ? '' : notice.kind === 'carried' ? renderNotice(notice.notice) : failureOrStatus(t, notice);
   const body = html`<div class="login card">
@@ -34,7 +64,7 @@ ${message}
 <input id="login-password" name="password" type="password" autocomplete="current-password" required maxlength="200">
 <button type="submit">${t('logIn')}</button>
 </form>
-<p><a href="/dashboard/reset">${t('forgot')}</a></p>
+${canMail ? html`<p><a href="/dashboard/reset">${t('forgot')}</a></p>` : askOperatorForPassword(lang)}
 ${signupOpen ? html`<p><a href="/dashboard/signup">${t('signUp')}</a></p>` : ''}
 </div>`;
   return renderPage({ lang, title: t('title'), viewer: null, csrf, path }, body);

@@ -17,7 +17,11 @@ export const words = defineMessages(
     expired: 'Your session has ended. Log in again to go on.',
     unverified: 'Confirm your e-mail address first: open the link we sent you. (Signing up again sends a new one.)',
     forgot: 'Forgot your password?',
+    // Without SMTP_URL the gateway cannot mail a reset link: the person is sent to the operator instead.
+    forgotNoMail: 'Forgot your password? Ask your operator to set a new password (this gateway sends no e-mail, so it cannot send you a reset link).',
+    operatorCommand: "Operators set it at the gateway's shell (it asks for the new password):",
     signUp: 'No account yet? Sign up',
+    backToLogin: 'Back to the login',
   },
   {
     title: 'Masuk',
@@ -33,6 +37,10 @@ export const words = defineMessages(
     expired: 'Sesi Anda telah berakhir. Masuk lagi untuk melanjutkan.',
     unverified: 'Konfirmasi alamat email Anda dulu: buka tautan yang kami kirim. (Mendaftar lagi mengirim tautan baru.)',
     forgot: 'Lupa kata sandi?',
+    forgotNoMail:
+      'Lupa kata sandi? Minta operator Anda mengatur kata sandi baru (gateway ini tidak mengirim email, jadi tidak dapat mengirim tautan atur ulang).',
+    operatorCommand: 'Operator mengaturnya di shell gateway (perintah ini menanyakan kata sandi barunya):',
     signUp: 'Belum punya akun? Daftar',
+    backToLogin: 'Kembali ke halaman masuk',
   },
 );

@@ -1,5 +1,5 @@
 import { userActor } from '../../../domain/actor.js';
-import { liveKeysWait } from '../../../domain/live-approval.js';
+import { liveKeysState, type LiveApprovalFields } from '../../../domain/live-approval.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
@@ -12,6 +12,7 @@ import { createMerchant } from '../../../services/merchants/create-merchant.js';
 import { merchantNameProblem, type MerchantNameProblem } from '../../../domain/merchant-name.js';
 import { previewMerchantQris, type MerchantQrisPreview } from '../../../services/merchants/preview-merchant-qris.js';
 import { getVisibleMerchant } from '../../../services/merchants/get-visible-merchant.js';
+import { nmidDuplicates, type NmidDuplicates } from '../../../services/merchants/nmid-duplicates.js';
 import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
 import { resumeSession } from '../../../services/users/resume-session.js';
 import { isOperator, type Viewer } from '../../../domain/viewer.js';
@@ -109,10 +110,10 @@ ${
     if (readNameProblem !== null) {
       return sendForm(page, { name, payload: image ? form.payload : preview.payload }, nameText(t, readNameProblem), 400, preview);
     }
-    return sendPreview(page, name, preview);
+    return sendPreview(page, name, preview, await nmidDuplicates(deps, page.viewer, preview.nmid));
   });
 
-  app.post('/merchants', { schema: pageSchema({ body: Form({ name: Text(), qris: Text() }) }) }, async (request, reply) => {
+  app.post('/merchants', { schema: pageSchema({ body: Form({ name: Text(), qris: Text(), allowDuplicateNmid: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     if (!canAdd(page.viewer)) throw notFound('new');
     const form: FormState = { name: (request.body.name ?? '').slice(0, 200), payload: (request.body.qris ?? '').slice(0, 2000) };
@@ -123,7 +124,16 @@ ${
         : // A self-service merchant: its live keys wait for an operator (LIVE_KEYS=approval), it gets the
           // sign-up plan's daily quota, and its adder becomes its member.
           { liveApproved: deps.config.liveKeys === 'auto', dailyCreateQuota: deps.config.signupPlanDailyCreates, memberUserId: page.viewer.userId };
-      const row = await createMerchant(deps, { name: form.name, qris: form.payload, actor: userActor(page.viewer), ...own });
+      // "Save anyway" over a duplicate NMID is an operator's decision; a self-service user's is never taken.
+      const allowDuplicateNmid = isOperator(page.viewer) && (request.body.allowDuplicateNmid ?? '') !== '';
+      const row = await createMerchant(deps, {
+        name: form.name,
+        qris: form.payload,
+        actor: userActor(page.viewer),
+        viewer: page.viewer,
+        allowDuplicateNmid,
+        ...own,
+      });
       const t = translator(words, page.lang);
       return redirectWithNotice(reply, '/dashboard/merchants', {
         kind: 'success',
@@ -132,6 +142,11 @@ ${
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'merchant_limit_reached') return sendLimit(page, deps.config.merchantsPerUser, 403);
+      // Saved meanwhile by someone else, or Save pressed without "Save anyway": the preview again, with why.
+      if (err instanceof AppError && err.code === 'duplicate_nmid') {
+        const preview = await previewMerchantQris(deps, { payload: form.payload });
+        return sendPreview(page, form.name, preview, await nmidDuplicates(deps, page.viewer, preview.nmid), statusFor(err.code));
+      }
       if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
       const t = translator(words, page.lang);
       return sendForm(page, form, err.param === 'name' ? nameText(t, merchantNameProblem(form.name.trim())) : saveRefusalText(t, err), 400);
@@ -152,9 +167,7 @@ ${renderNotice(notice)}
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
 <dt>${t('state')}</dt><dd>${stateBadge(t, merchant, deps.config.liveKeys)}${
       enabled
-        ? liveKeysWait(merchant.live_approved_at, deps.config.liveKeys)
-          ? html` <span class="muted">${t('waitingNote')}</span>`
-          : ''
+        ? stateNote(t, merchant, deps.config.liveKeys)
         : html` <span class="muted">${t('disabledSince', { when: formatTime(merchant.disabled_at!, page.lang) })}</span>`
     }</dd>
 <dt>${t('qrisName')}</dt><dd>${merchant.merchant_name}</dd>
@@ -234,11 +247,21 @@ function sendLimit(page: ConsolePage, max: number, status: number): FastifyReply
   return page.send(t('newTitle'), 'merchants', body, status);
 }
 
-/** Disabled, else waiting for an operator's approval of its live keys, else active. */
-function stateBadge(t: T, m: { disabled_at?: number | null; live_approved_at?: number | null }, liveKeys: 'approval' | 'auto'): SafeHtml {
+/** Disabled, else waiting for an operator's approval of its live keys, or rejected by one, else active. */
+function stateBadge(t: T, m: LiveApprovalFields & { disabled_at?: number | null }, liveKeys: 'approval' | 'auto'): SafeHtml {
   if (m.disabled_at != null) return html`<span class="badge disabled">${t('disabled')}</span>`;
-  if (liveKeysWait(m.live_approved_at, liveKeys)) return html`<span class="badge pending">${t('waiting')}</span>`;
+  const state = liveKeysState(m, liveKeys);
+  if (state === 'waiting') return html`<span class="badge pending">${t('waiting')}</span>`;
+  if (state === 'rejected') return html`<span class="badge failed">${t('rejected')}</span>`;
   return html`<span class="badge ok">${t('active')}</span>`;
+}
+
+/** What an enabled merchant's page says beside its state when its live keys are refused. */
+function stateNote(t: T, m: LiveApprovalFields, liveKeys: 'approval' | 'auto'): SafeHtml | '' {
+  const state = liveKeysState(m, liveKeys);
+  if (state === 'waiting') return html` <span class="muted">${t('waitingNote')}</span>`;
+  if (state === 'rejected') return html` <span class="muted">${t('rejectedNote')}</span>`;
+  return '';
 }
 
 /**
@@ -328,24 +351,44 @@ ${name === null ? '' : html`<dt>${t('name')}</dt><dd><strong>${name}</strong></d
 <details><summary>${t('payloadShown')}</summary><p class="mono">${p.payload}</p></details>`;
 }
 
-function sendPreview(page: ConsolePage, name: string, p: MerchantQrisPreview): FastifyReply {
+/**
+ * The code as read, and Save. A code whose NMID is already saved is warned about: an operator may tick
+ * "Save anyway"; a self-service user is told to ask the operator, without Save. Another merchant is
+ * named only to a viewer who may see it.
+ */
+function sendPreview(page: ConsolePage, name: string, p: MerchantQrisPreview, dups: NmidDuplicates, status = 200): FastifyReply {
   const t = translator(words, page.lang);
+  const operator = isOperator(page.viewer);
+  const duplicate = dups.count > 0;
+  const named =
+    dups.visible.length === 0
+      ? ''
+      : html` ${t('dupNamed')} ${dups.visible.map((m, i) => html`${i > 0 ? ', ' : ''}<a href="/dashboard/merchants/${m.id}">${m.name}</a>`)}.`;
+  const warning = duplicate
+    ? html`<p class="notice error" role="alert">${t('dupWarning', { nmid: p.nmid ?? '' })}${named} ${operator ? t('dupOperator') : t('dupMerchant')}</p>`
+    : '';
+  const save =
+    duplicate && !operator
+      ? ''
+      : html`<form method="post" action="/dashboard/merchants" class="buttons">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<input type="hidden" name="name" value="${name}">
+<input type="hidden" name="qris" value="${p.payload}">
+${duplicate ? html`<p><input type="checkbox" id="allow-duplicate-nmid" name="allowDuplicateNmid" value="1"> <label for="allow-duplicate-nmid" class="inline">${t('saveAnyway')}</label></p>` : ''}
+<button type="submit">${t('save')}</button> <a class="button secondary" href="/dashboard/merchants/new">${t('again')}</a>
+</form>`;
   const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
 <h1>${t('previewTitle')}</h1>
+${warning}
 <section class="card preview">
 <img src="${qrPngDataUrl(p.payload)}" alt="${t('qrAlt')}" width="220" height="220">
 <div>
 <p class="muted">${t('previewIntro')}</p>
 ${readFields(t, p, name)}
-<form method="post" action="/dashboard/merchants" class="buttons">
-<input type="hidden" name="_csrf" value="${page.csrf}">
-<input type="hidden" name="name" value="${name}">
-<input type="hidden" name="qris" value="${p.payload}">
-<button type="submit">${t('save')}</button> <a class="button secondary" href="/dashboard/merchants/new">${t('again')}</a>
-</form>
+${save === '' ? html`<p class="buttons"><a class="button secondary" href="/dashboard/merchants/new">${t('again')}</a></p>` : save}
 </div>
 </section>`;
-  return page.send(t('previewTitle'), 'merchants', body);
+  return page.send(t('previewTitle'), 'merchants', body, status);
 }
 
 /**

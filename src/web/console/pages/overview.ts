@@ -7,19 +7,16 @@ import type { Deps } from '../../../services/deps.js';
 import { CHART_DAYS, getOverview } from '../../../services/overview/get-overview.js';
 import { lastReports } from '../../../services/overview/last-reports.js';
 import { overviewMode } from '../../../services/overview/overview-mode.js';
-import { liveApprovalQueue } from '../../../services/merchants/live-approval-queue.js';
+import { liveApprovalCount } from '../../../services/merchants/live-approval-queue.js';
 import { quotaUsage } from '../../../services/merchants/quota-usage.js';
 import { canSeeMerchant } from '../../../domain/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
-import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { translator, type Translate } from '../../../presentation/messages.js';
 import { words } from './overview.words.js';
 import { formatTime, formatDay } from '../../../presentation/format.js';
 import { formatRupiah } from '../../../domain/money.js';
 import { renderNotice, takeNotice } from '../notice.js';
-
-/** What the overview says after an operator approves a merchant's live keys (the approval redirects here). */
-export const approvedText = (lang: Lang): string => translator(words, lang)('approved');
 
 /** The query the overview reads (the front door's route declares it, with the login form's). */
 export interface OverviewQuery {
@@ -33,7 +30,7 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   const shown = await overviewMode(deps, page.viewer, query.mode);
   const mode: Mode = shown.mode;
   const overview = await getOverview(deps, page.viewer, mode);
-  const queue = await liveApprovalQueue(deps, page.viewer);
+  const waiting = await liveApprovalCount(deps, page.viewer);
   const notice = takeNotice(request, reply);
   // A merchant user sees its use of each of its merchants' daily quotas (operators set them).
   const usages =
@@ -66,17 +63,11 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   const stat = (label: string, figures: { count: number; sum: number }) =>
     html`<div class="card stat"><div class="label">${label}</div><div class="value">${formatRupiah(figures.sum)}</div><div class="muted">${t('payments', { count: figures.count })}</div></div>`;
 
+  // The queue itself is a page of its own (approvals.ts); the overview says it is not empty.
   const approvals =
-    queue.length === 0
+    waiting === 0
       ? ''
-      : html`<section class="card"><h2>${t('approvals')}</h2><p class="muted">${t('approvalsIntro')}</p>
-<div class="table-wrap"><table><thead><tr><th>${t('merchant')}</th><th>${t('qrisName')}</th><th class="hide-narrow">${t('created')}</th><th></th></tr></thead>
-<tbody>${queue.map(
-          (
-            m,
-          ) => html`<tr><td data-label="${t('merchant')}">${m.name} <span class="mono muted">${m.id}</span></td><td data-label="${t('qrisName')}">${m.merchant_name}, ${m.merchant_city}</td><td class="hide-narrow" data-label="${t('created')}">${when(m.created_at)}</td>
-<td data-label=""><form method="post" action="/dashboard/approvals/${m.id}" class="inline"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit">${t('approve')}</button></form></td></tr>`,
-        )}</tbody></table></div></section>`;
+      : html`<section class="card"><h2>${t('approvals')}</h2><p>${t('approvalsWaiting', { count: waiting })}</p><p><a href="/dashboard/approvals">${t('openQueue')}</a></p></section>`;
   // A self-service user who has just confirmed has no merchant: the overview's figures are all zero, so it
   // starts with what to do first.
   const step = (href: string, text: string, hint: string) => html`<li><a href="${href}">${text}</a><div class="muted">${hint}</div></li>`;
