@@ -1,5 +1,5 @@
 import type { Mode } from '../../domain/records.js';
-import { countOpenPending, countUnmatchedPayments, failingEndpoints, paidPerDay } from '../../storage/queries/overview.js';
+import { countEndpoints, countOpenPending, countUnmatchedPayments, failingEndpoints, paidPerDay } from '../../storage/queries/overview.js';
 import type { Deps } from '../deps.js';
 import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
@@ -22,6 +22,8 @@ export interface Overview {
   daily: Array<PaidFigures & { dayStart: number }>;
   pending: number;
   unmatched: number;
+  /** Every endpoint the viewer may see, in any state: with none, "every endpoint is delivering" would be empty praise. */
+  endpoints: number;
   failingEndpoints: Array<{ id: string; merchantId: string; url: string; status: string; consecutiveFailures: number; since: number }>;
 }
 
@@ -31,10 +33,11 @@ export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promi
   const now = deps.now();
   const today = wibDayStart(now);
   const first = today - (CHART_DAYS - 1) * DAY_MS;
-  const [days, pending, unmatched, failing] = await Promise.all([
+  const [days, pending, unmatched, endpoints, failing] = await Promise.all([
     paidPerDay(deps.db, scope, mode, first, WIB_OFFSET_MS),
     countOpenPending(deps.db, scope, mode, now),
     countUnmatchedPayments(deps.db, scope, mode),
+    countEndpoints(deps.db, scope),
     failingEndpoints(deps.db, scope),
   ]);
   const byDay = new Map(days.map((d) => [d.day, d]));
@@ -52,6 +55,7 @@ export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promi
     daily,
     pending,
     unmatched,
+    endpoints,
     failingEndpoints: failing.map((e) => ({
       id: e.id,
       merchantId: e.merchant_id,

@@ -121,16 +121,18 @@ ${
 </section>
 <section><h2>${t('endpoints')}</h2>
 ${
-  overview.failingEndpoints.length === 0
-    ? html`<p class="card muted">${t('noFailing')}</p>`
-    : html`<div class="table-wrap"><table>
+  overview.endpoints === 0
+    ? html`<p class="card muted">${t('noEndpoints')} <a href="/dashboard/webhooks#add-endpoint-title">${t('addEndpoint')}</a></p>`
+    : overview.failingEndpoints.length === 0
+      ? html`<p class="card muted">${t('noFailing')}</p>`
+      : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('url')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('state')}</th><th class="num">${t('failures')}</th><th>${t('since')}</th></tr></thead>
 <tbody>${overview.failingEndpoints.map(
-        (
-          e,
-        ) => html`<tr><td class="mono" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow" data-label="${t('merchant')}">${e.merchantId}</td>
+          (
+            e,
+          ) => html`<tr><td class="mono" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow" data-label="${t('merchant')}">${e.merchantId}</td>
 <td data-label="${t('state')}"><span class="badge ${e.status}">${e.status}</span></td><td class="num" data-label="${t('failures')}">${e.consecutiveFailures}</td><td data-label="${t('since')}">${when(e.since)}</td></tr>`,
-      )}</tbody></table></div>`
+        )}</tbody></table></div>`
 }
 </section>`;
   return page.send(t('title'), 'overview', body);
