@@ -10,6 +10,7 @@ import * as signup from './migrations/008-signup.js';
 import * as quotas from './migrations/009-quotas.js';
 import * as paymentLinks from './migrations/010-payment-links.js';
 import * as linkDailyCreates from './migrations/011-link-daily-creates.js';
+import * as comparedTransaction from './migrations/013-compared-transaction.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-quotas': quotas,
   '010-payment-links': paymentLinks,
   '011-link-daily-creates': linkDailyCreates,
+  '013-compared-transaction': comparedTransaction,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

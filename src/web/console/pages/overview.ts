@@ -130,7 +130,7 @@ ${
 <tbody>${overview.failingEndpoints.map(
           (
             e,
-          ) => html`<tr><td class="mono" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow" data-label="${t('merchant')}">${e.merchantId}</td>
+          ) => html`<tr><td class="mono url" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow" data-label="${t('merchant')}">${e.merchantId}</td>
 <td data-label="${t('state')}"><span class="badge ${e.status}">${e.status}</span></td><td class="num" data-label="${t('failures')}">${e.consecutiveFailures}</td><td data-label="${t('since')}">${when(e.since)}</td></tr>`,
         )}</tbody></table></div>`
 }

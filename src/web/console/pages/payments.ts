@@ -52,6 +52,11 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
               ? ''
               : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
           }`;
+    // The transaction the matcher refused this payment for (another total, already paid, made after it).
+    const compared = (p: PaymentListRow) =>
+      p.compared_transaction_id === null
+        ? ''
+        : html` <span class="compared">${t('comparedWith')} <a class="mono" href="/dashboard/transactions/${p.compared_transaction_id}">${p.compared_transaction_id}</a></span>`;
     const unmatched = review.payments.filter((p) => p.status === 'unmatched');
 
     const body = html`<h1>${t('title')}</h1>
@@ -78,7 +83,7 @@ ${
 <td data-label="${t('status')}"><span class="badge ${p.status}">${t(p.status)}</span>${p.mode === 'test' ? html` <span class="badge">${t('test')}</span>` : ''}</td>
 <td class="mono hide-narrow" data-label="${t('source')}">${p.source}</td><td class="hide-narrow" data-label="${t('payer')}">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
 <td class="hide-narrow" data-label="${t('merchant')}">${names.get(p.merchant_id) ?? p.merchant_id}</td>
-<td data-label="${t('transaction')}">${p.status === 'unmatched' ? html`<a href="#pay-${p.id}">${t('review')}</a>` : txState(p)}</td></tr>`,
+<td data-label="${t('transaction')}">${p.status === 'unmatched' ? html`<a href="#pay-${p.id}">${t('review')}</a>${compared(p)}` : txState(p)}</td></tr>`,
       )}</tbody></table></div>`
 }
 <nav class="pager" aria-label="${t('title')}">
@@ -102,7 +107,7 @@ ${unmatched.map((p) => {
 <dt>${t('payer')}</dt><dd>${p.payer_name ?? '–'}</dd>
 <dt>${t('issuer')}</dt><dd>${p.issuer ?? '–'}</dd>
 <dt>${t('merchant')}</dt><dd>${names.get(p.merchant_id) ?? p.merchant_id} (${t(p.mode)})</dd>
-<dt>${t('reason')}</dt><dd>${p.reason === null ? '–' : reasonText(p.reason, page.lang)}</dd>
+<dt>${t('reason')}</dt><dd>${p.reason === null ? '–' : reasonText(p.reason, page.lang)}${compared(p)}</dd>
 </dl>
 <h4>${t('candidates')}</h4>
 ${
