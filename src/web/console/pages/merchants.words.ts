@@ -86,7 +86,7 @@ export const words = defineMessages(
     state: 'Status',
     active: 'aktif',
     waiting: 'menunggu persetujuan',
-    waitingNote: 'Kunci live-nya menunggu persetujuan operator; kunci test-nya sudah bisa dipakai.',
+    waitingNote: 'Kunci produksinya menunggu persetujuan operator; kunci ujinya sudah bisa dipakai.',
     disabled: 'nonaktif',
     none: 'Belum ada merchant.',
     addedNotice: 'Merchant {name} ditambahkan. Selanjutnya buat kunci API-nya.',

@@ -12,6 +12,7 @@ import { canSeeMerchant } from '../../../domain/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
 import { translator, type Lang } from '../../../presentation/messages.js';
+import { modeText } from '../../../presentation/shared-texts.js';
 import { words } from './overview.words.js';
 import { formatTime, formatDay } from '../../../presentation/format.js';
 import { formatRupiah } from '../../../domain/money.js';
@@ -90,8 +91,8 @@ ${
 <form method="get" action="/dashboard" class="filters card">
 <div><label for="overview-mode">${t('mode')}</label>
 <select id="overview-mode" name="mode" data-autosubmit>
-<option value="live"${mode === 'live' ? html` selected` : ''}>${t('live')}</option>
-<option value="test"${mode === 'test' ? html` selected` : ''}>${t('test')}</option>
+<option value="live"${mode === 'live' ? html` selected` : ''}>${modeText('live', page.lang)}</option>
+<option value="test"${mode === 'test' ? html` selected` : ''}>${modeText('test', page.lang)}</option>
 </select></div>
 <div><button type="submit" class="secondary">${t('show')}</button></div>
 </form>

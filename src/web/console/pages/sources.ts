@@ -20,6 +20,7 @@ import { listVisibleMerchants } from '../../../services/merchants/list-visible-m
 import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
 import { consolePage, type ConsolePage } from '../context.js';
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { modeText } from '../../../presentation/shared-texts.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
 import { words } from './sources.words.js';
@@ -132,7 +133,7 @@ function sourceCard(
 <dl class="fields">
 <dt>Id</dt><dd class="mono">${s.id}</dd>
 <dt>${t('merchant')}</dt><dd>${merchantName}</dd>
-<dt>${t('mode')}</dt><dd>${s.mode === 'test' ? t('test') : t('live')}</dd>
+<dt>${t('mode')}</dt><dd>${s.mode === 'test' ? modeText('test', page.lang) : modeText('live', page.lang)}</dd>
 ${s.url === null ? '' : html`<dt>${kind.inbound ? t('postTo') : t('url')}</dt><dd class="mono">${kind.inbound ? `${baseUrl}${s.url}` : s.url}</dd>`}
 ${polled ? html`<dt>${t('polls')}</dt><dd>${t('every', { seconds: s.interval_seconds ?? 0 })}</dd>` : ''}
 <dt>${t('lastReport')}</dt><dd>${lastReport === null ? t('never') : formatTime(lastReport, page.lang)}</dd>
@@ -172,8 +173,8 @@ ${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>
 </select>
 <label for="source-mode">${t('mode')}</label>
 <select id="source-mode" name="mode">
-<option value="live">${t('live')}</option>
-<option value="test">${t('test')}</option>
+<option value="live">${modeText('live', page.lang)}</option>
+<option value="test">${modeText('test', page.lang)}</option>
 </select>
 ${
   kinds.some((k) => k.polled)
