@@ -54,6 +54,8 @@ export function checkoutAssets(): CheckoutAssets {
 export interface ConsoleAssets {
   css: StaticAsset;
   js: StaticAsset;
+  /** The same icon as the payer's pages', at a hashed URL of the console's own (its pages link it). */
+  icon: StaticAsset;
 }
 
 let consoleLoaded: ConsoleAssets | null = null;
@@ -62,6 +64,7 @@ export function consoleAssets(): ConsoleAssets {
   consoleLoaded ??= {
     css: load('/dashboard/assets/', 'console.css', 'text/css; charset=utf-8', true),
     js: load('/dashboard/assets/', 'console.js', 'text/javascript; charset=utf-8', true),
+    icon: load('/dashboard/assets/', 'icon.svg', 'image/svg+xml', true),
   };
   return consoleLoaded;
 }
