@@ -7,6 +7,9 @@ export const words = defineMessages(
     add: 'Add merchant',
     name: 'Name',
     qrisName: 'Name in the QRIS',
+    qrisNameBeside: 'QRIS name: {name}',
+    whichName:
+      'The name above is what this console calls the merchant; payers see the name in its QRIS, on the checkout page, in their e-mails and in their bank app.',
     city: 'City',
     nmid: 'NMID',
     acquirer: 'Acquirer',
@@ -79,6 +82,9 @@ export const words = defineMessages(
     add: 'Tambah merchant',
     name: 'Nama',
     qrisName: 'Nama di QRIS',
+    qrisNameBeside: 'Nama QRIS: {name}',
+    whichName:
+      'Nama di atas adalah sebutan merchant di konsol ini; pembayar melihat nama di QRIS-nya, di halaman checkout, di e-mail mereka, dan di aplikasi bank mereka.',
     city: 'Kota',
     nmid: 'NMID',
     acquirer: 'Acquirer',
