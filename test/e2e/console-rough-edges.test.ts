@@ -124,7 +124,7 @@ describe('the console rough edges of issue 26 item 11, in a real browser', () =>
         await page.goto(`${ctx.base}/dashboard/payments?status=unmatched`);
         expect(await wordsBrokenInside(page)).toEqual([]);
         const row = page.getByRole('row').filter({ has: page.locator(`a[href="#pay-${refused.payment.id}"]`) });
-        expect(await row.getByText(`compared with ${tx.id}`).isVisible()).toBe(true);
+        expect(await row.getByText(`Compared with ${tx.id}`).isVisible()).toBe(true);
         if (size.name === 'desktop') expect(await row.getByRole('cell', { name: 'simulator', exact: true }).isVisible()).toBe(true);
         await shoot(page, 'payments', size);
         const card = page.locator(`#pay-${refused.payment.id}`);

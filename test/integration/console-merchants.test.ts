@@ -83,14 +83,12 @@ describe('console merchants', () => {
     const c = await operator();
     const list = mainOf((await c.get('/dashboard/merchants')).body);
     const rowOf = (id: string) => new RegExp(`<tr><td data-label="Name"><a href="/dashboard/merchants/${id}">[\\s\\S]*?</tr>`).exec(list)?.[0] ?? '';
-    expect(rowOf(t.merchant.id)).toContain('>Test Merchant</a> <span class="muted qris-name">QRIS name: Warung Contoh</span></td>');
+    expect(rowOf(t.merchant.id)).toContain('>Test Merchant</a><span class="muted qris-name"> QRIS name: Warung Contoh</span></td>');
     expect(rowOf(same.id)).toContain('>WARUNG SAMA</a></td>');
     expect(list).not.toContain('<th>Name in the QRIS</th>');
 
     const detail = mainOf((await c.get(`/dashboard/merchants/${t.merchant.id}`)).body);
-    expect(detail).toContain(
-      '<h1>Test Merchant</h1>\n<p class="muted"> <span class="muted qris-name">QRIS name: Warung Contoh</span> The name above is what this console calls',
-    );
+    expect(detail).toContain('<h1>Test Merchant</h1>\n<p class="muted">QRIS name: Warung Contoh. The name above is what this console calls');
     expect(detail).toContain('payers see the name in its QRIS, on the checkout page, in their e-mails and in their bank app.');
     const sameDetail = mainOf((await c.get(`/dashboard/merchants/${same.id}`)).body);
     expect(sameDetail).not.toContain('QRIS name:');

@@ -343,13 +343,13 @@ describe('console payments', () => {
     const c = await operator();
     const page = mainOf((await c.get('/dashboard/payments?status=unmatched')).body);
     const row = (id: string) => new RegExp(`<tr>(?:(?!</tr>)[\\s\\S])*#pay-${id}(?:(?!</tr>)[\\s\\S])*</tr>`).exec(page)?.[0] ?? '';
-    const link = (trxid: string) => `compared with <a class="mono" href="/dashboard/transactions/${trxid}">${trxid}</a>`;
+    const link = (trxid: string) => `<div class="compared">Compared with <a class="mono" href="/dashboard/transactions/${trxid}">${trxid}</a></div>`;
     expect(row(mismatched.payment.id)).toContain(link(named.id));
     expect(row(again.payment.id)).toContain(link(paid.id));
-    expect(row(stray.payment.id)).not.toContain('compared with');
+    expect(row(stray.payment.id)).not.toContain('Compared with');
     const card = (id: string) => new RegExp(`<section class="card review" id="pay-${id}"[\\s\\S]*?</section>`).exec(page)?.[0] ?? '';
-    expect(card(mismatched.payment.id)).toContain(`The transaction it named has another total. <span class="compared">${link(named.id)}</span>`);
-    expect(card(stray.payment.id)).not.toContain('compared with');
+    expect(card(mismatched.payment.id)).toContain(`The transaction it named has another total.${link(named.id)}`);
+    expect(card(stray.payment.id)).not.toContain('Compared with');
     // The link opens the transaction it names.
     expect((await c.get(`/dashboard/transactions/${named.id}`)).statusCode).toBe(200);
   });

@@ -147,7 +147,7 @@ ${
     const enabled = merchant.disabled_at == null;
     const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
 <h1>${merchant.name}</h1>
-<p class="muted">${qrisNameBeside(t, merchant)}${merchant.name === merchant.merchant_name ? '' : ' '}${t('whichName')}</p>
+<p class="muted">${merchant.name === merchant.merchant_name ? '' : html`${t('qrisNameBeside', { name: merchant.merchant_name })}. `}${t('whichName')}</p>
 ${renderNotice(notice)}
 <section class="card"><dl class="fields">
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
@@ -373,5 +373,6 @@ function uploadRefused(deps: Deps) {
  * checkout page, their e-mails, their bank app). Where the two differ, the QRIS name is shown beside.
  */
 function qrisNameBeside(t: T, m: { name: string; merchant_name: string }): SafeHtml | '' {
-  return m.name === m.merchant_name ? '' : html` <span class="muted qris-name">${t('qrisNameBeside', { name: m.merchant_name })}</span>`;
+  // The space inside the span: a phone's table cards drop a space standing alone between two elements.
+  return m.name === m.merchant_name ? '' : html`<span class="muted qris-name"> ${t('qrisNameBeside', { name: m.merchant_name })}</span>`;
 }

@@ -52,11 +52,12 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
               ? ''
               : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
           }`;
-    // The transaction the matcher refused this payment for (another total, already paid, made after it).
+    // The transaction the matcher refused this payment for (another total, already paid, made after it),
+    // on a line of its own under the link or the reason.
     const compared = (p: PaymentListRow) =>
       p.compared_transaction_id === null
         ? ''
-        : html` <span class="compared">${t('comparedWith')} <a class="mono" href="/dashboard/transactions/${p.compared_transaction_id}">${p.compared_transaction_id}</a></span>`;
+        : html`<div class="compared">${t('comparedWith')} <a class="mono" href="/dashboard/transactions/${p.compared_transaction_id}">${p.compared_transaction_id}</a></div>`;
     const unmatched = review.payments.filter((p) => p.status === 'unmatched');
 
     const body = html`<h1>${t('title')}</h1>
