@@ -58,3 +58,14 @@ export function parseMerchantName(raw: string): string {
   if (problem !== null) throw new AppError('invalid_parameter', MESSAGES[problem], { param: 'name' });
   return name;
 }
+
+/**
+ * The merchant's name as payers read it in the gateway's mail: the name its QRIS carries, which the
+ * checkout page and the payer's bank app show too. A QRIS's name was never checked as the gateway's
+ * name is (a real one may read "CV.SINAR"), so one that reads as a link or an address gives way to the
+ * gateway's name, which was: the operator's mail never carries a link the operator did not write.
+ */
+export function payerMerchantName(merchant: { qrisName: string; name: string }): string {
+  const qrisName = merchant.qrisName.trim();
+  return merchantNameProblem(qrisName) === null ? qrisName : merchant.name;
+}

@@ -59,5 +59,7 @@ export interface PaymentsTable {
   status: PaymentStatus;
   reason: string | null;
   transaction_id: string | null;
+  /** For an unmatched payment, the transaction the matcher compared it with and refused (why is `reason`). */
+  compared_transaction_id: string | null;
   raw: string | null;
 }

@@ -31,6 +31,12 @@ export interface ConsoleAddInput {
   actor: Actor;
 }
 
+/**
+ * The kinds' own fields of the console's add form. The sources page knows how to show each (its input, its
+ * words); each kind lists those it reads, so the page shows a field for exactly the kinds that use it.
+ */
+export type ConsoleField = 'url' | 'interval' | 'mapping';
+
 /** What the console shows after adding a source: the page words for each shape live with the page. */
 export type ConsoleAdded =
   /** A secret the sender signs with, shown on this one page only (never again); url is a path. */
@@ -38,7 +44,7 @@ export type ConsoleAdded =
   /** A polled source: the URL (masked) and the interval, in the notice after the redirect. */
   | { shows: 'polled'; id: string; url: string; intervalSeconds: number }
   /** A field of the form is missing (url, interval) or not JSON (mapping): nothing was stored. */
-  | { shows: 'refused'; field: 'url' | 'interval' | 'mapping' };
+  | { shows: 'refused'; field: ConsoleField };
 
 export interface SourceKind<T extends SourceType = SourceType> {
   /** Stored in payment_sources.type. */
@@ -64,6 +70,8 @@ export interface SourceKind<T extends SourceType = SourceType> {
   console?: {
     /** Only operators may add one (a feed: the gateway fetches its URL from inside its own network). */
     operatorOnly: boolean;
+    /** The form's fields it reads (ConsoleAddInput.field), in the order the form shows them; [] for none. */
+    fields: readonly ConsoleField[];
     /** Validates and stores it (with its audit row); invalid_parameter is shown as the form's error. */
     add(deps: Deps, input: ConsoleAddInput): Promise<ConsoleAdded>;
   };

@@ -5,7 +5,7 @@
 // stay in its own `.words.ts`.
 import type { ErrorCode } from '../domain/errors.js';
 import { UNMATCHED_REASONS, type UnmatchedReason } from '../domain/matching.js';
-import type { TransactionStatus } from '../domain/records.js';
+import type { Mode, TransactionStatus } from '../domain/records.js';
 import { defineMessages, translator, type Lang } from './messages.js';
 
 const statuses = defineMessages<TransactionStatus | 'late'>(
@@ -21,6 +21,15 @@ export function statusText(status: TransactionStatus, lang: Lang): string {
 /** What a paid transaction is called when its payment came after it expired or was cancelled: "paid late". */
 export function paidLateText(lang: Lang): string {
   return translator(statuses, lang)('late');
+}
+
+// A key's, a transaction's or a payment's mode. Indonesian says it in Indonesian, as the banks' own apps
+// do: "produksi" (real money) and "uji" (the sandbox).
+const modes = defineMessages<Mode>({ live: 'live', test: 'test' }, { live: 'produksi', test: 'uji' });
+
+/** A mode's name, as every page that shows one prints it: "live" / "produksi". */
+export function modeText(mode: Mode, lang: Lang): string {
+  return translator(modes, lang)(mode);
 }
 
 const reasons = defineMessages<UnmatchedReason>(

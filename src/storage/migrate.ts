@@ -11,6 +11,7 @@ import * as quotas from './migrations/009-quotas.js';
 import * as paymentLinks from './migrations/010-payment-links.js';
 import * as linkDailyCreates from './migrations/011-link-daily-creates.js';
 import * as liveRejections from './migrations/012-live-rejections.js';
+import * as comparedTransaction from './migrations/013-compared-transaction.js';
 import * as notifyChannels from './migrations/014-notify-channels.js';
 import * as cashiers from './migrations/015-cashiers.js';
 import * as receipts from './migrations/016-receipts.js';
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-payment-links': paymentLinks,
   '011-link-daily-creates': linkDailyCreates,
   '012-live-rejections': liveRejections,
+  '013-compared-transaction': comparedTransaction,
   '014-notify-channels': notifyChannels,
   '015-cashiers': cashiers,
   '016-receipts': receipts,

@@ -30,6 +30,11 @@ export async function checkoutRoutes(untyped: FastifyInstance, deps: Deps, watch
       reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
     });
   }
+  // Pages name their icon, but a browser still asks /favicon.ico for anything else it shows (a JSON
+  // answer, the API docs, a bookmark): the same icon, rather than a 404 in every log.
+  app.get('/favicon.ico', { schema: hide }, (_req, reply) => {
+    reply.header('Cache-Control', assets.icon.cacheControl).type(assets.icon.type).send(assets.icon.body);
+  });
   const urls: CheckoutAssetUrls = { payerCss: assets.payerCss.url, css: assets.css.url, js: assets.js.url, icon: assets.icon.url };
 
   app.get('/checkout/:trxid', { schema: trxidParams }, async (request, reply) => {

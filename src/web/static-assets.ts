@@ -56,6 +56,8 @@ export interface ConsoleAssets {
   js: StaticAsset;
   /** The soundbox page's own script (issue 27, section 2). */
   soundboxJs: StaticAsset;
+  /** The same icon as the payer's pages', at a hashed URL of the console's own (its pages link it). */
+  icon: StaticAsset;
 }
 
 let consoleLoaded: ConsoleAssets | null = null;
@@ -65,6 +67,7 @@ export function consoleAssets(): ConsoleAssets {
     css: load('/dashboard/assets/', 'console.css', 'text/css; charset=utf-8', true),
     js: load('/dashboard/assets/', 'console.js', 'text/javascript; charset=utf-8', true),
     soundboxJs: load('/dashboard/assets/', 'soundbox.js', 'text/javascript; charset=utf-8', true),
+    icon: load('/dashboard/assets/', 'icon.svg', 'image/svg+xml', true),
   };
   return consoleLoaded;
 }

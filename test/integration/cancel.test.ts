@@ -301,6 +301,7 @@ describe('a cancelled static-QRIS code can still be paid', () => {
       status: 'unmatched' as const,
       reason: null,
       transaction_id: null,
+      compared_transaction_id: null,
       raw: null,
     };
     const settled = await a.deps.db.runInTransaction(async (trx) => {

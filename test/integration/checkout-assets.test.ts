@@ -67,6 +67,22 @@ describe('checkout page files', () => {
     expect(res.rawPayload.equals(source('icon.svg'))).toBe(true);
   });
 
+  it('answers /favicon.ico with the icon, and the console pages link the icon at an address of their own', async () => {
+    const favicon = await t.app.inject({ url: '/favicon.ico' });
+    expect(favicon.statusCode).toBe(200);
+    expect(favicon.headers['content-type']).toBe('image/svg+xml');
+    expect(favicon.rawPayload.equals(source('icon.svg'))).toBe(true);
+    // The login form (the console's one page for a visitor) names its icon; the address serves it.
+    const login = await t.app.inject({ url: '/dashboard' });
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/dashboard\/assets\/icon\.[0-9a-f]{12}\.svg)">/.exec(login.body);
+    expect(icon).not.toBeNull();
+    const res = await t.app.inject({ url: icon![1]! });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/svg+xml');
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.rawPayload.equals(source('icon.svg'))).toBe(true);
+  });
+
   it('keeps the other responses uncached, a 404 under the assets folder included', async () => {
     const missing = await t.app.inject({ url: '/checkout/assets/other.js' });
     expect(missing.statusCode).toBe(404);

@@ -4,6 +4,7 @@ import { addMerchantUser, addOperator, ConsoleClient, csrfOf } from '../helpers/
 import { buildQris, parseQris } from '../../src/domain/qris/index.js';
 import { closeQrImageReaders } from '../../src/imaging/read-qr-image.js';
 import { AppError } from '../../src/domain/errors.js';
+import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import { qrisErrorWords } from '../../src/web/console/pages/merchants.js';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
@@ -12,6 +13,10 @@ import { photoVariant, renderPhotoJpeg } from '../helpers/qr-photo.js';
 
 const STATIC_1 = vectors.vectors[1]!.static;
 const STATIC_2 = vectors.vectors[2]!.static;
+/** The first vector's static QRIS with another name in tag 59. */
+const qrisNamed = (name: string) => buildQris(parseQris(STATIC_1).fields.map((f) => (f.tag === '59' ? { tag: '59', value: name } : f)));
+/** A page's <main>. */
+const mainOf = (body: string) => /<main id="content">([\s\S]*)<\/main>/.exec(body)?.[1] ?? '';
 const DYNAMIC = vectors.vectors[0]!.cases[0]!.dynamic;
 const BAD_CRC = vectors.invalid.find((v) => v.why === 'wrong CRC')!.payload;
 
@@ -70,6 +75,28 @@ describe('console merchants', () => {
     expect(page.body).toContain('Kopi &amp; Roti &quot;Pagi&quot;');
     expect(page.body).not.toContain('<b>Pagi</b>');
     expect(page.body).toMatch(/<th>State<\/th>/);
+  });
+
+  it("calls a merchant by the gateway's name, with the QRIS's name beside it where the two differ, and says which is which", async () => {
+    t = await createTestApp();
+    const same = await createMerchant(t.deps, { name: 'WARUNG SAMA', qris: qrisNamed('WARUNG SAMA') });
+    const c = await operator();
+    const list = mainOf((await c.get('/dashboard/merchants')).body);
+    const rowOf = (id: string) => new RegExp(`<tr><td data-label="Name"><a href="/dashboard/merchants/${id}">[\\s\\S]*?</tr>`).exec(list)?.[0] ?? '';
+    expect(rowOf(t.merchant.id)).toContain('>Test Merchant</a><span class="muted qris-name"> QRIS name: Warung Contoh</span></td>');
+    expect(rowOf(same.id)).toContain('>WARUNG SAMA</a></td>');
+    expect(list).not.toContain('<th>Name in the QRIS</th>');
+
+    const detail = mainOf((await c.get(`/dashboard/merchants/${t.merchant.id}`)).body);
+    expect(detail).toContain('<h1>Test Merchant</h1>\n<p class="muted">QRIS name: Warung Contoh. The name above is what this console calls');
+    expect(detail).toContain('payers see the name in its QRIS, on the checkout page, in their e-mails and in their bank app.');
+    const sameDetail = mainOf((await c.get(`/dashboard/merchants/${same.id}`)).body);
+    expect(sameDetail).not.toContain('QRIS name:');
+    // The payer's page names the merchant as its QRIS does.
+    const created = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=20000', headers: { 'x-api-key': t.testKey } });
+    const checkout = (await t.app.inject({ url: `/checkout/${created.json().data.trxid}` })).body;
+    expect(checkout).toContain('<h1>Warung Contoh</h1>');
+    expect(checkout).not.toContain('Test Merchant');
   });
 
   it('shows a merchant user only its own merchants, and 404s for everything else', async () => {
@@ -302,7 +329,7 @@ describe('console merchants', () => {
     expect((await postPreview(t, c, { name: 'Kedai Saya', qris: STATIC_1 })).body).toContain('<dt>Name</dt><dd><strong>Kedai Saya</strong></dd>');
 
     // A QRIS whose name holds a domain: the form comes back with it, to be changed, and no Save.
-    const linked = buildQris(parseQris(STATIC_1).fields.map((f) => (f.tag === '59' ? { tag: '59', value: 'WARUNG.EXAMPLE.COM' } : f)));
+    const linked = qrisNamed('WARUNG.EXAMPLE.COM');
     const refused = await postPreview(t, c, { name: '', qris: linked });
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('value="WARUNG.EXAMPLE.COM"');

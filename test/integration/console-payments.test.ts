@@ -292,6 +292,67 @@ describe('console payments', () => {
     // Unknown filter values and a malformed cursor are ignored.
     expect(order((await c.get('/dashboard/payments?status=bogus&before=x.y')).body)).toHaveLength(25);
   });
+
+  it('keeps the transaction a refused payment was compared with, and links it in the list and on its card', async () => {
+    t = await createTestApp();
+    const named = await transaction(t.merchant.id, 15_000);
+    const paid = await transaction(t.merchant.id, 16_000);
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'console-test',
+      sourcePaymentId: 'first',
+      amount: paid.total_amount,
+      paidAt: t.clock.now(),
+    });
+    // It names a transaction of another total: refused for that transaction.
+    const mismatched = await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'console-test',
+      sourcePaymentId: 'mismatch',
+      amount: named.total_amount + 1,
+      paidAt: t.clock.now(),
+      trxid: named.id,
+    });
+    // Its total's holder is paid already: refused for that one.
+    const again = await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'console-test',
+      sourcePaymentId: 'again',
+      amount: paid.total_amount,
+      paidAt: t.clock.now(),
+    });
+    // Nothing holds its total: compared with nothing.
+    const stray = await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'test',
+      source: 'console-test',
+      sourcePaymentId: 'stray',
+      amount: 1_234,
+      paidAt: t.clock.now(),
+    });
+    expect([mismatched.reason, again.reason, stray.reason]).toEqual(['amount_mismatch', 'transaction_already_paid', 'no_matching_transaction']);
+    const stored = async (id: string) =>
+      (await t.deps.db.selectFrom('payments').select('compared_transaction_id').where('id', '=', id).executeTakeFirstOrThrow()).compared_transaction_id;
+    expect(await stored(mismatched.payment.id)).toBe(named.id);
+    expect(await stored(again.payment.id)).toBe(paid.id);
+    expect(await stored(stray.payment.id)).toBeNull();
+
+    const c = await operator();
+    const page = mainOf((await c.get('/dashboard/payments?status=unmatched')).body);
+    const row = (id: string) => new RegExp(`<tr>(?:(?!</tr>)[\\s\\S])*#pay-${id}(?:(?!</tr>)[\\s\\S])*</tr>`).exec(page)?.[0] ?? '';
+    const link = (trxid: string) => `<div class="compared">Compared with <a class="mono" href="/dashboard/transactions/${trxid}">${trxid}</a></div>`;
+    expect(row(mismatched.payment.id)).toContain(link(named.id));
+    expect(row(again.payment.id)).toContain(link(paid.id));
+    expect(row(stray.payment.id)).not.toContain('Compared with');
+    const card = (id: string) => new RegExp(`<section class="card review" id="pay-${id}"[\\s\\S]*?</section>`).exec(page)?.[0] ?? '';
+    expect(card(mismatched.payment.id)).toContain(`The transaction it named has another total.${link(named.id)}`);
+    expect(card(stray.payment.id)).not.toContain('Compared with');
+    // The link opens the transaction it names.
+    expect((await c.get(`/dashboard/transactions/${named.id}`)).statusCode).toBe(200);
+  });
 });
 
 describe('assign candidates', () => {

@@ -53,7 +53,19 @@ describe('console payment sources', () => {
     const c = await operator();
     const empty = await c.get('/dashboard/sources');
     expect(empty.body).toContain('<label for="source-type">Type</label>');
-    expect(empty.body).toContain('<label for="source-url">Feed URL</label>');
+    // Each kind's own fields are marked with the kinds that read them (the registry's console.fields),
+    // and labelled with them for a browser without script: a signed webhook has none.
+    expect(empty.body).toContain('<select id="source-type" name="type" required data-shows-fields>');
+    for (const [id, label] of [
+      ['source-url', 'Feed URL'],
+      ['source-interval', 'Poll interval (seconds)'],
+      ['source-mapping', 'Field mapping (JSON)'],
+    ]) {
+      expect(empty.body).toContain(
+        `<div class="kind-field" data-for-kinds="feed">\n<label for="${id}">${label} <span class="for-kinds">(Mutation feed only)</span></label>`,
+      );
+    }
+    expect(empty.body).not.toMatch(/data-for-kinds="[^"]*webhook/);
     expect(empty.body).toMatch(/<button type="submit">Add source<\/button>/);
 
     const res = await c.post('/dashboard/sources', { type: 'webhook', merchant: t.merchant.id, mode: 'test' }, '/dashboard/sources');
@@ -196,6 +208,9 @@ describe('console payment sources', () => {
     expect(list.body).not.toContain(theirs.id);
     expect(list.body).not.toContain('feed.example.test');
     expect(list.body).not.toContain('<option value="feed">');
+    // Nothing it may add reads a field of its own: the form has only the common ones.
+    expect(list.body).not.toContain('data-for-kinds');
+    expect(list.body).not.toContain('id="source-url"');
 
     const unknown = await c.post('/dashboard/sources/src_unknown000/disable', {}, '/dashboard/sources');
     expect(unknown.statusCode).toBe(404);

@@ -163,7 +163,7 @@ describe('console transaction list', () => {
     expect(alerts(range.body)).toEqual(['The start date is after the end date.']);
     expect(range.body).toContain('aria-invalid="true"');
     const id = await ops.get('/dashboard/transactions?mode=prod', { 'accept-language': 'id' });
-    expect(alerts(id.body)).toEqual(['Pilih uji atau live.']);
+    expect(alerts(id.body)).toEqual(['Pilih uji atau produksi.']);
     // A page link that this console did not make.
     const stale = await ops.get('/dashboard/transactions?status=paid&older=not-a-cursor');
     expect(stale.statusCode).toBe(400);

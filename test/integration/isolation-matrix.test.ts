@@ -96,6 +96,7 @@ const OTHER_ROUTES: ReadonlyArray<{ prefix: string; kind: 'capability' | 'plain'
   { prefix: '/metrics', kind: 'plain' },
   { prefix: '/openapi.json', kind: 'plain' },
   { prefix: '/signup', kind: 'plain' },
+  { prefix: '/favicon.ico', kind: 'plain' },
 ];
 
 /** Forbidden 403s: only the ones the README's error table names for an API key. */

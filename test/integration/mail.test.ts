@@ -93,7 +93,7 @@ describe('payer e-mail over SMTP', () => {
 
     const total = formatRupiah(tx.total_amount);
     const breakdown = `${total} (Rp10.000 + kode unik ${tx.unique_code})`;
-    expect(invoice.subject).toBe(`[Sandbox] Tagihan / Invoice ${total} – Test Merchant`);
+    expect(invoice.subject).toBe(`[Sandbox] Tagihan / Invoice ${total} – Warung Contoh`);
     expect(invoice.from?.value).toEqual([{ name: 'QRIS Gateway', address: 'pay@gateway.test' }]);
     expect(invoice.messageId).toMatch(/^<eml_[0-9A-Za-z]+@gateway\.test>$/);
     const text = invoice.text!;
@@ -124,7 +124,7 @@ describe('payer e-mail over SMTP', () => {
     expect(second.map((r) => [r.kind, r.outcome.status])).toEqual([['receipt', 'sent']]);
     expect(server.messages).toHaveLength(2);
     const receipt = await server.messages[1]!.parse();
-    expect(receipt.subject).toBe(`[Sandbox] Bukti pembayaran / Receipt ${total} – Test Merchant`);
+    expect(receipt.subject).toBe(`[Sandbox] Bukti pembayaran / Receipt ${total} – Warung Contoh`);
     expect(receipt.attachments).toHaveLength(0);
     const rtext = receipt.text!;
     expect(rtext.indexOf('Pembayaran diterima')).toBeLessThan(rtext.indexOf('Payment received'));
@@ -305,9 +305,10 @@ describe('payer e-mail over SMTP', () => {
     expect(rows.map((r) => r.status).sort()).toEqual(['pending', 'pending', 'pending', 'sent']);
   });
 
-  it('escapes merchant and integrator text in the HTML', async () => {
+  it("names the merchant as its QRIS does (as the checkout page and the payer's bank app), and escapes merchant and integrator text in the HTML", async () => {
     const server = await smtp();
     const t = await app({ SMTP_URL: server.url, MAIL_FROM: FROM });
+    // The name in the QRIS, which payers see; the gateway's own name for the merchant is the console's.
     const name = 'Toko <b>& "Kita"';
     const qris = buildQris([
       { tag: '00', value: '01' },
@@ -331,10 +332,10 @@ describe('payer e-mail over SMTP', () => {
       { tag: '52', value: '5812' },
       { tag: '53', value: '360' },
       { tag: '58', value: 'ID' },
-      { tag: '59', value: 'Toko <b>& Co' },
+      { tag: '59', value: name },
       { tag: '60', value: 'JAKARTA' },
     ]);
-    const merchant = await createMerchant(t.deps, { name, qris });
+    const merchant = await createMerchant(t.deps, { name: 'Console Only Name', qris });
     const key = (await createApiKey(t.deps, { merchantId: merchant.id, mode: 'test' })).key;
     const ref = encodeURIComponent(`<i>'x'&"y"</i>`);
     const tx = await create(t, `amount=60000&email=${PAYER}&ref=${ref}`, key);
@@ -352,6 +353,7 @@ describe('payer e-mail over SMTP', () => {
       // Plain text and subject carry the name as written: they are not HTML.
       expect(parsed.text).toContain(name);
       expect(parsed.subject).toContain(name);
+      expect(`${parsed.subject} ${parsed.text} ${html}`).not.toContain('Console Only Name');
     }
     const subjects = await Promise.all(server.messages.map(async (m) => (await m.parse()).subject!));
     expect(subjects.filter((s) => s.includes('Receipt'))).toHaveLength(1);

@@ -139,6 +139,7 @@ describe('renderMail', () => {
       status: 'matched',
       reason: null,
       transaction_id: 'trx_abc',
+      compared_transaction_id: null,
       raw: null,
     };
     const paid = tx({ status: 'paid', paid_at: payment.paid_at, paid_late: 1, payment_id: 'pay_1' });

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { MERCHANT_NAME_MAX, merchantNameProblem, parseMerchantName } from '../../src/domain/merchant-name.js';
+import { MERCHANT_NAME_MAX, merchantNameProblem, parseMerchantName, payerMerchantName } from '../../src/domain/merchant-name.js';
 
 // Plain words of names as merchants write them: letters (Latin and others), digits, and a few signs.
 const word = fc.stringMatching(/^[A-Za-zÀ-ÿ0-9&'()+-]{1,12}$/);
@@ -94,5 +94,12 @@ describe('merchant names (issue 23, finding 7)', () => {
     expect(merchantNameProblem('x'.repeat(MERCHANT_NAME_MAX))).toBeNull();
     expect(merchantNameProblem('Toko\nBaru')).toBe('control');
     expect(() => parseMerchantName('   ')).toThrow(/1 to 100/);
+  });
+
+  it("payers read the QRIS's name, unless it reads as a link or an address (then the gateway's checked name)", () => {
+    expect(payerMerchantName({ qrisName: 'WARUNG BU SITI', name: 'Warung Siti (Cabang 2)' })).toBe('WARUNG BU SITI');
+    expect(payerMerchantName({ qrisName: ' TOKO MAJU ', name: 'Toko Maju' })).toBe('TOKO MAJU');
+    expect(payerMerchantName({ qrisName: 'PAY AT EVIL.COM', name: 'Toko Maju' })).toBe('Toko Maju');
+    expect(payerMerchantName({ qrisName: 'CV.SINAR', name: 'CV. Sinar' })).toBe('CV. Sinar');
   });
 });

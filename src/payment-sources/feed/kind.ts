@@ -27,6 +27,7 @@ export const feedKind: SourceKind<'feed'> = {
   worker: (deps) => startFeedPoller(deps),
   console: {
     operatorOnly: true,
+    fields: ['url', 'interval', 'mapping'],
     async add(deps, input) {
       const url = input.field('url').trim();
       const interval = input.field('interval').trim();

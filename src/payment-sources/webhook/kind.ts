@@ -13,6 +13,8 @@ export const webhookKind: SourceKind<'webhook'> = {
   routes: webhookEventRoutes,
   console: {
     operatorOnly: false,
+    // Nothing to fill in: the gateway makes its secret and its URL.
+    fields: [],
     async add(deps, input) {
       const created = await addWebhookSource(deps, { merchantId: input.merchantId, mode: input.mode, actor: input.actor });
       return { shows: 'secret', id: created.id, secret: created.secret, url: created.url };

@@ -3,6 +3,7 @@ import { effectiveStatus, transactionUrls } from '../../domain/transaction.js';
 import { PermanentMailError, RelayUnavailableError, type MailSender } from '../../mail/sender.js';
 import { renderMail } from '../../mail/templates.js';
 import { transactionWithMerchantName } from '../../storage/queries/emails.js';
+import { payerMerchantName } from '../../domain/merchant-name.js';
 import type { Deps } from '../deps.js';
 import { paymentOf } from '../transactions/payment-of.js';
 import { claimEmail, type EmailClaim } from './claim-email.js';
@@ -74,7 +75,9 @@ async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random
   const row = claim.row;
   const found = await transactionWithMerchantName(deps.db, row.transaction_id);
   if (!found) return done({ status: 'failed', error: 'transaction_not_found' });
-  const { merchant_display_name: merchantName, ...transaction } = found;
+  const { merchant_display_name: name, merchant_qris_name: qrisName, ...transaction } = found;
+  // The name the checkout page and the payer's bank app show (the QRIS's), so the mail names the same merchant.
+  const merchantName = payerMerchantName({ qrisName, name });
 
   // An invoice asks the payer to pay; once the transaction is paid, expired or cancelled that request
   // is wrong, so it is not sent late. A receipt is always sent.

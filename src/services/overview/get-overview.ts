@@ -1,5 +1,5 @@
 import type { Mode } from '../../domain/records.js';
-import { countOpenPending, countUnmatchedPayments, failingEndpoints, paidPerDay } from '../../storage/queries/overview.js';
+import { countEndpoints, countOpenPending, countUnmatchedPayments, failingEndpoints, paidPerDay } from '../../storage/queries/overview.js';
 import type { Deps } from '../deps.js';
 import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
@@ -27,6 +27,8 @@ export interface Overview {
   daily: Array<PaidFigures & { dayStart: number }>;
   pending: number;
   unmatched: number;
+  /** Every endpoint the viewer may see, in any state: with none, "every endpoint is delivering" would be empty praise. */
+  endpoints: number;
   failingEndpoints: Array<{ id: string; merchantId: string; url: string; status: string; consecutiveFailures: number; since: number }>;
 }
 
@@ -35,10 +37,11 @@ export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promi
   const scope = merchantScope(viewer);
   const now = deps.now();
   const first = chartStart(now);
-  const [days, pending, unmatched, failing] = await Promise.all([
+  const [days, pending, unmatched, endpoints, failing] = await Promise.all([
     paidPerDay(deps.db, scope, mode, first, WIB_OFFSET_MS),
     countOpenPending(deps.db, scope, mode, now),
     countUnmatchedPayments(deps.db, scope, mode),
+    countEndpoints(deps.db, scope),
     failingEndpoints(deps.db, scope),
   ]);
   const byDay = new Map(days.map((d) => [d.day, d]));
@@ -56,6 +59,7 @@ export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promi
     daily,
     pending,
     unmatched,
+    endpoints,
     failingEndpoints: failing.map((e) => ({
       id: e.id,
       merchantId: e.merchant_id,

@@ -72,6 +72,7 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
     status: 'unmatched',
     reason: null,
     transaction_id: null,
+    compared_transaction_id: null,
     raw: report.raw === undefined ? null : JSON.stringify(report.raw),
   };
   // Stored first: whatever happens next, the report is never lost, and a repeat stops here.
@@ -112,7 +113,9 @@ async function unmatched(
   now: number,
 ): Promise<RecordPaymentResult> {
   payment.reason = reason;
-  await setPaymentReason(trx, payment.id, reason);
+  // Which transaction it was refused for, so an operator can open it beside the reason.
+  payment.compared_transaction_id = compared?.id ?? null;
+  await setPaymentReason(trx, payment.id, reason, payment.compared_transaction_id);
   await enqueueEvent(trx, deps.state.statusBus, {
     merchantId: payment.merchant_id,
     mode: payment.mode,

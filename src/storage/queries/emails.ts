@@ -78,13 +78,13 @@ export async function skipEveryDueEmail(db: Executor, now: number, reason: strin
   return Number(result.numUpdatedRows);
 }
 
-/** The transaction an e-mail is about, with its merchant's display name; undefined when it is gone. */
+/** The transaction an e-mail is about, with its merchant's two names (the gateway's and the QRIS's); undefined when it is gone. */
 export async function transactionWithMerchantName(db: Db, transactionId: string) {
   return db
     .selectFrom('transactions')
     .innerJoin('merchants', 'merchants.id', 'transactions.merchant_id')
     .selectAll('transactions')
-    .select('merchants.name as merchant_display_name')
+    .select(['merchants.name as merchant_display_name', 'merchants.merchant_name as merchant_qris_name'])
     .where('transactions.id', '=', transactionId)
     .executeTakeFirst();
 }

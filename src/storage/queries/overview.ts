@@ -52,6 +52,14 @@ export async function countUnmatchedPayments(db: Db, merchants: Scope, mode: Mod
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
+/** How many webhook endpoints these merchants have (any state): none means there is nothing to fail yet. */
+export async function countEndpoints(db: Db, merchants: Scope): Promise<number> {
+  if (merchants !== null && merchants.length === 0) return 0;
+  let q = db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n'));
+  if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
 /** Webhook endpoints that are failing (or were disabled after failing), worst first. */
 export function failingEndpoints(db: Db, merchants: Scope) {
   if (merchants !== null && merchants.length === 0) return Promise.resolve([]);

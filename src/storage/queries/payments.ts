@@ -20,8 +20,8 @@ export async function paymentBySourceId(db: Executor, source: string, sourcePaym
   return db.selectFrom('payments').selectAll().where('source', '=', source).where('source_payment_id', '=', sourcePaymentId).executeTakeFirstOrThrow();
 }
 
-export async function setPaymentReason(trx: Tx, paymentId: string, reason: string): Promise<void> {
-  await trx.updateTable('payments').set({ reason }).where('id', '=', paymentId).execute();
+export async function setPaymentReason(trx: Tx, paymentId: string, reason: string, comparedTransactionId: string | null): Promise<void> {
+  await trx.updateTable('payments').set({ reason, compared_transaction_id: comparedTransactionId }).where('id', '=', paymentId).execute();
 }
 
 /** Binds an unmatched payment to a transaction; false when it is no longer unmatched. */

@@ -41,3 +41,23 @@ document.addEventListener('keydown', (event) => {
   menu.open = false;
   menu.querySelector('summary')?.focus();
 });
+
+/**
+ * A select with data-shows-fields (the sources page's kind) shows, in its form, only the fields for the
+ * chosen value: each element with data-for-kinds lists the values it is for. A hidden field is disabled
+ * too, so it is neither checked nor sent. Without this script every field shows, labelled with its kinds.
+ * @param {EventTarget | null} select
+ */
+function showFieldsFor(select) {
+  if (!(select instanceof HTMLSelectElement) || select.dataset.showsFields === undefined || !select.form) return;
+  for (const field of select.form.querySelectorAll('[data-for-kinds]')) {
+    if (!(field instanceof HTMLElement)) continue;
+    const shown = (field.dataset.forKinds ?? '').split(' ').includes(select.value);
+    field.hidden = !shown;
+    for (const input of field.querySelectorAll('input, textarea, select')) {
+      if (input instanceof HTMLInputElement || input instanceof HTMLTextAreaElement || input instanceof HTMLSelectElement) input.disabled = !shown;
+    }
+  }
+}
+for (const select of document.querySelectorAll('select[data-shows-fields]')) showFieldsFor(select);
+document.addEventListener('change', (event) => showFieldsFor(event.target));

@@ -101,6 +101,7 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${frame.title} · qris-gateway</title>
+<link rel="icon" type="image/svg+xml" href="${assets.icon.url}">
 <link rel="stylesheet" href="${assets.css.url}">
 <script src="${assets.js.url}" defer></script>
 ${frame.head ?? ''}

@@ -138,7 +138,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
 
       const app = scope.withTypeProvider<TypeBoxTypeProvider>();
       const assets = consoleAssets();
-      for (const asset of [assets.css, assets.js, assets.soundboxJs]) {
+      for (const asset of [assets.css, assets.js, assets.soundboxJs, assets.icon]) {
         app.get(asset.url.slice('/dashboard'.length), { schema: pageSchema({}), config: { consolePublic: true } }, (_req, reply) => {
           reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
         });

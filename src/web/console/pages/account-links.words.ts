@@ -34,7 +34,8 @@ export const words = defineMessages(
   },
   {
     signUp: 'Daftar',
-    signUpIntro: 'Buat akun untuk mendapatkan kunci API bagi QRIS Anda. Kunci uji langsung berfungsi; kunci live setelah operator menyetujui merchant Anda.',
+    signUpIntro:
+      'Buat akun untuk mendapatkan kunci API bagi QRIS Anda. Kunci uji langsung berfungsi; kunci produksi setelah operator menyetujui merchant Anda.',
     email: 'Email',
     password: 'Kata sandi',
     newPassword: 'Kata sandi baru',

@@ -6,6 +6,7 @@ import type { Deps } from '../../../services/deps.js';
 import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
 import { consolePage, type ConsolePage } from '../context.js';
 import { translator } from '../../../presentation/messages.js';
+import { modeText } from '../../../presentation/shared-texts.js';
 import { words } from './keys.words.js';
 import { formatTime } from '../../../presentation/format.js';
 import { liveKeysState, type LiveKeysState } from '../../../domain/live-approval.js';
@@ -63,7 +64,7 @@ async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', 
   const when = (ms: number | null) => (ms ? formatTime(ms, page.lang) : t('never'));
 
   const shown = created
-    ? html`<p class="notice success" role="status">${t('createdNotice', { prefix: created.prefix, merchant: names.get(created.merchant_id) ?? created.merchant_id, mode: created.mode })}</p>
+    ? html`<p class="notice success" role="status">${t('createdNotice', { prefix: created.prefix, merchant: names.get(created.merchant_id) ?? created.merchant_id, mode: modeText(created.mode, page.lang) })}</p>
 <section class="card once" aria-labelledby="once-title">
 <h2 id="once-title">${t('onceTitle')}</h2>
 <p class="notice error" role="alert">${t('once')}</p>
@@ -84,7 +85,7 @@ ${
     : html`<input type="hidden" name="merchant" value="${merchants[0]!.id}">`
 }
 <div><label for="key-mode">${t('mode')}</label>
-<select id="key-mode" name="mode"><option value="test">${t('test')}</option><option value="live">${t('live')}</option></select></div>
+<select id="key-mode" name="mode"><option value="test">${modeText('test', page.lang)}</option><option value="live">${modeText('live', page.lang)}</option></select></div>
 <div><button type="submit">${t('create')}</button></div>
 </form>`;
 
@@ -97,7 +98,7 @@ ${
           (
             k,
           ) => html`<tr${created?.id === k.id ? html` class="fresh"` : ''}><td class="mono key" data-label="${t('prefix')}">${k.key_prefix}</td>${several ? html`<td data-label="${t('merchant')}">${k.merchant_name}</td>` : ''}
-<td data-label="${t('mode')}"><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? t('live') : t('test')}</span></td>
+<td data-label="${t('mode')}"><span class="badge ${k.mode === 'live' ? 'active' : 'pending'}">${k.mode === 'live' ? modeText('live', page.lang) : modeText('test', page.lang)}</span></td>
 <td class="hide-narrow" data-label="${t('created')}">${formatTime(k.created_at, page.lang)}</td><td data-label="${t('lastUsed')}">${when(k.last_used_at)}</td>
 <td data-label="${t('state')}">${k.revoked_at === null ? html`${k.mode === 'live' ? liveBadge(k.merchant_id) : html`<span class="badge ok">${t('active')}</span>`}${disabled.has(k.merchant_id) ? html` <span class="badge disabled">${t('disabled')}</span>` : ''}` : html`<span class="badge revoked">${t('revoked')}</span> <span class="muted">${formatTime(k.revoked_at, page.lang)}</span>`}</td>
 <td data-label="">${

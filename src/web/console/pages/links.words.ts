@@ -73,7 +73,8 @@ export const words = defineMessages(
     reserved: 'Handle ini dicadangkan untuk gateway. Pilih yang lain.',
     taken: 'Handle "{handle}" sudah dipakai merchant lain. Pilih yang lain.',
     disabledNote: 'Merchant ini nonaktif: tautannya memberi tahu pembayar bahwa pembayaran ditutup.',
-    waitingNote: 'Pembayaran live merchant ini menunggu persetujuan operator: sampai saat itu tautannya memberi tahu pembayar bahwa pembayaran belum dibuka.',
+    waitingNote:
+      'Pembayaran produksi merchant ini menunggu persetujuan operator: sampai saat itu tautannya memberi tahu pembayar bahwa pembayaran belum dibuka.',
     waiting: 'menunggu persetujuan',
     rejected: 'ditolak',
     rejectedNote:

@@ -60,11 +60,11 @@ ${
   merchants.length === 0
     ? html`<p class="card muted">${t('none')}</p>`
     : html`<div class="table-wrap"><table>
-<thead><tr><th>${t('name')}</th><th>${t('qrisName')}</th><th class="hide-narrow">${t('city')}</th><th class="hide-narrow">${t('nmid')}</th><th class="hide-narrow">${t('acquirer')}</th><th class="hide-narrow">${t('created')}</th><th>${t('state')}</th></tr></thead>
+<thead><tr><th>${t('name')}</th><th class="hide-narrow">${t('city')}</th><th class="hide-narrow">${t('nmid')}</th><th class="hide-narrow">${t('acquirer')}</th><th class="hide-narrow">${t('created')}</th><th>${t('state')}</th></tr></thead>
 <tbody>${merchants.map(
         (
           m,
-        ) => html`<tr><td data-label="${t('name')}"><a href="/dashboard/merchants/${m.id}">${m.name}</a></td><td data-label="${t('qrisName')}">${m.merchant_name}</td><td class="hide-narrow" data-label="${t('city')}">${m.merchant_city}</td>
+        ) => html`<tr><td data-label="${t('name')}"><a href="/dashboard/merchants/${m.id}">${m.name}</a>${qrisNameBeside(t, m)}</td><td class="hide-narrow" data-label="${t('city')}">${m.merchant_city}</td>
 <td class="mono hide-narrow" data-label="${t('nmid')}">${m.nmid ?? '–'}</td><td class="mono hide-narrow" data-label="${t('acquirer')}">${m.acquirer ?? '–'}</td><td class="hide-narrow" data-label="${t('created')}">${formatTime(m.created_at, page.lang)}</td>
 <td data-label="${t('state')}">${stateBadge(t, m, deps.config.liveKeys)}</td></tr>`,
       )}</tbody></table></div>`
@@ -162,6 +162,7 @@ ${
     const enabled = merchant.disabled_at == null;
     const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
 <h1>${merchant.name}</h1>
+<p class="muted">${merchant.name === merchant.merchant_name ? '' : html`${t('qrisNameBeside', { name: merchant.merchant_name })}. `}${t('whichName')}</p>
 ${renderNotice(notice)}
 <section class="card"><dl class="fields">
 <dt>${t('id')}</dt><dd class="mono">${merchant.id}</dd>
@@ -408,4 +409,13 @@ function uploadRefused(deps: Deps) {
     const t = translator(words, page.lang);
     return sendForm(page, { name: '', payload: '' }, t('errTooLarge', { size: UPLOAD_SIZE }), 413);
   };
+}
+
+/**
+ * The console calls a merchant by its name in this gateway; payers see the name its QRIS carries (the
+ * checkout page, their e-mails, their bank app). Where the two differ, the QRIS name is shown beside.
+ */
+function qrisNameBeside(t: T, m: { name: string; merchant_name: string }): SafeHtml | '' {
+  // The space inside the span: a phone's table cards drop a space standing alone between two elements.
+  return m.name === m.merchant_name ? '' : html`<span class="muted qris-name"> ${t('qrisNameBeside', { name: m.merchant_name })}</span>`;
 }

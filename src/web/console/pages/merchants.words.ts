@@ -7,6 +7,9 @@ export const words = defineMessages(
     add: 'Add merchant',
     name: 'Name',
     qrisName: 'Name in the QRIS',
+    qrisNameBeside: 'QRIS name: {name}',
+    whichName:
+      'The name above is what this console calls the merchant; payers see the name in its QRIS, on the checkout page, in their e-mails and in their bank app.',
     city: 'City',
     nmid: 'NMID',
     acquirer: 'Acquirer',
@@ -88,6 +91,9 @@ export const words = defineMessages(
     add: 'Tambah merchant',
     name: 'Nama',
     qrisName: 'Nama di QRIS',
+    qrisNameBeside: 'Nama QRIS: {name}',
+    whichName:
+      'Nama di atas adalah sebutan merchant di konsol ini; pembayar melihat nama di QRIS-nya, di halaman checkout, di e-mail mereka, dan di aplikasi bank mereka.',
     city: 'Kota',
     nmid: 'NMID',
     acquirer: 'Acquirer',
@@ -95,10 +101,10 @@ export const words = defineMessages(
     state: 'Status',
     active: 'aktif',
     waiting: 'menunggu persetujuan',
-    waitingNote: 'Kunci live-nya menunggu persetujuan operator; kunci test-nya sudah bisa dipakai.',
+    waitingNote: 'Kunci produksinya menunggu persetujuan operator; kunci ujinya sudah bisa dipakai.',
     rejected: 'ditolak',
     rejectedNote:
-      'Operator menolak kunci live-nya (dijawab 403 live_rejected); kunci test-nya tetap bisa dipakai. Minta operator gateway ini meninjaunya lagi.',
+      'Operator menolak kunci produksinya (dijawab 403 live_rejected); kunci ujinya tetap bisa dipakai. Minta operator gateway ini meninjaunya lagi.',
     disabled: 'nonaktif',
     none: 'Belum ada merchant.',
     addedNotice: 'Merchant {name} ditambahkan. Selanjutnya buat kunci API-nya.',

@@ -13,6 +13,7 @@ import { canSeeMerchant } from '../../../domain/viewer.js';
 import { barChart } from '../chart.js';
 import { consolePage } from '../context.js';
 import { translator, type Translate } from '../../../presentation/messages.js';
+import { modeText } from '../../../presentation/shared-texts.js';
 import { words } from './overview.words.js';
 import { formatTime, formatDay } from '../../../presentation/format.js';
 import { formatRupiah } from '../../../domain/money.js';
@@ -91,8 +92,8 @@ ${
 <form method="get" action="/dashboard" class="filters card">
 <div><label for="overview-mode">${t('mode')}</label>
 <select id="overview-mode" name="mode" data-autosubmit>
-<option value="live"${mode === 'live' ? html` selected` : ''}>${t('live')}</option>
-<option value="test"${mode === 'test' ? html` selected` : ''}>${t('test')}</option>
+<option value="live"${mode === 'live' ? html` selected` : ''}>${modeText('live', page.lang)}</option>
+<option value="test"${mode === 'test' ? html` selected` : ''}>${modeText('test', page.lang)}</option>
 </select></div>
 <div><button type="submit" class="secondary">${t('show')}</button></div>
 </form>
@@ -123,16 +124,18 @@ ${
 </section>
 <section><h2>${t('endpoints')}</h2>
 ${
-  overview.failingEndpoints.length === 0
-    ? html`<p class="card muted">${t('noFailing')}</p>`
-    : html`<div class="table-wrap"><table>
+  overview.endpoints === 0
+    ? html`<p class="card muted">${t('noEndpoints')} <a href="/dashboard/webhooks#add-endpoint-title">${t('addEndpoint')}</a></p>`
+    : overview.failingEndpoints.length === 0
+      ? html`<p class="card muted">${t('noFailing')}</p>`
+      : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('url')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('state')}</th><th class="num">${t('failures')}</th><th>${t('since')}</th></tr></thead>
 <tbody>${overview.failingEndpoints.map(
-        (
-          e,
-        ) => html`<tr><td class="mono" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow" data-label="${t('merchant')}">${e.merchantId}</td>
+          (
+            e,
+          ) => html`<tr><td class="mono url" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="mono hide-narrow" data-label="${t('merchant')}">${e.merchantId}</td>
 <td data-label="${t('state')}"><span class="badge ${e.status}">${e.status}</span></td><td class="num" data-label="${t('failures')}">${e.consecutiveFailures}</td><td data-label="${t('since')}">${when(e.since)}</td></tr>`,
-      )}</tbody></table></div>`
+        )}</tbody></table></div>`
 }
 </section>`;
   return page.send(t('title'), 'overview', body);

@@ -9,7 +9,7 @@ import { formatRupiah } from '../../../domain/money.js';
 import type { TransactionStatus } from '../../../domain/records.js';
 import { formatTime } from '../../../presentation/format.js';
 import { translator, type Lang } from '../../../presentation/messages.js';
-import { errorText, paidLateText, reasonText, statusText } from '../../../presentation/shared-texts.js';
+import { errorText, modeText, paidLateText, reasonText, statusText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { assignPayment } from '../../../services/payments/assign-payment.js';
@@ -52,6 +52,12 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
               ? ''
               : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
           }`;
+    // The transaction the matcher refused this payment for (another total, already paid, made after it),
+    // on a line of its own under the link or the reason.
+    const compared = (p: PaymentListRow) =>
+      p.compared_transaction_id === null
+        ? ''
+        : html`<div class="compared">${t('comparedWith')} <a class="mono" href="/dashboard/transactions/${p.compared_transaction_id}">${p.compared_transaction_id}</a></div>`;
     const unmatched = review.payments.filter((p) => p.status === 'unmatched');
 
     const body = html`<h1>${t('title')}</h1>
@@ -64,7 +70,7 @@ ${STATUSES.map((s) => html`<option value="${s}"${status === s ? html` selected` 
 <div><label for="payments-mode">${t('mode')}</label>
 <select id="payments-mode" name="mode" data-autosubmit>
 <option value=""${mode === null ? html` selected` : ''}>${t('all')}</option>
-${MODES.map((m) => html`<option value="${m}"${mode === m ? html` selected` : ''}>${t(m)}</option>`)}
+${MODES.map((m) => html`<option value="${m}"${mode === m ? html` selected` : ''}>${modeText(m, page.lang)}</option>`)}
 </select></div>
 <div><button type="submit" class="secondary">${t('show')}</button></div>
 </form>
@@ -75,10 +81,10 @@ ${
 <thead><tr><th>${t('received')}</th><th class="num">${t('amount')}</th><th>${t('status')}</th><th class="hide-narrow">${t('source')}</th><th class="hide-narrow">${t('payer')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('transaction')}</th></tr></thead>
 <tbody>${review.payments.map(
         (p) => html`<tr><td data-label="${t('received')}">${when(p.received_at)}</td><td class="num" data-label="${t('amount')}">${formatRupiah(p.amount)}</td>
-<td data-label="${t('status')}"><span class="badge ${p.status}">${t(p.status)}</span>${p.mode === 'test' ? html` <span class="badge">${t('test')}</span>` : ''}</td>
+<td data-label="${t('status')}"><span class="badge ${p.status}">${t(p.status)}</span>${p.mode === 'test' ? html` <span class="badge">${modeText('test', page.lang)}</span>` : ''}</td>
 <td class="mono hide-narrow" data-label="${t('source')}">${p.source}</td><td class="hide-narrow" data-label="${t('payer')}">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
 <td class="hide-narrow" data-label="${t('merchant')}">${names.get(p.merchant_id) ?? p.merchant_id}</td>
-<td data-label="${t('transaction')}">${p.status === 'unmatched' ? html`<a href="#pay-${p.id}">${t('review')}</a>` : txState(p)}</td></tr>`,
+<td data-label="${t('transaction')}">${p.status === 'unmatched' ? html`<a href="#pay-${p.id}">${t('review')}</a>${compared(p)}` : txState(p)}</td></tr>`,
       )}</tbody></table></div>`
 }
 <nav class="pager" aria-label="${t('title')}">
@@ -101,8 +107,8 @@ ${unmatched.map((p) => {
 <dt>${t('reference')}</dt><dd>${p.reference ?? '–'}</dd>
 <dt>${t('payer')}</dt><dd>${p.payer_name ?? '–'}</dd>
 <dt>${t('issuer')}</dt><dd>${p.issuer ?? '–'}</dd>
-<dt>${t('merchant')}</dt><dd>${names.get(p.merchant_id) ?? p.merchant_id} (${t(p.mode)})</dd>
-<dt>${t('reason')}</dt><dd>${p.reason === null ? '–' : reasonText(p.reason, page.lang)}</dd>
+<dt>${t('merchant')}</dt><dd>${names.get(p.merchant_id) ?? p.merchant_id} (${modeText(p.mode, page.lang)})</dd>
+<dt>${t('reason')}</dt><dd>${p.reason === null ? '–' : reasonText(p.reason, page.lang)}${compared(p)}</dd>
 </dl>
 <h4>${t('candidates')}</h4>
 ${

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
-import type { SourceKind } from '../../../payment-sources/kind.js';
+import type { ConsoleField, SourceKind } from '../../../payment-sources/kind.js';
 import { sourceKind, sourceKinds } from '../../../payment-sources/kinds.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleSources } from '../../../services/sources/list-visible-sources.js';
@@ -20,6 +20,7 @@ import { listVisibleMerchants } from '../../../services/merchants/list-visible-m
 import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
 import { consolePage, type ConsolePage } from '../context.js';
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
+import { modeText } from '../../../presentation/shared-texts.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
 import { words } from './sources.words.js';
@@ -29,6 +30,36 @@ type T = Translate<keyof (typeof words)['en']>;
 /** The kinds this viewer may add on this page, in the registry's order. */
 function addableKinds(viewer: Viewer): SourceKind[] {
   return sourceKinds.filter((kind) => kind.console !== undefined && (!kind.console.operatorOnly || isOperator(viewer)));
+}
+
+/**
+ * How the page shows each of the kinds' own fields (the kinds say which they read: kind.console.fields).
+ * Every field is labelled with the kinds it is for, so the form reads right without script; console.js
+ * then shows only the chosen kind's (data-for-kinds).
+ */
+const FIELDS: Record<ConsoleField, (t: T, label: SafeHtml) => SafeHtml> = {
+  url: (t, label) => html`<label for="source-url">${label}</label>
+<input id="source-url" name="url" type="url" maxlength="2048" placeholder="https://" autocomplete="off" aria-describedby="source-url-hint">
+<p class="muted" id="source-url-hint">${t('feedUrlHint')}</p>`,
+  interval: (t, label) => html`<label for="source-interval">${label}</label>
+<input id="source-interval" name="interval" type="number" min="5" max="86400" step="1" value="60" aria-describedby="source-interval-hint">
+<p class="muted" id="source-interval-hint">${t('intervalHint')}</p>`,
+  mapping: (t, label) => html`<label for="source-mapping">${label}</label>
+<textarea id="source-mapping" name="mapping" maxlength="4000" spellcheck="false" aria-describedby="source-mapping-hint"></textarea>
+<p class="muted" id="source-mapping-hint">${t('mappingHint')}</p>`,
+};
+const FIELD_LABEL = { url: 'feedUrl', interval: 'interval', mapping: 'mapping' } as const;
+
+/** The fields of the kinds this viewer may add, each once, in the order of the first kind that reads it. */
+function kindFields(t: T, lang: Lang, kinds: readonly SourceKind[]): SafeHtml[] {
+  const names = [...new Set(kinds.flatMap((k) => k.console?.fields ?? []))];
+  return names.map((name) => {
+    const users = kinds.filter((k) => k.console?.fields.includes(name));
+    const label = html`${t(FIELD_LABEL[name])} <span class="for-kinds">${t('onlyFor', { kinds: users.map((k) => k.label[lang]).join(', ') })}</span>`;
+    return html`<div class="kind-field" data-for-kinds="${users.map((k) => k.type).join(' ')}">
+${FIELDS[name](t, label)}
+</div>`;
+  });
 }
 
 const refusedField = { url: 'feedUrlRequired', interval: 'intervalRequired', mapping: 'mappingJson' } as const;
@@ -132,7 +163,7 @@ function sourceCard(
 <dl class="fields">
 <dt>Id</dt><dd class="mono">${s.id}</dd>
 <dt>${t('merchant')}</dt><dd>${merchantName}</dd>
-<dt>${t('mode')}</dt><dd>${s.mode === 'test' ? t('test') : t('live')}</dd>
+<dt>${t('mode')}</dt><dd>${s.mode === 'test' ? modeText('test', page.lang) : modeText('live', page.lang)}</dd>
 ${s.url === null ? '' : html`<dt>${kind.inbound ? t('postTo') : t('url')}</dt><dd class="mono">${kind.inbound ? `${baseUrl}${s.url}` : s.url}</dd>`}
 ${polled ? html`<dt>${t('polls')}</dt><dd>${t('every', { seconds: s.interval_seconds ?? 0 })}</dd>` : ''}
 <dt>${t('lastReport')}</dt><dd>${lastReport === null ? t('never') : formatTime(lastReport, page.lang)}</dd>
@@ -162,7 +193,7 @@ function addForm(t: T, page: ConsolePage, merchants: ReadonlyArray<{ id: string;
 <form method="post" action="/dashboard/sources">
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <label for="source-type">${t('type')}</label>
-<select id="source-type" name="type" required>
+<select id="source-type" name="type" required data-shows-fields>
 ${kinds.map((k) => typeOption(k, page.lang))}
 </select>
 <label for="source-merchant">${t('merchant')}</label>
@@ -172,22 +203,10 @@ ${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>
 </select>
 <label for="source-mode">${t('mode')}</label>
 <select id="source-mode" name="mode">
-<option value="live">${t('live')}</option>
-<option value="test">${t('test')}</option>
+<option value="live">${modeText('live', page.lang)}</option>
+<option value="test">${modeText('test', page.lang)}</option>
 </select>
-${
-  kinds.some((k) => k.polled)
-    ? html`<label for="source-url">${t('feedUrl')}</label>
-<input id="source-url" name="url" type="url" maxlength="2048" placeholder="https://" autocomplete="off" aria-describedby="source-url-hint">
-<p class="muted" id="source-url-hint">${t('feedUrlHint')}</p>
-<label for="source-interval">${t('interval')}</label>
-<input id="source-interval" name="interval" type="number" min="5" max="86400" step="1" value="60" aria-describedby="source-interval-hint">
-<p class="muted" id="source-interval-hint">${t('intervalHint')}</p>
-<label for="source-mapping">${t('mapping')}</label>
-<textarea id="source-mapping" name="mapping" maxlength="4000" spellcheck="false" aria-describedby="source-mapping-hint"></textarea>
-<p class="muted" id="source-mapping-hint">${t('mappingHint')}</p>`
-    : ''
-}
+${kindFields(t, page.lang, kinds)}
 <button type="submit">${t('add')}</button>
 </form>
 </section>`;

@@ -11,7 +11,7 @@ import { formatRupiah } from '../../../domain/money.js';
 import { transactionUrls } from '../../../domain/transaction.js';
 import { formatTime } from '../../../presentation/format.js';
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
-import { errorText, reasonText, type ShownError } from '../../../presentation/shared-texts.js';
+import { errorText, modeText, reasonText, type ShownError } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
@@ -148,7 +148,7 @@ function sendDetail(
   const fields: Array<[string, SafeHtml | string]> = [
     [t('status'), badge],
     [t('merchant'), html`${detail.merchantName ?? ''} <span class="mono muted">${tx.merchant_id}</span>`],
-    [t('mode'), t(tx.mode)],
+    [t('mode'), modeText(tx.mode, page.lang)],
     [t('amount'), formatRupiah(tx.amount)],
     [t('uniqueCode'), String(tx.unique_code)],
     [t('total'), html`<strong>${formatRupiah(tx.total_amount)}</strong>`],

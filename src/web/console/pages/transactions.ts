@@ -10,7 +10,7 @@ import { effectiveStatus } from '../../../domain/transaction.js';
 import { filterParams, parseTransactionFilters, STATUSES, type FilterProblem } from '../../../domain/transaction-filters.js';
 import { formatTime } from '../../../presentation/format.js';
 import { translator } from '../../../presentation/messages.js';
-import { statusText } from '../../../presentation/shared-texts.js';
+import { modeText, statusText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { searchTransactions, type PageCursor, type TransactionSearchPage } from '../../../services/transactions/search-transactions.js';
@@ -94,7 +94,7 @@ ${
     : ''
 }
 <div><label for="tx-mode">${t('mode')}</label>
-<select id="tx-mode" name="mode"><option value="">${t('bothModes')}</option><option value="test"${selected(filters.mode === 'test')}>${t('test')}</option><option value="live"${selected(filters.mode === 'live')}>${t('live')}</option></select></div>
+<select id="tx-mode" name="mode"><option value="">${t('bothModes')}</option><option value="test"${selected(filters.mode === 'test')}>${modeText('test', page.lang)}</option><option value="live"${selected(filters.mode === 'live')}>${modeText('live', page.lang)}</option></select></div>
 <div><label for="tx-from">${t('from')}</label><input id="tx-from" name="from" type="date" value="${query.from ?? ''}"${problems.includes('from') || problems.includes('range') ? html` aria-invalid="true"` : ''}></div>
 <div><label for="tx-to">${t('to')}</label><input id="tx-to" name="to" type="date" value="${query.to ?? ''}"${problems.includes('to') || problems.includes('range') ? html` aria-invalid="true"` : ''}></div>
 <div class="actions"><button type="submit">${t('apply')}</button>${filtered ? html` <a class="button secondary" href="/dashboard/transactions">${t('clear')}</a>` : ''}</div>
@@ -113,7 +113,7 @@ ${
 <td class="hide-narrow" data-label="${t('created')}">${formatTime(tx.created_at, page.lang)}</td>
 <td data-label="${t('trxid')}"><a class="mono" href="/dashboard/transactions/${tx.id}">${tx.id}</a><div class="show-narrow muted">${tx.ref ? html`<span class="mono">${tx.ref}</span><br>` : ''}${formatTime(tx.created_at, page.lang)}</div></td>
 ${showMerchant ? html`<td class="hide-narrow" data-label="${t('merchant')}">${merchantName.get(tx.merchant_id) ?? tx.merchant_id}</td>` : ''}
-<td class="hide-narrow" data-label="${t('mode')}">${t(tx.mode)}</td>
+<td class="hide-narrow" data-label="${t('mode')}">${modeText(tx.mode, page.lang)}</td>
 <td data-label="${t('status')}">${statusBadge(status, tx.paid_late === 1, page.lang)}</td>
 <td class="num money" data-label="${t('total')}">${formatRupiah(tx.total_amount)}</td>
 <td class="mono hide-narrow" data-label="${t('ref')}">${tx.ref ?? ''}</td>

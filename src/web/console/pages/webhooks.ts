@@ -118,7 +118,7 @@ ${
 <tbody>${endpoints.map(
         (
           e,
-        ) => html`<tr><td class="mono" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="hide-narrow" data-label="${t('events')}">${eventsText(t, e)}</td>
+        ) => html`<tr><td class="mono url" data-label="${t('url')}"><a href="/dashboard/webhooks/${e.id}">${e.url}</a></td><td class="hide-narrow" data-label="${t('events')}">${eventsText(t, e)}</td>
 <td data-label="${t('status')}"><span class="badge ${e.status}">${t(e.status)}</span></td><td class="num" data-label="${t('failures')}">${e.consecutive_failures}</td>
 <td class="hide-narrow" data-label="${t('merchant')}">${names.get(e.merchant_id) ?? e.merchant_id}</td>
 <td data-label="">${e.status === 'disabled' ? '' : removeForm(t, page.csrf, e)}</td></tr>`,
