@@ -113,8 +113,8 @@ describe('the overview of a gateway that has only sandbox payments', () => {
     await page.getByRole('link', { name: 'Indonesia' }).click();
     await page.getByRole('heading', { name: 'Ringkasan' }).waitFor();
     await expect(page.getByText('Angka ini dari mode uji: pembayaran sandbox, tanpa uang sungguhan.').isVisible()).resolves.toBe(true);
-    await page.getByRole('link', { name: 'Tampilkan mode live' }).click();
-    await expect(page.getByText('Belum ada yang dibayar di mode live dalam 30 hari terakhir.').isVisible()).resolves.toBe(true);
+    await page.getByRole('link', { name: 'Tampilkan mode produksi' }).click();
+    await expect(page.getByText('Belum ada yang dibayar di mode produksi dalam 30 hari terakhir.').isVisible()).resolves.toBe(true);
     // Back to English for whoever logs in next with this browser's cookies (a page of its own each test).
     await page.getByRole('link', { name: 'English' }).click();
     await page.close();

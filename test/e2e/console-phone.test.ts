@@ -165,8 +165,10 @@ describe('the console on a phone and a desktop', () => {
     for (const path of paths) {
       await page.goto(base + path);
       await checkPage(page, path);
-      // A table still lays out as one: its header row is shown.
-      if (path !== '/dashboard/sources' && path !== '/dashboard/soundbox') expect(await page.locator('main table thead').first().isVisible(), path).toBe(true);
+      // A table still lays out as one: its header row is shown (the overview's one table, the chart's
+      // figures, is in a closed <details>; its approval queue is a page of its own now).
+      if (!['/dashboard', '/dashboard/sources', '/dashboard/soundbox'].includes(path))
+        expect(await page.locator('main table thead').first().isVisible(), path).toBe(true);
       const name = path.split('/')[2] ?? 'overview';
       if (['overview', 'keys', 'transactions', 'merchants'].includes(name)) await page.screenshot({ path: join(SHOTS, `desktop-${name}.png`) });
     }

@@ -76,7 +76,15 @@ describe('transaction filters', () => {
 
   it('names each field that does not parse', () => {
     expect(parseTransactionFilters({ status: 'paid', mode: 'live', from: '2024-01-01', to: '2024-01-31', q: 'x', merchant: 'mch_a' })).toEqual({
-      filters: { status: 'paid', mode: 'live', from: '2024-01-01', to: '2024-01-31', search: { text: 'x', trxid: null, amount: null }, merchantId: 'mch_a' },
+      filters: {
+        status: 'paid',
+        mode: 'live',
+        from: '2024-01-01',
+        to: '2024-01-31',
+        search: { text: 'x', trxid: null, amount: null },
+        merchantId: 'mch_a',
+        cashier: null,
+      },
       problems: [],
     });
     expect(parseTransactionFilters({ status: 'x', mode: 'y', from: 'z', to: '2024-13-01' }).problems).toEqual(['status', 'mode', 'from', 'to']);

@@ -27,7 +27,9 @@ export function pendingRow(
     source_id: v.sourceId,
     acquirer_reference: v.acquirerReference,
     cancelled_at: null,
-    // Only a sale names them: the API's rows keep the columns they always had.
-    ...(input.sale ? { created_by_user_id: input.sale.userId, description: input.sale.description } : {}),
+    // Only a sale names them; every row has both, so a created row equals the row read back, and rows of
+    // one batched insert have the same columns.
+    created_by_user_id: input.sale?.userId ?? null,
+    description: input.sale?.description ?? null,
   };
 }

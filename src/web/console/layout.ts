@@ -42,8 +42,9 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
 /** The sections a viewer's navigation lists: a cashier's are the ones it may open (domain/viewer.ts). */
 function shownTo(section: { key: Section; operatorOnly: boolean }, viewer: Viewer): boolean {
   if (viewer.role === 'cashier') return section.key !== 'overview' && cashierMay(section.key);
-  // An operator sells for no merchant of its own; it may still open the point of sale by its address.
-  if (section.key === 'pos') return viewer.role !== 'operator';
+  // An operator sells for no merchant of its own and stands at no counter; it may still open the point of
+  // sale and the soundbox by their addresses (the navigation would not fit one row on a desktop).
+  if (section.key === 'pos' || section.key === 'soundbox') return viewer.role !== 'operator';
   return !section.operatorOnly || viewer.role === 'operator';
 }
 
