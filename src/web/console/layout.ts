@@ -38,6 +38,8 @@ function shownTo(section: { key: Section; operatorOnly: boolean }, viewer: Viewe
   if (viewer.role === 'cashier') return section.key !== 'overview' && cashierMay(section.key);
   // An operator sells for no merchant of its own; it may still open the point of sale by its address.
   if (section.key === 'pos') return viewer.role !== 'operator';
+  // A merchant's owner manages its cashiers there (an operator's page lists every user).
+  if (section.key === 'users') return true;
   return !section.operatorOnly || viewer.role === 'operator';
 }
 
@@ -62,7 +64,8 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
   const { viewer } = frame;
   const links = viewer
     ? SECTIONS.filter((s) => shownTo(s, viewer)).map(
-        (s) => html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${t(s.key)}</a>`,
+        (s) =>
+          html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${t(s.key === 'users' && viewer.role === 'merchant' ? 'cashiers' : s.key)}</a>`,
       )
     : [];
   const switcher = html`<span class="lang" aria-label="${t('language')}">${LANGS.map(
