@@ -26,6 +26,9 @@ import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 import { loggedOutNotice } from './login.js';
 
+/** How the table names each role. */
+const ROLE_WORDS = { operator: 'roleOperator', merchant: 'roleOwner', cashier: 'roleCashierShort' } as const;
+
 export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -36,6 +39,7 @@ export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: Consol
     const operator = page.viewer.role === 'operator';
     const [users, merchants] = await Promise.all([listManagedUsers(deps, page.viewer), listVisibleMerchants(deps, page.viewer)]);
     const shown = users.filter((u) => !u.email.endsWith('@invalid'));
+    const names = new Map(merchants.map((m) => [m.id, m.name]));
     const title = t(operator ? 'users' : 'cashiers');
     const table =
       shown.length === 0
@@ -45,7 +49,7 @@ export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: Consol
 <tbody>${shown.map(
             (
               u,
-            ) => html`<tr><td data-label="${t('email')}">${u.email}</td><td data-label="${t('role')}">${u.role}</td><td class="mono hide-narrow" data-label="${t('merchants')}">${u.merchant_ids.join(', ') || t('none')}</td>
+            ) => html`<tr><td data-label="${t('email')}">${u.email}</td><td data-label="${t('role')}">${t(ROLE_WORDS[u.role])}</td><td class="hide-narrow" data-label="${t('merchants')}">${u.merchant_ids.map((id) => names.get(id) ?? id).join(', ') || t('none')}</td>
 <td class="hide-narrow" data-label="${t('lastLogin')}">${u.last_login_at ? formatTime(Date.parse(u.last_login_at), page.lang) : t('never')}</td>
 <td data-label="${t('state')}"><span class="badge ${u.disabled ? 'disabled' : 'active'}">${u.disabled ? t('disabled') : t('active')}</span></td>
 <td data-label="">${
