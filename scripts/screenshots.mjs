@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// `npm run screenshots`: runs the console's, the portal's, the payment links' and the payer's browser tests on SQLite with their
+// `npm run screenshots`: runs the console's, the portal's, the payment links', the payer's and the point of sale's browser tests on SQLite with their
 // screenshots written to docs/screenshots/, the pictures the README shows. They are made by the tests,
 // so they show what the tests checked.
 import { spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'docs', 'screenshots');
 mkdirSync(out, { recursive: true });
 const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
-const result = spawnSync(process.execPath, [vitest, 'run', 'test/e2e/console', 'test/e2e/payment-links'], {
+const result = spawnSync(process.execPath, [vitest, 'run', 'test/e2e/console', 'test/e2e/payment-links', 'test/e2e/pos'], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, QG_TEST_DATABASE: 'sqlite', QG_SCREENSHOTS: out },
