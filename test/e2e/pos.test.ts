@@ -9,7 +9,7 @@ import { PNG } from 'pngjs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQris } from '../../src/domain/qris/index.js';
-import { useBrowserApp } from '../helpers/browser.js';
+import { launchBrowser, useBrowserApp } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/console.js';
 import { SHOTS } from '../helpers/console-browser.js';
 import { runCommand } from '../helpers/processes.js';
@@ -20,17 +20,26 @@ const PHONE = { width: 390, height: 844 };
 interface Spoken {
   text: string;
   lang: string;
+  volume: number;
 }
 
-/** Runs in the page before any of its scripts: speech is recorded, not played, and the device has these voices. */
+/**
+ * Runs in the page before any of its scripts: speech is recorded, not played, and the device has these
+ * voices. The page's first tap starts a silent blank utterance (volume 0, how a phone lets speech start
+ * later); `heard` leaves those out.
+ */
 function recordSpeech(langs: string[]) {
-  const spoken: Array<{ text: string; lang: string }> = [];
+  const spoken: Array<{ text: string; lang: string; volume: number }> = [];
   (window as unknown as { __spoken: typeof spoken }).__spoken = spoken;
   const synth = window.speechSynthesis;
-  synth.speak = (u: SpeechSynthesisUtterance) => void spoken.push({ text: u.text, lang: u.lang });
+  synth.speak = (u: SpeechSynthesisUtterance) => void spoken.push({ text: u.text, lang: u.lang, volume: u.volume });
   synth.getVoices = () =>
     langs.map((lang) => ({ lang, name: `test ${lang}`, voiceURI: `test-${lang}`, default: false, localService: true })) as SpeechSynthesisVoice[];
 }
+
+/** What the page said aloud (not its silent unlocking blanks). */
+const heard = (page: Page): Promise<Spoken[]> =>
+  page.evaluate(() => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume !== 0).map((s) => ({ ...s })));
 
 describe('the point of sale in a real browser', () => {
   const ctx = useBrowserApp({ CONSOLE: 'true' });
@@ -119,11 +128,14 @@ describe('the point of sale in a real browser', () => {
       const paid = await runCommand(pay, { DATABASE_URL: ctx.t.databaseUrl });
       expect(paid.code, paid.stderr).toBe(0);
       await page.getByRole('heading', { name: c.received, exact: true }).waitFor({ timeout: 2000 });
-      await page.waitForFunction(() => (window as unknown as { __spoken: unknown[] }).__spoken.length > 0, null, { timeout: 2000 });
-      const spoken = await page.evaluate(() => (window as unknown as { __spoken: Spoken[] }).__spoken);
+      await page.waitForFunction(() => (window as unknown as { __spoken: Spoken[] }).__spoken.some((s) => s.volume !== 0), null, { timeout: 2000 });
+      const spoken = await heard(page);
       expect(spoken).toHaveLength(1);
       expect(spoken[0]!.lang).toBe(c.speech);
       for (const w of c.words) expect(spoken[0]!.text.toLowerCase()).toContain(w);
+      // The first tap on the keypad started speech once, silently, so a phone lets the page speak later.
+      const blanks = await page.evaluate(() => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume === 0).length);
+      expect(blanks).toBe(1);
       await page.screenshot({ path: join(SHOTS, `pos-paid-${c.lang}.png`) });
 
       // A new sale: the keypad again, with today's sale and the day's paid total.
@@ -134,6 +146,50 @@ describe('the point of sale in a real browser', () => {
       await context.close();
     }, 240_000);
   }
+
+  // A phone lets a page make sound only after a tap on it. The charge is that tap; a reload of the QR
+  // screen has none, so the page shows a button that turns both the chime and the speech on. Chromium is
+  // started with a phone's autoplay policy (no sound before the user touches the page).
+  it('after a reload of the QR screen, "Ketuk untuk mengaktifkan suara" turns the sound on, and the payment is said', async () => {
+    const strict = await launchBrowser(['--autoplay-policy=document-user-activation-required']);
+    try {
+      const context = await strict.newContext({ viewport: PHONE });
+      const page = await cashierPage(context, 'id', ['id-ID']);
+      for (const key of ['2', '0', '000']) await page.getByRole('button', { name: key, exact: true }).click();
+      await page.getByRole('button', { name: 'Tagih', exact: true }).click();
+      await page.locator('#pos-qr-image').waitFor();
+      await page.waitForURL(/\/dashboard\/pos\/trx_/);
+      const sound = page.getByRole('button', { name: 'Ketuk untuk mengaktifkan suara', exact: true });
+      // Charged by a tap here: the sound is on already, no button.
+      await page.waitForFunction(() => (document.getElementById('pos-sound') as HTMLButtonElement | null)?.hidden === true);
+
+      await page.reload();
+      await sound.waitFor();
+      expect(await heard(page)).toEqual([]);
+      await page.screenshot({ path: join(SHOTS, 'pos-sound-id.png') });
+      await sound.click();
+      await sound.waitFor({ state: 'hidden' });
+      // The tap says so aloud, in the page's language: the cashier hears that sound works.
+      expect(await heard(page)).toEqual([{ text: 'Suara aktif.', lang: 'id-ID', volume: 1 }]);
+
+      const tx = (await salesOf(cashiers.id!)).at(-1)!;
+      expect(tx.amount).toBe(20_000);
+      const paid = await runCommand(tx.mode === 'test' ? ['pay', tx.id] : ['payments', 'confirm', tx.id, '--reference', 'POS-E2E-SOUND'], {
+        DATABASE_URL: ctx.t.databaseUrl,
+      });
+      expect(paid.code, paid.stderr).toBe(0);
+      await page.getByRole('heading', { name: 'Diterima', exact: true }).waitFor({ timeout: 2000 });
+      await page.waitForFunction(() => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume !== 0).length === 2, null, {
+        timeout: 2000,
+      });
+      const said = await heard(page);
+      expect(said[1]!.lang).toBe('id-ID');
+      expect(said[1]!.text.toLowerCase()).toContain('dua puluh ribu');
+      await context.close();
+    } finally {
+      await strict.close();
+    }
+  }, 240_000);
 
   it('a form sent twice is one sale; the audit log names the cashier', async () => {
     const context = await ctx.browser.newContext({ viewport: PHONE });
@@ -181,7 +237,7 @@ describe('the point of sale in a real browser', () => {
     expect(paid.code, paid.stderr).toBe(0);
     await page.getByRole('heading', { name: 'Diterima', exact: true }).waitFor({ timeout: 2000 });
     await page.waitForTimeout(1800);
-    expect(await page.evaluate(() => (window as unknown as { __spoken: unknown[] }).__spoken)).toEqual([]);
+    expect(await heard(page)).toEqual([]);
 
     // Offline: the service worker answers the point of sale with its shell, which says so.
     await page.goto(`${ctx.base}/dashboard/pos`);

@@ -13,17 +13,18 @@ const QUIET = ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-b
 
 const DEBIAN = '/usr/bin/chromium';
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extra`: more Chromium switches (the point of sale's sound test asks for a phone's autoplay policy). */
+export async function launchBrowser(extra: readonly string[] = []): Promise<Browser> {
   const chosen = process.env.CHROMIUM_PATH ?? (existsSync(DEBIAN) ? DEBIAN : null);
   if (chosen !== null) {
-    return chromium.launch({ executablePath: chosen, args: ['--no-sandbox', ...QUIET], headless: true });
+    return chromium.launch({ executablePath: chosen, args: ['--no-sandbox', ...QUIET, ...extra], headless: true });
   }
   // Unpacked to the temp folder on first use (a few seconds), reused afterwards.
   // Its own argument list is made for one-shot serverless runs (--single-process ends the browser with
   // its first page, and it turns web security off); only the flags this build needs to start are taken.
   const packaged = (await import('@sparticuz/chromium')).default;
   packaged.setGraphicsMode = false;
-  const args = ['--no-sandbox', '--no-zygote', '--disable-setuid-sandbox', '--in-process-gpu', '--font-render-hinting=none', ...QUIET];
+  const args = ['--no-sandbox', '--no-zygote', '--disable-setuid-sandbox', '--in-process-gpu', '--font-render-hinting=none', ...QUIET, ...extra];
   return chromium.launch({ executablePath: await unpackedOnce(() => packaged.executablePath()), args, headless: true });
 }
 

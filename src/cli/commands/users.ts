@@ -63,14 +63,21 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .command('invite')
     .description('make an invitation link (SIGNUP=invite or open); mailed when SMTP_URL is set, printed either way')
     .requiredOption('--email <address>', 'who is invited')
+    .addOption(
+      new Option('--role <role>', 'merchant (an owner: sees its merchants) or cashier (sells at the point of sale of its merchants; needs --merchant)')
+        .choices(['merchant', 'cashier'])
+        .default('merchant'),
+    )
     .option('--merchant <id...>', 'the merchant(s) the new user will belong to')
     .option('--json', 'print JSON')
-    .action(async (opts: { email: string; merchant?: string[] }) => {
+    .action(async (opts: { email: string; role: 'merchant' | 'cashier'; merchant?: string[] }) => {
       const settings = ctx.config();
       const mail = settings.smtpUrl && settings.mailFrom ? createSmtpSender(settings.smtpUrl, settings.mailFrom) : null;
       try {
-        const made = await ctx.withDeps((deps) => inviteUser(deps, mail, { email: opts.email, merchantIds: opts.merchant ?? [] }, ctx.actor()));
-        emit(io, json, made, () => `invitation for ${made.email}${made.mailed ? ' (mailed)' : ''}: ${made.link}`);
+        const made = await ctx.withDeps((deps) =>
+          inviteUser(deps, mail, { email: opts.email, merchantIds: opts.merchant ?? [], role: opts.role }, ctx.actor()),
+        );
+        emit(io, json, made, () => `invitation for ${made.role === 'cashier' ? 'cashier ' : ''}${made.email}${made.mailed ? ' (mailed)' : ''}: ${made.link}`);
       } finally {
         mail?.close();
       }
@@ -79,7 +86,7 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
   user
     .command('list')
     .description('list console users, their role and merchants')
-    .addOption(new Option('--role <role>', 'only this role').choices(['operator', 'merchant']))
+    .addOption(new Option('--role <role>', 'only this role').choices(['operator', 'merchant', 'cashier']))
     .option('--json', 'print JSON')
     .action(async (opts: { role?: UserRole }) => {
       const users = await ctx.withDeps((deps) => listUsers(deps, opts.role ?? null));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hashLinkToken } from '../../domain/account-link.js';
 import { insertUserToken, retireUserTokens } from '../../storage/queries/user-tokens.js';
 import type { Tx } from '../../storage/executor.js';
-import type { TokenPurpose } from '../../storage/schema.js';
+import type { TokenPurpose, UserRole } from '../../storage/schema.js';
 
 /** How long each kind of link works. */
 export const LINK_TTL_MS: Record<TokenPurpose, number> = {
@@ -28,7 +28,7 @@ export async function issueLink(
   purpose: TokenPurpose,
   email: string,
   now: number,
-  extra: { userId?: string; merchantIds?: readonly string[]; createdBy?: string } = {},
+  extra: { userId?: string; merchantIds?: readonly string[]; createdBy?: string; role?: UserRole } = {},
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await retireUserTokens(trx, email, purpose, now);
@@ -39,6 +39,7 @@ export async function issueLink(
     user_id: extra.userId ?? null,
     merchant_ids: extra.merchantIds ? JSON.stringify(extra.merchantIds) : null,
     created_by: extra.createdBy ?? null,
+    role: extra.role ?? null,
     created_at: now,
     expires_at: now + LINK_TTL_MS[purpose],
     used_at: null,

@@ -5,10 +5,17 @@
 // gesture when the payment arrives and the page must make a sound), follows the sale's status through
 // the checkout's status stream, and announces the payment: a chime (WebAudio), then the amount said
 // aloud in the page's language by the browser's speech synthesis, when the device has a voice for it.
+// A sale's screen reached without a tap on this page (a reload, an opened link) cannot make sound on a
+// phone: it shows a button that unlocks both the chime and the speech inside the tap.
 (() => {
   const POLL_MS = 2000;
   /** @type {AudioContext | null} */
   let audio = null;
+  /**
+   * Whether speech was started inside a tap on this page. Some phones (Safari) speak later only once
+   * `speak` has run inside a user gesture; there is no way to ask, so the page keeps count itself.
+   */
+  let speechUnlocked = !('speechSynthesis' in window) || typeof SpeechSynthesisUtterance === 'undefined';
 
   if ('serviceWorker' in navigator) {
     navigator.serviceWorker.register('/dashboard/pos-sw.js', { scope: '/dashboard/pos' }).catch(() => {
@@ -32,6 +39,55 @@
     } catch (_e) {
       audio = null;
     }
+  }
+
+  /**
+   * Inside a tap: the sound card woken and speech started once, `text` said aloud (the button's
+   * confirmation) or a silent blank (a keypad tap, which must not talk).
+   */
+  function unlockSound(/** @type {string} */ text = '', /** @type {string} */ lang = 'id-ID') {
+    wakeAudio();
+    if (!('speechSynthesis' in window) || typeof SpeechSynthesisUtterance === 'undefined') return;
+    if (speechUnlocked && text === '') return;
+    speechUnlocked = true;
+    const utterance = new SpeechSynthesisUtterance(text || ' ');
+    utterance.lang = lang;
+    if (text === '') utterance.volume = 0;
+    window.speechSynthesis.speak(utterance);
+  }
+
+  /** Whether the page can make sound now: the chime's context running and speech started in a tap. */
+  function soundReady() {
+    const audioReady = !window.AudioContext || (audio !== null && audio.state === 'running');
+    return audioReady && speechUnlocked;
+  }
+
+  /**
+   * The "tap to turn on sound" button of a sale's screen: shown while the page cannot make sound, hidden
+   * once it can (the context starts running a moment after resume(), hence the state change listener).
+   */
+  function soundButton(/** @type {HTMLElement} */ root) {
+    const button = document.getElementById('pos-sound');
+    if (!(button instanceof HTMLButtonElement)) return;
+    const update = () => {
+      button.hidden = soundReady();
+    };
+    // A context made before any tap starts suspended where the browser wants a gesture; where it does
+    // not, it runs at once and only speech needs the tap.
+    if (!audio && window.AudioContext) {
+      try {
+        audio = new window.AudioContext();
+      } catch (_e) {
+        audio = null;
+      }
+    }
+    audio?.addEventListener('statechange', update);
+    button.addEventListener('click', () => {
+      unlockSound(button.dataset.said ?? '', root.dataset.speechLang ?? 'id-ID');
+      chime();
+      update();
+    });
+    update();
   }
 
   /** Two rising tones: the money is in. */
@@ -113,7 +169,7 @@
       const button = /** @type {HTMLElement} */ (event.target).closest('button');
       const key = button?.dataset.key;
       if (!key) return;
-      wakeAudio();
+      unlockSound();
       let value = input.value;
       if (key === 'delete') value = value.slice(0, -1);
       else if (key === 'clear') value = '';
@@ -130,7 +186,7 @@
       // one-time key makes even a resent form the same sale on the server.
       if (busy || input.value === '') return;
       busy = true;
-      wakeAudio();
+      unlockSound();
       charge.disabled = true;
       charge.textContent = form.dataset.charging ?? charge.textContent;
       try {
@@ -153,6 +209,7 @@
 
   /** A pending sale: the countdown, the status stream (or polling), and the turn to the paid screen. */
   function sale(/** @type {HTMLElement} */ root) {
+    soundButton(root);
     const expires = Number(root.dataset.expires);
     const skew = Number(root.dataset.now) - Date.now();
     const countdown = document.getElementById('pos-countdown');

@@ -45,6 +45,8 @@ function shownTo(section: { key: Section; operatorOnly: boolean }, viewer: Viewe
   // An operator sells for no merchant of its own and stands at no counter; it may still open the point of
   // sale and the soundbox by their addresses (the navigation would not fit one row on a desktop).
   if (section.key === 'pos' || section.key === 'soundbox') return viewer.role !== 'operator';
+  // A merchant's owner manages its cashiers there (an operator's page lists every user).
+  if (section.key === 'users') return true;
   return !section.operatorOnly || viewer.role === 'operator';
 }
 
@@ -76,7 +78,9 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
   const links = viewer
     ? SECTIONS.filter((s) => shownTo(s, viewer) && (s.key !== 'approvals' || waiting !== null)).map(
         (s) =>
-          html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${s.key === 'approvals' ? t('approvalsCount', { count: waiting ?? 0 }) : t(s.key)}</a>`,
+          html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${
+            s.key === 'approvals' ? t('approvalsCount', { count: waiting ?? 0 }) : t(s.key === 'users' && viewer.role === 'merchant' ? 'cashiers' : s.key)
+          }</a>`,
       )
     : [];
   const switcher = html`<span class="lang" aria-label="${t('language')}">${LANGS.map(

@@ -190,6 +190,7 @@ function saleScreen(deps: Deps, page: ConsolePage, tx: TransactionsTable, mercha
   return html`<div class="pos" data-page="sale" data-status="pending" data-trxid="${tx.id}" data-events="/checkout/${tx.id}/events"
  data-expires="${tx.expires_at}" data-now="${now}" data-announce="${announcement}" data-speech-lang="${speechLang(page.lang)}">
 <section class="pos-qr" id="pos-qr">
+<button type="button" class="pos-sound" id="pos-sound" data-said="${t('soundOn')}" hidden>${t('soundButton')}</button>
 <p class="pos-merchant">${merchantName}</p>
 <p class="pos-total" id="pos-total">${total}</p>
 <p class="pos-breakdown">${t('breakdown', { amount: formatRupiah(tx.amount), code: tx.unique_code })}</p>
