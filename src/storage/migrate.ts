@@ -43,6 +43,10 @@ export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'post
   // Kysely looks for its bookkeeping table across every schema it can see; naming the connection's own
   // schema keeps two gateways (or test runs) in separate schemas of one database from confusing each other.
   const schema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  // Already at the latest (every start after the first, every CLI command): said by one read of the
+  // bookkeeping table, without Kysely's listing of every schema's tables, which another process renaming
+  // or dropping a schema at that moment fails (3F000) and which costs more than the check.
+  if (schema && (await appliedAll(db, schema))) return;
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
@@ -54,8 +58,20 @@ export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'post
     // alters meanwhile (parallel test runs, each in its own schema) fails that listing with 3F000 (schema),
     // 42P01 (table) or 42703 (column) although nothing here is wrong. A failed migration rolls back, so
     // asking again is safe, and a real fault fails the same way every time.
-    if (error && RACED_LISTING.has(String((error as { code?: unknown }).code)) && attempt < 5) continue;
+    if (error && RACED_LISTING.has(String((error as { code?: unknown }).code)) && attempt < 10) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+      continue;
+    }
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return;
   }
+}
+
+/** Whether the schema's migration table lists every migration of this build (PostgreSQL). */
+async function appliedAll(db: Kysely<any>, schema: string): Promise<boolean> {
+  const table = (await sql<{ present: boolean }>`select to_regclass(quote_ident(${schema}) || '.kysely_migration') is not null as present`.execute(db)).rows[0];
+  if (!table?.present) return false;
+  const { rows } = await sql<{ name: string }>`select name from ${sql.id(schema, 'kysely_migration')}`.execute(db);
+  const applied = new Set(rows.map((r) => r.name));
+  return Object.keys(MIGRATIONS).every((name) => applied.has(name));
 }
