@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'payment_already_matched',
   'reference_already_recorded',
   'amount_mismatch',
+  'amount_differs',
   'payload_too_large',
   'uri_too_long',
   'headers_too_large',

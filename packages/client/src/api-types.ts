@@ -43,6 +43,7 @@ export type ErrorCode =
   | 'payment_already_matched'
   | 'reference_already_recorded'
   | 'amount_mismatch'
+  | 'amount_differs'
   | 'payload_too_large'
   | 'uri_too_long'
   | 'headers_too_large'
