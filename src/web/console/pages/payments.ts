@@ -77,7 +77,7 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
         const params = { paid: formatRupiah(difference.paid), total: formatRupiah(difference.total), difference: amount, trxid: difference.trxid };
         return html`<div class="difference">
 <p id="assign-${p.id}-difference"><strong>${t(difference.underpaid > 0 ? 'differsLess' : 'differsMore', params)}</strong> ${t('differsHint')}</p>
-<label class="check"><input type="checkbox" name="accept_difference" value="${String(signed)}" required aria-describedby="assign-${p.id}-difference"> ${t('acceptDifference', { difference: amount })}</label>
+<p><input type="checkbox" id="assign-${p.id}-accept" name="accept_difference" value="${String(signed)}" required aria-describedby="assign-${p.id}-difference"> <label for="assign-${p.id}-accept" class="inline">${t('acceptDifference', { difference: amount })}</label></p>
 </div>`;
       };
 
