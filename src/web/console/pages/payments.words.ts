@@ -30,7 +30,7 @@ export const words = defineMessages(
     reason: 'Why it did not match',
     candidates: 'Transactions it could belong to',
     noCandidates:
-      'No unpaid transaction of this merchant and mode has this total around the time of the payment. If you know which transaction it pays, enter its id; its total must be exactly this amount.',
+      'No unpaid transaction of this merchant and mode has this total around the time of the payment. If you know which transaction it pays, enter its id; if its total is another amount, you will be asked to accept the difference.',
     created: 'Created',
     ends: 'Expires or ended',
     assign: 'Assign',
@@ -74,7 +74,7 @@ export const words = defineMessages(
     reason: 'Alasan tidak cocok',
     candidates: 'Transaksi yang mungkin dibayarnya',
     noCandidates:
-      'Tidak ada transaksi belum dibayar dari merchant dan mode ini dengan total ini di sekitar waktu pembayaran. Jika Anda tahu transaksi mana yang dibayar, masukkan id-nya; totalnya harus persis sebesar jumlah ini.',
+      'Tidak ada transaksi belum dibayar dari merchant dan mode ini dengan total ini di sekitar waktu pembayaran. Jika Anda tahu transaksi mana yang dibayar, masukkan id-nya; jika totalnya berbeda, Anda akan diminta menerima selisihnya.',
     created: 'Dibuat',
     ends: 'Kedaluwarsa atau berakhir',
     assign: 'Tetapkan',
