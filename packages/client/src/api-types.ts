@@ -42,7 +42,6 @@ export type ErrorCode =
   | 'transaction_expired'
   | 'payment_already_matched'
   | 'reference_already_recorded'
-  | 'amount_mismatch'
   | 'amount_differs'
   | 'payload_too_large'
   | 'uri_too_long'
