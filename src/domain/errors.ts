@@ -40,7 +40,7 @@ export const ERROR_CODES = [
   'transaction_expired',
   'payment_already_matched',
   'reference_already_recorded',
-  'amount_mismatch',
+  'amount_differs',
   'payload_too_large',
   'uri_too_long',
   'headers_too_large',

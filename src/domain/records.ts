@@ -42,6 +42,14 @@ export interface TransactionsTable {
    */
   created_by_user_id?: string | null;
   description?: string | null;
+  /**
+   * What a paid transaction received, and by how much that fell short of or went over its total when a
+   * person accepted a payment of another amount (migration 018); all 0 until paid. Optional so creates
+   * need not name them (the database's default is 0).
+   */
+  amount_paid?: number;
+  underpaid?: number;
+  overpaid?: number;
 }
 
 export interface PaymentsTable {

@@ -40,6 +40,11 @@ export interface TransactionView {
   paid_late: boolean;
   /** Set by a cancel; kept when money arrives afterwards and the transaction turns paid (late). */
   cancelled_at: string | null;
+  /** What it received (rupiah); 0 until paid. */
+  amount_paid: number;
+  /** By how much an accepted payment fell short of or went over the total; 0 when none. */
+  underpaid: number;
+  overpaid: number;
   payment: PaymentDetails | null;
 }
 
@@ -83,6 +88,9 @@ export function presentTransaction(tx: TransactionsTable, payment: PaymentsTable
     paid_at: isoTimeOrNull(tx.paid_at),
     paid_late: tx.paid_late === 1,
     cancelled_at: isoTimeOrNull(tx.cancelled_at),
+    amount_paid: tx.amount_paid ?? 0,
+    underpaid: tx.underpaid ?? 0,
+    overpaid: tx.overpaid ?? 0,
     payment:
       payment === null
         ? null

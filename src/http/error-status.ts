@@ -54,7 +54,8 @@ const STATUS: Record<ErrorCode, number> = {
   transaction_expired: 409,
   payment_already_matched: 409,
   reference_already_recorded: 409,
-  amount_mismatch: 409,
+  // An assign of a payment of another amount, not accepted (services/payments/assign-payment.ts).
+  amount_differs: 409,
   payload_too_large: 413,
   // An uploaded image: over the byte or pixel limit (413), not PNG or JPEG (415), or a PNG/JPEG that
   // cannot be decoded or holds no readable QR code (422: the request was fine, the picture is not).

@@ -84,6 +84,9 @@ export const Transaction = Type.Object({
   paid_at: Nullable(Type.String({ format: 'date-time' })),
   paid_late: Type.Boolean({ description: 'Paid after it expired or was cancelled.' }),
   cancelled_at: Nullable(Type.String({ format: 'date-time', description: 'When it was cancelled; kept if money arrived afterwards and it turned paid.' })),
+  amount_paid: Type.Integer({ description: 'What it received (rupiah); 0 until paid.' }),
+  underpaid: Type.Integer({ description: 'By how much an accepted payment fell short of the total; 0 when none.' }),
+  overpaid: Type.Integer({ description: 'By how much an accepted payment went over the total; 0 when none.' }),
   payment: Nullable(Payment),
 });
 

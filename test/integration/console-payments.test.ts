@@ -55,7 +55,8 @@ describe('console payments', () => {
   async function assign(c: ConsoleClient, paymentId: string, trxid: string, from = '/dashboard/payments?status=unmatched') {
     const res = await c.post(`/dashboard/payments/${paymentId}/assign`, { trxid, back: from }, from);
     if (res.statusCode !== 303) return { res, page: null };
-    return { res, page: await c.get(res.headers.location as string) };
+    // A fragment is the browser's to scroll to, never sent.
+    return { res, page: await c.get((res.headers.location as string).replace(/#.*$/, '')) };
   }
 
   // The logged-out page: route-common.test.ts.
@@ -121,7 +122,10 @@ describe('console payments', () => {
       ['', 'Enter the id of the transaction this payment pays.'],
       ['not an id', '“not an id” is not a transaction id: they look like trx_….'],
       ['trx_unknown000', "There is no transaction trx_unknown000 of this payment's merchant and mode."],
-      [otherTotal.id, `The total of transaction ${otherTotal.id} is not this payment's amount; nothing was changed.`],
+      [
+        otherTotal.id,
+        `The amount of payment ${payment.id} differs from the total of ${otherTotal.id}. Nothing was changed: confirm the difference to assign it.`,
+      ],
     ];
     for (const [trxid, message] of cases) {
       const { page } = await assign(c, payment.id, trxid);
@@ -140,6 +144,57 @@ describe('console payments', () => {
     const { page: again } = await assign(c, payment.id, tx.id);
     expect(notice(again!.body)).toBe('This payment is already matched to a transaction; nothing was changed.');
     expect(await audits(t, 'payment.assign')).toHaveLength(1);
+  });
+
+  // issue 28, section 2: a payment of another amount than the total is assigned only after a person
+  // accepts the difference the form names.
+  it('a payment of another amount: the form names the difference and assigns only once it is accepted, for that difference', async () => {
+    t = await createTestApp();
+    const tx = await transaction(t.merchant.id, 25_000);
+    const other = await transaction(t.merchant.id, 40_000);
+    t.clock.advance((t.config.transactionTtlSeconds + t.config.reservationGraceSeconds) * 1000 + MINUTE);
+    const short = tx.total_amount - 123;
+    const payment = await latePayment(t.merchant.id, 'test', short, tx.created_at + MINUTE);
+    const c = await operator();
+    const from = '/dashboard/payments?status=unmatched';
+    const checkbox = new RegExp(`<input type="checkbox" id="assign-${payment.id}-accept" name="accept_difference" value="-123" required`);
+
+    // No checkbox before the transaction is named.
+    expect((await c.get(from)).body).not.toContain('name="accept_difference"');
+    const { res, page } = await assign(c, payment.id, tx.id);
+    expect(res.headers.location).toBe(`/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${tx.id}#pay-${payment.id}`);
+    expect(notice(page!.body)).toBe(
+      `The amount of payment ${payment.id} differs from the total of ${tx.id}. Nothing was changed: confirm the difference to assign it.`,
+    );
+    const rp = (n: number) => `Rp${n.toLocaleString('id-ID')}`;
+    expect(page!.body).toContain(`Payment ${rp(short)} is Rp123 less than the total ${rp(tx.total_amount)} of transaction ${tx.id}.`);
+    expect(page!.body).toMatch(checkbox);
+    expect(page!.body).toContain(`<label for="assign-${payment.id}-accept" class="inline">Accept the difference of Rp123</label>`);
+    expect(page!.body).toMatch(new RegExp(`id="assign-${payment.id}"[^>]*value="${tx.id}"`));
+    expect((await readTransaction(t.deps.db, tx.id))!.status).not.toBe('paid');
+    // In Indonesian too.
+    const idPage = await c.get(`/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${tx.id}`, { cookie: `${c.jar.header()}; qg_lang=id` });
+    expect(idPage.body).toContain('>Terima selisih Rp123</label>');
+    expect(idPage.body).toContain(`Pembayaran ${rp(short)} kurang Rp123 dari total ${rp(tx.total_amount)} transaksi ${tx.id}.`);
+    // A confirmation names a payment on the page and an unpaid transaction of its merchant: anything else shows none.
+    for (const q of [`confirm=pay_nope&trxid=${tx.id}`, `confirm=${payment.id}&trxid=trx_nope`, `confirm=${payment.id}&trxid=<x>`]) {
+      expect((await c.get(`/dashboard/payments?status=unmatched&${q}`)).body).not.toContain('name="accept_difference"');
+    }
+
+    // An acceptance of another difference (the form's transaction changed after confirming) is refused again.
+    const changed = await c.post(`/dashboard/payments/${payment.id}/assign`, { trxid: other.id, back: from, accept_difference: '-123' }, from);
+    expect(changed.headers.location).toBe(`/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${other.id}#pay-${payment.id}`);
+    expect((await readTransaction(t.deps.db, other.id))!.status).not.toBe('paid');
+    expect(await audits(t, 'payment.assign')).toEqual([]);
+
+    const accepted = await c.post(`/dashboard/payments/${payment.id}/assign`, { trxid: tx.id, back: from, accept_difference: '-123' }, from);
+    expect(accepted.headers.location).toBe(from);
+    const after = await c.get(from);
+    expect(notice(after.body)).toBe(`Payment ${payment.id} now pays ${tx.id}; the transaction is paid, underpaid by Rp123.`);
+    expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'paid', payment_id: payment.id, amount_paid: short, underpaid: 123, overpaid: 0 });
+    const [audit] = await audits(t, 'payment.assign');
+    expect(audit).toMatchObject({ actor: 'user:ops@example.test', subject_id: payment.id });
+    expect(JSON.parse(audit!.details!)).toMatchObject({ trxid: tx.id, amount: short, underpaid: 123, overpaid: 0 });
   });
 
   // issue 23, finding 10: on PostgreSQL both assigns read the payment unmatched, both paid their

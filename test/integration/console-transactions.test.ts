@@ -213,6 +213,12 @@ describe('console transaction CSV export', () => {
     const rows = refs.map((ref, i) => transactionRow(m, now - 10_000 + i, { ref, email: i === 0 ? '=cmd@example.id' : null }));
     const paid = transactionRow(m, now - 20_000, { status: 'paid', paid_at: now - 19_000, paid_late: 1, ref: 'paid-one' });
     await insertRows(t.deps, [...rows, paid]);
+    // Paid with an accepted difference of Rp100 short (issue 28, section 2).
+    await t.deps.db
+      .updateTable('transactions')
+      .set({ amount_paid: paid.total_amount - 100, underpaid: 100 })
+      .where('id', '=', paid.id)
+      .execute();
 
     const res = await ops.get('/dashboard/transactions.csv');
     expect(res.statusCode).toBe(200);
@@ -244,6 +250,9 @@ describe('console transaction CSV export', () => {
     expect(p[10]).toBe(new Date(paid.created_at).toISOString());
     expect(p[12]).toBe(new Date(paid.paid_at!).toISOString());
     expect(p[13]).toBe('true');
+    const column = (name: (typeof CSV_COLUMNS)[number]) => CSV_COLUMNS.indexOf(name);
+    expect([p[column('amount_paid')], p[column('underpaid')], p[column('overpaid')]]).toEqual([String(paid.total_amount - 100), '100', '0']);
+    expect(byRef.get(rows[0]!.id)![column('amount_paid')]).toBe('0');
   });
 
   it('exports exactly the filtered rows; a merchant user gets its own merchant only', async () => {

@@ -91,6 +91,9 @@ describe('GET /api/payment-gateway/cqris', () => {
           'paid_at',
           'paid_late',
           'cancelled_at',
+          'amount_paid',
+          'underpaid',
+          'overpaid',
           'payment',
         ].sort(),
       );
@@ -116,6 +119,9 @@ describe('GET /api/payment-gateway/cqris', () => {
         paid_at: null,
         paid_late: false,
         cancelled_at: null,
+        amount_paid: 0,
+        underpaid: 0,
+        overpaid: 0,
         payment: null,
       });
       expect(tx).not.toHaveProperty('qr_image');

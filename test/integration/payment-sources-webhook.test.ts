@@ -110,10 +110,10 @@ describe('signed webhook source', () => {
     expect(listed.json!.items.map((p: any) => p.id)).toContain(res.body.data.payment_id);
     expect(listed.json!.items.find((p: any) => p.id === res.body.data.payment_id)).toMatchObject({ reason: 'no_matching_transaction', source: source.id });
 
-    // The amounts disagree, so the operator cannot assign it to this transaction.
+    // The amounts disagree, so the operator cannot assign it to this transaction without accepting the difference.
     const refused = await cli(t, ['payments', 'assign', res.body.data.payment_id, tx.trxid, '--json']);
     expect(refused.code).toBe(1);
-    expect(refused.json!.error.code).toBe('amount_mismatch');
+    expect(refused.json!.error.code).toBe('amount_differs');
   });
 
   it('a payment after the reservation grace matches nothing by amount, and the operator assigns it late', async () => {

@@ -44,6 +44,9 @@ const view: fc.Arbitrary<TransactionView> = fc
     paid_at: fc.option(iso),
     paid_late: fc.boolean(),
     cancelled_at: fc.option(iso),
+    amount_paid: int,
+    underpaid: int,
+    overpaid: int,
     payment: fc.option(payment),
   })
   .map(({ qr_image, ...rest }) => (qr_image === null ? rest : { ...rest, qr_image }) as TransactionView);

@@ -42,7 +42,7 @@ export type ErrorCode =
   | 'transaction_expired'
   | 'payment_already_matched'
   | 'reference_already_recorded'
-  | 'amount_mismatch'
+  | 'amount_differs'
   | 'payload_too_large'
   | 'uri_too_long'
   | 'headers_too_large'
@@ -111,6 +111,12 @@ export interface Transaction {
   paid_late: boolean;
   /** When it was cancelled; kept if money arrived afterwards and it turned paid. */
   cancelled_at: string | null;
+  /** What it received (rupiah); 0 until paid. */
+  amount_paid: number;
+  /** By how much an accepted payment fell short of the total; 0 when none. */
+  underpaid: number;
+  /** By how much an accepted payment went over the total; 0 when none. */
+  overpaid: number;
   payment: Payment | null;
 }
 

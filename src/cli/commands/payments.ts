@@ -62,14 +62,19 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
   payments
     .command('assign <payment_id> <trxid>')
     .description('bind an unmatched payment to the transaction it pays; audited')
+    .option('--accept-difference', "pay the transaction even though the payment's amount differs from its total (it is then underpaid or overpaid)")
     .option('--json', 'print JSON')
-    .action(async (paymentId: string, trxid: string) => {
+    .action(async (paymentId: string, trxid: string, opts: { acceptDifference?: boolean }) => {
       const actor = ctx.actor();
       const view = await ctx.withDeps(async (deps) => {
-        const { payment, transaction } = await assignPayment(deps, { paymentId, trxid, actor });
+        const { payment, transaction } = await assignPayment(deps, { paymentId, trxid, actor, acceptDifference: opts.acceptDifference === true });
         return { payment: presentPayment(payment), transaction: presentTransaction(transaction, payment, deps.now(), deps.config.publicBaseUrl) };
       });
-      emit(io, json, view, () => `${view.payment.id} now pays ${trxid} (${formatRupiah(view.payment.amount)})${view.transaction.paid_late ? ', late' : ''}`);
+      emit(io, json, view, () => {
+        const { underpaid, overpaid } = view.transaction;
+        const difference = underpaid > 0 ? `, underpaid by ${formatRupiah(underpaid)}` : overpaid > 0 ? `, overpaid by ${formatRupiah(overpaid)}` : '';
+        return `${view.payment.id} now pays ${trxid} (${formatRupiah(view.payment.amount)})${view.transaction.paid_late ? ', late' : ''}${difference}`;
+      });
     });
 }
 

@@ -1,4 +1,5 @@
 import { AppError } from '../../domain/errors.js';
+import { paymentDifference } from '../../domain/payment-difference.js';
 import { presentTransaction } from '../../domain/transaction.js';
 import type { Tx } from '../../storage/executor.js';
 import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries/payments.js';
@@ -24,7 +25,18 @@ export async function settlePayment(
   now: number,
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
   // The row as updated, not the candidate as read: a cancel may have committed in between (cancelled_at, paid_late).
-  const transaction = await markTransactionPaid(trx, candidate.id, { paymentId: payment.id, paidAt: payment.paid_at, late, now });
+  // The matcher only binds exact amounts; an operator's assign may bind another amount it accepted, and
+  // the transaction then records what it received and the difference (domain/payment-difference.ts).
+  const difference = paymentDifference(payment.amount, candidate.total_amount);
+  const transaction = await markTransactionPaid(trx, candidate.id, {
+    paymentId: payment.id,
+    paidAt: payment.paid_at,
+    late,
+    now,
+    amountPaid: payment.amount,
+    underpaid: difference.underpaid,
+    overpaid: difference.overpaid,
+  });
   if (!transaction) return null;
   const bound = await bindUnmatchedPayment(trx, payment.id, candidate.id);
   // Only an operator's assign can meet a payment bound meanwhile (two assigns of one payment at once,

@@ -50,13 +50,16 @@ export async function listPaymentRows(db: Db, filter: { status?: PaymentStatus; 
 export function markTransactionPaid(
   trx: Tx,
   transactionId: string,
-  paid: { paymentId: string; paidAt: number; late: boolean; now: number },
+  paid: { paymentId: string; paidAt: number; late: boolean; now: number; amountPaid: number; underpaid: number; overpaid: number },
 ): Promise<TransactionsTable | undefined> {
   return trx
     .updateTable('transactions')
     .set({
       status: 'paid',
       paid_at: paid.paidAt,
+      amount_paid: paid.amountPaid,
+      underpaid: paid.underpaid,
+      overpaid: paid.overpaid,
       // The caller judged lateness on the row it read. A cancel or the expiry sweeper may have committed
       // since (PostgreSQL runs them side by side): the row as it is when updated decides too, so a
       // transaction cancelled a moment before its money arrived is paid late, never plainly paid.

@@ -6,12 +6,13 @@ import { userActor } from '../../../domain/actor.js';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
 import { formatRupiah } from '../../../domain/money.js';
-import type { TransactionStatus } from '../../../domain/records.js';
+import type { TransactionStatus, TransactionsTable } from '../../../domain/records.js';
 import { formatTime } from '../../../presentation/format.js';
-import { translator, type Lang } from '../../../presentation/messages.js';
+import { type Lang, type Messages, type Translate, translator } from '../../../presentation/messages.js';
 import { errorText, modeText, paidLateText, reasonText, statusText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
+import { assignDifference } from '../../../services/payments/assign-difference.js';
 import { assignPayment } from '../../../services/payments/assign-payment.js';
 import { reviewPayments } from '../../../services/payments/review-payments.js';
 import { merchantScope } from '../../../domain/viewer.js';
@@ -23,44 +24,64 @@ import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 import { words } from './payments.words.js';
 
 const STATUSES: readonly PaymentStatus[] = ['unmatched', 'matched'];
+const TRXID = /^trx_[0-9A-Za-z]{1,80}$/;
+type Word = typeof words extends Messages<infer K> ? K : never;
 const MODES: readonly Mode[] = ['live', 'test'];
 
 export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/payments', { schema: pageSchema({ querystring: Query({ status: Text(), mode: Text(), before: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const t = translator(words, page.lang);
-    const notice = takeNotice(request, reply);
-    const askedStatus = request.query.status;
-    const askedMode = request.query.mode;
-    // Always one status: each is read newest first along an index (payments_status_received); both at
-    // once would scan and sort the whole table. Unmatched, the ones to review, is the default.
-    const status = STATUSES.find((s) => s === askedStatus) ?? 'unmatched';
-    const mode = MODES.find((m) => m === askedMode) ?? null;
-    const cursor = request.query.before ?? null;
-    const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), listVisibleMerchants(deps, page.viewer)]);
-    const names = new Map(merchants.map((m) => [m.id, m.name]));
-    const when = (ms: number) => formatTime(ms, page.lang);
-    const filterQuery = (extra: Record<string, string>) => {
-      return `/dashboard/payments?${new URLSearchParams({ status, ...(mode ? { mode } : {}), ...extra }).toString()}`;
-    };
-    const txState = (p: PaymentListRow) =>
-      p.transaction_id === null
-        ? '–'
-        : html`<a class="mono" href="/dashboard/transactions/${p.transaction_id}">${p.transaction_id}</a> ${
-            p.transaction_status === null
-              ? ''
-              : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
-          }`;
-    // The transaction the matcher refused this payment for (another total, already paid, made after it),
-    // on a line of its own under the link or the reason.
-    const compared = (p: PaymentListRow) =>
-      p.compared_transaction_id === null
-        ? ''
-        : html`<div class="compared">${t('comparedWith')} <a class="mono" href="/dashboard/transactions/${p.compared_transaction_id}">${p.compared_transaction_id}</a></div>`;
-    const unmatched = review.payments.filter((p) => p.status === 'unmatched');
+  app.get(
+    '/payments',
+    { schema: pageSchema({ querystring: Query({ status: Text(), mode: Text(), before: Text(), confirm: Text(), trxid: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const t = translator(words, page.lang);
+      const notice = takeNotice(request, reply);
+      const askedStatus = request.query.status;
+      const askedMode = request.query.mode;
+      // Always one status: each is read newest first along an index (payments_status_received); both at
+      // once would scan and sort the whole table. Unmatched, the ones to review, is the default.
+      const status = STATUSES.find((s) => s === askedStatus) ?? 'unmatched';
+      const mode = MODES.find((m) => m === askedMode) ?? null;
+      const cursor = request.query.before ?? null;
+      const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), listVisibleMerchants(deps, page.viewer)]);
+      const names = new Map(merchants.map((m) => [m.id, m.name]));
+      const when = (ms: number) => formatTime(ms, page.lang);
+      const filterQuery = (extra: Record<string, string>) => {
+        return `/dashboard/payments?${new URLSearchParams({ status, ...(mode ? { mode } : {}), ...extra }).toString()}`;
+      };
+      const txState = (p: PaymentListRow) =>
+        p.transaction_id === null
+          ? '–'
+          : html`<a class="mono" href="/dashboard/transactions/${p.transaction_id}">${p.transaction_id}</a> ${
+              p.transaction_status === null
+                ? ''
+                : html`<span class="badge ${p.transaction_status}">${statusWord(p.transaction_status, p.transaction_paid_late === 1, page.lang)}</span>`
+            }`;
+      // The transaction the matcher refused this payment for (another total, already paid, made after it),
+      // on a line of its own under the link or the reason.
+      const compared = (p: PaymentListRow) =>
+        p.compared_transaction_id === null
+          ? ''
+          : html`<div class="compared">${t('comparedWith')} <a class="mono" href="/dashboard/transactions/${p.compared_transaction_id}">${p.compared_transaction_id}</a></div>`;
+      const unmatched = review.payments.filter((p) => p.status === 'unmatched');
+      // An assign refused for a differing amount comes back here naming the payment and the transaction
+      // (?confirm=pay_…&trxid=trx_…): that payment's form then shows the difference and asks to accept it.
+      const confirming = unmatched.find((p) => p.id === request.query.confirm);
+      const confirmTrxid = request.query.trxid ?? '';
+      const difference = confirming && TRXID.test(confirmTrxid) ? await assignDifference(deps, confirming, confirmTrxid) : null;
+      const confirmation = (p: PaymentListRow) => {
+        if (difference === null || p !== confirming) return '';
+        const signed = difference.paid - difference.total;
+        const amount = formatRupiah(difference.underpaid + difference.overpaid);
+        const params = { paid: formatRupiah(difference.paid), total: formatRupiah(difference.total), difference: amount, trxid: difference.trxid };
+        return html`<div class="difference">
+<p id="assign-${p.id}-difference"><strong>${t(difference.underpaid > 0 ? 'differsLess' : 'differsMore', params)}</strong> ${t('differsHint')}</p>
+<p><input type="checkbox" id="assign-${p.id}-accept" name="accept_difference" value="${String(signed)}" required aria-describedby="assign-${p.id}-difference"> <label for="assign-${p.id}-accept" class="inline">${t('acceptDifference', { difference: amount })}</label></p>
+</div>`;
+      };
 
-    const body = html`<h1>${t('title')}</h1>
+      const body = html`<h1>${t('title')}</h1>
 ${renderNotice(notice)}
 <form method="get" action="/dashboard/payments" class="filters card">
 <div><label for="payments-status">${t('status')}</label>
@@ -127,18 +148,20 @@ ${
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <input type="hidden" name="back" value="${request.url}">
 <label for="assign-${p.id}">${t('transaction')}</label>
-<input id="assign-${p.id}" name="trxid" required maxlength="100" autocomplete="off" spellcheck="false" list="candidates-${p.id}" aria-describedby="assign-${p.id}-hint" value="${candidates.length === 1 ? candidates[0]!.id : ''}">
+<input id="assign-${p.id}" name="trxid" required maxlength="100" autocomplete="off" spellcheck="false" list="candidates-${p.id}" aria-describedby="assign-${p.id}-hint" value="${difference !== null && p === confirming ? difference.trxid : candidates.length === 1 ? candidates[0]!.id : ''}">
 <datalist id="candidates-${p.id}">${candidates.map((c) => html`<option value="${c.id}">${formatRupiah(c.total_amount)} · ${when(c.created_at)}</option>`)}</datalist>
 <p class="muted" id="assign-${p.id}-hint">${t('assignHint')}</p>
+${confirmation(p)}
 <button type="submit">${t('assign')}</button>
 </form>
 </section>`;
 })}`
 }`;
-    return page.send(t('title'), 'payments', body);
-  });
+      return page.send(t('title'), 'payments', body);
+    },
+  );
 
-  const assignSchema = pageSchema({ params: Params({ id: Segment() }), body: Form({ back: Text(), trxid: Text() }) });
+  const assignSchema = pageSchema({ params: Params({ id: Segment() }), body: Form({ back: Text(), trxid: Text(), accept_difference: Text() }) });
   app.post('/payments/:id/assign', { schema: assignSchema }, async (request, reply) => {
     const viewer = request.viewer!;
     const lang = request.consoleLang;
@@ -150,27 +173,51 @@ ${
     const trxid = (request.body.trxid ?? '').trim();
     const refuse = (text: string) => redirectWithNotice(reply, back, { kind: 'error', text });
     if (trxid === '') return refuse(t('trxidRequired'));
-    if (!/^trx_[0-9A-Za-z]{1,80}$/.test(trxid)) return refuse(t('trxidMalformed', { trxid: trxid.slice(0, 100) }));
+    if (!TRXID.test(trxid)) return refuse(t('trxidMalformed', { trxid: trxid.slice(0, 100) }));
+    // The confirmation's checkbox carries the difference it named (payment minus total), so an accept
+    // holds only for that difference: not for another transaction typed in after confirming.
+    const acceptedRaw = request.body.accept_difference;
+    const accepted = acceptedRaw !== undefined && /^-?[0-9]{1,15}$/.test(acceptedRaw) ? Number(acceptedRaw) : null;
     try {
-      const { payment, transaction } = await assignPayment(deps, { paymentId, trxid, actor: userActor(viewer), merchants: merchantScope(viewer) });
-      return redirectWithNotice(reply, back, {
-        kind: 'success',
-        text: t(transaction.paid_late === 1 ? 'assignedLate' : 'assigned', { payment: payment.id, trxid: transaction.id }),
+      const { payment, transaction } = await assignPayment(deps, {
+        paymentId,
+        trxid,
+        actor: userActor(viewer),
+        merchants: merchantScope(viewer),
+        ...(accepted === null ? {} : { acceptDifference: true, acceptedDifference: accepted }),
       });
+      return redirectWithNotice(reply, back, { kind: 'success', text: assignedText(t, payment.id, transaction) });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       switch (err.code) {
         case 'transaction_not_found':
         case 'payment_already_matched':
         case 'transaction_already_paid':
-        case 'amount_mismatch':
           return refuse(errorText(err.code, lang, { trxid }));
+        case 'amount_differs': {
+          // Back to the page, whose form for this payment now names the difference and asks to accept it.
+          const url = new URL(back, 'http://console.invalid');
+          url.searchParams.set('confirm', paymentId);
+          url.searchParams.set('trxid', trxid);
+          return redirectWithNotice(reply, `${url.pathname}${url.search}#pay-${paymentId}`, {
+            kind: 'error',
+            text: t('differsNotice', { payment: paymentId, trxid }),
+          });
+        }
         default:
           // payment_not_found (unknown or another merchant's) is the 404 page.
           throw err;
       }
     }
   });
+}
+
+/** The notice of a done assign: late, and underpaid or overpaid by an accepted difference, when so. */
+function assignedText(t: Translate<Word>, paymentId: string, tx: TransactionsTable): string {
+  const params = { payment: paymentId, trxid: tx.id };
+  if ((tx.underpaid ?? 0) > 0) return t('assignedUnderpaid', { ...params, difference: formatRupiah(tx.underpaid ?? 0) });
+  if ((tx.overpaid ?? 0) > 0) return t('assignedOverpaid', { ...params, difference: formatRupiah(tx.overpaid ?? 0) });
+  return t(tx.paid_late === 1 ? 'assignedLate' : 'assigned', params);
 }
 
 /**

@@ -38,6 +38,9 @@ export const CSV_COLUMNS = [
   'payment_reference',
   'cashier',
   'description',
+  'amount_paid',
+  'underpaid',
+  'overpaid',
 ] as const;
 
 /** One transaction as a CSV record; times in ISO 8601 UTC, statuses as a reader sees them at `now`. */
@@ -64,6 +67,10 @@ function record({ transaction: tx, payment }: TransactionWithPayment, now: numbe
     // The cashier's user id (the console's filter takes it), and the sale's note.
     tx.created_by_user_id ?? null,
     tx.description ?? null,
+    // At the end, so readers of the earlier columns by position are unchanged (migration 018).
+    tx.amount_paid ?? 0,
+    tx.underpaid ?? 0,
+    tx.overpaid ?? 0,
   ];
   return csvRow(values);
 }
