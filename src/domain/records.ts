@@ -44,7 +44,7 @@ export interface TransactionsTable {
   description?: string | null;
   /**
    * What a paid transaction received, and by how much that fell short of or went over its total when a
-   * person accepted a payment of another amount (migration 018); all 0 until paid. Optional so creates
+   * person accepted a payment of another amount (migration 017); all 0 until paid. Optional so creates
    * need not name them (the database's default is 0).
    */
   amount_paid?: number;

@@ -15,7 +15,7 @@ import * as comparedTransaction from './migrations/013-compared-transaction.js';
 import * as notifyChannels from './migrations/014-notify-channels.js';
 import * as cashiers from './migrations/015-cashiers.js';
 import * as receipts from './migrations/016-receipts.js';
-import * as amountPaid from './migrations/018-amount-paid.js';
+import * as amountPaid from './migrations/017-amount-paid.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -36,7 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-notify-channels': notifyChannels,
   '015-cashiers': cashiers,
   '016-receipts': receipts,
-  '018-amount-paid': amountPaid,
+  '017-amount-paid': amountPaid,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

@@ -1,11 +1,11 @@
-// Migration 018 (issue 28, section 2): a transaction paid before it existed was paid exactly, so it gets
+// Migration 017 (issue 28, section 2): a transaction paid before it existed was paid exactly, so it gets
 // amount_paid = its total; any other gets 0, and nothing is underpaid or overpaid.
 import { afterEach, describe, expect, it } from 'vitest';
-import * as amountPaid from '../../src/storage/migrations/018-amount-paid.js';
+import * as amountPaid from '../../src/storage/migrations/017-amount-paid.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { insertRows, transactionRow } from '../helpers/transaction-rows.js';
 
-describe('migration 018-amount-paid', () => {
+describe('migration 017-amount-paid', () => {
   let t: TestApp;
   afterEach(async () => t?.close());
 

@@ -67,7 +67,7 @@ function record({ transaction: tx, payment }: TransactionWithPayment, now: numbe
     // The cashier's user id (the console's filter takes it), and the sale's note.
     tx.created_by_user_id ?? null,
     tx.description ?? null,
-    // At the end, so readers of the earlier columns by position are unchanged (migration 018).
+    // At the end, so readers of the earlier columns by position are unchanged (migration 017).
     tx.amount_paid ?? 0,
     tx.underpaid ?? 0,
     tx.overpaid ?? 0,
