@@ -144,9 +144,11 @@ describe('cstatus by trxid', () => {
       issuer: 'SIMULATOR',
       payer_name: 'Sandbox Payer',
     });
-    // Everything else is as created.
-    const { status: _s, paid_at: _p, payment: _pm, ...rest } = tx;
-    const { status: _s2, paid_at: _p2, payment: _pm2, ...createdRest } = created;
+    // What changes with the payment: its status, time and details, and the amount received; everything
+    // else is as created.
+    expect(tx.amount_paid).toBe(tx.total_amount);
+    const { status: _s, paid_at: _p, payment: _pm, amount_paid: _ap, ...rest } = tx;
+    const { status: _s2, paid_at: _p2, payment: _pm2, amount_paid: _ap2, ...createdRest } = created;
     expect(rest).toEqual(createdRest);
   });
 });

@@ -31,5 +31,9 @@ export function pendingRow(
     // one batched insert have the same columns.
     created_by_user_id: input.sale?.userId ?? null,
     description: input.sale?.description ?? null,
+    // What was received is known once paid (settle-payment.ts).
+    amount_paid: 0,
+    underpaid: 0,
+    overpaid: 0,
   };
 }
