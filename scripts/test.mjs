@@ -24,6 +24,8 @@ function run(label, env, skip = []) {
   );
   let passed = 0;
   let failed = 0;
+  /** @type {string[]} */
+  const failures = [];
   if (existsSync(report)) {
     const json = JSON.parse(readFileSync(report, 'utf8'));
     passed = json.numPassedTests ?? 0;
@@ -31,12 +33,20 @@ function run(label, env, skip = []) {
     // A file that fails to load, or whose beforeAll throws (its tests then show as skipped), fails no
     // test but must not pass silently: it counts as one failure.
     for (const file of json.testResults ?? []) {
-      if (file.status === 'failed' && !(file.assertionResults ?? []).some((a) => a.status === 'failed')) failed += 1;
+      const name = relative('.', file.name ?? '');
+      if (file.status === 'failed' && !(file.assertionResults ?? []).some((a) => a.status === 'failed')) {
+        failed += 1;
+        failures.push(`${label}: ${name} (did not load or its setup failed)`);
+      }
+      for (const a of file.assertionResults ?? []) {
+        if (a.status === 'failed') failures.push(`${label}: ${name} > ${a.fullName ?? a.title}`);
+      }
     }
   } else {
     failed += 1;
+    failures.push(`${label}: vitest wrote no report`);
   }
-  return { passed, failed, ok: result.status === 0 && failed === 0 && passed > 0 };
+  return { passed, failed, failures, ok: result.status === 0 && failed === 0 && passed > 0 };
 }
 
 /**
@@ -100,5 +110,8 @@ if (process.env.TEST_DATABASE_URL) {
 }
 const passed = runs.reduce((n, r) => n + r.passed, 0);
 const failed = runs.reduce((n, r) => n + r.failed, 0);
+// A CI log is often read from its tail: what failed is named right above the totals.
+const failures = runs.flatMap((r) => r.failures);
+if (failures.length > 0) process.stdout.write(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exit(runs.every((r) => r.ok) ? 0 : 1);
