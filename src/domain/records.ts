@@ -10,7 +10,7 @@ export type PaymentStatus = 'matched' | 'unmatched';
  */
 export type UserRole = 'operator' | 'merchant' | 'cashier';
 /** What a webhook event reports. */
-export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched';
+export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched' | 'refund.succeeded' | 'refund.failed';
 
 export interface TransactionsTable {
   id: string;
@@ -50,6 +50,41 @@ export interface TransactionsTable {
   amount_paid?: number;
   underpaid?: number;
   overpaid?: number;
+  /**
+   * The sum of its succeeded refunds, and of its refunds still pending at an acquirer (migration 018);
+   * refunded_amount + refund_held never exceeds amount_paid. Optional so creates need not name them.
+   */
+  refunded_amount?: number;
+  refund_held?: number;
+  /** How many refunds it has had, of any status: 0 means there are none to read. */
+  refund_count?: number;
+}
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+/** One refund asked for (migration 018, storage/migrations/018-refunds.ts says what each column means). */
+export interface RefundsTable {
+  id: string;
+  transaction_id: string;
+  merchant_id: string;
+  mode: Mode;
+  amount: number;
+  reason: string;
+  status: RefundStatus;
+  /** 1: recorded as paid back outside the gateway (a static-QRIS code); 0: asked of the acquirer. */
+  recorded: number;
+  reference: string | null;
+  payment_id: string | null;
+  requested_by: string;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
 }
 
 export interface PaymentsTable {

@@ -56,6 +56,13 @@ const STATUS: Record<ErrorCode, number> = {
   reference_already_recorded: 409,
   // An assign of a payment of another amount, not accepted (services/payments/assign-payment.ts).
   amount_differs: 409,
+  // A refund of a transaction that is not paid, or of more than it received less what went back already
+  // (services/transactions/refund-transaction.ts).
+  transaction_not_paid: 409,
+  refund_exceeds_remaining: 409,
+  // The acquirer (or the payer's issuer behind it) refused the refund: the request was fine, the refund
+  // is not possible; the refund is kept as failed.
+  refund_refused: 422,
   payload_too_large: 413,
   // An uploaded image: over the byte or pixel limit (413), not PNG or JPEG (415), or a PNG/JPEG that
   // cannot be decoded or holds no readable QR code (422: the request was fine, the picture is not).

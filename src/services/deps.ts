@@ -44,7 +44,38 @@ export interface CodeIssuer {
    * (that payment is then recorded). Never inside a database transaction.
    */
   cancel(deps: Deps, tx: TransactionsTable): Promise<'cancelled' | 'paid'>;
+  /**
+   * How this issuer's paid money goes back. 'acquirer': refund() asks the acquirer to move it.
+   * 'record': the gateway cannot move money (a code made from the merchant's static QRIS), so a refund is
+   * a record that the merchant paid it back outside the gateway, and refund() is never called.
+   */
+  refunds: 'acquirer' | 'record';
+  /**
+   * Asks the acquirer to refund part or all of a paid transaction. Never inside a database transaction
+   * (it waits on the network). The same refund.id on a retry must never refund twice (it is the
+   * acquirer's partnerRefundNo). Throws AppError acquirer_unavailable when there is no answer (timeout,
+   * network error, 5xx): the refund may or may not have happened and is asked again later.
+   */
+  refund(deps: Deps, tx: TransactionsTable, refund: IssuerRefund): Promise<IssuerRefundOutcome>;
 }
+
+/** What a refund asks of the issuer of the paid transaction's code. */
+export interface IssuerRefund {
+  /** The refund's id (rf_...): the same on every retry of this refund. */
+  id: string;
+  amount: number;
+  reason: string;
+}
+
+/**
+ * The acquirer's answer to a refund. 'in_progress': accepted, not final yet (ask again later with the
+ * same id). 'refused': final, nothing was refunded; code is a stable error code (refund_refused, or
+ * refund_exceeds_remaining when the acquirer counts less left than the gateway does).
+ */
+export type IssuerRefundOutcome =
+  | { status: 'succeeded'; reference: string | null; completedAt: number }
+  | { status: 'in_progress'; reference: string | null }
+  | { status: 'refused'; code: 'refund_refused' | 'refund_exceeds_remaining'; message: string };
 
 export interface IssuerResolver {
   /** The issuer of a merchant's new codes in a mode. Asked on every create, so it must be cheap. */

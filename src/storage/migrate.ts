@@ -16,6 +16,7 @@ import * as notifyChannels from './migrations/014-notify-channels.js';
 import * as cashiers from './migrations/015-cashiers.js';
 import * as receipts from './migrations/016-receipts.js';
 import * as amountPaid from './migrations/017-amount-paid.js';
+import * as refunds from './migrations/018-refunds.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-cashiers': cashiers,
   '016-receipts': receipts,
   '017-amount-paid': amountPaid,
+  '018-refunds': refunds,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

@@ -1,8 +1,8 @@
 // Table types for Kysely. Times are integer milliseconds since the epoch in both databases: one
 // representation, no time-zone surprises, and cheap comparisons. Booleans are 0/1 integers for the same
 // reason (SQLite has no boolean type).
-export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable, UserRole, EventType } from '../domain/records.js';
-import type { Mode, TransactionsTable, PaymentsTable, UserRole, EventType } from '../domain/records.js';
+export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable, UserRole, EventType, RefundsTable, RefundStatus } from '../domain/records.js';
+import type { Mode, TransactionsTable, PaymentsTable, UserRole, EventType, RefundsTable } from '../domain/records.js';
 
 /** Which database a connection speaks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -322,6 +322,7 @@ export interface DB {
   reserved_totals: ReservedTotalsTable;
   idempotency_keys: IdempotencyKeysTable;
   payments: PaymentsTable;
+  refunds: RefundsTable;
   snap_polls: SnapPollsTable;
   snap_tokens: SnapTokensTable;
   snap_external_ids: SnapExternalIdsTable;

@@ -11,6 +11,11 @@ export function snapIssuer(source: SnapSource): CodeIssuer {
   return {
     issue: (deps, input) => issueAtAcquirer(deps, source, input),
     cancel: (deps, tx) => cancelAcquirerCode(deps, source, tx),
+    refunds: 'acquirer',
+    // TODO(issue 28): qr-mpm-refund (service 78); until it lands an acquirer refund answers unavailable.
+    refund: async () => {
+      throw new AppError('acquirer_unavailable', 'refunds at the acquirer are not built yet');
+    },
   };
 }
 

@@ -35,5 +35,8 @@ export function pendingRow(
     amount_paid: 0,
     underpaid: 0,
     overpaid: 0,
+    refunded_amount: 0,
+    refund_held: 0,
+    refund_count: 0,
   };
 }
