@@ -9,6 +9,13 @@ export type Outcome =
   | { kind: 'refused-503' }
   /** The connection was refused: the request was never sent, safe to retry. */
   | { kind: 'refused-connect' }
+  /**
+   * A new connection (never a reused one) reset before any byte of an answer: the kernel had completed
+   * its handshake in the listen backlog, and closing the listening socket resets every connection still
+   * waiting there, unaccepted, so the server never saw the request. TCP gives no way to drain that
+   * backlog at the instant of closing; a client cannot tell this from a refusal and retries the same way.
+   */
+  | { kind: 'refused-backlog' }
   /** The connection broke after the request was sent: the client cannot tell what happened. */
   | { kind: 'reset'; detail: string }
   /** Any other answer (a wrong status, a 503 on a connection kept open, a broken body). */
@@ -55,6 +62,7 @@ export function createOnce(agent: http.Agent, base: string, key: string): Promis
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ECONNREFUSED') finish({ kind: 'refused-connect' });
+      else if (err.code === 'ECONNRESET' && !req.reusedSocket) finish({ kind: 'refused-backlog' });
       else finish({ kind: 'reset', detail: `${err.code ?? ''} ${err.message}${req.reusedSocket ? ' (reused socket)' : ''}` });
     });
     req.end();
@@ -63,7 +71,7 @@ export function createOnce(agent: http.Agent, base: string, key: string): Promis
 
 /**
  * `connections` loops, each making creates one after another until its connection is refused (the
- * server stopped listening) or `until` resolves. Returns every outcome.
+ * server stopped listening; or reset unaccepted in the backlog as it stopped) or `until` resolves. Returns every outcome.
  */
 export async function runCreateLoad(options: {
   base: string;
@@ -82,7 +90,7 @@ export async function runCreateLoad(options: {
       const outcome = await createOnce(agent, options.base, options.key);
       outcomes.push(outcome);
       options.onOutcome?.(outcome);
-      if (outcome.kind === 'refused-connect') return;
+      if (outcome.kind === 'refused-connect' || outcome.kind === 'refused-backlog') return;
     }
   };
   await Promise.all(Array.from({ length: options.connections }, loop));
