@@ -7,10 +7,9 @@ import type { Deps } from '../services/deps.js';
 import { claimAlert, claimDueAlerts, type ClaimedAlert } from '../services/notify/claim-alerts.js';
 import { recordAlertAttempt, type AlertState } from '../services/notify/record-alert-attempt.js';
 import { sendAlert, type Post } from './notify-senders.js';
-import { OutageBackoff } from './outage-backoff.js';
 import { postWebhook } from './post-webhook.js';
 import { leaseMs } from './webhook-dispatcher.js';
-import type { Worker } from './run-every.js';
+import { runEvery, type Worker } from './run-every.js';
 
 export interface NotifyDispatchOptions {
   /** Alerts in flight at once (and claimed per pass). */
@@ -90,40 +89,12 @@ export function startNotifyDispatcher(deps: Deps, options: Partial<NotifyDispatc
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const ownSender = options.mail === undefined;
   const mail = ownSender ? alertMailSender(deps) : (options.mail ?? null);
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  const outage = new OutageBackoff(intervalMs, deps.logger, 'alert dispatch');
-
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    timer = setTimeout(tick, delay);
-    timer.unref();
-  };
-  const tick = () => {
-    timer = null;
-    running = dispatchDueAlerts(deps, { ...options, concurrency, mail })
-      .then((report) => {
-        outage.succeeded();
-        return report.claimed >= concurrency ? 0 : intervalMs;
-      })
-      .catch((err: unknown) => {
-        const pause = outage.failed(err);
-        if (pause !== null) return pause;
-        deps.logger.error({ err }, 'alert dispatch failed');
-        return intervalMs;
-      })
-      .then((delay) => {
-        running = null;
-        schedule(delay);
-      });
-  };
-  schedule(0);
+  const loop = runEvery(intervalMs, () => dispatchDueAlerts(deps, { ...options, concurrency, mail }), deps.logger, 'alert dispatch failed', {
+    again: (report) => report.claimed >= concurrency,
+  });
   return {
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
+      await loop.stop();
       // Its SMTP connection would otherwise hold the process until the socket's timeout.
       if (ownSender) mail?.close();
     },

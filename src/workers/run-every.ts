@@ -9,8 +9,16 @@ export interface Worker {
  * Runs `round` now and then every intervalMs. A round never overlaps the previous one; a failed round is
  * logged and the next tick tries again, so one bad run never stops a worker. While the database is
  * unavailable the worker backs off instead (outage-backoff.ts). stop() waits for the round in flight.
+ * `again` says from a round's result that more is waiting (an outbox pass that claimed a full batch): the
+ * next round then starts at once, so a backlog drains at the round's pace instead of the interval's.
  */
-export function runEvery(intervalMs: number, round: () => Promise<unknown>, logger: Logger, failure: string): Worker {
+export function runEvery<T>(
+  intervalMs: number,
+  round: () => Promise<T>,
+  logger: Logger,
+  failure: string,
+  options: { again?: (result: T) => boolean } = {},
+): Worker {
   let running: Promise<void> | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -26,9 +34,9 @@ export function runEvery(intervalMs: number, round: () => Promise<unknown>, logg
     // Rounds start intervalMs apart (a long round is followed at once by the next), as a timer's would.
     const onTime = () => Math.max(0, intervalMs - (Date.now() - started));
     running = round()
-      .then(() => {
+      .then((result) => {
         outage.succeeded();
-        return onTime();
+        return options.again?.(result) ? 0 : onTime();
       })
       .catch((err: unknown) => {
         const pause = outage.failed(err);

@@ -4,7 +4,8 @@ import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/c
 import type { Deps } from '../services/deps.js';
 import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
 import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
-import { OutageBackoff, isOutage } from './outage-backoff.js';
+import { isOutage } from './outage-backoff.js';
+import { runEvery } from './run-every.js';
 import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
 
 export interface DispatchOptions {
@@ -117,40 +118,7 @@ export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions
 export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { intervalMs?: number } = {}): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  const outage = new OutageBackoff(intervalMs, deps.logger, 'webhook dispatch');
-
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    timer = setTimeout(tick, delay);
-    timer.unref();
-  };
-  const tick = () => {
-    timer = null;
-    running = dispatchDueDeliveries(deps, { ...options, concurrency })
-      .then((report) => {
-        outage.succeeded();
-        return report.claimed >= concurrency ? 0 : intervalMs;
-      })
-      .catch((err: unknown) => {
-        const pause = outage.failed(err);
-        if (pause !== null) return pause;
-        deps.logger.error({ err }, 'webhook dispatch failed');
-        return intervalMs;
-      })
-      .then((delay) => {
-        running = null;
-        schedule(delay);
-      });
-  };
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return runEvery(intervalMs, () => dispatchDueDeliveries(deps, { ...options, concurrency }), deps.logger, 'webhook dispatch failed', {
+    again: (report) => report.claimed >= concurrency,
+  });
 }

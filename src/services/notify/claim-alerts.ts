@@ -3,13 +3,8 @@
 // it record the outcome. Several worker processes may dispatch at once without a leader.
 import type { NotifyLanguage, NotifyChannelType, NotifyKind } from '../../domain/notify-channel.js';
 import type { Executor } from '../../storage/executor.js';
-import {
-  dueNotifyDeliveries,
-  dueNotifyDeliveriesSkipLocked,
-  dueNotifyDeliveryById,
-  leaseNotifyDelivery,
-  type DueNotifyDelivery,
-} from '../../storage/queries/notify.js';
+import { dueNotifyDeliveries, dueNotifyDeliveriesSkipLocked, dueNotifyDeliveryById, type DueNotifyDelivery } from '../../storage/queries/notify.js';
+import { leaseOutboxRow } from '../../storage/queries/outbox-lease.js';
 import type { Deps } from '../deps.js';
 
 export interface ClaimedAlert {
@@ -52,7 +47,7 @@ export async function claimDueAlerts(deps: Deps, options: { limit: number; lease
     const won: ClaimedAlert[] = [];
     for (const row of rows) {
       if (won.length === options.limit) break;
-      if (await leaseNotifyDelivery(db, row.id, now, lease)) won.push(claimed(row, lease));
+      if (await leaseOutboxRow(db, 'notify_deliveries', row.id, now, lease)) won.push(claimed(row, lease));
     }
     return won;
   };
@@ -68,6 +63,6 @@ export async function claimDueAlerts(deps: Deps, options: { limit: number; lease
 export async function claimAlert(deps: Deps, id: string, leaseMs: number): Promise<ClaimedAlert | null> {
   const now = deps.now();
   const row = await dueNotifyDeliveryById(deps.db, id, now);
-  if (!row || !(await leaseNotifyDelivery(deps.db, row.id, now, now + leaseMs))) return null;
+  if (!row || !(await leaseOutboxRow(deps.db, 'notify_deliveries', row.id, now, now + leaseMs))) return null;
   return claimed(row, now + leaseMs);
 }

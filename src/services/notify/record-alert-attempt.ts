@@ -2,7 +2,8 @@
 // dispatcher still holds its claim (retried with backoff until the schedule is spent).
 import { newNotifyAttemptId } from '../../domain/notify-channel.js';
 import { notifyRetryDelayMs } from '../../domain/notify-retry.js';
-import { insertNotifyAttempt, recordNotifyOutcome } from '../../storage/queries/notify.js';
+import { insertNotifyAttempt } from '../../storage/queries/notify.js';
+import { recordOutboxOutcome } from '../../storage/queries/outbox-lease.js';
 import type { Deps } from '../deps.js';
 import type { ClaimedAlert } from './claim-alerts.js';
 
@@ -42,7 +43,7 @@ export async function recordAlertAttempt(
       status_code: outcome.statusCode,
       error: outcome.error,
     });
-    const decided = await recordNotifyOutcome(trx, alert.id, alert.lease, {
+    const decided = await recordOutboxOutcome(trx, 'notify_deliveries', alert.id, alert.lease, {
       status: state === 'retrying' ? 'pending' : state,
       nextAttemptAt,
       attemptedAt: outcome.attemptedAt,

@@ -2,8 +2,9 @@
 // database) may run at once without a leader: a delivery is theirs only once a conditional update has
 // set its `locked_until` lease, and the lease doubles as the token that lets them record the outcome.
 import type { Executor } from '../../storage/executor.js';
-import { dueDeliveries, dueDeliveriesSkipLocked, leaseDelivery, type DueDelivery } from '../../storage/queries/deliveries.js';
+import { dueDeliveries, dueDeliveriesSkipLocked, type DueDelivery } from '../../storage/queries/deliveries.js';
 import type { EventType } from '../../storage/schema.js';
+import { leaseOutboxRow } from '../../storage/queries/outbox-lease.js';
 import type { Deps } from '../deps.js';
 
 export interface ClaimedDelivery {
@@ -31,7 +32,7 @@ export async function claimDueDeliveries(deps: Deps, options: { limit: number; l
       if (won.length === options.limit) break;
       // The same condition as the select, re-checked atomically: of two dispatchers that both saw this
       // row free, only the first update matches.
-      if (!(await leaseDelivery(db, row.id, now, lease))) continue;
+      if (!(await leaseOutboxRow(db, 'deliveries', row.id, now, lease))) continue;
       won.push({
         id: row.id,
         eventId: row.event_id,

@@ -1,11 +1,12 @@
 // The outcome of one webhook attempt: an attempt row always, the delivery's next state while the
 // dispatcher still holds its claim, and the endpoint's health (a run of failures marks it failing; a
 // success makes it active again).
-import { insertDeliveryAttempt, recordDeliveryOutcome } from '../../storage/queries/deliveries.js';
+import { insertDeliveryAttempt } from '../../storage/queries/deliveries.js';
 import { markEndpointFailed, markEndpointSucceeded } from '../../storage/queries/webhook-endpoints.js';
 import { newAttemptId } from '../../domain/ids.js';
 import { FAILING_AFTER_CONSECUTIVE_FAILURES, nextAttemptDelayMs, parseRetryAfter } from '../../domain/webhook-retry.js';
 import type { ClaimedDelivery } from './claim-deliveries.js';
+import { recordOutboxOutcome } from '../../storage/queries/outbox-lease.js';
 import type { Deps } from '../deps.js';
 import { alertIfEndpointTurnedFailing } from '../notify/alert-endpoint-failing.js';
 
@@ -46,7 +47,7 @@ export async function recordDeliveryAttempt(
       error: outcome.error,
     });
     // Only the holder of the claim decides; a resend in the meantime has taken it over.
-    const decided = await recordDeliveryOutcome(trx, delivery.id, delivery.lease, {
+    const decided = await recordOutboxOutcome(trx, 'deliveries', delivery.id, delivery.lease, {
       status: state === 'retrying' ? 'pending' : state,
       nextAttemptAt,
       attemptedAt: outcome.attemptedAt,

@@ -70,54 +70,12 @@ export async function dueDeliveriesSkipLocked(trx: Tx, now: number, limit: numbe
   return dueQuery(trx, now, limit).forUpdate('d').skipLocked().execute();
 }
 
-/**
- * Claims a delivery until `lease` if it is still pending and unclaimed at `now` (the due query's
- * condition, re-checked atomically): of two dispatchers that both saw it free, only the first wins.
- */
-export async function leaseDelivery(db: Executor, id: string, now: number, lease: number): Promise<boolean> {
-  const result = await db
-    .updateTable('deliveries')
-    .set({ locked_until: lease })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 export async function insertDeliveries(db: Executor, deliveries: DeliveriesTable[]): Promise<void> {
   await db.insertInto('deliveries').values(deliveries).execute();
 }
 
 export async function insertDeliveryAttempt(trx: Tx, attempt: DeliveryAttemptsTable): Promise<void> {
   await trx.insertInto('delivery_attempts').values(attempt).execute();
-}
-
-/**
- * Records an attempt's outcome on its delivery (attempts + 1, claim cleared) only while the delivery
- * still carries `lease`; false when a resend has taken it over meanwhile. A null `nextAttemptAt` leaves
- * next_attempt_at as it is.
- */
-export async function recordDeliveryOutcome(
-  trx: Tx,
-  id: string,
-  lease: number,
-  outcome: { status: DeliveriesTable['status']; nextAttemptAt: number | null; attemptedAt: number; statusCode: number | null },
-): Promise<boolean> {
-  const updated = await trx
-    .updateTable('deliveries')
-    .set({
-      status: outcome.status,
-      attempts: sql<number>`attempts + 1`,
-      ...(outcome.nextAttemptAt === null ? {} : { next_attempt_at: outcome.nextAttemptAt }),
-      locked_until: null,
-      last_attempt_at: outcome.attemptedAt,
-      last_status_code: outcome.statusCode,
-    })
-    .where('id', '=', id)
-    .where('locked_until', '=', lease)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
 }
 
 /** Ids of an event's deliveries to enabled endpoints, or to one endpoint. */

@@ -1,6 +1,5 @@
 // Merchants' alert channels, their alerts (an outbox of their own, beside webhook deliveries) and each
 // alert's attempts.
-import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
 import type { NotifyAttemptsTable, NotifyChannelsTable, NotifyDeliveriesTable } from '../schema.js';
 
@@ -111,43 +110,8 @@ export async function dueNotifyDeliveriesSkipLocked(trx: Tx, now: number, limit:
   return dueQuery(trx, now, limit).forUpdate('d').skipLocked().execute();
 }
 
-/** Claims an alert until `lease` if it is still pending and unclaimed at `now`; false when another won it. */
-export async function leaseNotifyDelivery(db: Executor, id: string, now: number, lease: number): Promise<boolean> {
-  const result = await db
-    .updateTable('notify_deliveries')
-    .set({ locked_until: lease })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 export async function insertNotifyAttempt(trx: Tx, attempt: NotifyAttemptsTable): Promise<void> {
   await trx.insertInto('notify_attempts').values(attempt).execute();
-}
-
-/** Records an attempt's outcome while the alert still carries `lease`; false when it does not any more. */
-export async function recordNotifyOutcome(
-  trx: Tx,
-  id: string,
-  lease: number,
-  outcome: { status: NotifyDeliveriesTable['status']; nextAttemptAt: number | null; attemptedAt: number; statusCode: number | null },
-): Promise<boolean> {
-  const updated = await trx
-    .updateTable('notify_deliveries')
-    .set({
-      status: outcome.status,
-      attempts: sql<number>`attempts + 1`,
-      ...(outcome.nextAttemptAt === null ? {} : { next_attempt_at: outcome.nextAttemptAt }),
-      locked_until: null,
-      last_attempt_at: outcome.attemptedAt,
-      last_status_code: outcome.statusCode,
-    })
-    .where('id', '=', id)
-    .where('locked_until', '=', lease)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
 }
 
 /** A channel's alerts, newest first (created_at, then id), after `before` when given. */
