@@ -147,6 +147,50 @@ describe('the point of sale in a real browser', () => {
     }, 240_000);
   }
 
+  // A counter often has a tablet on a stand or a shop's computer: the keypad and the QR fit the screen
+  // without scrolling there too, and the keys stay a sensible size instead of stretching across it.
+  for (const screen of [
+    { name: 'tablet', viewport: { width: 1024, height: 768 } },
+    { name: 'desktop', viewport: { width: 1280, height: 800 } },
+  ]) {
+    it(`keypad and QR fit a ${screen.name} screen (${screen.viewport.width}x${screen.viewport.height}) without scrolling`, async () => {
+      const context = await ctx.browser.newContext({ viewport: screen.viewport });
+      const page = await cashierPage(context, 'id', ['id-ID']);
+      const inView = async (selector: string) => {
+        const box = (await page.locator(selector).first().boundingBox())!;
+        expect(box, selector).not.toBeNull();
+        expect(box.y + box.height, `${selector} ends inside the screen`).toBeLessThanOrEqual(screen.viewport.height);
+        expect(box.x + box.width).toBeLessThanOrEqual(screen.viewport.width);
+        return box;
+      };
+      const charge = page.getByRole('button', { name: 'Tagih', exact: true });
+      const key = (await page.getByRole('button', { name: '5', exact: true }).boundingBox())!;
+      // A key is a big target, not a bar across the screen.
+      expect(key.width).toBeGreaterThanOrEqual(56);
+      expect(key.width).toBeLessThanOrEqual(220);
+      const chargeBox = (await charge.boundingBox())!;
+      expect(chargeBox.y + chargeBox.height, 'Tagih without scrolling').toBeLessThanOrEqual(screen.viewport.height);
+      await page.screenshot({ path: join(SHOTS, `pos-keypad-${screen.name}.png`) });
+
+      for (const k of ['3', '5', '000']) await page.getByRole('button', { name: k, exact: true }).click();
+      await charge.click();
+      await page.locator('#pos-qr-image').waitFor();
+      await page.waitForURL(/\/dashboard\/pos\/trx_/);
+      const qr = await inView('#pos-qr-image');
+      // Big enough to scan from across a counter, and whole on the screen with the total, the countdown
+      // and Batal beside it.
+      expect(qr.width).toBeGreaterThanOrEqual(280);
+      await inView('#pos-total');
+      await inView('.pos-countdown');
+      await inView('.pos-cancel');
+      const tx = (await salesOf(cashiers.id!)).at(-1)!;
+      expect(tx.amount).toBe(35_000);
+      expect(parseQris(await shownQr(page)).fields.find((f) => f.tag === '54')?.value).toBe(String(tx.total_amount));
+      await page.screenshot({ path: join(SHOTS, `pos-qr-${screen.name}.png`) });
+      await context.close();
+    }, 120_000);
+  }
+
   // A phone lets a page make sound only after a tap on it. The charge is that tap; a reload of the QR
   // screen has none, so the page shows a button that turns both the chime and the speech on. Chromium is
   // started with a phone's autoplay policy (no sound before the user touches the page).

@@ -193,8 +193,7 @@ function saleScreen(deps: Deps, page: ConsolePage, tx: TransactionsTable, mercha
 <button type="button" class="pos-sound" id="pos-sound" data-said="${t('soundOn')}" hidden>${t('soundButton')}</button>
 <p class="pos-merchant">${merchantName}</p>
 <p class="pos-total" id="pos-total">${total}</p>
-<p class="pos-breakdown">${t('breakdown', { amount: formatRupiah(tx.amount), code: tx.unique_code })}</p>
-<p class="pos-unique">${t('uniqueCode', { code: tx.unique_code })}</p>
+<p class="pos-breakdown">${t('breakdown', { amount: formatRupiah(tx.amount) })} <strong class="pos-unique">${t('uniqueCode', { code: tx.unique_code })}</strong></p>
 <img class="pos-qr-image" id="pos-qr-image" src="${qrPngDataUrl(tx.qris)}" alt="${t('qrFor', { total })}">
 ${sandbox}
 ${tx.description ? html`<p class="pos-note">${tx.description}</p>` : ''}
