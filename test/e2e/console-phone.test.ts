@@ -154,6 +154,25 @@ describe('the console on a phone and a desktop', () => {
     await noScript.close();
   });
 
+  // Each role sees its own sections, and Indonesian words are longer than English ones: every viewer's
+  // row fits in both languages (the console's language is chosen at /dashboard/lang/{lang}).
+  for (const email of ['ops@world.test', 'user@alfa.test']) {
+    for (const lang of ['en', 'id'] as const) {
+      it(`on a desktop the sections of ${email} fit one row in ${lang === 'en' ? 'English' : 'Bahasa Indonesia'}`, async () => {
+        const page = await loggedIn(browser, base, DESKTOP, email);
+        await page.goto(`${base}/dashboard/lang/${lang}?back=/dashboard`);
+        const nav = page.getByRole('navigation', { name: lang === 'en' ? 'Console sections' : 'Bagian konsol' });
+        await nav.waitFor();
+        const links = nav.getByRole('link');
+        expect(await links.count()).toBeGreaterThan(5);
+        const tops = new Set((await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect().top))).map(Math.round));
+        expect(tops.size, `the sections of ${email} wrap onto more than one row in ${lang}`).toBe(1);
+        await page.screenshot({ path: join(SHOTS, `desktop-nav-${email.split('@')[0]}-${lang}.png`) });
+        await page.close();
+      });
+    }
+  }
+
   it('on a desktop: the sections in one row under the header, no Menu, tables as tables', async () => {
     const page = await loggedIn(browser, base, DESKTOP, 'ops@world.test');
     await expect(menuButton(page).isVisible()).resolves.toBe(false);

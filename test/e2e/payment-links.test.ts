@@ -28,7 +28,7 @@ describe('payment links in a real browser', () => {
     it(`an operator sets a handle, and the link opens checkout pages of the right amount (${viewport.name})`, async () => {
       const handle = `warung-${viewport.name}`;
       const page = await loggedIn(ctx.browser, ctx.base, viewport, 'ops@example.test');
-      await openSection(page, 'Payment links');
+      await openSection(page, 'Links');
       await page.getByRole('heading', { name: 'Payment links' }).waitFor();
       await page
         .getByRole('row', { name: /Test Merchant/ })

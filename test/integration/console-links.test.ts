@@ -54,7 +54,7 @@ describe('console: payment links', () => {
     const c = await as('ops@example.test');
     const list = await c.get('/dashboard/links');
     expect(list.statusCode).toBe(200);
-    expect(list.body).toContain('<a href="/dashboard/links" aria-current="page">Payment links</a>');
+    expect(list.body).toContain('<a href="/dashboard/links" aria-current="page">Links</a>');
     expect(list.body).toContain('Test Merchant');
     expect(list.body).toContain('Toko Lain');
     expect(list.body).toContain('<th>Merchant</th>');
