@@ -60,6 +60,8 @@ export function simulateRefund(desk: RefundDesk, partner: SimulatorPartner, body
     refundedAt: null,
     refusal: null,
   };
+  // Kept first, so that settling counts it.
+  desk.refunds.set(key, refund);
   if (desk.refuseNextRefund !== null) {
     refund.status = 'refused';
     refund.refusal = { status: 403, caseCode: '05', message: `Do Not Honor. [${desk.refuseNextRefund}]` };
@@ -72,7 +74,6 @@ export function simulateRefund(desk: RefundDesk, partner: SimulatorPartner, body
   } else {
     settle(desk, code, refund);
   }
-  desk.refunds.set(key, refund);
   return answerOf(code, refund, fail);
 }
 
