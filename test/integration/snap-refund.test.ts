@@ -207,7 +207,6 @@ describe('refund of an acquirer-issued code', () => {
     const outcome = await refund(issuer, tx, { amount: tx.total_amount });
     expect(outcome).toMatchObject({ status: 'refused', code: 'refund_refused' });
     if (outcome.status === 'refused') expect(outcome.message).toContain('4037815');
-    expect(w.sim.refunds.size).toBeGreaterThan(0);
     expect(w.sim.refunded(tx.id, { inProgress: true })).toBe(0);
   });
 
