@@ -10,28 +10,36 @@ import { SNAP_PATHS, newExternalId } from '../../payment-sources/snap/client.js'
 import { DEFAULT_NOTIFY_PATH } from '../../payment-sources/snap/config.js';
 import { parseObject } from '../../payment-sources/snap/inbound.js';
 import { sendSimulatedNotification, type NotifyOptions, type NotifyResult } from './notify.js';
+import { refundedSum, simulateRefund, type RefundDesk } from './refund.js';
 import { parseSnapTimestamp, snapTimestamp, verifyAccessToken, verifySymmetric } from '../../payment-sources/snap/signature.js';
-import type { SimulatedCode, SimulatorPartner } from './types.js';
+import type { SimulatedCode, SimulatedRefund, SimulatorPartner } from './types.js';
 
-export type { SimulatedCode, SimulatorPartner } from './types.js';
+export type { SimulatedCode, SimulatedRefund, SimulatorPartner } from './types.js';
 
-type Endpoint = 'token' | 'generate' | 'query' | 'cancel';
+type Endpoint = 'token' | 'generate' | 'query' | 'cancel' | 'refund';
 type Answer = [status: number, body: Record<string, unknown>];
 
-const SERVICE: Record<Endpoint, string> = { token: '73', generate: '47', query: '51', cancel: '77' };
+const SERVICE: Record<Endpoint, string> = { token: '73', generate: '47', query: '51', cancel: '77', refund: '78' };
 const WINDOW_MS = 300_000;
+const STATUS_DESC: Record<string, string> = { '00': 'Success', '04': 'Refunded', '05': 'Cancelled' };
 
-export class AcquirerSimulator {
+export class AcquirerSimulator implements RefundDesk {
   readonly baseUrl: string;
   /** The acquirer's own key pair: notifications are signed with it. */
   readonly privateKey: KeyObject;
   readonly publicKeyPem: string;
-  readonly counts = { token: 0, generate: 0, query: 0, cancel: 0, notify: 0 };
+  readonly counts = { token: 0, generate: 0, query: 0, cancel: 0, refund: 0, notify: 0 };
   /** One-shot failure injection: the next call of that endpoint answers this HTTP status. */
   readonly failNext: Partial<Record<Endpoint, number>> = {};
   /** One-shot stall: the next call of that endpoint is answered only after this many milliseconds. */
   readonly stallNext: Partial<Record<Endpoint, number>> = {};
   readonly codes = new Map<string, SimulatedCode>();
+  /** Every refund asked for, by `${clientId}:${partnerRefundNo}` (dev/snap-acquirer/refund.ts). */
+  readonly refunds = new Map<string, SimulatedRefund>();
+  /** One-shot: the next new refund is refused by the payer's issuer, with this reason (403 78 05). */
+  refuseNextRefund: string | null = null;
+  /** One-shot: the next new refund answers "in progress" to this many asks of its partnerRefundNo, then settles. */
+  refundInProgressAsks = 0;
   private readonly partners = new Map<string, SimulatorPartner>();
   private readonly tokens = new Map<string, { partner: SimulatorPartner; expiresAt: number }>();
   private readonly externalIds = new Set<string>();
@@ -97,6 +105,13 @@ export class AcquirerSimulator {
   /** A code by the acquirer's referenceNo or by the gateway's partnerReferenceNo (trxid). */
   code(reference: string): SimulatedCode | undefined {
     return this.codes.get(reference) ?? [...this.codes.values()].find((c) => c.partnerReferenceNo === reference);
+  }
+
+  /** What has been refunded of a code (refunds settled, and with inProgress: true, those under way too). */
+  refunded(reference: string, options: { inProgress?: boolean } = {}): number {
+    const code = this.code(reference);
+    if (!code) throw new Error(`the simulator issued no code ${reference}`);
+    return refundedSum(this, code, options.inProgress ? undefined : 'succeeded');
   }
 
   /** The payer pays: the code turns 00, and unless told otherwise the gateway is notified. */
@@ -200,6 +215,7 @@ export class AcquirerSimulator {
     if (this.externalIds.has(`${partner.clientId}:${externalId}`)) return fail(409, '00', 'Conflict');
     this.externalIds.add(`${partner.clientId}:${externalId}`);
     if (endpoint === 'generate') return this.generate(partner, body, fail);
+    if (endpoint === 'refund') return simulateRefund(this, partner, body, fail);
     return endpoint === 'cancel' ? this.cancel(partner, body, fail) : this.query(partner, body, fail);
   }
 
@@ -272,12 +288,12 @@ export class AcquirerSimulator {
     return [200, { responseCode: '2004700', responseMessage: 'Successful', referenceNo, partnerReferenceNo: ref, qrContent: code.qrContent }];
   }
 
-  /** Voids an unpaid code; a paid one is refused as SNAP's "Transaction Not Permitted". Repeating a cancel succeeds. */
+  /** Voids an unpaid code; a paid (or refunded) one is refused as SNAP's "Transaction Not Permitted". Repeating a cancel succeeds. */
   private cancel(partner: SimulatorPartner, body: Record<string, unknown>, fail: (s: number, c: string, m: string) => Answer): Answer {
     const code = this.code(String(body.originalReferenceNo ?? body.originalPartnerReferenceNo ?? ''));
     if (!code || code.partner !== partner) return fail(404, '01', 'Transaction Not Found');
     if (body.merchantId !== partner.merchantId) return fail(404, '08', 'Invalid Merchant');
-    if (code.status === '00') return fail(403, '15', 'Transaction Not Permitted. [Already Paid]');
+    if (code.status === '00' || code.status === '04') return fail(403, '15', 'Transaction Not Permitted. [Already Paid]');
     code.status = '05';
     return [
       200,
@@ -304,7 +320,7 @@ export class AcquirerSimulator {
         originalPartnerReferenceNo: code.partnerReferenceNo,
         serviceCode: '47',
         latestTransactionStatus: code.status,
-        transactionStatusDesc: code.status === '00' ? 'Success' : code.status === '05' ? 'Cancelled' : 'Pending',
+        transactionStatusDesc: STATUS_DESC[code.status] ?? 'Pending',
         ...(code.paidAt === null ? {} : { paidTime: snapTimestamp(code.paidAt) }),
         amount: { value: `${code.amount}.00`, currency: 'IDR' },
         additionalInfo: code.paidAt === null ? {} : { issuerName: code.issuer, payerName: code.payerName, rrn: code.rrn },

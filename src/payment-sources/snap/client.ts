@@ -1,4 +1,4 @@
-// The gateway as a SNAP BI client of an acquirer: B2B token, generate, query, cancel.
+// The gateway as a SNAP BI client of an acquirer: B2B token, generate, query, cancel, refund.
 import { randomInt } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
 import type { Deps } from '../../services/deps.js';
@@ -12,6 +12,7 @@ export const SNAP_PATHS = {
   query: '/v1.0/qr/qr-mpm-query',
   notify: '/v1.0/qr/qr-mpm-notify',
   cancel: '/v1.0/qr/qr-mpm-cancel',
+  refund: '/v1.0/qr/qr-mpm-refund',
 } as const;
 
 export interface GenerateResult {
@@ -29,7 +30,19 @@ export function newExternalId(): string {
   return `${Date.now()}${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e9)).padStart(9, '0')}`;
 }
 
-const money = (rupiah: number): { value: string; currency: string } => ({ value: `${rupiah}.00`, currency: 'IDR' });
+/** Whole rupiah as SNAP writes an amount: {value: "10000.00", currency: "IDR"} (generate and refund alike). */
+export const snapMoney = (rupiah: number): { value: string; currency: string } => ({ value: `${rupiah}.00`, currency: 'IDR' });
+
+/**
+ * An acquirer's answer as it came, for calls whose refusals carry meaning (refund): the HTTP status, the
+ * JSON object (null when the body was not one) and its responseCode / responseMessage.
+ */
+export interface SnapAnswer {
+  status: number;
+  body: Record<string, unknown> | null;
+  responseCode: string | null;
+  responseMessage: string;
+}
 
 // Wire timestamps and token lifetimes use the real clock, not deps.now: the acquirer compares them
 // with its own clock. The tokens are kept in the gateway's SNAP caches (caches.ts).
@@ -53,7 +66,7 @@ export class SnapClient {
     const { config } = this.source;
     const body = await this.call('generate', SNAP_PATHS.generate, {
       partnerReferenceNo: input.partnerReferenceNo,
-      amount: money(input.amount),
+      amount: snapMoney(input.amount),
       merchantId: config.merchantId,
       terminalId: config.terminalId,
       validityPeriod: snapTimestamp(input.validUntil),
@@ -101,6 +114,24 @@ export class SnapClient {
     return body;
   }
 
+  /**
+   * Asks the acquirer to refund part or all of a paid code (service 78). Answers whatever the acquirer
+   * said, refusals included (refund.ts judges them); no answer, a 5xx or a 429 is an
+   * acquirer_unavailable thrown, like every other call. The same partnerRefundNo on a retry is how the
+   * acquirer knows not to refund twice.
+   */
+  async refund(input: { partnerReferenceNo: string; referenceNo: string; partnerRefundNo: string; amount: number; reason: string }): Promise<SnapAnswer> {
+    return this.exchange('refund', SNAP_PATHS.refund, {
+      merchantId: this.source.config.merchantId,
+      originalPartnerReferenceNo: input.partnerReferenceNo,
+      originalReferenceNo: input.referenceNo,
+      partnerRefundNo: input.partnerRefundNo,
+      refundAmount: snapMoney(input.amount),
+      // SNAP allows 256 characters of reason.
+      reason: input.reason.slice(0, 256),
+    });
+  }
+
   /** A B2B token, from the cache unless it is close to expiry; concurrent callers share one request. */
   async accessToken(): Promise<string> {
     const { id, config } = this.source;
@@ -120,11 +151,14 @@ export class SnapClient {
     const { config, privateKey } = this.source;
     const timestamp = snapTimestamp(Date.now());
     const started = Date.now();
-    const body = await this.send('token', SNAP_PATHS.token, JSON.stringify({ grantType: 'client_credentials' }), {
-      'X-TIMESTAMP': timestamp,
-      'X-CLIENT-KEY': config.clientId,
-      'X-SIGNATURE': signAccessToken(privateKey, config.clientId, timestamp),
-    });
+    const body = successOf(
+      'token',
+      await this.answer('token', SNAP_PATHS.token, JSON.stringify({ grantType: 'client_credentials' }), {
+        'X-TIMESTAMP': timestamp,
+        'X-CLIENT-KEY': config.clientId,
+        'X-SIGNATURE': signAccessToken(privateKey, config.clientId, timestamp),
+      }),
+    );
     const token = body.accessToken;
     if (typeof token !== 'string' || token === '') throw new AppError('acquirer_error', 'the acquirer answered the token request without accessToken');
     const expiresIn = Number(body.expiresIn ?? 900);
@@ -135,7 +169,13 @@ export class SnapClient {
     return entry;
   }
 
-  private async call(what: string, path: string, payload: object, retried = false): Promise<Record<string, unknown>> {
+  /** A signed call whose answer must be a success (2xx with a 200xxxx responseCode); anything else throws. */
+  private async call(what: string, path: string, payload: object): Promise<Record<string, unknown>> {
+    return successOf(what, await this.exchange(what, path, payload));
+  }
+
+  /** A signed call: the answer as it came, once the token is settled and the acquirer did answer. */
+  private async exchange(what: string, path: string, payload: object, retried = false): Promise<SnapAnswer> {
     const { config } = this.source;
     const token = await this.accessToken();
     const body = JSON.stringify(payload);
@@ -143,7 +183,7 @@ export class SnapClient {
     const url = new URL(this.url(path));
     const signature = signSymmetric(config.clientSecret, { method: 'POST', path: url.pathname, accessToken: token, body, timestamp }, config.signatureEncoding);
     try {
-      return await this.send(what, path, body, {
+      return await this.answer(what, path, body, {
         Authorization: `Bearer ${token}`,
         'X-TIMESTAMP': timestamp,
         'X-SIGNATURE': signature,
@@ -156,13 +196,18 @@ export class SnapClient {
       if (!retried && err instanceof TokenRejected) {
         // Forget the token the acquirer rejected.
         this.caches.tokens.delete(this.source.id);
-        return this.call(what, path, payload, true);
+        return this.exchange(what, path, payload, true);
       }
       throw err instanceof TokenRejected ? new AppError('acquirer_error', err.message) : err;
     }
   }
 
-  private async send(what: string, path: string, body: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
+  /**
+   * Sends one request. Throws acquirer_unavailable when there is no answer (network, timeout), a 5xx or
+   * a 429: the call may be repeated later. A rejected access token throws TokenRejected (renewed once by
+   * exchange). Any other answer is returned for the caller to judge.
+   */
+  private async answer(what: string, path: string, body: string, headers: Record<string, string>): Promise<SnapAnswer> {
     let res: Response;
     let text: string;
     try {
@@ -185,18 +230,31 @@ export class SnapClient {
     }
     const json = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
     const code = typeof json?.responseCode === 'string' ? json.responseCode : null;
-    const described = code ? `${code} ${String(json?.responseMessage ?? '').slice(0, 120)}`.trim() : `HTTP ${res.status}`;
+    const answer: SnapAnswer = { status: res.status, body: json, responseCode: code, responseMessage: String(json?.responseMessage ?? '').slice(0, 120) };
+    const described = describeAnswer(answer);
     if (res.status >= 500 || res.status === 429) {
       throw new AppError('acquirer_unavailable', `the acquirer could not serve ${what} (${described})`, { retryAfter: 5 });
     }
     // SNAP's x-01 case of 401 is "Invalid Token (B2B)".
     if (res.status === 401 && code !== null && /^401\d{2}01$/.test(code) && what !== 'token')
       throw new TokenRejected(`the acquirer rejected the access token (${described})`);
-    if (res.status < 200 || res.status > 299) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
-    if (json === null) throw new AppError('acquirer_error', `the acquirer answered ${what} with something other than a JSON object`);
-    if (code === null || !/^200\d{4}$/.test(code)) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
-    return json;
+    return answer;
   }
+}
+
+/** "4037805 Do Not Honor", or "HTTP 403" when the answer has no responseCode. */
+export function describeAnswer(answer: SnapAnswer): string {
+  return answer.responseCode ? `${answer.responseCode} ${answer.responseMessage}`.trim() : `HTTP ${answer.status}`;
+}
+
+/** The body of a successful answer; a refusal or a malformed answer is an acquirer_error. */
+function successOf(what: string, answer: SnapAnswer): Record<string, unknown> {
+  const described = describeAnswer(answer);
+  if (answer.status < 200 || answer.status > 299) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
+  if (answer.body === null) throw new AppError('acquirer_error', `the acquirer answered ${what} with something other than a JSON object`);
+  if (answer.responseCode === null || !/^200\d{4}$/.test(answer.responseCode))
+    throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
+  return answer.body;
 }
 
 class TokenRejected extends Error {}
