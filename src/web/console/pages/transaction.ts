@@ -168,6 +168,15 @@ function sendDetail(
     [t('paid'), when(tx.paid_at)],
   ];
   if (tx.cancelled_at !== null) fields.push([t('cancelledAt'), when(tx.cancelled_at)]);
+  // What it received when that is not simply its total: a part kept open (the rest still due, its
+  // payments in the timeline), or a difference a person accepted.
+  const underpaid = tx.underpaid ?? 0;
+  const overpaid = tx.overpaid ?? 0;
+  if (underpaid > 0 || overpaid > 0) {
+    fields.push([t('amountPaid'), formatRupiah(tx.amount_paid ?? 0)]);
+    if (underpaid > 0) fields.push([t(tx.status === 'paid' ? 'underpaid' : 'stillDue'), formatRupiah(underpaid)]);
+    if (overpaid > 0) fields.push([t('overpaid'), formatRupiah(overpaid)]);
+  }
   if (p) fields.push([t('payment'), html`<span class="mono">${p.id}</span><br>${t('paymentVia', { source: p.source, reference: p.reference ?? '–' })}`]);
   if (tx.acquirer_reference !== null) fields.push([t('acquirerReference'), html`<span class="mono">${tx.acquirer_reference}</span>`]);
   const checkout = transactionUrls(deps.config.publicBaseUrl, tx.id).checkout;
