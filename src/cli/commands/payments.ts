@@ -1,13 +1,13 @@
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
 import { formatRupiah, parseAmount } from '../../domain/money.js';
-import { presentPayment, type PaymentView } from '../../domain/payment.js';
+import { isDoublePayment, presentPayment, type PaymentView } from '../../domain/payment.js';
 import { presentTransaction } from '../../domain/transaction.js';
 import { assignPayment } from '../../services/payments/assign-payment.js';
 import { confirmPayment } from '../../services/payments/confirm-payment.js';
 import { listPayments } from '../../services/payments/list-payments.js';
 import type { PaymentStatus, PaymentsTable } from '../../storage/schema.js';
-import { isDoublePayment, refundDoublePayment } from '../../services/payments/refund-double-payment.js';
+import { refundDoublePayment } from '../../services/payments/refund-double-payment.js';
 import { isoTime } from '../../domain/iso-time.js';
 import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';

@@ -1,21 +1,13 @@
 import { actorText, type Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { newRefundId } from '../../domain/ids.js';
+import { isDoublePayment } from '../../domain/payment.js';
 import type { PaymentsTable, RefundsTable } from '../../storage/schema.js';
 import { insertPaymentRefund, lockUnmatchedPayment, refundOfPayment } from '../../storage/queries/payment-refunds.js';
 import { paymentInScope } from '../../storage/queries/payment-review.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import type { Deps } from '../deps.js';
 import { writeAudit } from '../audit.js';
-
-/**
- * A double payment: the matcher refused it because the transaction it pays was paid already (by
- * another payment), and kept it unmatched with that transaction beside it. Only such a payment is
- * refunded here; any other unmatched payment is assigned, not refunded.
- */
-export function isDoublePayment(p: Pick<PaymentsTable, 'status' | 'reason' | 'compared_transaction_id'>): boolean {
-  return p.status === 'unmatched' && p.reason === 'transaction_already_paid' && p.compared_transaction_id !== null;
-}
 
 /**
  * Records that the merchant paid a double payment back: one refunds row naming the payment, for its
