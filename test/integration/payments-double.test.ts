@@ -63,6 +63,10 @@ describe('double payments', () => {
     expect(items.map((p) => p.id)).not.toContain(stray.payment.id);
     expect(items.map((p) => p.id)).not.toContain(first.id);
     expect(items.find((p) => p.id === double.id)).toMatchObject({ status: 'unmatched', double: true, compared_trxid: tx.id, refunded: false });
+    expect((await cli(t, ['payments', 'list', '--double', '--status', 'matched', '--json'])).json!.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'double',
+    });
     const human = await cli(t, ['payments', 'list', '--double']);
     expect(human.stdout).toContain(`${double.id} `);
     expect(human.stdout).toContain(`double payment of ${tx.id}`);

@@ -30,6 +30,10 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
       if (opts.limit !== undefined && (!/^[0-9]{1,4}$/.test(opts.limit) || limit < 1 || limit > 1000)) {
         throw new AppError('invalid_parameter', '--limit must be 1 to 1000', { param: 'limit' });
       }
+      // Double payments are unmatched ones: with --status matched the list could only be empty.
+      if (opts.double && opts.status === 'matched') {
+        throw new AppError('invalid_parameter', '--double lists unmatched payments; it does not go with --status matched', { param: 'double' });
+      }
       const rows = await ctx.withDeps((deps) =>
         listPayments(deps, {
           ...(opts.status ? { status: opts.status } : {}),
