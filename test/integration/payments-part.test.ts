@@ -5,6 +5,7 @@
 // transaction by itself; two assigns at once lose neither amount; expiry keeps what was received.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRupiah } from '../../src/domain/money.js';
+import { assignCandidates } from '../../src/services/payments/assign-candidates.js';
 import { assignPayment } from '../../src/services/payments/assign-payment.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
@@ -191,6 +192,9 @@ describe('a transaction kept open for the rest', () => {
     expect((await paymentsOfTransaction(t.deps.db, tx.id)).map((p) => p.id)).toEqual([first.id]);
 
     const rest = await stray(tx.total_amount - 8_000);
+    // The payment of exactly its rest lists it as the transaction it could belong to, though it has ended.
+    expect((await assignCandidates(t.deps, rest)).map((c) => c.id)).toEqual([tx.id]);
+    expect((await assignCandidates(t.deps, await stray(tx.total_amount - 8_001))).map((c) => c.id)).not.toContain(tx.id);
     const r = await cli(t, ['payments', 'assign', rest.id, tx.id, '--json']);
     expect(r.json!.transaction).toMatchObject({ status: 'paid', paid_late: true, amount_paid: tx.total_amount, underpaid: 0 });
     expect(await paidEvents(tx.id)).toHaveLength(1);

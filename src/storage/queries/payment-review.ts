@@ -71,9 +71,9 @@ export async function paymentInScope(db: Executor, id: string, merchants: Scope)
 }
 
 /**
- * Unpaid transactions of a merchant and mode whose total is `amount`, created in [createdFrom,
- * createdTo], and whose end (the cancel, else the expiry) was at or after `endedAfter`: newest first, at
- * most `limit`. The transactions_list index (merchant_id, mode, created_at) bounds the read to the
+ * Unpaid transactions of a merchant and mode created in [createdFrom, createdTo] whose total is `amount`
+ * and whose end (the cancel, else the expiry) was at or after `endedAfter`, or that were kept open after a
+ * part payment and still need exactly `amount`: newest first, at most `limit`. The transactions_list index (merchant_id, mode, created_at) bounds the read to the
  * window; the total and the end are checked on the rows in it.
  */
 export async function unpaidTransactionsOfTotal(
@@ -87,12 +87,18 @@ export async function unpaidTransactionsOfTotal(
     .where('mode', '=', query.mode)
     .where('created_at', '>=', query.createdFrom)
     .where('created_at', '<=', query.createdTo)
-    .where('total_amount', '=', query.amount)
     .where('status', '!=', 'paid')
     .where((eb) =>
       eb.or([
-        eb.and([eb('cancelled_at', 'is', null), eb('expires_at', '>=', query.endedAfter)]),
-        eb.and([eb('cancelled_at', 'is not', null), eb('cancelled_at', '>=', query.endedAfter)]),
+        eb.and([
+          eb('total_amount', '=', query.amount),
+          eb.or([
+            eb.and([eb('cancelled_at', 'is', null), eb('expires_at', '>=', query.endedAfter)]),
+            eb.and([eb('cancelled_at', 'is not', null), eb('cancelled_at', '>=', query.endedAfter)]),
+          ]),
+        ]),
+        // One kept open after a part payment waits for its rest, however long after it ended.
+        eb.and([eb('amount_paid', '>', 0), eb(eb('total_amount', '-', eb.ref('amount_paid')), '=', query.amount)]),
       ]),
     )
     .orderBy('created_at', 'desc')
