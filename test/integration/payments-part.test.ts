@@ -180,6 +180,39 @@ describe('a transaction kept open for the rest', () => {
     }
   });
 
+  it('the matcher and a keep-open assign at once: whichever wins, every bound payment is counted in amount_paid', async () => {
+    for (let round = 0; round < 4; round++) {
+      const tx = await newTransaction();
+      const part = await stray(5_000);
+      const [assigned, reported] = await Promise.allSettled([
+        assignPayment(t.deps, { paymentId: part.id, trxid: tx.id, actor: TEST_ACTOR, keepOpen: true }),
+        recordPayment(t.deps, {
+          merchantId: t.merchant.id,
+          mode: 'test',
+          source: 'part-feed',
+          sourcePaymentId: `race-${tx.id}`,
+          amount: tx.total_amount,
+          paidAt: t.clock.now(),
+        }),
+      ]);
+      const row = (await readTransaction(t.deps.db, tx.id))!;
+      const bound = await paymentsOfTransaction(t.deps.db, tx.id);
+      expect(row.amount_paid).toBe(bound.reduce((sum, p) => sum + p.amount, 0));
+      expect(reported.status).toBe('fulfilled');
+      const outcome = (reported as PromiseFulfilledResult<Awaited<ReturnType<typeof recordPayment>>>).value;
+      if (outcome.outcome === 'matched') {
+        // The matcher came first: the transaction is paid exactly, and the part was refused, still unmatched.
+        expect(row).toMatchObject({ status: 'paid', amount_paid: tx.total_amount });
+        expect(assigned.status).toBe('rejected');
+        expect((assigned as PromiseRejectedResult).reason.code).toBe('transaction_already_paid');
+      } else {
+        // The part came first: the whole total no longer fits, and waits for a person.
+        expect(outcome).toMatchObject({ outcome: 'unmatched', reason: 'amount_mismatch' });
+        expect(row).toMatchObject({ status: 'pending', amount_paid: 5_000 });
+      }
+    }
+  });
+
   it('expiry: a part-paid transaction still expires, keeps amount_paid and its payment, and a later assign completes it late', async () => {
     const tx = await newTransaction();
     const first = await stray(8_000);
