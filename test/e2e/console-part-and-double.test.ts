@@ -74,7 +74,10 @@ describe('console: part payments and double payments in a real browser', () => {
         const second = await stray(rest);
         await page.goto(`${ctx.base}/dashboard/payments?status=unmatched`);
         const card2 = page.locator(`#pay-${second.payment.id}`);
-        await card2.getByLabel('Transaction', { exact: true }).fill(tx.id);
+        // The kept-open transaction is its one candidate, with what it still needs, and is filled in.
+        expect(await card2.locator('tbody tr').count()).toBe(1);
+        expect(await card2.locator('tbody tr').textContent()).toContain(`${formatRupiah(rest)} still due`);
+        expect(await card2.getByLabel('Transaction', { exact: true }).inputValue()).toBe(tx.id);
         await card2.getByRole('button', { name: 'Assign' }).click();
         const paid = page.getByRole('status');
         await paid.waitFor();

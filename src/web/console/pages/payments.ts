@@ -171,7 +171,7 @@ ${
 <tbody>${candidates.map(
         (
           c,
-        ) => html`<tr><td class="mono" data-label="${t('transaction')}">${c.id}</td><td class="num" data-label="${t('amount')}">${formatRupiah(c.total_amount)}</td><td data-label="${t('created')}">${when(c.created_at)}</td>
+        ) => html`<tr><td class="mono" data-label="${t('transaction')}">${c.id}</td><td class="num" data-label="${t('amount')}">${formatRupiah(c.total_amount)}${(c.amount_paid ?? 0) > 0 ? html`<div class="muted">${t('candidateDue', { rest: formatRupiah(c.total_amount - (c.amount_paid ?? 0)) })}</div>` : ''}</td><td data-label="${t('created')}">${when(c.created_at)}</td>
 <td class="hide-narrow" data-label="${t('ends')}">${when(c.cancelled_at ?? c.expires_at)}</td><td data-label="${t('status')}"><span class="badge ${c.status}">${statusWord(c.status, false, page.lang)}</span></td></tr>`,
       )}</tbody></table></div>`
 }
