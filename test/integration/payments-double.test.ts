@@ -178,7 +178,11 @@ describe('double payments', () => {
     expect(page.body).toContain(`href="/dashboard/transactions/${tx.id}"`);
     expect(page.body).toContain(`action="/dashboard/payments/${double.id}/refund"`);
     expect(page.body).toContain(`<a href="#pay-${double.id}">Refund</a>`);
-    // Not in the matched list; in the unmatched one, labelled.
+    // The paid transaction's page lists it too, linking to where it is refunded.
+    const txPage = await ops.get(`/dashboard/transactions/${tx.id}`);
+    expect(txPage.body).toContain(`<span class="mono">${double.id}</span>`);
+    expect(txPage.body).toContain(`<a href="/dashboard/payments?status=double#pay-${double.id}">a double payment: refund it on Payments</a>`);
+    // Not in the matched list.
     expect((await ops.get('/dashboard/payments?status=matched')).body).not.toContain(double.id);
 
     const noReason = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: '' }, from);

@@ -163,3 +163,22 @@ export async function paymentCandidatesByAmount(
 export async function paymentsOfTransaction(db: Db, transactionId: string): Promise<PaymentsTable[]> {
   return db.selectFrom('payments').selectAll().where('transaction_id', '=', transactionId).orderBy('received_at').orderBy('id').execute();
 }
+
+/**
+ * The double payments of a paid transaction: payments the matcher refused because it was paid already,
+ * kept unmatched beside it. Read along payments_status (merchant_id, status, received_at) from the
+ * transaction's creation on: the merchant's unmatched payments since then, which are few.
+ */
+export async function doublePaymentsOfTransaction(db: Db, tx: Pick<TransactionsTable, 'id' | 'merchant_id' | 'created_at'>): Promise<PaymentsTable[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('merchant_id', '=', tx.merchant_id)
+    .where('status', '=', 'unmatched')
+    .where('received_at', '>=', tx.created_at)
+    .where('compared_transaction_id', '=', tx.id)
+    .where('reason', '=', 'transaction_already_paid')
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
+}

@@ -14,6 +14,7 @@ import { translator, type Lang, type Translate } from '../../../presentation/mes
 import { errorText, modeText, reasonText, type ShownError } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
+import { isDoublePayment } from '../../../domain/payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
 import {
   getTransactionTimeline,
@@ -261,7 +262,9 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
       const state =
         pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason === null ? '?' : reasonText(pay.reason, page.lang) });
       const facts = [pay.reference ? t('tlPaymentRef', { reference: pay.reference }) : null, pay.issuer, pay.payer_name, state].filter((x): x is string => !!x);
-      return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}</div>`);
+      // A double payment (paid again after this transaction was paid) is refunded from the payments page.
+      const double = isDoublePayment(pay) ? html` · <a href="/dashboard/payments?status=double#pay-${pay.id}">${t('tlDoublePayment')}</a>` : '';
+      return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}${double}</div>`);
     }
     case 'email': {
       const e = entry.email;
