@@ -199,6 +199,11 @@ describe('double payments', () => {
     expect(await refundRows(double.id)).toMatchObject([{ reason: 'paid twice', reference: null, requested_by: 'user:ops@example.test', recorded: 1 }]);
     const twice = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: 'again' }, from);
     expect(noticeOf((await ops.get(twice.headers.location as string)).body)).toBe('This payment was refunded already; nothing was changed.');
+    // An assign posted by hand (the page offers none) is refused the same way.
+    const target = (await createTransaction(t.deps, createInput(t.merchant.id, tx.amount))).transaction;
+    const assign = await ops.post(`/dashboard/payments/${double.id}/assign`, { back: from, trxid: target.id, accept_difference: '0' }, from);
+    expect(noticeOf((await ops.get(assign.headers.location as string)).body)).toBe('This payment was refunded already; nothing was changed.');
+    expect(await readTransaction(t.deps.db, target.id)).toMatchObject({ status: 'pending', amount_paid: 0 });
 
     // A merchant user sees its own double payments only; another merchant's is a 404, and nothing is recorded.
     await addMerchantUser(t.deps, [t.merchant.id]);
