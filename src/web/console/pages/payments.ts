@@ -110,6 +110,23 @@ ${keep}
 </div>`;
       };
 
+      // A double payment's refund: the merchant records that it paid the money back (the gateway moves
+      // none); a reason is required, the transfer's reference is optional.
+      const refundForm = (p: PaymentListRow) => {
+        const params = { amount: formatRupiah(p.amount), trxid: p.compared_transaction_id ?? '' };
+        return html`<h4>${t('refundTitle')}</h4>
+<p class="muted" id="refund-${p.id}-hint">${t('refundHint', params)}</p>
+<form method="post" action="/dashboard/payments/${p.id}/refund" class="refund">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<input type="hidden" name="back" value="${request.url}">
+<label for="refund-${p.id}-reason">${t('refundReason')}</label>
+<input id="refund-${p.id}-reason" name="reason" required maxlength="500" autocomplete="off" aria-describedby="refund-${p.id}-hint">
+<label for="refund-${p.id}-reference">${t('refundReference')}</label>
+<input id="refund-${p.id}-reference" name="reference" maxlength="200" autocomplete="off" spellcheck="false">
+<button type="submit">${t('refundButton', params)}</button>
+</form>`;
+      };
+
       const body = html`<h1>${t('title')}</h1>
 ${renderNotice(notice)}
 <form method="get" action="/dashboard/payments" class="filters card">
@@ -189,23 +206,6 @@ ${confirmation(p)}
 })}`
 }`;
       return page.send(t('title'), 'payments', body);
-
-      // A double payment's refund: the merchant records that it paid the money back (the gateway moves
-      // none); a reason is required, the transfer's reference is optional.
-      function refundForm(p: PaymentListRow) {
-        const params = { amount: formatRupiah(p.amount), trxid: p.compared_transaction_id ?? '' };
-        return html`<h4>${t('refundTitle')}</h4>
-<p class="muted" id="refund-${p.id}-hint">${t('refundHint', params)}</p>
-<form method="post" action="/dashboard/payments/${p.id}/refund" class="refund">
-<input type="hidden" name="_csrf" value="${page.csrf}">
-<input type="hidden" name="back" value="${request.url}">
-<label for="refund-${p.id}-reason">${t('refundReason')}</label>
-<input id="refund-${p.id}-reason" name="reason" required maxlength="500" autocomplete="off" aria-describedby="refund-${p.id}-hint">
-<label for="refund-${p.id}-reference">${t('refundReference')}</label>
-<input id="refund-${p.id}-reference" name="reference" maxlength="200" autocomplete="off" spellcheck="false">
-<button type="submit">${t('refundButton', params)}</button>
-</form>`;
-      }
     },
   );
 
