@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   'transaction_not_paid',
   'refund_exceeds_remaining',
   'refund_refused',
+  'payment_not_double',
+  'payment_already_refunded',
   'payload_too_large',
   'uri_too_long',
   'headers_too_large',

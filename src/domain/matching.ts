@@ -10,6 +10,8 @@ export interface MatchCandidate {
   created_at: number;
   expires_at: number;
   acquirer_reference: string | null;
+  /** What it received so far: more than 0 on a transaction a person kept open after a part payment. */
+  amount_paid?: number;
 }
 
 export interface PaymentFacts {
@@ -56,6 +58,7 @@ export function decideMatch<T extends MatchCandidate>(input: MatchInput<T>): Mat
     // amount is still never accepted as payment of it.
     if (named.tx.total_amount !== payment.amount) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
     if (named.tx.status === 'paid') return { outcome: 'unmatched', reason: 'transaction_already_paid', transaction: named.tx };
+    if (partlyPaid(named.tx)) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
     return { outcome: 'matched', transaction: named.tx, by: named.by, late: isLate(named.tx, payment.paidAt, now) };
   }
 
@@ -69,7 +72,16 @@ export function decideMatch<T extends MatchCandidate>(input: MatchInput<T>): Mat
   // meant for an earlier holder of the same total.
   if (payment.paidAt < tx.created_at - input.clockSkewMs) return { outcome: 'unmatched', reason: 'paid_before_creation', transaction: tx };
   if (tx.status === 'paid') return { outcome: 'unmatched', reason: 'transaction_already_paid', transaction: tx };
+  if (partlyPaid(tx)) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: tx };
   return { outcome: 'matched', transaction: tx, by: 'amount', late: isLate(tx, payment.paidAt, now) };
+}
+
+/**
+ * A transaction kept open after a part payment is owed less than its total: the whole total would now
+ * overpay it, which only a person may accept (an assign), so the matcher, exact by rule, leaves it.
+ */
+function partlyPaid(tx: MatchCandidate): boolean {
+  return (tx.amount_paid ?? 0) > 0;
 }
 
 /**

@@ -63,6 +63,10 @@ const STATUS: Record<ErrorCode, number> = {
   // The acquirer (or the payer's issuer behind it) refused the refund: the request was fine, the refund
   // is not possible; the refund is kept as failed.
   refund_refused: 422,
+  // A double payment's refund (services/payments/refund-double-payment.ts): of a payment that is not one
+  // (matched, or unmatched for another reason), or of one refunded already (also the assign of it).
+  payment_not_double: 409,
+  payment_already_refunded: 409,
   payload_too_large: 413,
   // An uploaded image: over the byte or pixel limit (413), not PNG or JPEG (415), or a PNG/JPEG that
   // cannot be decoded or holds no readable QR code (422: the request was fine, the picture is not).

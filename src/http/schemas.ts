@@ -84,9 +84,14 @@ export const Transaction = Type.Object({
   paid_at: Nullable(Type.String({ format: 'date-time' })),
   paid_late: Type.Boolean({ description: 'Paid after it expired or was cancelled.' }),
   cancelled_at: Nullable(Type.String({ format: 'date-time', description: 'When it was cancelled; kept if money arrived afterwards and it turned paid.' })),
-  amount_paid: Type.Integer({ description: 'What it received (rupiah); 0 until paid.' }),
-  underpaid: Type.Integer({ description: 'By how much an accepted payment fell short of the total; 0 when none.' }),
-  overpaid: Type.Integer({ description: 'By how much an accepted payment went over the total; 0 when none.' }),
+  amount_paid: Type.Integer({
+    description: 'What it received (rupiah): 0 until paid, unless a person kept it open after a part payment (then what it received so far).',
+  }),
+  underpaid: Type.Integer({
+    description:
+      'By how much what it received falls short of the total: a shortfall a person accepted, or on an unpaid transaction kept open after a part payment, the rest still due; 0 when none.',
+  }),
+  overpaid: Type.Integer({ description: 'By how much what it received went over the total (a person accepted it); 0 when none.' }),
   payment: Nullable(Payment),
 });
 

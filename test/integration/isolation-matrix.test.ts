@@ -54,6 +54,7 @@ const FORMS: Record<string, Form> = {
   '/dashboard/transactions/:trxid/resend': { body: { event: '{eventId}' }, ids: { trxid: 'paidTrxid' } },
   '/dashboard/transactions/:trxid/receipt': { body: {}, ids: { trxid: 'paidTrxid' } },
   '/dashboard/payments/:id/assign': { body: { trxid: '{trxid}' } },
+  '/dashboard/payments/:id/refund': { body: { reason: 'isolation {tag}' } },
   '/dashboard/webhooks': { body: { merchant: '{merchantId}', url: 'http://127.0.0.1:9/new-{tag}', events: ['transaction.paid'] } },
   '/dashboard/webhooks/:id/remove': { body: {} },
   '/dashboard/webhooks/:id/resend-failed': { body: {} },

@@ -140,3 +140,14 @@ describe('properties', () => {
     );
   });
 });
+
+describe('a transaction kept open after a part payment', () => {
+  it('is never completed by the matcher, named or by amount: amount_mismatch, for a person to assign', () => {
+    const part = tx({ amount_paid: 4_000 });
+    expect(decide({ trxid: 'trx_a' }, [part], [])).toEqual({ outcome: 'unmatched', reason: 'amount_mismatch', transaction: part });
+    expect(decide({}, [], [part])).toEqual({ outcome: 'unmatched', reason: 'amount_mismatch', transaction: part });
+    // Once paid, a further payment is a double payment as for any paid transaction.
+    const paid = tx({ amount_paid: 10_123, status: 'paid' });
+    expect(decide({}, [], [paid])).toMatchObject({ outcome: 'unmatched', reason: 'transaction_already_paid' });
+  });
+});

@@ -46,6 +46,8 @@ export type ErrorCode =
   | 'transaction_not_paid'
   | 'refund_exceeds_remaining'
   | 'refund_refused'
+  | 'payment_not_double'
+  | 'payment_already_refunded'
   | 'payload_too_large'
   | 'uri_too_long'
   | 'headers_too_large'
@@ -114,11 +116,11 @@ export interface Transaction {
   paid_late: boolean;
   /** When it was cancelled; kept if money arrived afterwards and it turned paid. */
   cancelled_at: string | null;
-  /** What it received (rupiah); 0 until paid. */
+  /** What it received (rupiah): 0 until paid, unless a person kept it open after a part payment (then what it received so far). */
   amount_paid: number;
-  /** By how much an accepted payment fell short of the total; 0 when none. */
+  /** By how much what it received falls short of the total: a shortfall a person accepted, or on an unpaid transaction kept open after a part payment, the rest still due; 0 when none. */
   underpaid: number;
-  /** By how much an accepted payment went over the total; 0 when none. */
+  /** By how much what it received went over the total (a person accepted it); 0 when none. */
   overpaid: number;
   payment: Payment | null;
 }

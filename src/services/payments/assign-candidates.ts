@@ -14,7 +14,8 @@ const CREATED_AFTER_PAYMENT_MS = 10 * 60_000;
  * The transactions an unmatched payment could belong to: the same merchant, mode and total, not paid,
  * created within the longest lifetime a transaction may have before the payment's time (and a little
  * after it), and still holding their total when the payment was made: pending, or ended (expired or
- * cancelled) no longer than the reservation grace before it.
+ * cancelled) no longer than the reservation grace before it. A transaction kept open after a part
+ * payment is a candidate of a payment of exactly its rest, whenever it ended.
  */
 export async function assignCandidates(deps: Deps, payment: Pick<PaymentsTable, 'merchant_id' | 'mode' | 'amount' | 'paid_at'>): Promise<TransactionsTable[]> {
   const grace = deps.config.reservationGraceSeconds * 1000;

@@ -97,8 +97,10 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
   if (decision.outcome === 'matched') {
     const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now);
     if (settled) return { outcome: 'matched', ...settled, reason: null };
-    // Another payment won the race for this transaction since the candidates were read.
-    return unmatched(trx, deps, payment, 'transaction_already_paid', decision.transaction, now);
+    // Another payment won the race for this transaction since the candidates were read: it is paid now
+    // (this one is a double payment), or a person kept it open after a part payment (it is owed less).
+    const current = (await readTransaction(trx, decision.transaction.id)) ?? decision.transaction;
+    return unmatched(trx, deps, payment, current.status === 'paid' ? 'transaction_already_paid' : 'amount_mismatch', current, now);
   }
   return unmatched(trx, deps, payment, decision.reason, decision.transaction, now);
 }

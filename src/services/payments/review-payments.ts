@@ -1,5 +1,5 @@
-import type { Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
-import { paymentPage, type PaymentListRow } from '../../storage/queries/payment-review.js';
+import type { Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
+import { paymentPage, type PaymentListFilter, type PaymentListRow } from '../../storage/queries/payment-review.js';
 import type { Deps } from '../deps.js';
 import { merchantScope, type Viewer } from '../../domain/viewer.js';
 import { assignCandidates } from './assign-candidates.js';
@@ -7,7 +7,8 @@ import { assignCandidates } from './assign-candidates.js';
 export const PAYMENTS_PER_PAGE = 25;
 
 export interface PaymentsFilter {
-  status: PaymentStatus;
+  /** One status, or 'double' (double payments, refunded or not). */
+  status: PaymentListFilter;
   mode: Mode | null;
   /** The cursor of the previous page's last row (see paymentsCursor), or null for the newest. */
   cursor: string | null;
@@ -15,7 +16,7 @@ export interface PaymentsFilter {
 
 export interface PaymentsReview {
   payments: PaymentListRow[];
-  /** For each unmatched payment on the page, the transactions it could belong to (newest first). */
+  /** For each unmatched payment not refunded on the page, the transactions it could belong to (newest first). */
   candidates: Map<string, TransactionsTable[]>;
   /** The cursor of the next (older) page, or null when this is the last. */
   next: string | null;
@@ -44,7 +45,8 @@ export async function reviewPayments(deps: Deps, viewer: Viewer, filter: Payment
     limit: PAYMENTS_PER_PAGE + 1,
   });
   const payments = rows.slice(0, PAYMENTS_PER_PAGE);
-  const unmatched = payments.filter((p) => p.status === 'unmatched');
+  // A refunded payment pays nothing any more: no candidates to look for.
+  const unmatched = payments.filter((p) => p.status === 'unmatched' && p.refund_id === null);
   const found = await Promise.all(unmatched.map((p) => assignCandidates(deps, p)));
   return {
     payments,

@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.js';
-import { paymentDifference } from '../../domain/payment-difference.js';
+import { amountsAfter } from '../../domain/payment-difference.js';
 import { presentTransaction } from '../../domain/transaction.js';
 import type { Tx } from '../../storage/executor.js';
 import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries/payments.js';
@@ -13,8 +13,9 @@ import { enqueueEvent } from '../webhooks/enqueue-event.js';
  * `transaction.paid` event and receipt, inside the caller's database transaction. Shared by
  * record-payment and an operator's assign so both pay a transaction the same way.
  *
- * Returns null, having changed nothing, when the transaction is already paid: the conditional update
- * is the guard that holds when two payments race for one transaction.
+ * Returns null, having changed nothing, when the transaction is already paid, or received a part
+ * payment since `candidate` was read: the conditional update is the guard that holds when two payments
+ * race for one transaction.
  */
 export async function settlePayment(
   trx: Tx,
@@ -25,17 +26,20 @@ export async function settlePayment(
   now: number,
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
   // The row as updated, not the candidate as read: a cancel may have committed in between (cancelled_at, paid_late).
-  // The matcher only binds exact amounts; an operator's assign may bind another amount it accepted, and
-  // the transaction then records what it received and the difference (domain/payment-difference.ts).
-  const difference = paymentDifference(payment.amount, candidate.total_amount);
+  // The matcher only binds exact amounts; an operator's assign may bind another amount it accepted, or
+  // complete a transaction kept open after a part payment, and the transaction then records what it
+  // received in all and the difference (domain/payment-difference.ts).
+  const before = candidate.amount_paid ?? 0;
+  const amounts = amountsAfter(before, payment.amount, candidate.total_amount);
   const transaction = await markTransactionPaid(trx, candidate.id, {
     paymentId: payment.id,
     paidAt: payment.paid_at,
     late,
     now,
-    amountPaid: payment.amount,
-    underpaid: difference.underpaid,
-    overpaid: difference.overpaid,
+    amountPaidBefore: before,
+    amountPaid: amounts.amountPaid,
+    underpaid: amounts.underpaid,
+    overpaid: amounts.overpaid,
   });
   if (!transaction) return null;
   const bound = await bindUnmatchedPayment(trx, payment.id, candidate.id);

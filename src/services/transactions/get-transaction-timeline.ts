@@ -8,7 +8,7 @@ import { emailsOfTransaction } from '../../storage/queries/emails.js';
 import { merchantNames } from '../../storage/queries/merchants.js';
 import { userById } from '../../storage/queries/users.js';
 import { eventsOfTransaction } from '../../storage/queries/outbox.js';
-import { paymentsOfTransaction } from '../../storage/queries/payments.js';
+import { doublePaymentsOfTransaction, paymentsOfTransaction } from '../../storage/queries/payments.js';
 import type {
   AuditLogTable,
   DeliveryAttemptsTable,
@@ -56,12 +56,15 @@ const RANK: Record<TimelineEntry['kind'], number> = { created: 0, audit: 1, paym
 
 export async function getTransactionTimeline(deps: Deps, viewer: Viewer, trxid: string): Promise<TransactionDetail> {
   const tx = await getVisibleTransaction(deps, viewer, trxid);
-  const [payments, emails, events, merchant] = await Promise.all([
+  const [bound, doubles, emails, events, merchant] = await Promise.all([
     paymentsOfTransaction(deps.db, tx.id),
+    // A paid transaction's timeline also shows the payments refused because it was paid already.
+    tx.status === 'paid' ? doublePaymentsOfTransaction(deps.db, tx) : Promise.resolve([]),
     emailsOfTransaction(deps.db, tx.id),
     eventsOfTransaction(deps.db, tx.id),
     merchantNames(deps.db, [tx.merchant_id]),
   ]);
+  const payments = [...bound, ...doubles];
   const eventIds = events.map((e) => e.id);
   const [deliveries, audit] = await Promise.all([
     deliveriesOfEvents(deps.db, eventIds),

@@ -6,26 +6,52 @@ import type { Mode, PaymentStatus, PaymentsTable, TransactionStatus, Transaction
 
 type Scope = readonly string[] | null;
 
-/** A payment as the console lists it: the stored row, and the state of the transaction it pays. */
-export type PaymentListRow = PaymentsTable & { transaction_status: TransactionStatus | null; transaction_paid_late: number | null };
+/**
+ * A payment as the console lists it: the stored row, the state of the transaction it pays, and the
+ * refund of a double payment the merchant paid back (null otherwise).
+ */
+export type PaymentListRow = PaymentsTable & {
+  transaction_status: TransactionStatus | null;
+  transaction_paid_late: number | null;
+  refund_id: string | null;
+  refund_reference: string | null;
+  refund_created_at: number | null;
+};
+
+/**
+ * Which payments a list shows: one status, or 'double': the unmatched ones refused because their
+ * transaction was paid already (double payments), refunded or not.
+ */
+export type PaymentListFilter = PaymentStatus | 'double';
 
 /**
  * Payments of one status newest first (by received_at, then id), after `before` when given: read along
- * the payments_status_received index (or payments_status, for one merchant). The mode is checked on the
- * rows read.
+ * the payments_status_received index (or payments_status, for one merchant). The mode (and a double
+ * payment's reason) is checked on the rows read.
  */
 export async function paymentPage(
   db: Db,
-  filter: { merchants: Scope; status: PaymentStatus; mode: Mode | null; before: { receivedAt: number; id: string } | null; limit: number },
+  filter: { merchants: Scope; status: PaymentListFilter; mode: Mode | null; before: { receivedAt: number; id: string } | null; limit: number },
 ): Promise<PaymentListRow[]> {
   if (filter.merchants !== null && filter.merchants.length === 0) return [];
   let q = db
     .selectFrom('payments as p')
     .leftJoin('transactions as t', 't.id', 'p.transaction_id')
+    .leftJoin('refunds as r', 'r.payment_id', 'p.id')
     .selectAll('p')
-    .select(['t.status as transaction_status', 't.paid_late as transaction_paid_late']);
+    .select([
+      't.status as transaction_status',
+      't.paid_late as transaction_paid_late',
+      'r.id as refund_id',
+      'r.reference as refund_reference',
+      'r.created_at as refund_created_at',
+    ]);
   if (filter.merchants !== null) q = q.where('p.merchant_id', 'in', filter.merchants);
-  q = q.where('p.status', '=', filter.status);
+  if (filter.status === 'double') {
+    q = q.where('p.status', '=', 'unmatched').where('p.reason', '=', 'transaction_already_paid').where('p.compared_transaction_id', 'is not', null);
+  } else {
+    q = q.where('p.status', '=', filter.status);
+  }
   if (filter.mode !== null) q = q.where('p.mode', '=', filter.mode);
   const before = filter.before;
   if (before !== null) {
@@ -45,9 +71,9 @@ export async function paymentInScope(db: Executor, id: string, merchants: Scope)
 }
 
 /**
- * Unpaid transactions of a merchant and mode whose total is `amount`, created in [createdFrom,
- * createdTo], and whose end (the cancel, else the expiry) was at or after `endedAfter`: newest first, at
- * most `limit`. The transactions_list index (merchant_id, mode, created_at) bounds the read to the
+ * Unpaid transactions of a merchant and mode created in [createdFrom, createdTo] whose total is `amount`
+ * and whose end (the cancel, else the expiry) was at or after `endedAfter`, or that were kept open after a
+ * part payment and still need exactly `amount`: newest first, at most `limit`. The transactions_list index (merchant_id, mode, created_at) bounds the read to the
  * window; the total and the end are checked on the rows in it.
  */
 export async function unpaidTransactionsOfTotal(
@@ -61,12 +87,18 @@ export async function unpaidTransactionsOfTotal(
     .where('mode', '=', query.mode)
     .where('created_at', '>=', query.createdFrom)
     .where('created_at', '<=', query.createdTo)
-    .where('total_amount', '=', query.amount)
     .where('status', '!=', 'paid')
     .where((eb) =>
       eb.or([
-        eb.and([eb('cancelled_at', 'is', null), eb('expires_at', '>=', query.endedAfter)]),
-        eb.and([eb('cancelled_at', 'is not', null), eb('cancelled_at', '>=', query.endedAfter)]),
+        eb.and([
+          eb('total_amount', '=', query.amount),
+          eb.or([
+            eb.and([eb('cancelled_at', 'is', null), eb('expires_at', '>=', query.endedAfter)]),
+            eb.and([eb('cancelled_at', 'is not', null), eb('cancelled_at', '>=', query.endedAfter)]),
+          ]),
+        ]),
+        // One kept open after a part payment waits for its rest, however long after it ended.
+        eb.and([eb('amount_paid', '>', 0), eb(eb('total_amount', '-', eb.ref('amount_paid')), '=', query.amount)]),
       ]),
     )
     .orderBy('created_at', 'desc')

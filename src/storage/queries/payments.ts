@@ -35,22 +35,32 @@ export async function bindUnmatchedPayment(trx: Tx, paymentId: string, transacti
   return Number(bound.numUpdatedRows) === 1;
 }
 
-/** Reported payments, newest first, optionally of one status and merchant. */
-export async function listPaymentRows(db: Db, filter: { status?: PaymentStatus; merchantId?: string; limit: number }): Promise<PaymentsTable[]> {
-  let query = db.selectFrom('payments').selectAll();
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.merchantId) query = query.where('merchant_id', '=', filter.merchantId);
-  return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+/**
+ * Reported payments, newest first, optionally of one status and merchant, or only double payments
+ * (unmatched because their transaction was paid already); each with the id of its refund, if any.
+ */
+export async function listPaymentRows(
+  db: Db,
+  filter: { status?: PaymentStatus; double?: boolean; merchantId?: string; limit: number },
+): Promise<(PaymentsTable & { refund_id: string | null })[]> {
+  let query = db.selectFrom('payments as p').leftJoin('refunds as r', 'r.payment_id', 'p.id').selectAll('p').select('r.id as refund_id');
+  if (filter.status) query = query.where('p.status', '=', filter.status);
+  if (filter.double) {
+    query = query.where('p.status', '=', 'unmatched').where('p.reason', '=', 'transaction_already_paid').where('p.compared_transaction_id', 'is not', null);
+  }
+  if (filter.merchantId) query = query.where('p.merchant_id', '=', filter.merchantId);
+  return query.orderBy('p.received_at', 'desc').orderBy('p.id', 'desc').limit(filter.limit).execute();
 }
 
 /**
- * Marks a transaction paid by a payment unless it is paid already; false when it was. The conditional
- * update is the guard that holds when two payments race for one transaction.
+ * Marks a transaction paid by a payment unless it is paid already, or received another part payment
+ * since the caller read `amountPaidBefore`; undefined then. The conditional update is the guard that
+ * holds when two payments race for one transaction: neither amount is lost, the loser reads again.
  */
 export function markTransactionPaid(
   trx: Tx,
   transactionId: string,
-  paid: { paymentId: string; paidAt: number; late: boolean; now: number; amountPaid: number; underpaid: number; overpaid: number },
+  paid: { paymentId: string; paidAt: number; late: boolean; now: number; amountPaidBefore: number; amountPaid: number; underpaid: number; overpaid: number },
 ): Promise<TransactionsTable | undefined> {
   return trx
     .updateTable('transactions')
@@ -69,6 +79,28 @@ export function markTransactionPaid(
     })
     .where('id', '=', transactionId)
     .where('status', '!=', 'paid')
+    .where('amount_paid', '=', paid.amountPaidBefore)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Adds a part payment to an unpaid transaction kept open for the rest: its status stays, amount_paid
+ * becomes the sum and underpaid the rest still due. Undefined, having changed nothing, when it was paid
+ * or received another part since the caller read `amountPaidBefore` (two assigns at once: the loser
+ * reads again, so neither amount is lost).
+ */
+export function addPartPayment(
+  trx: Tx,
+  transactionId: string,
+  part: { amountPaidBefore: number; amountPaid: number; underpaid: number; now: number },
+): Promise<TransactionsTable | undefined> {
+  return trx
+    .updateTable('transactions')
+    .set({ amount_paid: part.amountPaid, underpaid: part.underpaid, overpaid: 0, updated_at: part.now })
+    .where('id', '=', transactionId)
+    .where('status', '!=', 'paid')
+    .where('amount_paid', '=', part.amountPaidBefore)
     .returningAll()
     .executeTakeFirst();
 }
@@ -130,4 +162,23 @@ export async function paymentCandidatesByAmount(
 /** The payments bound to a transaction (normally one), in the order they were received. */
 export async function paymentsOfTransaction(db: Db, transactionId: string): Promise<PaymentsTable[]> {
   return db.selectFrom('payments').selectAll().where('transaction_id', '=', transactionId).orderBy('received_at').orderBy('id').execute();
+}
+
+/**
+ * The double payments of a paid transaction: payments the matcher refused because it was paid already,
+ * kept unmatched beside it. Read along payments_status (merchant_id, status, received_at) from the
+ * transaction's creation on: the merchant's unmatched payments since then, which are few.
+ */
+export async function doublePaymentsOfTransaction(db: Db, tx: Pick<TransactionsTable, 'id' | 'merchant_id' | 'created_at'>): Promise<PaymentsTable[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('merchant_id', '=', tx.merchant_id)
+    .where('status', '=', 'unmatched')
+    .where('received_at', '>=', tx.created_at)
+    .where('compared_transaction_id', '=', tx.id)
+    .where('reason', '=', 'transaction_already_paid')
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
 }

@@ -14,6 +14,7 @@ import { translator, type Lang, type Translate } from '../../../presentation/mes
 import { errorText, modeText, reasonText, type ShownError } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
+import { isDoublePayment } from '../../../domain/payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
 import {
   getTransactionTimeline,
@@ -168,6 +169,15 @@ function sendDetail(
     [t('paid'), when(tx.paid_at)],
   ];
   if (tx.cancelled_at !== null) fields.push([t('cancelledAt'), when(tx.cancelled_at)]);
+  // What it received when that is not simply its total: a part kept open (the rest still due, its
+  // payments in the timeline), or a difference a person accepted.
+  const underpaid = tx.underpaid ?? 0;
+  const overpaid = tx.overpaid ?? 0;
+  if (underpaid > 0 || overpaid > 0) {
+    fields.push([t('amountPaid'), formatRupiah(tx.amount_paid ?? 0)]);
+    if (underpaid > 0) fields.push([t(tx.status === 'paid' ? 'underpaid' : 'stillDue'), formatRupiah(underpaid)]);
+    if (overpaid > 0) fields.push([t('overpaid'), formatRupiah(overpaid)]);
+  }
   if (p) fields.push([t('payment'), html`<span class="mono">${p.id}</span><br>${t('paymentVia', { source: p.source, reference: p.reference ?? '–' })}`]);
   if (tx.acquirer_reference !== null) fields.push([t('acquirerReference'), html`<span class="mono">${tx.acquirer_reference}</span>`]);
   const checkout = transactionUrls(deps.config.publicBaseUrl, tx.id).checkout;
@@ -252,7 +262,9 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
       const state =
         pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason === null ? '?' : reasonText(pay.reason, page.lang) });
       const facts = [pay.reference ? t('tlPaymentRef', { reference: pay.reference }) : null, pay.issuer, pay.payer_name, state].filter((x): x is string => !!x);
-      return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}</div>`);
+      // A double payment (paid again after this transaction was paid) is refunded from the payments page.
+      const double = isDoublePayment(pay) ? html` · <a href="/dashboard/payments?status=double#pay-${pay.id}">${t('tlDoublePayment')}</a>` : '';
+      return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}${double}</div>`);
     }
     case 'email': {
       const e = entry.email;
