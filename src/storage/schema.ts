@@ -1,7 +1,17 @@
 // Table types for Kysely. Times are integer milliseconds since the epoch in both databases: one
 // representation, no time-zone surprises, and cheap comparisons. Booleans are 0/1 integers for the same
 // reason (SQLite has no boolean type).
-export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable, UserRole, EventType, RefundsTable, RefundStatus } from '../domain/records.js';
+export type {
+  Mode,
+  TransactionStatus,
+  PaymentStatus,
+  TransactionsTable,
+  PaymentsTable,
+  UserRole,
+  EventType,
+  RefundsTable,
+  RefundStatus,
+} from '../domain/records.js';
 import type { Mode, TransactionsTable, PaymentsTable, UserRole, EventType, RefundsTable } from '../domain/records.js';
 
 /** Which database a connection speaks to. */

@@ -64,9 +64,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The refunds an acquirer has not answered finally yet, by when to ask again.
   await db.schema.createIndex('refunds_pending').on('refunds').column('next_attempt_at').where(sql.ref('status'), '=', 'pending').execute();
 
-  await db.schema.alterTable('transactions').addColumn('refunded_amount', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('transactions').addColumn('refund_held', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('transactions').addColumn('refund_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('transactions')
+    .addColumn('refunded_amount', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('transactions')
+    .addColumn('refund_held', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('transactions')
+    .addColumn('refund_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
