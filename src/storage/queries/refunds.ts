@@ -70,7 +70,8 @@ export function markRefundSucceeded(
     .updateTable('refunds')
     .set({
       status: 'succeeded',
-      reference: done.reference,
+      // A final answer without a reference keeps the one an "in progress" answer gave.
+      reference: sql<string | null>`coalesce(${done.reference}, reference)`,
       completed_at: done.completedAt,
       attempts: done.attempts,
       next_attempt_at: null,
