@@ -12,6 +12,7 @@ import { newServiceState } from '../../src/services/state.js';
 import { resolveDueRefunds } from '../../src/services/transactions/resolve-due-refunds.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { openDatabase } from '../../src/storage/database.js';
+import { startRefundResolver } from '../../src/workers/refund-resolver.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { API_BASE, create, CSTATUS } from '../helpers/api.js';
 import { createTestApp, seedMerchant, type TestApp } from '../helpers/context.js';
@@ -414,5 +415,21 @@ describe("refunds asked of an acquirer (an issuer of the test's own)", () => {
     expect(new Set(issuer.asks.map((r) => r.id)).size).toBe(1);
     expect(await transactionRow(a, tx.trxid)).toMatchObject({ refunded_amount: 5000, refund_held: 0 });
     expect((await refundRows(a, tx.trxid))[0]).toMatchObject({ status: 'succeeded', attempts: 3, reference: 'late' });
+  });
+
+  it('the resolver worker, running on its own, settles a refund the acquirer did not answer', async () => {
+    const { a, issuer } = await acquirerApp();
+    const tx = await paid(a);
+    issuer.answers.push('unavailable', { status: 'succeeded', reference: 'W-1', completedAt: a.clock.now() });
+    await expectError(await refund(a, { trxid: tx.trxid, amount: 2000, reason: 'r' }), 503, 'acquirer_unavailable');
+    const worker = startRefundResolver(a.deps, 20);
+    cleanups.push(() => worker.stop());
+    a.clock.advance(30_000);
+    const deadline = Date.now() + 10_000;
+    while ((await transactionRow(a, tx.trxid)).refunded_amount !== 2000) {
+      if (Date.now() > deadline) throw new Error('the resolver did not settle the refund in time');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await refundRows(a, tx.trxid))[0]).toMatchObject({ status: 'succeeded', reference: 'W-1' });
   });
 });
