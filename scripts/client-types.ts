@@ -8,7 +8,19 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
-import { ErrorEnvelope, Payment, PaymentEvent, ReportedPayment, Transaction, TransactionEvent, TransactionPage, WebhookEvent } from '../src/http/schemas.js';
+import {
+  ErrorEnvelope,
+  Payment,
+  PaymentEvent,
+  Refund,
+  RefundedTransaction,
+  RefundEvent,
+  ReportedPayment,
+  Transaction,
+  TransactionEvent,
+  TransactionPage,
+  WebhookEvent,
+} from '../src/http/schemas.js';
 
 export const CLIENT_TYPES_PATH = fileURLToPath(new URL('../packages/client/src/api-types.ts', import.meta.url));
 
@@ -25,11 +37,14 @@ const NAMED: Named[] = [
   { name: 'ErrorCode', schema: ApiError.properties.code, doc: 'Every `code` the API answers with (the README has a row for each).' },
   { name: 'ApiError', schema: ApiError, doc: 'The `error` object of a failed answer.' },
   { name: 'Payment', schema: Payment, doc: 'The payment that paid a transaction.' },
+  { name: 'Refund', schema: Refund, doc: "One of a transaction's refunds." },
   { name: 'Transaction', schema: Transaction, doc: 'A transaction as `cqris`, `cstatus`, `cancel` and `simulate` answer it.' },
+  { name: 'RefundedTransaction', schema: RefundedTransaction, doc: 'What `refund` answers: the transaction after the refund, and the refund.' },
   { name: 'TransactionPage', schema: TransactionPage, doc: 'One page of `cstatus` without `trxid`.' },
   { name: 'ReportedPayment', schema: ReportedPayment, doc: 'A reported payment, as `payment.unmatched` carries it.' },
   { name: 'TransactionEvent', schema: TransactionEvent, doc: 'A webhook event about a transaction.' },
   { name: 'PaymentEvent', schema: PaymentEvent, doc: 'A webhook event about a payment that matched no transaction.' },
+  { name: 'RefundEvent', schema: RefundEvent, doc: 'A webhook event about a refund that became final (`data.refund` is the refund).' },
   { name: 'WebhookEvent', schema: WebhookEvent, doc: 'The body of every webhook delivery.' },
 ];
 

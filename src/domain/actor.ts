@@ -6,6 +6,8 @@ export type Actor =
   | { kind: 'user'; email: string }
   /** The CLI, as the operator running it (QRIS_OPERATOR or the OS account). */
   | { kind: 'cli'; operator: string }
+  /** A merchant's program, by the id of the API key it called with (never the secret). */
+  | { kind: 'api_key'; keyId: string }
   /** A self-service sign-up: nobody is logged in yet. */
   | { kind: 'signup' }
   /** The gateway itself, or a caller that names no one. */
@@ -14,6 +16,11 @@ export type Actor =
 /** The actor of a console user's action; the one way to make one. */
 export function userActor(user: { email: string }): Actor {
   return { kind: 'user', email: user.email };
+}
+
+/** The actor of a call made with an API key. */
+export function apiKeyActor(keyId: string): Actor {
+  return { kind: 'api_key', keyId };
 }
 
 export const SYSTEM_ACTOR: Actor = { kind: 'system' };
@@ -26,6 +33,8 @@ export function actorText(actor: Actor): string {
       return `user:${actor.email}`;
     case 'cli':
       return actor.operator;
+    case 'api_key':
+      return `api_key:${actor.keyId}`;
     case 'signup':
       return 'signup';
     case 'system':

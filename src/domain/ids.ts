@@ -47,7 +47,7 @@ export const newTransactionId = (): string => `trx_${timePrefix()}${randomBase62
 export const newMerchantId = (): string => `mch_${randomBase62(16)}`;
 export const newApiKeyId = (): string => `key_${randomBase62(16)}`;
 export const newPaymentId = (): string => `pay_${timePrefix()}${randomBase62(20)}`;
-/** A refund's id (migration 018): also the partnerRefundNo an acquirer is asked with, 32 characters. */
+/** A refund's id, also the partnerRefundNo an acquirer is asked with (at most 32 characters, within SNAP's 64). */
 export const newRefundId = (): string => `rf_${timePrefix()}${randomBase62(20)}`;
 export const newRequestId = (): string => `req_${randomBase62(16)}`;
 export const newEventId = (): string => `evt_${timePrefix()}${randomBase62(22)}`;

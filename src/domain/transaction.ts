@@ -1,5 +1,6 @@
-import type { Mode, PaymentsTable, TransactionStatus, TransactionsTable } from './records.js';
+import type { Mode, PaymentsTable, RefundsTable, TransactionStatus, TransactionsTable } from './records.js';
 import { isoTime, isoTimeOrNull } from './iso-time.js';
+import { presentRefund, type RefundView } from './refund.js';
 
 /**
  * A pending transaction whose expiry has passed is expired, whether or not the sweeper has written it
@@ -45,6 +46,10 @@ export interface TransactionView {
   /** By how much an accepted payment fell short of or went over the total; 0 when none. */
   underpaid: number;
   overpaid: number;
+  /** The sum of its succeeded refunds (rupiah); 0 when none. */
+  refunded_amount: number;
+  /** Its refunds of any status, oldest first. */
+  refunds: RefundView[];
   payment: PaymentDetails | null;
 }
 
@@ -67,7 +72,17 @@ export function transactionUrls(baseUrl: string, trxid: string) {
   };
 }
 
-export function presentTransaction(tx: TransactionsTable, payment: PaymentsTable | null, now: number, baseUrl: string): TransactionView {
+/**
+ * The transaction as the API answers it. `refunds` are its refund rows, oldest first: callers read them
+ * only when `refund_count > 0` (nearly never), so the hot status read stays one row.
+ */
+export function presentTransaction(
+  tx: TransactionsTable,
+  payment: PaymentsTable | null,
+  now: number,
+  baseUrl: string,
+  refunds: readonly RefundsTable[] = [],
+): TransactionView {
   const urls = transactionUrls(baseUrl, tx.id);
   return {
     trxid: tx.id,
@@ -91,6 +106,8 @@ export function presentTransaction(tx: TransactionsTable, payment: PaymentsTable
     amount_paid: tx.amount_paid ?? 0,
     underpaid: tx.underpaid ?? 0,
     overpaid: tx.overpaid ?? 0,
+    refunded_amount: tx.refunded_amount ?? 0,
+    refunds: refunds.map(presentRefund),
     payment:
       payment === null
         ? null

@@ -4,7 +4,14 @@ import type { EventType } from './records.js';
 // The webhook event types: what an endpoint may subscribe to, as an operator types it (console and CLI),
 // and whether an endpoint's stored list takes an event.
 
-export const EVENT_TYPES: readonly EventType[] = ['transaction.paid', 'transaction.expired', 'transaction.cancelled', 'payment.unmatched'];
+export const EVENT_TYPES: readonly EventType[] = [
+  'transaction.paid',
+  'transaction.expired',
+  'transaction.cancelled',
+  'payment.unmatched',
+  'refund.succeeded',
+  'refund.failed',
+];
 
 /** Event types from `a,b` text; empty or `*` means every type. */
 export function parseEventList(text: string | undefined): string[] {

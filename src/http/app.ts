@@ -18,6 +18,7 @@ import type { Config } from '../config.js';
 import type { RouteContext } from './routes/context.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { cancelRoutes } from './routes/cancel.js';
+import { refundRoutes } from './routes/refund.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
@@ -185,11 +186,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         const ctx: RouteContext = { deps, hide, guard };
         await transactionRoutes(api, ctx);
         await cancelRoutes(api, ctx);
+        await refundRoutes(api, ctx);
         await simulateRoutes(api, ctx);
         await qrImageRoutes(api, ctx);
         rejectOtherMethods(api, '/payment-gateway/cqris', ['GET', 'POST']);
         rejectOtherMethods(api, '/payment-gateway/cstatus', ['GET', 'HEAD']);
         rejectOtherMethods(api, '/payment-gateway/cancel', ['GET', 'POST']);
+        rejectOtherMethods(api, '/payment-gateway/refund', ['POST']);
         rejectOtherMethods(api, '/payment-gateway/simulate', ['GET', 'POST']);
         rejectOtherMethods(api, '/payment-gateway/qr/:file', ['GET', 'HEAD']);
       },

@@ -1,7 +1,7 @@
 // The webhook deliveries in the OpenAPI document (3.1's `webhooks`), from the same schemas the client's
 // types are generated from, so /docs shows what a receiver gets.
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { PaymentEvent, TransactionEvent } from './schemas.js';
+import { PaymentEvent, RefundEvent, TransactionEvent } from './schemas.js';
 
 type Webhooks = NonNullable<Extract<NonNullable<FastifyDynamicSwaggerOptions['openapi']>, { webhooks?: unknown }>['webhooks']>;
 type PathItem = Webhooks[string];
@@ -36,4 +36,6 @@ export const openApiWebhooks: Webhooks = {
   'transaction.expired': delivery('A pending transaction expired', TransactionEvent),
   'transaction.cancelled': delivery('A pending transaction was cancelled', TransactionEvent),
   'payment.unmatched': delivery('A payment matched no transaction', PaymentEvent),
+  'refund.succeeded': delivery('A refund succeeded (or was recorded, for a code made from a static QRIS)', RefundEvent),
+  'refund.failed': delivery('The acquirer refused a refund: nothing was refunded', RefundEvent),
 };

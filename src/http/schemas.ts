@@ -54,6 +54,34 @@ export const CancelQuery = Type.Object({
 
 export const CancelBody = Type.Object({ trxid: Type.Optional(Type.String()) });
 
+export const RefundParams = {
+  trxid: Type.Optional(Type.String({ description: 'The paid transaction to refund. Required (query or body).' })),
+  amount: Type.Optional(
+    Type.Union([Type.String(), Type.Number()], { description: 'Whole rupiah. Without it, everything that remains of what the transaction received.' }),
+  ),
+  reason: Type.Optional(Type.String({ description: 'Why (1 to 256 characters). Required.' })),
+  reference: Type.Optional(
+    Type.String({ description: 'A code made from your static QRIS only: your own reference of the transfer or cash you paid back (at most 128 characters).' }),
+  ),
+};
+
+export const RefundQuery = Type.Object({ ...ApiKeyQuery, ...RefundParams });
+export const RefundBody = Type.Object(RefundParams);
+
+export const Refund = Type.Object({
+  id: Type.String({ description: 'The refund id (`rf_...`); for an acquirer, also its partnerRefundNo.' }),
+  amount: Type.Integer(),
+  status: Type.String({ enum: ['pending', 'succeeded', 'failed'] }),
+  reason: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  completed_at: Nullable(Type.String({ format: 'date-time' })),
+  reference: Nullable(Type.String({ description: "The acquirer's reference of the refund, or your own reference of a recorded one." })),
+  recorded: Type.Boolean({
+    description: 'True: recorded only. The gateway moved no money (a code made from your static QRIS): you paid it back yourself.',
+  }),
+  error_code: Nullable(Type.String({ description: 'Why it failed (`refund_refused`, `refund_exceeds_remaining`); null otherwise.' })),
+});
+
 export const Payment = Type.Object({
   id: Type.String(),
   source: Type.String(),
@@ -92,7 +120,18 @@ export const Transaction = Type.Object({
       'By how much what it received falls short of the total: a shortfall a person accepted, or on an unpaid transaction kept open after a part payment, the rest still due; 0 when none.',
   }),
   overpaid: Type.Integer({ description: 'By how much what it received went over the total (a person accepted it); 0 when none.' }),
+  refunded_amount: Type.Integer({ description: 'The sum of its succeeded refunds (rupiah); 0 when none.' }),
+  refunds: Type.Array(Refund, { description: 'Its refunds of any status, oldest first.' }),
   payment: Nullable(Payment),
+});
+
+/** A refund's answer: the transaction after it, and the refund with what it means in plain words. */
+export const RefundedTransaction = Type.Object({
+  ...Transaction.properties,
+  refund: Type.Object({
+    ...Refund.properties,
+    note: Type.String({ description: 'What happened, plainly: above all, whether the gateway moved any money.' }),
+  }),
 });
 
 export const TransactionPage = Type.Object({
@@ -134,7 +173,14 @@ export const PaymentEvent = Type.Object({
   data: ReportedPayment,
 });
 
-export const WebhookEvent = Type.Union([TransactionEvent, PaymentEvent]);
+export const RefundEvent = Type.Object({
+  id: Type.String(),
+  type: Type.Union([Type.Literal('refund.succeeded'), Type.Literal('refund.failed')]),
+  created_at: Type.String({ format: 'date-time' }),
+  data: Type.Object({ ...Transaction.properties, refund: Refund }),
+});
+
+export const WebhookEvent = Type.Union([TransactionEvent, PaymentEvent, RefundEvent]);
 
 export const ErrorEnvelope = Type.Object({
   success: Type.Literal(false),
@@ -160,3 +206,4 @@ export const errorResponses = {
 // cqris answers StatusOneBody too, for the nullable fields.
 export const StatusOneBody = serializationSchema(ok(Transaction));
 export const StatusPageBody = serializationSchema(ok(TransactionPage));
+export const RefundOneBody = serializationSchema(ok(RefundedTransaction));

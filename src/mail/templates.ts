@@ -2,7 +2,7 @@
 // twice, as text and as HTML, so the two parts cannot drift apart. Bahasa Indonesia comes first, as on
 // the checkout page; English follows for visitors. The words are in templates.words.ts.
 import { formatRupiah } from '../domain/money.js';
-import type { PaymentsTable, TransactionsTable } from '../storage/schema.js';
+import type { PaymentsTable, RefundsTable, TransactionsTable } from '../storage/schema.js';
 import { html, rawHtml, type SafeHtml } from '../domain/html.js';
 import { formatTime } from '../presentation/format.js';
 import { translator, type Lang } from '../presentation/messages.js';
@@ -11,7 +11,7 @@ import { cachedQrPng } from '../qr/qr-png.js';
 import type { InlineImage } from './sender.js';
 import { words } from './templates.words.js';
 
-export type MailKind = 'invoice' | 'receipt';
+export type MailKind = 'invoice' | 'receipt' | 'refund';
 
 export interface MailInput {
   kind: MailKind;
@@ -20,6 +20,8 @@ export interface MailInput {
   transaction: TransactionsTable;
   payment: PaymentsTable | null;
   checkoutUrl: string;
+  /** The succeeded refund a refund's notice is about (kind 'refund' only). */
+  refund?: RefundsTable | null;
 }
 
 export interface RenderedMail {
@@ -66,6 +68,15 @@ export function renderMail(input: MailInput): RenderedMail {
     return finish(`${sandbox}${id('invoiceSubject')} / ${en('invoiceSubject')} ${total} – ${merchant}`, invoiceSections(merchant, tx, input.checkoutUrl, cid), [
       { filename: `qris-${tx.id}.png`, contentType: 'image/png', cid, content: cachedQrPng(tx.qris) },
     ]);
+  }
+  if (input.kind === 'refund') {
+    const refund = input.refund!;
+    const amount = formatRupiah(refund.amount);
+    return finish(
+      `${sandbox}${id('refundSubject')} / ${en('refundSubject')} ${amount} – ${merchant}`,
+      refundSections(merchant, tx, refund, input.checkoutUrl),
+      [],
+    );
   }
   return finish(
     `${sandbox}${id('receiptSubject')} / ${en('receiptSubject')} ${total} – ${merchant}`,
@@ -123,6 +134,34 @@ function receiptSections(merchant: string, tx: TransactionsTable, payment: Payme
         { kind: 'paragraph', text: t('thanks', { merchant }) },
         { kind: 'fields', rows },
         ...(tx.paid_late === 1 ? [{ kind: 'note' as const, text: t('late', { merchant }) }] : []),
+        { kind: 'link', label: t('viewTransaction'), href: checkoutUrl },
+        ...sandboxNote(tx, lang),
+      ],
+    };
+  };
+  return MAIL_LANGS.map(section);
+}
+
+// A refund's notice says plainly whether money moved through the payment service (an acquirer's refund)
+// or the merchant only recorded paying it back itself (a code made from its static QRIS).
+function refundSections(merchant: string, tx: TransactionsTable, refund: RefundsTable, checkoutUrl: string): Section[] {
+  const amount = formatRupiah(refund.amount);
+  const section = (lang: Lang): Section => {
+    const t = translator(words, lang);
+    const rows: Array<[string, string]> = [
+      [t('amountRefunded'), amount],
+      [t('refundReason'), oneLine(refund.reason)],
+    ];
+    if (refund.reference !== null) rows.push([t('refundReference'), oneLine(refund.reference)]);
+    if (refund.completed_at !== null) rows.push([t('refundedAt'), formatTime(refund.completed_at, lang)]);
+    rows.push([payerText('transactionId', lang), tx.id]);
+    if (tx.ref !== null) rows.push([t('order'), tx.ref]);
+    return {
+      lang,
+      blocks: [
+        { kind: 'heading', text: t('refundHeading', { amount }) },
+        { kind: 'paragraph', text: t(refund.recorded === 1 ? 'refundedRecorded' : 'refundedByAcquirer', { merchant, amount }) },
+        { kind: 'fields', rows },
         { kind: 'link', label: t('viewTransaction'), href: checkoutUrl },
         ...sandboxNote(tx, lang),
       ],

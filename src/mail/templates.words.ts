@@ -23,6 +23,17 @@ export const words = defineMessages(
     paymentReference: 'Payment reference',
     late: 'This payment arrived after the invoice had expired. It is still recorded; contact {merchant} if you have questions about your order.',
     viewTransaction: 'View the transaction',
+    // A refund's notice.
+    refundSubject: 'Refund',
+    refundHeading: 'Refund of {amount}',
+    refundedByAcquirer:
+      '{merchant} has refunded {amount} to you. It goes back to the account or wallet you paid with; your bank may take a few days to show it.',
+    refundedRecorded:
+      '{merchant} has recorded that it paid {amount} back to you itself (by transfer or in cash). This payment service moved no money: contact {merchant} if you have not received it.',
+    amountRefunded: 'Amount refunded',
+    refundReason: 'Reason',
+    refundReference: 'Refund reference',
+    refundedAt: 'Refunded at',
   },
   {
     sandboxTag: '[Sandbox]',
@@ -42,5 +53,15 @@ export const words = defineMessages(
     paymentReference: 'Referensi pembayaran',
     late: 'Pembayaran ini diterima setelah batas waktu tagihan. Pembayaran tetap tercatat; hubungi {merchant} bila ada pertanyaan tentang pesanan Anda.',
     viewTransaction: 'Lihat status transaksi',
+    refundSubject: 'Dana dikembalikan',
+    refundHeading: 'Pengembalian dana {amount}',
+    refundedByAcquirer:
+      '{merchant} telah mengembalikan {amount} kepada Anda. Dana kembali ke rekening atau dompet digital yang Anda pakai untuk membayar; bank Anda mungkin memerlukan beberapa hari untuk menampilkannya.',
+    refundedRecorded:
+      '{merchant} mencatat bahwa dana {amount} telah dikembalikan langsung kepada Anda (melalui transfer atau tunai). Layanan pembayaran ini tidak memindahkan dana: hubungi {merchant} bila Anda belum menerimanya.',
+    amountRefunded: 'Jumlah dikembalikan',
+    refundReason: 'Alasan',
+    refundReference: 'Referensi pengembalian',
+    refundedAt: 'Waktu pengembalian',
   },
 );

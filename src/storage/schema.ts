@@ -150,11 +150,17 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
+/**
+ * What a payer e-mail is: a transaction's invoice or receipt (one of each at most), or the notice of one
+ * of its refunds, `refund:<refund id>` (one per refund: the unique (transaction_id, kind) holds per refund).
+ */
+export type EmailKind = 'invoice' | 'receipt' | `refund:${string}`;
+
 export interface EmailsTable {
   id: string;
   merchant_id: string;
   transaction_id: string;
-  kind: 'invoice' | 'receipt';
+  kind: EmailKind;
   recipient: string;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
   attempts: number;

@@ -5,6 +5,7 @@ import { startExpirySweeper } from './expiry-sweeper.js';
 import { startLoginHousekeeping } from './login-housekeeping.js';
 import { startMailer } from './mailer.js';
 import { startNotifyDispatcher } from './notify-dispatcher.js';
+import { startRefundResolver } from './refund-resolver.js';
 import { startWebhookDispatcher } from './webhook-dispatcher.js';
 
 import type { Worker } from './run-every.js';
@@ -20,6 +21,7 @@ export function startBackgroundWork(deps: Deps): Worker {
   workers.push(startNotifyDispatcher(deps));
   // Each payment source kind's poller (a feed's, a SNAP acquirer's queries).
   for (const kind of sourceKinds) if (kind.worker) workers.push(kind.worker(deps));
+  workers.push(startRefundResolver(deps));
   workers.push(startLoginHousekeeping(deps));
   const backups = startBackupScheduler(deps);
   if (backups) workers.push(backups);

@@ -9,7 +9,7 @@ import { QrisGatewayClient, verifyWebhook, WebhookVerificationError } from '@qri
 import { startSeededGateway, type SeededGateway } from '../helpers/seeded-gateway.js';
 import { Receiver, type ReceivedRequest } from '../helpers/receiver.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
-import { PaymentEvent, TransactionEvent } from '../../src/http/schemas.js';
+import { PaymentEvent, RefundEvent, TransactionEvent } from '../../src/http/schemas.js';
 
 let gateway: SeededGateway;
 let receiver: Receiver;
@@ -54,24 +54,31 @@ describe('verifyWebhook on real deliveries', () => {
   let paid: ReceivedRequest;
   let cancelled: ReceivedRequest;
   let unmatched: ReceivedRequest;
+  let refunded: ReceivedRequest;
 
   beforeAll(async () => {
     const a = await client.createQris({ amount: 61_000 });
     await client.simulatePayment(a.trxid);
+    // A part of it refunded through the client: refund.succeeded.
+    const refund = await client.refund(a.trxid, { amount: 1000, reason: 'one item out of stock', reference: 'TRF-9' });
+    expect(refund.refund).toMatchObject({ amount: 1000, status: 'succeeded', recorded: true, reference: 'TRF-9' });
+    expect(refund.refunded_amount).toBe(1000);
+    expect((await client.getStatus(a.trxid)).refunds.map((r) => r.id)).toEqual([refund.refund.id]);
     const b = await client.createQris({ amount: 62_000 });
     await client.cancel(b.trxid);
     // A payment of another sum matches nothing: payment.unmatched.
     const c = await client.createQris({ amount: 63_000 });
     await client.simulatePayment(c.trxid, { amount: 1234 });
-    [paid, cancelled, unmatched] = await Promise.all([
+    [paid, cancelled, unmatched, refunded] = await Promise.all([
       deliveryOf('transaction.paid', a.trxid),
       deliveryOf('transaction.cancelled', b.trxid),
       deliveryOf('payment.unmatched', c.trxid),
+      deliveryOf('refund.succeeded', a.trxid),
     ]);
   }, 60_000);
 
   it('returns each event, typed, by the Standard Webhooks headers; the standardwebhooks package agrees', () => {
-    for (const delivery of [paid, cancelled, unmatched]) {
+    for (const delivery of [paid, cancelled, unmatched, refunded]) {
       const event = verifyWebhook(delivery.body, headersOf(delivery), secret);
       expect(event).toEqual(JSON.parse(delivery.body));
       expect(delivery.headers['webhook-id']).toBe(event.id);
@@ -124,9 +131,9 @@ describe('verifyWebhook on real deliveries', () => {
     // TypeBox checks formats only once told what they are: the API's times are ISO 8601 in UTC.
     if (!FormatRegistry.Has('date-time'))
       FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v) && !Number.isNaN(Date.parse(v)));
-    for (const delivery of [paid, cancelled, unmatched]) {
+    for (const delivery of [paid, cancelled, unmatched, refunded]) {
       const event = JSON.parse(delivery.body) as { type: string };
-      const schema = event.type === 'payment.unmatched' ? PaymentEvent : TransactionEvent;
+      const schema = event.type === 'payment.unmatched' ? PaymentEvent : event.type.startsWith('refund.') ? RefundEvent : TransactionEvent;
       expect([...Value.Errors(schema, event)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
       expect(Value.Clean(schema, structuredClone(event))).toEqual(event);
     }

@@ -115,6 +115,38 @@ describe('transactions list|show|cancel', () => {
     expect(human.stderr).toContain('transaction_already_paid');
   });
 
+  it('refunds a paid transaction: partial, then the rest by default; audited as the operator; refusals as the API words them', async () => {
+    const tx = (await createTransaction(runtime.deps, createInput(b.merchant.id, 32_000))).transaction;
+    const notPaid = await json('transactions', 'refund', tx.id, '--reason', 'x');
+    expect(notPaid.code).toBe(1);
+    expect(notPaid.body.error.code).toBe('transaction_not_paid');
+    expect((await cli('pay', tx.id)).code).toBe(0);
+    const noReason = await json('transactions', 'refund', tx.id);
+    expect(noReason.body.error).toMatchObject({ code: 'invalid_parameter', param: 'reason' });
+    const part = await json('transactions', 'refund', tx.id, '--amount', '2000', '--reason', 'one cup', '--reference', 'CASH-1');
+    expect(part.code).toBe(0);
+    expect(part.body).toMatchObject({ trxid: tx.id, merchant_id: b.merchant.id, refunded_amount: 2000 });
+    expect(part.body.refund).toMatchObject({ amount: 2000, status: 'succeeded', recorded: true, reference: 'CASH-1', reason: 'one cup' });
+    const rest = await json('transactions', 'refund', tx.id, '--reason', 'the rest');
+    expect(rest.body.refunded_amount).toBe(rest.body.amount_paid);
+    expect(rest.body.refunds.map((r: { amount: number }) => r.amount)).toEqual([2000, rest.body.amount_paid - 2000]);
+    const over = await json('transactions', 'refund', tx.id, '--amount', '1', '--reason', 'more');
+    expect(over.body.error.code).toBe('refund_exceeds_remaining');
+    const shown = await cli('transactions', 'show', tx.id);
+    expect(shown.stdout).toMatch(/refund\s+rf_\S+ .*succeeded \(recorded\): one cup/);
+    const human = await cli('transactions', 'refund', tx.id, '--reason', 'again');
+    expect(human.code).toBe(1);
+    const audit = await runtime.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', tx.id)
+      .where('action', '=', 'transaction.refund')
+      .execute();
+    expect(audit.map((r) => r.actor)).toEqual(['ops@example.test', 'ops@example.test']);
+    const rows = await runtime.deps.db.selectFrom('refunds').select('requested_by').where('transaction_id', '=', tx.id).execute();
+    expect(rows.map((r) => r.requested_by)).toEqual(['ops@example.test', 'ops@example.test']);
+  });
+
   it('prints its version', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {

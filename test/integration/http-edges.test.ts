@@ -244,7 +244,14 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       expect(Object.keys(cstatus!)).toContain('get');
       // The deliveries a receiver gets, with the event schema the client's types come from.
       const webhooks = (doc as unknown as { webhooks: Record<string, any> }).webhooks;
-      expect(Object.keys(webhooks).sort()).toEqual(['payment.unmatched', 'transaction.cancelled', 'transaction.expired', 'transaction.paid']);
+      expect(Object.keys(webhooks).sort()).toEqual([
+        'payment.unmatched',
+        'refund.failed',
+        'refund.succeeded',
+        'transaction.cancelled',
+        'transaction.expired',
+        'transaction.paid',
+      ]);
       const paidBody = webhooks['transaction.paid'].post.requestBody.content['application/json'].schema;
       expect(paidBody.properties.data.required).toEqual(expect.arrayContaining(['trxid', 'status', 'total_amount', 'paid_late']));
       expect(webhooks['payment.unmatched'].post.parameters.map((p: { name: string }) => p.name)).toEqual([

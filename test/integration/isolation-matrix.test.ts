@@ -53,6 +53,7 @@ const FORMS: Record<string, Form> = {
   '/dashboard/transactions/:trxid/confirm': { body: { reference: 'BANK-{tag}' } },
   '/dashboard/transactions/:trxid/resend': { body: { event: '{eventId}' }, ids: { trxid: 'paidTrxid' } },
   '/dashboard/transactions/:trxid/receipt': { body: {}, ids: { trxid: 'paidTrxid' } },
+  '/dashboard/transactions/:trxid/refund': { body: { amount: '1000', reason: 'Refund {tag}' }, ids: { trxid: 'paidTrxid' } },
   '/dashboard/payments/:id/assign': { body: { trxid: '{trxid}' } },
   '/dashboard/payments/:id/refund': { body: { reason: 'isolation {tag}' } },
   '/dashboard/webhooks': { body: { merchant: '{merchantId}', url: 'http://127.0.0.1:9/new-{tag}', events: ['transaction.paid'] } },
@@ -103,14 +104,14 @@ const OTHER_ROUTES: ReadonlyArray<{ prefix: string; kind: 'capability' | 'plain'
 /** Forbidden 403s: only the ones the README's error table names for an API key. */
 const API_403_CODES = ['live_not_approved', 'live_rejected', 'merchant_disabled', 'test_mode_only'];
 /** What an API parameter that the route requires is given (trxid is the target's). */
-const API_VALUES: Record<string, string> = { amount: '10000' };
+const API_VALUES: Record<string, string> = { amount: '10000', reason: 'isolation check' };
 
 /**
  * An action that changes or ends what later requests rely on runs in a later round: disabling, revoking,
- * removing, cancelling and paying (1); deleting one's account and switching users (2); logging out (3).
+ * removing, cancelling, paying and refunding (1); deleting one's account and switching users (2); logging out (3).
  */
 const rankOf = (url: string): number =>
-  /\/logout$/.test(url) ? 3 : /\/account\/delete$|\/users\/:id\//.test(url) ? 2 : /\/(disable|revoke|remove|delete|cancel|simulate)$/.test(url) ? 1 : 0;
+  /\/logout$/.test(url) ? 3 : /\/account\/delete$|\/users\/:id\//.test(url) ? 2 : /\/(disable|revoke|remove|delete|cancel|simulate|refund)$/.test(url) ? 1 : 0;
 
 interface Case {
   what: string;

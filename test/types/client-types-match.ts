@@ -16,7 +16,10 @@ type Matches<C, S extends TSchema> = Covers<C, S> extends true ? SameKeys<C, S> 
 
 export type ClientTypesMatchServer = [
   Assert<Matches<Client.Payment, typeof Server.Payment>>,
+  Assert<Matches<Client.Refund, typeof Server.Refund>>,
   Assert<Matches<Client.Transaction, typeof Server.Transaction>>,
+  Assert<Matches<Client.RefundedTransaction, typeof Server.RefundedTransaction>>,
+  Assert<Matches<Client.RefundEvent, typeof Server.RefundEvent>>,
   Assert<Matches<Client.TransactionPage, typeof Server.TransactionPage>>,
   Assert<Matches<Client.ApiError, typeof Server.ErrorEnvelope.properties.error>>,
   Assert<Matches<Client.ReportedPayment, typeof Server.ReportedPayment>>,

@@ -23,6 +23,18 @@ const payment = fc.record({
   payer_name: fc.option(text),
 });
 
+const refund = fc.record({
+  id: text,
+  amount: int,
+  status: fc.constantFrom('pending', 'succeeded', 'failed' as const),
+  reason: text,
+  created_at: iso,
+  completed_at: fc.option(iso),
+  reference: fc.option(text),
+  recorded: fc.boolean(),
+  error_code: fc.option(text),
+});
+
 const view: fc.Arbitrary<TransactionView> = fc
   .record({
     trxid: text,
@@ -47,6 +59,8 @@ const view: fc.Arbitrary<TransactionView> = fc
     amount_paid: int,
     underpaid: int,
     overpaid: int,
+    refunded_amount: int,
+    refunds: fc.array(refund, { maxLength: 3 }),
     payment: fc.option(payment),
   })
   .map(({ qr_image, ...rest }) => (qr_image === null ? rest : { ...rest, qr_image }) as TransactionView);

@@ -89,6 +89,23 @@ export interface Payment {
   payer_name: string | null;
 }
 
+/** One of a transaction's refunds. */
+export interface Refund {
+  /** The refund id (`rf_...`); for an acquirer, also its partnerRefundNo. */
+  id: string;
+  amount: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  reason: string;
+  created_at: string;
+  completed_at: string | null;
+  /** The acquirer's reference of the refund, or your own reference of a recorded one. */
+  reference: string | null;
+  /** True: recorded only. The gateway moved no money (a code made from your static QRIS): you paid it back yourself. */
+  recorded: boolean;
+  /** Why it failed (`refund_refused`, `refund_exceeds_remaining`); null otherwise. */
+  error_code: string | null;
+}
+
 /** A transaction as `cqris`, `cstatus`, `cancel` and `simulate` answer it. */
 export interface Transaction {
   trxid: string;
@@ -122,7 +139,68 @@ export interface Transaction {
   underpaid: number;
   /** By how much what it received went over the total (a person accepted it); 0 when none. */
   overpaid: number;
+  /** The sum of its succeeded refunds (rupiah); 0 when none. */
+  refunded_amount: number;
+  /** Its refunds of any status, oldest first. */
+  refunds: Refund[];
   payment: Payment | null;
+}
+
+/** What `refund` answers: the transaction after the refund, and the refund. */
+export interface RefundedTransaction {
+  trxid: string;
+  status: 'pending' | 'paid' | 'expired' | 'cancelled';
+  mode: 'test' | 'live';
+  amount: number;
+  unique_code: number;
+  /** What the payer must pay: amount plus unique code. */
+  total_amount: number;
+  /** Always IDR. */
+  currency: string;
+  email: string | null;
+  ref: string | null;
+  /** The dynamic QRIS payload. */
+  qris: string;
+  qr_image_url: string;
+  qr_image_svg_url: string;
+  /** PNG data URL, when asked with qr_image=inline. */
+  qr_image?: string;
+  checkout_url: string;
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+  /** Paid after it expired or was cancelled. */
+  paid_late: boolean;
+  /** When it was cancelled; kept if money arrived afterwards and it turned paid. */
+  cancelled_at: string | null;
+  /** What it received (rupiah): 0 until paid, unless a person kept it open after a part payment (then what it received so far). */
+  amount_paid: number;
+  /** By how much what it received falls short of the total: a shortfall a person accepted, or on an unpaid transaction kept open after a part payment, the rest still due; 0 when none. */
+  underpaid: number;
+  /** By how much what it received went over the total (a person accepted it); 0 when none. */
+  overpaid: number;
+  /** The sum of its succeeded refunds (rupiah); 0 when none. */
+  refunded_amount: number;
+  /** Its refunds of any status, oldest first. */
+  refunds: Refund[];
+  payment: Payment | null;
+  refund: {
+    /** The refund id (`rf_...`); for an acquirer, also its partnerRefundNo. */
+    id: string;
+    amount: number;
+    status: 'pending' | 'succeeded' | 'failed';
+    reason: string;
+    created_at: string;
+    completed_at: string | null;
+    /** The acquirer's reference of the refund, or your own reference of a recorded one. */
+    reference: string | null;
+    /** True: recorded only. The gateway moved no money (a code made from your static QRIS): you paid it back yourself. */
+    recorded: boolean;
+    /** Why it failed (`refund_refused`, `refund_exceeds_remaining`); null otherwise. */
+    error_code: string | null;
+    /** What happened, plainly: above all, whether the gateway moved any money. */
+    note: string;
+  };
 }
 
 /** One page of `cstatus` without `trxid`. */
@@ -167,5 +245,51 @@ export interface PaymentEvent {
   data: ReportedPayment;
 }
 
+/** A webhook event about a refund that became final (`data.refund` is the refund). */
+export interface RefundEvent {
+  id: string;
+  type: 'refund.succeeded' | 'refund.failed';
+  created_at: string;
+  data: {
+    trxid: string;
+    status: 'pending' | 'paid' | 'expired' | 'cancelled';
+    mode: 'test' | 'live';
+    amount: number;
+    unique_code: number;
+    /** What the payer must pay: amount plus unique code. */
+    total_amount: number;
+    /** Always IDR. */
+    currency: string;
+    email: string | null;
+    ref: string | null;
+    /** The dynamic QRIS payload. */
+    qris: string;
+    qr_image_url: string;
+    qr_image_svg_url: string;
+    /** PNG data URL, when asked with qr_image=inline. */
+    qr_image?: string;
+    checkout_url: string;
+    created_at: string;
+    expires_at: string;
+    paid_at: string | null;
+    /** Paid after it expired or was cancelled. */
+    paid_late: boolean;
+    /** When it was cancelled; kept if money arrived afterwards and it turned paid. */
+    cancelled_at: string | null;
+    /** What it received (rupiah): 0 until paid, unless a person kept it open after a part payment (then what it received so far). */
+    amount_paid: number;
+    /** By how much what it received falls short of the total: a shortfall a person accepted, or on an unpaid transaction kept open after a part payment, the rest still due; 0 when none. */
+    underpaid: number;
+    /** By how much what it received went over the total (a person accepted it); 0 when none. */
+    overpaid: number;
+    /** The sum of its succeeded refunds (rupiah); 0 when none. */
+    refunded_amount: number;
+    /** Its refunds of any status, oldest first. */
+    refunds: Refund[];
+    payment: Payment | null;
+    refund: Refund;
+  };
+}
+
 /** The body of every webhook delivery. */
-export type WebhookEvent = TransactionEvent | PaymentEvent;
+export type WebhookEvent = TransactionEvent | PaymentEvent | RefundEvent;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Transaction, TransactionPage } from './api-types.js';
+import type { RefundedTransaction, Transaction, TransactionPage } from './api-types.js';
 import { Transport } from './transport.js';
 import { waitForPayment, type WaitOptions } from './wait-for-payment.js';
 
@@ -31,6 +31,20 @@ export interface CreateQrisInput {
    * Makes a retried create return the first one's transaction. Unless retries are off (`maxRetries: 0`)
    * the client sends a random one when you give none, so its own retries never create twice; give your
    * own to be safe across restarts too.
+   */
+  idempotencyKey?: string;
+}
+
+export interface RefundInput {
+  /** Whole rupiah. Without it, everything that remains of what the transaction received. */
+  amount?: number;
+  /** Why (1 to 256 characters). */
+  reason: string;
+  /** A code made from your static QRIS only: your own reference of the money you paid back. */
+  reference?: string;
+  /**
+   * Makes a retried refund answer the first one's refund instead of refunding again. The client sends a
+   * random one when you give none (unless retries are off); give your own to be safe across restarts too.
    */
   idempotencyKey?: string;
 }
@@ -106,6 +120,23 @@ export class QrisGatewayClient {
       method: 'POST',
       path: '/api/payment-gateway/cancel',
       body: { trxid },
+      retry: 'safe',
+      auth: true,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Refunds a paid transaction, wholly or in part. A code made from your static QRIS is only recorded as
+   * paid back by you (`refund.recorded`): the gateway moves no money for it.
+   */
+  refund(trxid: string, input: RefundInput, options: CallOptions = {}): Promise<RefundedTransaction> {
+    return this.transport.json<RefundedTransaction>({
+      method: 'POST',
+      path: '/api/payment-gateway/refund',
+      body: { trxid, amount: input.amount, reason: input.reason, reference: input.reference },
+      // Retried only under an Idempotency-Key, so a retry can never refund twice.
+      headers: input.idempotencyKey !== undefined ? { 'idempotency-key': input.idempotencyKey } : this.retries ? { 'idempotency-key': randomUUID() } : {},
       retry: 'safe',
       auth: true,
       signal: options.signal,

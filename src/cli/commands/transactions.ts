@@ -5,6 +5,9 @@ import { presentTransaction, type TransactionView } from '../../domain/transacti
 import { cancelTransaction } from '../../services/transactions/cancel-transaction.js';
 import { getTransactionById } from '../../services/transactions/get-transaction-by-id.js';
 import { paymentOf } from '../../services/transactions/payment-of.js';
+import { refundTransaction } from '../../services/transactions/refund-transaction.js';
+import { refundsOf } from '../../services/transactions/refunds-of.js';
+import { parseRefundAmount, parseRefundReason, parseRefundReference } from '../../domain/refund.js';
 import { listTransactions } from '../../services/transactions/list-transactions.js';
 import type { Mode, TransactionStatus } from '../../storage/schema.js';
 import { parseTrxid } from '../../http/params.js';
@@ -14,10 +17,10 @@ import type { CliContext } from '../context.js';
 // Each view carries the merchant, which the API leaves out (a key sees one merchant) but an operator needs.
 type OperatorView = TransactionView & { merchant_id: string };
 
-/** transactions list|show|cancel, for operators (any merchant, either mode). */
+/** transactions list|show|cancel|refund, for operators (any merchant, either mode). */
 export function registerTransactionCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
-  const transactions = program.command('transactions').description('transactions: list, show, cancel');
+  const transactions = program.command('transactions').description('transactions: list, show, cancel, refund');
 
   transactions
     .command('list')
@@ -40,7 +43,9 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
           limit,
           cursor: null,
         });
-        return page.items.map((i) => view(i.transaction.merchant_id, presentTransaction(i.transaction, i.payment, deps.now(), deps.config.publicBaseUrl)));
+        return page.items.map((i) =>
+          view(i.transaction.merchant_id, presentTransaction(i.transaction, i.payment, deps.now(), deps.config.publicBaseUrl, i.refunds)),
+        );
       });
       emitItems(io, json, items, 'no transactions', line);
     });
@@ -53,7 +58,7 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
       const id = parseTrxid(trxid, true)!;
       const shown = await ctx.withDeps(async (deps) => {
         const tx = await getTransactionById(deps, id);
-        return view(tx.merchant_id, presentTransaction(tx, await paymentOf(deps, tx), deps.now(), deps.config.publicBaseUrl));
+        return view(tx.merchant_id, presentTransaction(tx, await paymentOf(deps, tx), deps.now(), deps.config.publicBaseUrl, await refundsOf(deps, tx)));
       });
       emit(io, json, shown, () => details(shown));
     });
@@ -70,6 +75,29 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
         return view(merchantId, await cancelTransaction(deps, { trxid: id, owner: null, actor }));
       });
       emit(io, json, cancelled, () => `${cancelled.trxid} is ${cancelled.status} (cancelled at ${cancelled.cancelled_at ?? '-'})`);
+    });
+
+  transactions
+    .command('refund <trxid>')
+    .description('refund a paid transaction, wholly or in part (as the API does); audited')
+    .option('--amount <n>', 'whole rupiah (default: everything that remains)')
+    .option('--reason <text>', 'why (required)')
+    .option('--reference <ref>', 'a static-QRIS code: your own reference of the money you paid back')
+    .option('--json', 'print JSON')
+    .action(async (trxid: string, opts: { amount?: string; reason?: string; reference?: string }) => {
+      const id = parseTrxid(trxid, true)!;
+      const amount = parseRefundAmount(opts.amount);
+      const reason = parseRefundReason(opts.reason);
+      const reference = parseRefundReference(opts.reference);
+      const actor = ctx.actor();
+      const refunded = await ctx.withDeps(async (deps) => {
+        const result = await refundTransaction(deps, { trxid: id, owner: null, amount, reason, reference, idempotency: null, actor });
+        return { ...result.transaction, merchant_id: (await getTransactionById(deps, id)).merchant_id };
+      });
+      emit(io, json, refunded, () => {
+        const r = refunded.refund;
+        return `${r.id}: ${formatRupiah(r.amount)} of ${refunded.trxid} ${r.status}; refunded so far ${formatRupiah(refunded.refunded_amount)}\n${r.note}`;
+      });
     });
 }
 
@@ -95,6 +123,8 @@ function details(tx: OperatorView): string {
     ['expires', tx.expires_at],
     ['cancelled', tx.cancelled_at],
     ['paid', tx.paid_at],
+    ['refunded', tx.refunded_amount > 0 ? formatRupiah(tx.refunded_amount) : null],
+    ...tx.refunds.map((r): [string, string] => ['refund', `${r.id} ${formatRupiah(r.amount)} ${r.status}${r.recorded ? ' (recorded)' : ''}: ${r.reason}`]),
     ['payment', tx.payment ? `${tx.payment.id} via ${tx.payment.source}${tx.payment.reference ? `, ref ${tx.payment.reference}` : ''}` : null],
     ['checkout', tx.checkout_url],
   ];

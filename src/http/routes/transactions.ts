@@ -109,7 +109,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
       const trxid = parseTrxid(request.query.trxid, false);
       if (trxid !== null) {
         const found = await getTransaction(deps, principal, trxid);
-        return sendSerialized(reply, StatusOneBody, { success: true, data: presentTransaction(found.transaction, found.payment, now, base) });
+        return sendSerialized(reply, StatusOneBody, { success: true, data: presentTransaction(found.transaction, found.payment, now, base, found.refunds) });
       }
       const limit = parseBoundedInt(request.query.limit, 'limit', 1, 100, 20)!;
       const page = await listTransactions(deps, {
@@ -122,7 +122,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
       return sendSerialized(reply, StatusPageBody, {
         success: true,
         data: {
-          items: page.items.map((i) => presentTransaction(i.transaction, i.payment, now, base)),
+          items: page.items.map((i) => presentTransaction(i.transaction, i.payment, now, base, i.refunds)),
           next_cursor: page.nextCursor,
           has_more: page.nextCursor !== null,
         },

@@ -1,11 +1,12 @@
 import { newEmailId } from '../../domain/ids.js';
 import type { Executor } from '../../storage/executor.js';
 import { insertEmailOnce } from '../../storage/queries/outbox.js';
+import type { EmailKind } from '../../storage/schema.js';
 
-/** Queues the invoice or receipt for a transaction's e-mail address, once per kind. */
+/** Queues the invoice, receipt or a refund's notice for a transaction's e-mail address, once per kind. */
 export async function enqueueEmail(
   db: Executor,
-  mail: { merchantId: string; transactionId: string; kind: 'invoice' | 'receipt'; recipient: string; now: number },
+  mail: { merchantId: string; transactionId: string; kind: EmailKind; recipient: string; now: number },
 ): Promise<void> {
   await insertEmailOnce(db, {
     id: newEmailId(),

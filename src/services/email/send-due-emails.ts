@@ -3,6 +3,8 @@ import { effectiveStatus, transactionUrls } from '../../domain/transaction.js';
 import { PermanentMailError, RelayUnavailableError, type MailSender } from '../../mail/sender.js';
 import { renderMail } from '../../mail/templates.js';
 import { transactionWithMerchantName } from '../../storage/queries/emails.js';
+import { readRefund } from '../../storage/queries/refunds.js';
+import type { EmailKind, RefundsTable } from '../../storage/schema.js';
 import { payerMerchantName } from '../../domain/merchant-name.js';
 import type { Deps } from '../deps.js';
 import { paymentOf } from '../transactions/payment-of.js';
@@ -25,7 +27,7 @@ export interface SendDueEmailsOptions {
 
 export interface EmailResult {
   id: string;
-  kind: 'invoice' | 'receipt';
+  kind: EmailKind;
   outcome: EmailOutcome;
 }
 
@@ -84,10 +86,18 @@ async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random
   const status = effectiveStatus(transaction, deps.now());
   if (row.kind === 'invoice' && status !== 'pending') return done({ status: 'skipped', reason: `transaction_${status}` });
 
+  // A refund's notice is about one refund (its kind names it); only a succeeded one is ever queued.
+  let refund: RefundsTable | null = null;
+  if (row.kind.startsWith('refund:')) {
+    refund = (await readRefund(deps.db, row.kind.slice('refund:'.length))) ?? null;
+    if (refund === null || refund.status !== 'succeeded') return done({ status: 'skipped', reason: 'refund_not_succeeded' });
+  }
+
   try {
     const payment = await paymentOf(deps, transaction);
     const mail = renderMail({
-      kind: row.kind,
+      kind: refund !== null ? 'refund' : (row.kind as 'invoice' | 'receipt'),
+      refund,
       merchantName,
       transaction,
       payment,

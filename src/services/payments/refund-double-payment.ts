@@ -14,8 +14,9 @@ import { writeAudit } from '../audit.js';
  * whole amount, against the transaction it paid twice, succeeded at once. The gateway moves no money:
  * a static-QRIS payment reached the merchant's own account, so the row is a record (recorded = 1) of
  * what the merchant did outside the gateway (cash, transfer), with its reference when given. A double
- * payment of an acquirer-issued code is the acquirer's to refund, which is not built yet: refused as
- * acquirer_unavailable, nothing recorded. The payment stays unmatched (its money never became the
+ * payment of an acquirer-issued code is the acquirer's to refund, and a SNAP refund (service 78) gives back
+ * part of the code's one payment, not a second one: refused as refund_refused with what to do instead,
+ * nothing recorded. The payment stays unmatched (its money never became the
  * transaction's: the transaction's refund sums are untouched) and can no longer be assigned. No event
  * (the refund events are the transaction refunds'); an audit row.
  */
@@ -40,7 +41,10 @@ export async function refundDoublePayment(
   // Asked before the database transaction: the issuer resolver may read sources, never inside it.
   const issuer = await deps.issuers.forTransaction(deps, paid);
   if (issuer.refunds !== 'record') {
-    throw new AppError('acquirer_unavailable', 'a double payment of an acquirer-issued code is refunded at the acquirer, which is not built yet');
+    throw new AppError(
+      'refund_refused',
+      "a second payment of an acquirer-issued code is refunded at the acquirer (its merchant portal): the gateway's refunds give back the code's own payment",
+    );
   }
 
   return deps.db.runInTransaction(async (trx) => {

@@ -3,6 +3,7 @@ import { loadTransactionById } from '../../storage/queries/transactions.js';
 import type { Mode } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { paymentOf } from './payment-of.js';
+import { refundsOf } from './refunds-of.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
 
 /**
@@ -14,5 +15,6 @@ export async function getTransaction(deps: Deps, owner: { merchantId: string; mo
   if (!transaction || transaction.merchant_id !== owner.merchantId || transaction.mode !== owner.mode) {
     throw new AppError('transaction_not_found', `no transaction ${trxid}`, { param: 'trxid' });
   }
-  return { transaction, payment: await paymentOf(deps, transaction) };
+  const [payment, refunds] = await Promise.all([paymentOf(deps, transaction), refundsOf(deps, transaction)]);
+  return { transaction, payment, refunds };
 }

@@ -3,6 +3,7 @@ import { readPaymentsByIds, readTransactionPage } from '../../storage/queries/tr
 import type { Mode, PaymentsTable, TransactionStatus } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
+import { refundsOfMany } from './refunds-of.js';
 
 export interface ListTransactionsInput {
   /** Null (operators only): every merchant, or both modes. */
@@ -38,11 +39,13 @@ export async function listTransactions(deps: Deps, input: ListTransactionsInput)
       payments.set(p.id, p);
     }
   }
+  const refunds = await refundsOfMany(deps, page);
   const last = page[page.length - 1];
   return {
     items: page.map((transaction) => ({
       transaction,
       payment: transaction.payment_id === null ? null : (payments.get(transaction.payment_id) ?? null),
+      refunds: refunds.get(transaction.id) ?? [],
     })),
     nextCursor: rows.length > input.limit && last ? encodeCursor(last.created_at, last.id) : null,
   };

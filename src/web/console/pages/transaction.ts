@@ -1,9 +1,11 @@
 // One transaction in the console: its fields, its timeline (e-mails, payments, status changes, webhook
-// deliveries with every attempt) and what may be done to it (cancel, confirm a payment by hand, resend
-// a webhook event). Every action is a POST that answers with a 303 back here and a notice.
+// deliveries with every attempt) and what may be done to it (cancel, confirm a payment by hand, refund,
+// resend a webhook event). Every action is a POST that answers with a 303 back here and a notice.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { userActor } from '../../../domain/actor.js';
+import { isCashier } from '../../../domain/viewer.js';
+import { parseRefundAmount, parseRefundReason, parseRefundReference, refundableRemainder } from '../../../domain/refund.js';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { isoTime } from '../../../domain/iso-time.js';
@@ -16,6 +18,9 @@ import type { Deps } from '../../../services/deps.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
 import { isDoublePayment } from '../../../domain/payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
+import { refundTransaction } from '../../../services/transactions/refund-transaction.js';
+import { refundsOf } from '../../../services/transactions/refunds-of.js';
+import type { RefundsTable, TransactionsTable } from '../../../storage/schema.js';
 import {
   getTransactionTimeline,
   type DeliveryHistory,
@@ -96,6 +101,42 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     }
   });
 
+  // A refund (issue 28): a cashier never gets here (domain/viewer.ts, mayOpen: a 404 like any action).
+  app.post(
+    '/transactions/:trxid/refund',
+    { schema: pageSchema({ params: trxidParams, body: Form({ amount: Text(), reason: Text(), reference: Text() }) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
+      const t = translator(words, request.consoleLang);
+      const back = `/dashboard/transactions/${tx.id}`;
+      try {
+        const input = {
+          amount: parseRefundAmount(request.body.amount?.trim()),
+          reason: parseRefundReason(request.body.reason),
+          reference: parseRefundReference(request.body.reference),
+        };
+        const result = await refundTransaction(deps, {
+          trxid: tx.id,
+          owner: { merchantId: tx.merchant_id, mode: tx.mode },
+          ...input,
+          idempotency: null,
+          actor: userActor(viewer),
+        });
+        const r = result.transaction.refund;
+        const key = r.recorded ? 'done_recorded' : r.status === 'succeeded' ? 'done_refunded' : 'done_refund_pending';
+        return redirectWithNotice(reply, back, { kind: 'success', text: t(key, { amount: formatRupiah(r.amount) }) });
+      } catch (err) {
+        const known = ['transaction_not_paid', 'refund_exceeds_remaining', 'refund_refused', 'acquirer_unavailable'] as const;
+        if (!(err instanceof AppError)) throw err;
+        const code = known.find((c) => c === err.code);
+        if (code !== undefined) return redirectWithNotice(reply, back, { kind: 'error', text: t(`refundError_${code}`) });
+        if (err.code === 'invalid_parameter') return redirectWithNotice(reply, back, { kind: 'error', text: t('refundError_invalid') });
+        throw err;
+      }
+    },
+  );
+
   app.post('/transactions/:trxid/resend', { schema: pageSchema({ params: trxidParams, body: Form({ event: Text() }) }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const trxid = request.params.trxid;
@@ -132,7 +173,18 @@ function noticeOf(lang: Lang, outcome: Outcome): Notice {
   return { kind: done === 'unmatched' ? 'error' : 'success', text: t(key, { reason: why, count: String(count) }) };
 }
 
-function sendDetail(
+/** What the page shows of a transaction's refunds, and whether its refunds are records (static QRIS). */
+interface RefundFacts {
+  refunds: RefundsTable[];
+  recorded: boolean;
+}
+
+async function refundFacts(deps: Deps, tx: TransactionsTable): Promise<RefundFacts> {
+  const [refunds, issuer] = await Promise.all([refundsOf(deps, tx), deps.issuers.forTransaction(deps, tx)]);
+  return { refunds, recorded: issuer.refunds === 'record' };
+}
+
+async function sendDetail(
   deps: Deps,
   page: ConsolePage,
   detail: TransactionDetail,
@@ -140,9 +192,10 @@ function sendDetail(
   form: { reference: string; invalid: boolean } = { reference: '', invalid: false },
   status = 200,
   receiptToken: string | null = null,
-): FastifyReply {
+): Promise<FastifyReply> {
   const t = translator(words, page.lang);
   const tx = detail.transaction;
+  const refundInfo = await refundFacts(deps, tx);
   const when = (ms: number | null) => (ms === null ? '–' : formatTime(ms, page.lang));
   const badge = statusBadge(detail.status, tx.paid_late === 1, page.lang);
   const p = detail.payment;
@@ -178,6 +231,7 @@ function sendDetail(
     if (underpaid > 0) fields.push([t(tx.status === 'paid' ? 'underpaid' : 'stillDue'), formatRupiah(underpaid)]);
     if (overpaid > 0) fields.push([t('overpaid'), formatRupiah(overpaid)]);
   }
+  if ((tx.refunded_amount ?? 0) > 0) fields.push([t('refunded'), formatRupiah(tx.refunded_amount ?? 0)]);
   if (p) fields.push([t('payment'), html`<span class="mono">${p.id}</span><br>${t('paymentVia', { source: p.source, reference: p.reference ?? '–' })}`]);
   if (tx.acquirer_reference !== null) fields.push([t('acquirerReference'), html`<span class="mono">${tx.acquirer_reference}</span>`]);
   const checkout = transactionUrls(deps.config.publicBaseUrl, tx.id).checkout;
@@ -212,6 +266,8 @@ function sendDetail(
 <p><a href="${receiptUrl}?width=58&amp;lang=${page.lang}" rel="noopener" target="_blank">${t('receiptPrint58')}</a> · <a href="${receiptUrl}?width=80&amp;lang=${page.lang}" rel="noopener" target="_blank">${t('receiptPrint80')}</a>
 <button type="button" class="secondary" data-copy="receipt-url" data-copied="${t('copied')}">${t('copy')}</button></p></section>`;
 
+  const refunds = refundSection({ t, page, tx, facts: refundInfo, status: detail.status, url: action('refund'), csrf });
+
   const body = html`<p class="crumbs"><a href="/dashboard/transactions">← ${t('back')}</a></p>
 <div class="heading"><h1>${t('title')} <span class="mono title-id">${tx.id}</span></h1>${badge}</div>
 ${notice ? html`<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">${notice.text}</p>` : ''}
@@ -219,11 +275,60 @@ ${notice ? html`<p class="notice ${notice.kind}" role="${notice.kind === 'error'
 <section class="card"><h2>${t('details')}</h2><dl class="fields">${fields.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></section>
 <section class="card"><h2>${t('actions')}</h2>${actions}</section>
 </div>
+${refunds}
 ${receipt}
 <section class="card"><h2>${t('timeline')}</h2>
 <ol class="timeline">${detail.timeline.map((entry) => timelineItem(entry, { t, page, total: tx.total_amount, resendUrl: action('resend'), csrf }))}</ol>
 </section>`;
   return page.send(`${t('title')} ${tx.id}`, 'transactions', body, status);
+}
+
+/**
+ * The refund card of a paid transaction: its refunds with their status, and the form for another (never
+ * for a cashier). A code made from the merchant's static QRIS says plainly the gateway moves no money.
+ */
+function refundSection(ctx: {
+  t: T;
+  page: ConsolePage;
+  tx: TransactionsTable;
+  facts: RefundFacts;
+  status: string;
+  url: string;
+  csrf: SafeHtml;
+}): SafeHtml | '' {
+  const { t, page, tx, facts, csrf } = ctx;
+  if (ctx.status !== 'paid' && facts.refunds.length === 0) return '';
+  const list =
+    facts.refunds.length === 0
+      ? ''
+      : html`<h3>${t('refundsList')}</h3><ul class="refunds">${facts.refunds.map(
+          (r) =>
+            html`<li id="refund-${r.id}"><strong>${formatRupiah(r.amount)}</strong> <span class="badge ${r.status === 'succeeded' ? 'ok' : r.status}">${t(`refundStatus_${r.status}`)}</span>${
+              r.recorded === 1 ? html` <span class="muted">(${t('refundRecordedTag')})</span>` : ''
+            }<br>${r.reason}${r.reference !== null ? html` · <span class="mono">${r.reference}</span>` : ''}<br><span class="muted"><time datetime="${isoTime(r.created_at)}">${formatTime(r.created_at, page.lang)}</time> · ${t('refundBy', { who: r.requested_by })} · <span class="mono">${r.id}</span></span></li>`,
+        )}</ul>`;
+  const remaining = refundableRemainder(tx);
+  let form: SafeHtml | string = '';
+  if (ctx.status === 'paid' && !isCashier(page.viewer)) {
+    form =
+      remaining === 0
+        ? html`<p class="muted">${t('refundNothingLeft')}</p>`
+        : html`<form method="post" action="${ctx.url}" data-confirm="${t('refundConfirm')}">${csrf}
+${facts.recorded ? html`<p><strong>${t('refundRecordHint')}</strong></p><p class="muted">${t('refundRecordMore')}</p>` : html`<p class="muted">${t('refundAcquirerHint')}</p>`}
+<label for="refund-amount">${t('refundAmount')}</label>
+<input id="refund-amount" name="amount" inputmode="numeric" pattern="[0-9]*" required value="${String(remaining)}" aria-describedby="refund-amount-hint" autocomplete="off">
+<div id="refund-amount-hint" class="hint muted">${t('refundAmountHint', { remaining: formatRupiah(remaining) })}</div>
+<label for="refund-reason">${t('refundReason')}</label>
+<input id="refund-reason" name="reason" required maxlength="256" autocomplete="off">
+${
+  facts.recorded
+    ? html`<label for="refund-reference">${t('refundReference')}</label>
+<input id="refund-reference" name="reference" maxlength="128" autocomplete="off">`
+    : ''
+}
+<button type="submit" class="danger">${facts.recorded ? t('refundRecord') : t('refundSubmit')}</button></form>`;
+  }
+  return html`<section class="card" id="refunds"><h2>${t('refundTitle')}</h2>${list}${form}</section>`;
 }
 
 interface ItemContext {
@@ -250,7 +355,12 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
       return item('expired', t('tlExpired'));
     case 'audit': {
       const action = entry.entry.action;
-      const known = action === 'transaction.cancel' || action === 'payment.confirm' || action === 'webhook.resend' || action === 'receipt.link';
+      const known =
+        action === 'transaction.cancel' ||
+        action === 'transaction.refund' ||
+        action === 'payment.confirm' ||
+        action === 'webhook.resend' ||
+        action === 'receipt.link';
       return item('audit', t('tlAudit', { action: known ? t(action) : action, actor: entry.entry.actor }));
     }
     case 'payment': {
@@ -273,12 +383,12 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
       const more = [e.attempts > 0 ? t('emailAttempts', { count: e.attempts }) : null, e.last_error].filter((x): x is string => !!x);
       return item(
         'email',
-        html`${t('tlEmail', { kind: t(e.kind), recipient: e.recipient })} <span class="badge ${badgeClass}">${state}</span>`,
+        html`${t('tlEmail', { kind: t(mailKindWord(e.kind)), recipient: e.recipient })} <span class="badge ${badgeClass}">${state}</span>`,
         more.length > 0 ? html`<div class="muted">${more.join(' · ')}</div>` : '',
       );
     }
     case 'emailSent':
-      return item('email', t('tlEmailSent', { kind: t(entry.email.kind) }));
+      return item('email', t('tlEmailSent', { kind: t(mailKindWord(entry.email.kind)) }));
     case 'event': {
       const deliveries =
         entry.deliveries.length === 0
@@ -304,4 +414,9 @@ function deliveryBlock(d: DeliveryHistory, t: T, page: ConsolePage): SafeHtml {
 <td class="num" data-label="${t('attemptDuration')}">${t('ms', { n: a.duration_ms })}</td><td class="mono" data-label="${t('attemptError')}">${a.error ?? ''}</td></tr>`,
         )}</tbody></table></div>`;
   return html`<div class="delivery"><div>${t('deliveryTo')} <span class="mono">${d.url ?? t('removedEndpoint')}</span> <span class="badge ${d.status}">${state}</span></div>${attempts}</div>`;
+}
+
+/** The word of an e-mail's kind: a refund's notice (`refund:<id>`) is one kind to a reader. */
+function mailKindWord(kind: string): 'invoice' | 'receipt' | 'refundMail' {
+  return kind === 'invoice' || kind === 'receipt' ? kind : 'refundMail';
 }

@@ -1,0 +1,193 @@
+import { sql } from 'kysely';
+import type { Db, Executor, Tx } from '../executor.js';
+import type { RefundsTable, TransactionsTable } from '../schema.js';
+
+// A transaction's refunds never sum over what it received: a refund is admitted by one conditional
+// UPDATE of the transaction's row (holdRefund), which both databases evaluate against the row as it is
+// when the write lands (PostgreSQL re-checks the WHERE after the row lock; SQLite serialises writers), so
+// concurrent requests and several instances cannot both pass on the same remainder.
+
+/**
+ * Records a new refund unless another request holds its (merchant, Idempotency-Key); false then. On
+ * PostgreSQL a racing insert of the same key waits for the other transaction and then does nothing.
+ */
+export async function insertRefundUnlessKeyTaken(trx: Tx, row: RefundsTable): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('refunds')
+    .values(row)
+    .onConflict((oc) => oc.columns(['merchant_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/**
+ * Holds `amount` of a paid transaction for a new refund, if what it received still covers it beside its
+ * succeeded and pending refunds; the updated row, or undefined (not paid, or not enough left).
+ */
+export function holdRefund(trx: Tx, transactionId: string, amount: number, now: number): Promise<TransactionsTable | undefined> {
+  return trx
+    .updateTable('transactions')
+    .set({
+      refund_held: sql<number>`refund_held + ${amount}`,
+      refund_count: sql<number>`refund_count + 1`,
+      updated_at: now,
+    })
+    .where('id', '=', transactionId)
+    .where('status', '=', 'paid')
+    .where(sql<boolean>`refunded_amount + refund_held + ${amount} <= amount_paid`)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Moves a succeeded refund's amount from the held sum to the refunded sum; the updated row. */
+export function moveHeldToRefunded(trx: Tx, transactionId: string, amount: number, now: number): Promise<TransactionsTable> {
+  return trx
+    .updateTable('transactions')
+    .set({ refund_held: sql<number>`refund_held - ${amount}`, refunded_amount: sql<number>`refunded_amount + ${amount}`, updated_at: now })
+    .where('id', '=', transactionId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Gives a failed refund's held amount back to what remains refundable; the updated row. */
+export function releaseRefundHold(trx: Tx, transactionId: string, amount: number, now: number): Promise<TransactionsTable> {
+  return trx
+    .updateTable('transactions')
+    .set({ refund_held: sql<number>`refund_held - ${amount}`, updated_at: now })
+    .where('id', '=', transactionId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Marks a pending refund succeeded; the row, or undefined when it was no longer pending (already final). */
+export function markRefundSucceeded(
+  trx: Tx,
+  id: string,
+  done: { reference: string | null; completedAt: number; attempts: number; now: number },
+): Promise<RefundsTable | undefined> {
+  return trx
+    .updateTable('refunds')
+    .set({
+      status: 'succeeded',
+      // A final answer without a reference keeps the one an "in progress" answer gave.
+      reference: sql<string | null>`coalesce(${done.reference}, reference)`,
+      completed_at: done.completedAt,
+      attempts: done.attempts,
+      next_attempt_at: null,
+      updated_at: done.now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Marks a pending refund failed with a stable code and the acquirer's words; undefined when already final. */
+export function markRefundFailed(
+  trx: Tx,
+  id: string,
+  failure: { code: string; message: string; attempts: number; now: number },
+): Promise<RefundsTable | undefined> {
+  return trx
+    .updateTable('refunds')
+    .set({
+      status: 'failed',
+      error_code: failure.code,
+      error_message: failure.message,
+      attempts: failure.attempts,
+      next_attempt_at: null,
+      completed_at: failure.now,
+      updated_at: failure.now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Keeps a pending refund pending, to be asked again at `nextAttemptAt` (in progress, or no answer). */
+export async function deferPendingRefund(
+  db: Executor,
+  id: string,
+  retry: { reference: string | null; attempts: number; nextAttemptAt: number; now: number },
+): Promise<void> {
+  await db
+    .updateTable('refunds')
+    .set({
+      reference: sql<string | null>`coalesce(${retry.reference}, reference)`,
+      attempts: retry.attempts,
+      next_attempt_at: retry.nextAttemptAt,
+      updated_at: retry.now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** One refund by id. */
+export function readRefund(db: Executor, id: string): Promise<RefundsTable | undefined> {
+  return db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The refund a merchant asked for under an Idempotency-Key (stored as `mode:key`), if any. */
+export function findRefundByKey(db: Executor, merchantId: string, idemKey: string): Promise<RefundsTable | undefined> {
+  return db.selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', idemKey).executeTakeFirst();
+}
+
+/**
+ * A transaction's refunds, oldest first. A double payment's refund (payment_id set) names the transaction
+ * it was meant for but gives back money the transaction never received: it is the payment's, listed with
+ * the payment, and left out here as it is left out of refunded_amount.
+ */
+export function refundsOfTransaction(db: Executor, transactionId: string): Promise<RefundsTable[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .where('payment_id', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** The refunds of several transactions (a page of a list), oldest first. */
+export function refundsOfTransactions(db: Db, transactionIds: readonly string[]): Promise<RefundsTable[]> {
+  if (transactionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('transaction_id', 'in', [...transactionIds])
+    .where('payment_id', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Ids of pending refunds due to be asked of their acquirer again, the most overdue first. */
+export async function dueRefundIds(db: Db, now: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('refunds')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Claims a due pending refund by moving its next attempt to `leaseUntil` (compare-and-set on the due
+ * time), so of several resolvers (instances) only one asks the acquirer; the refund, or undefined.
+ */
+export function claimDueRefund(db: Db, id: string, now: number, leaseUntil: number): Promise<RefundsTable | undefined> {
+  return db
+    .updateTable('refunds')
+    .set({ next_attempt_at: leaseUntil, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .returningAll()
+    .executeTakeFirst();
+}
