@@ -1,7 +1,17 @@
 // Table types for Kysely. Times are integer milliseconds since the epoch in both databases: one
 // representation, no time-zone surprises, and cheap comparisons. Booleans are 0/1 integers for the same
 // reason (SQLite has no boolean type).
-export type { Mode, TransactionStatus, PaymentStatus, TransactionsTable, PaymentsTable, UserRole, EventType, RefundsTable, RefundStatus } from '../domain/records.js';
+export type {
+  Mode,
+  TransactionStatus,
+  PaymentStatus,
+  TransactionsTable,
+  PaymentsTable,
+  UserRole,
+  EventType,
+  RefundsTable,
+  RefundStatus,
+} from '../domain/records.js';
 import type { Mode, TransactionsTable, PaymentsTable, UserRole, EventType, RefundsTable } from '../domain/records.js';
 
 /** Which database a connection speaks to. */
@@ -28,6 +38,8 @@ export interface MerchantsTable {
   live_rejected_at?: number | null;
   /** Who rejected them, as audit_log.actor says it (migration 012). */
   live_rejected_by?: string | null;
+  /** 1: its owners get yesterday's report by e-mail after midnight WIB (migration 019); optional for other writers. */
+  daily_report_email?: number;
 }
 
 export interface ApiKeysTable {
@@ -144,6 +156,7 @@ export interface EmailsTable {
   id: string;
   merchant_id: string;
   transaction_id: string;
+  /** daily_report: a merchant's report of a day to one owner (migration 019); its transaction_id is the report's key. */
   kind: 'invoice' | 'receipt';
   recipient: string;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
@@ -298,7 +311,16 @@ export interface NotifyAttemptsTable {
   error: string | null;
 }
 
+/** A merchant's day whose report e-mails were queued (migration 019): one row per merchant and WIB day. */
+export interface DailyReportRunsTable {
+  merchant_id: string;
+  day: number;
+  mails: number;
+  created_at: number;
+}
+
 export interface DB {
+  daily_report_runs: DailyReportRunsTable;
   receipt_links: ReceiptLinksTable;
   daily_creates: DailyCreatesTable;
   /** The same count for transactions made by payment links (migration 011): their own daily cap. */
