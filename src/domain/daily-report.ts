@@ -228,3 +228,20 @@ export function reportCsv(rows: readonly DailyReportRow[]): string {
       .join('')
   );
 }
+
+/**
+ * What a daily report e-mail's outbox row holds where an invoice's holds its transaction id: the
+ * merchant, the day and the owner it goes to. The outbox's unique (transaction_id, kind) then makes each
+ * owner's mail of a day exist once, whichever instance queues it.
+ */
+export function reportMailKey(merchantId: string, day: number, userId: string): string {
+  return `report:${merchantId}:${wibDayText(day)}:${userId}`;
+}
+
+/** The merchant and day of a report mail's key; null for anything else. */
+export function parseReportMailKey(key: string): { merchantId: string; day: number } | null {
+  const m = /^report:([^:]+):(\d{4}-\d{2}-\d{2}):[^:]+$/.exec(key);
+  if (!m) return null;
+  const day = parseWibDate(m[2]!);
+  return day === null ? null : { merchantId: m[1]!, day };
+}

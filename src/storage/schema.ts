@@ -157,7 +157,8 @@ export interface EmailsTable {
   merchant_id: string;
   transaction_id: string;
   /** daily_report: a merchant's report of a day to one owner (migration 019); its transaction_id is the report's key. */
-  kind: 'invoice' | 'receipt';
+  /** daily_report: a merchant's report of a WIB day to one owner (migration 019); its transaction_id is then the report's key (domain/daily-report.ts reportMailKey). */
+  kind: 'invoice' | 'receipt' | 'daily_report';
   recipient: string;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
   attempts: number;

@@ -119,3 +119,18 @@ export async function setDailyReportEmail(db: Executor, merchantId: string, on: 
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** A merchant's owners who can be mailed: role merchant, address proven, enabled, not deleted. */
+export function mailableOwnersOf(db: Executor, merchantId: string): Promise<Array<{ id: string; email: string }>> {
+  return db
+    .selectFrom('user_merchants')
+    .innerJoin('users', 'users.id', 'user_merchants.user_id')
+    .select(['users.id', 'users.email'])
+    .where('user_merchants.merchant_id', '=', merchantId)
+    .where('users.role', '=', 'merchant')
+    .where('users.email_verified_at', 'is not', null)
+    .where('users.disabled_at', 'is', null)
+    .where('users.deleted_at', 'is', null)
+    .orderBy('users.id')
+    .execute();
+}
