@@ -164,7 +164,7 @@ export function buildProgram(ctx: CliContext): Command {
     .option('--json', 'print JSON')
     .action(async (merchantId: string, onOrOff: string) => {
       if (onOrOff !== 'on' && onOrOff !== 'off') throw new AppError('invalid_parameter', 'say on or off', { param: 'daily_report' });
-      await withDeps((deps) => setDailyReportMail(deps, merchantId, onOrOff === 'on', actor()));
+      await withDeps((deps) => setDailyReportMail(deps, null, merchantId, onOrOff === 'on', actor()));
       emit(io, json, { merchant_id: merchantId, daily_report_email: onOrOff === 'on' }, () => `${merchantId}: daily report e-mail ${onOrOff}`);
     });
 
