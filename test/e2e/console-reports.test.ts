@@ -22,11 +22,12 @@ describe('console reports in a real browser', () => {
   const ctx = useBrowserApp();
   let other = '';
   let paidOn3rd = 0;
+  let cashierSale = 0;
 
   beforeAll(async () => {
     const { t } = ctx;
     await addMerchantUser(t.deps, [t.merchant.id], 'owner@warung.test');
-    await addUser(t.deps, { email: 'kasir@warung.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    const cashier = await addUser(t.deps, { email: 'kasir@warung.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
     other = (await seedMerchant(t.deps, 1, 'Toko Lain')).merchant.id;
     // Two live sales on 3 October (WIB), one on 2 September; "now" is 15 October, 12:00 WIB.
     for (const [at, amount] of [
@@ -35,7 +36,10 @@ describe('console reports in a real browser', () => {
       [wibMidnight(-28) + 10 * HOUR, 40_000],
     ] as const) {
       t.clock.ms = at;
-      const { transaction } = await createTransaction(t.deps, createInput(t.merchant.id, amount, { mode: 'live' }));
+      // The 15.000 one is a cashier's sale at the point of sale.
+      const sale = amount === 15_000 ? { sale: { userId: cashier.id, email: cashier.email, description: null } } : {};
+      const { transaction } = await createTransaction(t.deps, createInput(t.merchant.id, amount, { mode: 'live', ...sale }));
+      if (amount === 15_000) cashierSale = transaction.total_amount;
       await recordPayment(t.deps, {
         merchantId: t.merchant.id,
         mode: 'live',
@@ -69,6 +73,11 @@ describe('console reports in a real browser', () => {
         expect(await third.getByText(rupiah(paidOn3rd), { exact: true }).isVisible()).toBe(true);
         const totals = table.locator('tfoot').getByRole('row');
         expect(await totals.getByText(rupiah(paidOn3rd), { exact: true }).isVisible()).toBe(true);
+        // The cashier's sales by the cashier's address.
+        const byCashier = page.getByRole('table', { name: 'Received by cashier' });
+        expect(await byCashier.getByRole('row').filter({ hasText: 'kasir@warung.test' }).getByText(rupiah(cashierSale), { exact: true }).isVisible()).toBe(
+          true,
+        );
         expect(await fitsWidth(page)).toBe(true);
         await page.screenshot({ path: join(SHOTS, `reports-${size.name}.png`), fullPage: true });
 

@@ -11,7 +11,7 @@ import {
 import { AppError } from '../../domain/errors.js';
 import type { Mode } from '../../domain/records.js';
 import { merchantsInScope } from '../../storage/queries/merchants.js';
-import { paidByDay, refundedByDay, unmatchedByDay } from '../../storage/queries/reports.js';
+import { emailsOfUsers, paidByDay, refundedByDay, unmatchedByDay } from '../../storage/queries/reports.js';
 import type { Deps } from '../deps.js';
 
 export interface DailyReportInput {
@@ -66,4 +66,9 @@ export async function reportOf(deps: Deps, merchants: Array<{ id: string; name: 
   ]);
   const rows = buildDailyRows(range, ids, { paid, refunded, unmatched });
   return { from: wibDayText(range.fromDay), to: wibDayText(range.toDay), mode, merchants, rows, totals: reportTotals(rows) };
+}
+
+/** The addresses of the cashiers a report's by_cashier names (the console shows them instead of ids). */
+export function cashierEmails(deps: Deps, userIds: readonly string[]): Promise<Map<string, string>> {
+  return emailsOfUsers(deps.db, userIds);
 }

@@ -134,3 +134,10 @@ export function mailableOwnersOf(db: Executor, merchantId: string): Promise<Arra
     .orderBy('users.id')
     .execute();
 }
+
+/** The e-mail addresses of these users (the cashiers a report names), by id. */
+export async function emailsOfUsers(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'email']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.email]));
+}

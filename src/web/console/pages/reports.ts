@@ -13,7 +13,7 @@ import { translator } from '../../../presentation/messages.js';
 import { modeText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
-import { dailyReport, type DailyReport } from '../../../services/reports/daily-report.js';
+import { cashierEmails, dailyReport, type DailyReport } from '../../../services/reports/daily-report.js';
 import { pageSchema, Query, Text } from '../../forms.js';
 import { consolePage, type ConsolePage } from '../context.js';
 import { withQuery } from './transactions.js';
@@ -59,6 +59,7 @@ async function reportPage(deps: Deps, page: ConsolePage, query: ReportQuery): Pr
     if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
     badRange = true;
   }
+  const cashiers = report ? await cashierEmails(deps, Object.keys(report.totals.by_cashier)) : new Map<string, string>();
   const showMerchant = merchants.length > 1 && asked.merchantId === null;
   const merchantName = new Map(merchants.map((m) => [m.id, m.name]));
   const selected = (on: boolean) => (on ? html` selected` : '');
@@ -108,7 +109,7 @@ ${cells(r)}</tr>`,
       )}</tbody>
 <tfoot><tr><th scope="row" data-label="${t('day')}"${showMerchant ? html` colspan="2"` : ''}>${t('total')}</th>${cells(report.totals)}</tr></tfoot></table></div>
 ${breakdown(t('bySource'), t('source'), report.totals.by_source, (k) => k)}
-${breakdown(t('byCashier'), t('cashier'), report.totals.by_cashier, (k) => k)}`
+${breakdown(t('byCashier'), t('cashier'), report.totals.by_cashier, (k) => cashiers.get(k) ?? k)}`
     : html``;
 
   const body = html`<div class="heading"><h1>${t('title')}</h1>${report ? html`<a class="button secondary" href="${csvLink}" download>${t('download')}</a>` : ''}</div>
