@@ -12,6 +12,13 @@ const DAY_MS = 86_400_000;
 /** A range longer than this is refused: a year (a leap year's) is the longest an accountant asks for. */
 export const MAX_REPORT_DAYS = 366;
 
+/**
+ * Rows a report holds at most (merchants x days): an operator's report of every merchant over a year on a
+ * gateway with hundreds of merchants would be a page nobody reads and a long read; past it, the asker
+ * narrows the range or picks a merchant.
+ */
+export const MAX_REPORT_ROWS = 50_000;
+
 /** A range of WIB days, both ends included, as days since the epoch in WIB. */
 export interface ReportRange {
   fromDay: number;
@@ -88,6 +95,15 @@ export function parseReportRange(from: string, to: string): ReportRange {
     throw new AppError('invalid_parameter', `a report covers at most ${MAX_REPORT_DAYS} days`, { param: 'to' });
   }
   return { fromDay, toDay };
+}
+
+/** Refuses (invalid_parameter) a report of more than MAX_REPORT_ROWS rows. */
+export function checkReportSize(merchants: number, range: ReportRange): void {
+  if (merchants * (range.toDay - range.fromDay + 1) > MAX_REPORT_ROWS) {
+    throw new AppError('invalid_parameter', `a report holds at most ${MAX_REPORT_ROWS} rows (merchants x days): pick a merchant or fewer days`, {
+      param: 'merchant',
+    });
+  }
 }
 
 /** The console's default range: the WIB month of `now`, from its first day to today. */

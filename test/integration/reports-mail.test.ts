@@ -11,6 +11,7 @@ import { queueDailyReportMails } from '../../src/services/reports/queue-daily-re
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { addUser } from '../../src/services/users/add-user.js';
 import { openDatabase } from '../../src/storage/database.js';
+import { startDailyReports } from '../../src/workers/daily-reports.js';
 import { addMerchantUser, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
 import { createInput, createTestContext, seedMerchant, type TestContext } from '../helpers/context.js';
 import { cli } from '../helpers/payment-sources.js';
@@ -145,5 +146,23 @@ describe('the daily report e-mail', () => {
     expect(off.json).toEqual({ merchant_id: merchant, daily_report_email: false });
     expect(await queueDailyReportMails(t.deps)).toEqual([]);
     expect(await t.deps.db.selectFrom('emails').selectAll().where('kind', '=', 'daily_report').execute()).toHaveLength(2);
+  });
+
+  it('the worker queues it by itself once the day has ended', async () => {
+    await cli(t, ['merchant', 'daily-report', merchant, 'on', '--json']);
+    t.clock.ms = wibMidnight(6) + 60_000;
+    const worker = startDailyReports(t.deps, 20);
+    try {
+      const queued = () =>
+        t.deps.db.selectFrom('emails').selectAll().where('kind', '=', 'daily_report').where('transaction_id', 'like', '%:2026-10-05:%').execute();
+      const end = Date.now() + 15_000;
+      while ((await queued()).length < 2) {
+        if (Date.now() > end) throw new Error('the worker queued no report in 15 s');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect((await queued()).map((r) => r.recipient).sort()).toEqual(['owner1@warung.test', 'owner2@warung.test']);
+    } finally {
+      await worker.stop();
+    }
   });
 });

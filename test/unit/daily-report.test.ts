@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   buildDailyRows,
+  checkReportSize,
   monthSoFar,
   parseReportMailKey,
   parseReportRange,
@@ -50,6 +51,15 @@ describe('a report range', () => {
     expect(wibDayText(monthSoFar(now).toDay)).toBe('2026-11-01');
     expect(wibDayText(yesterday(now))).toBe('2026-10-31');
     expect(wibDayText(monthSoFar(Date.UTC(2026, 9, 15, 5)).fromDay)).toBe('2026-10-01');
+  });
+});
+
+describe('a report size', () => {
+  it('is at most 50000 rows, merchants x days', () => {
+    const year = parseReportRange('2025-11-01', '2026-10-31');
+    expect(() => checkReportSize(136, year)).not.toThrow();
+    expect(() => checkReportSize(137, year)).toThrowError(expect.objectContaining({ code: 'invalid_parameter', param: 'merchant' }));
+    expect(() => checkReportSize(50_000, parseReportRange('2026-10-01', '2026-10-01'))).not.toThrow();
   });
 });
 

@@ -1,5 +1,6 @@
 import {
   buildDailyRows,
+  checkReportSize,
   parseReportRange,
   rangeBounds,
   reportTotals,
@@ -51,6 +52,7 @@ export async function dailyReport(deps: Deps, scope: readonly string[] | null, i
   if (input.merchantId !== null && all.length === 0) {
     throw new AppError('merchant_not_found', `no merchant ${input.merchantId}`, { param: 'merchant' });
   }
+  checkReportSize(all.length, range);
   const merchants = all.map((m) => ({ id: m.id, name: m.name }));
   return { ...(await reportOf(deps, merchants, range, mode)), from: wibDayText(range.fromDay), to: wibDayText(range.toDay) };
 }
