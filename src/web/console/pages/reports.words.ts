@@ -26,7 +26,8 @@ export const words = defineMessages(
     cashier: 'Cashier',
     count: 'Count',
     amount: 'Amount',
-    badRange: 'The dates are not a valid range: use YYYY-MM-DD, the end not before the start, at most 366 days (with every merchant, at most 50000 rows: pick a merchant).',
+    badRange:
+      'The dates are not a valid range: use YYYY-MM-DD, the end not before the start, at most 366 days (with every merchant, at most 50000 rows: pick a merchant).',
     figures: 'Daily report',
   },
   {
@@ -53,7 +54,8 @@ export const words = defineMessages(
     cashier: 'Kasir',
     count: 'Jumlah',
     amount: 'Nominal',
-    badRange: 'Tanggal bukan rentang yang sah: gunakan YYYY-MM-DD, akhir tidak sebelum awal, paling lama 366 hari (untuk semua merchant paling banyak 50000 baris: pilih satu merchant).',
+    badRange:
+      'Tanggal bukan rentang yang sah: gunakan YYYY-MM-DD, akhir tidak sebelum awal, paling lama 366 hari (untuk semua merchant paling banyak 50000 baris: pilih satu merchant).',
     figures: 'Laporan harian',
   },
 );
