@@ -34,6 +34,8 @@ import { registerDevCommands } from './commands/dev.js';
 import { registerTransactionCommands } from './commands/transactions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerBackupCommands } from './commands/backups.js';
+import { registerReportCommands } from './commands/reports.js';
+import { setDailyReportMail } from '../services/reports/set-daily-report-email.js';
 
 export interface CliOptions {
   /** Where `.env` is looked for (the process entry point gives its working directory); null: only ENV_FILE. */
@@ -113,7 +115,7 @@ export function buildProgram(ctx: CliContext): Command {
       emit(io, json, { migrated: true, database: url }, () => `database is up to date (${url})`);
     });
 
-  const merchant = program.command('merchant').description('merchants and their static QRIS: add, list, quota');
+  const merchant = program.command('merchant').description('merchants and their static QRIS: add, list, quota, daily-report');
   merchant
     .command('add')
     .description('add a merchant from its static QRIS (checked and decoded first); audited')
@@ -154,6 +156,16 @@ export function buildProgram(ctx: CliContext): Command {
         { merchant_id: merchantId, daily_create_quota: quota },
         () => `${merchantId}: ${quota === null ? 'no daily quota' : `${quota} creates a day (WIB)`}`,
       );
+    });
+
+  merchant
+    .command('daily-report <merchant> <on_or_off>')
+    .description("mail yesterday's report to the merchant's owners after midnight WIB (on), or stop (off); audited")
+    .option('--json', 'print JSON')
+    .action(async (merchantId: string, onOrOff: string) => {
+      if (onOrOff !== 'on' && onOrOff !== 'off') throw new AppError('invalid_parameter', 'say on or off', { param: 'daily_report' });
+      await withDeps((deps) => setDailyReportMail(deps, null, merchantId, onOrOff === 'on', actor()));
+      emit(io, json, { merchant_id: merchantId, daily_report_email: onOrOff === 'on' }, () => `${merchantId}: daily report e-mail ${onOrOff}`);
     });
 
   const key = program.command('key').description('API keys: create, list, revoke');
@@ -234,6 +246,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerNotifyCommands(program, ctx);
   registerDevCommands(program, ctx);
   registerBackupCommands(program, ctx);
+  registerReportCommands(program, ctx);
   return program;
 }
 

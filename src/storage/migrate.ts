@@ -17,6 +17,7 @@ import * as cashiers from './migrations/015-cashiers.js';
 import * as receipts from './migrations/016-receipts.js';
 import * as amountPaid from './migrations/017-amount-paid.js';
 import * as refunds from './migrations/018-refunds.js';
+import * as dailyReports from './migrations/019-daily-reports.js';
 
 // Migrations are listed in code rather than read from a folder, so the same list works from TypeScript
 // sources, from dist/, and from a bundled install.
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '016-receipts': receipts,
   '017-amount-paid': amountPaid,
   '018-refunds': refunds,
+  '019-daily-reports': dailyReports,
 };
 
 const RACED_LISTING = new Set(['3F000', '42P01', '42703']);

@@ -38,6 +38,8 @@ export interface MerchantsTable {
   live_rejected_at?: number | null;
   /** Who rejected them, as audit_log.actor says it (migration 012). */
   live_rejected_by?: string | null;
+  /** 1: its owners get yesterday's report by e-mail after midnight WIB (migration 019); optional for other writers. */
+  daily_report_email?: number;
 }
 
 export interface ApiKeysTable {
@@ -154,12 +156,13 @@ export interface DeliveryAttemptsTable {
  * What a payer e-mail is: a transaction's invoice or receipt (one of each at most), or the notice of one
  * of its refunds, `refund:<refund id>` (one per refund: the unique (transaction_id, kind) holds per refund).
  */
-export type EmailKind = 'invoice' | 'receipt' | `refund:${string}`;
+export type EmailKind = 'invoice' | 'receipt' | 'daily_report' | `refund:${string}`;
 
 export interface EmailsTable {
   id: string;
   merchant_id: string;
   transaction_id: string;
+  /** daily_report: a merchant's report of a WIB day to one owner (migration 019); its transaction_id is then the report's key (domain/daily-report.ts reportMailKey). refund:<id>: a refund's notice to the payer. */
   kind: EmailKind;
   recipient: string;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
@@ -314,7 +317,16 @@ export interface NotifyAttemptsTable {
   error: string | null;
 }
 
+/** A merchant's day whose report e-mails were queued (migration 019): one row per merchant and WIB day. */
+export interface DailyReportRunsTable {
+  merchant_id: string;
+  day: number;
+  mails: number;
+  created_at: number;
+}
+
 export interface DB {
+  daily_report_runs: DailyReportRunsTable;
   receipt_links: ReceiptLinksTable;
   daily_creates: DailyCreatesTable;
   /** The same count for transactions made by payment links (migration 011): their own daily cap. */

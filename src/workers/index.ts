@@ -1,6 +1,7 @@
 import type { Deps } from '../services/deps.js';
 import { sourceKinds } from '../payment-sources/kinds.js';
 import { startBackupScheduler } from './backup-scheduler.js';
+import { startDailyReports } from './daily-reports.js';
 import { startExpirySweeper } from './expiry-sweeper.js';
 import { startLoginHousekeeping } from './login-housekeeping.js';
 import { startMailer } from './mailer.js';
@@ -17,6 +18,7 @@ import type { Worker } from './run-every.js';
 export function startBackgroundWork(deps: Deps): Worker {
   const workers: Worker[] = [startExpirySweeper(deps, deps.config.sweepIntervalMs)];
   workers.push(startMailer(deps));
+  workers.push(startDailyReports(deps));
   workers.push(startWebhookDispatcher(deps));
   workers.push(startNotifyDispatcher(deps));
   // Each payment source kind's poller (a feed's, a SNAP acquirer's queries).

@@ -71,6 +71,7 @@ const FORMS: Record<string, Form> = {
   '/dashboard/merchants/:id/rename': { body: { name: 'Renamed {tag}' } },
   '/dashboard/merchants/:id/disable': { body: {} },
   '/dashboard/merchants/:id/enable': { body: {} },
+  '/dashboard/merchants/:id/daily-report': { body: { daily_report: 'on' } },
   '/dashboard/keys': { body: { merchant: '{merchantId}', mode: 'test' } },
   '/dashboard/keys/:id/revoke': { body: {} },
   '/dashboard/links/:merchantId': { body: { handle: '{handle}' } },

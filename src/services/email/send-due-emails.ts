@@ -8,6 +8,7 @@ import type { EmailKind, RefundsTable } from '../../storage/schema.js';
 import { payerMerchantName } from '../../domain/merchant-name.js';
 import type { Deps } from '../deps.js';
 import { paymentOf } from '../transactions/payment-of.js';
+import { renderQueuedDailyReport } from '../reports/render-daily-report-mail.js';
 import { claimEmail, type EmailClaim } from './claim-email.js';
 import { findDueEmailIds } from './find-due-email-ids.js';
 import { finishEmail, type EmailOutcome } from './finish-email.js';
@@ -75,6 +76,7 @@ export async function sendDueEmails(deps: Deps, sender: MailSender | null, optio
 async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random?: () => number): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
   const done = (outcome: EmailOutcome, relayDown = false) => ({ outcome, relayDown });
   const row = claim.row;
+  if (row.kind === 'daily_report') return deliverDailyReport(deps, sender, claim, random);
   const found = await transactionWithMerchantName(deps.db, row.transaction_id);
   if (!found) return done({ status: 'failed', error: 'transaction_not_found' });
   const { merchant_display_name: name, merchant_qris_name: qrisName, ...transaction } = found;
@@ -106,10 +108,33 @@ async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random
     await sender.send({ messageId: row.id, to: row.recipient, ...mail });
     return done({ status: 'sent' });
   } catch (err) {
-    const error = err instanceof Error ? err.message : String(err);
-    if (err instanceof PermanentMailError) return done({ status: 'failed', error });
-    const next = nextEmailAttemptAt(row.attempts + 1, deps.now(), random);
-    const relayDown = err instanceof RelayUnavailableError;
-    return done(next === null ? { status: 'failed', error } : { status: 'retry', error, nextAttemptAt: next }, relayDown);
+    return failedSend(deps, claim, err, random);
   }
+}
+
+/** A merchant's daily report to one owner (queued by services/reports/queue-daily-report-mails.ts). */
+async function deliverDailyReport(
+  deps: Deps,
+  sender: MailSender,
+  claim: EmailClaim,
+  random?: () => number,
+): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
+  const row = claim.row;
+  try {
+    const mail = await renderQueuedDailyReport(deps, row.transaction_id);
+    if (mail === null) return { outcome: { status: 'failed', error: 'report_not_found' }, relayDown: false };
+    await sender.send({ messageId: row.id, to: row.recipient, ...mail });
+    return { outcome: { status: 'sent' }, relayDown: false };
+  } catch (err) {
+    return failedSend(deps, claim, err, random);
+  }
+}
+
+/** A send that threw: failed for good, or tried again later (and whether the relay itself is down). */
+function failedSend(deps: Deps, claim: EmailClaim, err: unknown, random?: () => number): { outcome: EmailOutcome; relayDown: boolean } {
+  const error = err instanceof Error ? err.message : String(err);
+  if (err instanceof PermanentMailError) return { outcome: { status: 'failed', error }, relayDown: false };
+  const next = nextEmailAttemptAt(claim.row.attempts + 1, deps.now(), random);
+  const relayDown = err instanceof RelayUnavailableError;
+  return { outcome: next === null ? { status: 'failed', error } : { status: 'retry', error, nextAttemptAt: next }, relayDown };
 }

@@ -10,6 +10,7 @@ export type Section =
   | 'pos'
   | 'transactions'
   | 'payments'
+  | 'reports'
   | 'merchants'
   | 'links'
   | 'keys'
@@ -27,6 +28,7 @@ const SECTIONS: ReadonlyArray<{ key: Section; path: string; operatorOnly: boolea
   { key: 'pos', path: '/dashboard/pos', operatorOnly: false },
   { key: 'transactions', path: '/dashboard/transactions', operatorOnly: false },
   { key: 'payments', path: '/dashboard/payments', operatorOnly: false },
+  { key: 'reports', path: '/dashboard/reports', operatorOnly: false },
   { key: 'merchants', path: '/dashboard/merchants', operatorOnly: false },
   { key: 'links', path: '/dashboard/links', operatorOnly: false },
   { key: 'keys', path: '/dashboard/keys', operatorOnly: false },

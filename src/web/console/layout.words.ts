@@ -7,6 +7,7 @@ export const words = defineMessages(
     pos: 'Point of sale',
     transactions: 'Transactions',
     payments: 'Payments',
+    reports: 'Reports',
     merchants: 'Merchants',
     // Short in the navigation (a desktop's one row); each page's heading says it in full.
     links: 'Links',
@@ -35,6 +36,7 @@ export const words = defineMessages(
     pos: 'Kasir',
     transactions: 'Transaksi',
     payments: 'Pembayaran',
+    reports: 'Laporan',
     merchants: 'Merchant',
     links: 'Tautan',
     keys: 'Kunci API',

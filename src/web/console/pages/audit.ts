@@ -17,6 +17,7 @@ const KNOWN_ACTIONS = [
   'merchant.rename',
   'merchant.disable',
   'merchant.enable',
+  'merchant.daily_report',
   'notify_channel.add',
   'notify_channel.remove',
   'payment.assign',

@@ -9,6 +9,7 @@ import { merchantRoutes } from './merchants.js';
 import { linkRoutes } from './links.js';
 import { overviewPage, type OverviewQuery } from './overview.js';
 import { paymentRoutes } from './payments.js';
+import { reportRoutes } from './reports.js';
 import { posRoutes } from './pos.js';
 import { webhookRoutes } from './webhooks.js';
 import { notificationRoutes } from './notifications.js';
@@ -33,6 +34,7 @@ export const CONSOLE_PAGES: {
     transactionRoutes,
     posRoutes,
     paymentRoutes,
+    reportRoutes,
     webhookRoutes,
     notificationRoutes,
     sourceRoutes,

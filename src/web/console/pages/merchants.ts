@@ -22,6 +22,7 @@ import { Form, Params, Segment, Text, Upload, pageSchema } from '../../forms.js'
 import { consolePage, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
 import { words } from './merchants.words.js';
+import { dailyReportSection, registerDailyReportSwitch } from './merchant-daily-report.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
@@ -179,6 +180,7 @@ ${renderNotice(notice)}
 <dt>${t('staticQris')}</dt><dd class="mono">${merchant.qris_static}</dd>
 </dl>
 <p><a href="/dashboard/keys">${t('keysLink')}</a></p></section>
+${dailyReportSection(page, merchant)}
 ${
   operator
     ? html`<section class="card"><h2>${t('manage')}</h2>
@@ -195,6 +197,8 @@ ${
 }`;
     return page.send(merchant.name, 'merchants', body);
   });
+
+  registerDailyReportSwitch(scope, deps);
 
   app.post('/merchants/:id/rename', { schema: pageSchema({ params: merchantId, body: Form({ name: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);

@@ -57,6 +57,8 @@ export const words = defineMessages(
     tlEvent: 'Webhook event {type}',
     invoice: 'Invoice',
     receipt: 'Receipt',
+    // An outbox kind too, though a transaction's timeline never lists one (its row names no transaction).
+    daily_report: 'Daily report',
     emailPending: 'queued',
     emailSent: 'sent',
     emailSkipped: 'skipped',
@@ -182,6 +184,7 @@ export const words = defineMessages(
     tlEvent: 'Event webhook {type}',
     invoice: 'tagihan',
     receipt: 'tanda terima',
+    daily_report: 'laporan harian',
     emailPending: 'antre',
     emailSent: 'terkirim',
     emailSkipped: 'dilewati',

@@ -1,0 +1,61 @@
+// The words of the reports page (reports.ts), in both languages.
+import { defineMessages } from '../../../presentation/messages.js';
+
+export const words = defineMessages(
+  {
+    title: 'Reports',
+    intro:
+      'Daily figures by WIB day. A paid transaction counts on the day it was paid (a late payment after midnight on the next day), a refund on the day it succeeded, an unmatched payment on the day it was received.',
+    from: 'From',
+    to: 'To',
+    merchant: 'Merchant',
+    allMerchants: 'All merchants',
+    mode: 'Mode',
+    show: 'Show',
+    download: 'Download CSV',
+    day: 'Day',
+    paidCount: 'Paid',
+    paidSum: 'Received',
+    refunded: 'Refunded',
+    unmatchedCount: 'Unmatched',
+    unmatchedSum: 'Unmatched amount',
+    total: 'Total',
+    bySource: 'Received by payment source',
+    byCashier: 'Received by cashier',
+    source: 'Source',
+    cashier: 'Cashier',
+    count: 'Count',
+    amount: 'Amount',
+    badRange:
+      'The dates are not a valid range: use YYYY-MM-DD, the end not before the start, at most 366 days (with every merchant, at most 50000 rows: pick a merchant).',
+    figures: 'Daily report',
+  },
+  {
+    title: 'Laporan',
+    intro:
+      'Angka harian per hari WIB. Transaksi lunas dihitung pada hari dibayar (pembayaran terlambat setelah tengah malam pada hari berikutnya), refund pada hari berhasil, pembayaran tak cocok pada hari diterima.',
+    from: 'Dari',
+    to: 'Sampai',
+    merchant: 'Merchant',
+    allMerchants: 'Semua merchant',
+    mode: 'Mode',
+    show: 'Tampilkan',
+    download: 'Unduh CSV',
+    day: 'Hari',
+    paidCount: 'Lunas',
+    paidSum: 'Diterima',
+    refunded: 'Dikembalikan',
+    unmatchedCount: 'Tak cocok',
+    unmatchedSum: 'Jumlah tak cocok',
+    total: 'Total',
+    bySource: 'Diterima per sumber pembayaran',
+    byCashier: 'Diterima per kasir',
+    source: 'Sumber',
+    cashier: 'Kasir',
+    count: 'Jumlah',
+    amount: 'Nominal',
+    badRange:
+      'Tanggal bukan rentang yang sah: gunakan YYYY-MM-DD, akhir tidak sebelum awal, paling lama 366 hari (untuk semua merchant paling banyak 50000 baris: pilih satu merchant).',
+    figures: 'Laporan harian',
+  },
+);
