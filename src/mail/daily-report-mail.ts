@@ -3,32 +3,9 @@
 import type { DailyReportRow, Tally } from '../domain/daily-report.js';
 import { html, type SafeHtml } from '../domain/html.js';
 import { formatRupiah } from '../domain/money.js';
+import { type Translate, translator } from '../presentation/messages.js';
 import type { RenderedMail } from './templates.js';
-
-const WORDS = {
-  id: {
-    heading: 'Laporan harian',
-    intro: 'Angka hari {day} (WIB) untuk {merchant}:',
-    paid: 'Transaksi lunas',
-    received: 'Diterima',
-    refunded: 'Dikembalikan (refund berhasil)',
-    unmatched: 'Pembayaran tak cocok',
-    unmatchedSum: 'Jumlah tak cocok',
-    bySource: 'Per sumber pembayaran',
-    note: 'Anda menerima e-mail ini karena laporan harian diaktifkan untuk merchant ini di konsol.',
-  },
-  en: {
-    heading: 'Daily report',
-    intro: 'The figures of {day} (WIB) for {merchant}:',
-    paid: 'Paid transactions',
-    received: 'Received',
-    refunded: 'Refunded (succeeded refunds)',
-    unmatched: 'Unmatched payments',
-    unmatchedSum: 'Unmatched amount',
-    bySource: 'By payment source',
-    note: 'You get this e-mail because the daily report is on for this merchant in the console.',
-  },
-} as const;
+import { words } from './daily-report-mail.words.js';
 
 /** One line: a merchant's name is untrusted text and must not break the subject or the layout. */
 const oneLine = (text: string) =>
@@ -38,13 +15,13 @@ const oneLine = (text: string) =>
     .trim()
     .slice(0, 100);
 
-function figures(row: DailyReportRow, w: (typeof WORDS)['id' | 'en']): Array<[string, string]> {
+function figures(row: DailyReportRow, t: Translate<keyof (typeof words)['en']>): Array<[string, string]> {
   return [
-    [w.paid, String(row.paid_count)],
-    [w.received, formatRupiah(row.paid_sum)],
-    [w.refunded, formatRupiah(row.refunded_sum)],
-    [w.unmatched, String(row.unmatched_count)],
-    [w.unmatchedSum, formatRupiah(row.unmatched_sum)],
+    [t('paid'), String(row.paid_count)],
+    [t('received'), formatRupiah(row.paid_sum)],
+    [t('refunded'), formatRupiah(row.refunded_sum)],
+    [t('unmatched'), String(row.unmatched_count)],
+    [t('unmatchedSum'), formatRupiah(row.unmatched_sum)],
   ];
 }
 
@@ -57,9 +34,10 @@ export function renderDailyReportMail(input: { merchantName: string; row: DailyR
   const merchant = oneLine(input.merchantName);
   const { row } = input;
   const parts = (['id', 'en'] as const).map((lang) => {
-    const w = WORDS[lang];
-    const intro = w.intro.replace('{day}', row.day).replace('{merchant}', merchant);
-    return { w, intro, rows: figures(row, w), bySource: sources(row.by_source) };
+    const t = translator(words, lang);
+    const w = { heading: t('heading'), bySource: t('bySource'), note: t('note') };
+    const intro = t('intro', { day: row.day, merchant });
+    return { w, intro, rows: figures(row, t), bySource: sources(row.by_source) };
   });
   const text = parts
     .map(({ w, intro, rows, bySource }) =>
@@ -85,7 +63,7 @@ export function renderDailyReportMail(input: { merchantName: string; row: DailyR
       }<p style="color:#66788a;font-size:small">${w.note}</p>`,
   )}</body></html>`;
   return {
-    subject: `Laporan harian ${row.day} · ${merchant}: ${row.paid_count} lunas, ${formatRupiah(row.paid_sum)}`,
+    subject: translator(words, 'id')('subject', { day: row.day, merchant, count: row.paid_count, sum: formatRupiah(row.paid_sum) }),
     text: `${text}\n`,
     html: String(body),
     attachments: [],

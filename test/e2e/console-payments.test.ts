@@ -136,6 +136,6 @@ describe('console payments, webhooks and sources in a real browser', () => {
       } finally {
         await page.close();
       }
-    });
+    }, 120_000);
   }
 });

@@ -94,6 +94,8 @@ describe('GET /api/payment-gateway/cqris', () => {
           'amount_paid',
           'underpaid',
           'overpaid',
+          'refunded_amount',
+          'refunds',
           'payment',
         ].sort(),
       );
@@ -122,6 +124,8 @@ describe('GET /api/payment-gateway/cqris', () => {
         amount_paid: 0,
         underpaid: 0,
         overpaid: 0,
+        refunded_amount: 0,
+        refunds: [],
         payment: null,
       });
       expect(tx).not.toHaveProperty('qr_image');

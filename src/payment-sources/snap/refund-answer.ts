@@ -7,7 +7,7 @@ import { parseSnapTimestamp } from './signature.js';
 
 // SNAP case codes (the last two digits) that say the amount is more than the acquirer will still give
 // back: 403xx02 "Exceeds Transaction Amount Limit", 403xx14 "Insufficient Funds", 404xx13 "Invalid Amount".
-const EXCEEDS_CASES = new Set(['40302', '40314', '40413']);
+const EXCEEDS_CASES: ReadonlySet<string> = new Set(['40302', '40314', '40413']);
 // Providers also say it in words, in English or Indonesian.
 const EXCEEDS_WORDS = /exceed|remaining|insufficient|melebihi|sisa|over the (paid|refundable)/i;
 
