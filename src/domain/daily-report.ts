@@ -118,19 +118,13 @@ export function yesterday(now: number): number {
   return wibDay(now) - 1;
 }
 
+/** Nothing counted yet: a day without figures, and where the totals start. */
+function zeroFigures(): DailyReportTotals {
+  return { paid_count: 0, paid_sum: 0, refund_count: 0, refunded_sum: 0, unmatched_count: 0, unmatched_sum: 0, by_source: {}, by_cashier: {} };
+}
+
 function emptyRow(merchantId: string, day: number): DailyReportRow {
-  return {
-    merchant_id: merchantId,
-    day: wibDayText(day),
-    paid_count: 0,
-    paid_sum: 0,
-    refund_count: 0,
-    refunded_sum: 0,
-    unmatched_count: 0,
-    unmatched_sum: 0,
-    by_source: {},
-    by_cashier: {},
-  };
+  return { merchant_id: merchantId, day: wibDayText(day), ...zeroFigures() };
 }
 
 function addTo(tallies: Record<string, Tally>, key: string, count: number, sum: number): void {
@@ -178,16 +172,7 @@ export function buildDailyRows(range: ReportRange, merchantIds: readonly string[
 
 /** The sums of the rows (their breakdowns too). */
 export function reportTotals(rows: readonly DailyReportRow[]): DailyReportTotals {
-  const totals: DailyReportTotals = {
-    paid_count: 0,
-    paid_sum: 0,
-    refund_count: 0,
-    refunded_sum: 0,
-    unmatched_count: 0,
-    unmatched_sum: 0,
-    by_source: {},
-    by_cashier: {},
-  };
+  const totals = zeroFigures();
   for (const row of rows) {
     totals.paid_count += row.paid_count;
     totals.paid_sum += row.paid_sum;
