@@ -15,6 +15,9 @@ export async function getTransaction(deps: Deps, owner: { merchantId: string; mo
   if (!transaction || transaction.merchant_id !== owner.merchantId || transaction.mode !== owner.mode) {
     throw new AppError('transaction_not_found', `no transaction ${trxid}`, { param: 'trxid' });
   }
-  const [payment, refunds] = await Promise.all([paymentOf(deps, transaction), refundsOf(deps, transaction)]);
+  const payment = await paymentOf(deps, transaction);
+  // The hot path (every status read): no second promise nor Promise.all for the refunds nearly no
+  // transaction has; one that has them reads them after its payment.
+  const refunds = transaction.refund_count ? await refundsOf(deps, transaction) : [];
   return { transaction, payment, refunds };
 }
