@@ -8,6 +8,7 @@ import { assignPayment } from '../../src/services/payments/assign-payment.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { refundDoublePayment } from '../../src/services/payments/refund-double-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { countUnmatchedPayments } from '../../src/storage/queries/overview.js';
 import { readTransaction } from '../../src/storage/queries/transactions.js';
 import { addMerchantUser, addOperator, ConsoleClient, noticeOf, TEST_ACTOR } from '../helpers/console.js';
 import { createInput, createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
@@ -135,6 +136,15 @@ describe('double payments', () => {
       code: 'invalid_parameter',
       param: 'reason',
     });
+  });
+
+  it("the overview's count of unmatched payments to review leaves out a double payment once it is refunded", async () => {
+    const { double } = await doublePaid();
+    const before = await countUnmatchedPayments(t.deps.db, null, double.mode);
+    await refundDoublePayment(t.deps, { paymentId: double.id, reason: 'paid back in cash', actor: TEST_ACTOR });
+    expect(await countUnmatchedPayments(t.deps.db, null, double.mode)).toBe(before - 1);
+    // Still listed as what it is (unmatched, refunded), only no longer waiting for anyone.
+    expect((await t.deps.db.selectFrom('payments').select('status').where('id', '=', double.id).executeTakeFirstOrThrow()).status).toBe('unmatched');
   });
 
   it('two refunds of one payment at once: one lands, the other is payment_already_refunded', async () => {

@@ -41,13 +41,17 @@ export async function countOpenPending(db: Db, merchants: Scope, mode: Mode, now
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
+/** Unmatched payments waiting for a person: a double payment already refunded is not counted. */
 export async function countUnmatchedPayments(db: Db, merchants: Scope, mode: Mode): Promise<number> {
   if (merchants !== null && merchants.length === 0) return 0;
   let q = db
     .selectFrom('payments')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('status', '=', 'unmatched')
-    .where('mode', '=', mode);
+    .where('mode', '=', mode)
+    // A double payment the merchant has paid back stays unmatched, but nobody needs to review it any more
+    // (the lookup is by the refunds' unique index on payment_id).
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('refunds').select('refunds.id').whereRef('refunds.payment_id', '=', 'payments.id'))));
   if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
