@@ -40,6 +40,9 @@ describe('console: assign a payment with a difference in a real browser', () => 
         await page.goto(`${ctx.base}/dashboard/payments?status=unmatched`);
         const card = page.locator(`#pay-${reported.payment.id}`);
         await card.getByLabel('Transaction', { exact: true }).fill(tx.id);
+        // The field suggests the candidates (a datalist): its open list would take the next tap, as it does
+        // a person's, so the field is left first.
+        await card.getByLabel('Transaction', { exact: true }).blur();
         await card.getByRole('button', { name: 'Assign' }).click();
 
         // Refused, and the same card now names the difference and asks to accept it.
