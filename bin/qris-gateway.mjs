@@ -1,84 +1,47 @@
 #!/usr/bin/env node
-// Entry point for `npm start`, `npm run cli` and the installed `qris-gateway` command. It compiles the
-// TypeScript sources first (scripts/build.mjs, which also copies src/web/assets/) when dist/ is missing
+// Entry point for `npm start`, `npm run cli` and the installed `qris-gateway` command. In a checkout (src/,
+// scripts/build.mjs and the TypeScript compiler are all there) it first builds dist/ when dist/ is missing
 // or older than any file under src/, browser files included, so a fresh clone needs only
-// `npm install && npm start`.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+// `npm install && npm start`; `npm run build` ahead of a restart makes that start immediate. Where there is
+// nothing to compile from (an installed package, an image that ships dist/), it never compiles: it starts
+// from dist/, or says that dist/ is missing.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { spawnSync } from 'node:child_process';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist', 'cli', 'bin.js');
-const srcDir = join(root, 'src');
+const buildScript = join(root, 'scripts', 'build.mjs');
 
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function needsBuild() {
-  if (!existsSync(srcDir)) return false;
-  if (!existsSync(entry)) return true;
-  const stamp = join(root, 'dist', '.build-stamp');
-  if (!existsSync(stamp)) return true;
-  return newestMtime(srcDir) > statSync(stamp).mtimeMs;
-}
-
-// Several processes may start at once (instances, a CLI call beside a server): one compiles while the
-// others wait for it, then find dist/ fresh.
-function withBuildLock(fn) {
-  const lock = join(root, 'dist', '.build-lock');
-  mkdirSync(join(root, 'dist'), { recursive: true });
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-      // A lock older than the deadline is a crashed build's: take it over. The holder may have removed
-      // it between the mkdir and this look: then simply try again.
-      let age = 0;
-      try {
-        age = Date.now() - statSync(lock).mtimeMs;
-      } catch (statErr) {
-        if (statErr.code === 'ENOENT') continue;
-        throw statErr;
-      }
-      if (age > 180_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error('timed out waiting for another process to finish building');
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-    }
-  }
+function hasCompiler() {
   try {
-    return fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
+    createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    return true;
+  } catch {
+    return false;
   }
 }
 
-if (needsBuild()) {
-  const failed = withBuildLock(() => {
-    if (!needsBuild()) return null;
-    // The stamp carries the time the compile started, so an edit made during it still counts as newer.
-    const started = new Date();
-    process.stderr.write('qris-gateway: compiling TypeScript (first run or sources changed)...\n');
-    const result = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
-    if (result.status !== 0) return result.status ?? 1;
-    const stamp = join(root, 'dist', '.build-stamp');
-    writeFileSync(stamp, started.toISOString());
-    utimesSync(stamp, started, started);
-    return null;
-  });
-  if (failed !== null) {
-    process.stderr.write('qris-gateway: build failed\n');
-    process.exit(failed);
+const canBuild = existsSync(join(root, 'src')) && existsSync(buildScript) && hasCompiler();
+if (canBuild) {
+  // Loaded only here: a copy without scripts/ never needs it.
+  const { distIsFresh } = await import(pathToFileURL(join(root, 'scripts', 'build-steps.mjs')).href);
+  if (!distIsFresh(root)) {
+    process.stderr.write('qris-gateway: dist/ is missing or older than src/: building it first (`npm run build` does this ahead of a restart)\n');
+    // build.mjs takes the build lock: of several processes starting at once, one builds and the others
+    // wait for it, then find dist/ fresh (--if-stale) and build nothing.
+    const result = spawnSync(process.execPath, [buildScript, '--if-stale'], { stdio: 'inherit' });
+    if (result.status !== 0) process.exit(result.status ?? 1);
   }
+}
+
+if (!existsSync(entry)) {
+  process.stderr.write(
+    `qris-gateway: ${join(root, 'dist')} is missing, and it cannot be built here (${canBuild ? 'the build made none' : 'no src/, scripts/build.mjs or TypeScript compiler'}): run \`npm run build\` in a checkout of the sources and ship its dist/ folder\n`,
+  );
+  process.exit(1);
 }
 
 await import(pathToFileURL(entry).href);

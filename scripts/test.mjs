@@ -11,12 +11,21 @@ const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
 const report = '.test-results.json';
 const extra = process.argv.slice(2);
 
-function run(label, env, skip = []) {
+function run(label, env, skip = [], config = null) {
   rmSync(report, { force: true });
   process.stdout.write(`\n== tests on ${label} ==\n`);
   const result = spawnSync(
     process.execPath,
-    [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...skip.flatMap((file) => ['--exclude', file]), ...extra],
+    [
+      vitest,
+      'run',
+      ...(config ? ['--config', config] : []),
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+      ...skip.flatMap((file) => ['--exclude', file]),
+      ...extra,
+    ],
     {
       stdio: 'inherit',
       env: { ...process.env, ...env },
@@ -108,6 +117,9 @@ if (process.env.TEST_DATABASE_URL) {
   runs.push(run('PostgreSQL', { QG_TEST_DATABASE: 'postgres' }, databaseFreeFiles()));
   await dropFreeSchemas(process.env.TEST_DATABASE_URL);
 }
+// CI (.ci/run) adds the deploy test (npm run test:deploy: the image and compose.yaml in Docker), so its
+// cases count in the one totals line; on a machine with only Node.js and npm it is not run.
+if (process.env.QG_TEST_DEPLOY === '1') runs.push(run('Docker', {}, [], 'test/deploy/vitest.config.ts'));
 const passed = runs.reduce((n, r) => n + r.passed, 0);
 const failed = runs.reduce((n, r) => n + r.failed, 0);
 // A CI log is often read from its tail: what failed is named right above the totals.

@@ -33,6 +33,10 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   expiresInMinSeconds: number;
   expiresInMaxSeconds: number;
   reservationGraceSeconds: number;
+  /** The most refunds one transaction may have, of any status (issue 35, finding 2). */
+  refundMaxPerTransaction: number;
+  /** A payer gets at most one refund notice per transaction in this many seconds (issue 35, finding 2). */
+  refundNoticeWindowSeconds: number;
   sweepIntervalMs: number;
   bodyLimitBytes: number;
   maxUrlLength: number;
@@ -57,6 +61,7 @@ export interface Config extends MailSettings, SourceSettings, CheckoutSettings, 
   /** How long a client may take to send a request's headers, and the whole request. */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
+  httpBodyTimeoutMs: number;
   /** How long an idle keep-alive connection stays open (announced to clients in Keep-Alive: timeout=). */
   httpKeepAliveTimeoutMs: number;
   /** The longest a SIGTERM/SIGINT shutdown may take before the process exits anyway. */
@@ -80,6 +85,8 @@ export function defaultDatabaseUrl(cwd = process.cwd()): string {
   return `sqlite:${resolve(cwd, 'data', 'qris-gateway.db')}`;
 }
 
+// The one derivation of the links' base, for the server and every CLI command alike (both read it from
+// the same settings: the environment, then `.env`, then the defaults): PUBLIC_BASE_URL, else HOST and PORT.
 function publicBaseUrl(raw: string | undefined, get: Get<CoreSettings>): string {
   const host = get('host');
   // An IPv6 literal needs brackets in a URL, or its colons read as the port separator.
@@ -87,6 +94,16 @@ function publicBaseUrl(raw: string | undefined, get: Get<CoreSettings>): string 
   const url = (raw || `http://${shownHost}:${get('port')}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(url)) throw new Error(`PUBLIC_BASE_URL must be an http(s) URL`);
   return url;
+}
+
+/**
+ * Which settings the links' base was made of, for a process that cannot know the server's own (a CLI
+ * command beside a server started with `PORT=4301 npm start`): null when PUBLIC_BASE_URL is set, else the
+ * names of HOST and PORT that are set (none: both defaults). Empty counts as unset, as when parsing.
+ */
+export function publicBaseUrlGuessedFrom(env: Env): string[] | null {
+  if (env.PUBLIC_BASE_URL) return null;
+  return [coreSettings.host.name, coreSettings.port.name].filter((name) => !!env[name]);
 }
 
 const coreSettings = {
@@ -104,7 +121,7 @@ const coreSettings = {
   amountMin: int('AMOUNT_MIN', 'smallest amount', 1, 1, (get) => get('amountMax')),
   amountMax: int('AMOUNT_MAX', 'largest total including the unique code', MAX_QRIS_AMOUNT, 1, MAX_QRIS_AMOUNT),
   uniqueCodeMin: int('UNIQUE_CODE_MIN', 'smallest unique code added to amounts', 1, 0, (get) => get('uniqueCodeMax')),
-  uniqueCodeMax: int('UNIQUE_CODE_MAX', 'largest unique code added to amounts', 999, 0, 99_999),
+  uniqueCodeMax: int('UNIQUE_CODE_MAX', 'largest unique code; a price gets at most max(99, 1% of it)', 999, 0, 99_999),
   transactionTtlSeconds: int(
     'TRANSACTION_TTL_SECONDS',
     'default expiry',
@@ -115,6 +132,20 @@ const coreSettings = {
   expiresInMinSeconds: int('EXPIRES_IN_MIN_SECONDS', 'smallest expires_in', 60, 1, (get) => get('expiresInMaxSeconds')),
   expiresInMaxSeconds: int('EXPIRES_IN_MAX_SECONDS', 'largest expires_in', 86_400, 60, 30 * 86_400),
   reservationGraceSeconds: int('RESERVATION_GRACE_SECONDS', 'how long a total stays reserved after expiry', 3600, 0, 30 * 86_400),
+  refundMaxPerTransaction: int(
+    'REFUND_MAX_PER_TRANSACTION',
+    'the most refunds one transaction may have, failed ones included (409 refund_limit_reached past it)',
+    20,
+    1,
+    10_000,
+  ),
+  refundNoticeWindowSeconds: int(
+    'REFUND_NOTICE_WINDOW_SECONDS',
+    'a payer gets at most one refund notice per transaction in this many seconds; later refunds are told together in the next',
+    3600,
+    60,
+    7 * 86_400,
+  ),
   sweepIntervalMs: int('SWEEP_INTERVAL_MS', 'how often expired transactions are swept', 5000, 100, 3_600_000),
   bodyLimitBytes: int('BODY_LIMIT_BYTES', 'largest request body', 16_384, 1024, 10_485_760),
   maxUrlLength: int('MAX_URL_LENGTH', 'longest request URL', 4096, 256, 65_536),
@@ -163,6 +194,17 @@ const coreSettings = {
     (get) => get('httpHeadersTimeoutMs'),
     3_600_000,
     '30000',
+  ),
+  // A body is a few KB: a client that has not sent it this long after its headers holds a socket for
+  // nothing. Far shorter than the whole request's time; a logged-in console user's upload (a photo of up
+  // to 15 MB from a phone) keeps HTTP_REQUEST_TIMEOUT_MS.
+  httpBodyTimeoutMs: int(
+    'HTTP_BODY_TIMEOUT_MS',
+    "how long a client without a console session may take to send a request's body after its headers",
+    (get) => Math.min(10_000, get('httpRequestTimeoutMs')),
+    100,
+    (get) => get('httpRequestTimeoutMs'),
+    '10000',
   ),
   // Whole seconds at least: clients are told the time in seconds, and 0 would tell them not to reuse.
   httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'how long an idle keep-alive connection stays open', 5000, 1000, 600_000),

@@ -5,8 +5,10 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { ensureDemoMerchant, findDemoMerchantId } from './services/merchants/ensure-demo-merchant.js';
+import { operatorExists } from './services/users/operator-exists.js';
 import { startBanner, workerBanner, type StartFacts } from './start-banner.js';
 import { StartupError } from './startup-error.js';
+import { loadAllAssets } from './web/static-assets.js';
 import { startBackgroundWork } from './workers/index.js';
 
 export interface RunningServer {
@@ -50,7 +52,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   }
   let app: FastifyInstance | null = null;
   let demo: StartFacts['demo'] = null;
+  let hasOperator = false;
   try {
+    // Before it listens, every file it serves is read: a build swapped in while it runs changes nothing it serves.
+    loadAllAssets();
     app = await buildApp({ deps: runtime.deps });
     await listenOn(app, config);
     // Only once listening: a first start that cannot bind (port taken) must not create the sandbox key
@@ -60,6 +65,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       const existing = made ? null : await findDemoMerchantId(runtime.deps);
       demo = made ? { merchantId: made.merchant.id, key: made.key.key } : existing ? { merchantId: existing, key: null } : null;
     }
+    hasOperator = config.consoleEnabled && (await operatorExists(runtime.deps));
   } catch (err) {
     await app?.close();
     await runtime.close();
@@ -71,7 +77,16 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
   // Printed, not logged: a first start's sandbox key is shown once, on purpose, to the operator at the terminal.
-  print(startBanner({ url, consoleEnabled: config.consoleEnabled, databaseUrl: config.databaseUrl, demo, cli: options.cli ?? 'qris-gateway' }));
+  print(
+    startBanner({
+      url,
+      consoleEnabled: config.consoleEnabled,
+      databaseUrl: config.databaseUrl,
+      demo,
+      cli: options.cli ?? 'qris-gateway',
+      operatorExists: hasOperator,
+    }),
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = () =>

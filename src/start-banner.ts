@@ -11,6 +11,8 @@ export interface StartFacts {
   demo: { merchantId: string; key: string | null } | null;
   /** How CLI commands are run here: `npm run -s cli --` in a checkout, `qris-gateway` when installed. */
   cli: string;
+  /** Whether an operator who can log in exists: the how-to of the first one is said only while none does. */
+  operatorExists: boolean;
 }
 
 export function startBanner(facts: StartFacts): string {
@@ -39,8 +41,9 @@ export function startBanner(facts: StartFacts): string {
     }
   }
   // Quick start (the sandbox merchant is there): the console's address alone does not get anyone in, since
-  // it has no user until one is made; `user add` asks for the password (never an argument).
-  if (demo && facts.consoleEnabled) {
+  // it has no user until one is made; `user add` asks for the password (never an argument). Once an
+  // operator exists, the console's address above is all it needs.
+  if (demo && facts.consoleEnabled && !facts.operatorExists) {
     lines.push(
       '',
       `Console: log in at ${url}/dashboard as an operator. Make one (it asks for the password):`,

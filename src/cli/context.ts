@@ -9,7 +9,10 @@ export interface CliContext {
   io: Io;
   /** True when the invocation has --json: print exactly one JSON object on stdout. */
   json: boolean;
+  /** The settings; reading publicBaseUrl writes, once, which base the links use when PUBLIC_BASE_URL is unset. */
   config: () => Config;
+  /** The settings as they are, for serve: a server's links are its own, nothing to note. */
+  settings: () => Config;
   /** The environment the command runs with (settings, ADMIN_PASSWORD). */
   env: Env;
   /** Who the audit log names for this invocation (QRIS_OPERATOR, else the OS user). */

@@ -17,6 +17,7 @@ import { createMerchant } from '../services/merchants/create-merchant.js';
 import { demoStaticQris } from '../services/merchants/ensure-demo-merchant.js';
 import { listMerchants } from '../services/merchants/list-merchants.js';
 import { setDailyQuota } from '../services/merchants/set-daily-quota.js';
+import { setUniqueCodeMode } from '../services/merchants/set-unique-code-mode.js';
 import type { Deps } from '../services/deps.js';
 import { cliActor } from '../services/audit.js';
 import type { Actor } from '../domain/actor.js';
@@ -25,6 +26,7 @@ import { serve } from '../server.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { simulatePayment } from '../payment-sources/simulator.js';
 import { emit, emitError, emitItems, processIo, type Io } from './output.js';
+import { linkBaseNote, noteLinkBase } from './link-base-note.js';
 import type { CliContext } from './context.js';
 import { registerSourceCommands } from './commands/sources.js';
 import { registerPaymentCommands } from './commands/payments.js';
@@ -54,9 +56,19 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
   } catch (err) {
     envFileError = err;
   }
-  const config = (): Config => {
+  const settings = (): Config => {
     if (envFileError) throw envFileError;
     return loadConfig(env);
+  };
+  // Every command but serve says once, on stderr, which base its links use when PUBLIC_BASE_URL is unset.
+  let linkNoteWritten = false;
+  const config = (): Config => {
+    const read = settings();
+    return noteLinkBase(read, linkBaseNote(processEnv, env, read.publicBaseUrl), (note) => {
+      if (linkNoteWritten) return;
+      linkNoteWritten = true;
+      io.err(note);
+    });
   };
 
   async function withDeps<T>(fn: (deps: Deps) => Promise<T>): Promise<T> {
@@ -69,7 +81,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
   }
 
   const actor = (): Actor => cliActor(config().operator);
-  const ctx: CliContext = { io, json, config, env, actor, withDeps };
+  const ctx: CliContext = { io, json, config, settings, env, actor, withDeps };
   const program = buildProgram(ctx);
 
   try {
@@ -88,7 +100,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
 
 /** Every command, each with a one-line description (test/integration/cli-help.test.ts walks the tree). */
 export function buildProgram(ctx: CliContext): Command {
-  const { io, json, config, actor, withDeps } = ctx;
+  const { io, json, config, settings: serveSettings, actor, withDeps } = ctx;
   const program = new Command('qris-gateway')
     .description('Self-hostable QRIS payment gateway')
     .version(packageVersion(), '-V, --version', 'print the version')
@@ -100,7 +112,7 @@ export function buildProgram(ctx: CliContext): Command {
     .description('run the HTTP API (migrates first)')
     .addOption(new Option('--role <role>', 'api, worker or all').choices(['api', 'worker', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
-      const settings = config();
+      const settings = serveSettings();
       const server = await serve(settings, { role: opts.role, cli: cliCommand() });
       await stopOnSignal(server, settings.shutdownTimeoutMs);
     });
@@ -111,11 +123,19 @@ export function buildProgram(ctx: CliContext): Command {
     .option('--json', 'print JSON')
     .action(async () => {
       const url = config().databaseUrl.replace(/\/\/[^@/]*@/, '//***@');
-      await withDeps(async () => undefined);
-      emit(io, json, { migrated: true, database: url }, () => `database is up to date (${url})`);
+      const runtime = await openRuntime(config());
+      await runtime.close();
+      const { applied, backup } = runtime.migrated;
+      emit(io, json, { migrated: true, database: url, applied, backup }, () =>
+        [
+          ...(applied.length > 0 ? [`applied ${applied.length} migration${applied.length === 1 ? '' : 's'}: ${applied.join(', ')}`] : []),
+          ...(backup !== null ? [`the database as it was before them is copied to ${backup}`] : []),
+          `database is up to date (${url})`,
+        ].join('\n'),
+      );
     });
 
-  const merchant = program.command('merchant').description('merchants and their static QRIS: add, list, quota, daily-report');
+  const merchant = program.command('merchant').description('merchants and their static QRIS: add, list, quota, daily-report, update');
   merchant
     .command('add')
     .description('add a merchant from its static QRIS (checked and decoded first); audited')
@@ -166,6 +186,23 @@ export function buildProgram(ctx: CliContext): Command {
       if (onOrOff !== 'on' && onOrOff !== 'off') throw new AppError('invalid_parameter', 'say on or off', { param: 'daily_report' });
       await withDeps((deps) => setDailyReportMail(deps, null, merchantId, onOrOff === 'on', actor()));
       emit(io, json, { merchant_id: merchantId, daily_report_email: onOrOff === 'on' }, () => `${merchantId}: daily report e-mail ${onOrOff}`);
+    });
+
+  merchant
+    .command('update <merchant>')
+    .description(
+      "change a merchant's settings: --unique-code add (the code is added to the price) or subtract (taken off it, so the payer never pays more than the price); audited",
+    )
+    .addOption(new Option('--unique-code <mode>', 'add or subtract').choices(['add', 'subtract']).makeOptionMandatory())
+    .option('--json', 'print JSON')
+    .action(async (merchantId: string, opts: { uniqueCode: string }) => {
+      const mode = await withDeps((deps) => setUniqueCodeMode(deps, null, merchantId, opts.uniqueCode, actor()));
+      emit(
+        io,
+        json,
+        { merchant_id: merchantId, unique_code_mode: mode },
+        () => `${merchantId}: the unique code is ${mode === 'add' ? 'added to' : 'subtracted from'} the price`,
+      );
     });
 
   const key = program.command('key').description('API keys: create, list, revoke');

@@ -57,6 +57,7 @@ export const isReceiptToken = (token: string): boolean => /^[0-9A-Za-z]{32}$/.te
 export const newDeliveryId = (): string => `dlv_${timePrefix()}${randomBase62(20)}`;
 export const newEmailId = (): string => `eml_${timePrefix()}${randomBase62(20)}`;
 export const newSourceId = (): string => `src_${randomBase62(16)}`;
+export const newNotificationId = (): string => `ntf_${timePrefix()}${randomBase62(16)}`;
 /** The shape of a source id: a malformed one is simply not found, so probing learns nothing about the format. */
 export const isSourceId = (id: string): boolean => /^src_[0-9A-Za-z]{1,64}$/.test(id);
 export const newEndpointId = (): string => `we_${randomBase62(16)}`;

@@ -21,6 +21,11 @@ export interface PaymentFacts {
   trxid?: string | null;
   /** The source's reference: may be our trxid or the acquirer's reference for the code. */
   reference?: string | null;
+  /**
+   * A person's confirmation of the rest of a transaction kept open after a part payment: a named
+   * transaction that received a part is paid by exactly what is still due (never by a feed's report).
+   */
+  confirmsRest?: boolean;
 }
 
 export const UNMATCHED_REASONS = [
@@ -56,6 +61,11 @@ export function decideMatch<T extends MatchCandidate>(input: MatchInput<T>): Mat
   if (named !== null) {
     // A reference identifies the transaction outright, so the time window does not apply; a wrong
     // amount is still never accepted as payment of it.
+    if (payment.confirmsRest === true && named.tx.status !== 'paid' && partlyPaid(named.tx)) {
+      if (named.tx.total_amount - (named.tx.amount_paid ?? 0) !== payment.amount)
+        return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
+      return { outcome: 'matched', transaction: named.tx, by: named.by, late: isLate(named.tx, payment.paidAt, now) };
+    }
     if (named.tx.total_amount !== payment.amount) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
     if (named.tx.status === 'paid') return { outcome: 'unmatched', reason: 'transaction_already_paid', transaction: named.tx };
     if (partlyPaid(named.tx)) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };

@@ -44,6 +44,17 @@ export function parseFeedCursor(text: string): FeedCursor {
   return { watermark: Number(head), seen: [...new Set(seen)] };
 }
 
+/**
+ * A cursor a page sent back, held to what a soundbox may hear: a page always stands at least at the
+ * start of the WIB day it opens in (`dayStart`), so no position, however old or forged (`after=0`), brings
+ * back an earlier day's payments; and at most at `now`, so one from the future hears from now on rather
+ * than nothing until then. The ids heard above the watermark stay: at worst they name rows not yet heard.
+ */
+export function clampFeedCursor(cursor: FeedCursor, dayStart: number, now: number): FeedCursor {
+  const floor = dayStart - 1;
+  return { watermark: Math.min(Math.max(cursor.watermark, floor), Math.max(now, floor)), seen: cursor.seen };
+}
+
 /** The cursor of a page that has heard nothing yet, but has been shown every row read so far. */
 export function freshCursor(rows: readonly FeedRow[], now: number, graceMs = FEED_GRACE_MS): FeedCursor {
   return advanceFeed({ watermark: now - graceMs, seen: rows.filter((r) => r.created_at > now - graceMs).map((r) => r.id) }, rows, now, false, graceMs).next;

@@ -58,6 +58,12 @@ export interface TransactionsTable {
   refund_held?: number;
   /** How many refunds it has had, of any status: 0 means there are none to read. */
   refund_count?: number;
+  /**
+   * When its latest refund notice to the payer is due, and the due time of the latest one a mailer has
+   * begun (migration 020: a notice is open while closed < due). Null until it has one.
+   */
+  refund_notice_due?: number | null;
+  refund_notice_closed?: number | null;
 }
 
 export type RefundStatus = 'pending' | 'succeeded' | 'failed';
@@ -85,6 +91,8 @@ export interface RefundsTable {
   created_at: number;
   updated_at: number;
   completed_at: number | null;
+  /** The due time of the payer's notice that tells of it (migration 020); null or absent: none. */
+  notice_due?: number | null;
 }
 
 export interface PaymentsTable {

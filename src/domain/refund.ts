@@ -1,5 +1,6 @@
 import { AppError } from './errors.js';
 import { isoTime, isoTimeOrNull } from './iso-time.js';
+import { LINK_OR_ADDRESS, readsAsLinkOrAddress } from './link-text.js';
 import type { RefundStatus, RefundsTable, TransactionsTable } from './records.js';
 
 /** A refund as the API, the events and the console show it. */
@@ -37,22 +38,78 @@ export function refundableRemainder(tx: Pick<TransactionsTable, 'amount_paid' | 
   return Math.max(0, (tx.amount_paid ?? 0) - (tx.refunded_amount ?? 0) - (tx.refund_held ?? 0));
 }
 
+/**
+ * Where a paid transaction stands after its refunds, as its receipt says it: only succeeded refunds count
+ * as given back; a refund still pending at an acquirer is shown as in progress, its amount still paid.
+ */
+export interface RefundStanding {
+  /** paid: nothing given back; partly_refunded: some of it; refunded: all that was received. */
+  standing: 'paid' | 'partly_refunded' | 'refunded';
+  /** What it received (amount_paid). */
+  paid: number;
+  /** The sum of its succeeded refunds. */
+  refunded: number;
+  /** The sum of its refunds still pending at an acquirer: not refunded yet, and not counted as such. */
+  inProgress: number;
+  /** What remains paid: received less succeeded refunds. */
+  remaining: number;
+}
+
+export function refundStanding(tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount' | 'refund_held'>): RefundStanding {
+  const paid = tx.amount_paid ?? 0;
+  const refunded = Math.min(paid, tx.refunded_amount ?? 0);
+  return { standing: STANDING[transactionRefundStatus(tx)], paid, refunded, inProgress: tx.refund_held ?? 0, remaining: paid - refunded };
+}
+
+/**
+ * How much of what a transaction received was given back, at a glance (the API's `refund_status`):
+ * none, partial, or full (its succeeded refunds reach what it received). Pending refunds do not count,
+ * as in refunded_amount. Beside the status, which stays one of the contract's four. The one derivation:
+ * a receipt's standing (refundStanding) is this, in the receipt's words.
+ */
+export type TransactionRefundStatus = 'none' | 'partial' | 'full';
+
+export function transactionRefundStatus(tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount'>): TransactionRefundStatus {
+  const refunded = tx.refunded_amount ?? 0;
+  if (refunded <= 0) return 'none';
+  return refunded >= (tx.amount_paid ?? 0) ? 'full' : 'partial';
+}
+
+const STANDING: Record<TransactionRefundStatus, RefundStanding['standing']> = { none: 'paid', partial: 'partly_refunded', full: 'refunded' };
+
 export const REFUND_REASON_MAX = 256;
 export const REFUND_REFERENCE_MAX = 128;
 
-// Reasons and references are shown in the console and the payer's mail: no control characters.
+// Reasons and references are shown in the console and in the payer's refund notice, which the gateway
+// mails from the operator's address: no control characters, and no link or address (link-text.ts, the
+// rule of merchants' names), so a refund cannot carry a phishing link to a payer (issue 35, finding 2).
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/** The reason a refund is asked for: required, trimmed, 1 to 256 characters. */
+/**
+ * Refuses a refund's text that reads as a link or an address: AppError invalid_parameter naming `param`.
+ * Every refund's reason and reference goes through it, a double payment's included.
+ */
+export function refuseLinkInRefundText(text: string, param: 'reason' | 'reference'): void {
+  if (readsAsLinkOrAddress(text)) {
+    throw new AppError(
+      'invalid_parameter',
+      `${param} must not contain ${LINK_OR_ADDRESS}: the payer reads it in the gateway's mail. After a full stop, write a space ("Habis. Maaf", not "Habis.Maaf")`,
+      { param },
+    );
+  }
+}
+
+/** The reason a refund is asked for: required, trimmed, 1 to 256 characters, no control character, link or address. */
 export function parseRefundReason(raw: unknown): string {
   const text = typeof raw === 'string' ? raw.trim() : '';
   if (typeof raw !== 'string' || text.length === 0 || text.length > REFUND_REASON_MAX || CONTROL.test(text)) {
     throw new AppError('invalid_parameter', `reason is required: 1 to ${REFUND_REASON_MAX} characters without control characters`, { param: 'reason' });
   }
+  refuseLinkInRefundText(text, 'reason');
   return text;
 }
 
-/** The merchant's own reference of a recorded refund (a transfer's number): optional, trimmed, at most 128. */
+/** The merchant's own reference of a recorded refund (a transfer's number): optional, trimmed, at most 128, no link or address. */
 export function parseRefundReference(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
   const text = typeof raw === 'string' ? raw.trim() : '';
@@ -61,6 +118,7 @@ export function parseRefundReference(raw: unknown): string | null {
       param: 'reference',
     });
   }
+  refuseLinkInRefundText(text, 'reference');
   return text === '' ? null : text;
 }
 

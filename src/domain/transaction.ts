@@ -1,6 +1,6 @@
 import type { Mode, PaymentsTable, RefundsTable, TransactionStatus, TransactionsTable } from './records.js';
 import { isoTime, isoTimeOrNull } from './iso-time.js';
-import { presentRefund, type RefundView } from './refund.js';
+import { presentRefund, type RefundView, type TransactionRefundStatus, transactionRefundStatus } from './refund.js';
 
 /**
  * A pending transaction whose expiry has passed is expired, whether or not the sweeper has written it
@@ -48,6 +48,8 @@ export interface TransactionView {
   overpaid: number;
   /** The sum of its succeeded refunds (rupiah); 0 when none. */
   refunded_amount: number;
+  /** none, partial or full: how much of what it received its succeeded refunds gave back. */
+  refund_status: TransactionRefundStatus;
   /** Its refunds of any status, oldest first. */
   refunds: RefundView[];
   payment: PaymentDetails | null;
@@ -107,6 +109,7 @@ export function presentTransaction(
     underpaid: tx.underpaid ?? 0,
     overpaid: tx.overpaid ?? 0,
     refunded_amount: tx.refunded_amount ?? 0,
+    refund_status: transactionRefundStatus(tx),
     refunds: refunds.map(presentRefund),
     payment:
       payment === null

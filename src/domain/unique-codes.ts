@@ -4,7 +4,8 @@ import { AppError } from './errors.js';
 /**
  * The unique-code rules both create paths follow (the one-by-one claim in services/transactions/unique-codes.ts and
  * the batched creates in services/transactions/create-batch.ts), kept here so the two cannot drift apart. A code is
- * added to the amount so that the total is unique among a merchant's open transactions of one mode;
+ * added to the amount (or, for a merchant who chose so, subtracted: a negative code) so that the total is
+ * unique among a merchant's open transactions of one mode;
  * the database's primary key on the reserved total is what guarantees it, these rules only choose.
  */
 
@@ -38,10 +39,51 @@ export function takeRandom(free: number[]): number {
   return free.splice(randomInt(free.length), 1)[0]!;
 }
 
-/** The codes an amount may get: up to the configured maximum and no total above amountMax; null if none. */
-export function codeRange(limits: { uniqueCodeMin: number; uniqueCodeMax: number; amountMax: number }, amount: number): { low: number; high: number } | null {
-  const high = Math.min(limits.uniqueCodeMax, limits.amountMax - amount);
-  return high < limits.uniqueCodeMin ? null : { low: limits.uniqueCodeMin, high };
+/**
+ * How a merchant's unique code makes the total: added to the price (the default), or subtracted from it, so
+ * the payer never pays more than the price (the merchant takes the code as a discount).
+ */
+export type UniqueCodeMode = 'add' | 'subtract';
+export const UNIQUE_CODE_MODES: readonly UniqueCodeMode[] = ['add', 'subtract'];
+
+/** The smallest largest code: a price of Rp9.900 or less still has 99 codes to tell its payers apart. */
+const SMALLEST_LARGEST_CODE = 99;
+
+export interface CodeLimits {
+  uniqueCodeMin: number;
+  uniqueCodeMax: number;
+  amountMin: number;
+  amountMax: number;
+}
+
+/**
+ * The largest code a price may get: 1% of it, at least 99, never above UNIQUE_CODE_MAX. A code is a
+ * surcharge (or a discount) the payer and the soundbox see, so a small sale gets a small one: Rp7.500 at
+ * most Rp99, Rp50.000 at most Rp500, Rp100.000 and up at most UNIQUE_CODE_MAX (999 by default). Never
+ * below UNIQUE_CODE_MIN, so an operator's larger smallest code still leaves that one code.
+ */
+export function largestCode(limits: Pick<CodeLimits, 'uniqueCodeMin' | 'uniqueCodeMax'>, price: number): number {
+  const scaled = Math.max(SMALLEST_LARGEST_CODE, Math.floor(price / 100));
+  return Math.min(limits.uniqueCodeMax, Math.max(limits.uniqueCodeMin, scaled));
+}
+
+/**
+ * The codes a price may get, as signed offsets from the price (total = price + offset), so both create
+ * paths read and reserve low..high the same way whatever the mode: 1..high when added, -high..-1 when
+ * subtracted (with UNIQUE_CODE_MIN for 1). Added, no total goes above AMOUNT_MAX; subtracted, no total goes
+ * below AMOUNT_MIN (nor to 0). Null when no code fits: the price is refused with amount_out_of_range (when
+ * subtracted, a price below AMOUNT_MIN + UNIQUE_CODE_MIN, at least Rp1 + UNIQUE_CODE_MIN, has no room for
+ * a discount, and the payer must never pay more than the price, so it is not added instead).
+ */
+export function codeRange(limits: CodeLimits, price: number, mode: UniqueCodeMode = 'add'): { low: number; high: number } | null {
+  const largest = largestCode(limits, price);
+  if (mode === 'add') {
+    const high = Math.min(largest, limits.amountMax - price);
+    return high < limits.uniqueCodeMin ? null : { low: limits.uniqueCodeMin, high };
+  }
+  const high = Math.min(largest, price - Math.max(1, limits.amountMin));
+  // 0 - x, not -x: a code of 0 (UNIQUE_CODE_MIN=0) stays 0, never -0.
+  return high < limits.uniqueCodeMin ? null : { low: 0 - high, high: 0 - limits.uniqueCodeMin };
 }
 
 /**

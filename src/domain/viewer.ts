@@ -41,6 +41,15 @@ export function cashierMay(section: string): boolean {
   return CASHIER_SECTIONS.has(section);
 }
 
+/**
+ * Whether the point of sale opens a transaction for this viewer (its sale screen and its cancel): a cashier
+ * only a sale it made there itself, never the shop's API orders or another cashier's sales (issue 35,
+ * finding 4); an owner or operator any transaction it may see, as the console's own cancel does.
+ */
+export function posMayOpen(viewer: Viewer, createdByUserId: string | null | undefined): boolean {
+  return viewer.role !== 'cashier' || createdByUserId === viewer.userId;
+}
+
 /** The segments of a console path: "/dashboard/pos/trx_1?x" -> ["pos", "trx_1"]; the front door -> [""]. */
 function consoleSegments(path: string): string[] {
   return path

@@ -132,6 +132,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // No response may be cached unless its route says otherwise (the checkout page's hashed files):
     // one own-property lookup in the reply's header object.
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+    // Answered before its body has all arrived (a refusal, a redirect, a timeout): the connection goes
+    // with the answer, so the rest of a slow body cannot hold it uncounted (in-flight.ts).
+    if (request.receivingBody) reply.header('Connection', 'close');
     drain.markResponse(reply);
     done();
   });

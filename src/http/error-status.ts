@@ -59,7 +59,10 @@ const STATUS: Record<ErrorCode, number> = {
   // A refund of a transaction that is not paid, or of more than it received less what went back already
   // (services/transactions/refund-transaction.ts).
   transaction_not_paid: 409,
+  transaction_not_kept_open: 409,
   refund_exceeds_remaining: 409,
+  // The transaction has had REFUND_MAX_PER_TRANSACTION refunds (of any status): no more are admitted.
+  refund_limit_reached: 409,
   // The acquirer (or the payer's issuer behind it) refused the refund: the request was fine, the refund
   // is not possible; the refund is kept as failed.
   refund_refused: 422,

@@ -60,11 +60,21 @@ export function metricsRoutes(app: FastifyInstance, token: string | null, deps: 
   // Load shedding (overload.ts): read at scrape time.
   new Counter({
     name: 'qris_requests_shed_total',
-    help: 'Requests answered 503 overloaded because the process was past an OVERLOAD_* limit',
+    help: 'Requests refused because the process was past an OVERLOAD_* limit (503 overloaded, or 429 for one address past its share)',
     registers: [registry],
     collect() {
       this.reset();
       this.inc(shed.shed);
+    },
+  });
+  new Gauge({
+    name: 'qris_requests_in_flight',
+    help: 'Requests at work now: authenticated API calls (OVERLOAD_MAX_IN_FLIGHT) and unauthenticated ones (OVERLOAD_MAX_ANONYMOUS_IN_FLIGHT)',
+    labelNames: ['pool'],
+    registers: [registry],
+    collect() {
+      this.set({ pool: 'authenticated' }, shed.inFlight?.authenticated ?? 0);
+      this.set({ pool: 'anonymous' }, shed.inFlight?.anonymous ?? 0);
     },
   });
   // Scheduled backups (workers/backup-scheduler.ts), read at scrape time from the services' state.

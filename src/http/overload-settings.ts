@@ -18,8 +18,12 @@ export interface OverloadSettings {
   overloadMaxRssBytes: number;
   /** Event-loop utilisation over one sample, in per mille (0-1000), past which requests are shed. */
   overloadMaxEventLoopUtilization: number;
-  /** API requests (`/api/...`) in progress at once past which a new one is shed; 0: no limit. */
+  /** Authenticated API requests (a valid key, the body read) in progress at once past which a new one is shed; 0: no limit. */
   overloadMaxInFlight: number;
+  /** Unauthenticated requests (public pages and forms, source events) at work at once past which a new one is shed; 0: no limit. */
+  overloadMaxAnonymousInFlight: number;
+  /** Unauthenticated requests of one client address in progress at once (bodies still arriving included); 0: no limit. */
+  overloadMaxAnonymousPerAddress: number;
   /** How often the load is measured; shedding starts and stops at most this late. */
   overloadSampleIntervalMs: number;
   /** Seconds a shed client is told to wait (Retry-After). */
@@ -60,8 +64,29 @@ export const overloadSettings = {
   // of it, served at the machine's rate); the others only catch a stalled loop or a heap about to burst.
   overloadMaxInFlight: wholeNumber(
     'OVERLOAD_MAX_IN_FLIGHT',
-    'API requests in progress at once past which a new one is shed; 0 turns it off',
+    'authenticated API requests (key checked, body read) in progress at once past which a new one is shed; 0 turns it off',
     256,
+    0,
+    1_000_000,
+  ),
+  // Pages, forms and source events of people and services without a key are counted apart from the API:
+  // a crowd on the public pages, or one client holding requests open, never sheds a paying merchant's
+  // calls. 128 is far more than a shop's payers load at once, and a login's password hash runs inside it.
+  overloadMaxAnonymousInFlight: wholeNumber(
+    'OVERLOAD_MAX_ANONYMOUS_IN_FLIGHT',
+    'unauthenticated requests (public pages and forms, source events) at work at once past which a new one is shed; 0 turns it off',
+    128,
+    0,
+    1_000_000,
+  ),
+  // One address: a slow-body or page flood from one client is refused (429) long before it fills the pool
+  // above. A body counts only once a check finds it still arriving (slow-bodies.ts), so a merchant's server
+  // sending hundreds of creates at once never comes near it; behind a proxy, set TRUST_PROXY or every
+  // client is the proxy's one address.
+  overloadMaxAnonymousPerAddress: wholeNumber(
+    'OVERLOAD_MAX_ANONYMOUS_PER_ADDRESS',
+    'unauthenticated requests of one client address in progress at once, slow bodies still arriving included, past which a new one gets 429; 0 turns it off',
+    64,
     0,
     1_000_000,
   ),

@@ -1,16 +1,10 @@
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../domain/errors.js';
+import { EXEMPT, limitInFlight, type ShedStats } from './in-flight.js';
 
-// Routes that answer whatever the load: a load balancer or an orchestrator must still see the process
-// alive (and the operator its metrics) while it sheds, or it would be restarted for being busy.
-const EXEMPT = new Set(['/healthz', '/readyz', '/metrics']);
-
-/** Requests refused since start, read by /metrics at scrape time. */
-export interface ShedStats {
-  shed: number;
-}
+export type { ShedStats } from './in-flight.js';
 
 /**
  * Load shedding through @fastify/under-pressure: past one of the OVERLOAD_* limits every request but the
@@ -19,11 +13,13 @@ export interface ShedStats {
  * get the same JSON error: a shed answer must cost nothing, and browsers retry a reload.
  */
 export async function registerOverloadGuard(app: FastifyInstance, config: Config): Promise<ShedStats> {
-  const stats: ShedStats = { shed: 0 };
+  const stats: ShedStats = { shed: 0, inFlight: null };
   const error = new AppError('overloaded', 'the server is overloaded; retry after the time in Retry-After', {
     retryAfter: config.overloadRetryAfterSeconds,
   });
-  if (config.overloadMaxInFlight > 0) limitInFlight(app, config.overloadMaxInFlight, error, stats);
+  // Work in flight, counted apart for keys and for everyone else (in-flight.ts); its limits are never
+  // all off, since the body deadline lives there too.
+  stats.inFlight = limitInFlight(app, config, stats);
   // With every sampled limit off nothing can be shed by under-pressure, yet it would still keep an
   // event-loop delay histogram (a libuv timer every 10 ms) and a sampler that walks and clears it every
   // sample interval: measured under callgrind (scripts/ab-instructions.mjs, which turns the limits off)
@@ -52,36 +48,4 @@ export async function registerOverloadGuard(app: FastifyInstance, config: Config
     },
   });
   return stats;
-}
-
-/**
- * OVERLOAD_MAX_IN_FLIGHT: past this many API requests in progress, a new one is refused at once. A
- * saturated server queues work inside itself (creates waiting for their group commit, reads for a
- * connection) and every queued request makes each later one wait longer; the limit keeps that queue, and
- * so the latency of the requests it accepts, bounded. Counted from onRequest to the response's 'close',
- * which comes exactly once whether the answer was sent or the client went away.
- */
-function limitInFlight(app: FastifyInstance, max: number, error: AppError, stats: ShedStats): void {
-  let inFlight = 0;
-  const done = () => {
-    inFlight -= 1;
-  };
-  const admit: onRequestHookHandler = (_request, reply, next) => {
-    if (inFlight >= max) {
-      stats.shed += 1;
-      return next(error);
-    }
-    inFlight += 1;
-    // 'close' is emitted once per response, so a plain listener serves: `once` would wrap it anew for
-    // every request.
-    reply.raw.on('close', done);
-    next();
-  };
-  // Only API routes are counted, by the route a request matched, never the raw URL, which a client shapes
-  // (`//api/...`, encoded letters). Each route is chosen once, as it is added (its HEAD twin too), with a
-  // hook of its own; asking every request for its route (request.routeOptions) builds an object per read.
-  app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith('/api/')) return;
-    route.onRequest = route.onRequest === undefined ? admit : [admit, ...[route.onRequest].flat()];
-  });
 }

@@ -4,7 +4,8 @@ import { API_KEY_LIKE } from '../domain/api-key.js';
 // logging, and every log line is scrubbed of anything shaped like a key as a second line of defence.
 // Both look through percent-encoding: `?api%6Bey=%73k_test_...` authenticates exactly like the plain
 // spelling (the query parser decodes names and values), so it must be redacted like it too.
-const SECRET_PARAMS = new Set(['apikey', 'api_key', 'key']);
+// `token` is a phone source's (issue 36): forwarder apps that can only send fixed values put it in the URL.
+const SECRET_PARAMS = new Set(['apikey', 'api_key', 'key', 'token']);
 const KEY_LIKE = new RegExp(API_KEY_LIKE.source);
 const ESCAPE = /%([0-9A-Fa-f]{2})/g;
 
@@ -22,9 +23,9 @@ function looseDecode(text: string): string {
 const looksLikeKey = (text: string): boolean => KEY_LIKE.test(looseDecode(text));
 
 // Fast paths for the common case, exact rather than heuristic: without a '%' nothing is decoded, so a
-// key-like part needs a literal `sk_` and a secret parameter name a literal `key` in some case. The `u`
+// key-like part needs a literal `sk_` and a secret parameter name a literal `key` or `token` in some case. The `u`
 // flag makes `key` match every spelling whose toLowerCase() contains it (the Kelvin sign K too).
-const MAYBE_SECRET_URL = /%|sk_|key/iu;
+const MAYBE_SECRET_URL = /%|sk_|key|token/iu;
 // scrubSecrets' second pattern is case-insensitive without `u`: only ASCII letters match it.
 const APIKEY_WORD = /apikey/i;
 const QUERY_APIKEY = /((?:%3F|%26|[?&])apikey(?:=|%3D))[^&#"\s\\]*/gi;

@@ -97,8 +97,11 @@ export const Transaction = Type.Object({
   status: Type.String({ enum: ['pending', 'paid', 'expired', 'cancelled'] }),
   mode: Type.String({ enum: ['test', 'live'] }),
   amount: Type.Integer(),
-  unique_code: Type.Integer(),
-  total_amount: Type.Integer({ description: 'What the payer must pay: amount plus unique code.' }),
+  unique_code: Type.Integer({
+    description:
+      "Added to the amount to make the total unique; negative when the merchant subtracts it (the payer then pays less than the amount). 0 for an acquirer's code.",
+  }),
+  total_amount: Type.Integer({ description: 'What the payer must pay: amount plus unique code (a negative code is a discount).' }),
   currency: Type.String({ description: 'Always IDR.', examples: ['IDR'] }),
   email: Nullable(Type.String()),
   ref: Nullable(Type.String()),
@@ -121,6 +124,11 @@ export const Transaction = Type.Object({
   }),
   overpaid: Type.Integer({ description: 'By how much what it received went over the total (a person accepted it); 0 when none.' }),
   refunded_amount: Type.Integer({ description: 'The sum of its succeeded refunds (rupiah); 0 when none.' }),
+  refund_status: Type.String({
+    enum: ['none', 'partial', 'full'],
+    description:
+      'How much of what it received its succeeded refunds gave back: none, partial, or full. A refunded transaction stays `paid`; this tells it apart.',
+  }),
   refunds: Type.Array(Refund, { description: 'Its refunds of any status, oldest first.' }),
   payment: Nullable(Payment),
 });

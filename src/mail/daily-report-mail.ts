@@ -15,29 +15,37 @@ const oneLine = (text: string) =>
     .trim()
     .slice(0, 100);
 
+/** The money received, the one figure each payment of it is in, then the refunds (README "Reports"). */
 function figures(row: DailyReportRow, t: Translate<keyof (typeof words)['en']>): Array<[string, string]> {
   return [
+    [t('received'), formatRupiah(row.received_sum)],
     [t('paid'), String(row.paid_count)],
-    [t('received'), formatRupiah(row.paid_sum)],
-    [t('refunded'), formatRupiah(row.refunded_sum)],
+    [t('paidSum'), formatRupiah(row.paid_sum)],
+    [t('receivedOpen'), formatRupiah(row.received_open_sum)],
     [t('unmatched'), String(row.unmatched_count)],
     [t('unmatchedSum'), formatRupiah(row.unmatched_sum)],
+    [t('returned'), formatRupiah(row.returned_sum)],
+    [t('refunded'), formatRupiah(row.refunded_sum)],
   ];
 }
 
-const sources = (tallies: Record<string, Tally>): Array<[string, string]> =>
+/** Each source by its name with its id (a named source), else by its id. */
+const sources = (tallies: Record<string, Tally>, names: ReadonlyMap<string, string>): Array<[string, string]> =>
   Object.keys(tallies)
     .sort()
-    .map((k) => [k, `${tallies[k]!.count} · ${formatRupiah(tallies[k]!.sum)}`]);
+    .map((k) => {
+      const name = names.get(k);
+      return [name === undefined ? k : `${oneLine(name)} (${k})`, `${tallies[k]!.count} · ${formatRupiah(tallies[k]!.sum)}`];
+    });
 
-export function renderDailyReportMail(input: { merchantName: string; row: DailyReportRow }): RenderedMail {
+export function renderDailyReportMail(input: { merchantName: string; row: DailyReportRow; sourceNames?: ReadonlyMap<string, string> }): RenderedMail {
   const merchant = oneLine(input.merchantName);
   const { row } = input;
   const parts = (['id', 'en'] as const).map((lang) => {
     const t = translator(words, lang);
     const w = { heading: t('heading'), bySource: t('bySource'), note: t('note') };
     const intro = t('intro', { day: row.day, merchant });
-    return { w, intro, rows: figures(row, t), bySource: sources(row.by_source) };
+    return { w, intro, rows: figures(row, t), bySource: sources(row.by_source, input.sourceNames ?? new Map()) };
   });
   const text = parts
     .map(({ w, intro, rows, bySource }) =>

@@ -20,8 +20,8 @@ export interface MailInput {
   transaction: TransactionsTable;
   payment: PaymentsTable | null;
   checkoutUrl: string;
-  /** The succeeded refund a refund's notice is about (kind 'refund' only). */
-  refund?: RefundsTable | null;
+  /** The succeeded refunds a refund notice tells of, oldest first (kind 'refund' only): one, or a window's. */
+  refunds?: readonly RefundsTable[];
 }
 
 export interface RenderedMail {
@@ -38,6 +38,7 @@ type Block =
   | { kind: 'fields'; rows: Array<[label: string, value: string]> }
   | { kind: 'qr'; cid: string; alt: string; textHint: string }
   | { kind: 'link'; label: string; href: string }
+  | { kind: 'list'; label: string; items: string[] }
   | { kind: 'note'; text: string };
 
 interface Section {
@@ -70,11 +71,11 @@ export function renderMail(input: MailInput): RenderedMail {
     ]);
   }
   if (input.kind === 'refund') {
-    const refund = input.refund!;
-    const amount = formatRupiah(refund.amount);
+    const refunds = input.refunds ?? [];
+    const amount = formatRupiah(sumOf(refunds));
     return finish(
       `${sandbox}${id('refundSubject')} / ${en('refundSubject')} ${amount} – ${merchant}`,
-      refundSections(merchant, tx, refund, input.checkoutUrl),
+      refundSections(merchant, tx, refunds, input.checkoutUrl),
       [],
     );
   }
@@ -89,7 +90,13 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
   const total = formatRupiah(tx.total_amount);
   // The unique code is what tells this payment apart from others of the same amount, so the payer
   // sees exactly how the total is made up (acquirer-issued codes have none).
-  const withCode = (code: string) => (tx.unique_code > 0 ? `${total} (${formatRupiah(tx.amount)} + ${code} ${tx.unique_code})` : total);
+  // A subtracted code (negative) is said as the discount it is.
+  const withCode = (lang: Lang) =>
+    tx.unique_code > 0
+      ? `${total} (${formatRupiah(tx.amount)} + ${payerText('uniqueCode', lang)} ${tx.unique_code})`
+      : tx.unique_code < 0
+        ? `${total} (${formatRupiah(tx.amount)} ${payerText('codeSubtracted', lang)} ${-tx.unique_code})`
+        : total;
   // The QR image is shown once, in the first section; the others say it is attached.
   const section = (lang: Lang, first: boolean): Section => {
     const t = translator(words, lang);
@@ -102,7 +109,7 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
       lang,
       blocks: [
         { kind: 'heading', text: t('invoiceHeading', { merchant }) },
-        { kind: 'total', label: payerText('amountToPay', lang), value: withCode(payerText('uniqueCode', lang)) },
+        { kind: 'total', label: payerText('amountToPay', lang), value: withCode(lang) },
         { kind: 'paragraph', text: t('payExactly', { total }) },
         ...(first ? [{ kind: 'qr' as const, cid, alt: payerText('qrCodeFor', lang, { total }), textHint: t('qrAttached') }] : []),
         { kind: 'paragraph', text: t('scan') },
@@ -142,26 +149,56 @@ function receiptSections(merchant: string, tx: TransactionsTable, payment: Payme
   return MAIL_LANGS.map(section);
 }
 
-// A refund's notice says plainly whether money moved through the payment service (an acquirer's refund)
-// or the merchant only recorded paying it back itself (a code made from its static QRIS).
-function refundSections(merchant: string, tx: TransactionsTable, refund: RefundsTable, checkoutUrl: string): Section[] {
-  const amount = formatRupiah(refund.amount);
+// A refund notice says plainly whether money moved through the payment service (an acquirer's refund)
+// or the merchant only recorded paying it back itself (a code made from its static QRIS). It tells of one
+// refund, or of the refunds of one window (at most one notice a window per transaction), summed up, each
+// listed up to REFUND_LINES_MAX, and what has been refunded in all when that is more.
+const REFUND_LINES_MAX = 10;
+const sumOf = (refunds: readonly RefundsTable[]): number => refunds.reduce((sum, r) => sum + r.amount, 0);
+
+function refundSections(merchant: string, tx: TransactionsTable, refunds: readonly RefundsTable[], checkoutUrl: string): Section[] {
+  const sum = sumOf(refunds);
+  const amount = formatRupiah(sum);
+  const recorded = refunds.every((r) => r.recorded === 1);
   const section = (lang: Lang): Section => {
     const t = translator(words, lang);
-    const rows: Array<[string, string]> = [
-      [t('amountRefunded'), amount],
-      [t('refundReason'), oneLine(refund.reason)],
-    ];
-    if (refund.reference !== null) rows.push([t('refundReference'), oneLine(refund.reference)]);
-    if (refund.completed_at !== null) rows.push([t('refundedAt'), formatTime(refund.completed_at, lang)]);
+    const rows: Array<[string, string]> = [];
+    if (refunds.length === 1) {
+      const refund = refunds[0]!;
+      rows.push([t('amountRefunded'), amount], [t('refundReason'), oneLine(refund.reason)]);
+      if (refund.reference !== null) rows.push([t('refundReference'), oneLine(refund.reference)]);
+      if (refund.completed_at !== null) rows.push([t('refundedAt'), formatTime(refund.completed_at, lang)]);
+    } else {
+      rows.push([t('refundCount'), String(refunds.length)], [t('amountRefunded'), amount]);
+    }
+    const total = tx.refunded_amount ?? 0;
+    if (total > sum) rows.push([t('refundedInTotal'), formatRupiah(total)]);
     rows.push([payerText('transactionId', lang), tx.id]);
     if (tx.ref !== null) rows.push([t('order'), tx.ref]);
+    const list: Block[] = [];
+    if (refunds.length > 1) {
+      const shown = refunds.slice(0, REFUND_LINES_MAX);
+      const rest = refunds.slice(REFUND_LINES_MAX);
+      const items = shown.map((r) =>
+        [
+          formatRupiah(r.amount),
+          r.completed_at !== null ? formatTime(r.completed_at, lang) : null,
+          oneLine(r.reason),
+          r.reference !== null ? oneLine(r.reference) : null,
+        ]
+          .filter((part) => part !== null)
+          .join(' · '),
+      );
+      if (rest.length > 0) items.push(t('moreRefunds', { count: String(rest.length), amount: formatRupiah(sumOf(rest)) }));
+      list.push({ kind: 'list', label: t('theRefunds'), items });
+    }
     return {
       lang,
       blocks: [
         { kind: 'heading', text: t('refundHeading', { amount }) },
-        { kind: 'paragraph', text: t(refund.recorded === 1 ? 'refundedRecorded' : 'refundedByAcquirer', { merchant, amount }) },
+        { kind: 'paragraph', text: t(recorded ? 'refundedRecorded' : 'refundedByAcquirer', { merchant, amount }) },
         { kind: 'fields', rows },
+        ...list,
         { kind: 'link', label: t('viewTransaction'), href: checkoutUrl },
         ...sandboxNote(tx, lang),
       ],
@@ -201,6 +238,8 @@ function blockText(b: Section['blocks'][number]): string {
       return b.textHint;
     case 'link':
       return `${b.label}:\n${b.href}`;
+    case 'list':
+      return `${b.label}:\n${b.items.map((item) => `- ${item}`).join('\n')}`;
     case 'note':
       return `* ${b.text}`;
   }
@@ -227,6 +266,8 @@ function blockHtml(b: Block): SafeHtml {
       return html`<p style="${P}"><img src="cid:${b.cid}" alt="${b.alt}" width="280" height="280" style="display:block;width:280px;height:280px"></p>`;
     case 'link':
       return html`<p style="${P}"><a href="${b.href}" style="color:#1a5276">${b.label}</a><br><span style="font-size:12px;color:#7f8c8d;word-break:break-all">${b.href}</span></p>`;
+    case 'list':
+      return html`<p style="${P}">${b.label}</p><ul style="margin:0 0 12px;padding-left:20px;font-size:15px;line-height:1.5">${b.items.map((item) => html`<li>${item}</li>`)}</ul>`;
     case 'note':
       return html`<p style="${P};padding:8px;background:#fff3cd;border-radius:4px">${b.text}</p>`;
   }

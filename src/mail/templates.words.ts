@@ -1,4 +1,4 @@
-// The words of the payer's invoice and receipt (templates.ts), in both languages; what the checkout page
+// The words of the payer's invoice, receipt and refund notice (templates.ts), in both languages; what the checkout page
 // says too (the total's label, the sandbox note, ...) is in presentation/shared-texts.ts.
 import { defineMessages } from '../presentation/messages.js';
 
@@ -34,6 +34,10 @@ export const words = defineMessages(
     refundReason: 'Reason',
     refundReference: 'Refund reference',
     refundedAt: 'Refunded at',
+    refundCount: 'Refunds',
+    refundedInTotal: 'Refunded in total',
+    theRefunds: 'The refunds',
+    moreRefunds: 'and {count} more ({amount})',
   },
   {
     sandboxTag: '[Sandbox]',
@@ -63,5 +67,9 @@ export const words = defineMessages(
     refundReason: 'Alasan',
     refundReference: 'Referensi pengembalian',
     refundedAt: 'Waktu pengembalian',
+    refundCount: 'Jumlah pengembalian',
+    refundedInTotal: 'Total dikembalikan',
+    theRefunds: 'Rincian pengembalian',
+    moreRefunds: 'dan {count} lainnya ({amount})',
   },
 );

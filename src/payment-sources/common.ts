@@ -18,12 +18,13 @@ export function parseMode(raw: unknown): Mode {
 }
 
 /**
- * Stores a new, enabled source with its validated config and returns its id; a polled one is due at
- * once. With an actor, the audit row (source.add) is written in the same database transaction.
+ * Stores a new, enabled source with its validated config and its name (parsed by the domain's
+ * parseSourceName), and returns its id; a polled one is due at once. With an actor, the audit row
+ * (source.add, naming the name) is written in the same database transaction.
  */
 export async function insertSource(
   deps: Deps,
-  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean; actor?: Actor | undefined },
+  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean; actor?: Actor | undefined; name?: string | null | undefined },
 ): Promise<string> {
   const id = newSourceId();
   const now = deps.now();
@@ -35,6 +36,7 @@ export async function insertSource(
       config: JSON.stringify(input.config),
       now,
       polled: input.polled === true,
+      name: input.name ?? null,
     });
     if (input.actor !== undefined) {
       await writeAudit(trx, {
@@ -42,13 +44,16 @@ export async function insertSource(
         action: 'source.add',
         subjectType: 'payment_source',
         subjectId: id,
-        details: { type: input.type, merchant_id: input.merchantId },
+        details: { type: input.type, merchant_id: input.merchantId, ...(input.name ? { name: input.name } : {}) },
         now,
       });
     }
   });
   return id;
 }
+
+/** Where an inbound source is posted to (inbound-route.ts), under the public base URL. */
+export const inboundEventsPath = (id: string): string => `/api/payment-sources/${id}/events`;
 
 /** A source by id; a malformed id is simply not found (isSourceId). */
 export async function findSource(deps: Deps, id: string): Promise<PaymentSourcesTable | null> {

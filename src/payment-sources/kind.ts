@@ -3,14 +3,18 @@
 // them; the lists, the console, the CLI, the overview, app.ts and the workers loop over that list, so no
 // code outside a kind's folder and the registry asks which type a source is.
 import type { Actor } from '../domain/actor.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Deps } from '../services/deps.js';
 import type { SourceView } from '../services/sources/source-view.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
 import type { Worker } from '../workers/run-every.js';
 
 /** What a kind adds to the common fields of a source's view (SourceView): never a secret. */
-export type SourceDetails = Pick<SourceView, 'url' | 'interval_seconds' | 'next_poll_at' | 'last_success_at' | 'last_error' | 'failures'>;
+export type SourceDetails = Pick<
+  SourceView,
+  'url' | 'method' | 'headers' | 'body' | 'interval_seconds' | 'next_poll_at' | 'last_success_at' | 'last_error' | 'failures'
+>;
 
 /** `source add --type <kind>`: the kind's own options (e.g. --url) and what the command was given. */
 export interface CliAddInput {
@@ -18,10 +22,17 @@ export interface CliAddInput {
   mode: Mode;
   /** The values of this kind's options, by commander's name for them (`--url <url>` is `url`). */
   options: Readonly<Record<string, string | undefined>>;
+  /** The values of a repeatable option (CliOption's third element), in the order given; [] when absent. */
+  repeated(name: string): readonly string[];
   /** Reads a JSON file named by an option; a missing or malformed file is invalid_parameter. */
   readJson(path: string, param: string): unknown;
   actor: Actor;
+  /** The name given (`--name`), already parsed by parseSourceName; stored with the source, in its unit of work. */
+  name: string | null;
 }
+
+/** A `source add` option: [flags, description], and `repeatable` for one given several times (read with CliAddInput.repeated). */
+export type CliOption = readonly [flags: string, description: string, repeatable?: 'repeatable'];
 
 /** The console's add form, as posted: the merchant and mode chosen, the kind's own fields by name. */
 export interface ConsoleAddInput {
@@ -29,13 +40,15 @@ export interface ConsoleAddInput {
   mode: string;
   field(name: string): string;
   actor: Actor;
+  /** The name typed, already parsed by parseSourceName; stored with the source, in its unit of work. */
+  name: string | null;
 }
 
 /**
  * The kinds' own fields of the console's add form. The sources page knows how to show each (its input, its
  * words); each kind lists those it reads, so the page shows a field for exactly the kinds that use it.
  */
-export type ConsoleField = 'url' | 'interval' | 'mapping';
+export type ConsoleField = 'url' | 'method' | 'headers' | 'body' | 'interval' | 'mapping';
 
 /** What the console shows after adding a source: the page words for each shape live with the page. */
 export type ConsoleAdded =
@@ -43,8 +56,31 @@ export type ConsoleAdded =
   | { shows: 'secret'; id: string; secret: string; url: string }
   /** A polled source: the URL (masked) and the interval, in the notice after the redirect. */
   | { shows: 'polled'; id: string; url: string; intervalSeconds: number }
+  /** A phone: the token and secret, shown on this one page only, with the Connect a phone card; url is a path. */
+  | { shows: 'phone'; id: string; url: string; token: string; secret: string }
   /** A field of the form is missing (url, interval) or not JSON (mapping): nothing was stored. */
-  | { shows: 'refused'; field: ConsoleField };
+  | { shows: 'refused'; field: 'url' | 'interval' | 'mapping' };
+
+/**
+ * A post to a source's `/api/payment-sources/{id}/events`, as the one shared route (inbound-route.ts) hands
+ * it to the source's kind: the body as the raw bytes sent (a signature covers exactly them, and nothing in
+ * it is read before the kind has checked who sent it), the headers and the query as sent.
+ */
+export interface InboundPost {
+  source: PaymentSourcesTable;
+  /** The source's stored configuration, parsed (its secrets included: never log it). */
+  config: Record<string, unknown>;
+  body: Buffer;
+  headers: IncomingHttpHeaders;
+  query: Readonly<Record<string, unknown>>;
+  log: FastifyBaseLogger;
+}
+
+/** What the shared route answers: the status and the JSON body the sender expects. */
+export interface InboundAnswer {
+  status: number;
+  body: unknown;
+}
 
 export interface SourceKind<T extends SourceType = SourceType> {
   /** Stored in payment_sources.type. */
@@ -60,10 +96,31 @@ export interface SourceKind<T extends SourceType = SourceType> {
   polled: boolean;
   /** Senders post to it: its view's url is a path under the public base URL. */
   inbound: boolean;
+  /** It keeps the notifications it received (source_notifications), which the console lists under it. */
+  notifications?: boolean;
   /** Its view beyond the common fields; `config` is its stored configuration, parsed. */
   details(row: PaymentSourcesTable, config: Record<string, unknown>): SourceDetails;
-  /** Its routes (inbound reports), registered by app.ts. */
+  /** Its own routes (a SNAP acquirer's token and notify paths), registered by app.ts. */
   routes?(app: FastifyInstance, deps: Deps): Promise<void>;
+  /**
+   * A post to the source's `/api/payment-sources/{id}/events` (an `inbound` kind's reports): verifies the
+   * sender first (AppError `invalid_signature`, 401, storing nothing), then records each payment it carries.
+   * The route has found the source enabled and of this kind.
+   */
+  receive?(deps: Deps, post: InboundPost): Promise<InboundAnswer>;
+  /**
+   * `source rotate ID`: issues new credentials, the previous ones accepted for a grace period (with its
+   * audit row); the object `--json` prints, the new credentials shown once.
+   */
+  rotate?(deps: Deps, row: PaymentSourcesTable, actor: Actor): Promise<{ id: string } & Record<string, unknown>>;
+  /**
+   * `dev notify`: what its sender would post for a payment of `amount` reported by `app` (a phone's
+   * notification from that app), signed with the source's own credentials.
+   */
+  simulate?: {
+    apps: readonly string[];
+    post(row: PaymentSourcesTable, input: { app: string; amount: number; now: number }): { path: string; headers: Record<string, string>; body: string };
+  };
   /** Its background job, started by every worker process. */
   worker?(deps: Deps): Worker;
   /** Added from the console's sources page too (else with the CLI only). */
@@ -76,8 +133,8 @@ export interface SourceKind<T extends SourceType = SourceType> {
     add(deps: Deps, input: ConsoleAddInput): Promise<ConsoleAdded>;
   };
   cli: {
-    /** Its `source add` options, [flags, description], in the order the help lists them. */
-    options: ReadonlyArray<readonly [string, string]>;
+    /** Its `source add` options, in the order the help lists them. */
+    options: ReadonlyArray<CliOption>;
     /** Validates and stores a new source (with its audit row); the object `--json` prints. */
     add(deps: Deps, input: CliAddInput): Promise<{ id: string } & Record<string, unknown>>;
     /** The text `source add` prints for it. */

@@ -18,6 +18,16 @@ export function statusText(status: TransactionStatus, lang: Lang): string {
   return translator(statuses, lang)(status);
 }
 
+const refundStatuses = defineMessages<'partial' | 'full'>(
+  { partial: 'partly refunded', full: 'refunded' },
+  { partial: 'dikembalikan sebagian', full: 'dikembalikan penuh' },
+);
+
+/** What a paid transaction's refunds gave back, beside its status: "refunded", "partly refunded". */
+export function refundStatusText(refund: 'partial' | 'full', lang: Lang): string {
+  return translator(refundStatuses, lang)(refund);
+}
+
 /** What a paid transaction is called when its payment came after it expired or was cancelled: "paid late". */
 export function paidLateText(lang: Lang): string {
   return translator(statuses, lang)('late');
@@ -65,6 +75,7 @@ const SHOWN_ERRORS = [
   'acquirer_unavailable',
   'acquirer_error',
   'reference_already_recorded',
+  'transaction_not_kept_open',
 ] as const satisfies readonly ErrorCode[];
 export type ShownError = (typeof SHOWN_ERRORS)[number];
 
@@ -79,6 +90,7 @@ const errors = defineMessages<ShownError>(
     acquirer_unavailable: 'The acquirer could not be reached to void the code. Nothing was changed; try again later.',
     acquirer_error: 'The acquirer refused to void the code. Nothing was changed.',
     reference_already_recorded: 'A payment with this reference is already recorded. Nothing was changed.',
+    transaction_not_kept_open: 'Only a pending or expired transaction that received a part payment can be closed with what it received. Nothing was changed.',
   },
   {
     transaction_already_paid: 'Transaksi ini sudah dibayar. Tidak ada yang diubah.',
@@ -88,6 +100,8 @@ const errors = defineMessages<ShownError>(
     acquirer_unavailable: 'Acquirer tidak dapat dihubungi untuk membatalkan kode. Tidak ada yang diubah; coba lagi nanti.',
     acquirer_error: 'Acquirer menolak membatalkan kode. Tidak ada yang diubah.',
     reference_already_recorded: 'Pembayaran dengan referensi ini sudah tercatat. Tidak ada yang diubah.',
+    transaction_not_kept_open:
+      'Hanya transaksi menunggu atau kedaluwarsa yang sudah menerima pembayaran sebagian yang dapat ditutup dengan yang sudah diterima. Tidak ada yang diubah.',
   },
 );
 
@@ -102,6 +116,8 @@ const payer = defineMessages(
   {
     amountToPay: 'Amount to pay',
     uniqueCode: 'unique code',
+    codeAdded: 'plus unique code',
+    codeSubtracted: 'minus unique code discount',
     qrCodeFor: 'QRIS code for {total}',
     validUntil: 'Valid until',
     transactionId: 'Transaction ID',
@@ -110,6 +126,8 @@ const payer = defineMessages(
   {
     amountToPay: 'Total yang harus dibayar',
     uniqueCode: 'kode unik',
+    codeAdded: 'ditambahkan kode unik',
+    codeSubtracted: 'dikurangi kode unik',
     qrCodeFor: 'Kode QRIS untuk {total}',
     validUntil: 'Berlaku hingga',
     transactionId: 'ID transaksi',
@@ -121,4 +139,23 @@ export type PayerWord = keyof typeof payer.en;
 /** What the checkout page and the payer's mails both say: "Amount to pay". */
 export function payerText(key: PayerWord, lang: Lang, params?: Record<string, string>): string {
   return translator(payer, lang)(key, params);
+}
+
+// A merchant without an enabled live payment source: what the keys, transaction and POS pages say.
+const noLiveSource = defineMessages(
+  {
+    sentence:
+      'No payment source will mark a live payment of {merchant} paid: it has no enabled live payment source, so a live sale or a live key’s transaction waits until it expires.',
+    add: 'Add a payment source',
+  },
+  {
+    sentence:
+      'Tidak ada sumber pembayaran yang akan menandai pembayaran produksi {merchant} lunas: merchant ini belum punya sumber pembayaran produksi yang aktif, jadi penjualan produksi atau transaksi kunci produksi menunggu sampai kedaluwarsa.',
+    add: 'Tambah sumber pembayaran',
+  },
+);
+
+/** "No payment source will mark a live payment of {merchant} paid…" and the link's words. */
+export function noLiveSourceText(key: keyof typeof noLiveSource.en, lang: Lang, params?: Record<string, string>): string {
+  return translator(noLiveSource, lang)(key, params);
 }

@@ -1,4 +1,5 @@
 import type { ParsedQris } from '../domain/qris/index.js';
+import type { UniqueCodeMode } from '../domain/unique-codes.js';
 import { type BackupStats, newBackupStats } from './backups/backup-stats.js';
 import { PrincipalCache } from './merchants/principal-cache.js';
 import { QuotaCache } from './merchants/quota-cache.js';
@@ -24,14 +25,25 @@ export interface ServiceState {
   keyUses: Set<string>;
   /** Merchants known to be approved (approvals are never taken back): their payer e-mail is not checked again (merchants/payer-email.ts). */
   approvedMerchants: Set<string>;
-  /** Merchants' static QRIS codes, parsed: a stored code never changes (transactions/static-qris-issuer.ts). */
-  staticCodes: Map<string, ParsedQris>;
+  /**
+   * Merchants' static QRIS codes, parsed (a stored code never changes), with how their unique code makes
+   * the total, which a merchant may change: read again after `until` (transactions/static-qris-issuer.ts).
+   */
+  staticCodes: Map<string, StaticCode>;
   /** Status changes for the live checkout pages (transactions/status-bus.ts). */
   statusBus: StatusBus;
   /** The payment source kinds' own caches (SNAP's sources and tokens), typed by their kind's folder. */
   kinds: KindCaches;
   /** This process's scheduled backups, for /metrics (backups/scheduled-backup.ts). */
   backups: BackupStats;
+}
+
+/** A merchant's parsed static QRIS and unique-code mode, as the static-QRIS issuer keeps them. */
+export interface StaticCode {
+  code: ParsedQris;
+  uniqueCodeMode: UniqueCodeMode;
+  /** deps.now() after which the mode is read again. */
+  until: number;
 }
 
 /**

@@ -1,10 +1,14 @@
 // SQLite files for backup and restore: copying a database, checking a copy, and knowing whether a
 // gateway has a database open. Raw better-sqlite3 on purpose: these work on files, not on the gateway's
-// tables, and must not migrate or otherwise change what they look at.
+// tables, and must not migrate or otherwise change what they look at. A copy holds every secret the
+// database does, so each is written into a file made owner-only first (owner-only.ts).
+import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { createOwnerOnlyFile, OWNER_ONLY_FILE } from './owner-only.js';
 
 /** Kysely's bookkeeping table: a file without it is not a qris-gateway database. */
 const MIGRATIONS_TABLE = 'kysely_migration';
@@ -72,13 +76,34 @@ function inWorker<T>(data: { job: 'copy' | 'verify'; source?: string; target: st
   });
 }
 
-/** A consistent copy of the database at `source` into the new file `target`, durable on disk when it resolves. */
+/**
+ * A consistent copy of the database at `source` into the new file `target`, owner-only (0600) and durable
+ * on disk when it resolves. `target` is made empty and owner-only before the copy (VACUUM INTO takes an
+ * empty file), since SQLite would make a new one 0644 under the usual umask.
+ */
 export async function copyDatabaseFile(source: string, target: string): Promise<void> {
+  createOwnerOnlyFile(target);
   const answer = await inWorker<{ copied: true }>({ job: 'copy', source, target });
   if ('error' in answer) throw new Error(`copying ${source} failed: ${answer.error}`);
   // VACUUM INTO does not sync what it wrote; a backup is only a backup once it is on the disk.
   const file = await open(target, 'r+');
   try {
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * A byte-for-byte copy of `source` into the new file `target`, owner-only (0600) whatever the source's
+ * mode (copyFile would give it the source's), durable on disk when it resolves: restore's copy of a backup.
+ */
+export async function copyFileOwnerOnly(source: string, target: string): Promise<void> {
+  // Made with 0600, which the umask can only narrow: never readable by others, then set to exactly 0600.
+  await pipeline(createReadStream(source), createWriteStream(target, { flags: 'wx', mode: OWNER_ONLY_FILE }));
+  const file = await open(target, 'r+');
+  try {
+    await file.chmod(OWNER_ONLY_FILE);
     await file.sync();
   } finally {
     await file.close();

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -13,6 +12,7 @@ import { GroupCommit, type BatchStats, type UnitOfWork, type WriteOutageEvent } 
 import { StatementNames } from './engine/statement-names.js';
 import { classifyingDialect } from './unavailable-driver.js';
 import { QueryWatchdog } from './pg-query-watchdog.js';
+import { createOwnerOnlyFile, ensureOwnerOnlyDir, tightenToOwnerOnly } from './owner-only.js';
 
 export type { Dialect } from './schema.js';
 import type { Dialect } from './schema.js';
@@ -24,6 +24,8 @@ interface SqliteParts {
   connection: { pragma: Pragma; readonly open: boolean; readonly inTransaction: boolean };
   prepare(sql: string): JsRowsStatement;
   wal: WalSync | null;
+  /** The database's files still open to other users because this process could not change them. */
+  filesOpenToOthers: readonly string[];
 }
 
 /**
@@ -41,9 +43,15 @@ export class Database extends Kysely<DB> {
   readonly walSync: WalSync | null;
   /** PostgreSQL: the statement names its connections use (engine/statement-names.ts); null on SQLite. */
   readonly statementNames: StatementNames | null;
+  /**
+   * SQLite: its database file, -wal or -shm that others may read and this process could not make
+   * owner-only (another user's), for a warning at start; empty when all are its own (owner-only.ts).
+   */
+  readonly filesOpenToOthers: readonly string[];
   readonly #groupCommit: GroupCommit | null;
   readonly #sqlite: SqliteParts['connection'] | null;
   readonly #cleanUp: () => Promise<void>;
+  readonly #watchdog: QueryWatchdog | null;
 
   constructor(
     dialect: KyselyDialect,
@@ -51,6 +59,7 @@ export class Database extends Kysely<DB> {
     sqlite: SqliteParts | null,
     cleanUp: () => Promise<void> = async () => {},
     statementNames: StatementNames | null = null,
+    watchdog: QueryWatchdog | null = null,
   ) {
     // Every query's failure of the database itself becomes database_unavailable / storage_unavailable.
     super({ dialect: classifyingDialect(dialect) });
@@ -59,9 +68,24 @@ export class Database extends Kysely<DB> {
     this.#sqlite = sqlite?.connection ?? null;
     this.directReads = sqlite ? directReads(sqlite.connection, sqlite.prepare) : null;
     this.walSync = sqlite?.wal ?? null;
+    this.filesOpenToOthers = sqlite?.filesOpenToOthers ?? [];
     // Group commits flush the log themselves, off the event loop (wal-sync.ts).
     this.#groupCommit = sqlite ? new GroupCommit(this, this.walSync) : null;
     this.#cleanUp = cleanUp;
+    this.#watchdog = watchdog;
+  }
+
+  /**
+   * PostgreSQL: runs `fn` with DATABASE_QUERY_TIMEOUT_MS lifted (pg-query-watchdog.ts), for the
+   * migrations at start (migrate.ts), which may rightly run, or wait for another instance's, longer.
+   */
+  async withoutQueryTimeout<T>(fn: () => Promise<T>): Promise<T> {
+    const resume = this.#watchdog?.suspend();
+    try {
+      return await fn();
+    } finally {
+      resume?.();
+    }
   }
 
   /**
@@ -149,7 +173,20 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
 }
 
 function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // The database holds every secret the gateway keeps (owner-only.ts): its folder, when made here, and its
+  // file are owner-only before SQLite opens it, so the -wal and -shm SQLite makes take the file's 0600.
+  // Those an earlier version left 0644 are tightened.
+  let filesOpenToOthers: string[] = [];
+  if (path !== ':memory:') {
+    ensureOwnerOnlyDir(dirname(path));
+    try {
+      createOwnerOnlyFile(path);
+    } catch (err) {
+      // There already (made by an earlier start or another process): tightened below if it needs it.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    filesOpenToOthers = tightenToOwnerOnly([path, `${path}-wal`, `${path}-shm`]);
+  }
   const sqlite = new BetterSqlite3(path);
   // WAL lets readers run beside the writer; better-sqlite3 would otherwise run WAL with
   // synchronous=NORMAL, which can lose the last commits on power loss. A create is acknowledged only
@@ -166,7 +203,7 @@ function openSqlite(path: string, backgroundCheckpoints: boolean): Database {
   const db: Database = new Database(
     new ImmediateSqliteDialect({ database: statements }),
     'sqlite',
-    { connection: sqlite, prepare: statements.prepare, wal },
+    { connection: sqlite, prepare: statements.prepare, wal, filesOpenToOthers },
     async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -230,6 +267,7 @@ function openPostgres(url: string, poolSize: number, connectTimeoutMs: number, q
       await db.destroy();
     },
     statementNames,
+    watchdog,
   );
   return db;
 }

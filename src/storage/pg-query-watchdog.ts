@@ -15,6 +15,7 @@ import type pg from 'pg';
 export class QueryWatchdog {
   readonly #clients = new Map<pg.Client, { query: unknown; since: number }>();
   readonly #timer: NodeJS.Timeout;
+  #suspended = 0;
 
   constructor(
     private readonly timeoutMs: number,
@@ -29,13 +30,28 @@ export class QueryWatchdog {
     client.once('end', () => this.#clients.delete(client));
   }
 
+  /**
+   * Lifts the timeout until the returned function is called: for the migrations at start, whose
+   * statements (an index on a large table) and whose wait for another instance's migrations may rightly
+   * take longer. A query then in flight is timed again from that call.
+   */
+  suspend(): () => void {
+    this.#suspended++;
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      this.#suspended--;
+    };
+  }
+
   /** Ends every connection whose query in flight has outlived the timeout; returns how many. */
   check(): number {
     const now = this.now();
     let ended = 0;
     for (const [client, seen] of this.#clients) {
       const query = (client as unknown as { _activeQuery?: unknown })._activeQuery ?? null;
-      if (query === null || query !== seen.query) {
+      if (query === null || query !== seen.query || this.#suspended > 0) {
         seen.query = query;
         seen.since = now;
         continue;

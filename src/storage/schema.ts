@@ -13,6 +13,7 @@ export type {
   RefundStatus,
 } from '../domain/records.js';
 import type { Mode, TransactionsTable, PaymentsTable, UserRole, EventType, RefundsTable } from '../domain/records.js';
+import type { UniqueCodeMode } from '../domain/unique-codes.js';
 
 /** Which database a connection speaks to. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -40,6 +41,8 @@ export interface MerchantsTable {
   live_rejected_by?: string | null;
   /** 1: its owners get yesterday's report by e-mail after midnight WIB (migration 019); optional for other writers. */
   daily_report_email?: number;
+  /** How its unique code makes the total: added (the default) or subtracted from the price (migration 022); optional for other writers. */
+  unique_code_mode?: UniqueCodeMode;
 }
 
 export interface ApiKeysTable {
@@ -71,7 +74,29 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
-export type SourceType = 'snap' | 'feed' | 'webhook';
+export type SourceType =
+  | 'snap'
+  | 'feed'
+  | 'webhook'
+  // A phone's forwarded notifications (issue 36, section 1).
+  | 'phone'
+  // Bank-mutation services (issue 36, section 2).
+  | 'moota'
+  | 'mutasibank'
+  | 'cekmutasi';
+
+/** A notification a phone source received and what it became (migration 021). */
+export interface SourceNotificationsTable {
+  id: string;
+  source_id: string;
+  received_at: number;
+  app: string | null;
+  title: string | null;
+  text: string | null;
+  outcome: 'matched' | 'unmatched' | 'duplicate' | 'ignored';
+  reason: string | null;
+  payment_id: string | null;
+}
 
 export interface PaymentSourcesTable {
   id: string;
@@ -89,6 +114,8 @@ export interface PaymentSourcesTable {
    * Optional so that code writing sources that are never polled need not name it.
    */
   next_poll_at?: number | null;
+  /** What people call it ("HP kasir"; domain/source-name.ts), shown instead of its id; null when unnamed (migration 023). */
+  name?: string | null;
 }
 
 export interface AuditLogTable {
@@ -153,16 +180,18 @@ export interface DeliveryAttemptsTable {
 }
 
 /**
- * What a payer e-mail is: a transaction's invoice or receipt (one of each at most), or the notice of one
- * of its refunds, `refund:<refund id>` (one per refund: the unique (transaction_id, kind) holds per refund).
+ * What a payer e-mail is: a transaction's invoice or receipt (one of each at most), or a notice of its
+ * refunds, `refunds:<due ms>` (the refunds whose notice_due is that time; at most one a
+ * REFUND_NOTICE_WINDOW_SECONDS, migration 020). `refund:<refund id>`, the notice of one refund, is what
+ * was queued before migration 020; still sent when found.
  */
-export type EmailKind = 'invoice' | 'receipt' | 'daily_report' | `refund:${string}`;
+export type EmailKind = 'invoice' | 'receipt' | 'daily_report' | `refunds:${number}` | `refund:${string}`;
 
 export interface EmailsTable {
   id: string;
   merchant_id: string;
   transaction_id: string;
-  /** daily_report: a merchant's report of a WIB day to one owner (migration 019); its transaction_id is then the report's key (domain/daily-report.ts reportMailKey). refund:<id>: a refund's notice to the payer. */
+  /** daily_report: a merchant's report of a WIB day to one owner (migration 019); its transaction_id is then the report's key (domain/daily-report.ts reportMailKey). refunds:<due>: a notice of refunds to the payer. */
   kind: EmailKind;
   recipient: string;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
@@ -338,6 +367,7 @@ export interface DB {
   login_throttles: LoginThrottlesTable;
   gateway_secrets: GatewaySecretsTable;
   payment_sources: PaymentSourcesTable;
+  source_notifications: SourceNotificationsTable;
   audit_log: AuditLogTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;

@@ -38,7 +38,7 @@ export function checkoutEventRoutes(app: FastifyInstance, deps: Deps, watch: Sta
 
   app
     .withTypeProvider<TypeBoxTypeProvider>()
-    .get('/checkout/:trxid/events', { schema: pageSchema({ params: Params({ trxid: Segment() }) }) }, async (request, reply) => {
+    .get('/checkout/:trxid/events', { schema: pageSchema({ params: Params({ trxid: Segment() }) }), config: { longLived: true } }, async (request, reply) => {
       const trxid = parseTrxid(request.params.trxid, true)!;
       // request.ip is the proxy's client address only with TRUST_PROXY (Fastify's trustProxy).
       const slot = slots.take(clientAddressKey(request.ip), trxid);

@@ -64,6 +64,8 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
       ? html`<div class="sandbox"><p>${payerText('sandbox', 'id')} <span lang="en">${payerText('sandbox', 'en')}</span></p>
          <button id="simulate" type="button">${id('simulate')} <span lang="en">/ ${en('simulate')}</span></button></div>`
       : null;
+  // A merchant's code is added to the price or, subtracted (a negative code), a discount the payer sees as such.
+  const codeWord = view.unique_code < 0 ? 'codeSubtracted' : 'codeAdded';
   return html`<!doctype html>
 <html lang="id">
 <head>
@@ -84,8 +86,8 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
   <section class="pay" id="pay-section">
     <p class="label">${payerText('amountToPay', 'id')} <span lang="en">/ ${payerText('amountToPay', 'en')}</span></p>
     <p class="total" id="total">${total}</p>
-    <p class="breakdown">${formatRupiah(view.amount)} + ${payerText('uniqueCode', 'id')} <strong id="unique-code">${view.unique_code}</strong>
-      <span lang="en">(${payerText('uniqueCode', 'en')})</span></p>
+    <p class="breakdown">${formatRupiah(view.amount)} ${payerText(codeWord, 'id')} <strong id="unique-code">${Math.abs(view.unique_code)}</strong>
+      <span lang="en">(${payerText(codeWord, 'en')})</span></p>
     <p class="warn">${id('payExactly', { total })} <span lang="en">${en('payExactly', { total })}</span></p>
     <img id="qr" src="${urls.svg}" width="300" height="300"
       alt="${payerText('qrCodeFor', 'id', { total })} / ${payerText('qrCodeFor', 'en', { total })}">

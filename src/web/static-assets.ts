@@ -119,3 +119,15 @@ export function receiptAssets(): ReceiptAssets {
   };
   return receiptLoaded;
 }
+
+/**
+ * Reads every file now. A server does at start, so it never reads dist/ afterwards: `npm run build` may
+ * put a new dist/ in place while it runs (scripts/build-steps.mjs), and its pages must keep their own files.
+ */
+export function loadAllAssets(): void {
+  checkoutAssets();
+  consoleAssets();
+  payLinkCss();
+  posAssets();
+  receiptAssets();
+}

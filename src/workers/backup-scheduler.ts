@@ -17,11 +17,20 @@ export function startBackupScheduler(deps: Deps): Worker | null {
     );
     return null;
   }
+  // Said once per start, not at every round.
+  let warnedOpenDir = false;
   return runEvery(
     Math.round(backupIntervalHours * 3_600_000),
     async () => {
       const made = await takeScheduledBackup(deps, backupDir, backupKeep);
       deps.logger.info({ file: made.file, bytes: made.bytes, removed: made.removed }, 'scheduled backup made');
+      if (made.dirOpenToOthers !== null && !warnedOpenDir) {
+        warnedOpenDir = true;
+        deps.logger.warn(
+          { backupDir, mode: made.dirOpenToOthers },
+          'BACKUP_DIR is open to other users: the backups in it are owner-only (0600), but others can see their names and sizes; chmod 700 it',
+        );
+      }
     },
     deps.logger,
     'scheduled backup failed',

@@ -13,6 +13,7 @@ import type { ClaimedAlert } from '../services/notify/claim-alerts.js';
 import { ownerEmails } from '../services/notify/owner-emails.js';
 import type { AlertAttemptOutcome } from '../services/notify/record-alert-attempt.js';
 import { USER_AGENT, type PostRequest, type PostResult } from './post-webhook.js';
+import { jsonObjectBody, telegramProblem } from './telegram-bot.js';
 
 export type Outcome = Omit<AlertAttemptOutcome, 'attemptedAt'>;
 export type Post = (request: PostRequest) => Promise<PostResult>;
@@ -55,16 +56,6 @@ function blank(text: string, secret: string | null): string {
   return out;
 }
 
-function json(body: string | null): Record<string, unknown> | null {
-  if (body === null) return null;
-  try {
-    const parsed = JSON.parse(body) as unknown;
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** A service's wait in seconds (a number in its JSON answer), or its Retry-After header, as milliseconds. */
 function retryAfterOf(seconds: unknown, header: string | null, now: number): number | null {
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0) return Math.min(Math.ceil(seconds * 1000), NOTIFY_MAX_RETRY_AFTER_MS);
@@ -91,18 +82,17 @@ async function sendTelegram(context: SendContext, alert: ClaimedAlert, facts: Al
   const url = `${context.deps.config.telegramApiUrl}/bot${token}/sendMessage`;
   const result = await request(context, url, { chat_id: alert.chatId, text: telegramText(facts, alert.language) });
   const base = { statusCode: result.statusCode, durationMs: result.durationMs, retryAfterMs: null };
-  if (result.error !== null) return { ...base, ok: false, error: blank(result.error, token) };
-  const answer = json(result.responseBody);
+  if (result.error !== null) return { ...base, ok: false, error: telegramProblem(context.deps.config.telegramApiUrl, result, token) };
+  const answer = jsonObjectBody(result.responseBody);
   // A long success answer (it echoes the message) is cut at the kept length; its start still says ok.
   const saysOk = answer?.ok === true || (answer === null && /^\s*\{\s*"ok"\s*:\s*true\b/.test(result.responseBody ?? ''));
   const status = result.statusCode ?? 0;
   if (status >= 200 && status <= 299 && saysOk) return { ...base, ok: true, error: null };
   const parameters = (answer?.parameters ?? {}) as { retry_after?: unknown };
-  const description = typeof answer?.description === 'string' ? answer.description : answer?.ok === false ? 'ok: false' : `HTTP ${status}`;
   return {
     ...base,
     ok: false,
-    error: blank(`Telegram: ${description.slice(0, 300)}`, token),
+    error: telegramProblem(context.deps.config.telegramApiUrl, result, token),
     retryAfterMs: status === 429 || answer?.ok === false ? retryAfterOf(parameters.retry_after, result.retryAfter, context.deps.now()) : null,
   };
 }
@@ -115,7 +105,7 @@ async function sendDiscord(context: SendContext, alert: ClaimedAlert, facts: Ale
   if (result.error !== null) return { ...base, ok: false, error: blank(result.error, url) };
   const status = result.statusCode ?? 0;
   if (status >= 200 && status <= 299) return { ...base, ok: true, error: null };
-  const answer = json(result.responseBody);
+  const answer = jsonObjectBody(result.responseBody);
   const message = typeof answer?.message === 'string' ? answer.message : `HTTP ${status}`;
   return {
     ...base,

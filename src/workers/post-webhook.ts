@@ -16,6 +16,8 @@ export interface PostRequest {
   headers: Record<string, string>;
   timeoutMs: number;
   allow: readonly IpNetwork[];
+  /** How much of the answer to keep; RESPONSE_BODY_LIMIT unless said (a Bot API list needs more). */
+  bodyLimit?: number;
 }
 
 export interface PostResult {
@@ -88,8 +90,9 @@ export function postWebhook(request: PostRequest): Promise<PostResult> {
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const limit = request.bodyLimit ?? RESPONSE_BODY_LIMIT;
       const done = () => {
-        const kept = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
+        const kept = Buffer.concat(chunks).subarray(0, limit).toString('utf8');
         finish({ statusCode: res.statusCode ?? null, responseBody: kept, retryAfter: header(res.headers['retry-after']), error: null });
         // The rest of a long answer is of no interest; closing the socket frees it at once.
         res.destroy();
@@ -97,7 +100,7 @@ export function postWebhook(request: PostRequest): Promise<PostResult> {
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
-        if (size >= RESPONSE_BODY_LIMIT) done();
+        if (size >= limit) done();
       });
       res.on('end', done);
       // A receiver that answers with a status and then breaks the connection still answered.

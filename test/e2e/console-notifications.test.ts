@@ -35,8 +35,16 @@ describe('console notifications in a real browser', () => {
       try {
         await openSection(page, 'Notifications');
         await page.getByRole('heading', { level: 1, name: 'Notifications' }).waitFor();
-        const form = page.getByRole('region', { name: 'Add Telegram' });
-        expect(await form.getByText(/Talk to @BotFather/).isVisible()).toBe(true);
+        const region = page.getByRole('region', { name: 'Connect Telegram' });
+        expect(
+          await region
+            .getByText(/Talk to @BotFather/)
+            .first()
+            .isVisible(),
+        ).toBe(true);
+        // Entering a chat ID by hand is still there, folded under the connect form.
+        await region.getByText('Or enter the chat ID yourself').click();
+        const form = region.locator('details');
         expect(
           await page
             .getByRole('region', { name: 'Add Discord' })
@@ -75,6 +83,53 @@ describe('console notifications in a real browser', () => {
         await page.getByRole('heading', { level: 1, name: 'Notifications' }).waitFor();
         expect(await fitsWidth(page)).toBe(true);
         await page.screenshot({ path: join(SHOTS, `notifications-list-${size.name}.png`), fullPage: true });
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`at ${size.name} size: Connect shows the bot's link, and the page finds the chat once Start is pressed`, async () => {
+      const chatId = size.name === 'phone' ? 61001 : 61002;
+      const page = await loggedIn(ctx.browser, ctx.base, size, 'owner@warung.test');
+      try {
+        await openSection(page, 'Notifications');
+        const region = page.getByRole('region', { name: 'Connect Telegram' });
+        await region.getByLabel('Language').first().selectOption('en');
+        await region.getByLabel('Bot token').first().fill(BOT_TOKEN);
+        await region.getByRole('button', { name: 'Connect' }).click();
+
+        await page.getByRole('heading', { level: 1, name: 'Connect @gateway_test_bot' }).waitFor();
+        const link = page.getByRole('link', { name: 'Open @gateway_test_bot in Telegram' });
+        const href = (await link.getAttribute('href'))!;
+        expect(href).toMatch(/^https:\/\/t\.me\/gateway_test_bot\?start=[A-Za-z0-9_-]{16,64}$/);
+        expect(await link.isVisible()).toBe(true);
+        await page.getByRole('status').getByText('Looking for your Start in Telegram…').waitFor();
+        expect(await fitsWidth(page)).toBe(true);
+        await page.screenshot({ path: join(SHOTS, `notifications-connect-${size.name}.png`), fullPage: true });
+
+        // The owner presses Start in Telegram; the page, polling, finds the chat by itself.
+        telegram.message(BOT_TOKEN, chatId, `/start ${new URL(href).searchParams.get('start')}`);
+        await page.getByText('Connected to the chat. Try it with Send test.').waitFor({ timeout: 15_000 });
+        expect(page.url()).toMatch(/\/dashboard\/notifications\/nch_/);
+        expect(await page.getByText(`chat ${chatId}`).isVisible()).toBe(true);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`at ${size.name} size, in Bahasa Indonesia: a wrong bot token is explained in the page's language (issue 37, section 7)`, async () => {
+      const page = await loggedIn(ctx.browser, ctx.base, size, 'owner@warung.test');
+      try {
+        await page.goto(`${ctx.base}/dashboard/lang/id?back=${encodeURIComponent('/dashboard/notifications')}`);
+        await page.getByRole('heading', { level: 1, name: 'Notifikasi' }).waitFor();
+        const region = page.getByRole('region', { name: 'Hubungkan Telegram' });
+        await region.getByLabel('Token bot').first().fill('7012345678:AAwrongwrongwrongwrongwrongwrong');
+        await region.getByRole('button', { name: 'Hubungkan' }).click();
+        const notice = page.getByRole('alert').or(page.getByRole('status'));
+        await notice.getByText('Telegram tidak dapat digunakan: token bot salah: salin lagi dari @BotFather', { exact: false }).waitFor();
+        expect(await page.getByText('the bot token is wrong').count()).toBe(0);
+        expect(await fitsWidth(page)).toBe(true);
+        await page.screenshot({ path: join(SHOTS, `notifications-wrong-token-id-${size.name}.png`), fullPage: true });
       } finally {
         await page.close();
       }

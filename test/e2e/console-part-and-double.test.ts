@@ -103,6 +103,41 @@ describe('console: part payments and double payments in a real browser', () => {
       }
     });
 
+    it(`at ${size.name} size: Enter with the difference ticked accepts it, and never keeps the transaction open`, async () => {
+      const { t } = ctx;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 56_000 : 57_000))).transaction;
+      const short = await stray(30_000);
+      const rest = tx.total_amount - 30_000;
+      const page = await loggedIn(ctx.browser, ctx.base, size, 'ops@example.test');
+      try {
+        await page.goto(`${ctx.base}/dashboard/payments?status=unmatched`);
+        const card = page.locator(`#pay-${short.payment.id}`);
+        const field = card.getByLabel('Transaction', { exact: true });
+        await field.fill(tx.id);
+        await field.blur();
+        await card.getByRole('button', { name: 'Assign' }).click();
+        await page.getByRole('alert').waitFor();
+
+        const again = page.locator(`#pay-${short.payment.id}`);
+        await again.getByRole('button', { name: `Keep it open for the rest (${formatRupiah(rest)})` }).waitFor();
+        // Enter with nothing ticked sends nothing: the acceptance is required.
+        await again.getByLabel('Transaction', { exact: true }).press('Enter');
+        expect(await again.getByLabel(`Accept the difference of ${formatRupiah(rest)}`).evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(
+          true,
+        );
+        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'pending', amount_paid: 0 });
+
+        await again.getByLabel(`Accept the difference of ${formatRupiah(rest)}`).check();
+        await again.getByLabel('Transaction', { exact: true }).press('Enter');
+        const done = page.getByRole('status');
+        await done.waitFor();
+        expect(await done.textContent()).toBe(`Payment ${short.payment.id} now pays ${tx.id}; the transaction is paid, underpaid by ${formatRupiah(rest)}.`);
+        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'paid', amount_paid: 30_000, underpaid: rest, payment_id: short.payment.id });
+      } finally {
+        await page.close();
+      }
+    });
+
     it(`at ${size.name} size: lists a double payment under its filter and refunds it`, async () => {
       const { t } = ctx;
       const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 54_000 : 55_000))).transaction;
@@ -122,6 +157,9 @@ describe('console: part payments and double payments in a real browser', () => {
 
         const card = page.locator(`#pay-${double.payment.id}`);
         expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe(`Double payment of ${formatRupiah(tx.total_amount)}`);
+        // Nothing unpaid of its amount could take it: only the refund is offered, no assign.
+        expect(await card.getByRole('button', { name: 'Assign' }).count()).toBe(0);
+        expect(await card.getByLabel('Transaction', { exact: true }).count()).toBe(0);
         const button = card.getByRole('button', { name: `Record refund of ${formatRupiah(tx.total_amount)}` });
         // Without a reason the browser does not send it.
         await button.click();

@@ -86,6 +86,7 @@ describe('the console on a phone and a desktop', () => {
     }
   }
 
+  // Every section at this size: about 14 s on an idle machine, past the default 30 s on a loaded CI host.
   it('on a phone: one header row with a Menu, tables as labelled cards, every action on screen', async () => {
     const page = await loggedIn(browser, base, PHONE, 'ops@world.test');
     // Closed, the Menu hides the sections; the desktop's row of them is not shown at all.
@@ -126,7 +127,7 @@ describe('the console on a phone and a desktop', () => {
       }
     }
     await page.close();
-  });
+  }, 90_000);
 
   it('on a phone: the Menu opens from the keyboard, and without any script', async () => {
     const page = await loggedIn(browser, base, PHONE, 'ops@world.test');
@@ -173,6 +174,7 @@ describe('the console on a phone and a desktop', () => {
     }
   }
 
+  // Every section at this size: about 14 s on an idle machine, past the default 30 s on a loaded CI host.
   it('on a desktop: the sections in one row under the header, no Menu, tables as tables', async () => {
     const page = await loggedIn(browser, base, DESKTOP, 'ops@world.test');
     await expect(menuButton(page).isVisible()).resolves.toBe(false);
@@ -192,5 +194,5 @@ describe('the console on a phone and a desktop', () => {
       if (['overview', 'keys', 'transactions', 'merchants'].includes(name)) await page.screenshot({ path: join(SHOTS, `desktop-${name}.png`) });
     }
     await page.close();
-  });
+  }, 90_000);
 });

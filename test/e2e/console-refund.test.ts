@@ -44,12 +44,18 @@ describe('console: refund a paid transaction in a real browser', () => {
         await card.getByLabel('Reason').fill('Barang habis');
         await card.getByLabel('Your reference of the transfer or cash').fill('TRF-123');
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-        page.once('dialog', (dialog) => void dialog.accept());
+        let asked = '';
+        page.once('dialog', (dialog) => {
+          asked = dialog.message();
+          void dialog.accept();
+        });
         await card.getByRole('button', { name: 'Record refund' }).click();
 
         const done = page.getByRole('status');
         await done.waitFor();
         expect(await done.textContent()).toBe('The refund of Rp5.000 is recorded. The gateway moved no money.');
+        // The question names the amount as typed.
+        expect(asked).toBe('Refund Rp5.000 to the payer?');
         const listed = page.locator('#refunds li');
         expect(await listed.count()).toBe(1);
         const item = await listed.first().textContent();

@@ -66,41 +66,54 @@ describe('console reports in a real browser', () => {
         expect(await page.getByLabel('From').inputValue()).toBe('2026-10-01');
         expect(await page.getByLabel('To').inputValue()).toBe('2026-10-15');
         const table = page.getByRole('table', { name: /Daily report/ });
-        // 15 days and the totals row.
-        expect(await table.locator('tbody').getByRole('row').count()).toBe(15);
+        // 15 days, the empty ones folded: 1-2 October, the 3rd, 4-15 October (on a phone, three cards,
+        // not fifteen).
+        const rows = table.locator('tbody').getByRole('row');
+        expect(await rows.count()).toBe(3);
+        expect(await rows.nth(0).innerText()).toMatch(/2026-10-01 – 2026-10-02[\s\S]*No payments \(2 days\)/);
+        expect(await rows.nth(2).innerText()).toMatch(/2026-10-04 – 2026-10-15[\s\S]*No payments \(12 days\)/);
         const third = table.getByRole('row').filter({ hasText: '2026-10-03' });
-        expect(await third.getByRole('cell').nth(1).innerText()).toContain('2');
-        expect(await third.getByText(rupiah(paidOn3rd), { exact: true }).isVisible()).toBe(true);
-        const totals = table.locator('tfoot').getByRole('row');
-        expect(await totals.getByText(rupiah(paidOn3rd), { exact: true }).isVisible()).toBe(true);
+        // Received first, then the two paid; nothing on open transactions, unmatched or returned.
+        expect(await third.getByRole('cell').nth(1).innerText()).toBe(rupiah(paidOn3rd));
+        expect(await third.getByRole('cell').nth(2).innerText()).toBe('2');
+        // Every rupiah received was paid: the two figures are the same amount, both shown.
+        for (const row of [third, table.locator('tfoot').getByRole('row')]) {
+          const amounts = row.getByText(rupiah(paidOn3rd), { exact: true });
+          expect(await amounts.count()).toBe(2);
+          for (const cell of await amounts.all()) expect(await cell.isVisible()).toBe(true);
+          expect(await row.getByText('Rp0', { exact: true }).count()).toBe(4);
+        }
         // The cashier's sales by the cashier's address.
-        const byCashier = page.getByRole('table', { name: 'Received by cashier' });
+        const byCashier = page.getByRole('table', { name: 'Paid by cashier' });
         expect(await byCashier.getByRole('row').filter({ hasText: 'kasir@warung.test' }).getByText(rupiah(cashierSale), { exact: true }).isVisible()).toBe(
           true,
         );
         expect(await fitsWidth(page)).toBe(true);
         await page.screenshot({ path: join(SHOTS, `reports-${size.name}.png`), fullPage: true });
 
-        // September: the one sale of the 2nd, and 30 days.
+        // September: the one sale of the 2nd; its 29 empty days are two lines (the CSV keeps every day).
         await page.getByLabel('From').fill('2026-09-01');
         await page.getByLabel('To').fill('2026-09-30');
         await page.getByRole('button', { name: 'Show' }).click();
         await page.getByRole('table', { name: /2026-09-01 – 2026-09-30/ }).waitFor();
-        expect(
-          await page
-            .getByRole('table', { name: /Daily report/ })
-            .locator('tbody')
-            .getByRole('row')
-            .count(),
-        ).toBe(30);
+        const september = page
+          .getByRole('table', { name: /Daily report/ })
+          .locator('tbody')
+          .getByRole('row');
+        expect(await september.count()).toBe(3);
+        expect(await september.nth(0).innerText()).toMatch(/2026-09-01[\s\S]*No payments$/);
+        expect(await september.nth(2).innerText()).toMatch(/2026-09-03 – 2026-09-30[\s\S]*No payments \(28 days\)/);
 
         const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
         const csv = readFileSync((await download.path())!, 'utf8')
           .trim()
           .split('\r\n');
-        expect(csv[0]).toBe('day,merchant_id,paid_count,paid_sum,refund_count,refunded_sum,unmatched_count,unmatched_sum,by_source,by_cashier');
+        expect(csv[0]).toBe(
+          'day,merchant_id,paid_count,paid_sum,refund_count,refunded_sum,unmatched_count,unmatched_sum,by_source,by_cashier,' +
+            'received_open_count,received_open_sum,returned_count,returned_sum,received_count,received_sum',
+        );
         expect(csv).toHaveLength(31);
-        expect(csv.find((line) => line.startsWith('2026-09-02,'))).toMatch(/^2026-09-02,[^,]+,1,40\d{3},0,0,0,0,simulator=1\/40\d{3},$/);
+        expect(csv.find((line) => line.startsWith('2026-09-02,'))).toMatch(/^2026-09-02,[^,]+,1,40\d{3},0,0,0,0,simulator=1\/40\d{3},,0,0,0,0,1,40\d{3}$/);
 
         // A range that is not one is said on the page, with the form kept.
         await page.getByLabel('From').fill('2026-10-05');

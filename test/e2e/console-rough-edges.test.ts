@@ -189,7 +189,14 @@ describe('the console rough edges of issue 26 item 11, in a real browser', () =>
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       await page.goto(`${ctx.base}/dashboard/sources`);
-      for (const label of ['Feed URL (Mutation feed only)', 'Poll interval (seconds) (Mutation feed only)', 'Field mapping (JSON) (Mutation feed only)']) {
+      for (const label of [
+        'Feed URL (Mutation feed only)',
+        'Poll interval (seconds) (Mutation feed only)',
+        'Method (Mutation feed only)',
+        'Headers (Mutation feed only)',
+        'Body (Mutation feed only)',
+        'Field mapping (JSON or a preset) (Mutation feed only)',
+      ]) {
         expect(await page.getByLabel(label).isVisible(), label).toBe(true);
       }
       await page.getByRole('heading', { name: 'Add source' }).scrollIntoViewIfNeeded();

@@ -14,6 +14,7 @@ import { CQRIS, SIMULATE } from '../helpers/api.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { addMerchantUser } from '../helpers/console.js';
 import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
+import { databaseOutage } from '../helpers/session-outage.js';
 
 /** Pictures looked at but not shown in the README (SHOTS holds the README's when making them). */
 const LOOKED_AT = join(tmpdir(), 'qg-shots');
@@ -43,7 +44,8 @@ function recordSpeech(): void {
 }
 
 describe('the soundbox in a real browser', () => {
-  const ctx = useBrowserApp({ STATUS_WATCH_INTERVAL_MS: '100' });
+  // Heartbeats every second: the database check that rides on them (issue 37, section 5) shows within seconds.
+  const ctx = useBrowserApp({ STATUS_WATCH_INTERVAL_MS: '100', CHECKOUT_HEARTBEAT_SECONDS: '1' });
   let amount = 20_000;
 
   beforeAll(async () => {
@@ -160,6 +162,65 @@ describe('the soundbox in a real browser', () => {
     await page.close();
   });
 
+  // Issue 37, section 5: the server stays up but its database does not answer. The stream's pings would go
+  // on, so without the server's check the page would keep saying "Connected" while nothing can be recorded.
+  const outageWords = [
+    { lang: 'id', trouble: 'Server tidak dapat menjangkau databasenya', back: 'Tersambung kembali' },
+    { lang: 'en', trouble: 'The server cannot reach its database', back: 'Connected again' },
+  ];
+  for (const [i, viewport] of VIEWPORTS.entries()) {
+    const w = outageWords[i]!;
+    it(`says when the server cannot reach its database and when it is back, then announces what came (${viewport.name}, ${w.lang})`, async () => {
+      const outage = databaseOutage(ctx.t.deps.db);
+      const page = await loggedIn(ctx.browser, ctx.base, viewport, 'kasir@example.test');
+      await page.addInitScript(recordSpeech);
+      await page.goto(`${ctx.base}/dashboard/lang/${w.lang}?back=${encodeURIComponent('/dashboard/soundbox')}`);
+      await page.locator('[data-start]').click();
+      const status = page.locator('[role=status]');
+      await page.locator('[role=status][data-state=live]').waitFor();
+
+      outage.on = true;
+      await page.locator('[role=status][data-state=trouble]').waitFor({ timeout: 30_000 });
+      expect(await status.textContent()).toContain(w.trouble);
+      // Shown as a fault, as offline is, not in the neutral colour of "Connecting…".
+      expect(await status.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(253, 236, 234)');
+      await page.screenshot({ path: join(SHOTS, `soundbox-database-down-${viewport.name}.png`), fullPage: true });
+      // The page's reconnects are refused while the database is down: it keeps saying why, not "reconnecting".
+      await page.waitForTimeout(3_000);
+      expect(await status.getAttribute('data-state')).toBe('trouble');
+      expect(await spoken(page)).toEqual([]);
+
+      // Back: the first payment recorded is announced once, and the line says the page is back.
+      outage.on = false;
+      const paid = await payThroughLink();
+      await page.locator('[role=status][data-state=live]').waitFor({ timeout: 30_000 });
+      expect(await status.textContent()).toContain(w.back);
+      await waitSpoken(page, 1);
+      await page.waitForTimeout(1_000);
+      expect(await spoken(page)).toHaveLength(1);
+      expect(await listed(page)).toContain(paid.trxid);
+      await page.screenshot({ path: join(LOOKED_AT, `soundbox-database-back-${viewport.name}.png`), fullPage: true });
+      await page.close();
+    }, 90_000);
+  }
+
+  it('a page that reconnects while the database is down says so too, not "reconnecting" (no stream is open to tell it)', async () => {
+    const outage = databaseOutage(ctx.t.deps.db);
+    const page = await loggedIn(ctx.browser, ctx.base, VIEWPORTS[0], 'kasir@example.test');
+    await page.goto(`${ctx.base}/dashboard/lang/en?back=${encodeURIComponent('/dashboard/soundbox')}`);
+    await page.locator('[role=status][data-state=live]').waitFor();
+    outage.on = true;
+    // The page leaves its stream and opens another (as after the phone's network came back): refused,
+    // since the database is down, before any stream could say why.
+    await page.evaluate(() => window.dispatchEvent(new Event('online')));
+    await page.locator('[role=status][data-state=trouble]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('[role=status]').textContent()).toContain('The server cannot reach its database');
+    outage.on = false;
+    await page.locator('[role=status][data-state=live]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('[role=status]').textContent()).toContain('Connected again');
+    await page.close();
+  }, 90_000);
+
   it('prints a paid transaction’s receipt at 58 mm from the console', async () => {
     const paid = await payThroughLink();
     const page = await loggedIn(ctx.browser, ctx.base, VIEWPORTS[0], 'kasir@example.test');
@@ -189,6 +250,14 @@ describe('the soundbox in a real browser', () => {
     const pdf = await receipt.pdf({ preferCSSPageSize: true, path: join(LOOKED_AT, 'receipt-58mm.pdf') });
     const box = /\/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]/.exec(pdf.toString('latin1'));
     expect(Number(box![1])).toBeCloseTo((58 / 25.4) * 72, 0);
+    // And as long as the slip, not a fixed 150 mm (issue 37, section 4): one page, the slip's height (in
+    // points, rounded up to a whole millimetre plus one), so a roll printer feeds no blank paper after it.
+    const slipPt = ((await receipt.locator('.receipt').evaluate((el) => el.getBoundingClientRect().height)) * 72) / 96;
+    const heightPt = Number(box![2]);
+    expect(heightPt).not.toBeCloseTo((150 / 25.4) * 72, 0);
+    expect(heightPt).toBeGreaterThanOrEqual(slipPt);
+    expect(heightPt).toBeLessThanOrEqual(slipPt + (3 / 25.4) * 72);
+    expect(pdf.toString('latin1').match(/\/Type\s*\/Page\b/g)).toHaveLength(1);
     expect(readFileSync(join(LOOKED_AT, 'receipt-58mm.pdf')).length).toBeGreaterThan(1000);
     await receipt.close();
     await page.close();

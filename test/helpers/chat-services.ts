@@ -1,5 +1,5 @@
 // The outside services of merchants' alerts, on loopback (node:http): a Telegram Bot API server that
-// speaks sendMessage as https://core.telegram.org/bots/api documents it, and a Discord server that speaks
+// speaks sendMessage, getMe and getUpdates as https://core.telegram.org/bots/api documents them, and a Discord server that speaks
 // execute-webhook (POST /api/webhooks/{id}/{token}, 204 No Content). They are the only stand-ins of the
 // alert tests: what they receive is what Telegram and Discord would receive.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -89,10 +89,46 @@ export class TelegramServer extends LoopbackService {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Each bot's username, for getMe ("gateway_test_bot" unless set). */
+  readonly usernames = new Map<string, string>();
+  /** Bots with a webhook set: their getUpdates is Telegram's 409. */
+  readonly webhooks = new Set<string>();
+  private readonly updates = new Map<string, unknown[]>();
+  private nextUpdateId = 1;
+
+  /** What Telegram queues for the bot when someone sends it `text` in a chat (pressing Start on a link sends "/start <parameter>"). */
+  message(token: string, chatId: number, text: string, chatType = 'private'): void {
+    const list = this.updates.get(token) ?? [];
+    list.push({
+      update_id: this.nextUpdateId++,
+      message: {
+        message_id: this.nextMessageId++,
+        from: { id: chatId, is_bot: false, first_name: 'Owner' },
+        chat: { id: chatId, type: chatType },
+        date: Math.floor(Date.now() / 1000),
+        text,
+      },
+    });
+    this.updates.set(token, list);
+  }
+
   protected answer(req: IncomingMessage, request: ChatRequest, res: ServerResponse): void {
-    const m = /^\/bot([^/]+)\/sendMessage$/.exec(request.path);
+    const m = /^\/bot([^/]+)\/(sendMessage|getMe|getUpdates)$/.exec(request.path);
     if (req.method !== 'POST' || !m) return void sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     if (!this.tokens.has(m[1]!)) return void sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (m[2] === 'getMe') {
+      const username = this.usernames.get(m[1]!) ?? 'gateway_test_bot';
+      return void sendJson(res, 200, { ok: true, result: { id: Number(m[1]!.split(':')[0]), is_bot: true, first_name: 'Gateway', username } });
+    }
+    if (m[2] === 'getUpdates') {
+      if (this.webhooks.has(m[1]!))
+        return void sendJson(res, 409, {
+          ok: false,
+          error_code: 409,
+          description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+        });
+      return void sendJson(res, 200, { ok: true, result: this.updates.get(m[1]!) ?? [] });
+    }
     const chatId = request.json?.chat_id;
     const text = request.json?.text;
     if (!String(req.headers['content-type']).startsWith('application/json') || (typeof chatId !== 'string' && typeof chatId !== 'number')) {

@@ -113,7 +113,9 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     ...env,
     DATABASE_URL: databaseUrl,
   });
-  const database = openDatabase(config.databaseUrl);
+  // The connection wait as configured (DATABASE_CONNECT_TIMEOUT_MS, 5 s by default), as the runtime opens it:
+  // a test of many requests queued on one row's lock raises it, so a loaded machine cannot make them 503.
+  const database = openDatabase(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   const clock = new TestClock();
   const deps: Deps = { db: database, config, now: clock.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
   return {

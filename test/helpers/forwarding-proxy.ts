@@ -10,7 +10,8 @@ export interface ForwardingProxy {
   close(): Promise<void>;
 }
 
-export async function startForwardingProxy(targetUrl: string): Promise<ForwardingProxy> {
+/** `port`: listen there (a proxy closed and started again on its port, as a server that went away and came back); any free one by default. */
+export async function startForwardingProxy(targetUrl: string, port = 0): Promise<ForwardingProxy> {
   const target = new URL(targetUrl);
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
@@ -32,10 +33,10 @@ export async function startForwardingProxy(targetUrl: string): Promise<Forwardin
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -1,10 +1,13 @@
 // A gateway with everything a hostile-input or isolation test needs to point at (issue 23): two merchants
 // with keys, transactions, payments, endpoints, sources and link handles; an operator and one user of each
-// merchant, logged in through the real login form. The isolation matrix and the fuzz test share it.
+// merchant, and a cashier of A with a sale of its own beside another cashier's (issue 35), logged in
+// through the real login form. The isolation matrix and the fuzz test share it.
 import { makeReceiptLink } from '../../src/services/receipts/make-receipt-link.js';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { formatRupiah } from '../../src/domain/money.js';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
+import { chargeSale } from '../../src/services/pos/charge-sale.js';
+import { addUser } from '../../src/services/users/add-user.js';
 import { createApiKey } from '../../src/services/merchants/create-api-key.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
 import { setPaymentLinkHandle } from '../../src/services/payment-links/set-handle.js';
@@ -14,7 +17,7 @@ import type { Viewer } from '../../src/domain/viewer.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { addNotifyChannel } from '../../src/services/notify/add-notify-channel.js';
 import type { DB } from '../../src/storage/schema.js';
-import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD } from './console.js';
+import { addMerchantUser, addOperator, ConsoleClient, csrfOf, PASSWORD, TEST_ACTOR } from './console.js';
 import { createInput, createTestApp, type TestApp, vectors } from './context.js';
 import { startTestSmtpServer, type TestSmtpServer } from './smtp-server.js';
 
@@ -62,7 +65,7 @@ export interface WorldMerchant {
   marks: string[];
 }
 
-export type ViewerName = 'operator' | 'userA' | 'userB' | 'anonymous';
+export type ViewerName = 'operator' | 'userA' | 'userB' | 'anonymous' | 'cashierA';
 
 /** One viewer of the console: requests carry its session cookie, and POSTs a CSRF token valid for it. */
 export interface WorldViewer {
@@ -79,11 +82,21 @@ export interface WorldViewer {
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
 }
 
+/** Two pending point-of-sale sales of merchant A (live: A may sell live), both among A's marks. */
+export interface WorldSales {
+  /** Made by the `cashierA` viewer. */
+  own: string;
+  /** Made by another cashier of A. */
+  others: string;
+}
+
 export interface SeededWorld {
   t: TestApp;
   smtp: TestSmtpServer;
   merchants: { A: WorldMerchant; B: WorldMerchant };
+  /** `cashierA` is a cashier of A; its console opens on the point of sale. */
   viewers: Record<ViewerName, WorldViewer>;
+  sales: WorldSales;
   /** Every table's rows (volatile columns left out), in a stable order: equal before and after means nothing changed. */
   snapshot(): Promise<Record<string, unknown[]>>;
   close(): Promise<void>;
@@ -117,6 +130,22 @@ const ID_BY_SEGMENT: Record<string, string> = {
  * A concrete URL from a route pattern and one merchant's ids. A parameter it cannot fill throws with the
  * route's and the parameter's names, so a route with a new kind of parameter fails the test that walks it.
  */
+/** Placeholder values for every route parameter: no route needs a real object to refuse a key, a method or a slow body. */
+export const PLACEHOLDER_IDS: Readonly<Record<string, string>> = {
+  file: 'trx_000000000000000000000000000000.png',
+  sourceId: 'src_unknown',
+  trxid: 'trx_abc',
+  merchantId: 'mch_abc',
+  userId: 'usr_abc',
+  paymentId: 'pay_abc',
+  endpointId: 'we_abc',
+  channelId: 'nch_abc',
+  keyId: 'key_abc',
+  handle: 'some-shop',
+  amount: '25000',
+  lang: 'en',
+};
+
 export function fillParams(url: string, ids: Readonly<Record<string, string>>): string {
   const segments = url.split('/');
   return segments
@@ -186,18 +215,21 @@ export async function startSeededWorld(env: Record<string, string> = {}): Promis
       seedWorldMerchant(app, opViewer, { vector: 1, name: 'Warung Alfa Kopi', tag: 'alfa', amount: 71_300, liveApproved: true }),
       seedWorldMerchant(app, opViewer, { vector: 2, name: 'Toko Beta Sembako', tag: 'beta', amount: 82_400, liveApproved: false }),
     ]);
-    const [operator, userA, userB, anonymous] = await Promise.all([
+    const sales = await seedSales(app, A);
+    const [operator, userA, userB, anonymous, cashierA] = await Promise.all([
       logInViewer(app, 'operator', 'ops@world.test'),
       logInViewer(app, 'userA', 'user@alfa.test'),
       logInViewer(app, 'userB', 'user@beta.test'),
       anonymousViewer(app),
+      logInViewer(app, 'cashierA', 'kasir@alfa.test', '/dashboard/pos'),
     ]);
-    const viewers: Record<ViewerName, WorldViewer> = { operator, userA, userB, anonymous };
+    const viewers: Record<ViewerName, WorldViewer> = { operator, userA, userB, anonymous, cashierA };
     return {
       t: app,
       smtp,
       merchants: { A, B },
       viewers,
+      sales,
       snapshot: () => snapshot(app),
       async close() {
         await app.close();
@@ -296,6 +328,20 @@ async function seedWorldMerchant(
   return { ids, name: spec.name, testKey: testKey.key, liveKey: liveKey.key, sourceSecret: source.secret, webhookUrl, marks: [...new Set(marks)] };
 }
 
+/** Two cashiers of the merchant, each with a pending sale made through the point of sale's own service. */
+async function seedSales(t: TestApp, merchant: WorldMerchant): Promise<WorldSales> {
+  const merchantId = merchant.ids.merchantId;
+  const sale = async (email: string, amount: string): Promise<string> => {
+    const user = await addUser(t.deps, { email, password: PASSWORD, role: 'cashier', merchantIds: [merchantId] }, TEST_ACTOR);
+    const viewer: Viewer = { userId: user.id, email: user.email, role: 'cashier', merchantIds: [merchantId], sessionKey: 'seed' };
+    const made = await chargeSale(t.deps, viewer, { merchantId, amount, note: '', key: `seed-sale-${user.id}` });
+    return made.transaction.id;
+  };
+  const sales = { own: await sale('kasir@alfa.test', '61000'), others: await sale('kasir2@alfa.test', '62000') };
+  merchant.marks.push(sales.own, sales.others);
+  return sales;
+}
+
 function viewerOf(t: TestApp, name: ViewerName, email: string | null, client: ConsoleClient, csrf: string): WorldViewer {
   const cookie = client.jar.header();
   const inject = (options: InjectOptions) => t.app.inject({ ...options, headers: { ...(cookie ? { cookie } : {}), ...(options.headers ?? {}) } });
@@ -314,12 +360,12 @@ function viewerOf(t: TestApp, name: ViewerName, email: string | null, client: Co
   };
 }
 
-/** Logs in through the login form, as a browser does, and reads a CSRF token from the overview. */
-async function logInViewer(t: TestApp, name: ViewerName, email: string): Promise<WorldViewer> {
+/** Logs in through the login form, as a browser does, and reads a CSRF token from its home page (the overview). */
+async function logInViewer(t: TestApp, name: ViewerName, email: string, home = '/dashboard'): Promise<WorldViewer> {
   const client = new ConsoleClient(t.app);
   const res = await client.logIn(email, PASSWORD);
   if (res.statusCode !== 303) throw new Error(`the login of ${email} answered ${res.statusCode}`);
-  const csrf = csrfOf((await client.get('/dashboard')).body);
+  const csrf = csrfOf((await client.get(home)).body);
   return viewerOf(t, name, email, client, csrf);
 }
 

@@ -1,7 +1,7 @@
 // Issue 25, part 5: scheduled backups inside a real gateway process (BACKUP_DIR, BACKUP_INTERVAL_HOURS,
 // BACKUP_KEEP): verified files appear, only the newest BACKUP_KEEP of its own are kept, /metrics shows the
 // last success; a backup that cannot be written is logged and counted while the gateway keeps serving.
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -96,6 +96,63 @@ describe.skipIf(onPostgres)('scheduled backups (SQLite, a real gateway process)'
     expect(last).toBeLessThanOrEqual(Date.now() / 1000 + 1);
     expect(await metric(gateway.url, 'qris_backup_failures_total')).toBe(0);
     await gateway.stop();
+  }, 120_000);
+
+  it('under umask 022: the database it makes with its -wal and -shm, BACKUP_DIR and every backup are owner-only', async () => {
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    const previous = process.umask(0o022);
+    try {
+      const home = join(dir, 'umask');
+      const data = join(home, 'data');
+      const db = join(data, 'gateway.db');
+      // Neither the database's folder nor its file is there: the gateway's own opening code makes them.
+      const seeded = await seedSqliteFile(db);
+      const backups = join(home, 'backups', 'nightly');
+      const gateway = await startGateway(env(db, { BACKUP_DIR: backups }));
+      gateways.push(gateway);
+      const own = () => (existsSync(backups) ? readdirSync(backups).filter((n) => SCHEDULED_BACKUP_NAME.test(n)) : []);
+      await until('a first backup', () => (own().length > 0 ? true : null));
+      const res = await fetch(`${gateway.url}${CQRIS}?amount=41000`, { headers: { 'x-api-key': seeded } });
+      expect(res.status).toBe(200);
+      await until('a backup after the write', () => (own().length > 1 ? true : null));
+
+      // The gateway is serving: its log and shared-memory index are there, with the database's mode.
+      const backupModes = readdirSync(backups)
+        .filter((n) => SCHEDULED_BACKUP_NAME.test(n))
+        .map((n) => mode(join(backups, n)));
+      expect({
+        data: mode(data),
+        db: mode(db),
+        wal: mode(`${db}-wal`),
+        shm: mode(`${db}-shm`),
+        backupsParent: mode(join(home, 'backups')),
+        backupDir: mode(backups),
+        backups: [...new Set(backupModes)],
+      }).toEqual({ data: '700', db: '600', wal: '600', shm: '600', backupsParent: '700', backupDir: '700', backups: ['600'] });
+      // Every other file in it too, a backup in the making (and its journal) included.
+      for (const name of readdirSync(backups)) {
+        const m = statSync(join(backups, name), { throwIfNoEntry: false });
+        if (m) expect((m.mode & 0o777).toString(8), name).toBe('600');
+      }
+      await gateway.stop();
+
+      // A database an earlier version left 0644 is made owner-only at the next start; a BACKUP_DIR of the
+      // operator's that others may enter is left as it is, said once in the log, its backups owner-only.
+      chmodSync(db, 0o644);
+      const shared = join(home, 'shared');
+      mkdirSync(shared, { mode: 0o755 });
+      chmodSync(shared, 0o755);
+      const again = await startGateway(env(db, { BACKUP_DIR: shared }));
+      gateways.push(again);
+      await until('two backups in the shared folder', () => (readdirSync(shared).filter((n) => SCHEDULED_BACKUP_NAME.test(n)).length > 1 ? true : null));
+      expect(mode(db)).toBe('600');
+      expect(mode(shared)).toBe('755');
+      for (const name of readdirSync(shared).filter((n) => SCHEDULED_BACKUP_NAME.test(n))) expect(mode(join(shared, name)), name).toBe('600');
+      expect(again.output().match(/BACKUP_DIR is open to other users/g)).toHaveLength(1);
+      await again.stop();
+    } finally {
+      process.umask(previous);
+    }
   }, 120_000);
 
   it('logs and counts a backup that cannot be written, and keeps serving', async () => {

@@ -1,7 +1,7 @@
 // Issue 25, part 5: `backup` and `restore` as an operator runs them, against a real gateway process on a
 // real SQLite file: a backup taken under a create load holds every create acknowledged before it began,
 // restores into a fresh gateway that serves it, and restore refuses while a gateway has the file open.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -153,6 +153,50 @@ describe.skipIf(onPostgres)('backup and restore (SQLite, real processes)', () =>
     expect(forced.code).toBe(0);
     expect(integrity(existing)).toBe('ok');
   }, 60_000);
+
+  it('under umask 022 a backup, one written over a 0644 file with --force, a restored database and the one it replaced are all owner-only (0600)', async () => {
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    const previous = process.umask(0o022);
+    try {
+      const fresh = join(dir, 'umask-backup.db');
+      const made = await runCommand(['backup', '--to', fresh, '--json'], env(dbPath));
+      expect(made.code, made.stdout).toBe(0);
+      const older = join(dir, 'umask-older.db');
+      writeFileSync(older, 'an old backup', { mode: 0o644 });
+      chmodSync(older, 0o644);
+      const forced = await runCommand(['backup', '--to', older, '--force', '--json'], env(dbPath));
+      expect(forced.code, forced.stdout).toBe(0);
+      expect(integrity(older)).toBe('ok');
+      expect({ backup: mode(fresh), forced: mode(older) }).toEqual({ backup: '600', forced: '600' });
+      // No temporary file is left, open or not.
+      expect(readdirSync(dir).filter((n) => n.endsWith('.partial'))).toEqual([]);
+
+      // A backup file that is 0644 (made before this was fixed, or copied about) restores owner-only, and
+      // the database it replaces, kept beside it, is made owner-only too.
+      chmodSync(fresh, 0o644);
+      const restoreDir = mkdtempSync(join(dir, 'umask-restore-'));
+      const restoredDb = join(restoreDir, 'gateway.db');
+      copyFileSync(older, restoredDb);
+      chmodSync(restoredDb, 0o644);
+      const restored = await runCommand(['restore', '--from', fresh, '--json'], env(restoredDb));
+      expect(restored.code, restored.stdout).toBe(0);
+      const report = onlyJson(restored.stdout);
+      expect(integrity(restoredDb)).toBe('ok');
+      // Into a folder that is not there yet: the folder is made owner-only.
+      const newDir = join(restoreDir, 'new', 'data');
+      const intoNew = await runCommand(['restore', '--from', fresh, '--json'], env(join(newDir, 'gateway.db')));
+      expect(intoNew.code, intoNew.stdout).toBe(0);
+      expect({
+        restored: mode(restoredDb),
+        kept: mode(report.kept),
+        newParent: mode(join(restoreDir, 'new')),
+        newDir: mode(newDir),
+        restoredIntoNew: mode(join(newDir, 'gateway.db')),
+      }).toEqual({ restored: '600', kept: '600', newParent: '700', newDir: '700', restoredIntoNew: '600' });
+    } finally {
+      process.umask(previous);
+    }
+  }, 120_000);
 
   it('refuses to restore a file that is not a qris-gateway database', async () => {
     const other = join(dir, 'other.db');

@@ -27,6 +27,7 @@ describe('CLI help', () => {
     io: { out: () => {}, err: () => {} },
     json: false,
     config: notHere,
+    settings: notHere,
     env: {},
     actor: notHere,
     withDeps: async () => notHere(),

@@ -35,7 +35,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'qg-cli-tx-'));
   const fresh = await freshDatabaseUrl(dir);
   drop = fresh.drop;
-  env = { DATABASE_URL: fresh.url, QRIS_OPERATOR: 'ops@example.test' };
+  // PUBLIC_BASE_URL set: without it a command that makes links notes their base on stderr (cli-link-base.test.ts).
+  env = { DATABASE_URL: fresh.url, QRIS_OPERATOR: 'ops@example.test', PUBLIC_BASE_URL: 'http://gateway.test' };
   runtime = await openRuntime(loadConfig(env));
   a = await seedMerchant(runtime.deps, 0, 'Warung A');
   b = await seedMerchant(runtime.deps, 1, 'Toko B');
@@ -123,6 +124,14 @@ describe('transactions list|show|cancel', () => {
     expect((await cli('pay', tx.id)).code).toBe(0);
     const noReason = await json('transactions', 'refund', tx.id);
     expect(noReason.body.error).toMatchObject({ code: 'invalid_parameter', param: 'reason' });
+    // Issue 35, finding 2: no link or address in what the payer reads.
+    for (const reason of ['see https://evil.example/verify', 'evil\u200B.example', '10.0.0.1']) {
+      const linked = await json('transactions', 'refund', tx.id, '--amount', '1', '--reason', reason);
+      expect(linked.code).toBe(1);
+      expect(linked.body.error).toMatchObject({ code: 'invalid_parameter', param: 'reason' });
+    }
+    const linkedReference = await json('transactions', 'refund', tx.id, '--amount', '1', '--reason', 'ok', '--reference', 'x@evil.example');
+    expect(linkedReference.body.error).toMatchObject({ code: 'invalid_parameter', param: 'reference' });
     const part = await json('transactions', 'refund', tx.id, '--amount', '2000', '--reason', 'one cup', '--reference', 'CASH-1');
     expect(part.code).toBe(0);
     expect(part.body).toMatchObject({ trxid: tx.id, merchant_id: b.merchant.id, refunded_amount: 2000 });

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { runCli } from '../../src/cli/main.js';
 import { verifyPassword } from '../../src/hashing/passwords.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { freshDatabaseUrl } from '../helpers/context.js';
-import { runCommand } from '../helpers/processes.js';
+import { bin, childEnv, runCommand } from '../helpers/processes.js';
 
 describe('user commands', () => {
   let dir: string;
@@ -89,4 +90,34 @@ describe('user commands', () => {
     }
     // The first run after an edit compiles dist/ (bin/qris-gateway.mjs), which takes a while on a busy machine.
   }, 180_000);
+
+  // util-linux's script(1) runs the command on a pseudo-terminal and copies what the terminal shows to
+  // its standard output: what is typed shows there exactly when the terminal echoes it.
+  it.runIf(spawnSync('script', ['--version']).status === 0)(
+    'on a terminal, reads the password without echoing it (Backspace takes a character back)',
+    async () => {
+      const command = [process.execPath, bin, 'user', 'add', '--email', 'tty@example.test', '--role', 'operator'].map((a) => `'${a}'`).join(' ');
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+      let shown = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (shown += c));
+      const done = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const deadline = Date.now() + 150_000;
+      while (!shown.includes('password (not shown; then Enter): ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      child.stdin.write('typed on a terminalX\u007f');
+      child.stdin.write(' secret\r');
+      expect(await done).toBe(0);
+      child.stdin.end();
+      expect(shown).toContain('tty@example.test');
+      expect(shown).not.toContain('typed on a terminal');
+      expect(shown).not.toContain('secret');
+      const database = openDatabase(env.DATABASE_URL!);
+      try {
+        const row = await database.selectFrom('users').select('password_hash').where('email', '=', 'tty@example.test').executeTakeFirstOrThrow();
+        expect(await verifyPassword('typed on a terminal secret', row.password_hash)).toBe(true);
+      } finally {
+        await database.close();
+      }
+    },
+    180_000,
+  );
 });

@@ -10,6 +10,7 @@ import { authenticateApiKey } from '../../src/services/merchants/authenticate-ap
 import { demoStaticQris } from '../../src/services/merchants/ensure-demo-merchant.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import type { Mode } from '../../src/storage/schema.js';
+import { MIGRATIONS } from '../../src/storage/migrate.js';
 import { vectors } from '../helpers/context.js';
 
 const warung = vectors.vectors[0]!;
@@ -65,7 +66,8 @@ async function jsonError(...argv: string[]): Promise<{ code: string; message: st
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'qg-cli-'));
-  env = { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` };
+  // PUBLIC_BASE_URL set: without it a command that makes links notes their base on stderr (cli-link-base.test.ts).
+  env = { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, PUBLIC_BASE_URL: 'http://gateway.test' };
 });
 
 afterAll(() => {
@@ -75,7 +77,7 @@ afterAll(() => {
 describe('migrate', () => {
   it('creates the database and reports it as JSON', async () => {
     const body = await jsonOk('migrate');
-    expect(body).toEqual({ migrated: true, database: env.DATABASE_URL });
+    expect(body).toEqual({ migrated: true, database: env.DATABASE_URL, applied: Object.keys(MIGRATIONS).sort(), backup: null });
     expect(existsSync(join(dir, 'db.sqlite'))).toBe(true);
   });
 

@@ -453,4 +453,28 @@ describe('assign candidates', () => {
     expect(await ids(open.total_amount, open.created_at - 20 * MINUTE)).not.toContain(open.id);
     expect(await ids(open.total_amount, open.created_at - 5 * MINUTE)).toContain(open.id);
   });
+
+  it("offer a pending transaction of the price paid without its unique code, and those within the codes' range, nearest first", async () => {
+    t = await createTestApp();
+    const make = async (amount: number) => (await createTransaction(t.deps, createInput(t.merchant.id, amount))).transaction;
+    const price = await make(50_000);
+    const near = await make(50_100);
+    const far = await make(50_000 + t.config.uniqueCodeMax + 2_000);
+    const cancelled = await make(50_000);
+    await cancelTransaction(t.deps, { trxid: cancelled.id, owner: null, actor: TEST_ACTOR });
+    const candidates = (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount: 50_000, paid_at: t.clock.now() })).map((x) => x.id);
+    // Nearest first: by how far each total is from the payment (the codes are random).
+    const distance = (tx: { total_amount: number }) => Math.abs(tx.total_amount - 50_000);
+    const expected = [price, near].sort((a, b) => distance(a) - distance(b)).map((x) => x.id);
+    expect(candidates).toEqual(expected);
+    expect(candidates).not.toContain(far.id);
+    // Only pending ones are offered for a near amount: a cancelled transaction needs its exact total.
+    expect(candidates).not.toContain(cancelled.id);
+    // The exact total still comes first, before any near one.
+    const exact = (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount: near.total_amount, paid_at: t.clock.now() })).map(
+      (x) => x.id,
+    );
+    expect(exact[0]).toBe(near.id);
+    expect(exact).toContain(price.id);
+  });
 });

@@ -7,6 +7,8 @@ import { addUser } from '../../src/services/users/add-user.js';
 import { addMerchantUser, addOperator, ConsoleClient, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
 import { createInput, createTestApp, seedMerchant, type TestApp } from '../helpers/context.js';
 
+const LINK_REFUSED =
+  'The reason and the reference are shown to the payer, so they may not contain a link or an address (a URL, www., a domain such as example.com, an e-mail or IP address); after a full stop, write a space. Nothing was changed.';
 const notice = (body: string) => /<p class="notice (success|error)" role="(?:status|alert)">([^<]*)<\/p>/.exec(body)?.slice(1, 3) ?? null;
 
 describe('console refunds', () => {
@@ -44,6 +46,16 @@ describe('console refunds', () => {
     const after = await shop.get(detail);
     expect(notice(after.body)).toEqual(['success', 'The refund of Rp5.000 is recorded. The gateway moved no money.']);
     expect(after.body).toContain('<dt>Refunded</dt><dd>Rp5.000</dd>');
+    // Still paid, and said to be partly refunded beside it; in the list and the CSV as well.
+    expect(after.body).toContain('<span class="badge paid">Paid</span> <span class="badge refunded">partly refunded</span>');
+    expect((await shop.get('/dashboard/transactions')).body).toContain('<span class="badge refunded">partly refunded</span>');
+    const csvRow = async () => {
+      const lines = (await shop.get('/dashboard/transactions.csv')).body.trim().split(/\r?\n/);
+      const header = lines[0]!.split(',');
+      const cells = lines.find((l) => l.startsWith(tx.id))!.split(',');
+      return [cells[header.indexOf('refunded_amount')], cells[header.indexOf('refund_status')]];
+    };
+    expect(await csvRow()).toEqual(['5000', 'partial']);
     expect(after.body).toMatch(
       /<li id="refund-rf_\w+"><strong>Rp5\.000<\/strong> <span class="badge ok">succeeded<\/span> <span class="muted">\(recorded, no money moved\)<\/span><br>Barang habis · <span class="mono">TRF-1<\/span>/,
     );
@@ -55,6 +67,8 @@ describe('console refunds', () => {
     await shop.post(`${detail}/refund`, { amount: String(tx.amount_paid - 5000), reason: 'Sisa' }, detail);
     const done = await shop.get(detail);
     expect(done.body).toContain('Everything it received has been refunded.');
+    expect(done.body).toContain('<span class="badge paid">Paid</span> <span class="badge refunded">refunded</span>');
+    expect(await csvRow()).toEqual([String(tx.amount_paid), 'full']);
     expect(done.body).not.toContain('id="refund-amount"');
     expect((await row(tx.id)).refunded_amount).toBe(tx.amount_paid);
   });
@@ -72,6 +86,10 @@ describe('console refunds', () => {
         { amount: '1000', reason: '  ' },
         'Check the amount (a whole number of rupiah), the reason (required, at most 256 characters) and the reference. Nothing was changed.',
       ],
+      // Issue 35, finding 2: the payer reads both in the gateway's mail.
+      [{ amount: '1000', reason: 'see https://evil.example/verify' }, LINK_REFUSED],
+      [{ amount: '1000', reason: 'Verifikasi di evil\uFF0Eexample' }, LINK_REFUSED],
+      [{ amount: '1000', reason: 'Barang habis', reference: 'x@evil.example' }, LINK_REFUSED],
     ];
     for (const [fields, text] of cases) {
       const res = await shop.post(`${detail}/refund`, fields, detail);

@@ -58,8 +58,11 @@ describe('console payment sources', () => {
     expect(empty.body).toContain('<select id="source-type" name="type" required data-shows-fields>');
     for (const [id, label] of [
       ['source-url', 'Feed URL'],
+      ['source-method', 'Method'],
+      ['source-headers', 'Headers'],
+      ['source-body', 'Body'],
       ['source-interval', 'Poll interval (seconds)'],
-      ['source-mapping', 'Field mapping (JSON)'],
+      ['source-mapping', 'Field mapping (JSON or a preset)'],
     ]) {
       expect(empty.body).toContain(
         `<div class="kind-field" data-for-kinds="feed">\n<label for="${id}">${label} <span class="for-kinds">(Mutation feed only)</span></label>`,

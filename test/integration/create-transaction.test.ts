@@ -95,6 +95,7 @@ describe('GET /api/payment-gateway/cqris', () => {
           'underpaid',
           'overpaid',
           'refunded_amount',
+          'refund_status',
           'refunds',
           'payment',
         ].sort(),
@@ -125,6 +126,7 @@ describe('GET /api/payment-gateway/cqris', () => {
         underpaid: 0,
         overpaid: 0,
         refunded_amount: 0,
+        refund_status: 'none',
         refunds: [],
         payment: null,
       });
@@ -597,8 +599,10 @@ describe('unique codes', () => {
   });
   afterAll(async () => t.close());
 
-  it('gives 999 distinct totals for one amount, then 503 unique_code_exhausted until the reservations end', async () => {
-    const amount = 10000;
+  // 999 creates and more: seconds on an idle machine, past the default 30 s on a loaded CI host (PostgreSQL).
+  it('gives a Rp100.000 sale 999 distinct totals, then 503 unique_code_exhausted until the reservations end', async () => {
+    // Rp100.000 and up get every code up to UNIQUE_CODE_MAX; smaller prices fewer (the next test).
+    const amount = 100000;
     const txs: Array<{ trxid: string; unique_code: number; total_amount: number }> = [];
     for (let i = 0; i < 999; i++) {
       const res = await get(t, { amount: String(amount) });
@@ -624,11 +628,11 @@ describe('unique codes', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(3600);
 
-    // Uniqueness is over totals: 10001 may only take the one total 10000 has left, 11000.
-    const neighbour = await get(t, { amount: '10001' });
+    // Uniqueness is over totals: 100001 may only take the one total 100000 has left, 101000.
+    const neighbour = await get(t, { amount: '100001' });
     expect(neighbour.statusCode, neighbour.body).toBe(200);
     expect(neighbour.json().data.unique_code).toBe(999);
-    expect(neighbour.json().data.total_amount).toBe(11000);
+    expect(neighbour.json().data.total_amount).toBe(101000);
 
     // The live mode has its own totals.
     const live = await get(t, { amount: String(amount) }, t.liveKey);
@@ -657,6 +661,30 @@ describe('unique codes', () => {
       .where('total_amount', '=', tx.total_amount)
       .executeTakeFirstOrThrow();
     expect(holder.transaction_id).toBe(tx.trxid);
+  }, 120_000);
+});
+
+describe('unique codes scale with the price', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('a Rp7.500 sale gets at most Rp99 and exhausts after 99 creates; Rp50.000 gets at most Rp500', async () => {
+    const codes = new Set<number>();
+    for (let i = 0; i < 99; i++) {
+      const res = await get(t, { amount: '7500' });
+      expect(res.statusCode, res.body).toBe(200);
+      codes.add(res.json().data.unique_code);
+    }
+    expect([...codes].sort((a, b) => a - b)).toEqual(Array.from({ length: 99 }, (_, i) => i + 1));
+    expectError(await get(t, { amount: '7500' }), 503, 'unique_code_exhausted');
+    for (let i = 0; i < 40; i++) {
+      const res = await get(t, { amount: '50000' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.unique_code).toBeLessThanOrEqual(500);
+    }
   });
 });
 

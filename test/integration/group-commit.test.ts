@@ -41,7 +41,8 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
   it('many concurrent creates share a few commits, and one amount still gets distinct totals', async () => {
     await setup();
     const before = h.ctx.deps.db.commitStats;
-    const results = await Promise.all(Array.from({ length: 200 }, () => createTransaction(h.ctx.deps, input(10_000))));
+    // Rp100.000: 999 codes (a smaller price gets fewer, max(99, 1% of it)), room for all 200.
+    const results = await Promise.all(Array.from({ length: 200 }, () => createTransaction(h.ctx.deps, input(100_000))));
     const after = h.ctx.deps.db.commitStats;
     // Plain creates of one turn are one batched unit (create-batch.ts), so a few units and commits in all.
     expect(after.units - before.units).toBeLessThanOrEqual(3);
@@ -191,9 +192,10 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     await setup();
     const wal = h.ctx.deps.db.walSync! as unknown as { flush: () => Promise<void> };
     const realFlush = wal.flush.bind(wal);
-    // A slow disk: each flush takes 150 ms.
+    // A slow disk: each flush takes a second, so the ten arrivals below (5 ms apart when the machine is idle)
+    // all come during the first one even on a loaded CI host, whose timers run late.
     wal.flush = async () => {
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 1_000));
       await realFlush();
     };
     const before = h.ctx.deps.db.commitStats;

@@ -1,6 +1,7 @@
 // issue 23, "An isolation matrix as a test": every console route and action and every API route, for every
 // viewer (operator, a user of merchant A, a user of merchant B, logged out), generated from the app's own
-// route table. An answer is allowed (2xx/3xx) or a 404 (a 403 only where the README names one), and an
+// route table; and every console route naming a transaction for a cashier of A, on its own sale, another
+// cashier's, the shop's API order and B's (issue 35). An answer is allowed (2xx/3xx) or a 404 (a 403 only where the README names one), and an
 // answer to one merchant's viewer never carries the other merchant's data. A route added tomorrow is in it
 // the day it is added; one whose parameter or form this file cannot fill fails the test with its name.
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -51,6 +52,7 @@ const FORMS: Record<string, Form> = {
   '/dashboard/approvals/:merchantId/ask-again': { body: {} },
   '/dashboard/transactions/:trxid/cancel': { body: {} },
   '/dashboard/transactions/:trxid/confirm': { body: { reference: 'BANK-{tag}' } },
+  '/dashboard/transactions/:trxid/accept': { body: {} },
   '/dashboard/transactions/:trxid/resend': { body: { event: '{eventId}' }, ids: { trxid: 'paidTrxid' } },
   '/dashboard/transactions/:trxid/receipt': { body: {}, ids: { trxid: 'paidTrxid' } },
   '/dashboard/transactions/:trxid/refund': { body: { amount: '1000', reason: 'Refund {tag}' }, ids: { trxid: 'paidTrxid' } },
@@ -60,6 +62,11 @@ const FORMS: Record<string, Form> = {
   '/dashboard/webhooks/:id/remove': { body: {} },
   '/dashboard/webhooks/:id/resend-failed': { body: {} },
   '/dashboard/notifications': { body: { merchant: '{merchantId}', type: 'email', language: 'id' } },
+  // A malformed token and nonce: answered without asking Telegram (which is not on this machine).
+  '/dashboard/notifications/telegram/connect': { body: { merchant: '{merchantId}', type: 'telegram', language: 'id', bot_token: 'not-a-token' } },
+  '/dashboard/notifications/telegram/find': {
+    body: { merchant: '{merchantId}', language: 'id', bot_token: 'not-a-token', bot: 'some_bot', nonce: 'short' },
+  },
   '/dashboard/notifications/:id/test': { body: {} },
   '/dashboard/notifications/:id/remove': { body: {} },
   '/dashboard/sources': { body: { type: 'webhook', merchant: '{merchantId}', mode: 'test' } },
@@ -72,13 +79,24 @@ const FORMS: Record<string, Form> = {
   '/dashboard/merchants/:id/disable': { body: {} },
   '/dashboard/merchants/:id/enable': { body: {} },
   '/dashboard/merchants/:id/daily-report': { body: { daily_report: 'on' } },
+  '/dashboard/merchants/:id/unique-code': { body: { unique_code: 'subtract' } },
   '/dashboard/keys': { body: { merchant: '{merchantId}', mode: 'test' } },
   '/dashboard/keys/:id/revoke': { body: {} },
   '/dashboard/links/:merchantId': { body: { handle: '{handle}' } },
   '/dashboard/links/:merchantId/remove': { body: {} },
   '/dashboard/pos': { body: { merchant: '{merchantId}', amount: '10000', note: 'Meja {tag}', key: 'isolation-sale-{tag}-0000' } },
   '/dashboard/pos/:trxid/cancel': { body: {} },
+  '/dashboard/pos/:trxid/simulate': { body: {} },
+  '/dashboard/pos/:trxid/receipt': { body: {} },
 };
+
+/**
+ * Console routes naming a transaction that a cashier may use on any of its merchants' transactions of
+ * today: the transaction's page and its receipt link (a paid one's: their own tests say what they answer).
+ * Of the rest, the point of sale's (`/dashboard/pos/`) open only a sale the cashier made itself, and every
+ * other is not a cashier's at all: a 404 either way.
+ */
+const CASHIER_ANY_TRANSACTION: ReadonlySet<string> = new Set(['GET /dashboard/transactions/:trxid', 'POST /dashboard/transactions/:trxid/receipt']);
 
 /** Query strings every console page is also asked with, naming the other merchant's objects. */
 const PAGE_QUERIES = ['merchant={merchantId}', 'q={trxid}', 'q={ref}', 'q={email}', 'added={merchantId}&revoked={keyId}'];
@@ -558,6 +576,61 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     // Every mark is something the console really shows (event ids and the checkout's "Rp71.918" aside),
     // so its absence from the other viewer's answers means something.
     expect(allMarks().filter((m) => !seen.has(m) && !/^evt_|^Rp\d/.test(m))).toEqual([]);
+  });
+
+  it('lets a cashier open and cancel only its own sales at the point of sale, and changes nothing else (issue 35, finding 4)', async () => {
+    failures.length = 0;
+    const A = idsOf('A');
+    const targets = [
+      { name: "another cashier's sale", trxid: world.sales.others, side: 'A' as const, own: false },
+      { name: "the shop's API order", trxid: A.trxid, side: 'A' as const, own: false },
+      { name: "B's order", trxid: idsOf('B').trxid, side: 'B' as const, own: false },
+      { name: 'its own sale', trxid: world.sales.own, side: 'A' as const, own: true },
+    ];
+    const named = routes.filter((r) => classify(r) === 'console' && r.url.split('/').includes(':trxid') && (r.method === 'GET' || r.method === 'POST'));
+    // The walk sees the routes that matter (a table that lost them would make it pass emptily).
+    expect(named.map((r) => `${r.method} ${r.url}`)).toEqual(
+      expect.arrayContaining([
+        'GET /dashboard/pos/:trxid',
+        'POST /dashboard/pos/:trxid/cancel',
+        'POST /dashboard/transactions/:trxid/cancel',
+        ...CASHIER_ANY_TRANSACTION,
+      ]),
+    );
+    const casesOf = (target: (typeof targets)[number]): Case[] =>
+      named
+        .map((route): Case => {
+          const name = `${route.method} ${route.url}`;
+          const any = target.side === 'A' && CASHIER_ANY_TRANSACTION.has(name);
+          const own = target.side === 'A' && route.url.startsWith('/dashboard/pos/') && target.own;
+          const ids = { ...idsOf(target.side), trxid: target.trxid };
+          const url = fillParams(route.url, ids);
+          const request: InjectOptions =
+            route.method === 'GET' ? { method: 'GET', url } : formRequest(world.viewers.cashierA, url, fillForm(formOf(route), ids), true);
+          return {
+            what: `${name} on ${target.name}`,
+            viewer: 'cashierA',
+            target: target.side,
+            request,
+            expect: own ? allowed : any ? notServerError : notFound,
+            // Changes run last (its own sale's cancel), and paying it from the counter after that (the
+            // sale is the sandbox's: a cancelled one stays cancelled, so the cancel is still seen).
+            rank: route.method === 'GET' ? 0 : route.url.endsWith('/simulate') ? 2 : 1,
+            forbidden: [...world.merchants.B.marks, world.t.merchant.id],
+          };
+        })
+        .sort((x, y) => x.rank - y.rank);
+    const before = await world.snapshot();
+    await run(targets.filter((x) => !x.own).flatMap(casesOf));
+    expect(failures, failures.join('\n')).toEqual([]);
+    expect(await world.snapshot()).toEqual(before);
+
+    await run(casesOf(targets.find((x) => x.own)!));
+    expect(failures, failures.join('\n')).toEqual([]);
+    const statusOf = async (id: string) =>
+      (await world.t.deps.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    expect(await statusOf(world.sales.own)).toBe('cancelled');
+    expect(await statusOf(world.sales.others)).toBe('pending');
   });
 
   it('shows a merchant user the same pages however the other merchant changes (counts and sums included)', async () => {

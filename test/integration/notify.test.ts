@@ -18,6 +18,7 @@ import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endp
 import { removeWebhookEndpoint } from '../../src/services/webhooks/remove-webhook-endpoint.js';
 import { dispatchDueAlerts } from '../../src/workers/notify-dispatcher.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
+import { TELEGRAM_LOOKUPS_PER_MINUTE } from '../../src/web/console/pages/notifications.js';
 import { BOT_TOKEN, DiscordServer, TelegramServer } from '../helpers/chat-services.js';
 import { addMerchantUser, ConsoleClient, noticeOf } from '../helpers/console.js';
 import { createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
@@ -168,7 +169,9 @@ describe('a paid transaction', () => {
     await payNewTransaction();
     expect((await dispatch()).states).toEqual(['retrying']);
     const [alert] = await alertsOf(tg.id);
-    expect((await attemptsOf(alert!.id))[0]!.error).toBe('Telegram: Bad Request: chat not found');
+    expect((await attemptsOf(alert!.id))[0]!.error).toBe(
+      'the chat was not found: open the bot in Telegram and press Start (or add the bot to the group), then try again',
+    );
 
     t.clock.advance(NOTIFY_RETRY_DELAYS_MS[0]!);
     expect((await dispatch()).states).toEqual(['retrying']);
@@ -186,7 +189,11 @@ describe('a paid transaction', () => {
     await payNewTransaction();
     expect((await dispatch()).states).toEqual(['retrying']);
     const [attempt] = await attemptsOf((await alertsOf(tg.id))[0]!.id);
-    expect(attempt).toMatchObject({ status_code: 401, succeeded: 0, error: 'Telegram: Unauthorized' });
+    expect(attempt).toMatchObject({
+      status_code: 401,
+      succeeded: 0,
+      error: 'the bot token is wrong: copy it again from @BotFather (it looks like 123456789:AA...)',
+    });
     const owner = await ownerClient();
     for (const url of ['/dashboard/notifications', `/dashboard/notifications/${tg.id}`]) {
       const page = await owner.get(url);
@@ -399,5 +406,136 @@ describe('secrets in logs', () => {
     } finally {
       await logged.close();
     }
+  });
+});
+
+describe('connecting Telegram without reading JSON (issue 37, section 7)', () => {
+  const connect = (owner: ConsoleClient, token = BOT_TOKEN) =>
+    owner.post(
+      '/dashboard/notifications/telegram/connect',
+      { merchant: t.merchant.id, type: 'telegram', language: 'en', bot_token: token },
+      '/dashboard/notifications',
+    );
+  const field = (page: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1] ?? '';
+  const find = (owner: ConsoleClient, page: string) =>
+    owner.post(
+      '/dashboard/notifications/telegram/find',
+      Object.fromEntries(['merchant', 'language', 'bot_token', 'bot', 'nonce', '_csrf'].map((n) => [n, field(page, n)])),
+    );
+
+  it("shows the bot's link, and finds the chat in which Start was pressed on it", async () => {
+    telegram.usernames.set(BOT_TOKEN, 'warung_kasir_bot');
+    const owner = await ownerClient();
+    const page = await connect(owner);
+    expect(page.statusCode).toBe(200);
+    const nonce = field(page.body, 'nonce');
+    expect(nonce).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+    expect(page.body).toContain(`href="https://t.me/warung_kasir_bot?start=${nonce}"`);
+    expect(telegram.requests.map((r) => r.path)).toEqual([`/bot${BOT_TOKEN}/getMe`]);
+
+    // Before Start: nothing found, the page says so and looks again.
+    const early = await find(owner, page.body);
+    expect(early.statusCode).toBe(200);
+    expect(early.headers['x-chat-search']).toBe('waiting');
+    expect(early.body).toContain('No Start from this link yet');
+
+    telegram.message(BOT_TOKEN, 777001, '/start someone-elses-nonce-0000');
+    telegram.message(BOT_TOKEN, 5550001, `/start ${nonce}`);
+    telegram.message(BOT_TOKEN, 777002, 'hello');
+    const found = await find(owner, early.body);
+    expect(found.statusCode).toBe(303);
+    const channelPage = found.headers.location as string;
+    expect(channelPage).toMatch(/^\/dashboard\/notifications\/nch_/);
+    expect(noticeOf((await owner.get(channelPage)).body)).toBe('Connected to the chat. Try it with Send test.');
+    const channel = await getNotifyChannel(t.deps, channelPage.split('/').at(-1)!);
+    expect(channel).toMatchObject({ type: 'telegram', chat_id: '5550001', secret: BOT_TOKEN, language: 'en', merchant_id: t.merchant.id });
+  });
+
+  it("says what went wrong in the console's language: the Indonesian page in Indonesian, also in the attempt log", async () => {
+    const owner = await ownerClient();
+    await owner.get('/dashboard/lang/id?back=/dashboard/notifications');
+    await connect(owner, '7012345678:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(noticeOf((await owner.get('/dashboard/notifications')).body)).toBe(
+      'Telegram tidak dapat digunakan: token bot salah: salin lagi dari @BotFather (bentuknya seperti 123456789:AA...).',
+    );
+    // A channel whose test cannot reach Telegram: the notice and the attempt log say so in Indonesian.
+    const tg = await addTelegram();
+    const offline = { ...t.deps, config: { ...t.deps.config, telegramApiUrl: 'http://api.telegram.invalid' } };
+    await queueTestAlert(offline, await getNotifyChannel(t.deps, tg.id));
+    await dispatch(offline);
+    const page = `/dashboard/notifications/${tg.id}`;
+    const shown = (await owner.get(page)).body;
+    expect(shown).toContain('tidak dapat menjangkau api.telegram.invalid: periksa koneksi internet dan DNS server');
+    expect(shown).not.toContain('check the server');
+  });
+
+  it('says in plain words what went wrong: a wrong token, a webhook in the way', async () => {
+    const owner = await ownerClient();
+    const wrong = await connect(owner, '7012345678:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(wrong.statusCode).toBe(303);
+    const back = await owner.get('/dashboard/notifications');
+    expect(noticeOf(back.body)).toBe('Telegram could not be used: the bot token is wrong: copy it again from @BotFather (it looks like 123456789:AA...).');
+    expect(back.body).not.toContain('AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+
+    const page = await connect(owner);
+    telegram.webhooks.add(BOT_TOKEN);
+    try {
+      const blocked = await find(owner, page.body);
+      expect(blocked.headers['x-chat-search']).toBe('failed');
+      expect(noticeOf(blocked.body)).toContain('this bot has a webhook set, so the gateway cannot read its messages');
+    } finally {
+      telegram.webhooks.delete(BOT_TOKEN);
+    }
+  });
+
+  it('the Bot API is asked at most TELEGRAM_LOOKUPS_PER_MINUTE times a minute per user and per merchant', async () => {
+    // At a minute's start, so the one-minute window cannot turn mid-test; the clock only moves forward.
+    t.clock.ms = Math.ceil((t.clock.ms + 1) / 60_000) * 60_000 + 1000;
+    const owner = await ownerClient();
+    const page = await connect(owner);
+    expect(page.statusCode).toBe(200);
+    // The token rides in the POST's own answer only, never cached.
+    expect(page.headers['cache-control']).toContain('no-store');
+    for (let i = 1; i < TELEGRAM_LOOKUPS_PER_MINUTE; i += 1) expect((await find(owner, page.body)).headers['x-chat-search']).toBe('waiting');
+    expect(telegram.requests).toHaveLength(TELEGRAM_LOOKUPS_PER_MINUTE);
+
+    const over = await find(owner, page.body);
+    expect(over.statusCode).toBe(429);
+    expect(over.headers['x-chat-search']).toBe('limited');
+    expect(noticeOf(over.body)).toBe('Telegram was asked too often in the last minute. Wait a minute, then press Find the chat.');
+    // The page can still look again later: its form is there.
+    expect(field(over.body, 'nonce')).toBe(field(page.body, 'nonce'));
+    expect(telegram.requests).toHaveLength(TELEGRAM_LOOKUPS_PER_MINUTE);
+
+    // Another user of the same merchant is held by the merchant's count.
+    await addMerchantUser(t.deps, [t.merchant.id], 'second@warung.test');
+    const second = await ownerClient('second@warung.test');
+    expect((await connect(second)).statusCode).toBe(303);
+    expect(noticeOf((await second.get('/dashboard/notifications')).body)).toContain('Telegram was asked too often');
+    expect(telegram.requests).toHaveLength(TELEGRAM_LOOKUPS_PER_MINUTE);
+
+    // Another merchant's owner is not.
+    const neighbour = await ownerClient('owner@sebelah.test');
+    const theirs = await neighbour.post(
+      '/dashboard/notifications/telegram/connect',
+      { merchant: other.merchant.id, type: 'telegram', language: 'id', bot_token: BOT_TOKEN },
+      '/dashboard/notifications',
+    );
+    expect(theirs.statusCode).toBe(200);
+    expect(telegram.requests).toHaveLength(TELEGRAM_LOOKUPS_PER_MINUTE + 1);
+
+    // A minute later the first owner may look again.
+    t.clock.ms += 60_000;
+    expect((await find(owner, page.body)).headers['x-chat-search']).toBe('waiting');
+    expect(telegram.requests).toHaveLength(TELEGRAM_LOOKUPS_PER_MINUTE + 2);
+  });
+
+  it('a failed test says the server could not reach Telegram, not getaddrinfo ENOTFOUND', async () => {
+    const tg = await addTelegram();
+    const offline = { ...t.deps, config: { ...t.deps.config, telegramApiUrl: 'http://api.telegram.invalid' } };
+    await queueTestAlert(offline, await getNotifyChannel(t.deps, tg.id));
+    expect((await dispatch(offline)).states).toEqual(['retrying']);
+    const [attempt] = await attemptsOf((await alertsOf(tg.id))[0]!.id);
+    expect(attempt!.error).toBe("could not reach api.telegram.invalid: check the server's internet connection and DNS");
   });
 });

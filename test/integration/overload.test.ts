@@ -90,11 +90,38 @@ describe('load shedding', () => {
 
   it('past OVERLOAD_MAX_IN_FLIGHT API requests in progress a new one is shed at once; pages are not counted; the count returns to 0', async () => {
     t = await createTestApp({ OVERLOAD_MAX_IN_FLIGHT: '3' });
-    // Ten creates sent together: each is in progress until its group commit has answered, so the first
-    // three are taken and the other seven refused before any work.
-    const burst = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${20_000 + i}`, headers: { 'x-api-key': t.testKey } })),
-    );
+    // Ten creates sent together, whose reads of their merchant (cold caches: a fresh app) wait at a gate
+    // until seven have been answered: the first three are taken and the other seven refused once their key is checked, before any of their work. The
+    // gate makes "together" hold on a loaded host too, where one create could otherwise finish before the
+    // last arrives.
+    const executor = t.deps.db.getExecutor();
+    const original = executor.executeQuery;
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    executor.executeQuery = (async (query: Parameters<typeof original>[0]) => {
+      if (/ from "merchants" /.test(query.sql)) await gate;
+      return original.call(executor, query);
+    }) as typeof original;
+    let answered = 0;
+    let burst: Awaited<ReturnType<typeof t.app.inject>>[];
+    try {
+      const sent = Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          t.app.inject({ url: `${CQRIS}?amount=${20_000 + i}`, headers: { 'x-api-key': t.testKey } }).then((r) => {
+            answered += 1;
+            return r;
+          }),
+        ),
+      );
+      await vi.waitFor(() => expect(answered).toBe(7), WAIT);
+      open();
+      burst = await sent;
+    } finally {
+      open();
+      executor.executeQuery = original;
+    }
     expect(burst.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 503, 503, 503, 503, 503, 503, 503]);
     for (const r of burst.filter((x) => x.statusCode === 503)) {
       expectError(r, 503, 'overloaded');

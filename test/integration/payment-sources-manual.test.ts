@@ -172,6 +172,8 @@ describe('source commands', () => {
       type: 'webhook',
       mode: 'test',
       enabled: true,
+      // Added without --name (issue 37, section 6).
+      name: null,
       created_at: expect.any(String),
       url: `/api/payment-sources/${added.json!.id}/events`,
     });

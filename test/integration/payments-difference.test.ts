@@ -10,7 +10,10 @@ import { cli, createLive, footprint, listen, status } from '../helpers/payment-s
 
 let t: TestApp;
 let base: string;
+// Prices 1,000 apart: a code of a Rp25.000 price is at most Rp250, so a stray payment of one
+// transaction's price or total can never equal another pending transaction's total and be matched to it.
 let amount = 25_000;
+const nextPrice = () => (amount += 1_000);
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -41,12 +44,12 @@ const assignAudits = (paymentId: string) =>
 
 describe('payments assign with a difference', () => {
   it('a pending transaction has amount_paid, underpaid and overpaid 0', async () => {
-    const tx = await createLive(base, t.liveKey, ++amount);
+    const tx = await createLive(base, t.liveKey, nextPrice());
     expect(tx).toMatchObject({ status: 'pending', amount_paid: 0, underpaid: 0, overpaid: 0 });
   });
 
   it('an exact assign pays the transaction with amount_paid = total and no difference', async () => {
-    const tx = await createLive(base, t.liveKey, ++amount);
+    const tx = await createLive(base, t.liveKey, nextPrice());
     // A payment of exactly the total, reported before the transaction existed, is unmatched too.
     const exact = await recordPayment(t.deps, {
       merchantId: t.merchant.id,
@@ -64,14 +67,14 @@ describe('payments assign with a difference', () => {
   });
 
   it('a payment matched by the matcher (here a manual confirmation) records amount_paid = total', async () => {
-    const tx = await createLive(base, t.liveKey, ++amount);
+    const tx = await createLive(base, t.liveKey, nextPrice());
     const r = await cli(t, ['payments', 'confirm', tx.trxid, '--reference', `FIT-${amount}`, '--json']);
     expect(r.json!.transaction).toMatchObject({ status: 'paid', amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 });
     expect(await paidEvents(tx.trxid)).toMatchObject([{ amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 }]);
   });
 
   it('without --accept-difference a payment of another amount is refused with amount_differs naming the difference; nothing changes', async () => {
-    const tx = await createLive(base, t.liveKey, ++amount);
+    const tx = await createLive(base, t.liveKey, nextPrice());
     const short = await strayPayment(tx.amount, `short-refused-${amount}`);
     const over = await strayPayment(tx.total_amount + 500, `over-refused-${amount}`);
     const before = await footprint(t);
@@ -92,7 +95,7 @@ describe('payments assign with a difference', () => {
   });
 
   it('with --accept-difference an underpaying payment pays the transaction, underpaid by the difference, in the answer, the API and the event; audited', async () => {
-    const tx = await createLive(base, t.liveKey, ++amount);
+    const tx = await createLive(base, t.liveKey, nextPrice());
     const short = await strayPayment(tx.amount, `short-${amount}`);
     const r = await cli(t, ['payments', 'assign', short.id, tx.trxid, '--accept-difference', '--json'], { QRIS_OPERATOR: 'rina' });
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -112,7 +115,7 @@ describe('payments assign with a difference', () => {
   });
 
   it('with --accept-difference an overpaying payment pays the transaction, overpaid by the difference; the human line says so', async () => {
-    const tx = await createLive(base, t.liveKey, ++amount);
+    const tx = await createLive(base, t.liveKey, nextPrice());
     const over = await strayPayment(tx.total_amount + 1_500, `over-${amount}`);
     const r = await cli(t, ['payments', 'assign', over.id, tx.trxid, '--accept-difference']);
     expect(r.code, r.stderr).toBe(0);
@@ -123,9 +126,10 @@ describe('payments assign with a difference', () => {
   });
 
   it('--accept-difference does not override the other refusals', async () => {
-    const tx = await createLive(base, t.liveKey, ++amount);
+    const tx = await createLive(base, t.liveKey, nextPrice());
     const first = await strayPayment(tx.amount, `first-${amount}`);
-    const second = await strayPayment(tx.amount + 7, `second-${amount}`);
+    // Over the total, so never the total itself (a code of 7 made tx.amount + 7 match).
+    const second = await strayPayment(tx.total_amount + 7, `second-${amount}`);
     expect((await cli(t, ['payments', 'assign', first.id, tx.trxid, '--accept-difference', '--json'])).code).toBe(0);
     const again = await cli(t, ['payments', 'assign', second.id, tx.trxid, '--accept-difference', '--json']);
     expect(again.json!.error.code).toBe('transaction_already_paid');

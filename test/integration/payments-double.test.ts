@@ -138,6 +138,20 @@ describe('double payments', () => {
     });
   });
 
+  it('a reason or reference with a link or an address is refused, however spelled (issue 35, finding 2); nothing is recorded', async () => {
+    const { double } = await doublePaid();
+    for (const reason of ['see https://evil.example/verify', 'evil\uFF0Eexample', 'x@evil.example', '10.0.0.1']) {
+      const res = await cli(t, ['payments', 'refund', double.id, '--reason', reason, '--json']);
+      expect(res.json!.error, reason).toMatchObject({ code: 'invalid_parameter', param: 'reason' });
+    }
+    const badReference = await cli(t, ['payments', 'refund', double.id, '--reason', 'paid twice', '--reference', 'evil\u200B.example', '--json']);
+    expect(badReference.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'reference' });
+    expect(await refundRows(double.id)).toHaveLength(0);
+    // An ordinary reason with an amount in it is recorded.
+    const ok = await cli(t, ['payments', 'refund', double.id, '--reason', 'Dobel bayar, kembali Rp41.000', '--reference', 'TRF 1.234', '--json']);
+    expect(ok.json!.refund).toMatchObject({ reason: 'Dobel bayar, kembali Rp41.000', reference: 'TRF 1.234' });
+  });
+
   it("the overview's count of unmatched payments to review leaves out a double payment once it is refunded", async () => {
     const { double } = await doublePaid();
     const before = await countUnmatchedPayments(t.deps.db, null, double.mode);
@@ -197,6 +211,10 @@ describe('double payments', () => {
 
     const noReason = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: '' }, from);
     expect(noticeOf((await ops.get(noReason.headers.location as string)).body)).toBe('Say why the payment was paid back.');
+    const linked = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: 'Cek evil\u3002example' }, from);
+    expect(noticeOf((await ops.get(linked.headers.location as string)).body)).toBe(
+      'The reason and the reference may not contain a link or an address (a URL, www., a domain such as example.com, an e-mail or IP address); after a full stop, write a space. Nothing was recorded.',
+    );
     expect(await refundRows(double.id)).toHaveLength(0);
     const done = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: 'paid twice', reference: '' }, from);
     expect(done.statusCode).toBe(303);

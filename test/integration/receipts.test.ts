@@ -1,9 +1,14 @@
 // Receipts (issue 27, section 5), on both databases: the link is made from the console's transaction
 // page for a paid transaction only, by those who may see it, once; its public page shows what a receipt
-// must, and every other token is a 404 page.
+// must, and every other token is a 404 page. Once refunded, in part or in full, it says so in both
+// languages and at both widths, and no longer says PAID (issue 35); a refund in progress is not counted.
 import { afterEach, describe, expect, it } from 'vitest';
+import { formatRupiah } from '../../src/domain/money.js';
+import { codeIssuers } from '../../src/payment-sources/issuers.js';
+import type { CodeIssuer, IssuerRefundOutcome } from '../../src/services/deps.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
+import { refundTransaction } from '../../src/services/transactions/refund-transaction.js';
 import { addMerchantUser, addOperator, ConsoleClient, noticeOf } from '../helpers/console.js';
 import { createInput, createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
 
@@ -141,5 +146,97 @@ describe('receipts', () => {
       expect(res.body, url).toContain('Receipt not found');
       expect(res.body, url).not.toContain(t.merchant.merchant_name);
     }
+  });
+
+  /** The receipt's link, made as the shop's user makes it. */
+  async function receiptPath(trxid: string) {
+    const shop = await as('shop@example.test');
+    const page = `/dashboard/transactions/${trxid}`;
+    expect((await shop.post(`${page}/receipt`, {}, page)).statusCode).toBe(303);
+    return linkIn((await shop.get(page)).body)!;
+  }
+
+  /** What the slip says: its stamp, and each line's label and value, in order. */
+  async function slip(path: string, lang: 'id' | 'en', width: 58 | 80 = 58) {
+    const res = await t.app.inject({ url: `${path}?width=${width}&lang=${lang}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(`<body class="paper-${width}">`);
+    const stamp = /<p class="stamp[^"]*">([^<]*)<\/p>/.exec(res.body)?.[1];
+    const lines = [...res.body.matchAll(/<div class="line[^"]*"><span>([^<]*)<\/span><span>([^<]*)<\/span><\/div>/g)].map((m) => `${m[1]}: ${m[2]}`);
+    return { stamp, lines, body: res.body };
+  }
+
+  const refund = (trxid: string, amount: number) =>
+    refundTransaction(t.deps, { trxid, owner: null, amount, reason: 'returned', reference: null, idempotency: null, actor: { kind: 'cli', operator: 'ops' } });
+
+  it('a partly and then fully refunded transaction: its receipt says so, with what remains paid, in both languages and widths', async () => {
+    await setup();
+    const tx = await paidTransaction(40_000);
+    const total = tx.total_amount;
+    const path = await receiptPath(tx.id);
+    expect((await slip(path, 'id')).stamp).toBe('LUNAS');
+
+    await refund(tx.id, 10_000);
+    for (const width of [58, 80] as const) {
+      const id = await slip(path, 'id', width);
+      expect(id.stamp).toBe('SEBAGIAN DIKEMBALIKAN');
+      expect(id.lines).toEqual(
+        expect.arrayContaining([`Dibayar: ${formatRupiah(total)}`, 'Dikembalikan: -Rp10.000', `Sisa dibayar: ${formatRupiah(total - 10_000)}`]),
+      );
+      expect(id.body).not.toContain('LUNAS');
+      const en = await slip(path, 'en', width);
+      expect(en.stamp).toBe('PARTLY REFUNDED');
+      expect(en.lines).toEqual(
+        expect.arrayContaining([`Paid: ${formatRupiah(total)}`, 'Refunded: -Rp10.000', `Remains paid: ${formatRupiah(total - 10_000)}`]),
+      );
+      expect(en.body).not.toContain('PAID<');
+    }
+
+    await refund(tx.id, total - 10_000);
+    for (const width of [58, 80] as const) {
+      const id = await slip(path, 'id', width);
+      expect(id.stamp).toBe('DIKEMBALIKAN');
+      expect(id.lines).toEqual(expect.arrayContaining([`Dibayar: ${formatRupiah(total)}`, `Dikembalikan: -${formatRupiah(total)}`, 'Sisa dibayar: Rp0']));
+      expect(id.body).not.toContain('LUNAS');
+      const en = await slip(path, 'en', width);
+      expect(en.stamp).toBe('REFUNDED');
+      expect(en.lines).toEqual(expect.arrayContaining([`Paid: ${formatRupiah(total)}`, `Refunded: -${formatRupiah(total)}`, 'Remains paid: Rp0']));
+      expect(en.body).not.toContain('PAID<');
+    }
+  });
+
+  it('a refund still in progress at the acquirer is shown as such and not counted as refunded', async () => {
+    await setup();
+    const answers: IssuerRefundOutcome[] = [];
+    const acquirer: CodeIssuer = {
+      refunds: 'acquirer',
+      issue: async () => {
+        throw new Error('not used');
+      },
+      cancel: async () => 'cancelled',
+      refund: async () => answers.shift()!,
+    };
+    t.deps.issuers = { forMerchant: codeIssuers.forMerchant, forTransaction: async () => acquirer };
+    const tx = await paidTransaction(30_000);
+    const total = tx.total_amount;
+    const path = await receiptPath(tx.id);
+
+    answers.push({ status: 'in_progress', reference: 'ACQ-1' });
+    await refund(tx.id, 7_000);
+    const held = await slip(path, 'en');
+    // Nothing has come back yet: still paid in full, with the refund in progress said plainly.
+    expect(held.stamp).toBe('PAID');
+    expect(held.lines).toEqual(expect.arrayContaining([`Remains paid: ${formatRupiah(total)}`, 'Refund in progress: Rp7.000']));
+    expect(held.lines.some((l) => l.startsWith('Refunded:'))).toBe(false);
+    expect(held.body).toContain('A refund in progress counts as refunded once it has gone through.');
+
+    answers.push({ status: 'succeeded', reference: 'ACQ-2', completedAt: t.clock.now() });
+    await refund(tx.id, 5_000);
+    const id = await slip(path, 'id');
+    expect(id.stamp).toBe('SEBAGIAN DIKEMBALIKAN');
+    expect(id.lines).toEqual(
+      expect.arrayContaining([`Dikembalikan: -Rp5.000`, `Sisa dibayar: ${formatRupiah(total - 5_000)}`, 'Sedang dikembalikan: Rp7.000']),
+    );
+    expect(id.body).toContain('Pengembalian yang sedang diproses dihitung setelah selesai.');
   });
 });

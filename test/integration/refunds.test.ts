@@ -1,6 +1,7 @@
 // Refunds through the HTTP API on a real database (issue 28, section 1): the static-QRIS record, partial and
 // repeated refunds up to what was paid, refusals, idempotency, concurrency (one app and two on one database),
 // events delivered to a real loopback receiver, and the acquirer path through an issuer of the test's own.
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { buildApp } from '../../src/http/app.js';
@@ -38,6 +39,7 @@ interface Tx {
   amount_paid: number;
   total_amount: number;
   refunded_amount: number;
+  refund_status: string;
   refunds: RefundView[];
   [k: string]: unknown;
 }
@@ -91,7 +93,44 @@ const refundRows = (a: TestApp, trxid: string) =>
 const transactionRow = (a: TestApp, trxid: string) => a.deps.db.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
 const eventsOf = (a: TestApp, trxid: string) => a.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).orderBy('created_at').execute();
 
+/** The app alone, then with a second app on the same database (its own connection and state). */
+async function oneAppThenTwo(a: TestApp): Promise<FastifyInstance[][]> {
+  const second = await buildApp({
+    deps: { ...a.deps, db: openDatabase(a.databaseUrl, { connectTimeoutMs: a.config.databaseConnectTimeoutMs }), state: newServiceState() },
+  });
+  await second.ready();
+  cleanups.push(async () => {
+    await second.close();
+  });
+  return [[a.app], [a.app, second]];
+}
+
+/**
+ * For refunds sent together to one transaction: on PostgreSQL each waits for its row's lock holding a
+ * pooled connection, so the wait for a connection is set past any machine's pace (5 s by default).
+ */
+const QUEUED_ON_ONE_ROW = { DATABASE_CONNECT_TIMEOUT_MS: '120000' };
+
+/** `count` refunds sent together, spread over `apps` in turn. */
+function refundsAtOnce(apps: FastifyInstance[], key: string, count: number, payload: (i: number) => Record<string, unknown>) {
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => apps[i % apps.length]!.inject({ method: 'POST', url: REFUND, headers: { 'x-api-key': key }, payload: payload(i) })),
+  );
+}
+
 describe('refunds of a code made from the static QRIS (a record)', () => {
+  it('refund_status tells a partly and a fully refunded transaction apart; its status stays paid', async () => {
+    const a = await app();
+    const tx = await paid(a);
+    expect(tx.refund_status).toBe('none');
+    const part = await refunded(a, { trxid: tx.trxid, reason: 'one item', amount: 1000 });
+    expect([part.status, part.refund_status]).toEqual(['paid', 'partial']);
+    expect((await status(a, tx.trxid)).refund_status).toBe('partial');
+    const rest = await refunded(a, { trxid: tx.trxid, reason: 'the rest' });
+    expect([rest.status, rest.refund_status]).toEqual(['paid', 'full']);
+    expect(await status(a, tx.trxid)).toMatchObject({ status: 'paid', refund_status: 'full', refunded_amount: tx.amount_paid });
+  });
+
   it('a full refund by default: recorded at once, said plainly, audited, with its event; nothing remains after it', async () => {
     const a = await app();
     const tx = await paid(a);
@@ -204,6 +243,41 @@ describe('refunds of a code made from the static QRIS (a record)', () => {
   });
 });
 
+describe('what a refund may say to the payer (issue 35, finding 2)', () => {
+  it('a reason or reference with a URL, a domain, an e-mail or IP address is a 400 naming it, however spelled; nothing is refunded', async () => {
+    const a = await app();
+    const tx = await paid(a);
+    const links = [
+      'see https://evil.example/verify',
+      'evil.example',
+      'x@evil.example',
+      '10.0.0.1',
+      'see evil\uFF0Eexample/verify',
+      'see evil\u3002example',
+      'see evil\u200B.example/verify',
+      'see e\u200Bvil.ex\u200Dample',
+    ];
+    for (const reason of links) {
+      for (const how of ['json', 'form', 'query'] as const) {
+        const res = await refund(a, { trxid: tx.trxid, amount: 1, reason }, { how });
+        await expectError(res, 400, 'invalid_parameter');
+        expect(res.json().error.param, `${how} ${reason}`).toBe('reason');
+        expect(res.json().error.message).toMatch(/link or an address/);
+      }
+      const res = await refund(a, { trxid: tx.trxid, amount: 1, reason: 'Barang habis', reference: reason });
+      await expectError(res, 400, 'invalid_parameter');
+      expect(res.json().error.param, reason).toBe('reference');
+    }
+    expect(await refundRows(a, tx.trxid)).toHaveLength(0);
+    expect(await transactionRow(a, tx.trxid)).toMatchObject({ refunded_amount: 0, refund_held: 0, refund_count: 0 });
+
+    // Ordinary reasons, amounts with thousands dots included, are kept as typed.
+    const ordinary = ['Barang habis', 'Salah harga, kembalikan 5.000', 'Rp 10.000', 'Rp1.500'];
+    for (const reason of ordinary) expect((await refunded(a, { trxid: tx.trxid, amount: 1, reason, reference: 'TRF 1.234' })).refund.reason).toBe(reason);
+    expect((await refundRows(a, tx.trxid)).map((r) => r.reason)).toEqual(ordinary);
+  });
+});
+
 describe('idempotency and concurrency', () => {
   it('the same Idempotency-Key and request answers the same refund; with another request it is a 409', async () => {
     const a = await app();
@@ -235,28 +309,17 @@ describe('idempotency and concurrency', () => {
   });
 
   it('20 concurrent refunds never sum over what was paid, on one app and on two apps sharing the database', async () => {
-    const a = await app();
-    const second = await buildApp({ deps: { ...a.deps, db: openDatabase(a.databaseUrl), state: newServiceState() } });
-    await second.ready();
-    cleanups.push(async () => {
-      await second.close();
-    });
-    for (const apps of [[a.app], [a.app, second]]) {
+    const a = await app(QUEUED_ON_ONE_ROW);
+    for (const apps of await oneAppThenTwo(a)) {
       const tx = await paid(a);
-      const slice = 3000;
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          apps[i % apps.length]!.inject({
-            method: 'POST',
-            url: REFUND,
-            headers: { 'x-api-key': a.testKey },
-            payload: { trxid: tx.trxid, amount: slice, reason: `r${i}` },
-          }),
-        ),
-      );
+      // Six slices fit in what was paid and a seventh does not, whatever the amount (its unique code
+      // varies): 20 asks, so 14 must be refused. A fixed slice of 3000 let all 20 fit once a paid amount
+      // reached 60 000, and the test then expected 21.
+      const slice = Math.floor(tx.amount_paid / 7) + 1;
+      const answers = await refundsAtOnce(apps, a.testKey, 20, (i) => ({ trxid: tx.trxid, amount: slice, reason: `r${i}` }));
       const ok = answers.filter((r) => r.statusCode === 200);
       for (const r of answers.filter((r) => r.statusCode !== 200)) await expectError(r, 409, 'refund_exceeds_remaining');
-      expect(ok).toHaveLength(Math.floor(tx.amount_paid / slice));
+      expect(ok).toHaveLength(6);
       const row = await transactionRow(a, tx.trxid);
       expect(row.refunded_amount).toBe(ok.length * slice);
       expect(row.refund_held).toBe(0);
@@ -265,6 +328,36 @@ describe('idempotency and concurrency', () => {
       expect(rows).toHaveLength(ok.length);
       expect(row.refund_count).toBe(ok.length);
     }
+  });
+});
+
+describe('how many refunds one transaction may have (issue 35, finding 2)', () => {
+  it('30 concurrent 1-rupiah refunds of one transaction: exactly 20 (the default bound) land, the rest are 409 refund_limit_reached; on one app and two sharing the database', async () => {
+    const a = await app(QUEUED_ON_ONE_ROW);
+    for (const apps of await oneAppThenTwo(a)) {
+      const tx = await paid(a);
+      const answers = await refundsAtOnce(apps, a.testKey, 30, (i) => ({ trxid: tx.trxid, amount: 1, reason: `r${i}` }));
+      const ok = answers.filter((r) => r.statusCode === 200);
+      expect(ok).toHaveLength(20);
+      for (const r of answers.filter((r) => r.statusCode !== 200)) await expectError(r, 409, 'refund_limit_reached');
+      expect(await refundRows(a, tx.trxid)).toHaveLength(20);
+      expect(await transactionRow(a, tx.trxid)).toMatchObject({ refunded_amount: 20, refund_held: 0, refund_count: 20 });
+    }
+  });
+
+  it('REFUND_MAX_PER_TRANSACTION sets the bound; past it a refund is refused although money remains, and nothing changes', async () => {
+    const a = await app({ REFUND_MAX_PER_TRANSACTION: '3' });
+    const tx = await paid(a);
+    for (let i = 0; i < 3; i++) await refunded(a, { trxid: tx.trxid, amount: 100, reason: `part ${i}` });
+    const res = await refund(a, { trxid: tx.trxid, amount: 100, reason: 'one more' });
+    await expectError(res, 409, 'refund_limit_reached');
+    expect(res.json().error.message).toContain('3 refunds');
+    expect(await transactionRow(a, tx.trxid)).toMatchObject({ refunded_amount: 300, refund_held: 0, refund_count: 3 });
+    // An amount over what remains is still named as such.
+    await expectError(await refund(a, { trxid: tx.trxid, amount: tx.amount_paid, reason: 'all' }), 409, 'refund_exceeds_remaining');
+    // Another transaction has its own count.
+    const other = await paid(a);
+    await refunded(a, { trxid: other.trxid, amount: 100, reason: 'ok' });
   });
 });
 

@@ -127,11 +127,17 @@ describe('the daily report e-mail', () => {
     expect(mail.subject).toBe(`Laporan harian 2026-10-03 · Warung Laporan: 2 lunas, ${formatRupiah(received)}`);
     const text = mail.text!;
     expect(text).toContain('Angka hari 2026-10-03 (WIB) untuk Warung Laporan:');
-    expect(text).toContain(`Diterima: ${formatRupiah(received)}`);
+    // Every payment received (the two sales and the stray one), then the figure each is in.
+    expect(text).toContain(`Diterima (semua pembayaran): ${formatRupiah(received + 12_345)}`);
+    expect(text).toContain('Pembayaran transaksi lunas: 2');
+    expect(text).toContain(`Nominal lunas: ${formatRupiah(received)}`);
+    expect(text).toContain('Di transaksi terbuka (pembayaran sebagian): Rp0');
+    expect(text).toContain('Pembayaran ganda dikembalikan: Rp0');
     expect(text).toContain('Dikembalikan (refund berhasil): Rp5.000');
     expect(text).toContain('Pembayaran tak cocok: 1');
     expect(text).toContain('Jumlah tak cocok: Rp12.345');
-    expect(text).toContain(`Received: ${formatRupiah(received)}`);
+    expect(text).toContain(`Received (every payment): ${formatRupiah(received + 12_345)}`);
+    expect(text).toContain(`Paid amount: ${formatRupiah(received)}`);
     expect(text).toContain(`simulator: 2 · ${formatRupiah(received)}`);
     expect(refunded).toBe(5_000);
     const body = String(mail.html);

@@ -1,9 +1,11 @@
 // The daily report reconciles (issue 28, section 3): a month of data made through the real services
 // (creates, payments matched and unmatched, a payment accepted with a difference, cashiers' sales, late
 // payments across midnight WIB, another merchant, test mode), refunds inserted as rows, and the report
-// checked against a ledger kept while making them, against the transactions list of each day, and against
-// its own totals. Runs on SQLite and, on the PostgreSQL run, on PostgreSQL.
+// checked against a ledger kept while making them, against the payments table of each day, and against
+// its own totals. Every kind of payment in one day: reports-reconcile.test.ts. Runs on SQLite and, on the
+// PostgreSQL run, on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIGURE_KEYS, type FigureKey } from '../../src/domain/daily-report.js';
 import { wibDay } from '../../src/domain/wib.js';
 import type { Viewer } from '../../src/domain/viewer.js';
 import { parseTransactionFilters, wibDate } from '../../src/domain/transaction-filters.js';
@@ -23,14 +25,10 @@ const MINUTE = 60_000;
 const wibMidnight = (d: number) => Date.UTC(2026, 9, d) - 7 * HOUR;
 const dayText = (ms: number) => wibDate(ms);
 
-interface Ledger {
-  paid_count: number;
-  paid_sum: number;
-  refund_count: number;
-  refunded_sum: number;
-  unmatched_count: number;
-  unmatched_sum: number;
-}
+/** The test's own count of every figure, kept beside the report's (the figures' names are the domain's). */
+type Ledger = Record<FigureKey, number>;
+
+const emptyLedger = (): Ledger => Object.fromEntries(FIGURE_KEYS.map((key) => [key, 0])) as Ledger;
 
 let t: TestContext;
 let merchantA: string;
@@ -58,13 +56,16 @@ function entry(merchantId: string, ms: number): Ledger {
   const key = `${merchantId} ${dayText(ms)}`;
   let e = ledger.get(key);
   if (!e) {
-    e = { paid_count: 0, paid_sum: 0, refund_count: 0, refunded_sum: 0, unmatched_count: 0, unmatched_sum: 0 };
+    e = emptyLedger();
     ledger.set(key, e);
   }
   return e;
 }
 
-/** A live (or test) transaction created at `createdAt`, paid at `paidAt` through a payment that names it. */
+/**
+ * A live (or test) transaction created at `createdAt`, paid at `paidAt` through a payment that names it,
+ * which the gateway receives a second after it was paid (or created, if later).
+ */
 async function paidTransaction(
   merchantId: string,
   createdAt: number,
@@ -82,7 +83,8 @@ async function paidTransaction(
       ...(options.cashier ? { sale: { userId: CASHIER, email: 'cashier@example.com', description: null } } : {}),
     }),
   );
-  t.clock.ms = Math.max(paidAt, createdAt) + 1_000;
+  const receivedAt = Math.max(paidAt, createdAt) + 1_000;
+  t.clock.ms = receivedAt;
   const r = await recordPayment(t.deps, {
     merchantId,
     mode,
@@ -94,9 +96,11 @@ async function paidTransaction(
   });
   expect(r.outcome).toBe('matched');
   if (mode === 'live') {
-    const e = entry(merchantId, paidAt);
+    const e = entry(merchantId, receivedAt);
     e.paid_count++;
     e.paid_sum += transaction.total_amount;
+    e.received_count++;
+    e.received_sum += transaction.total_amount;
     if (merchantId === merchantA) bySource.set(source, (bySource.get(source) ?? 0) + transaction.total_amount);
     if (options.cashier && merchantId === merchantA) cashierSum += transaction.total_amount;
   }
@@ -113,6 +117,8 @@ async function unmatchedPayment(merchantId: string, receivedAt: number, mode: 'l
     const e = entry(merchantId, receivedAt);
     e.unmatched_count++;
     e.unmatched_sum += paid;
+    e.received_count++;
+    e.received_sum += paid;
   }
   return r.payment;
 }
@@ -134,7 +140,7 @@ async function refund(
 
 const operator: Viewer = { userId: 'usr_op', email: 'op@example.com', role: 'operator', merchantIds: [], sessionKey: 'k' };
 
-/** The paid transactions of the list (the console's CSV export) whose paid_at falls on `day`, as count and sum of amount_paid. */
+/** The paid transactions of the list (the console's CSV export) whose paid_at falls on `day` (or a month, YYYY-MM), as count and sum of amount_paid. */
 async function listedPaid(merchantId: string, day: string): Promise<{ count: number; sum: number }> {
   const { filters, problems } = parseTransactionFilters({ status: 'paid', mode: 'live', merchant: merchantId });
   expect(problems).toEqual([]);
@@ -143,13 +149,31 @@ async function listedPaid(merchantId: string, day: string): Promise<{ count: num
   let sum = 0;
   for await (const page of pages) {
     for (const { transaction } of page) {
-      if (transaction.paid_at !== null && wibDate(transaction.paid_at) === day) {
+      if (transaction.paid_at !== null && wibDate(transaction.paid_at).startsWith(day)) {
         count++;
         sum += transaction.amount_paid ?? 0;
       }
     }
   }
   return { count, sum };
+}
+
+/** The live payments the table received on WIB `day`: all of them, those bound to a paid transaction, those unmatched. */
+async function receivedOn(merchantId: string, day: string) {
+  const rows = await t.deps.db
+    .selectFrom('payments as p')
+    .leftJoin('transactions as tx', 'tx.id', 'p.transaction_id')
+    .select(['p.amount', 'p.status', 'p.received_at', 'tx.status as tx_status'])
+    .where('p.merchant_id', '=', merchantId)
+    .where('p.mode', '=', 'live')
+    .execute();
+  const onDay = rows.filter((r) => wibDate(Number(r.received_at)) === day);
+  const tally = (xs: typeof rows) => ({ count: xs.length, sum: xs.reduce((s, r) => s + Number(r.amount), 0) });
+  return {
+    all: tally(onDay),
+    paid: tally(onDay.filter((r) => r.status === 'matched' && r.tx_status === 'paid')),
+    unmatched: tally(onDay.filter((r) => r.status === 'unmatched')),
+  };
 }
 
 beforeAll(async () => {
@@ -182,7 +206,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 describe('the daily report of a month', () => {
-  it('a late payment after midnight WIB counts on the day it was paid, not the day it was created', async () => {
+  it('a late payment after midnight WIB counts on the day it was received, not the day it was created', async () => {
     // Created at 23:50 WIB on the 10th, expired at 23:55, paid at 00:05 WIB on the 11th.
     const tx = await paidTransaction(merchantA, wibMidnight(11) - 10 * MINUTE, wibMidnight(11) + 5 * MINUTE, { expiresIn: 300 });
     const paid = await t.deps.db.selectFrom('transactions').select(['paid_late', 'paid_at']).where('id', '=', tx.id).executeTakeFirstOrThrow();
@@ -193,10 +217,11 @@ describe('the daily report of a month', () => {
     expect(report.rows[0]!.paid_count).toBe(entry(merchantA, wibMidnight(10)).paid_count);
   });
 
-  it('a payment at 23:59:59 WIB and one at 00:00:00 WIB land on different days', async () => {
+  it('a payment received at 23:59:59 WIB and one at 00:00:00 WIB land on different days', async () => {
     const before = await dailyReport(t.deps, null, { from: '2026-10-20', to: '2026-10-21', merchantId: merchantB, mode: 'live' });
-    const late = await paidTransaction(merchantB, wibMidnight(21) - 30 * MINUTE, wibMidnight(21) - 1_000);
-    const midnight = await paidTransaction(merchantB, wibMidnight(21) - 20 * MINUTE, wibMidnight(21));
+    // Each is received a second after it was paid: the second one, paid at 23:59:59, on the 21st.
+    const late = await paidTransaction(merchantB, wibMidnight(21) - 30 * MINUTE, wibMidnight(21) - 2_000);
+    const midnight = await paidTransaction(merchantB, wibMidnight(21) - 20 * MINUTE, wibMidnight(21) - 1_000);
     const after = await dailyReport(t.deps, null, { from: '2026-10-20', to: '2026-10-21', merchantId: merchantB, mode: 'live' });
     expect(after.rows[0]!.paid_count).toBe(before.rows[0]!.paid_count + 1);
     expect(after.rows[0]!.paid_sum).toBe(before.rows[0]!.paid_sum + late.total_amount);
@@ -226,9 +251,11 @@ describe('the daily report of a month', () => {
     t.clock.ms += MINUTE;
     const assigned = await assignPayment(t.deps, { paymentId: short.payment.id, trxid: transaction.id, actor: cliActor('test'), acceptDifference: true });
     expect(assigned.transaction.amount_paid).toBe(transaction.total_amount - 500);
-    const e = entry(merchantA, short.payment.paid_at);
+    const e = entry(merchantA, short.payment.received_at);
     e.paid_count++;
     e.paid_sum += transaction.total_amount - 500;
+    e.received_count++;
+    e.received_sum += transaction.total_amount - 500;
     bySource.set('feed-b', (bySource.get('feed-b') ?? 0) + transaction.total_amount - 500);
     // Assigned, it is no longer unmatched: the day's unmatched figures never had it (the ledger neither).
   });
@@ -238,14 +265,7 @@ describe('the daily report of a month', () => {
     expect(report.rows).toHaveLength(62);
     expect(new Set(report.rows.map((r) => r.merchant_id))).toEqual(new Set([merchantA, merchantB]));
     for (const row of report.rows) {
-      const expected = ledger.get(`${row.merchant_id} ${row.day}`) ?? {
-        paid_count: 0,
-        paid_sum: 0,
-        refund_count: 0,
-        refunded_sum: 0,
-        unmatched_count: 0,
-        unmatched_sum: 0,
-      };
+      const expected = ledger.get(`${row.merchant_id} ${row.day}`) ?? emptyLedger();
       expect({ ...row, by_source: undefined, by_cashier: undefined }, `${row.merchant_id} ${row.day}`).toEqual({
         merchant_id: row.merchant_id,
         day: row.day,
@@ -258,7 +278,7 @@ describe('the daily report of a month', () => {
       expect(Object.values(row.by_source).reduce((s, x) => s + x.count, 0)).toBe(row.paid_count);
     }
     const sum = (key: keyof Ledger) => report.rows.reduce((s, r) => s + r[key], 0);
-    for (const key of ['paid_count', 'paid_sum', 'refund_count', 'refunded_sum', 'unmatched_count', 'unmatched_sum'] as const) {
+    for (const key of FIGURE_KEYS) {
       expect(report.totals[key], key).toBe(sum(key));
     }
     // The month had activity: the figures are not all zeros.
@@ -267,11 +287,22 @@ describe('the daily report of a month', () => {
     expect(report.totals.unmatched_count).toBeGreaterThan(0);
   });
 
-  it("each day's paid count and sum equal those of the transactions list filtered to that WIB day", async () => {
+  it("each day's figures equal the payments the payments table received that WIB day", async () => {
     const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'live' });
     for (const row of report.rows) {
-      expect(await listedPaid(merchantA, row.day), row.day).toEqual({ count: row.paid_count, sum: row.paid_sum });
+      const day = await receivedOn(merchantA, row.day);
+      expect(day.all, row.day).toEqual({ count: row.received_count, sum: row.received_sum });
+      expect(day.paid, row.day).toEqual({ count: row.paid_count, sum: row.paid_sum });
+      expect(day.unmatched, row.day).toEqual({ count: row.unmatched_count, sum: row.unmatched_sum });
     }
+  });
+
+  it("the month's paid figures equal the paid transactions of the transactions list paid that month", async () => {
+    // Here every transaction is paid by one payment, received a second after its paid_at and none across
+    // the month's ends, so the month's figures are the list's (a day's may differ at midnight, a part
+    // payment counts on the day it was received: README "Reports").
+    const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'live' });
+    expect(await listedPaid(merchantA, '2026-10')).toEqual({ count: report.totals.paid_count, sum: report.totals.paid_sum });
   });
 
   it('breaks paid figures down by source and by cashier', async () => {
@@ -318,6 +349,9 @@ describe('the daily report of a month', () => {
         paid_sum: expect.any(Number),
         refunded_sum: expect.any(Number),
         unmatched_count: expect.any(Number),
+        received_open_sum: expect.any(Number),
+        returned_sum: expect.any(Number),
+        received_sum: expect.any(Number),
       });
     }
     expect(one.json!.totals).toEqual(service.totals);
@@ -329,7 +363,9 @@ describe('the daily report of a month', () => {
 
     const text = await cli(t, ['reports', 'daily', '--from', '2026-10-07', '--to', '2026-10-07', '--merchant', merchantA, '--mode', 'test']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/2026-10-07: 1 paid Rp[0-9.]+, refunded Rp0, 1 unmatched Rp999\.[0-9]{3}/);
+    expect(text.stdout).toMatch(
+      /2026-10-07: received 2 Rp[0-9.]+ = 1 paid Rp[0-9.]+ \+ 0 on open transactions Rp0 \+ 1 unmatched Rp999\.[0-9]{3} \+ 0 returned Rp0; refunded Rp0/,
+    );
   });
 
   it('refuses a bad range with invalid_parameter and an unknown merchant with merchant_not_found', async () => {

@@ -17,7 +17,7 @@ import { routeTable, type RouteEntry } from '../../src/http/route-table.js';
 import { create, CSTATUS } from '../helpers/api.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 import { expectError, header } from '../helpers/http-assertions.js';
-import { fillParams } from '../helpers/seeded-world.js';
+import { fillParams, PLACEHOLDER_IDS } from '../helpers/seeded-world.js';
 
 interface OpenApiOp {
   security?: unknown[];
@@ -26,21 +26,7 @@ interface OpenApiOp {
 /** The methods a client may send (a path allows some, refuses the rest). */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-/** What a route parameter is filled with: no route needs a real object to refuse a key or a method. */
-const IDS = {
-  file: 'trx_000000000000000000000000000000.png',
-  sourceId: 'src_unknown',
-  trxid: 'trx_abc',
-  merchantId: 'mch_abc',
-  userId: 'usr_abc',
-  paymentId: 'pay_abc',
-  endpointId: 'we_abc',
-  channelId: 'nch_abc',
-  keyId: 'key_abc',
-  handle: 'some-shop',
-  amount: '25000',
-  lang: 'en',
-};
+const IDS = PLACEHOLDER_IDS;
 
 describe('the rules every route shares', () => {
   let t: TestApp;

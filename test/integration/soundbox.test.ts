@@ -3,6 +3,7 @@
 // reconnect resuming after its Last-Event-ID with nothing lost and nothing repeated.
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
 import { sourceCatalog } from '../../src/payment-sources/kinds.js';
@@ -12,9 +13,12 @@ import { newServiceState } from '../../src/services/state.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { SOUNDBOX_STREAMS_PER_USER } from '../../src/web/console/pages/soundbox.js';
-import { addMerchantUser, addOperator, ConsoleClient } from '../helpers/console.js';
+import { addUser } from '../../src/services/users/add-user.js';
+import { addMerchantUser, addOperator, ConsoleClient, PASSWORD, TEST_ACTOR } from '../helpers/console.js';
+import { countStatements } from '../helpers/count-statements.js';
 import { createInput, createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
 import { openEventStream, type EventStream } from '../helpers/event-stream.js';
+import { databaseOutage } from '../helpers/session-outage.js';
 
 interface SseEvent {
   event: string;
@@ -53,8 +57,8 @@ describe('soundbox stream', () => {
     t = null;
   });
 
-  async function setup(): Promise<TestApp> {
-    t = await createTestApp({ STATUS_WATCH_INTERVAL_MS: '50' });
+  async function setup(env: Record<string, string> = {}): Promise<TestApp> {
+    t = await createTestApp({ STATUS_WATCH_INTERVAL_MS: '50', ...env });
     other = await seedMerchant(t.deps, 1, 'Toko Lain');
     await addOperator(t.deps);
     await addMerchantUser(t.deps, [t.merchant.id], 'shop@example.test');
@@ -63,19 +67,22 @@ describe('soundbox stream', () => {
   }
 
   async function cookieOf(email: string): Promise<string> {
+    return (await clientOf(email)).jar.header();
+  }
+  async function clientOf(email: string): Promise<ConsoleClient> {
     const c = new ConsoleClient(t!.app);
     expect((await c.logIn(email)).statusCode).toBe(303);
-    return c.jar.header();
+    return c;
   }
 
-  async function open(cookie: string, merchantId: string, headers: Record<string, string> = {}): Promise<EventStream> {
-    const s = await openEventStream(`${base}/dashboard/soundbox/events?merchant=${merchantId}`, { cookie, ...headers });
+  async function open(cookie: string, merchantId: string, headers: Record<string, string> = {}, at = base): Promise<EventStream> {
+    const s = await openEventStream(`${at}/dashboard/soundbox/events?merchant=${merchantId}`, { cookie, ...headers });
     streams.push(s);
     return s;
   }
   /** A stream that answered and sent its hello. */
-  async function opened(cookie: string, merchantId: string, headers: Record<string, string> = {}): Promise<EventStream> {
-    const s = await open(cookie, merchantId, headers);
+  async function opened(cookie: string, merchantId: string, headers: Record<string, string> = {}, at = base): Promise<EventStream> {
+    const s = await open(cookie, merchantId, headers, at);
     expect(s.status, s.text).toBe(200);
     await s.waitFor((text) => sse(text).some((e) => e.event === 'hello'), 5000, 'hello');
     return s;
@@ -84,6 +91,20 @@ describe('soundbox stream', () => {
     const { transaction } = await createTransaction(deps, createInput(merchantId, amount));
     await simulatePayment(deps, { merchantId, mode: 'test' }, transaction.id);
     return { id: transaction.id, total: transaction.total_amount };
+  }
+  /** A second gateway on the same database: its own connection and its own status bus, as another process has. */
+  function secondGateway(): Deps {
+    const database = openDatabase(t!.databaseUrl);
+    cleanups.push(() => database.close());
+    return {
+      db: database,
+      config: loadConfig({ DATABASE_URL: t!.databaseUrl }),
+      now: Date.now,
+      logger: silentLogger(),
+      issuers: codeIssuers,
+      sources: sourceCatalog,
+      state: newServiceState(),
+    };
   }
   const heard = (s: EventStream, n: number) => s.waitFor((text) => sse(text).filter((e) => e.event === 'payment').length >= n, 5000, `${n} payments`);
 
@@ -134,22 +155,24 @@ describe('soundbox stream', () => {
 
   it('hears a payment another gateway on the same database recorded', async () => {
     await setup();
-    // A second gateway: its own connection and its own status bus, as another process has.
-    const database = openDatabase(t!.databaseUrl);
-    cleanups.push(() => database.close());
-    const second: Deps = {
-      db: database,
-      config: loadConfig({ DATABASE_URL: t!.databaseUrl }),
-      now: Date.now,
-      logger: silentLogger(),
-      issuers: codeIssuers,
-      sources: sourceCatalog,
-      state: newServiceState(),
-    };
+    const second = secondGateway();
     const s = await opened(await cookieOf('shop@example.test'), t!.merchant.id);
     const elsewhere = await paid(second, t!.merchant.id, 40_000);
     await heard(s, 1);
     expect(payments(s)[0]!.data.payment.trxid).toBe(elsewhere.id);
+  });
+
+  it('says "trouble" when a read after a wake-up finds the database out of reach, not only at the heartbeat (issue 37, section 5)', async () => {
+    // A heartbeat an hour away: only the wake-up can tell the page.
+    await setup({ CHECKOUT_HEARTBEAT_SECONDS: '3600' });
+    const second = secondGateway();
+    const s = await opened(await cookieOf('shop@example.test'), t!.merchant.id);
+    const outage = databaseOutage(t!.deps.db);
+    outage.on = true;
+    // Another gateway records a payment: this one's watch wakes the feed, whose read is refused.
+    await paid(second, t!.merchant.id, 41_000);
+    await s.waitForEnd(5000);
+    expect(sse(s.text).map((e) => e.event)).toEqual(['hello', 'trouble']);
   });
 
   it('resumes after Last-Event-ID: what came meanwhile once, nothing heard before again, a late commit too', async () => {
@@ -196,6 +219,65 @@ describe('soundbox stream', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('sends a cashier nothing of an earlier day, whatever position it claims, and a made-up one reads no more than a fresh open (issue 35, finding 3)', async () => {
+    await setup();
+    await addUser(t!.deps, { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t!.merchant.id] }, TEST_ACTOR);
+    const day = 24 * 3600_000;
+    const clock = t!.clock;
+    // Two earlier days of payments, then today's two.
+    clock.advance(-2 * day);
+    const old: string[] = [];
+    for (let i = 0; i < 8; i++) old.push((await paid(t!.deps, t!.merchant.id, 40_000 + i * 1000)).id);
+    clock.advance(day);
+    for (let i = 0; i < 8; i++) old.push((await paid(t!.deps, t!.merchant.id, 50_000 + i * 1000)).id);
+    clock.advance(day);
+    const today = [(await paid(t!.deps, t!.merchant.id, 10_000)).id, (await paid(t!.deps, t!.merchant.id, 20_000)).id];
+    const cashier = await cookieOf('kasir@example.test');
+    // The cashier may not open those older transactions at all.
+    expect((await t!.app.inject({ method: 'GET', url: `/dashboard/transactions/${old[0]}`, headers: { cookie: cashier } })).statusCode).toBe(404);
+
+    const counter = countStatements(t!.deps.db);
+    const rowsOf = async (open: () => Promise<EventStream>): Promise<{ s: EventStream; rows: number }> => {
+      const before = counter.rows;
+      const s = await open();
+      const rows = counter.rows - before;
+      s.close();
+      return { s, rows };
+    };
+    const trxids = (s: EventStream) =>
+      sse(s.text).flatMap((e) => (e.event === 'payment' ? [e.data.payment.trxid] : (e.data.recent ?? []).map((p: { trxid: string }) => p.trxid)));
+    const fresh = await rowsOf(() => opened(cashier, t!.merchant.id));
+    expect(trxids(fresh.s)).toEqual(today);
+    for (const [what, open] of [
+      ['after=0', () => opened(cashier, `${t!.merchant.id}&after=0`)],
+      ['Last-Event-ID: 0', () => opened(cashier, t!.merchant.id, { 'last-event-id': '0' })],
+      ['a position two days old', () => opened(cashier, t!.merchant.id, { 'last-event-id': String(clock.now() - 2 * day - 1000) })],
+    ] as const) {
+      const forged = await rowsOf(open);
+      // Today's payments are news to a page that says it heard none of them; nothing older is sent.
+      expect(
+        payments(forged.s).map((e) => e.data.payment.trxid),
+        what,
+      ).toEqual(today);
+      expect(
+        trxids(forged.s).filter((id) => old.includes(id)),
+        what,
+      ).toEqual([]);
+      expect(forged.rows, what).toBeLessThanOrEqual(fresh.rows);
+      // Where the page stands afterwards is today too.
+      expect(Number(lastId(forged.s).split('.')[0]), what).toBeGreaterThanOrEqual(clock.now() - day);
+    }
+
+    // A position from the future is as good as having heard everything so far: the next payment is announced.
+    const future = await opened(cashier, t!.merchant.id, { 'last-event-id': '999999999999999' });
+    expect(payments(future)).toEqual([]);
+    clock.advance(1000);
+    const next = await paid(t!.deps, t!.merchant.id, 30_000);
+    await heard(future, 1);
+    expect(payments(future).map((e) => e.data.payment.trxid)).toEqual([next.id]);
+    expect(Number(lastId(future).split('.')[0])).toBeLessThanOrEqual(clock.now());
+  });
+
   it('caps the streams of one user, and frees a slot when a page leaves', async () => {
     await setup();
     const shop = await cookieOf('shop@example.test');
@@ -220,5 +302,114 @@ describe('soundbox stream', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(status).toBe(200);
+  });
+
+  describe('ends with its session (issue 35, finding 5)', () => {
+    // Every 200 ms here (5 s by default): a stream ends within a few checks. The bound is generous (fifty
+    // checks) so a busy machine cannot fail it; what it tells apart is the session watch from the stream's
+    // own 30-minute end, which no test would see.
+    const CHECK = { SESSION_CHECK_INTERVAL_MS: '200' };
+    const WITHIN_MS = 10_000;
+    const addCashier = async (email = 'kasir@example.test') =>
+      addUser(t!.deps, { email, password: PASSWORD, role: 'cashier', merchantIds: [t!.merchant.id] }, TEST_ACTOR);
+    /** Ends within WITHIN_MS of `since`, having heard no payment. */
+    const endsSoon = async (s: EventStream, since: number) => {
+      await s.waitForEnd(WITHIN_MS);
+      expect(Date.now() - since).toBeLessThan(WITHIN_MS);
+      expect(payments(s)).toEqual([]);
+    };
+    /** Still open after several checks (the control beside each stream that must end). */
+    const stillOpen = async (s: EventStream) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(s.ended).toBe(false);
+    };
+
+    it("when the merchant's owner disables the cashier in the console; its next try is the login form", async () => {
+      await setup(CHECK);
+      const kasir = await addCashier();
+      const shop = await clientOf('shop@example.test');
+      const cookie = await cookieOf('kasir@example.test');
+      const stream = await opened(cookie, t!.merchant.id);
+      const owners = await opened(shop.jar.header(), t!.merchant.id);
+      expect((await shop.post(`/dashboard/users/${kasir.id}/disable`, {}, '/dashboard/users')).statusCode).toBe(303);
+      await endsSoon(stream, Date.now());
+      // The owner's stream goes on, and hears what the cashier's no longer does.
+      const after = await paid(t!.deps, t!.merchant.id, 17_000);
+      await heard(owners, 1);
+      expect(payments(owners).map((e) => e.data.payment.trxid)).toEqual([after.id]);
+      expect(payments(stream)).toEqual([]);
+      const again = await open(cookie, t!.merchant.id);
+      await again.waitForEnd();
+      expect(again.status).toBe(303);
+      await stillOpen(owners);
+    });
+
+    it('when its password is changed from another session, which keeps its own stream', async () => {
+      await setup(CHECK);
+      await addCashier();
+      const phone = await cookieOf('kasir@example.test');
+      const tablet = await clientOf('kasir@example.test');
+      const onPhone = await opened(phone, t!.merchant.id);
+      const onTablet = await opened(tablet.jar.header(), t!.merchant.id);
+      const changed = await tablet.post('/dashboard/account/password', { current: PASSWORD, password: 'another long passphrase 2' }, '/dashboard/account');
+      expect(changed.statusCode).toBe(200);
+      expect(changed.body).toContain('class="notice success"');
+      await endsSoon(onPhone, Date.now());
+      await stillOpen(onTablet);
+    });
+
+    it('when its user deletes the account', async () => {
+      await setup(CHECK);
+      const shop = await clientOf('shop@example.test');
+      const stream = await opened(shop.jar.header(), t!.merchant.id);
+      expect((await shop.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(303);
+      await endsSoon(stream, Date.now());
+    });
+
+    it('checks every open stream of the server in one read by primary key, whatever their number', async () => {
+      await setup(CHECK);
+      await addCashier();
+      const cookies = [
+        await cookieOf('kasir@example.test'),
+        await cookieOf('kasir@example.test'),
+        await cookieOf('shop@example.test'),
+        await cookieOf('ops@example.test'),
+      ];
+      for (const cookie of cookies) {
+        await opened(cookie, t!.merchant.id);
+        await opened(cookie, t!.merchant.id);
+      }
+      const statements = countStatements(t!.deps.db);
+      const started = Date.now();
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      // Eight streams of four sessions: every check is one statement naming all four sessions (a read per
+      // stream would name one each). Only the sessions' statements are looked at: on PostgreSQL the streams'
+      // own feed reads (woken by the status bus) run meanwhile too.
+      expect(statements.count).toBeGreaterThanOrEqual(2);
+      expect([...statements.texts].filter((text) => text.includes('"sessions"'))).toEqual([
+        expect.stringMatching(/from "sessions" inner join "users" .* where "sessions"\."id_hash" in \((\?|\$\d+)(, (\?|\$\d+)){3}\)/),
+      ]);
+    });
+
+    it('on another instance too, when the cashier is disabled through this one', async () => {
+      await setup(CHECK);
+      const kasir = await addCashier();
+      // A second gateway on the same database: its own connection, state and timers, as another process has.
+      const database = openDatabase(t!.databaseUrl);
+      const second = await buildApp({ deps: { ...t!.deps, db: database, now: Date.now, state: newServiceState() } });
+      cleanups.push(async () => {
+        second.server.closeIdleConnections();
+        await second.close();
+        await database.close();
+      });
+      const elsewhere = await second.listen({ port: 0, host: '127.0.0.1' });
+      const stream = await opened(await cookieOf('kasir@example.test'), t!.merchant.id, {}, elsewhere);
+      const control = await opened(await cookieOf('shop@example.test'), t!.merchant.id, {}, elsewhere);
+      const ops = await clientOf('ops@example.test');
+      expect((await ops.post(`/dashboard/users/${kasir.id}/disable`, {}, '/dashboard/users')).statusCode).toBe(303);
+      await endsSoon(stream, Date.now());
+      await stillOpen(control);
+    });
   });
 });

@@ -150,4 +150,17 @@ describe('a transaction kept open after a part payment', () => {
     const paid = tx({ amount_paid: 10_123, status: 'paid' });
     expect(decide({}, [], [paid])).toMatchObject({ outcome: 'unmatched', reason: 'transaction_already_paid' });
   });
+
+  it("a person's confirmation of exactly the rest (named) completes it; any other amount, or a feed's report, does not", () => {
+    const part = tx({ amount_paid: 4_000 });
+    const rest = part.total_amount - 4_000;
+    expect(decide({ trxid: 'trx_a', amount: rest, confirmsRest: true }, [part], [])).toMatchObject({ outcome: 'matched', transaction: part });
+    expect(decide({ trxid: 'trx_a', amount: part.total_amount, confirmsRest: true }, [part], [])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'amount_mismatch',
+    });
+    expect(decide({ trxid: 'trx_a', amount: rest }, [part], [])).toMatchObject({ outcome: 'unmatched', reason: 'amount_mismatch' });
+    const paid = tx({ amount_paid: 10_123, status: 'paid' });
+    expect(decide({ trxid: 'trx_a', amount: 1, confirmsRest: true }, [paid], [])).toMatchObject({ outcome: 'unmatched' });
+  });
 });

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { MERCHANT_NAME_MAX, merchantNameProblem, parseMerchantName, payerMerchantName } from '../../src/domain/merchant-name.js';
+import { address, disguise } from '../helpers/link-arbitraries.js';
 
 // Plain words of names as merchants write them: letters (Latin and others), digits, and a few signs.
 const word = fc.stringMatching(/^[A-Za-zÀ-ÿ0-9&'()+-]{1,12}$/);
@@ -21,30 +22,6 @@ const plainName = fc
   )
   .map((parts) => parts.join(' ').slice(0, MERCHANT_NAME_MAX).trim())
   .filter((name) => name.length > 0);
-
-const label = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,9}$/);
-const tld = fc.oneof(fc.stringMatching(/^[a-z]{2,8}$/), fc.constantFrom('com', 'id', 'co.id', 'xn--p1ai', 'みんな', 'рф'));
-const domain = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), tld).map(([labels, top]) => `${labels.join('.')}.${top}`);
-const address = fc.oneof(
-  domain,
-  domain.map((d) => `http://${d}/pulihkan`),
-  domain.map((d) => `https://${d}`),
-  domain.map((d) => `www.${d}`),
-  fc.tuple(label, domain).map(([user, d]) => `${user}@${d}`),
-  label.map((user) => `${user}@localhost`),
-  fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((n) => n.join('.')),
-  label.map((l) => `hxxp://${l}`),
-  label.map((l) => `www.${l}`),
-);
-// Ways of hiding a link from a plain pattern that a reader (or a mail client) still sees through.
-const disguise = fc.constantFrom(
-  (s: string) => s,
-  (s: string) => s.toUpperCase(),
-  (s: string) => s.replaceAll('.', '\u3002'),
-  (s: string) => s.replaceAll('.', '\uFF0E'),
-  (s: string) => s.replaceAll('.', '\u200B.\u200B'),
-  (s: string) => s.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41)),
-);
 
 describe('merchant names (issue 23, finding 7)', () => {
   it('keeps plain names as typed (trimmed), whatever their words and scripts', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import {
   advanceFeed,
+  clampFeedCursor,
   FEED_GRACE_MS,
   formatFeedCursor,
   freshCursor,
@@ -32,6 +33,26 @@ describe("the soundbox feed's cursor", () => {
       expect(error, bad).toBeInstanceOf(AppError);
       expect((error as AppError).param).toBe('after');
     }
+  });
+
+  it("holds a page's position to the day it opens in: never before its start, never past now (issue 35, finding 3)", () => {
+    const dayStart = 1_700_000_000_000;
+    const now = dayStart + 3_600_000;
+    const seen = ['evt_a1'];
+    // Made up, or from an earlier day: the start of today, where a fresh page reads from.
+    expect(clampFeedCursor({ watermark: 0, seen }, dayStart, now)).toEqual({ watermark: dayStart - 1, seen });
+    expect(clampFeedCursor({ watermark: dayStart - 86_400_000, seen: [] }, dayStart, now).watermark).toBe(dayStart - 1);
+    // Today's, as the stream sent it: unchanged.
+    expect(clampFeedCursor({ watermark: dayStart + 5, seen }, dayStart, now)).toEqual({ watermark: dayStart + 5, seen });
+    expect(clampFeedCursor({ watermark: dayStart - 1, seen }, dayStart, now)).toEqual({ watermark: dayStart - 1, seen });
+    // From the future: heard up to now, so what comes next is heard.
+    expect(clampFeedCursor({ watermark: 999_999_999_999_999, seen }, dayStart, now)).toEqual({ watermark: now, seen });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999_999_999_999_999 }), fc.integer({ min: 0, max: 86_399_999 }), (watermark, into) => {
+        const clamped = clampFeedCursor({ watermark, seen: [] }, dayStart, dayStart + into).watermark;
+        return clamped >= dayStart - 1 && clamped <= dayStart + into && (watermark < dayStart - 1 || watermark > dayStart + into || clamped === watermark);
+      }),
+    );
   });
 
   it('hears every row exactly once, whatever order rows commit in within the grace and wherever the page reconnects', () => {

@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { DEFAULT_MAPPING, FeedFormatError, parseFeed, parseFeedAmount, parseFeedTime } from '../../src/payment-sources/feed/parse.js';
+import { DEFAULT_MAPPING, FeedFormatError, QRIS_HISTORY_MAPPING, parseFeed, parseFeedAmount, parseFeedTime } from '../../src/payment-sources/feed/parse.js';
 import { delayMs, parseRetryAfter } from '../../src/payment-sources/feed/poll.js';
-import { checkMapping } from '../../src/payment-sources/feed/setup.js';
+import { checkMapping, feedContentType } from '../../src/payment-sources/feed/setup.js';
 import { parseWebhookPayment } from '../../src/payment-sources/webhook/payload.js';
 import { signPayload, verifySignature } from '../../src/payment-sources/webhook/signature.js';
 
@@ -244,5 +245,69 @@ describe('webhook payloads', () => {
 
   it('refuses invalid UTF-8', () => {
     expect(() => parseWebhookPayment(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), limits, NOW)).toThrow(AppError);
+  });
+});
+
+describe('qris-history: dd/mm/yyyy HH:MM WIB and dot-thousands amounts', () => {
+  const wibText = (ms: number) => {
+    const d = new Date(ms + 7 * 3_600_000).toISOString();
+    return `${d.slice(8, 10)}/${d.slice(5, 7)}/${d.slice(0, 4)} ${d.slice(11, 16)}`;
+  };
+  it('reads every minute from 2000 to 2199 back to the instant it was written at', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(2000, 0, 1, 0, 0) / 60_000, max: Date.UTC(2199, 11, 31, 16, 59) / 60_000 }), (minute) => {
+        expect(parseFeedTime(wibText(minute * 60_000))).toBe(minute * 60_000);
+      }),
+    );
+  });
+  it('reads every amount written with dots between thousands as whole rupiah', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 999_999_999_999_999 }), (n) => {
+        expect(parseFeedAmount(String(n).replace(/\B(?=(\d{3})+(?!\d))/g, '.'))).toBe(n);
+      }),
+    );
+    expect(parseFeedAmount('1.000')).toBe(1000);
+  });
+  it('takes IN entries with a credit as payments by their id; OUT and zero credits are ignored', () => {
+    const entry = (over: Record<string, unknown>) => ({
+      id: 1,
+      debet: '0',
+      kredit: '1.000',
+      keterangan: 'NOBU / EK***',
+      tanggal: '28/11/2026 14:05',
+      status: 'IN',
+      brand: { name: 'DANA' },
+      ...over,
+    });
+    const parsed = parseFeed(
+      {
+        qris_history: {
+          success: true,
+          results: [entry({}), entry({ id: 2, status: 'OUT', kredit: '0', debet: '1.000' }), entry({ id: 3, kredit: '0' }), entry({ id: 4 }), entry({ id: 1 })],
+        },
+      },
+      QRIS_HISTORY_MAPPING,
+    );
+    expect(parsed.entries.map((e) => [e.id, e.amount, e.paidAt, e.reference, e.issuer])).toEqual([
+      ['1', 1000, Date.UTC(2026, 10, 28, 7, 5), 'NOBU / EK***', 'DANA'],
+      ['4', 1000, Date.UTC(2026, 10, 28, 7, 5), 'NOBU / EK***', 'DANA'],
+    ]);
+    expect(parsed.ignored).toBe(2);
+    expect(parsed.skipped).toEqual([{ index: 4, why: 'repeats the id of an earlier entry' }]);
+  });
+});
+
+describe("a feed body's Content-Type", () => {
+  it('is JSON for a JSON object or array, a form otherwise, and the one given by a header first', () => {
+    expect(feedContentType({ headers: {}, body: null })).toBeNull();
+    expect(feedContentType({ headers: {}, body: '{"username":"u","token":"t"}' })).toBe('application/json');
+    expect(feedContentType({ headers: {}, body: '[1]' })).toBe('application/json');
+    expect(feedContentType({ headers: {}, body: '"text"' })).toBe('application/x-www-form-urlencoded');
+    expect(feedContentType({ headers: {}, body: 'username=u&token=t' })).toBe('application/x-www-form-urlencoded');
+    expect(feedContentType({ headers: { 'content-type': 'text/plain' }, body: '{}' })).toBe('text/plain');
+  });
+  it('checkMapping takes a preset by name and refuses an unknown one', () => {
+    expect(checkMapping('qris-history')).toEqual(QRIS_HISTORY_MAPPING);
+    expect(() => checkMapping('qris-histori')).toThrow(AppError);
   });
 });

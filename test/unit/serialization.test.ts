@@ -60,6 +60,7 @@ const view: fc.Arbitrary<TransactionView> = fc
     underpaid: int,
     overpaid: int,
     refunded_amount: int,
+    refund_status: fc.constantFrom('none', 'partial', 'full' as const),
     refunds: fc.array(refund, { maxLength: 3 }),
     payment: fc.option(payment),
   })

@@ -16,7 +16,7 @@ function filesUnder(dir: string): string[] {
 
 describe('payment source kinds', () => {
   it('lists each kind once, in its own folder, in the order the CLI help names them', () => {
-    expect(sourceTypes).toEqual(['webhook', 'feed', 'snap']);
+    expect(sourceTypes).toEqual(['webhook', 'feed', 'snap', 'phone', 'moota', 'mutasibank', 'cekmutasi']);
     for (const kind of sourceKinds) {
       expect(sourceKind(kind.type)).toBe(kind);
       expect(readFileSync(join(root, 'src/payment-sources', kind.type, 'kind.ts'), 'utf8')).toContain(`type: '${kind.type}'`);

@@ -43,8 +43,10 @@ export type ErrorCode =
   | 'payment_already_matched'
   | 'reference_already_recorded'
   | 'amount_differs'
+  | 'transaction_not_kept_open'
   | 'transaction_not_paid'
   | 'refund_exceeds_remaining'
+  | 'refund_limit_reached'
   | 'refund_refused'
   | 'payment_not_double'
   | 'payment_already_refunded'
@@ -112,8 +114,9 @@ export interface Transaction {
   status: 'pending' | 'paid' | 'expired' | 'cancelled';
   mode: 'test' | 'live';
   amount: number;
+  /** Added to the amount to make the total unique; negative when the merchant subtracts it (the payer then pays less than the amount). 0 for an acquirer's code. */
   unique_code: number;
-  /** What the payer must pay: amount plus unique code. */
+  /** What the payer must pay: amount plus unique code (a negative code is a discount). */
   total_amount: number;
   /** Always IDR. */
   currency: string;
@@ -141,6 +144,8 @@ export interface Transaction {
   overpaid: number;
   /** The sum of its succeeded refunds (rupiah); 0 when none. */
   refunded_amount: number;
+  /** How much of what it received its succeeded refunds gave back: none, partial, or full. A refunded transaction stays `paid`; this tells it apart. */
+  refund_status: 'none' | 'partial' | 'full';
   /** Its refunds of any status, oldest first. */
   refunds: Refund[];
   payment: Payment | null;
@@ -152,8 +157,9 @@ export interface RefundedTransaction {
   status: 'pending' | 'paid' | 'expired' | 'cancelled';
   mode: 'test' | 'live';
   amount: number;
+  /** Added to the amount to make the total unique; negative when the merchant subtracts it (the payer then pays less than the amount). 0 for an acquirer's code. */
   unique_code: number;
-  /** What the payer must pay: amount plus unique code. */
+  /** What the payer must pay: amount plus unique code (a negative code is a discount). */
   total_amount: number;
   /** Always IDR. */
   currency: string;
@@ -181,6 +187,8 @@ export interface RefundedTransaction {
   overpaid: number;
   /** The sum of its succeeded refunds (rupiah); 0 when none. */
   refunded_amount: number;
+  /** How much of what it received its succeeded refunds gave back: none, partial, or full. A refunded transaction stays `paid`; this tells it apart. */
+  refund_status: 'none' | 'partial' | 'full';
   /** Its refunds of any status, oldest first. */
   refunds: Refund[];
   payment: Payment | null;
@@ -255,8 +263,9 @@ export interface RefundEvent {
     status: 'pending' | 'paid' | 'expired' | 'cancelled';
     mode: 'test' | 'live';
     amount: number;
+    /** Added to the amount to make the total unique; negative when the merchant subtracts it (the payer then pays less than the amount). 0 for an acquirer's code. */
     unique_code: number;
-    /** What the payer must pay: amount plus unique code. */
+    /** What the payer must pay: amount plus unique code (a negative code is a discount). */
     total_amount: number;
     /** Always IDR. */
     currency: string;
@@ -284,6 +293,8 @@ export interface RefundEvent {
     overpaid: number;
     /** The sum of its succeeded refunds (rupiah); 0 when none. */
     refunded_amount: number;
+    /** How much of what it received its succeeded refunds gave back: none, partial, or full. A refunded transaction stays `paid`; this tells it apart. */
+    refund_status: 'none' | 'partial' | 'full';
     /** Its refunds of any status, oldest first. */
     refunds: Refund[];
     payment: Payment | null;

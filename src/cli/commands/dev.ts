@@ -1,12 +1,32 @@
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
 import { AcquirerSimulator } from '../../dev/snap-acquirer/simulator.js';
+import { simulatedSourcePost } from '../../payment-sources/kinds.js';
 import type { CliContext } from '../context.js';
 import { emit } from '../output.js';
 
 /** dev acquirer (local SNAP acquirer simulator). */
 export function registerDevCommands(program: Command, ctx: CliContext): void {
   const dev = program.command('dev').description('development tools');
+  dev
+    .command('notify')
+    .description("post what a phone's forwarder would for a payment received in a merchant app, signed with the source's secret")
+    .requiredOption('--source <id>', 'the phone source (src_...)')
+    .requiredOption('--app <app>', 'gopay, dana or nobu')
+    .requiredOption('--amount <n>', 'the amount in rupiah')
+    .option('--gateway-url <url>', "the gateway's base URL (default PUBLIC_BASE_URL)")
+    .option('--json', 'print JSON')
+    .action(async (opts: { source: string; app: string; amount: string; gatewayUrl?: string }) => {
+      if (!/^[1-9][0-9]{0,14}$/.test(opts.amount)) throw new AppError('invalid_parameter', '--amount must be a whole number of rupiah', { param: 'amount' });
+      const gatewayUrl = (opts.gatewayUrl ?? ctx.config().publicBaseUrl).replace(/\/+$/, '');
+      if (!/^https?:\/\/[^\s/]+/.test(gatewayUrl)) throw new AppError('invalid_parameter', '--gateway-url must be an http(s) URL', { param: 'gateway-url' });
+      const post = await ctx.withDeps((deps) => simulatedSourcePost(deps, opts.source, { app: opts.app, amount: Number(opts.amount) }));
+      const res = await fetch(`${gatewayUrl}${post.path}`, { method: 'POST', headers: post.headers, body: post.body });
+      const answer = (await res.json().catch(() => null)) as unknown;
+      if (res.status !== 200)
+        throw new AppError('invalid_parameter', `the gateway answered ${res.status}: ${JSON.stringify(answer)}`, { param: 'gateway-url' });
+      emit(ctx.io, ctx.json, { sent: JSON.parse(post.body) as unknown, answer }, () => [`posted ${post.body}`, `answer: ${JSON.stringify(answer)}`].join('\n'));
+    });
   dev
     .command('acquirer')
     .description('run a local SNAP BI acquirer simulator and print the source config to add for it')

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { formatRupiah } from '../../domain/money.js';
-import type { DailyReportRow } from '../../domain/daily-report.js';
+import type { DailyReportRow, DailyReportTotals } from '../../domain/daily-report.js';
 import { dailyReport } from '../../services/reports/daily-report.js';
 import type { CliContext } from '../context.js';
 import { emit } from '../output.js';
@@ -12,7 +12,9 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
 
   reports
     .command('daily')
-    .description('per WIB day: paid count and sum (amount received), succeeded refunds, unmatched payments; every day of the range, zeros included')
+    .description(
+      'per WIB day: the payments received, each in one of paid, on open transactions, unmatched, returned; succeeded refunds; every day of the range, zeros included',
+    )
     .requiredOption('--from <date>', 'first WIB day, YYYY-MM-DD')
     .requiredOption('--to <date>', 'last WIB day, YYYY-MM-DD (at most 366 days after --from)')
     .option('--merchant <id>', 'only this merchant (default: every merchant, one row per merchant and day)')
@@ -27,7 +29,7 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
         [
           `daily report ${report.from} to ${report.to} (${report.mode}, days in WIB)`,
           ...report.rows.map((row) => line(row, byMerchant)),
-          `total: ${report.totals.paid_count} paid ${formatRupiah(report.totals.paid_sum)}, refunded ${formatRupiah(report.totals.refunded_sum)}, ${report.totals.unmatched_count} unmatched ${formatRupiah(report.totals.unmatched_sum)}`,
+          `total: ${figures(report.totals)}`,
         ].join('\n'),
       );
     });
@@ -35,5 +37,15 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
 
 function line(row: DailyReportRow, byMerchant: boolean): string {
   const who = byMerchant ? ` ${row.merchant_id}` : '';
-  return `${row.day}${who}: ${row.paid_count} paid ${formatRupiah(row.paid_sum)}, refunded ${formatRupiah(row.refunded_sum)}, ${row.unmatched_count} unmatched ${formatRupiah(row.unmatched_sum)}`;
+  return `${row.day}${who}: ${figures(row)}`;
+}
+
+/** The money received and the one figure each payment is in, then the refunds. */
+function figures(f: DailyReportTotals): string {
+  return (
+    `received ${f.received_count} ${formatRupiah(f.received_sum)} = ${f.paid_count} paid ${formatRupiah(f.paid_sum)}` +
+    ` + ${f.received_open_count} on open transactions ${formatRupiah(f.received_open_sum)}` +
+    ` + ${f.unmatched_count} unmatched ${formatRupiah(f.unmatched_sum)} + ${f.returned_count} returned ${formatRupiah(f.returned_sum)};` +
+    ` refunded ${formatRupiah(f.refunded_sum)}`
+  );
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
-import { sourceKind, sourceKinds, sourceTypes } from '../../payment-sources/kinds.js';
+import { parseSourceName, SOURCE_NAME_MAX } from '../../domain/source-name.js';
+import { rotateSource, sourceKind, sourceKinds, sourceTypes } from '../../payment-sources/kinds.js';
 import { listSources } from '../../services/sources/list-sources.js';
 import { setSourceEnabled } from '../../services/sources/set-source-enabled.js';
 import type { SourceView } from '../../services/sources/source-view.js';
@@ -9,8 +10,8 @@ import type { SourceType } from '../../storage/schema.js';
 import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';
 
-/** The options of `source add`: the common ones, then each kind's own (--url, --config, ...). */
-interface AddOptions extends Record<string, string | undefined> {
+/** The options of `source add`: the common ones, then each kind's own (--url, --config, ...); a repeatable one is a list. */
+interface AddOptions extends Record<string, string | string[] | undefined> {
   merchant: string;
   type: SourceType;
   mode: 'test' | 'live';
@@ -29,16 +30,40 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
     .description('add a payment source to a merchant (a webhook secret is shown only now)')
     .requiredOption('--merchant <id>', 'merchant id')
     .addOption(new Option('--type <type>', oneOf(sourceTypes)).choices(sourceTypes).makeOptionMandatory())
-    .addOption(new Option('--mode <mode>', 'which transactions its payments pay').choices(['test', 'live']).default('live'));
-  for (const kind of sourceKinds) for (const [flags, description] of kind.cli.options) add.option(flags, description);
+    .addOption(new Option('--mode <mode>', 'which transactions its payments pay').choices(['test', 'live']).default('live'))
+    .option('--name <name>', `what people call it, shown instead of its id (e.g. 'HP kasir'; up to ${SOURCE_NAME_MAX} characters, no link)`);
+  // Kinds may share an option (the bank-mutation kinds' --secret): each is listed once.
+  const listed = new Set<string>();
+  for (const kind of sourceKinds) {
+    for (const [flags, description, repeatable] of kind.cli.options) {
+      if (listed.has(flags)) continue;
+      listed.add(flags);
+      if (repeatable === undefined) add.option(flags, description);
+      else add.option(flags, `${description} (repeatable)`, (value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    }
+  }
   add.option('--json', 'print JSON').action(async (opts: AddOptions) => {
     const actor = ctx.actor();
     const kind = sourceKind(opts.type);
+    // Refused before anything is stored.
+    const name = parseSourceName(typeof opts.name === 'string' ? opts.name : undefined);
     // The setup writes its audit row (source.add) with the source, in one database transaction.
     const created = await ctx.withDeps((deps) =>
-      kind.cli.add(deps, { merchant: opts.merchant, mode: opts.mode, options: opts, readJson: readJsonFile, actor }),
+      kind.cli.add(deps, {
+        merchant: opts.merchant,
+        mode: opts.mode,
+        options: Object.fromEntries(Object.entries(opts).filter((e): e is [string, string | undefined] => !Array.isArray(e[1]))),
+        repeated: (name) => {
+          const value = opts[name];
+          return Array.isArray(value) ? value : [];
+        },
+        readJson: readJsonFile,
+        actor,
+        name,
+      }),
     );
-    emit(io, json, created, () => kind.cli.describe(created));
+    const shown = name === null ? created : { ...created, name };
+    emit(io, json, shown, () => (name === null ? kind.cli.describe(created) : `${kind.cli.describe(created)}\n  name: ${name}`));
   });
 
   source
@@ -49,6 +74,24 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
     .action(async (opts: { merchant?: string }) => {
       const items = await ctx.withDeps((deps) => listSources(deps, opts.merchant));
       emitItems(io, json, items, 'no payment sources', sourceLine);
+    });
+
+  source
+    .command('rotate <id>')
+    .description("issue a phone source's new token and secret (shown only now); the old ones stay valid for PHONE_ROTATE_GRACE_SECONDS")
+    .option('--json', 'print JSON')
+    .action(async (id: string) => {
+      const actor = ctx.actor();
+      const rotated = await ctx.withDeps((deps) => rotateSource(deps, id, actor));
+      emit(io, json, rotated, () =>
+        [
+          `rotated source ${rotated.id}`,
+          ...Object.entries(rotated)
+            .filter(([key]) => key !== 'id')
+            .map(([key, value]) => `  ${key}: ${String(value)}`),
+          '  (shown only now; update the phone before the old ones expire)',
+        ].join('\n'),
+      );
     });
 
   for (const [name, enabled] of [
@@ -82,8 +125,11 @@ function readJsonFile(path: string, param: string): unknown {
 }
 
 function sourceLine(s: SourceView): string {
-  const parts = [s.id, s.type, s.mode, s.merchant_id, s.enabled ? 'enabled' : 'disabled'];
+  const parts = [s.id, ...(s.name === null ? [] : [JSON.stringify(s.name)]), s.type, s.mode, s.merchant_id, s.enabled ? 'enabled' : 'disabled'];
+  if (s.method !== undefined && s.method !== 'GET') parts.push(s.method);
   if (s.url) parts.push(s.url);
+  for (const [name, value] of Object.entries(s.headers ?? {})) parts.push(`${name}: ${value}`);
+  if (s.body) parts.push(`body ${s.body}`);
   if (s.interval_seconds !== undefined) parts.push(`every ${s.interval_seconds}s`);
   if (s.last_error) parts.push(`last error: ${s.last_error}`);
   return parts.join('  ');

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { AppError } from '../../domain/errors.js';
 import { formatRupiah } from '../../domain/money.js';
 import { presentTransaction, type TransactionView } from '../../domain/transaction.js';
+import { acceptReceived } from '../../services/payments/accept-received.js';
 import { cancelTransaction } from '../../services/transactions/cancel-transaction.js';
 import { getTransactionById } from '../../services/transactions/get-transaction-by-id.js';
 import { paymentOf } from '../../services/transactions/payment-of.js';
@@ -17,10 +18,10 @@ import type { CliContext } from '../context.js';
 // Each view carries the merchant, which the API leaves out (a key sees one merchant) but an operator needs.
 type OperatorView = TransactionView & { merchant_id: string };
 
-/** transactions list|show|cancel|refund, for operators (any merchant, either mode). */
+/** transactions list|show|cancel|accept|refund, for operators (any merchant, either mode). */
 export function registerTransactionCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
-  const transactions = program.command('transactions').description('transactions: list, show, cancel, refund');
+  const transactions = program.command('transactions').description('transactions: list, show, cancel, accept, refund');
 
   transactions
     .command('list')
@@ -78,6 +79,26 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
     });
 
   transactions
+    .command('accept <trxid>')
+    .description('close a transaction kept open after a part payment: paid with what it received, the rest recorded as underpaid; audited')
+    .option('--json', 'print JSON')
+    .action(async (trxid: string) => {
+      const id = parseTrxid(trxid, true)!;
+      const actor = ctx.actor();
+      const accepted = await ctx.withDeps(async (deps) => {
+        const { transaction, payment } = await acceptReceived(deps, { trxid: id, actor });
+        return view(transaction.merchant_id, presentTransaction(transaction, payment, deps.now(), deps.config.publicBaseUrl));
+      });
+      emit(
+        io,
+        json,
+        accepted,
+        () =>
+          `${accepted.trxid} is paid with ${formatRupiah(accepted.amount_paid)} received of ${formatRupiah(accepted.total_amount)}; underpaid ${formatRupiah(accepted.underpaid)}`,
+      );
+    });
+
+  transactions
     .command('refund <trxid>')
     .description('refund a paid transaction, wholly or in part (as the API does); audited')
     .option('--amount <n>', 'whole rupiah (default: everything that remains)')
@@ -116,7 +137,7 @@ function details(tx: OperatorView): string {
     ['merchant', tx.merchant_id],
     ['mode', tx.mode],
     ['status', `${tx.status}${tx.paid_late ? ' (paid late)' : ''}`],
-    ['amount', `${formatRupiah(tx.amount)} + unique code ${tx.unique_code} = ${formatRupiah(tx.total_amount)}`],
+    ['amount', `${formatRupiah(tx.amount)} ${tx.unique_code < 0 ? '-' : '+'} unique code ${Math.abs(tx.unique_code)} = ${formatRupiah(tx.total_amount)}`],
     ['ref', tx.ref],
     ['email', tx.email],
     ['created', tx.created_at],

@@ -10,22 +10,17 @@ import { createSmtpSender } from '../../mail/smtp.js';
 import type { UserRole } from '../../storage/schema.js';
 import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';
+import { readSecretLine } from '../read-secret.js';
 
 /**
  * The password for `user add` and `user password`: ADMIN_PASSWORD when set (scripts), else the first line
- * of standard input (`printf '%s\n' "$PW" | qris-gateway user add ...`). Never a command-line argument,
- * which other users of the machine can read in the process list.
+ * of standard input (`printf '%s\n' "$PW" | qris-gateway user add ...`), read without echo when it is a
+ * terminal. Never a command-line argument, which other users of the machine can read in the process list.
  */
 async function readPassword(ctx: CliContext): Promise<string> {
   const fromEnv = ctx.env.ADMIN_PASSWORD;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  if (process.stdin.isTTY) ctx.io.err('password (then Enter): ');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) {
-    chunks.push(chunk as Buffer);
-    if (Buffer.concat(chunks).includes(10)) break;
-  }
-  const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  const line = await readSecretLine(process.stdin, 'password (not shown; then Enter): ', ctx.io.err);
   if (line === '') throw new AppError('invalid_parameter', 'no password: set ADMIN_PASSWORD or write it on standard input', { param: 'password' });
   return line;
 }

@@ -45,8 +45,10 @@ export async function refundRoutes(app: FastifyInstance, ctx: RouteContext): Pro
       summary: 'Refund a paid transaction, wholly or in part',
       description:
         'Parameters in the query, a JSON body or a form body. `amount` defaults to everything that remains; the refunds of a ' +
-        'transaction never sum over what it received (409 `refund_exceeds_remaining`); only a paid one can be refunded (409 ' +
-        '`transaction_not_paid`). Send an `Idempotency-Key` header to retry safely: the same request answers the same refund, ' +
+        'transaction never sum over what it received (409 `refund_exceeds_remaining`) and never number more than ' +
+        '`REFUND_MAX_PER_TRANSACTION` (409 `refund_limit_reached`); only a paid one can be refunded (409 `transaction_not_paid`). ' +
+        '`reason` and `reference` reach the payer in a refund notice, so one with a link or an address (a URL, a domain, an ' +
+        'e-mail or IP address, look-alike dots included) is a 400 `invalid_parameter`. Send an `Idempotency-Key` header to retry safely: the same request answers the same refund, ' +
         'another request with the key is a 409 `idempotency_key_reused`.\n\n' +
         'A code made from your static QRIS: the gateway cannot move that money (it went to your own account), so the refund is ' +
         'a **record** that you paid it back yourself (`recorded: true`, with your optional `reference`), succeeded at once. ' +

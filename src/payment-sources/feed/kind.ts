@@ -3,7 +3,7 @@ import { isoTimeOrNull } from '../../domain/iso-time.js';
 import { startFeedPoller } from './poller.js';
 import type { SourceKind } from '../kind.js';
 import { maskUrl } from '../mask-url.js';
-import { addFeedSource, readFeedConfig, readFeedState } from './setup.js';
+import { addFeedSource, mappingPreset, maskBody, maskHeaders, readFeedConfig, readFeedState } from './setup.js';
 
 /** A mutation feed: the gateway polls an account's incoming-payment history. */
 export const feedKind: SourceKind<'feed'> = {
@@ -17,6 +17,9 @@ export const feedKind: SourceKind<'feed'> = {
     const state = readFeedState(row.state);
     return {
       url: maskUrl(feed.url),
+      method: feed.method,
+      headers: maskHeaders(feed.headers),
+      body: maskBody(feed.body),
       interval_seconds: feed.intervalSeconds,
       next_poll_at: isoTimeOrNull(row.next_poll_at),
       last_success_at: isoTimeOrNull(state.lastSuccessAt),
@@ -27,7 +30,7 @@ export const feedKind: SourceKind<'feed'> = {
   worker: (deps) => startFeedPoller(deps),
   console: {
     operatorOnly: true,
-    fields: ['url', 'interval', 'mapping'],
+    fields: ['url', 'method', 'headers', 'body', 'interval', 'mapping'],
     async add(deps, input) {
       const url = input.field('url').trim();
       const interval = input.field('interval').trim();
@@ -35,7 +38,9 @@ export const feedKind: SourceKind<'feed'> = {
       if (url === '') return { shows: 'refused', field: 'url' };
       if (interval === '') return { shows: 'refused', field: 'interval' };
       let mapping: unknown;
-      if (mappingText !== '') {
+      // A preset's name (qris-history), else a JSON mapping.
+      if (mappingPreset(mappingText) !== null) mapping = mappingText;
+      else if (mappingText !== '') {
         try {
           mapping = JSON.parse(mappingText) as unknown;
         } catch {
@@ -46,9 +51,17 @@ export const feedKind: SourceKind<'feed'> = {
         merchantId: input.merchantId,
         mode: input.mode,
         url,
+        method: input.field('method'),
+        // One `Name: value` a line, as --header takes each.
+        headers: input
+          .field('headers')
+          .split(/\r?\n/)
+          .filter((line) => line.trim() !== ''),
+        body: input.field('body'),
         intervalSeconds: interval,
         mapping,
         actor: input.actor,
+        name: input.name,
       });
       return { shows: 'polled', id: created.id, url: maskUrl(created.url), intervalSeconds: created.interval_seconds };
     },
@@ -57,10 +70,13 @@ export const feedKind: SourceKind<'feed'> = {
     options: [
       ['--url <url>', 'feed: the URL to poll'],
       ['--interval <seconds>', 'feed: seconds between polls'],
-      ['--mapping <file>', 'feed: JSON field mapping over the OrderKuota-style defaults'],
+      ['--method <method>', 'feed: GET (the default) or POST'],
+      ['--header <line>', "feed: a header sent with each poll, 'Name: value' (its value is masked wherever it is shown)", 'repeatable'],
+      ['--body <text>', 'feed: a POST body sent as is, JSON or a form (masked wherever it is shown)'],
+      ['--mapping <file|preset>', 'feed: JSON field mapping over the OrderKuota-style defaults, or a preset: qris-history'],
     ],
     async add(deps, input) {
-      const { url, interval, mapping } = input.options;
+      const { url, interval, mapping, method, body } = input.options;
       if (!url) throw new AppError('invalid_parameter', '--url is required for a feed', { param: 'url' });
       if (!interval) throw new AppError('invalid_parameter', '--interval is required for a feed', { param: 'interval' });
       return {
@@ -68,12 +84,18 @@ export const feedKind: SourceKind<'feed'> = {
           merchantId: input.merchant,
           mode: input.mode,
           url,
+          method,
+          headers: input.repeated('header'),
+          body,
           intervalSeconds: interval,
-          mapping: mapping === undefined ? undefined : input.readJson(mapping, 'mapping'),
+          // A preset's name wins over a file of that name.
+          mapping: mapping === undefined ? undefined : mappingPreset(mapping) !== null ? mapping : input.readJson(mapping, 'mapping'),
           actor: input.actor,
+          name: input.name,
         })),
       };
     },
-    describe: (created) => `created feed source ${String(created.id)}: polls ${String(created.url)} every ${String(created.interval_seconds)} s`,
+    describe: (created) =>
+      `created feed source ${String(created.id)}: polls ${created.method === 'POST' ? 'with a POST ' : ''}${String(created.url)} every ${String(created.interval_seconds)} s`,
   },
 };

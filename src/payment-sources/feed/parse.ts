@@ -13,7 +13,9 @@ export interface FeedMapping {
   type: string | null;
   /** The value of `type` that marks an incoming payment. */
   credit: string;
-  /** A reference unique per payment, used as the payment's id when present. */
+  /** A key unique per entry, used as the payment's id; null to use the reference (else a hash) instead. */
+  id: string | null;
+  /** The payment's reference; when `id` is null, it is unique per payment and used as the payment's id. */
   reference: string | null;
   issuer: string | null;
   payer: string | null;
@@ -28,10 +30,35 @@ export const DEFAULT_MAPPING: FeedMapping = {
   amount: 'amount',
   type: 'type',
   credit: 'CR',
+  id: null,
   reference: 'issuer_reff',
   issuer: 'brand_name',
   payer: 'buyer_reff',
   utcOffset: '+07:00',
+};
+
+/**
+ * The merchant-app history shape that several mutation APIs answer (asked with a form POST carrying the
+ * account's login): {"qris_history":{"results":[{"id","tanggal":"28/11/2026 14:05","kredit":"1.000",
+ * "debet":"0","status":"IN"|"OUT","keterangan","brand":{"name"}}]}}. Times are WIB to the minute,
+ * amounts use "." between thousands; only IN entries are credits.
+ */
+export const QRIS_HISTORY_MAPPING: FeedMapping = {
+  items: 'qris_history.results',
+  date: 'tanggal',
+  amount: 'kredit',
+  type: 'status',
+  credit: 'IN',
+  id: 'id',
+  reference: 'keterangan',
+  issuer: 'brand.name',
+  payer: null,
+  utcOffset: '+07:00',
+};
+
+/** Mappings known by name (`--mapping qris-history`, or the name in the console's mapping field). */
+export const MAPPING_PRESETS: Readonly<Record<string, FeedMapping>> = {
+  'qris-history': QRIS_HISTORY_MAPPING,
 };
 
 export interface FeedEntry {
@@ -94,7 +121,13 @@ function parseItems(list: unknown[], mapping: FeedMapping): ParsedFeed {
         return;
       }
     }
-    const amount = parseFeedAmount(pick(raw, mapping.amount));
+    const amountValue = pick(raw, mapping.amount);
+    // A credit of nothing (a history's "0" in its credit column) is no payment: ignored, not unreadable.
+    if (isZeroAmount(amountValue)) {
+      result.ignored += 1;
+      return;
+    }
+    const amount = parseFeedAmount(amountValue);
     if (amount === null) {
       result.skipped.push({ index, why: `unreadable amount ${describe(pick(raw, mapping.amount))}` });
       return;
@@ -107,19 +140,24 @@ function parseItems(list: unknown[], mapping: FeedMapping): ParsedFeed {
     const reference = text(mapping.reference === null ? undefined : pick(raw, mapping.reference), 128);
     const issuer = text(mapping.issuer === null ? undefined : pick(raw, mapping.issuer), 64);
     const payer = text(mapping.payer === null ? undefined : pick(raw, mapping.payer), 200);
+    const key = mapping.id === null ? reference : text(pick(raw, mapping.id), 128);
+    if (mapping.id !== null && key === null) {
+      result.skipped.push({ index, why: `no id at "${mapping.id}"` });
+      return;
+    }
     let id =
-      reference ??
+      key ??
       `h:${createHash('sha256')
         .update(JSON.stringify([paidAt, amount, issuer, payer]))
         .digest('hex')
         .slice(0, 32)}`;
     // Two identical entries (the same payer paying the same amount within one second) are two payments:
-    // the second copy in one response gets its own id. References are unique by definition and kept.
+    // the second copy in one response gets its own id. Ids and references are unique by definition and kept.
     const copies = (seen.get(id) ?? 0) + 1;
     seen.set(id, copies);
     if (copies > 1) {
-      if (reference !== null) {
-        result.skipped.push({ index, why: 'repeats the reference of an earlier entry' });
+      if (key !== null) {
+        result.skipped.push({ index, why: `repeats the ${mapping.id === null ? 'reference' : 'id'} of an earlier entry` });
         return;
       }
       id = `${id}:${copies}`;
@@ -153,6 +191,12 @@ export function parseFeedAmount(value: unknown): number | null {
   if (digits.replace(/^0+/, '').length > 15) return null;
   const amount = Number(digits);
   return amount > 0 && amount <= MAX_AMOUNT ? amount : null;
+}
+
+/** 0, "0", "0.00", "Rp 0,00": an amount of nothing. */
+function isZeroAmount(value: unknown): boolean {
+  if (typeof value === 'number') return value === 0;
+  return typeof value === 'string' && /^\s*(?:(?:rp|idr)\.?\s*)?0+(?:[.,]0+)?\s*$/i.test(value);
 }
 
 const LOCAL_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;

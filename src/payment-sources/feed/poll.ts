@@ -3,10 +3,10 @@ import { recordPayment } from '../../services/payments/record-payment.js';
 import { dueFeedSources, leaseFeedPoll, saveFeedPoll } from '../../storage/queries/sources.js';
 import type { PaymentSourcesTable } from '../../storage/schema.js';
 import { parseRetryAfter as parseRetryAfterWithin } from '../../domain/retry-after.js';
-import { guardedGet } from '../../net/guarded-get.js';
+import { guardedRequest } from '../../net/guarded-get.js';
 import { mapInLanes } from '../common.js';
 import { FeedFormatError, parseFeed } from './parse.js';
-import { readFeedConfig, readFeedState, type FeedConfig, type FeedState } from './setup.js';
+import { feedContentType, readFeedConfig, readFeedState, type FeedConfig, type FeedMethod, type FeedState } from './setup.js';
 
 /** Entry ids remembered per feed: more than a feed's window holds, small enough to rewrite each poll. */
 const SEEN_LIMIT = 1000;
@@ -16,8 +16,11 @@ const PARALLEL = 4;
 /** The longest Retry-After honoured as given; a feed asking for more is asked again after a day. */
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
-/** How a feed is fetched: the guarded GET unless a test hands in its own. */
-export type FeedFetch = (url: string, init: { headers: Record<string, string>; signal: AbortSignal; redirect: 'manual' }) => Promise<Response>;
+/** How a feed is fetched: the guarded request unless a test hands in its own. */
+export type FeedFetch = (
+  url: string,
+  init: { method: FeedMethod; headers: Record<string, string>; body: string | null; signal: AbortSignal; redirect: 'manual' },
+) => Promise<Response>;
 
 export interface PollOptions {
   fetch?: FeedFetch;
@@ -73,7 +76,7 @@ async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, opt
   let retryAfterMs: number | null = null;
   try {
     // The webhooks' SSRF guard and its setting: a feed URL is typed by a merchant or operator too.
-    const fetchImpl: FeedFetch = options.fetch ?? ((url, init) => guardedGet(url, init, deps.config.webhookAllowNetworks));
+    const fetchImpl: FeedFetch = options.fetch ?? ((url, init) => guardedRequest(url, init, deps.config.webhookAllowNetworks));
     const body = await fetchFeed(config, deps.config.feedTimeoutMs, fetchImpl);
     const parsed = parseFeed(body, config.mapping);
     summary.skipped = parsed.skipped.length;
@@ -140,7 +143,15 @@ export function delayMs(config: Pick<FeedConfig, 'intervalSeconds'>, failures: n
 
 async function fetchFeed(config: FeedConfig, timeoutMs: number, fetchImpl: FeedFetch): Promise<unknown> {
   const signal = AbortSignal.timeout(timeoutMs);
-  const res = await fetchImpl(config.url, { headers: { accept: 'application/json', 'user-agent': 'qris-gateway feed poller' }, signal, redirect: 'manual' });
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'qris-gateway feed poller' };
+  // The operator's own headers (an account's token) win over these defaults, whatever their case.
+  for (const [name, value] of Object.entries(config.headers)) {
+    for (const key of Object.keys(headers)) if (key === name.toLowerCase()) delete headers[key];
+    headers[name] = value;
+  }
+  const contentType = feedContentType(config);
+  if (contentType !== null && !Object.keys(config.headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = contentType;
+  const res = await fetchImpl(config.url, { method: config.method, headers, body: config.method === 'POST' ? config.body : null, signal, redirect: 'manual' });
   if (res.status === 429 || res.status === 503) {
     await res.body?.cancel().catch(() => {});
     throw new HttpStatusError(res.status, parseRetryAfter(res.headers.get('retry-after'), Date.now()));

@@ -22,7 +22,7 @@ export const snapKind: SourceKind<'snap'> = {
       const { config } = input.options;
       if (!config) throw new AppError('invalid_parameter', '--config FILE is required for a SNAP source', { param: 'config' });
       // Printed as the SNAP setup returns it (at least the id): its shape is that module's to define.
-      return { ...(await addSnapSource(deps, input.merchant, input.readJson(config, 'config'), input.actor)) };
+      return { ...(await addSnapSource(deps, input.merchant, input.readJson(config, 'config'), input.actor, input.name)) };
     },
     describe: (created) => `created snap source ${String(created.id)}`,
   },

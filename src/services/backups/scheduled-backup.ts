@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { copyDatabaseFile } from '../../storage/backup-files.js';
+import { ensureOwnerOnlyDir, openToOthers } from '../../storage/owner-only.js';
 import type { Deps } from '../deps.js';
 import { sqliteFileOf } from './backup-refused.js';
 import { type BackupReport, verifiedCopy } from './take-backup.js';
@@ -16,17 +17,24 @@ export function scheduledBackupName(at: number): string {
 /**
  * One scheduled backup of the gateway's SQLite database into `dir`: copied and checked in a worker thread
  * (storage/backup-files.ts says how and why), renamed into place; then the oldest beyond `keep` are removed. Counted in deps.state.backups either way; a failure is thrown to the caller.
+ * The backup is owner-only (0600), and so is `dir` when it is made here (0700). A folder the operator made
+ * is left as it is; `dirOpenToOthers` is then its mode in octal ("755") when others may read or enter it,
+ * for the caller to warn about, else null.
  */
-export async function takeScheduledBackup(deps: Deps, dir: string, keep: number): Promise<BackupReport & { removed: string[] }> {
+export async function takeScheduledBackup(
+  deps: Deps,
+  dir: string,
+  keep: number,
+): Promise<BackupReport & { removed: string[]; dirOpenToOthers: string | null }> {
   const stats = deps.state.backups;
   try {
     const source = sqliteFileOf(deps.config.databaseUrl);
     const folder = resolve(dir);
-    mkdirSync(folder, { recursive: true });
+    const dirMode = ensureOwnerOnlyDir(folder);
     const report = await verifiedCopy(join(folder, scheduledBackupName(deps.now())), (tmp) => copyDatabaseFile(source, tmp));
     stats.successes++;
     stats.lastSuccessAt = deps.now();
-    return { ...report, removed: removeOldBackups(folder, keep) };
+    return { ...report, removed: removeOldBackups(folder, keep), dirOpenToOthers: openToOthers(dirMode) ? dirMode.toString(8) : null };
   } catch (err) {
     stats.failures++;
     throw err;

@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { copyDatabaseFile, type RowCounts, verifyDatabaseFile } from '../../storage/backup-files.js';
+import { makeOwnerOnly } from '../../storage/owner-only.js';
 import { BackupRefused, sqliteFileOf } from './backup-refused.js';
 
 /** What `backup --json` prints. */
@@ -20,12 +21,15 @@ export function temporaryNameFor(file: string): string {
 
 /**
  * Puts a copy in place once it is verified: `make(tmp)` writes it, it is checked (integrity_check and the
- * migrations table), then renamed to `file`. Whatever fails, the temporary file is removed.
+ * migrations table), then renamed to `file`. Whatever fails, the temporary file is removed. The copy is
+ * owner-only (0600): it holds every secret the database does. The rename puts the copy's own file in
+ * `file`'s place, so a file replaced with --force does not keep its old mode.
  */
 export async function verifiedCopy(file: string, make: (tmp: string) => Promise<void> | void): Promise<BackupReport> {
   const tmp = temporaryNameFor(file);
   try {
     await make(tmp);
+    makeOwnerOnly(tmp);
     const tables = await verifyDatabaseFile(tmp);
     const bytes = statSync(tmp).size;
     renameSync(tmp, file);

@@ -3,10 +3,13 @@ import type { Executor } from '../../storage/executor.js';
 import { insertEmailOnce } from '../../storage/queries/outbox.js';
 import type { EmailKind } from '../../storage/schema.js';
 
-/** Queues the invoice, receipt or a refund's notice for a transaction's e-mail address, once per kind. */
+/**
+ * Queues the invoice, receipt or a refunds' notice for a transaction's e-mail address, once per kind;
+ * due at `dueAt` (a refunds' notice due later) or at once.
+ */
 export async function enqueueEmail(
   db: Executor,
-  mail: { merchantId: string; transactionId: string; kind: EmailKind; recipient: string; now: number },
+  mail: { merchantId: string; transactionId: string; kind: EmailKind; recipient: string; now: number; dueAt?: number },
 ): Promise<void> {
   await insertEmailOnce(db, {
     id: newEmailId(),
@@ -16,7 +19,7 @@ export async function enqueueEmail(
     recipient: mail.recipient,
     status: 'pending',
     attempts: 0,
-    next_attempt_at: mail.now,
+    next_attempt_at: mail.dueAt ?? mail.now,
     locked_until: null,
     last_error: null,
     created_at: mail.now,

@@ -9,6 +9,7 @@ import { payerMerchantName } from '../../domain/merchant-name.js';
 import type { Deps } from '../deps.js';
 import { paymentOf } from '../transactions/payment-of.js';
 import { renderQueuedDailyReport } from '../reports/render-daily-report-mail.js';
+import { beginRefundNotice } from './begin-refund-notice.js';
 import { claimEmail, type EmailClaim } from './claim-email.js';
 import { findDueEmailIds } from './find-due-email-ids.js';
 import { finishEmail, type EmailOutcome } from './finish-email.js';
@@ -77,6 +78,18 @@ async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random
   const done = (outcome: EmailOutcome, relayDown = false) => ({ outcome, relayDown });
   const row = claim.row;
   if (row.kind === 'daily_report') return deliverDailyReport(deps, sender, claim, random);
+
+  // A notice of refunds tells of the succeeded refunds it gathered (at most one a window per transaction:
+  // services/transactions/refund-finished.ts); a `refund:<id>` row, queued before such notices, of one.
+  let refunds: RefundsTable[] | null = null;
+  if (row.kind.startsWith('refunds:')) {
+    refunds = await beginRefundNotice(deps, row.transaction_id, Number(row.kind.slice('refunds:'.length)));
+  } else if (row.kind.startsWith('refund:')) {
+    const refund = await readRefund(deps.db, row.kind.slice('refund:'.length));
+    refunds = refund?.status === 'succeeded' ? [refund] : [];
+  }
+  if (refunds !== null && refunds.length === 0) return done({ status: 'skipped', reason: 'refund_not_succeeded' });
+
   const found = await transactionWithMerchantName(deps.db, row.transaction_id);
   if (!found) return done({ status: 'failed', error: 'transaction_not_found' });
   const { merchant_display_name: name, merchant_qris_name: qrisName, ...transaction } = found;
@@ -88,18 +101,11 @@ async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random
   const status = effectiveStatus(transaction, deps.now());
   if (row.kind === 'invoice' && status !== 'pending') return done({ status: 'skipped', reason: `transaction_${status}` });
 
-  // A refund's notice is about one refund (its kind names it); only a succeeded one is ever queued.
-  let refund: RefundsTable | null = null;
-  if (row.kind.startsWith('refund:')) {
-    refund = (await readRefund(deps.db, row.kind.slice('refund:'.length))) ?? null;
-    if (refund === null || refund.status !== 'succeeded') return done({ status: 'skipped', reason: 'refund_not_succeeded' });
-  }
-
   try {
     const payment = await paymentOf(deps, transaction);
     const mail = renderMail({
-      kind: refund !== null ? 'refund' : (row.kind as 'invoice' | 'receipt'),
-      refund,
+      kind: refunds !== null ? 'refund' : (row.kind as 'invoice' | 'receipt'),
+      refunds: refunds ?? [],
       merchantName,
       transaction,
       payment,

@@ -9,7 +9,7 @@ export interface ConfirmPaymentInput {
   trxid: string;
   /** The payment's reference as the operator sees it (bank or wallet reference). */
   reference: string;
-  /** What was received; the transaction's total when omitted. */
+  /** What was received; when omitted, what is still due (the total, less what a transaction kept open received). */
   amount: number | null;
   actor: Actor;
 }
@@ -17,7 +17,8 @@ export interface ConfirmPaymentInput {
 /**
  * An operator's confirmation is a payment from the `manual` source: it goes through the same matcher
  * and outbox as every other report, with the audit row in the same database transaction. Its id is the
- * merchant and reference, so one bank reference can never confirm two transactions.
+ * merchant and reference, so one bank reference can never confirm two transactions. On a transaction
+ * kept open after a part payment it confirms the rest: exactly what is still due pays it.
  */
 export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Promise<RecordPaymentResult> {
   const reference = input.reference.trim();
@@ -29,18 +30,21 @@ export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Pr
     if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid}`, { param: 'trxid' });
     if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
     const now = deps.now();
+    // A transaction kept open after a part payment is owed only the rest: that is what is confirmed.
+    const received = tx.amount_paid ?? 0;
     const result = await recordPaymentIn(trx, deps, {
       merchantId: tx.merchant_id,
       mode: tx.mode,
       source: 'manual',
       sourcePaymentId: `${tx.merchant_id}:${reference}`,
-      amount: input.amount ?? tx.total_amount,
+      amount: input.amount ?? tx.total_amount - received,
       paidAt: now,
       trxid: tx.id,
       reference,
       issuer: null,
       payerName: null,
       raw: { confirmed_by: actorText(input.actor) },
+      confirmsRest: received > 0,
     });
     if (result.outcome === 'duplicate') {
       throw new AppError('reference_already_recorded', `reference ${reference} was already recorded as payment ${result.payment.id}`, { param: 'reference' });

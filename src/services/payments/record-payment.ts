@@ -1,12 +1,15 @@
-import { newPaymentId } from '../../domain/ids.js';
+import { isSourceId, newPaymentId } from '../../domain/ids.js';
 import { decideMatch, type UnmatchedReason } from '../../domain/matching.js';
-import { presentPayment } from '../../domain/payment.js';
+import { isCorroboration, presentPayment, REPORTED_BY_ANOTHER_SOURCE } from '../../domain/payment.js';
 import type { Tx } from '../../storage/executor.js';
 import {
+  bindCorroboration,
   insertPaymentUnlessDuplicate,
+  lockTransactionForReports,
   paymentBySourceId,
   paymentCandidatesByAmount,
   paymentCandidatesByName,
+  reportsOfPaidTransaction,
   setPaymentReason,
 } from '../../storage/queries/payments.js';
 import type { Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
@@ -31,6 +34,8 @@ export interface ReportedPayment {
   payerName?: string | null;
   issuer?: string | null;
   raw?: unknown;
+  /** An operator's confirmation of the rest of a transaction kept open (confirm-payment.ts); see PaymentFacts. */
+  confirmsRest?: boolean;
 }
 
 export type PaymentOutcome = 'matched' | 'unmatched' | 'duplicate';
@@ -40,8 +45,11 @@ export interface RecordPaymentResult {
   payment: PaymentsTable;
   /** The paid transaction; for an unmatched payment the one it was compared with, if any. */
   transaction: TransactionsTable | null;
-  /** Why an unmatched payment matched nothing (null otherwise). */
-  reason: UnmatchedReason | null;
+  /**
+   * Why an unmatched payment matched nothing; `reported_by_another_source` for a report another source's
+   * report of the same payment came before (a duplicate across sources, see corroborated); null otherwise.
+   */
+  reason: UnmatchedReason | typeof REPORTED_BY_ANOTHER_SOURCE | null;
 }
 
 /**
@@ -88,7 +96,13 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
   // report that names its transaction and pays its total) is only needed when nothing is named.
   const byAmount = named.length > 0 ? [] : await amountCandidates(trx, report, now);
   const decision = decideMatch({
-    payment: { amount: report.amount, paidAt: report.paidAt, trxid: report.trxid ?? null, reference: report.reference ?? null },
+    payment: {
+      amount: report.amount,
+      paidAt: report.paidAt,
+      trxid: report.trxid ?? null,
+      reference: report.reference ?? null,
+      confirmsRest: report.confirmsRest === true,
+    },
     named,
     byAmount,
     now,
@@ -100,9 +114,48 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
     // Another payment won the race for this transaction since the candidates were read: it is paid now
     // (this one is a double payment), or a person kept it open after a part payment (it is owed less).
     const current = (await readTransaction(trx, decision.transaction.id)) ?? decision.transaction;
-    return unmatched(trx, deps, payment, current.status === 'paid' ? 'transaction_already_paid' : 'amount_mismatch', current, now);
+    if (current.status === 'paid')
+      return (await corroborated(trx, deps, payment, current)) ?? unmatched(trx, deps, payment, 'transaction_already_paid', current, now);
+    return unmatched(trx, deps, payment, 'amount_mismatch', current, now);
+  }
+  if (decision.reason === 'transaction_already_paid' && decision.transaction !== null) {
+    const corroboration = await corroborated(trx, deps, payment, decision.transaction);
+    if (corroboration) return corroboration;
   }
   return unmatched(trx, deps, payment, decision.reason, decision.transaction, now);
+}
+
+/**
+ * A report of a paid transaction's amount from a source other than the one(s) that reported it: the same
+ * payment seen twice (a phone's notification and the bank's mutation), not a double payment to refund,
+ * when isCorroboration says so over the transaction's reports from payment sources (not the simulator or
+ * `manual`) dated within CROSS_SOURCE_WINDOW_SECONDS of this one. It is bound to the transaction with reason `reported_by_another_source` (matched, so neither
+ * listed for review nor refunded; the transaction's amount paid does not change) and answered as a
+ * duplicate, without a `payment.unmatched` event. The transaction's row is locked first on PostgreSQL, so
+ * two reports at once are counted one after the other; null when it is a payment of its own.
+ */
+async function corroborated(trx: Tx, deps: Deps, payment: PaymentsTable, tx: TransactionsTable): Promise<RecordPaymentResult | null> {
+  const windowMs = deps.config.crossSourceWindowSeconds * 1000;
+  // Only the merchant's payment sources observe payments: the sandbox's simulator and an operator's
+  // confirmation (`manual`) are statements of a payment, never a second view of one.
+  if (windowMs === 0 || !isSourceId(payment.source)) return null;
+  await lockTransactionForReports(trx, deps.db.dialect, tx.id);
+  const others = await reportsOfPaidTransaction(trx, tx, {
+    amount: payment.amount,
+    from: payment.paid_at - windowMs,
+    to: payment.paid_at + windowMs,
+    exceptId: payment.id,
+  });
+  if (
+    !isCorroboration(
+      payment.source,
+      others.filter((other) => isSourceId(other.source)),
+    )
+  )
+    return null;
+  await bindCorroboration(trx, payment.id, tx.id, REPORTED_BY_ANOTHER_SOURCE);
+  const bound: PaymentsTable = { ...payment, status: 'matched', reason: REPORTED_BY_ANOTHER_SOURCE, transaction_id: tx.id, compared_transaction_id: null };
+  return { outcome: 'duplicate', payment: bound, transaction: tx, reason: REPORTED_BY_ANOTHER_SOURCE };
 }
 
 /** An unmatched payment stays listed for an operator, and the merchant hears of it. */
@@ -149,5 +202,5 @@ async function amountCandidates(trx: Tx, report: ReportedPayment, now: number): 
 async function duplicate(trx: Tx, report: ReportedPayment): Promise<RecordPaymentResult> {
   const payment = await paymentBySourceId(trx, report.source, report.sourcePaymentId);
   const transaction = payment.transaction_id === null ? null : ((await readTransaction(trx, payment.transaction_id)) ?? null);
-  return { outcome: 'duplicate', payment, transaction, reason: (payment.reason as UnmatchedReason | null) ?? null };
+  return { outcome: 'duplicate', payment, transaction, reason: (payment.reason as RecordPaymentResult['reason']) ?? null };
 }

@@ -2,6 +2,7 @@ import { actorText, type Actor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { newRefundId } from '../../domain/ids.js';
 import { isDoublePayment } from '../../domain/payment.js';
+import { refuseLinkInRefundText } from '../../domain/refund.js';
 import type { PaymentsTable, RefundsTable } from '../../storage/schema.js';
 import { insertPaymentRefund, lockUnmatchedPayment, refundOfPayment } from '../../storage/queries/payment-refunds.js';
 import { paymentInScope } from '../../storage/queries/payment-review.js';
@@ -28,6 +29,9 @@ export async function refundDoublePayment(
   if (reason === '' || reason.length > 500) throw new AppError('invalid_parameter', 'reason is required (at most 500 characters)', { param: 'reason' });
   const reference = input.reference?.trim() || null;
   if (reference !== null && reference.length > 200) throw new AppError('invalid_parameter', 'reference is at most 200 characters', { param: 'reference' });
+  // Neither is mailed to the payer today, but they are a refund's words like any other: no link or address.
+  refuseLinkInRefundText(reason, 'reason');
+  if (reference !== null) refuseLinkInRefundText(reference, 'reference');
 
   const payment = await paymentInScope(deps.db, input.paymentId, input.merchants ?? null);
   if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });

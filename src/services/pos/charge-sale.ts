@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
-import { liveKeysRefused, type LiveApprovalFields } from '../../domain/live-approval.js';
 import { parseAmount } from '../../domain/money.js';
-import type { Mode } from '../../domain/records.js';
 import type { Viewer } from '../../domain/viewer.js';
 import type { TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { getVisibleMerchant } from '../merchants/get-visible-merchant.js';
 import { createTransaction } from '../transactions/create-transaction.js';
+import { saleModesOf } from './sale-mode.js';
 
 export interface SaleForm {
   merchantId: string;
@@ -29,7 +28,8 @@ const SALE_NAMESPACE = 'pos:';
  * the unique code, the amount limits), recorded as this cashier's sale. Idempotent per form: the form's
  * key is the create's Idempotency-Key, so a double tap or a resent form answers with the first sale, and
  * the same key with another amount or note is refused (idempotency_key_reused), never a second sale.
- * Live when the merchant's live payments are open (as its live API keys would be), else the sandbox.
+ * Live only once a live sale can be paid (`saleModesOf`): never for the demo merchant, and not before the
+ * merchant's live payments are open and it has an enabled live payment source; the sandbox until then.
  */
 export async function chargeSale(deps: Deps, viewer: Viewer, form: SaleForm): Promise<{ transaction: TransactionsTable; replayed: boolean }> {
   if (!SALE_KEY.test(form.key)) throw new AppError('invalid_parameter', 'the sale form has no valid key; open the point of sale again', { param: 'key' });
@@ -39,7 +39,7 @@ export async function chargeSale(deps: Deps, viewer: Viewer, form: SaleForm): Pr
   const note = form.note.trim();
   if (note.length > NOTE_MAX) throw new AppError('invalid_parameter', `the note may be at most ${NOTE_MAX} characters`, { param: 'note' });
   if (/[\p{Cc}\p{Cf}]/u.test(note)) throw new AppError('invalid_parameter', 'the note must not contain control characters', { param: 'note' });
-  const mode = saleMode(deps, merchant);
+  const { mode } = (await saleModesOf(deps, [merchant])).get(merchant.id)!;
   const requestHash = createHash('sha256')
     .update(JSON.stringify(['pos', viewer.userId, merchant.id, amount, note]))
     .digest('hex');
@@ -54,9 +54,4 @@ export async function chargeSale(deps: Deps, viewer: Viewer, form: SaleForm): Pr
     sale: { userId: viewer.userId, email: viewer.email, description: note === '' ? null : note },
   });
   return { transaction: result.transaction, replayed: result.replayed };
-}
-
-/** The mode a merchant's counter sells in: live once its live payments are open, the sandbox until then (or while rejected). */
-export function saleMode(deps: Deps, merchant: LiveApprovalFields): Mode {
-  return liveKeysRefused(merchant, deps.config.liveKeys) ? 'test' : 'live';
 }

@@ -12,7 +12,7 @@ import {
 import { AppError } from '../../domain/errors.js';
 import type { Mode } from '../../domain/records.js';
 import { merchantsInScope } from '../../storage/queries/merchants.js';
-import { emailsOfUsers, paidByDay, refundedByDay, unmatchedByDay } from '../../storage/queries/reports.js';
+import { emailsOfUsers, receivedByDay, refundedByDay } from '../../storage/queries/reports.js';
 import type { Deps } from '../deps.js';
 
 export interface DailyReportInput {
@@ -61,12 +61,8 @@ export async function dailyReport(deps: Deps, scope: readonly string[] | null, i
 export async function reportOf(deps: Deps, merchants: Array<{ id: string; name: string }>, range: ReportRange, mode: Mode): Promise<DailyReport> {
   const ids = merchants.map((m) => m.id);
   const { from, before } = rangeBounds(range);
-  const [paid, refunded, unmatched] = await Promise.all([
-    paidByDay(deps.db, ids, mode, from, before),
-    refundedByDay(deps.db, ids, mode, from, before),
-    unmatchedByDay(deps.db, ids, mode, from, before),
-  ]);
-  const rows = buildDailyRows(range, ids, { paid, refunded, unmatched });
+  const [received, refunded] = await Promise.all([receivedByDay(deps.db, ids, mode, from, before), refundedByDay(deps.db, ids, mode, from, before)]);
+  const rows = buildDailyRows(range, ids, { received, refunded });
   return { from: wibDayText(range.fromDay), to: wibDayText(range.toDay), mode, merchants, rows, totals: reportTotals(rows) };
 }
 

@@ -3,6 +3,7 @@ import type { RenderedMail } from '../../mail/templates.js';
 import { renderDailyReportMail } from '../../mail/daily-report-mail.js';
 import { merchantById } from '../../storage/queries/merchants.js';
 import type { Deps } from '../deps.js';
+import { sourceNamesOf } from '../sources/source-names.js';
 import { reportOf } from './daily-report.js';
 
 /** A queued daily report e-mail, rendered from the figures as they are now (live mode); null if its key or merchant is gone. */
@@ -12,5 +13,6 @@ export async function renderQueuedDailyReport(deps: Deps, key: string): Promise<
   const merchant = await merchantById(deps.db, parsed.merchantId);
   if (!merchant) return null;
   const report = await reportOf(deps, [{ id: merchant.id, name: merchant.name }], { fromDay: parsed.day, toDay: parsed.day }, 'live');
-  return renderDailyReportMail({ merchantName: merchant.name, row: report.rows[0]! });
+  const row = report.rows[0]!;
+  return renderDailyReportMail({ merchantName: merchant.name, row, sourceNames: await sourceNamesOf(deps, Object.keys(row.by_source)) });
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.js';
-import { advanceFeed, freshCursor, parseFeedCursor, type FeedCursor } from '../../domain/payment-feed.js';
+import { advanceFeed, clampFeedCursor, freshCursor, parseFeedCursor, type FeedCursor } from '../../domain/payment-feed.js';
 import { canSeeMerchant } from '../../domain/viewer.js';
 import type { Viewer } from '../../domain/viewer.js';
 import { wibDay, wibDayStart } from '../../domain/wib.js';
@@ -26,6 +26,8 @@ export interface FeedOpening {
   totals: DayTotals;
   /** The last of those, oldest first. */
   recent: FeedPayment[];
+  /** The page's cursor as the stream takes it up (held to today, see clampFeedCursor); null without one. */
+  resumedAt: FeedCursor | null;
   /** Payments recorded since the page's cursor, to announce, each with the cursor after it. */
   fresh: Array<{ payment: FeedPayment; cursor: FeedCursor }>;
   /** Where the stream stands once the fresh ones are sent. */
@@ -34,21 +36,24 @@ export interface FeedOpening {
 
 /**
  * Opens a soundbox's stream of a merchant's payments (issue 27, section 2). Without a cursor (a page just
- * loaded) everything recorded so far is history: listed, counted, not announced. With one (a reconnect),
- * whatever was recorded after it is fresh. Another merchant's feed, or an unknown one, is merchant_not_found.
+ * loaded) everything recorded so far today is history: listed, counted, not announced. With one (a
+ * reconnect), whatever was recorded today after it is fresh. Either way the read is the same one, of
+ * today's (WIB) payments only: a cursor from an earlier day, or one made up (`after=0`), neither brings
+ * back older payments (which a cashier may not see) nor costs more than a fresh open (issue 35, finding 3).
+ * Another merchant's feed, or an unknown one, is merchant_not_found.
  */
 export async function openPaymentFeed(deps: Deps, viewer: Viewer, merchantId: string, after: string | null): Promise<FeedOpening> {
   const merchant = canSeeMerchant(viewer, merchantId) ? await merchantById(deps.db, merchantId) : undefined;
   if (!merchant) throw new AppError('merchant_not_found', 'no such merchant', { param: 'merchant' });
-  const start = after === null ? null : parseFeedCursor(after);
   const now = deps.now();
   const dayStart = wibDayStart(now);
-  const from = start === null ? dayStart - 1 : Math.min(start.watermark, dayStart - 1);
-  const rows = await paidEventsAfter(deps.db, merchantId, from, DAY_LIMIT);
+  const start = after === null ? null : clampFeedCursor(parseFeedCursor(after), dayStart, now);
+  // The whole day, cursor or not: the totals count what the page heard before its cursor too.
+  const rows = await paidEventsAfter(deps.db, merchantId, dayStart - 1, DAY_LIMIT);
   const truncated = rows.length === DAY_LIMIT;
   const moved = advanceFeed(start ?? freshCursor(rows, now), rows, now, truncated);
   const freshIds = new Set(moved.fresh.map((f) => f.row.id));
-  const heardToday = rows.filter((r) => r.created_at >= dayStart && !freshIds.has(r.id)).map(feedPayment);
+  const heardToday = rows.filter((r) => !freshIds.has(r.id)).map(feedPayment);
   const totals: DayTotals = { live: { amount: 0, count: 0 }, test: { amount: 0, count: 0 } };
   for (const p of heardToday) {
     totals[p.mode].amount += p.amount;
@@ -59,6 +64,7 @@ export async function openPaymentFeed(deps: Deps, viewer: Viewer, merchantId: st
     day: wibDay(now),
     totals,
     recent: heardToday.slice(-RECENT),
+    resumedAt: start,
     fresh: moved.fresh.map((f) => ({ payment: feedPayment(f.row), cursor: f.cursor })),
     cursor: moved.next,
   };

@@ -5,6 +5,8 @@ import type { Mode, PaymentSourcesTable, SourceType } from '../../storage/schema
 
 export interface SourceView {
   id: string;
+  /** What people call it (domain/source-name.ts), or null. */
+  name: string | null;
   merchant_id: string;
   type: SourceType;
   mode: Mode;
@@ -12,6 +14,12 @@ export interface SourceView {
   created_at: string;
   /** Webhook: the events path; feed: the polled URL with credentials and query values masked. */
   url: string | null;
+  /** Feed: how it is asked (GET or POST). */
+  method?: string;
+  /** Feed: the headers sent with each poll, names kept and values masked. */
+  headers?: Record<string, string>;
+  /** Feed: a POST's body, masked ("***"), or null when it sends none. */
+  body?: string | null;
   interval_seconds?: number;
   next_poll_at?: string | null;
   last_success_at?: string | null;

@@ -38,5 +38,8 @@ export function pendingRow(
     refunded_amount: 0,
     refund_held: 0,
     refund_count: 0,
+    // Null until a refund is told (migration 020); named so a created row equals the row read back.
+    refund_notice_due: null,
+    refund_notice_closed: null,
   };
 }

@@ -109,11 +109,15 @@ async function admit(trx: Tx, deps: Deps, input: RefundTransactionInput, idemKey
   // The key first: a racing retry of the same request waits here and then answers this refund, instead
   // of failing on the remainder this one is about to hold.
   if (!(await insertRefundUnlessKeyTaken(trx, row))) throw new LostRace();
-  // Conditional: concurrent refunds (any instance) may have taken the remainder since it was read.
-  const held = await holdRefund(trx, tx.id, amount, now);
+  // Conditional: concurrent refunds (any instance) may have taken the remainder, or the last of the
+  // REFUND_MAX_PER_TRANSACTION places, since it was read.
+  const max = deps.config.refundMaxPerTransaction;
+  const held = await holdRefund(trx, tx.id, amount, max, now);
   if (!held) {
     const latest = await readExistingTransaction(trx, tx.id);
-    throw latest.status !== 'paid' ? notPaid(tx.id) : exceeds(tx.id, refundableRemainder(latest));
+    if (latest.status !== 'paid') throw notPaid(tx.id);
+    const left = refundableRemainder(latest);
+    throw amount > left ? exceeds(tx.id, left) : limitReached(tx.id, max);
   }
   await writeAudit(trx, {
     actor: input.actor,
@@ -157,6 +161,14 @@ export function noteOf(refund: Pick<RefundsTable, 'recorded' | 'status'>): strin
 
 function notPaid(trxid: string): AppError {
   return new AppError('transaction_not_paid', `transaction ${trxid} is not paid: there is nothing to refund`, { param: 'trxid' });
+}
+
+function limitReached(trxid: string, max: number): AppError {
+  return new AppError(
+    'refund_limit_reached',
+    `transaction ${trxid} has had ${max} refunds, the most one transaction may have (REFUND_MAX_PER_TRANSACTION): nothing was refunded`,
+    { param: 'trxid' },
+  );
 }
 
 function exceeds(trxid: string, remainder: number): AppError {

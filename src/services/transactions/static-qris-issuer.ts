@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import { newTransactionId } from '../../domain/ids.js';
-import { parseQris, toDynamic, type ParsedQris } from '../../domain/qris/index.js';
+import { parseQris, toDynamic } from '../../domain/qris/index.js';
 import { codeRange, lifetime, wideEnoughToSample } from '../../domain/unique-codes.js';
 import { readMerchantStaticQris } from '../../storage/queries/merchants.js';
 import type { TransactionsTable } from '../../storage/schema.js';
@@ -8,6 +8,8 @@ import { createInBatch } from './create-batch.js';
 import type { BatchedCreate } from './create-queue.js';
 import type { CreateTransactionInput } from './create-input.js';
 import type { CodeIssuer, Deps } from '../deps.js';
+import { PRINCIPAL_CACHE_MS } from '../merchants/principal-cache.js';
+import type { StaticCode } from '../state.js';
 import { claimKey } from './claim-key.js';
 import { insertRow } from './insert-transaction.js';
 import { pendingRow } from './pending-row.js';
@@ -29,25 +31,38 @@ export const staticQrisIssuer: CodeIssuer = {
   },
 };
 
+/**
+ * How long a merchant's unique-code mode is kept: a change made in this process is seen at once (its
+ * service forgets the entry), one made by another process (the CLI, another instance) within the time an
+ * API key's revoke takes there (the principal cache's, one setting for both).
+ */
+const MODE_CACHE_MS = PRINCIPAL_CACHE_MS;
+
 // A merchant's static code never changes once stored, so its parse is kept for the life of the gateway
-// (deps.state, one per gateway).
-async function merchantCode(deps: Deps, merchantId: string): Promise<ParsedQris> {
+// (deps.state, one per gateway); its unique-code mode is read again every MODE_CACHE_MS with it.
+async function merchantCode(deps: Deps, merchantId: string): Promise<StaticCode> {
+  const now = deps.now();
   const cached = deps.state.staticCodes.get(merchantId);
-  if (cached) return cached;
+  if (cached && now < cached.until) return cached;
   const stored = await readMerchantStaticQris(deps.db, merchantId);
   if (stored === undefined) throw new AppError('merchant_not_found', 'the merchant of this key no longer exists');
-  const parsed = parseQris(stored);
-  deps.state.staticCodes.set(merchantId, parsed);
-  return parsed;
+  const entry: StaticCode = { code: cached?.code ?? parseQris(stored.qris), uniqueCodeMode: stored.uniqueCodeMode, until: now + MODE_CACHE_MS };
+  deps.state.staticCodes.set(merchantId, entry);
+  return entry;
 }
 
 async function issue(deps: Deps, input: CreateTransactionInput): Promise<TransactionsTable> {
-  const code = await merchantCode(deps, input.merchantId);
-  const range = codeRange(deps.config, input.amount);
+  const { code, uniqueCodeMode } = await merchantCode(deps, input.merchantId);
+  // Signed offsets: a subtracted code is negative, so the total is amount + code on every path.
+  const range = codeRange(deps.config, input.amount, uniqueCodeMode);
   if (!range) {
-    throw new AppError('amount_out_of_range', 'amount leaves no room for the unique code under the maximum', {
-      param: 'amount',
-    });
+    throw new AppError(
+      'amount_out_of_range',
+      uniqueCodeMode === 'add'
+        ? 'amount leaves no room for the unique code under the maximum'
+        : 'amount leaves no room to subtract the unique code above the minimum',
+      { param: 'amount' },
+    );
   }
   const create: BatchedCreate = { input, code, ...range };
   // Creates without a ref (an Idempotency-Key is fine: the batch claims keys first and hands a lost one

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
 import type { Dialect, MerchantsTable } from '../schema.js';
+import type { UniqueCodeMode } from '../../domain/unique-codes.js';
 
 export async function insertMerchant(db: Executor, row: MerchantsTable): Promise<void> {
   await db.insertInto('merchants').values(row).execute();
@@ -35,9 +36,15 @@ export async function firstMerchantIdWithStaticQris(db: Db, qris: string): Promi
 }
 
 /** The merchant's static QRIS as stored, or undefined when there is no such merchant. */
-export async function readMerchantStaticQris(db: Db, merchantId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('merchants').select('qris_static').where('id', '=', merchantId).executeTakeFirst();
-  return row?.qris_static;
+export async function readMerchantStaticQris(db: Db, merchantId: string): Promise<{ qris: string; uniqueCodeMode: UniqueCodeMode } | undefined> {
+  const row = await db.selectFrom('merchants').select(['qris_static', 'unique_code_mode']).where('id', '=', merchantId).executeTakeFirst();
+  return row && { qris: row.qris_static, uniqueCodeMode: row.unique_code_mode ?? 'add' };
+}
+
+/** Sets how a merchant's unique code makes the total; false when there is no such merchant. */
+export async function setMerchantUniqueCodeMode(db: Executor, merchantId: string, mode: UniqueCodeMode): Promise<boolean> {
+  const result = await db.updateTable('merchants').set({ unique_code_mode: mode }).where('id', '=', merchantId).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Disables a merchant that is still enabled (a second disable keeps the first time). */

@@ -1,6 +1,7 @@
 // The console's reads of reported payments: a viewer's page of them and the transactions an unmatched
 // one could belong to. `merchants` null means every merchant (an operator); a list limits the rows to
 // those merchants in the SQL itself.
+import { sql } from 'kysely';
 import type { Db, Executor } from '../executor.js';
 import type { Mode, PaymentStatus, PaymentsTable, TransactionStatus, TransactionsTable } from '../schema.js';
 
@@ -71,15 +72,17 @@ export async function paymentInScope(db: Executor, id: string, merchants: Scope)
 }
 
 /**
- * Unpaid transactions of a merchant and mode created in [createdFrom, createdTo] whose total is `amount`
- * and whose end (the cancel, else the expiry) was at or after `endedAfter`, or that were kept open after a
- * part payment and still need exactly `amount`: newest first, at most `limit`. The transactions_list index (merchant_id, mode, created_at) bounds the read to the
- * window; the total and the end are checked on the rows in it.
+ * The transactions an unmatched payment of `amount` could belong to, nearest first: those whose total is
+ * `amount` (or, kept open after a part payment, whose rest is); then, among the pending ones, those
+ * whose price is `amount` or whose total lies within `near` of it (a payer who left out the unique code,
+ * or typed it wrong), by distance; newest first among equals. Read along transactions_list (merchant_id,
+ * mode, created_at) within the creation window, at most `limit` rows.
  */
 export async function unpaidTransactionsOfTotal(
   db: Db,
-  query: { merchantId: string; mode: Mode; amount: number; createdFrom: number; createdTo: number; endedAfter: number; limit: number },
+  query: { merchantId: string; mode: Mode; amount: number; near: number; createdFrom: number; createdTo: number; endedAfter: number; limit: number },
 ): Promise<TransactionsTable[]> {
+  const rest = sql<number>`total_amount - coalesce(amount_paid, 0)`;
   return db
     .selectFrom('transactions')
     .selectAll()
@@ -99,8 +102,18 @@ export async function unpaidTransactionsOfTotal(
         ]),
         // One kept open after a part payment waits for its rest, however long after it ended.
         eb.and([eb('amount_paid', '>', 0), eb(eb('total_amount', '-', eb.ref('amount_paid')), '=', query.amount)]),
+        // A pending one the payment came close to: its price, or a total within the unique codes' range.
+        eb.and([
+          eb('status', '=', 'pending'),
+          eb('expires_at', '>=', query.endedAfter),
+          eb.or([
+            eb('amount', '=', query.amount),
+            eb.and([eb('total_amount', '>=', query.amount - query.near), eb('total_amount', '<=', query.amount + query.near)]),
+          ]),
+        ]),
       ]),
     )
+    .orderBy(sql`abs(${rest} - ${query.amount})`)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(query.limit)

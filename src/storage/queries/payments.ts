@@ -2,7 +2,7 @@
 // payment need (named for what they do; the rest of the transactions' queries live elsewhere).
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../schema.js';
+import type { Dialect, Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../schema.js';
 
 /** Stores a reported payment unless (source, source_payment_id) is already stored; true when stored. */
 export async function insertPaymentUnlessDuplicate(trx: Tx, payment: PaymentsTable): Promise<boolean> {
@@ -160,7 +160,7 @@ export async function paymentCandidatesByAmount(
 }
 
 /** The payments bound to a transaction (normally one), in the order they were received. */
-export async function paymentsOfTransaction(db: Db, transactionId: string): Promise<PaymentsTable[]> {
+export async function paymentsOfTransaction(db: Executor, transactionId: string): Promise<PaymentsTable[]> {
   return db.selectFrom('payments').selectAll().where('transaction_id', '=', transactionId).orderBy('received_at').orderBy('id').execute();
 }
 
@@ -180,5 +180,51 @@ export async function doublePaymentsOfTransaction(db: Db, tx: Pick<TransactionsT
     .where('reason', '=', 'transaction_already_paid')
     .orderBy('received_at')
     .orderBy('id')
+    .execute();
+}
+
+/**
+ * Holds a paid transaction's row until the unit of work ends, so two reports of its amount at once are
+ * counted one after the other (isCorroboration): on PostgreSQL a row lock; SQLite runs one writer at a time,
+ * and a report's unit of work has written its payment before it asks.
+ */
+export async function lockTransactionForReports(trx: Tx, dialect: Dialect, transactionId: string): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await trx.selectFrom('transactions').select('id').where('id', '=', transactionId).forUpdate().execute();
+}
+
+/**
+ * The reports of a paid transaction's amount, dated within [from, to], other than `exceptId`: the payment
+ * that paid it, and those bound to it as corroborations or refused as its double payments.
+ */
+export async function reportsOfPaidTransaction(
+  trx: Tx,
+  tx: Pick<TransactionsTable, 'id' | 'merchant_id'>,
+  filter: { amount: number; from: number; to: number; exceptId: string },
+): Promise<Array<{ source: string }>> {
+  return trx
+    .selectFrom('payments')
+    .select('source')
+    .where('merchant_id', '=', tx.merchant_id)
+    .where('amount', '=', filter.amount)
+    .where('paid_at', '>=', filter.from)
+    .where('paid_at', '<=', filter.to)
+    .where('id', '!=', filter.exceptId)
+    .where((eb) =>
+      eb.or([
+        eb('transaction_id', '=', tx.id),
+        eb.and([eb('compared_transaction_id', '=', tx.id), eb('reason', '=', 'transaction_already_paid'), eb('status', '=', 'unmatched')]),
+      ]),
+    )
+    .execute();
+}
+
+/** Binds an unmatched report to the transaction another source's report of the same payment paid. */
+export async function bindCorroboration(trx: Tx, paymentId: string, transactionId: string, reason: string): Promise<void> {
+  await trx
+    .updateTable('payments')
+    .set({ status: 'matched', reason, transaction_id: transactionId, compared_transaction_id: null })
+    .where('id', '=', paymentId)
+    .where('status', '=', 'unmatched')
     .execute();
 }

@@ -2,10 +2,11 @@ import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
 import type { RefundsTable, TransactionsTable } from '../schema.js';
 
-// A transaction's refunds never sum over what it received: a refund is admitted by one conditional
-// UPDATE of the transaction's row (holdRefund), which both databases evaluate against the row as it is
-// when the write lands (PostgreSQL re-checks the WHERE after the row lock; SQLite serialises writers), so
-// concurrent requests and several instances cannot both pass on the same remainder.
+// A transaction's refunds never sum over what it received, nor number more than the bound: a refund is
+// admitted by one conditional UPDATE of the transaction's row (holdRefund), which both databases evaluate
+// against the row as it is when the write lands (PostgreSQL re-checks the WHERE after the row lock; SQLite
+// serialises writers), so concurrent requests and several instances cannot both pass on the same
+// remainder or the same last place.
 
 /**
  * Records a new refund unless another request holds its (merchant, Idempotency-Key); false then. On
@@ -23,9 +24,10 @@ export async function insertRefundUnlessKeyTaken(trx: Tx, row: RefundsTable): Pr
 
 /**
  * Holds `amount` of a paid transaction for a new refund, if what it received still covers it beside its
- * succeeded and pending refunds; the updated row, or undefined (not paid, or not enough left).
+ * succeeded and pending refunds and it has had fewer than `maxCount` refunds (of any status); the updated
+ * row, or undefined (not paid, not enough left, or no refund left of the bound).
  */
-export function holdRefund(trx: Tx, transactionId: string, amount: number, now: number): Promise<TransactionsTable | undefined> {
+export function holdRefund(trx: Tx, transactionId: string, amount: number, maxCount: number, now: number): Promise<TransactionsTable | undefined> {
   return trx
     .updateTable('transactions')
     .set({
@@ -36,6 +38,7 @@ export function holdRefund(trx: Tx, transactionId: string, amount: number, now: 
     .where('id', '=', transactionId)
     .where('status', '=', 'paid')
     .where(sql<boolean>`refunded_amount + refund_held + ${amount} <= amount_paid`)
+    .where('refund_count', '<', maxCount)
     .returningAll()
     .executeTakeFirst();
 }
@@ -48,6 +51,66 @@ export function moveHeldToRefunded(trx: Tx, transactionId: string, amount: numbe
     .where('id', '=', transactionId)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+// The payer's refund notices (migration 020 says what the columns mean): at most one per transaction in a
+// window, the refunds of a window told together. scheduleRefundNotice runs in a succeeded refund's unit of
+// work, after the refund's own UPDATE of the transaction's row; closeRefundNotice runs in the mailer's,
+// before it reads the notice's refunds. Both write that one row, so on PostgreSQL one waits for the other's
+// commit and then sees its change (SQLite serialises writers): a refund joins a notice only while no mailer
+// has begun it, and a mailer that has begun one lists every refund that joined it.
+
+/**
+ * Picks the notice that tells the payer of a refund succeeding at `now`, and returns its due time:
+ * - the transaction's open notice (no mailer has begun it), unless it is a whole window overdue (no
+ *   mailer is sending: a new one then, so a refund is never held back by a notice that is not sent);
+ * - else, a window or more after the last notice, a new one due at once;
+ * - else a new one due a window after the last, which the refunds until then join.
+ * So notices are due at least a window apart, whatever the number of refunds and instances.
+ */
+export async function scheduleRefundNotice(trx: Tx, transactionId: string, now: number, windowMs: number): Promise<number> {
+  const row = await trx
+    .updateTable('transactions')
+    .set({
+      refund_notice_due: sql<number>`case
+        when refund_notice_due is null then ${now}
+        when (refund_notice_closed is null or refund_notice_closed < refund_notice_due) and refund_notice_due + ${windowMs} > ${now} then refund_notice_due
+        when refund_notice_due + ${windowMs} <= ${now} then ${now}
+        else refund_notice_due + ${windowMs}
+      end`,
+    })
+    .where('id', '=', transactionId)
+    .returning('refund_notice_due')
+    .executeTakeFirstOrThrow();
+  return Number(row.refund_notice_due);
+}
+
+/** Names the notice (its due time) that tells the payer of a succeeded refund. */
+export async function setRefundNoticeDue(trx: Tx, refundId: string, due: number): Promise<void> {
+  await trx.updateTable('refunds').set({ notice_due: due }).where('id', '=', refundId).execute();
+}
+
+/** Closes the transaction's notice due at `due` to further refunds (a mailer is about to tell them); again is a no-op. */
+export async function closeRefundNotice(trx: Tx, transactionId: string, due: number): Promise<void> {
+  await trx
+    .updateTable('transactions')
+    .set({ refund_notice_closed: due })
+    .where('id', '=', transactionId)
+    .where((eb) => eb.or([eb('refund_notice_closed', 'is', null), eb('refund_notice_closed', '<', due)]))
+    .execute();
+}
+
+/** The succeeded refunds a notice tells of, oldest first. */
+export function refundsOfNotice(db: Executor, transactionId: string, due: number): Promise<RefundsTable[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .where('notice_due', '=', due)
+    .where('status', '=', 'succeeded')
+    .orderBy('completed_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Gives a failed refund's held amount back to what remains refundable; the updated row. */

@@ -1,11 +1,11 @@
 // The daily report's figures, grouped by merchant and WIB day in SQL (one code path for both databases:
 // times are integer ms, so the day is (t + 7 h) / 86400000 in integer division on both). `merchants`
 // null means every merchant (the operator's view); a list limits it. Each read is bounded by an index:
-// paid transactions by transactions_merchant_paid_at (or transactions_paid_at for every merchant),
-// succeeded refunds by refunds_merchant_completed, unmatched payments by payments_status /
-// payments_status_received.
+// payments received by payments_status / payments_status_received (each joined to its transaction by
+// primary key and to its refund by refunds_payment), succeeded refunds by refunds_merchant_completed.
 import { sql } from 'kysely';
-import type { DayFacts } from '../../domain/daily-report.js';
+import type { DayFacts, ReceivedKind } from '../../domain/daily-report.js';
+import { REPORTED_BY_ANOTHER_SOURCE } from '../../domain/payment.js';
 import { WIB_OFFSET_MS } from '../../domain/wib.js';
 import type { Executor } from '../executor.js';
 import type { Mode } from '../schema.js';
@@ -20,32 +20,49 @@ function wibDayOf(column: string) {
 const n = (v: unknown): number => Number(v ?? 0);
 
 /**
- * Paid transactions by the WIB day of paid_at, the source of the payment that paid them and the cashier
- * who sold them; `sum` is of amount_paid (what was received, not the total asked).
+ * Which figure a payment is in (domain/daily-report.ts, ReceivedKind): bound to a paid transaction, bound
+ * to one not paid, unmatched and paid back (a refunds row naming it), or unmatched. The cases cover both
+ * statuses, so no payment read is left out. Literals, as wibDayOf's: the select's and the group's must match.
  */
-export async function paidByDay(db: Executor, merchants: Scope, mode: Mode, from: number, before: number): Promise<DayFacts['paid']> {
+const receivedKind = sql<ReceivedKind>`case
+  when p.status = ${sql.lit('matched')} and t.status = ${sql.lit('paid')} then ${sql.lit('paid')}
+  when p.status = ${sql.lit('matched')} then ${sql.lit('received_open')}
+  when r.id is not null then ${sql.lit('returned')}
+  else ${sql.lit('unmatched')} end`;
+
+/**
+ * The payments received, by the WIB day of received_at, the figure each is in, its source and the cashier
+ * who sold its transaction; another source's report of a payment already counted (reason
+ * reported_by_another_source) is not money received and is left out. Read along payments_status
+ * (merchant_id, status, received_at), or payments_status_received for every merchant.
+ */
+export async function receivedByDay(db: Executor, merchants: Scope, mode: Mode, from: number, before: number): Promise<DayFacts['received']> {
   if (merchants !== null && merchants.length === 0) return [];
-  const day = wibDayOf('t.paid_at');
+  const day = wibDayOf('p.received_at');
   let q = db
-    .selectFrom('transactions as t')
-    .leftJoin('payments as p', 'p.id', 't.payment_id')
+    .selectFrom('payments as p')
+    .leftJoin('transactions as t', 't.id', 'p.transaction_id')
+    .leftJoin('refunds as r', (join) => join.onRef('r.payment_id', '=', 'p.id').on('r.status', '=', 'succeeded'))
     .select([
-      't.merchant_id',
+      'p.merchant_id',
       day.as('day'),
+      receivedKind.as('kind'),
       'p.source',
       't.created_by_user_id',
       (eb) => eb.fn.countAll<number>().as('count'),
-      (eb) => eb.fn.sum<number>('t.amount_paid').as('sum'),
+      (eb) => eb.fn.sum<number>('p.amount').as('sum'),
     ])
-    .where('t.mode', '=', mode)
-    .where('t.paid_at', '>=', from)
-    .where('t.paid_at', '<', before)
-    .where('t.status', '=', 'paid');
-  if (merchants !== null) q = q.where('t.merchant_id', 'in', merchants);
-  const rows = await q.groupBy(['t.merchant_id', day, 'p.source', 't.created_by_user_id']).execute();
+    .where('p.mode', '=', mode)
+    .where('p.status', 'in', ['matched', 'unmatched'])
+    .where('p.received_at', '>=', from)
+    .where('p.received_at', '<', before)
+    .where((eb) => eb.or([eb('p.reason', 'is', null), eb('p.reason', '!=', REPORTED_BY_ANOTHER_SOURCE)]));
+  if (merchants !== null) q = q.where('p.merchant_id', 'in', merchants);
+  const rows = await q.groupBy(['p.merchant_id', day, receivedKind, 'p.source', 't.created_by_user_id']).execute();
   return rows.map((r) => ({
     merchant_id: r.merchant_id,
     day: Math.floor(n(r.day)),
+    kind: r.kind,
     source: r.source ?? null,
     cashier: r.created_by_user_id ?? null,
     count: n(r.count),
@@ -53,7 +70,11 @@ export async function paidByDay(db: Executor, merchants: Scope, mode: Mode, from
   }));
 }
 
-/** Succeeded refunds by the WIB day they succeeded (completed_at); pending and failed ones moved no money. */
+/**
+ * Succeeded transaction refunds by the WIB day they succeeded (completed_at); pending and failed ones moved
+ * no money. A double payment's refund (payment_id set) is not one: receivedByDay counts that payment as
+ * returned.
+ */
 export async function refundedByDay(db: Executor, merchants: Scope, mode: Mode, from: number, before: number): Promise<DayFacts['refunded']> {
   if (merchants !== null && merchants.length === 0) return [];
   const day = wibDayOf('completed_at');
@@ -63,23 +84,8 @@ export async function refundedByDay(db: Executor, merchants: Scope, mode: Mode, 
     .where('status', '=', 'succeeded')
     .where('mode', '=', mode)
     .where('completed_at', '>=', from)
-    .where('completed_at', '<', before);
-  if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
-  const rows = await q.groupBy(['merchant_id', day]).execute();
-  return rows.map((r) => ({ merchant_id: r.merchant_id, day: Math.floor(n(r.day)), count: n(r.count), sum: n(r.sum) }));
-}
-
-/** Payments still unmatched, by the WIB day they were received. */
-export async function unmatchedByDay(db: Executor, merchants: Scope, mode: Mode, from: number, before: number): Promise<DayFacts['unmatched']> {
-  if (merchants !== null && merchants.length === 0) return [];
-  const day = wibDayOf('received_at');
-  let q = db
-    .selectFrom('payments')
-    .select(['merchant_id', day.as('day'), (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('amount').as('sum')])
-    .where('status', '=', 'unmatched')
-    .where('mode', '=', mode)
-    .where('received_at', '>=', from)
-    .where('received_at', '<', before);
+    .where('completed_at', '<', before)
+    .where('payment_id', 'is', null);
   if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
   const rows = await q.groupBy(['merchant_id', day]).execute();
   return rows.map((r) => ({ merchant_id: r.merchant_id, day: Math.floor(n(r.day)), count: n(r.count), sum: n(r.sum) }));

@@ -5,7 +5,7 @@ import type { PaymentSourcesTable, SourceType } from '../schema.js';
 /** Stores a new, enabled source; a polled one is due at `now`. */
 export async function insertPaymentSource(
   db: Executor,
-  input: { id: string; merchantId: string; type: SourceType; config: string; now: number; polled: boolean },
+  input: { id: string; merchantId: string; type: SourceType; config: string; now: number; polled: boolean; name: string | null },
 ): Promise<void> {
   await db
     .insertInto('payment_sources')
@@ -16,6 +16,7 @@ export async function insertPaymentSource(
       config: input.config,
       state: null,
       enabled: 1,
+      name: input.name,
       created_at: input.now,
       updated_at: input.now,
       ...(input.polled ? { next_poll_at: input.now } : {}),
@@ -132,4 +133,21 @@ export async function disableSourcesOfMerchant(trx: Tx, merchantId: string, now:
     .where('enabled', '=', 1)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows);
+}
+
+/** Replaces a source's stored configuration (a rotated secret); the updated row. */
+export async function setPaymentSourceConfig(trx: Tx, id: string, config: string, now: number): Promise<PaymentSourcesTable | undefined> {
+  return trx.updateTable('payment_sources').set({ config, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** The names of these sources that have one, by id. */
+export async function paymentSourceNames(db: Executor, ids: readonly string[]): Promise<Array<{ id: string; name: string }>> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('payment_sources')
+    .select(['id', 'name'])
+    .where('id', 'in', [...ids])
+    .where('name', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name ?? r.id }));
 }

@@ -19,6 +19,19 @@ export function usersInOrder(db: Db, role: UserRole | null): Promise<UsersTable[
   return q.orderBy('created_at').orderBy('id').execute();
 }
 
+/** Whether any operator can log in (enabled, not deleted): the start banner's "make one" is for when none can. */
+export async function enabledOperatorExists(db: Db): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'operator')
+    .where('disabled_at', 'is', null)
+    .where('deleted_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function setUserDisabled(trx: Tx, id: string, disabledAt: number | null, now: number): Promise<boolean> {
   const result = await trx.updateTable('users').set({ disabled_at: disabledAt, updated_at: now }).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;

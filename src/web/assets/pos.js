@@ -9,6 +9,10 @@
 // phone: it shows a button that unlocks both the chime and the speech inside the tap.
 (() => {
   const POLL_MS = 2000;
+  /** How often a sale's status is checked while its stream is open: a database down behind a live server shows. */
+  const WATCH_MS = 5000;
+  /** How long "connected again" stays on screen. */
+  const BACK_SHOWN_MS = 5000;
   /** @type {AudioContext | null} */
   let audio = null;
   /**
@@ -242,27 +246,82 @@
       chime();
       void say(root.dataset.announce ?? '', root.dataset.speechLang ?? 'id-ID');
     };
-    const poll = () => {
-      const check = async () => {
-        if (finished) return;
-        try {
-          const res = await fetch(`/checkout/${root.dataset.trxid}/status`);
-          const body = await res.json();
-          if (body.success) finish(body.data.status);
-        } catch (_e) {
-          // Offline for a moment: the next poll tries again.
-        }
-        if (!finished) setTimeout(check, POLL_MS);
-      };
-      void check();
+    // The connection to the server, as the sale's status checks find it: a banner says when it is lost
+    // (a check not answered, or answered 5xx: the server or its database is down) and when it is back.
+    const banner = document.getElementById('pos-connection');
+    let lost = false;
+    /** @type {number | undefined} */
+    let backTimer;
+    const connection = (/** @type {boolean} */ ok) => {
+      if (!banner || ok !== lost) return;
+      lost = !ok;
+      window.clearTimeout(backTimer);
+      banner.className = ok ? 'notice pos-connection' : 'notice error pos-connection';
+      banner.textContent = (ok ? banner.dataset.back : banner.dataset.lost) ?? '';
+      banner.hidden = false;
+      if (ok)
+        backTimer = window.setTimeout(() => {
+          banner.hidden = true;
+        }, BACK_SHOWN_MS);
     };
-    const source = new EventSource(/** @type {string} */ (root.dataset.events));
-    source.addEventListener('status', (e) => finish(JSON.parse(/** @type {MessageEvent} */ (e).data).status));
-    // The stream ends after a final status, or is refused (too many streams) or dropped: then poll.
-    source.addEventListener('error', () => {
-      source.close();
-      poll();
-    });
+    /** @type {EventSource | null} */
+    let source = null;
+    /** One read of the sale's status; after an outage it is the re-check, and the stream is opened again. */
+    const check = async () => {
+      if (finished) return;
+      try {
+        const res = await fetch(`/checkout/${root.dataset.trxid}/status`, { cache: 'no-store' });
+        if (res.status >= 500) throw new Error(`status ${res.status}`);
+        const body = await res.json();
+        const wasLost = lost;
+        connection(true);
+        if (body.success) finish(body.data.status);
+        if (wasLost && !finished && source === null) listen();
+      } catch (_e) {
+        connection(false);
+      }
+    };
+    // While the stream is open a status check now and then still finds a server whose database is down
+    // (the stream itself stays quiet then); without the stream, the checks are how the payment is seen.
+    const loop = async () => {
+      await check();
+      if (!finished) setTimeout(loop, source ? WATCH_MS : POLL_MS);
+    };
+    const listen = () => {
+      const stream = new EventSource(/** @type {string} */ (root.dataset.events));
+      source = stream;
+      stream.addEventListener('status', (e) => {
+        connection(true);
+        finish(JSON.parse(/** @type {MessageEvent} */ (e).data).status);
+      });
+      // The stream ends after a final status, or is refused (too many streams) or dropped: a check at
+      // once says which (and whether the server is there at all), then the checks go on.
+      stream.addEventListener('error', () => {
+        stream.close();
+        if (source === stream) source = null;
+        void check();
+      });
+    };
+    listen();
+    setTimeout(loop, WATCH_MS);
+
+    // A sandbox sale paid from this screen: the tap unlocks the sound, and the status turns the screen.
+    const simulate = root.querySelector('form[data-simulate]');
+    if (simulate instanceof HTMLFormElement) {
+      simulate.addEventListener('submit', async (event) => {
+        event.preventDefault();
+        unlockSound();
+        const button = simulate.querySelector('button');
+        if (button) button.disabled = true;
+        try {
+          await fetch(simulate.action, { method: 'POST', body: new FormData(simulate), credentials: 'same-origin' });
+        } catch (_e) {
+          // Not sent: the check below finds the connection lost, and the button can be pressed again.
+        }
+        if (button) button.disabled = false;
+        await check();
+      });
+    }
   }
 
   function start() {

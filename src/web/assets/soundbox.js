@@ -12,6 +12,8 @@
   const root = /** @type {HTMLElement | null} */ (document.querySelector('[data-soundbox]'));
   if (!root) return;
   const eventsUrl = root.dataset.events ?? '';
+  /** The server's readiness (503 database_unavailable while it cannot reach its database). */
+  const readyUrl = root.dataset.ready ?? '/readyz';
   const speechLang = root.dataset.speechLang ?? 'id-ID';
   /** No event for this long (three heartbeats) means the stream died without an error. */
   const quietMs = Number(root.dataset.quietMs ?? '60000');
@@ -49,10 +51,13 @@
   /** @type {any} */
   let wakeLock = null;
 
-  const show = (/** @type {string} */ kind) => {
+  /** What the status line says: `kind` is its state; `words` its text when another than the state's own. */
+  const show = (/** @type {string} */ kind, words = kind) => {
     state.dataset.state = kind;
-    state.textContent = text(kind);
+    state.textContent = text(words);
   };
+  /** Whether the page was cut off (offline, reconnecting or the server's database down) since it was last live. */
+  const wasCut = () => state.dataset.state !== 'live' && state.dataset.state !== 'connecting';
 
   const showTotals = (/** @type {Totals} */ totals) => {
     totalEl.textContent = totals.today;
@@ -156,6 +161,24 @@
     source = null;
   };
 
+  /**
+   * A stream that could not be opened says nothing of why (EventSource gives no status). When the server
+   * answers but cannot reach its database, its readiness says so, and the page says so too rather than
+   * "reconnecting": a reconnect refused while the database is down must not look like a network fault.
+   */
+  const askWhy = () => {
+    fetch(readyUrl, { cache: 'no-store', headers: { accept: 'application/json' } })
+      .then(async (response) => {
+        if (response.ok || source !== null || state.dataset.state !== 'reconnecting') return;
+        const body = await response.json().catch(() => null);
+        const code = body?.error?.code;
+        if (code === 'database_unavailable' || code === 'storage_unavailable') show('trouble');
+      })
+      .catch(() => {
+        // Not even the readiness answers: a network fault, which "reconnecting" already says.
+      });
+  };
+
   const schedule = () => {
     if (retry !== null) return;
     retry = window.setTimeout(() => {
@@ -188,7 +211,7 @@
       }
       showTotals(data.totals);
       retryMs = 1000;
-      show('live');
+      show('live', wasCut() ? 'back' : 'live');
     });
     stream.addEventListener('payment', (event) => {
       seen(event);
@@ -206,12 +229,26 @@
       showTotals(JSON.parse(event.data).totals);
     });
     stream.addEventListener('ping', seen);
-    stream.addEventListener('error', () => {
-      // EventSource retries by itself only after a dropped connection, not after a refusal; this page
-      // reconnects itself either way, after the last event it saw.
+    // The server is up but cannot reach its database (issue 37, section 5): no payment can be recorded,
+    // so the page must not go on saying it is connected. It reconnects, which re-reads the day once the
+    // database is back.
+    stream.addEventListener('trouble', () => {
       if (source !== stream) return;
       drop();
-      show(navigator.onLine ? 'reconnecting' : 'offline');
+      show('trouble');
+      schedule();
+    });
+    stream.addEventListener('error', () => {
+      // EventSource retries by itself only after a dropped connection, not after a refusal; this page
+      // reconnects itself either way, after the last event it saw. A refused reconnect while the
+      // database is down keeps saying so.
+      if (source !== stream) return;
+      drop();
+      if (!navigator.onLine) show('offline');
+      else if (state.dataset.state !== 'trouble') {
+        show('reconnecting');
+        askWhy();
+      }
       schedule();
     });
   };
@@ -226,11 +263,15 @@
     retryMs = 1000;
     connect();
   });
-  // A stream that went quiet is dead although no error said so.
+  // A stream that went quiet is dead although no error said so. While the server's database is down the
+  // page keeps saying so (a reconnect that hangs on a loaded server is no news about the database).
   window.setInterval(() => {
     if (source && Date.now() - lastMessageAt > quietMs) {
       drop();
-      show('reconnecting');
+      if (state.dataset.state !== 'trouble') {
+        show('reconnecting');
+        askWhy();
+      }
       schedule();
     }
   }, 5000);

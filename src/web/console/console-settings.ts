@@ -6,6 +6,8 @@ export interface ConsoleSettings {
   sessionIdleMinutes: number;
   /** A session ends this many hours after login, however busy. */
   sessionMaxHours: number;
+  /** How often an open console stream (the soundbox) checks that its session still stands. */
+  sessionCheckIntervalMs: number;
   /** Whether /dashboard is served at all (a worker-only or API-only deployment can turn it off). */
   consoleEnabled: boolean;
   /** Who may make an account: nobody (closed, the default), people an operator invites, or anyone. */
@@ -23,6 +25,13 @@ export interface ConsoleSettings {
 export const consoleSettings = {
   sessionIdleMinutes: wholeNumber('SESSION_IDLE_MINUTES', 'a console session ends after this long without a page view', 30, 1, 7 * 24 * 60),
   sessionMaxHours: wholeNumber('SESSION_MAX_HOURS', 'a console session ends this long after login', 12, 1, 30 * 24),
+  sessionCheckIntervalMs: wholeNumber(
+    'SESSION_CHECK_INTERVAL_MS',
+    'how often an open soundbox stream checks that its console session still stands (one read for all of them)',
+    5000,
+    100,
+    60_000,
+  ),
   consoleEnabled: flag('CONSOLE', 'serve the console at /dashboard', true),
   signup: oneOf('SIGNUP', 'who may make a console account: closed, invite or open', ['closed', 'invite', 'open'] as const, 'closed'),
   // A public service must not be usable for fraud the moment someone signs up: approval by default there.

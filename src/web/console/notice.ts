@@ -22,11 +22,19 @@ const CONSOLE_PATH = /^\/dashboard(\/[A-Za-z0-9/_.-]*)?$/;
 
 /** Sets the notice and answers with a 303 to `location`. */
 export function redirectWithNotice(reply: FastifyReply, location: string, notice: Notice): FastifyReply {
+  leaveNotice(reply, notice);
+  return reply.redirect(location, 303);
+}
+
+/**
+ * Sets the notice for the next page the browser opens, for an answer that is not a redirect (a page's
+ * script that was answered in the background and then opens the page itself).
+ */
+export function leaveNotice(reply: FastifyReply, notice: Notice): void {
   // base64url: the value then needs no cookie encoding, whatever the text holds.
   const link = notice.link && CONSOLE_PATH.test(notice.link.href) ? { href: notice.link.href, text: notice.link.text.slice(0, MAX_TEXT) } : undefined;
   const value = Buffer.from(JSON.stringify({ kind: notice.kind, text: notice.text.slice(0, MAX_TEXT), link })).toString('base64url');
   reply.setCookie(NOTICE_COOKIE, value, { path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true, maxAge: NOTICE_SECONDS });
-  return reply.redirect(location, 303);
 }
 
 /** The notice left by the previous action, cleared as it is read; null when there is none (or it was tampered with). */

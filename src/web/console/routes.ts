@@ -245,7 +245,23 @@ function pagedError(
   } catch {
     // A page about an error must not fail for want of a token; its only form is logout.
   }
-  const page = renderErrorPage(lang, request.viewer ?? null, token, request.url, kind, request.id, detail, formPath, request.approvalsWaiting ?? null);
+  // A failure that may pass (the database out of reach, a fault of ours) offers the same page again; a
+  // form's way back is its page (formPath). A session the unreachable database could not check is not
+  // sent to the login form: it may well be alive.
+  const mayPass = kind === 'unavailable' || kind === 'failed';
+  const retryPath = mayPass && (request.method === 'GET' || request.method === 'HEAD') ? request.url : null;
+  const sessionUnchecked = kind === 'unavailable' && !request.viewer && Boolean(request.cookies[SESSION_COOKIE]);
+  const page = renderErrorPage(
+    lang,
+    request.viewer ?? null,
+    token,
+    request.url,
+    kind,
+    request.id,
+    detail,
+    { formPath, retryPath, sessionUnchecked },
+    request.approvalsWaiting ?? null,
+  );
   return reply.code(status).type('text/html; charset=utf-8').send(page);
 }
 
@@ -264,6 +280,9 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: Fast
   if (error instanceof AppError) {
     const status = statusFor(error.code);
     if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+    // The database out of reach is said in the visitor's language, not by the error's English message.
+    if (error.code === 'database_unavailable' || error.code === 'storage_unavailable')
+      return pagedError(request, reply, status, 'unavailable', '', formPage(request));
     return pagedError(request, reply, status, status === 404 ? 'notFound' : 'refused', error.message);
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {

@@ -1,5 +1,6 @@
 // What one open soundbox stream keeps and sends (issue 27, section 2): its cursor, the day's totals, and
 // the payments it has not sent yet, read again whenever the paid watch says something may have changed.
+import { AppError } from '../../domain/errors.js';
 import { formatFeedCursor, type FeedCursor } from '../../domain/payment-feed.js';
 import { formatRupiah } from '../../domain/money.js';
 import { wibDay } from '../../domain/wib.js';
@@ -53,10 +54,10 @@ export class SoundboxFeed {
   }
 
   /** The opening's events: the day so far (listed, not announced), then what came since the page's cursor. */
-  start(opening: FeedOpening, resumedFrom: string | null): void {
+  start(opening: FeedOpening): void {
     const first = opening.fresh[0];
-    // Until the fresh payments are sent, the page stands where it came from.
-    const position = first && resumedFrom !== null ? resumedFrom : formatFeedCursor(opening.cursor);
+    // Until the fresh payments are sent, the page stands where it came from (held to today).
+    const position = formatFeedCursor(first && opening.resumedAt !== null ? opening.resumedAt : opening.cursor);
     this.stream.send('hello', { totals: this.shownTotals(), recent: opening.recent.map((p) => this.shown(p)) }, position);
     for (const { payment, cursor } of opening.fresh) this.sendPayment(payment, cursor);
   }
@@ -83,6 +84,16 @@ export class SoundboxFeed {
     this.stream.send('ping', {});
   }
 
+  /**
+   * The server cannot reach its database: the page is told so (it says payments cannot be recorded just
+   * now, rather than "Connected") and reconnects after its last event, which re-reads the day once the
+   * database answers again.
+   */
+  trouble(): void {
+    this.stream.send('trouble', {});
+    this.stream.close();
+  }
+
   private async pump(): Promise<void> {
     try {
       do {
@@ -97,7 +108,11 @@ export class SoundboxFeed {
     } catch (err) {
       // The page reconnects after its last event and reads from there: nothing is lost by ending here.
       this.deps.logger.warn({ err }, 'soundbox: reading payments failed; ending the stream for the page to reconnect');
-      this.stream.close();
+      // A read refused because the database is out of reach says so, as the heartbeat's check does: ended
+      // silently, the page would say "reconnecting" for as long as the database is away (its reconnects
+      // are refused before any stream opens to tell it why). Seen when a wake-up came before the check.
+      if (err instanceof AppError && (err.code === 'database_unavailable' || err.code === 'storage_unavailable')) this.trouble();
+      else this.stream.close();
     } finally {
       this.reading = false;
     }

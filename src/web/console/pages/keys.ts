@@ -16,6 +16,8 @@ import { listVisibleKeys } from '../../../services/merchants/list-visible-keys.j
 import { revokeVisibleKey } from '../../../services/merchants/revoke-visible-key.js';
 import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
+import { merchantsWithoutLiveSource } from '../../../services/sources/live-source.js';
+import { noLiveSourceNotice } from '../no-live-source.js';
 
 /** /dashboard/keys: the keys of the viewer's merchants, a form for a new one, and revoke buttons. */
 export async function keyRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
@@ -62,6 +64,10 @@ async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', 
     return html`<span class="badge ok">${t('active')}</span>`;
   };
   const when = (ms: number | null) => (ms ? formatTime(ms, page.lang) : t('never'));
+  // Merchants with a live key in use (or just made) but no enabled live source: their live transactions wait until they expire.
+  const withLiveKeys = [...new Set(keys.filter((k) => k.mode === 'live' && k.revoked_at === null).map((k) => k.merchant_id))];
+  const unsourced = await merchantsWithoutLiveSource(deps, withLiveKeys);
+  const warnings = withLiveKeys.filter((id) => unsourced.has(id)).map((id) => noLiveSourceNotice(page.viewer, page.lang, { id, name: names.get(id) ?? id }));
 
   const shown = created
     ? html`<p class="notice success" role="status">${t('createdNotice', { prefix: created.prefix, merchant: names.get(created.merchant_id) ?? created.merchant_id, mode: modeText(created.mode, page.lang) })}</p>
@@ -112,6 +118,7 @@ ${
 
   const body = html`<h1>${t('title')}</h1>
 ${notice}${shown}
+${warnings}
 <h2>${t('newKey')}</h2>
 ${form}
 ${table}`;

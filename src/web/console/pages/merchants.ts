@@ -23,6 +23,7 @@ import { consolePage, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } fro
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
 import { words } from './merchants.words.js';
 import { dailyReportSection, registerDailyReportSwitch } from './merchant-daily-report.js';
+import { registerUniqueCodeChoice, uniqueCodeSection } from './merchant-unique-code.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice } from '../notice.js';
 
@@ -180,6 +181,7 @@ ${renderNotice(notice)}
 <dt>${t('staticQris')}</dt><dd class="mono">${merchant.qris_static}</dd>
 </dl>
 <p><a href="/dashboard/keys">${t('keysLink')}</a></p></section>
+${uniqueCodeSection(page, merchant)}
 ${dailyReportSection(page, merchant)}
 ${
   operator
@@ -199,6 +201,7 @@ ${
   });
 
   registerDailyReportSwitch(scope, deps);
+  registerUniqueCodeChoice(scope, deps);
 
   app.post('/merchants/:id/rename', { schema: pageSchema({ params: merchantId, body: Form({ name: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);

@@ -11,6 +11,8 @@ import { formatTime } from '../../../presentation/format.js';
 import { type Lang, type Messages, type Translate, translator } from '../../../presentation/messages.js';
 import { errorText, modeText, paidLateText, reasonText, statusText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
+import { sourceNamesOf } from '../../../services/sources/source-names.js';
+import { sourceLabel } from '../source-label.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { assignDifference } from '../../../services/payments/assign-difference.js';
 import { assignPayment } from '../../../services/payments/assign-payment.js';
@@ -49,6 +51,10 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
       const cursor = request.query.before ?? null;
       const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), listVisibleMerchants(deps, page.viewer)]);
       const names = new Map(merchants.map((m) => [m.id, m.name]));
+      const sourceNames = await sourceNamesOf(
+        deps,
+        review.payments.map((p) => p.source),
+      );
       const when = (ms: number) => formatTime(ms, page.lang);
       const filterQuery = (extra: Record<string, string>) => {
         return `/dashboard/payments?${new URLSearchParams({ status, ...(mode ? { mode } : {}), ...extra }).toString()}`;
@@ -97,17 +103,19 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
         };
         const part = difference.before > 0;
         const says = difference.underpaid > 0 ? (part ? 'differsLessPart' : 'differsLess') : part ? 'differsMorePart' : 'differsMore';
-        // Short of the total, the person may also keep the transaction open for a later payment of the
-        // rest: a second submit button, which needs no acceptance (formnovalidate skips the checkbox).
-        const keep =
-          difference.underpaid > 0
-            ? html`<p><button type="submit" name="keep_open" value="1" formnovalidate class="secondary" id="assign-${p.id}-keep">${t('keepOpen', { difference: amount })}</button> <span class="muted">${t('keepOpenHint')}</span></p>`
-            : '';
         return html`<div class="difference">
 <p id="assign-${p.id}-difference"><strong>${t(says, params)}</strong> ${t('differsHint')}</p>
 <p><input type="checkbox" id="assign-${p.id}-accept" name="accept_difference" value="${String(signed)}" required aria-describedby="assign-${p.id}-difference"> <label for="assign-${p.id}-accept" class="inline">${t('acceptDifference', { difference: amount })}</label></p>
-${keep}
 </div>`;
+      };
+      // Short of the total, the person may also keep the transaction open for a later payment of the rest:
+      // a second submit button, which needs no acceptance (formnovalidate skips the checkbox). It comes
+      // after Assign: Enter presses a form's first submit button, and Enter with the difference ticked
+      // must accept it (and, unticked, is stopped by the checkbox it requires), never keep it open.
+      const keepOpen = (p: PaymentListRow) => {
+        if (difference === null || p !== confirming || difference.underpaid <= 0) return '';
+        const amount = formatRupiah(difference.underpaid);
+        return html`<p><button type="submit" name="keep_open" value="1" formnovalidate class="secondary" id="assign-${p.id}-keep">${t('keepOpen', { difference: amount })}</button> <span class="muted">${t('keepOpenHint')}</span></p>`;
       };
 
       // A double payment's refund: the merchant records that it paid the money back (the gateway moves
@@ -149,7 +157,7 @@ ${
 <tbody>${review.payments.map(
         (p) => html`<tr><td data-label="${t('received')}">${when(p.received_at)}</td><td class="num" data-label="${t('amount')}">${formatRupiah(p.amount)}</td>
 <td data-label="${t('status')}">${statusCell(p)}${p.mode === 'test' ? html` <span class="badge">${modeText('test', page.lang)}</span>` : ''}</td>
-<td class="mono hide-narrow" data-label="${t('source')}">${p.source}</td><td class="hide-narrow" data-label="${t('payer')}">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
+<td class="hide-narrow" data-label="${t('source')}">${sourceLabel(sourceNames, p.source)}</td><td class="hide-narrow" data-label="${t('payer')}">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
 <td class="hide-narrow" data-label="${t('merchant')}">${names.get(p.merchant_id) ?? p.merchant_id}</td>
 <td data-label="${t('transaction')}">${p.status === 'unmatched' ? unmatchedCell(p) : txState(p)}</td></tr>`,
       )}</tbody></table></div>`
@@ -171,7 +179,7 @@ ${unmatched.map((p) => {
 <dt>${t('amount')}</dt><dd>${formatRupiah(p.amount)}</dd>
 <dt>${t('paid')}</dt><dd>${when(p.paid_at)}</dd>
 <dt>${t('received')}</dt><dd>${when(p.received_at)}</dd>
-<dt>${t('source')}</dt><dd class="mono">${p.source}</dd>
+<dt>${t('source')}</dt><dd>${sourceLabel(sourceNames, p.source)}</dd>
 <dt>${t('reference')}</dt><dd>${p.reference ?? '–'}</dd>
 <dt>${t('payer')}</dt><dd>${p.payer_name ?? '–'}</dd>
 <dt>${t('issuer')}</dt><dd>${p.issuer ?? '–'}</dd>
@@ -179,7 +187,11 @@ ${unmatched.map((p) => {
 <dt>${t('reason')}</dt><dd>${p.reason === null ? '–' : reasonText(p.reason, page.lang)}${compared(p)}</dd>
 </dl>
 ${double ? refundForm(p) : ''}
-<h4>${t('candidates')}</h4>
+${
+  // A double payment is offered an assign only when an unpaid transaction of its amount could take it.
+  double && candidates.length === 0
+    ? ''
+    : html`<h4>${t('candidates')}</h4>
 ${
   candidates.length === 0
     ? html`<p class="muted">${t('noCandidates')}</p>`
@@ -201,7 +213,9 @@ ${
 <p class="muted" id="assign-${p.id}-hint">${t('assignHint')}</p>
 ${confirmation(p)}
 <button type="submit">${t('assign')}</button>
-</form>
+${keepOpen(p)}
+</form>`
+}
 </section>`;
 })}`
 }`;
@@ -299,6 +313,9 @@ ${confirmation(p)}
           return refuse(t('notDouble'));
         case 'acquirer_unavailable':
           return refuse(t('refundAtAcquirer'));
+        case 'invalid_parameter':
+          // The lengths were checked above: a link or an address in the reason or the reference.
+          return refuse(t('refundLink'));
         default:
           // payment_not_found (unknown or another merchant's) is the 404 page.
           throw err;

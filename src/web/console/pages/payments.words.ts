@@ -66,6 +66,8 @@ export const words = defineMessages(
     refundButton: 'Record refund of {amount}',
     refundReasonRequired: 'Say why the payment was paid back.',
     refundTooLong: 'The reason is at most 500 characters and the reference at most 200.',
+    refundLink:
+      'The reason and the reference may not contain a link or an address (a URL, www., a domain such as example.com, an e-mail or IP address); after a full stop, write a space. Nothing was recorded.',
     refundedNotice: 'Payment {payment} ({amount}, a double payment of {trxid}) is recorded as refunded.',
     alreadyRefunded: 'This payment was refunded already; nothing was changed.',
     notDouble: 'This payment is not a double payment (one for a transaction already paid); nothing was changed.',
@@ -134,6 +136,8 @@ export const words = defineMessages(
     refundButton: 'Catat pengembalian {amount}',
     refundReasonRequired: 'Tuliskan mengapa pembayaran dikembalikan.',
     refundTooLong: 'Alasan paling banyak 500 karakter dan referensi paling banyak 200.',
+    refundLink:
+      'Alasan dan referensi tidak boleh memuat tautan atau alamat (URL, www., domain seperti example.com, alamat e-mail atau IP); setelah titik, beri spasi. Tidak ada yang dicatat.',
     refundedNotice: 'Pembayaran {payment} ({amount}, pembayaran ganda untuk {trxid}) tercatat sudah dikembalikan.',
     alreadyRefunded: 'Pembayaran ini sudah dikembalikan; tidak ada yang diubah.',
     notDouble: 'Pembayaran ini bukan pembayaran ganda (untuk transaksi yang sudah lunas); tidak ada yang diubah.',

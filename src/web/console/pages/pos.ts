@@ -17,11 +17,16 @@ import { translator, type Lang } from '../../../presentation/messages.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';
 import type { Deps } from '../../../services/deps.js';
 import { getVisibleMerchant } from '../../../services/merchants/get-visible-merchant.js';
-import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { chargeSale, NOTE_MAX } from '../../../services/pos/charge-sale.js';
+import { getSale } from '../../../services/pos/get-sale.js';
+import { makeReceiptLink } from '../../../services/receipts/make-receipt-link.js';
+import { mayOpen } from '../../../domain/viewer.js';
+import { noLiveSourceText } from '../../../presentation/shared-texts.js';
+import { visibleSaleModes } from '../../../services/pos/visible-sale-modes.js';
+import type { SandboxReason } from '../../../domain/pos-sale-mode.js';
+import { simulatePayment } from '../../../payment-sources/simulator.js';
 import { todaysSales } from '../../../services/pos/todays-sales.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
-import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
 import type { TransactionsTable } from '../../../storage/schema.js';
 import { Form, Params, Segment, Text, pageSchema } from '../../forms.js';
 import { posAssets } from '../../static-assets.js';
@@ -72,7 +77,7 @@ export async function posRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
 
   app.get('/pos/:trxid', { schema: pageSchema({ params: Params({ trxid: Segment() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
-    const tx = await getVisibleTransaction(deps, page.viewer, request.params.trxid);
+    const tx = await getSale(deps, page.viewer, request.params.trxid);
     const merchant = await getVisibleMerchant(deps, page.viewer, tx.merchant_id);
     return page.send(translator(words, page.lang)('title'), 'pos', saleScreen(deps, page, tx, merchant.name), 200, posHead());
   });
@@ -80,7 +85,7 @@ export async function posRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
   app.post('/pos/:trxid/cancel', { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const t = translator(words, page.lang);
-    const tx = await getVisibleTransaction(deps, page.viewer, request.params.trxid);
+    const tx = await getSale(deps, page.viewer, request.params.trxid);
     try {
       await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: userActor(page.viewer) });
     } catch (err) {
@@ -91,6 +96,34 @@ export async function posRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
       throw err;
     }
     return redirectWithNotice(reply, '/dashboard/pos', { kind: 'info', text: t('cancelled', { total: formatRupiah(tx.total_amount) }) });
+  });
+
+  // The paid screen's "Struk": the sale's receipt link, made on the first ask (the same one after), and the
+  // receipt opened at the counter's printer width in the counter's language. A form, so a plain GET never
+  // writes; a sale not paid yet is the sale's own screen again.
+  app.post('/pos/:trxid/receipt', { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const tx = await getSale(deps, page.viewer, request.params.trxid);
+    if (tx.status !== 'paid') return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
+    const token = await makeReceiptLink(deps, page.viewer, tx.id);
+    return reply.redirect(`/receipt/${token}?width=58&lang=${page.lang}`, 303);
+  });
+
+  // A sandbox sale paid from the counter itself ("Bayar (simulasi)"), as the checkout page's button pays
+  // it: only a test sale, only one the viewer may open. The sale's screen then shows it paid.
+  app.post('/pos/:trxid/simulate', { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) }, async (request, reply) => {
+    const page = consolePage(request, reply);
+    const tx = await getSale(deps, page.viewer, request.params.trxid);
+    if (tx.mode !== 'test') throw new AppError('test_mode_only', 'only sandbox sales can be paid from the point of sale');
+    // Only a sale still waiting: a cancelled or expired one is not paid late from the counter.
+    if (effectiveStatus(tx, deps.now()) !== 'pending') return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
+    try {
+      await simulatePayment(deps, { merchantId: tx.merchant_id, mode: 'test' }, tx.id);
+    } catch (err) {
+      // Paid, expired or cancelled meanwhile: the sale's own page says which.
+      if (!(err instanceof AppError) || err.code === 'internal_error' || err.code === 'service_unavailable' || err.code === 'storage_unavailable') throw err;
+    }
+    return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
   });
 }
 
@@ -105,7 +138,8 @@ async function keypadPage(
 ): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
-  const merchants = await listVisibleMerchants(deps, page.viewer);
+  const modes = await visibleSaleModes(deps, page.viewer);
+  const merchants = modes.map((m) => m.merchant);
   const sales = await todaysSales(deps, page.viewer);
   // A fresh key per rendering of the form: one press of Tagih, however often sent, is one sale.
   const key = randomBytes(18).toString('base64url');
@@ -113,9 +147,23 @@ async function keypadPage(
   const chooser =
     merchants.length === 1
       ? html`<input type="hidden" name="merchant" value="${merchants[0]!.id}"><p class="pos-merchant">${merchants[0]!.name}</p>`
-      : html`<label for="pos-merchant">${t('merchant')}</label><select id="pos-merchant" name="merchant">${merchants.map(
-          (m) => html`<option value="${m.id}">${m.name}</option>`,
+      : html`<label for="pos-merchant">${t('merchant')}</label><select id="pos-merchant" name="merchant">${modes.map(
+          ({ merchant: m, mode }) => html`<option value="${m.id}">${m.name}${mode.mode === 'test' ? ` (${t('sandboxBadge')})` : ''}</option>`,
         )}</select>`;
+  // Which mode the counter sells in, and why the sandbox: one line per merchant that sells there.
+  const sandboxes = modes.flatMap(({ merchant: m, mode }) =>
+    mode.mode === 'test'
+      ? [
+          html`<p class="pos-mode" data-merchant="${m.id}"><span class="badge pending">${t('sandboxBadge')}</span> ${
+            merchants.length > 1 ? html`<strong>${m.name}</strong>: ` : ''
+          }${sandboxText(t, mode.sandboxReason)}${
+            mode.sandboxReason === 'no_live_source' && mayOpen(page.viewer, '/dashboard/sources')
+              ? html` <a href="/dashboard/sources">${noLiveSourceText('add', page.lang)}</a>`
+              : ''
+          }</p>`,
+        ]
+      : [],
+  );
   const keys = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '000', '0'];
   const form =
     merchants.length === 0
@@ -124,6 +172,7 @@ async function keypadPage(
 <input type="hidden" name="_csrf" value="${page.csrf}">
 <input type="hidden" name="key" value="${key}">
 ${chooser}
+${sandboxes}
 <label for="pos-amount">${t('amount')}</label>
 <input id="pos-amount" name="amount" inputmode="numeric" pattern="[0-9]*" maxlength="9" autocomplete="off" required value="${typed}" class="pos-amount-input">
 <output id="pos-display" class="pos-display" for="pos-amount" aria-live="polite" hidden>${formatRupiah(Number(typed || '0'))}</output>
@@ -178,9 +227,21 @@ function saleScreen(deps: Deps, page: ConsolePage, tx: TransactionsTable, mercha
 <h1>${t('received')}</h1>
 <p class="pos-paid-amount">${total}</p>
 <p>${t('receivedLine', { total })}</p>
+${tx.mode === 'test' ? html`<p class="pos-sandbox"><span class="badge pending">${t('sandboxBadge')}</span> ${t('sandbox')}</p>` : ''}
+<form method="post" action="/dashboard/pos/${tx.id}/receipt" target="_blank" class="pos-receipt">
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<button type="submit">${t('receipt')}</button>
+</form>
 <a class="button pos-new" href="/dashboard/pos">${t('newSale')}</a>
 </section>`;
-  const sandbox = tx.mode === 'test' ? html`<p class="pos-sandbox">${t('sandbox')}</p>` : '';
+  const sandbox =
+    tx.mode === 'test'
+      ? html`<p class="pos-sandbox"><span class="badge pending">${t('sandboxBadge')}</span> ${t('sandbox')}</p>
+<form method="post" action="/dashboard/pos/${tx.id}/simulate" class="pos-simulate" data-simulate>
+<input type="hidden" name="_csrf" value="${page.csrf}">
+<button type="submit">${t('simulate')}</button>
+</form>`
+      : '';
   if (status === 'paid') return html`<div class="pos" data-page="sale" data-status="paid">${paid}</div>`;
   if (status !== 'pending') {
     return html`<div class="pos" data-page="sale" data-status="${status}">
@@ -189,11 +250,16 @@ function saleScreen(deps: Deps, page: ConsolePage, tx: TransactionsTable, mercha
   }
   return html`<div class="pos" data-page="sale" data-status="pending" data-trxid="${tx.id}" data-events="/checkout/${tx.id}/events"
  data-expires="${tx.expires_at}" data-now="${now}" data-announce="${announcement}" data-speech-lang="${speechLang(page.lang)}">
+<p class="notice error pos-connection" id="pos-connection" role="status" hidden data-lost="${t('connectionLost')}" data-back="${t('connectionBack')}"></p>
 <section class="pos-qr" id="pos-qr">
 <button type="button" class="pos-sound" id="pos-sound" data-said="${t('soundOn')}" hidden>${t('soundButton')}</button>
 <p class="pos-merchant">${merchantName}</p>
 <p class="pos-total" id="pos-total">${total}</p>
-<p class="pos-breakdown">${t('breakdown', { amount: formatRupiah(tx.amount) })} <strong class="pos-unique">${t('uniqueCode', { code: tx.unique_code })}</strong></p>
+<p class="pos-breakdown">${
+    tx.unique_code < 0
+      ? html`${t('breakdownSubtracted', { amount: formatRupiah(tx.amount) })} <strong class="pos-unique">${t('uniqueCodeDiscount', { code: String(-tx.unique_code) })}</strong>`
+      : html`${t('breakdown', { amount: formatRupiah(tx.amount) })} <strong class="pos-unique">${t('uniqueCode', { code: tx.unique_code })}</strong>`
+  }</p>
 <img class="pos-qr-image" id="pos-qr-image" src="${qrPngDataUrl(tx.qris)}" alt="${t('qrFor', { total })}">
 ${sandbox}
 ${tx.description ? html`<p class="pos-note">${tx.description}</p>` : ''}
@@ -206,4 +272,9 @@ ${tx.description ? html`<p class="pos-note">${tx.description}</p>` : ''}
 </section>
 ${paid}
 </div>`;
+}
+
+function sandboxText(t: T, reason: SandboxReason): string {
+  if (reason === 'demo') return t('sandboxDemo');
+  return reason === 'live_refused' ? t('sandboxRefused') : t('sandboxNoSource');
 }

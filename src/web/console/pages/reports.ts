@@ -4,13 +4,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { monthSoFar, reportCsv, wibDayText, type DailyReportRow, type Tally } from '../../../domain/daily-report.js';
+import { foldEmptyDays, monthSoFar, reportCsv, wibDayText, type DailyReportRow, type ReportLine, type Tally } from '../../../domain/daily-report.js';
 import { AppError } from '../../../domain/errors.js';
-import { html } from '../../../domain/html.js';
+import { html, type SafeHtml } from '../../../domain/html.js';
 import { formatRupiah } from '../../../domain/money.js';
 import { merchantScope } from '../../../domain/viewer.js';
 import { translator } from '../../../presentation/messages.js';
 import { modeText } from '../../../presentation/shared-texts.js';
+import { sourceNamesOf } from '../../../services/sources/source-names.js';
+import { sourceLabel } from '../source-label.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { cashierEmails, dailyReport, type DailyReport } from '../../../services/reports/daily-report.js';
@@ -60,6 +62,7 @@ async function reportPage(deps: Deps, page: ConsolePage, query: ReportQuery): Pr
     badRange = true;
   }
   const cashiers = report ? await cashierEmails(deps, Object.keys(report.totals.by_cashier)) : new Map<string, string>();
+  const sourceNames = report ? await sourceNamesOf(deps, Object.keys(report.totals.by_source)) : new Map<string, string>();
   const showMerchant = merchants.length > 1 && asked.merchantId === null;
   const merchantName = new Map(merchants.map((m) => [m.id, m.name]));
   const selected = (on: boolean) => (on ? html` selected` : '');
@@ -85,12 +88,28 @@ ${
 <div class="actions"><button type="submit">${t('show')}</button></div>
 </form>`;
 
-  const cells = (r: Omit<DailyReportRow, 'merchant_id' | 'day'>) => html`<td class="num" data-label="${t('paidCount')}">${r.paid_count}</td>
+  // The money received first, then the one figure each payment of it is in, then the refunds (README "Reports").
+  const columns = [
+    'received',
+    'paidCount',
+    'paidSum',
+    'receivedOpen',
+    'unmatchedCount',
+    'unmatchedSum',
+    'returned',
+    'refunded',
+  ] as const satisfies ReadonlyArray<Parameters<typeof t>[0]>;
+  const cells = (
+    r: Omit<DailyReportRow, 'merchant_id' | 'day'>,
+  ) => html`<td class="num money" data-label="${t('received')}">${formatRupiah(r.received_sum)}</td>
+<td class="num" data-label="${t('paidCount')}">${r.paid_count}</td>
 <td class="num money" data-label="${t('paidSum')}">${formatRupiah(r.paid_sum)}</td>
-<td class="num money" data-label="${t('refunded')}">${formatRupiah(r.refunded_sum)}</td>
+<td class="num money" data-label="${t('receivedOpen')}">${formatRupiah(r.received_open_sum)}</td>
 <td class="num" data-label="${t('unmatchedCount')}">${r.unmatched_count}</td>
-<td class="num money" data-label="${t('unmatchedSum')}">${formatRupiah(r.unmatched_sum)}</td>`;
-  const breakdown = (caption: string, label: string, tallies: Record<string, Tally>, name: (k: string) => string) => {
+<td class="num money" data-label="${t('unmatchedSum')}">${formatRupiah(r.unmatched_sum)}</td>
+<td class="num money" data-label="${t('returned')}">${formatRupiah(r.returned_sum)}</td>
+<td class="num money" data-label="${t('refunded')}">${formatRupiah(r.refunded_sum)}</td>`;
+  const breakdown = (caption: string, label: string, tallies: Record<string, Tally>, name: (k: string) => string | SafeHtml) => {
     const keys = Object.keys(tallies).sort();
     if (keys.length === 0) return '';
     return html`<div class="table-wrap"><table><caption>${caption}</caption>
@@ -98,17 +117,19 @@ ${
 <tbody>${keys.map((k) => html`<tr><td data-label="${label}" class="mono">${name(k)}</td><td class="num" data-label="${t('count')}">${tallies[k]!.count}</td><td class="num money" data-label="${t('amount')}">${formatRupiah(tallies[k]!.sum)}</td></tr>`)}</tbody></table></div>`;
   };
 
+  const merchantCell = (id: string) => (showMerchant ? html`<td data-label="${t('merchant')}">${merchantName.get(id) ?? id}</td>` : '');
+  // Days without any figure are folded, a run of them one line: on a phone each row is a card.
+  const line = (l: ReportLine) =>
+    l.kind === 'day'
+      ? html`<tr><td data-label="${t('day')}">${l.row.day}</td>${merchantCell(l.row.merchant_id)}
+${cells(l.row)}</tr>`
+      : html`<tr class="empty-days"><td data-label="${t('day')}">${l.days === 1 ? l.from : `${l.from} – ${l.to}`}</td>${merchantCell(l.merchant_id)}<td colspan="${columns.length}" class="muted" data-label="${t('received')}">${l.days === 1 ? t('noPayments') : t('noPaymentsDays', { days: l.days })}</td></tr>`;
   const table = report
     ? html`<div class="table-wrap"><table class="report"><caption>${t('figures')}: ${report.from} – ${report.to}, ${modeText(report.mode, page.lang)}</caption>
-<thead><tr><th>${t('day')}</th>${showMerchant ? html`<th>${t('merchant')}</th>` : ''}<th class="num">${t('paidCount')}</th><th class="num">${t('paidSum')}</th><th class="num">${t('refunded')}</th><th class="num">${t('unmatchedCount')}</th><th class="num">${t('unmatchedSum')}</th></tr></thead>
-<tbody>${report.rows.map(
-        (
-          r,
-        ) => html`<tr><td data-label="${t('day')}">${r.day}</td>${showMerchant ? html`<td data-label="${t('merchant')}">${merchantName.get(r.merchant_id) ?? r.merchant_id}</td>` : ''}
-${cells(r)}</tr>`,
-      )}</tbody>
+<thead><tr><th>${t('day')}</th>${showMerchant ? html`<th>${t('merchant')}</th>` : ''}${columns.map((c) => html`<th class="num">${t(c)}</th>`)}</tr></thead>
+<tbody>${foldEmptyDays(report.rows).map(line)}</tbody>
 <tfoot><tr><th scope="row" data-label="${t('day')}"${showMerchant ? html` colspan="2"` : ''}>${t('total')}</th>${cells(report.totals)}</tr></tfoot></table></div>
-${breakdown(t('bySource'), t('source'), report.totals.by_source, (k) => k)}
+${breakdown(t('bySource'), t('source'), report.totals.by_source, (k) => sourceLabel(sourceNames, k))}
 ${breakdown(t('byCashier'), t('cashier'), report.totals.by_cashier, (k) => cashiers.get(k) ?? k)}`
     : html``;
 

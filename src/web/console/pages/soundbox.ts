@@ -9,7 +9,9 @@ import { translator } from '../../../presentation/messages.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { startPaidWatch } from '../../../services/soundbox/paid-watch.js';
+import { startSessionWatch } from '../../../services/users/session-watch.js';
 import { openPaymentFeed, type FeedOpening } from '../../../services/soundbox/open-payment-feed.js';
+import { databaseReachable } from '../../../services/health/database-reachable.js';
 import { pageSchema, Query, Text } from '../../forms.js';
 import { soundboxAssets } from '../../static-assets.js';
 import { StreamSlots } from '../../stream-slots.js';
@@ -22,7 +24,7 @@ import { words } from './soundbox.words.js';
 export const SOUNDBOX_STREAMS_PER_USER = 5;
 /** Soundboxes one merchant may have open at once, whoever opened them. */
 const SOUNDBOX_STREAMS_PER_MERCHANT = 20;
-/** A stream ends after this long and the page reconnects, so a session that ended meanwhile is noticed. */
+/** A stream ends after this long and the page reconnects (an ended session ends it sooner: the session watch). */
 const MAX_STREAM_AGE_MS = 30 * 60_000;
 /** How long the page's EventSource waits before reconnecting by itself. */
 const RETRY_MS = 2000;
@@ -37,18 +39,29 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = deps;
   const watch = startPaidWatch(deps, config.statusWatchIntervalMs);
+  // A stream lives no longer than its session (issue 35, finding 5).
+  const sessions = startSessionWatch(deps, config.sessionCheckIntervalMs);
   const slots = new StreamSlots(
     { perAddress: SOUNDBOX_STREAMS_PER_USER, perTransaction: SOUNDBOX_STREAMS_PER_MERCHANT, total: config.checkoutStreamsTotal },
     REFUSALS,
   );
   const open = new Map<SoundboxStream, SoundboxFeed>();
-  // One timer for every stream: pings (which let the page see a dead stream), a new day's totals, the age limit.
+  // One timer for every stream: pings (which let the page see a dead stream), a new day's totals, the age
+  // limit, and one database check for all of them (issue 37, section 5): a stream's pings go on while the
+  // database is down, so without it a counter would say "Connected" while no payment can be recorded.
+  let checking = false;
   const heartbeat = setInterval(() => {
-    const now = deps.now();
-    for (const [stream, feed] of open) {
-      if (now - stream.openedAt >= MAX_STREAM_AGE_MS) stream.close();
-      else feed.tick(now);
-    }
+    if (open.size === 0 || checking) return;
+    checking = true;
+    void databaseReachable(deps).then((reachable) => {
+      checking = false;
+      const now = deps.now();
+      for (const [stream, feed] of open) {
+        if (!reachable) feed.trouble();
+        else if (now - stream.openedAt >= MAX_STREAM_AGE_MS) stream.close();
+        else feed.tick(now);
+      }
+    });
   }, config.checkoutHeartbeatSeconds * 1000);
   heartbeat.unref();
   let closing = false;
@@ -58,7 +71,10 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
     clearInterval(heartbeat);
     for (const stream of [...open.keys()]) stream.close();
   });
-  scope.addHook('onClose', async () => watch.stop());
+  scope.addHook('onClose', async () => {
+    watch.stop();
+    sessions.stop();
+  });
 
   app.get('/soundbox', { schema: pageSchema({ querystring: Query({ merchant: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -84,6 +100,8 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
       live: t('live'),
       offline: t('offline'),
       reconnecting: t('reconnecting'),
+      trouble: t('trouble'),
+      back: t('back'),
       soundOn: t('soundOn'),
       test: t('test'),
       late: t('late'),
@@ -94,7 +112,7 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
     const body = html`<div class="heading"><h1>${t('titleOf', { name: chosen.name })}</h1>${
       merchants.length > 1 ? html`<a href="/dashboard/soundbox">${t('other')}</a>` : ''
     }</div>
-<section class="soundbox" data-soundbox data-events="${events}" data-speech-lang="${t('speechLang')}" data-texts="${JSON.stringify(texts)}" data-quiet-ms="${String(config.checkoutHeartbeatSeconds * 3000)}">
+<section class="soundbox" data-soundbox data-events="${events}" data-ready="/readyz" data-speech-lang="${t('speechLang')}" data-texts="${JSON.stringify(texts)}" data-quiet-ms="${String(config.checkoutHeartbeatSeconds * 3000)}">
 <p class="sb-state" role="status" data-state="connecting">${t('connecting')}</p>
 <div class="card sb-sound"><button type="button" class="sb-start" data-start>${t('start')}</button><p class="muted" data-start-hint>${t('startHint')}</p></div>
 <div class="card sb-day"><h2>${t('today')}</h2><p class="sb-total" data-total>Rp0</p><p class="muted" data-count></p><p class="muted" data-test-total></p></div>
@@ -115,11 +133,14 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
     const slot = slots.take(viewer.userId, merchantId);
     let feed: SoundboxFeed | null = null;
     let stopWatch: () => void = () => {};
+    let stopSession: () => void = () => {};
     const stream = new SoundboxStream(deps.now(), () => {
       open.delete(stream);
       stopWatch();
+      stopSession();
       slot.release();
     });
+    stopSession = sessions.watch(viewer.sessionKey, () => stream.close());
     // Watched first, read second: a payment committed after the read wakes the feed.
     let woken = false;
     stopWatch = watch.watch(() => {
@@ -137,6 +158,8 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
       stream.close();
       throw new AppError('service_unavailable', 'the server is shutting down', { retryAfter: 1 });
     }
+    // The session ended while the day was read (the session watch closed the stream): the page's next try meets the login form.
+    if (stream.isClosed) throw new AppError('service_unavailable', 'the session has ended', { retryAfter: 1 });
     reply.hijack();
     const raw = reply.raw;
     // The page may have left while the day was read; its close event has then already fired.
@@ -148,7 +171,7 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
     feed = new SoundboxFeed(deps, stream, opening.merchant.id, request.consoleLang, opening);
     open.set(stream, feed);
     stream.open(raw, request.id, RETRY_MS);
-    feed.start(opening, after);
+    feed.start(opening);
     if (woken) feed.wake();
     // HEAD: the headers are the whole answer (Node writes no body for it), so the stream ends here.
     if (request.method === 'HEAD') stream.close();

@@ -6,6 +6,7 @@ import { userActor } from '../../../domain/actor.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
+import { parseSourceName, SOURCE_NAME_MAX } from '../../../domain/source-name.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { ConsoleField, SourceKind } from '../../../payment-sources/kind.js';
 import { sourceKind, sourceKinds } from '../../../payment-sources/kinds.js';
@@ -24,6 +25,8 @@ import { modeText } from '../../../presentation/shared-texts.js';
 import { formatTime } from '../../../presentation/format.js';
 import { redirectWithNotice, renderNotice, takeNotice, type Notice } from '../notice.js';
 import { words } from './sources.words.js';
+import { connectPhoneCard, notificationsList } from './phone-card.js';
+import { listSourceNotifications, type NotificationView } from '../../../services/sources/list-source-notifications.js';
 
 type T = Translate<keyof (typeof words)['en']>;
 
@@ -41,6 +44,18 @@ const FIELDS: Record<ConsoleField, (t: T, label: SafeHtml) => SafeHtml> = {
   url: (t, label) => html`<label for="source-url">${label}</label>
 <input id="source-url" name="url" type="url" maxlength="2048" placeholder="https://" autocomplete="off" aria-describedby="source-url-hint">
 <p class="muted" id="source-url-hint">${t('feedUrlHint')}</p>`,
+  method: (t, label) => html`<label for="source-method">${label}</label>
+<select id="source-method" name="method" aria-describedby="source-method-hint">
+<option value="GET">GET</option>
+<option value="POST">POST</option>
+</select>
+<p class="muted" id="source-method-hint">${t('methodHint')}</p>`,
+  headers: (t, label) => html`<label for="source-headers">${label}</label>
+<textarea id="source-headers" name="headers" maxlength="8000" spellcheck="false" autocomplete="off" aria-describedby="source-headers-hint"></textarea>
+<p class="muted" id="source-headers-hint">${t('headersHint')}</p>`,
+  body: (t, label) => html`<label for="source-body">${label}</label>
+<textarea id="source-body" name="body" maxlength="16384" spellcheck="false" autocomplete="off" aria-describedby="source-body-hint"></textarea>
+<p class="muted" id="source-body-hint">${t('bodyHint')}</p>`,
   interval: (t, label) => html`<label for="source-interval">${label}</label>
 <input id="source-interval" name="interval" type="number" min="5" max="86400" step="1" value="60" aria-describedby="source-interval-hint">
 <p class="muted" id="source-interval-hint">${t('intervalHint')}</p>`,
@@ -48,7 +63,7 @@ const FIELDS: Record<ConsoleField, (t: T, label: SafeHtml) => SafeHtml> = {
 <textarea id="source-mapping" name="mapping" maxlength="4000" spellcheck="false" aria-describedby="source-mapping-hint"></textarea>
 <p class="muted" id="source-mapping-hint">${t('mappingHint')}</p>`,
 };
-const FIELD_LABEL = { url: 'feedUrl', interval: 'interval', mapping: 'mapping' } as const;
+const FIELD_LABEL = { url: 'feedUrl', method: 'method', headers: 'headers', body: 'body', interval: 'interval', mapping: 'mapping' } as const;
 
 /** The fields of the kinds this viewer may add, each once, in the order of the first kind that reads it. */
 function kindFields(t: T, lang: Lang, kinds: readonly SourceKind[]): SafeHtml[] {
@@ -64,8 +79,19 @@ ${FIELDS[name](t, label)}
 
 const refusedField = { url: 'feedUrlRequired', interval: 'intervalRequired', mapping: 'mappingJson' } as const;
 
-/** The add form: the fields every kind shares, and the kinds' own (feed/kind.ts reads url, interval and mapping). */
-const addFields = Form({ type: Text(), merchant: Text(), mode: Text(), url: Text(), interval: Text(), mapping: Text() });
+/** The add form: the fields every kind shares, and the kinds' own (feed/kind.ts reads url, method, headers, body, interval and mapping). */
+const addFields = Form({
+  type: Text(),
+  merchant: Text(),
+  mode: Text(),
+  name: Text(),
+  url: Text(),
+  method: Text(),
+  headers: Text(),
+  body: Text(),
+  interval: Text(),
+  mapping: Text(),
+});
 
 export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -87,7 +113,9 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
     const actor = userActor(viewer);
     try {
       if (kind.console.operatorOnly && !isOperator(viewer)) return refuse(t('feedOnlyOperator'));
-      const added = await kind.console.add(deps, { merchantId, mode, field: (name) => fields[name] ?? '', actor });
+      // Refused before anything is stored; stored with the source, in its unit of work.
+      const name = parseSourceName(request.body.name);
+      const added = await kind.console.add(deps, { merchantId, mode, field: (field) => fields[field] ?? '', actor, name });
       if (added.shows === 'refused') return refuse(t(refusedField[added.field]));
       if (added.shows === 'secret') {
         // The secret is in this response only: a page rendered here (201), not a redirect to one.
@@ -101,6 +129,11 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
 <p class="secret" id="source-url">${url}</p>
 </section>`;
         return listPage(deps, consolePage(request, reply), { kind: 'success', text: t('addedWebhook', { id: added.id }) }, secret, 201);
+      }
+      if (added.shows === 'phone') {
+        // The token and secret are in this response only, as a webhook's secret.
+        const card = connectPhoneCard(request.consoleLang, { url: `${deps.config.publicBaseUrl}${added.url}`, token: added.token, secret: added.secret });
+        return listPage(deps, consolePage(request, reply), { kind: 'success', text: t('addedPhone', { id: added.id }) }, card, 201);
       }
       return redirectWithNotice(reply, '/dashboard/sources', {
         kind: 'success',
@@ -133,6 +166,10 @@ async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, se
     deps,
     sources.map((s) => s.id),
   );
+  const notifications = await listSourceNotifications(
+    deps,
+    sources.filter((s) => sourceKind(s.type).notifications === true).map((s) => s.id),
+  );
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const when = (iso: string | null | undefined) => (iso ? formatTime(Date.parse(iso), page.lang) : t('never'));
   const body = html`<h1>${t('title')}</h1>
@@ -141,7 +178,7 @@ ${secret ?? ''}
 ${
   sources.length === 0
     ? html`<p class="card muted">${t('none')}</p>`
-    : html`<div class="grid sources spaced">${sources.map((s) => sourceCard(t, page, s, names.get(s.merchant_id) ?? s.merchant_id, reports.get(s.id) ?? null, when, deps.config.publicBaseUrl))}</div>`
+    : html`<div class="grid sources spaced">${sources.map((s) => sourceCard(t, page, s, names.get(s.merchant_id) ?? s.merchant_id, reports.get(s.id) ?? null, when, deps.config.publicBaseUrl, notifications.get(s.id)))}</div>`
 }
 ${merchants.length === 0 ? '' : addForm(t, page, merchants)}`;
   return page.send(t('title'), 'sources', body, status);
@@ -155,16 +192,19 @@ function sourceCard(
   lastReport: number | null,
   when: (iso: string | null | undefined) => string,
   baseUrl: string,
+  notifications: readonly NotificationView[] | undefined,
 ): SafeHtml {
   const kind = sourceKind(s.type);
   const polled = kind.polled;
   return html`<section class="card source" aria-labelledby="source-${s.id}">
-<h2 id="source-${s.id}">${kind.label[page.lang]} <span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></h2>
+<h2 id="source-${s.id}">${s.name === null ? kind.label[page.lang] : html`${s.name} <span class="muted">${kind.label[page.lang]}</span>`} <span class="badge ${s.enabled ? 'ok' : 'disabled'}">${s.enabled ? t('enabled') : t('disabled')}</span></h2>
 <dl class="fields">
 <dt>Id</dt><dd class="mono">${s.id}</dd>
 <dt>${t('merchant')}</dt><dd>${merchantName}</dd>
 <dt>${t('mode')}</dt><dd>${s.mode === 'test' ? modeText('test', page.lang) : modeText('live', page.lang)}</dd>
-${s.url === null ? '' : html`<dt>${kind.inbound ? t('postTo') : t('url')}</dt><dd class="mono">${kind.inbound ? `${baseUrl}${s.url}` : s.url}</dd>`}
+${s.url === null ? '' : html`<dt>${kind.inbound ? t('postTo') : t('url')}</dt><dd class="mono">${s.method === 'POST' ? 'POST ' : ''}${kind.inbound ? `${baseUrl}${s.url}` : s.url}</dd>`}
+${Object.keys(s.headers ?? {}).length === 0 ? '' : html`<dt>${t('headers')}</dt><dd class="mono">${Object.entries(s.headers ?? {}).map(([name, value]) => html`<span class="header-line">${name}: ${value}</span> `)}</dd>`}
+${s.body ? html`<dt>${t('body')}</dt><dd class="mono">${s.body}</dd>` : ''}
 ${polled ? html`<dt>${t('polls')}</dt><dd>${t('every', { seconds: s.interval_seconds ?? 0 })}</dd>` : ''}
 <dt>${t('lastReport')}</dt><dd>${lastReport === null ? t('never') : formatTime(lastReport, page.lang)}</dd>
 ${
@@ -176,6 +216,7 @@ ${s.enabled ? html`<dt>${t('nextPoll')}</dt><dd>${when(s.next_poll_at)}</dd>` : 
     : ''
 }
 </dl>
+${notifications === undefined ? '' : notificationsList(page.lang, s.id, notifications)}
 ${
   s.enabled
     ? html`<form method="post" action="/dashboard/sources/${s.id}/disable" class="switch" data-confirm="${t('disableConfirm')}"><input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="danger" aria-describedby="source-${s.id}">${t('disable')}</button></form>`
@@ -206,6 +247,9 @@ ${merchants.map((m) => html`<option value="${m.id}">${m.name} (${m.id})</option>
 <option value="live">${modeText('live', page.lang)}</option>
 <option value="test">${modeText('test', page.lang)}</option>
 </select>
+<label for="source-name">${t('name')}</label>
+<input id="source-name" name="name" maxlength="${String(SOURCE_NAME_MAX)}" autocomplete="off" placeholder="${t('namePlaceholder')}" aria-describedby="source-name-hint">
+<div id="source-name-hint" class="hint muted">${t('nameHint')}</div>
 ${kindFields(t, page.lang, kinds)}
 <button type="submit">${t('add')}</button>
 </form>

@@ -4,17 +4,19 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { userActor } from '../../../domain/actor.js';
-import { isCashier } from '../../../domain/viewer.js';
-import { parseRefundAmount, parseRefundReason, parseRefundReference, refundableRemainder } from '../../../domain/refund.js';
+import { mayOpen } from '../../../domain/viewer.js';
+import { parseRefundAmount, parseRefundReason, parseRefundReference, refundableRemainder, transactionRefundStatus } from '../../../domain/refund.js';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { isoTime } from '../../../domain/iso-time.js';
+import { readsAsLinkOrAddress } from '../../../domain/link-text.js';
 import { formatRupiah } from '../../../domain/money.js';
 import { transactionUrls } from '../../../domain/transaction.js';
 import { formatTime } from '../../../presentation/format.js';
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';
 import { errorText, modeText, reasonText, type ShownError } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
+import { acceptReceived } from '../../../services/payments/accept-received.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
 import { isDoublePayment } from '../../../domain/payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
@@ -28,6 +30,9 @@ import {
   type TransactionDetail,
 } from '../../../services/transactions/get-transaction-timeline.js';
 import { getVisibleTransaction } from '../../../services/transactions/get-visible-transaction.js';
+import { hasEnabledLiveSource } from '../../../services/sources/live-source.js';
+import { sourceNamesOf } from '../../../services/sources/source-names.js';
+import { noLiveSourceNotice } from '../no-live-source.js';
 import { resendTransactionEvent } from '../../../services/webhooks/resend-transaction-event.js';
 import { makeReceiptLink } from '../../../services/receipts/make-receipt-link.js';
 import { receiptLinkOf } from '../../../services/receipts/receipt-link-of.js';
@@ -47,8 +52,9 @@ const NOTICE_ERRORS: readonly ShownError[] = [
   'acquirer_unavailable',
   'acquirer_error',
   'reference_already_recorded',
+  'transaction_not_kept_open',
 ];
-const DONE = ['cancelled', 'confirmed', 'unmatched', 'resent', 'nothing', 'receipt'] as const;
+const DONE = ['cancelled', 'confirmed', 'accepted', 'unmatched', 'resent', 'nothing', 'receipt'] as const;
 
 /** What an action ended in and, for some, a reason or a count: the notice the page then shows. */
 type Outcome = { done: (typeof DONE)[number]; reason?: string; count?: number };
@@ -79,6 +85,16 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
     return act(reply, request.consoleLang, tx.id, async () => {
       await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: userActor(viewer) });
       return { done: 'cancelled' };
+    });
+  });
+
+  // A transaction kept open after a part payment, closed with what it received (issue 37, section 2).
+  app.post('/transactions/:trxid/accept', { schema: pageSchema({ params: trxidParams, body: Form({}) }) }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
+    return act(reply, request.consoleLang, tx.id, async () => {
+      await acceptReceived(deps, { trxid: tx.id, actor: userActor(viewer), merchants: [tx.merchant_id] });
+      return { done: 'accepted' };
     });
   });
 
@@ -127,11 +143,16 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
         const key = r.recorded ? 'done_recorded' : r.status === 'succeeded' ? 'done_refunded' : 'done_refund_pending';
         return redirectWithNotice(reply, back, { kind: 'success', text: t(key, { amount: formatRupiah(r.amount) }) });
       } catch (err) {
-        const known = ['transaction_not_paid', 'refund_exceeds_remaining', 'refund_refused', 'acquirer_unavailable'] as const;
+        const known = ['transaction_not_paid', 'refund_exceeds_remaining', 'refund_limit_reached', 'refund_refused', 'acquirer_unavailable'] as const;
         if (!(err instanceof AppError)) throw err;
         const code = known.find((c) => c === err.code);
         if (code !== undefined) return redirectWithNotice(reply, back, { kind: 'error', text: t(`refundError_${code}`) });
-        if (err.code === 'invalid_parameter') return redirectWithNotice(reply, back, { kind: 'error', text: t('refundError_invalid') });
+        if (err.code === 'invalid_parameter') {
+          // A link or an address in what the payer would read is said as such; anything else, the fields' rules.
+          const field = err.param === 'reason' ? request.body.reason : err.param === 'reference' ? request.body.reference : undefined;
+          const link = field !== undefined && readsAsLinkOrAddress(field);
+          return redirectWithNotice(reply, back, { kind: 'error', text: t(link ? 'refundError_link' : 'refundError_invalid') });
+        }
         throw err;
       }
     },
@@ -196,8 +217,13 @@ async function sendDetail(
   const t = translator(words, page.lang);
   const tx = detail.transaction;
   const refundInfo = await refundFacts(deps, tx);
+  // A live transaction still waiting, of a merchant no source can mark paid: it will only expire.
+  const unsourced =
+    detail.status === 'pending' && tx.mode === 'live' && !(await hasEnabledLiveSource(deps, tx.merchant_id))
+      ? noLiveSourceNotice(page.viewer, page.lang, { id: tx.merchant_id, name: detail.merchantName ?? tx.merchant_id })
+      : '';
   const when = (ms: number | null) => (ms === null ? '–' : formatTime(ms, page.lang));
-  const badge = statusBadge(detail.status, tx.paid_late === 1, page.lang);
+  const badge = statusBadge(detail.status, tx.paid_late === 1, page.lang, transactionRefundStatus(tx));
   const p = detail.payment;
   const fields: Array<[string, SafeHtml | string]> = [
     [t('status'), badge],
@@ -232,31 +258,57 @@ async function sendDetail(
     if (overpaid > 0) fields.push([t('overpaid'), formatRupiah(overpaid)]);
   }
   if ((tx.refunded_amount ?? 0) > 0) fields.push([t('refunded'), formatRupiah(tx.refunded_amount ?? 0)]);
-  if (p) fields.push([t('payment'), html`<span class="mono">${p.id}</span><br>${t('paymentVia', { source: p.source, reference: p.reference ?? '–' })}`]);
+  if (p) {
+    const via = (await sourceNamesOf(deps, [p.source])).get(p.source);
+    fields.push([
+      t('payment'),
+      html`<span class="mono">${p.id}</span><br>${t('paymentVia', { source: via === undefined ? p.source : `${via} (${p.source})`, reference: p.reference ?? '–' })}`,
+    ]);
+  }
   if (tx.acquirer_reference !== null) fields.push([t('acquirerReference'), html`<span class="mono">${tx.acquirer_reference}</span>`]);
   const checkout = transactionUrls(deps.config.publicBaseUrl, tx.id).checkout;
   fields.push([t('checkout'), html`<a href="${checkout}" rel="noopener" target="_blank">${checkout}</a>`]);
 
   const action = (name: string) => `/dashboard/transactions/${tx.id}/${name}`;
+  // Only what this viewer's routes take: the same rule (domain/viewer.ts, mayOpen) that answers a 404 to
+  // an action the viewer may not do, so the page can never offer a button its route refuses.
+  const may = (url: string) => mayOpen(page.viewer, url);
   const csrf = html`<input type="hidden" name="_csrf" value="${page.csrf}">`;
   const cancelForm =
-    detail.status === 'pending'
+    detail.status === 'pending' && may(action('cancel'))
       ? html`<form method="post" action="${action('cancel')}" data-confirm="${t('cancelConfirm')}">${csrf}
 <p class="muted">${t('cancelHint')}</p><button type="submit" class="danger">${t('cancel')}</button></form>`
       : '';
+  // A transaction kept open after a part payment is owed the rest: a confirmation records only that,
+  // and it can instead be closed with what it received.
+  const received = tx.status === 'paid' ? 0 : (tx.amount_paid ?? 0);
+  const rest = formatRupiah(tx.total_amount - received);
+  const acceptForm =
+    (detail.status === 'pending' || detail.status === 'expired') && received > 0 && may(action('accept'))
+      ? html`<form method="post" action="${action('accept')}" data-confirm="${t('acceptConfirm', { received: formatRupiah(received), rest })}">${csrf}
+<h3>${t('accept')}</h3><p class="muted">${t('acceptHint', { received: formatRupiah(received), rest })}</p>
+<button type="submit">${t('accept')}</button></form>`
+      : '';
   const confirmForm =
-    detail.status !== 'paid'
-      ? html`<form method="post" action="${action('confirm')}" data-confirm="${t('confirmConfirm')}">${csrf}
-<h3>${t('confirm')}</h3><p class="muted">${t('confirmHint')}</p>
+    detail.status !== 'paid' && may(action('confirm'))
+      ? html`<form method="post" action="${action('confirm')}" data-confirm="${received > 0 ? t('confirmRestConfirm', { rest }) : t('confirmConfirm')}">${csrf}
+<h3>${t('confirm')}</h3><p class="muted">${received > 0 ? t('confirmRestHint', { rest }) : t('confirmHint')}</p>
 <label for="tx-reference">${t('reference')}</label>
 <input id="tx-reference" name="reference" required maxlength="128" autocomplete="off" value="${form.reference}" aria-describedby="tx-reference-hint"${form.invalid ? html` aria-invalid="true"` : ''}>
 <div id="tx-reference-hint" class="hint muted">${t('referenceHint')}</div>
 <button type="submit">${t('confirm')}</button></form>`
       : '';
-  const actions = cancelForm || confirmForm ? html`${cancelForm}${confirmForm}` : html`<p class="muted">${t('noActions')}</p>`;
+  // A viewer who may neither cancel nor confirm (a cashier) gets no actions card at all: its "nothing to do
+  // here" text speaks of refunds and resends, which are not that viewer's either.
+  const actionsCard =
+    cancelForm || acceptForm || confirmForm
+      ? html`<section class="card"><h2>${t('actions')}</h2>${cancelForm}${acceptForm}${confirmForm}</section>`
+      : may(action('cancel')) || may(action('confirm'))
+        ? html`<section class="card"><h2>${t('actions')}</h2><p class="muted">${t('noActions')}</p></section>`
+        : '';
   const receiptUrl = receiptToken === null ? null : `${deps.config.publicBaseUrl}/receipt/${receiptToken}`;
   const receipt =
-    detail.status !== 'paid'
+    detail.status !== 'paid' || (receiptUrl === null && !may(action('receipt')))
       ? ''
       : receiptUrl === null
         ? html`<section class="card"><h2>${t('receiptTitle')}</h2><p class="muted">${t('receiptHint')}</p>
@@ -271,9 +323,10 @@ async function sendDetail(
   const body = html`<p class="crumbs"><a href="/dashboard/transactions">← ${t('back')}</a></p>
 <div class="heading"><h1>${t('title')} <span class="mono title-id">${tx.id}</span></h1>${badge}</div>
 ${notice ? html`<p class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">${notice.text}</p>` : ''}
-<div class="detail">
+${unsourced}
+<div class="${actionsCard ? 'detail' : 'detail-alone'}">
 <section class="card"><h2>${t('details')}</h2><dl class="fields">${fields.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></section>
-<section class="card"><h2>${t('actions')}</h2>${actions}</section>
+${actionsCard}
 </div>
 ${refunds}
 ${receipt}
@@ -309,11 +362,11 @@ function refundSection(ctx: {
         )}</ul>`;
   const remaining = refundableRemainder(tx);
   let form: SafeHtml | string = '';
-  if (ctx.status === 'paid' && !isCashier(page.viewer)) {
+  if (ctx.status === 'paid' && mayOpen(page.viewer, ctx.url)) {
     form =
       remaining === 0
         ? html`<p class="muted">${t('refundNothingLeft')}</p>`
-        : html`<form method="post" action="${ctx.url}" data-confirm="${t('refundConfirm')}">${csrf}
+        : html`<form method="post" action="${ctx.url}" data-confirm="${t('refundConfirm', { amount: formatRupiah(remaining) })}" data-confirm-amount="refund-amount" data-confirm-template="${t('refundConfirm', { amount: '{amount}' })}">${csrf}
 ${facts.recorded ? html`<p><strong>${t('refundRecordHint')}</strong></p><p class="muted">${t('refundRecordMore')}</p>` : html`<p class="muted">${t('refundAcquirerHint')}</p>`}
 <label for="refund-amount">${t('refundAmount')}</label>
 <input id="refund-amount" name="amount" inputmode="numeric" pattern="[0-9]*" required value="${String(remaining)}" aria-describedby="refund-amount-hint" autocomplete="off">
@@ -328,6 +381,8 @@ ${
 }
 <button type="submit" class="danger">${facts.recorded ? t('refundRecord') : t('refundSubmit')}</button></form>`;
   }
+  // A viewer who may not refund (a cashier) and no refund yet: no card with a title and nothing under it.
+  if (list === '' && form === '') return '';
   return html`<section class="card" id="refunds"><h2>${t('refundTitle')}</h2>${list}${form}</section>`;
 }
 
@@ -359,6 +414,7 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
         action === 'transaction.cancel' ||
         action === 'transaction.refund' ||
         action === 'payment.confirm' ||
+        action === 'transaction.accept_received' ||
         action === 'webhook.resend' ||
         action === 'receipt.link';
       return item('audit', t('tlAudit', { action: known ? t(action) : action, actor: entry.entry.actor }));
@@ -394,7 +450,11 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
         entry.deliveries.length === 0
           ? html`<p class="muted">${t('noEndpoints')}</p>`
           : html`${entry.deliveries.map((d) => deliveryBlock(d, t, page))}
-<form method="post" action="${resendUrl}" class="resend">${csrf}<input type="hidden" name="event" value="${entry.event.id}"><button type="submit" class="secondary">${t('resend')}</button></form>`;
+${
+  mayOpen(page.viewer, resendUrl)
+    ? html`<form method="post" action="${resendUrl}" class="resend">${csrf}<input type="hidden" name="event" value="${entry.event.id}"><button type="submit" class="secondary">${t('resend')}</button></form>`
+    : ''
+}`;
       return item('event', html`${t('tlEvent', { type: entry.event.type })} <span class="mono muted">${entry.event.id}</span>`, deliveries);
     }
   }

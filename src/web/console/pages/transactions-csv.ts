@@ -5,6 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { csvRow, type CsvValue } from '../../../domain/csv.js';
 import { isoTime, isoTimeOrNull } from '../../../domain/iso-time.js';
+import { transactionRefundStatus } from '../../../domain/refund.js';
 import { effectiveStatus } from '../../../domain/transaction.js';
 import { parseTransactionFilters, wibDate } from '../../../domain/transaction-filters.js';
 import type { Deps } from '../../../services/deps.js';
@@ -41,6 +42,8 @@ export const CSV_COLUMNS = [
   'amount_paid',
   'underpaid',
   'overpaid',
+  'refunded_amount',
+  'refund_status',
 ] as const;
 
 /** One transaction as a CSV record; times in ISO 8601 UTC, statuses as a reader sees them at `now`. */
@@ -71,6 +74,9 @@ function record({ transaction: tx, payment }: TransactionWithPayment, now: numbe
     tx.amount_paid ?? 0,
     tx.underpaid ?? 0,
     tx.overpaid ?? 0,
+    // Refunds (issue 37): at the end too.
+    tx.refunded_amount ?? 0,
+    transactionRefundStatus(tx),
   ];
   return csvRow(values);
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
 import { formatRupiah } from '../../../domain/money.js';
+import { transactionRefundStatus } from '../../../domain/refund.js';
 import { effectiveStatus } from '../../../domain/transaction.js';
 import { filterParams, parseTransactionFilters, STATUSES, type FilterProblem } from '../../../domain/transaction-filters.js';
 import { formatTime } from '../../../presentation/format.js';
@@ -114,7 +115,7 @@ ${
 <td data-label="${t('trxid')}"><a class="mono" href="/dashboard/transactions/${tx.id}">${tx.id}</a><div class="show-narrow muted">${tx.ref ? html`<span class="mono">${tx.ref}</span><br>` : ''}${formatTime(tx.created_at, page.lang)}</div></td>
 ${showMerchant ? html`<td class="hide-narrow" data-label="${t('merchant')}">${merchantName.get(tx.merchant_id) ?? tx.merchant_id}</td>` : ''}
 <td class="hide-narrow" data-label="${t('mode')}">${modeText(tx.mode, page.lang)}</td>
-<td data-label="${t('status')}">${statusBadge(status, tx.paid_late === 1, page.lang)}</td>
+<td data-label="${t('status')}">${statusBadge(status, tx.paid_late === 1, page.lang, transactionRefundStatus(tx))}</td>
 <td class="num money" data-label="${t('total')}">${formatRupiah(tx.total_amount)}</td>
 <td class="mono hide-narrow" data-label="${t('ref')}">${tx.ref ?? ''}</td>
 <td class="mono hide-narrow" data-label="${t('email')}">${tx.email ?? ''}</td>

@@ -1,0 +1,81 @@
+import { newNotificationId } from '../../domain/ids.js';
+import type { Mode, SourceNotificationsTable } from '../../storage/schema.js';
+import { deleteSourceNotificationsBeyond, insertSourceNotifications } from '../../storage/queries/source-notifications.js';
+import type { Deps } from '../deps.js';
+import { recordPaymentIn } from '../payments/record-payment.js';
+
+/** How many notifications a source keeps: older ones are deleted in the unit of work that adds one. */
+export const NOTIFICATIONS_KEPT = 200;
+
+/** A notification a source received, read: the payments it reports, or why it reports none. */
+export interface ReceivedNotification {
+  source: { id: string; merchantId: string; mode: Mode };
+  app: string | null;
+  title: string;
+  text: string;
+  reading: { payments: ReadonlyArray<{ sourcePaymentId: string; amount: number }> } | { ignored: string };
+  /** What the sender posted, kept with each payment for operators (never a secret). */
+  raw: unknown;
+}
+
+export interface NotificationResult {
+  outcome: SourceNotificationsTable['outcome'];
+  /** An unmatched payment's reason, or why the notification was ignored; null otherwise. */
+  reason: string | null;
+  payment_id: string | null;
+  trxid: string | null;
+  amount: number | null;
+}
+
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/**
+ * Records what a notification reports, in one unit of work: each payment through recordPayment's rules
+ * (stored first, deduplicated on the source's payment id, matched, settled), the notification itself with
+ * what it became (ignored ones too), and the source's older notifications beyond NOTIFICATIONS_KEPT deleted.
+ */
+export async function recordNotification(deps: Deps, input: ReceivedNotification): Promise<NotificationResult[]> {
+  return deps.db.runInTransaction(async (trx) => {
+    const now = deps.now();
+    const results: NotificationResult[] = [];
+    if ('ignored' in input.reading) {
+      results.push({ outcome: 'ignored', reason: input.reading.ignored, payment_id: null, trxid: null, amount: null });
+    } else {
+      for (const payment of input.reading.payments) {
+        const recorded = await recordPaymentIn(trx, deps, {
+          merchantId: input.source.merchantId,
+          mode: input.source.mode,
+          source: input.source.id,
+          sourcePaymentId: payment.sourcePaymentId,
+          amount: payment.amount,
+          // When the gateway heard of it: a phone's clock is not one to match by.
+          paidAt: now,
+          raw: input.raw,
+        });
+        results.push({
+          outcome: recorded.outcome,
+          reason: recorded.reason,
+          payment_id: recorded.payment.id,
+          trxid: recorded.payment.transaction_id,
+          amount: recorded.payment.amount,
+        });
+      }
+    }
+    await insertSourceNotifications(
+      trx,
+      results.map((r) => ({
+        id: newNotificationId(),
+        source_id: input.source.id,
+        received_at: now,
+        app: input.app === null ? null : clip(input.app, 200),
+        title: clip(input.title, 500),
+        text: clip(input.text, 2000),
+        outcome: r.outcome,
+        reason: r.reason,
+        payment_id: r.payment_id,
+      })),
+    );
+    await deleteSourceNotificationsBeyond(trx, input.source.id, NOTIFICATIONS_KEPT);
+    return results;
+  });
+}
