@@ -158,7 +158,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         title: 'qris-gateway',
         version: API_VERSION,
         description: 'Create dynamic QRIS codes of exact amounts and learn when they are paid.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // The paths begin with /api, so the server is the base the payers' links use (PUBLIC_BASE_URL). The
+      // docs page puts its own origin first (docs-page.ts), so its "Try it out" reaches the gateway it came from.
+      servers: [{ url: config.publicBaseUrl, description: 'This gateway (PUBLIC_BASE_URL)' }],
       components: {
         securitySchemes: {
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },

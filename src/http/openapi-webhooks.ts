@@ -13,9 +13,10 @@ const SIGNATURE_HEADERS = {
   'x-signature': 'The older scheme: `t=<unix seconds>,v1=<hex HMAC-SHA256(whole secret as text, "<t>.<raw body>")>`.',
 };
 
-function delivery(summary: string, schema: object): PathItem {
+function delivery(operationId: string, summary: string, schema: object): PathItem {
   return {
     post: {
+      operationId,
       summary,
       description: 'Sent to each endpoint subscribed to the event, at least once, until it answers 2xx (see the README, "Webhooks").',
       parameters: Object.entries(SIGNATURE_HEADERS).map(([name, description]) => ({
@@ -32,10 +33,10 @@ function delivery(summary: string, schema: object): PathItem {
 }
 
 export const openApiWebhooks: Webhooks = {
-  'transaction.paid': delivery('A payment matched a transaction (paid_late after expiry or cancel)', TransactionEvent),
-  'transaction.expired': delivery('A pending transaction expired', TransactionEvent),
-  'transaction.cancelled': delivery('A pending transaction was cancelled', TransactionEvent),
-  'payment.unmatched': delivery('A payment matched no transaction', PaymentEvent),
-  'refund.succeeded': delivery('A refund succeeded (or was recorded, for a code made from a static QRIS)', RefundEvent),
-  'refund.failed': delivery('The acquirer refused a refund: nothing was refunded', RefundEvent),
+  'transaction.paid': delivery('notifyTransactionPaid', 'A payment matched a transaction (paid_late after expiry or cancel)', TransactionEvent),
+  'transaction.expired': delivery('notifyTransactionExpired', 'A pending transaction expired', TransactionEvent),
+  'transaction.cancelled': delivery('notifyTransactionCancelled', 'A pending transaction was cancelled', TransactionEvent),
+  'payment.unmatched': delivery('notifyPaymentUnmatched', 'A payment matched no transaction', PaymentEvent),
+  'refund.succeeded': delivery('notifyRefundSucceeded', 'A refund succeeded (or was recorded, for a code made from a static QRIS)', RefundEvent),
+  'refund.failed': delivery('notifyRefundFailed', 'The acquirer refused a refund: nothing was refunded', RefundEvent),
 };

@@ -30,6 +30,7 @@ export async function inboundEventRoutes(app: FastifyInstance, deps: Deps, kinds
         scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
         scope.post(URL_PATH, {
           schema: {
+            operationId: 'receiveSourceEvent',
             tags: ['payment sources'],
             summary: 'Report payments from an inbound payment source',
             description: [

@@ -36,9 +36,14 @@ export async function cancelRoutes(app: FastifyInstance, ctx: RouteContext): Pro
     response: { 200: ok(Transaction), ...errorResponses },
   };
   // Cancelling changes state, so HEAD must not: link checkers send HEAD freely (it answers 405).
-  typed.get('/payment-gateway/cancel', { schema, exposeHeadRoute: false, preValidation: guard, handler: (req, reply) => handle(req, reply, req.query) });
+  typed.get('/payment-gateway/cancel', {
+    schema: { ...schema, operationId: 'cancelTransactionWithQuery' },
+    exposeHeadRoute: false,
+    preValidation: guard,
+    handler: (req, reply) => handle(req, reply, req.query),
+  });
   typed.post('/payment-gateway/cancel', {
-    schema: { ...schema, body: CancelBody },
+    schema: { ...schema, operationId: 'cancelTransaction', body: CancelBody },
     // `POST /cancel?trxid=...` with no body at all is the documented form: validate that as an empty body.
     preValidation: [noBodyAsEmpty, guard],
     handler: (req, reply) => handle(req, reply, { ...req.query, ...(req.body ?? {}) }),

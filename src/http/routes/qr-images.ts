@@ -14,6 +14,7 @@ const FILE = /^(trx_[0-9A-Za-z]{1,64})\.(png|svg)$/;
 export async function qrImageRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get<{ Params: { file: string } }>('/payment-gateway/qr/:file', {
     schema: {
+      operationId: 'getQrImage',
       tags: ['transactions'],
       summary: 'The QR code of a transaction as PNG ({trxid}.png) or SVG ({trxid}.svg)',
       hide: ctx.hide,

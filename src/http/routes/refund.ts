@@ -41,6 +41,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: RouteContext): Pro
   // POST only, unlike cancel: a refund gives money away, and link checkers and prefetchers send GETs freely.
   typed.post('/payment-gateway/refund', {
     schema: {
+      operationId: 'refundTransaction',
       tags: ['transactions'],
       summary: 'Refund a paid transaction, wholly or in part',
       description:

@@ -30,9 +30,14 @@ export async function simulateRoutes(app: FastifyInstance, ctx: RouteContext): P
     querystring: SimulateQuery,
     response: { 200: ok(Transaction), ...errorResponses },
   };
-  typed.get('/payment-gateway/simulate', { schema, exposeHeadRoute: false, preValidation: guard, handler: (req) => handle(req, req.query) });
+  typed.get('/payment-gateway/simulate', {
+    schema: { ...schema, operationId: 'simulatePaymentWithQuery' },
+    exposeHeadRoute: false,
+    preValidation: guard,
+    handler: (req) => handle(req, req.query),
+  });
   typed.post('/payment-gateway/simulate', {
-    schema,
+    schema: { ...schema, operationId: 'simulatePayment' },
     preValidation: guard,
     handler: (req) => handle(req, { ...req.query, ...((req.body as Record<string, unknown> | undefined) ?? {}) }),
   });

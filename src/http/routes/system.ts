@@ -8,12 +8,20 @@ import { errorResponses, ok } from '../schemas.js';
 
 export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   app.get('/healthz', {
-    schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: ok(Type.Object({ status: Type.String() })) } },
+    schema: {
+      operationId: 'checkLiveness',
+      tags: ['operations'],
+      summary: 'The process is up',
+      security: [],
+      // Errors all the same: a URL past MAX_URL_LENGTH (414) or with a NUL in it (400), a 503 while the server closes.
+      response: { 200: ok(Type.Object({ status: Type.String() })), ...errorResponses },
+    },
     handler: async () => ({ success: true as const, data: { status: 'ok' } }),
   });
 
   app.get('/readyz', {
     schema: {
+      operationId: 'checkReadiness',
       tags: ['operations'],
       summary: 'The process can serve requests (its database answers)',
       security: [],

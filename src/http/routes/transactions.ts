@@ -74,7 +74,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
   // GET creates, so HEAD must not: link checkers and monitors send HEAD freely (it answers 405).
   typed.get('/payment-gateway/cqris', {
     exposeHeadRoute: false,
-    schema: { ...createSchema, querystring: CreateQuery },
+    schema: { ...createSchema, operationId: 'createQrisWithQuery', querystring: CreateQuery },
     preValidation: guard,
     handler: (request, reply) => create(request, reply, request.query, false),
   });
@@ -82,6 +82,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
   typed.post('/payment-gateway/cqris', {
     schema: {
       ...createSchema,
+      operationId: 'createQris',
       description: 'The same operation with a JSON or form body. Send an `Idempotency-Key` header to retry safely.',
       querystring: Type.Object(ApiKeyQuery),
       body: Type.Optional(CreateBody),
@@ -94,6 +95,7 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
 
   typed.get('/payment-gateway/cstatus', {
     schema: {
+      operationId: 'getTransactionStatus',
       tags: ['transactions'],
       summary: 'One transaction, or your transactions newest first',
       hide,
