@@ -39,7 +39,7 @@ export function presentPayment(p: PaymentsTable): PaymentView {
 /**
  * A double payment: the matcher refused it because the transaction it pays was paid already (by
  * another payment), and kept it unmatched with that transaction beside it. Such a payment is refunded
- * (services/payments/refund-double-payment.ts); any other unmatched payment is assigned.
+ * (services/refunds/refund-double-payment.ts); any other unmatched payment is assigned.
  */
 export function isDoublePayment(p: Pick<PaymentsTable, 'status' | 'reason' | 'compared_transaction_id'>): boolean {
   return p.status === 'unmatched' && p.reason === 'transaction_already_paid' && p.compared_transaction_id !== null;

@@ -57,7 +57,7 @@ const STATUS: Record<ErrorCode, number> = {
   // An assign of a payment of another amount, not accepted (services/payments/assign-payment.ts).
   amount_differs: 409,
   // A refund of a transaction that is not paid, or of more than it received less what went back already
-  // (services/transactions/refund-transaction.ts).
+  // (services/refunds/refund-transaction.ts).
   transaction_not_paid: 409,
   transaction_not_kept_open: 409,
   refund_exceeds_remaining: 409,
@@ -66,7 +66,7 @@ const STATUS: Record<ErrorCode, number> = {
   // The acquirer (or the payer's issuer behind it) refused the refund: the request was fine, the refund
   // is not possible; the refund is kept as failed.
   refund_refused: 422,
-  // A double payment's refund (services/payments/refund-double-payment.ts): of a payment that is not one
+  // A double payment's refund (services/refunds/refund-double-payment.ts): of a payment that is not one
   // (matched, or unmatched for another reason), or of one refunded already (also the assign of it).
   payment_not_double: 409,
   payment_already_refunded: 409,

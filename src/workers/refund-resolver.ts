@@ -1,11 +1,11 @@
 import type { Deps } from '../services/deps.js';
-import { resolveDueRefunds } from '../services/transactions/resolve-due-refunds.js';
+import { resolveDueRefunds } from '../services/refunds/resolve-due-refunds.js';
 import { runEvery, type Worker } from './run-every.js';
 
 // Due refunds are rare and their retries are spaced 30 s and more apart: a look every 10 s is plenty.
 const INTERVAL_MS = 10_000;
 
-/** Asks acquirers again about pending refunds until each is final (services/transactions/resolve-due-refunds.ts). */
+/** Asks acquirers again about pending refunds until each is final (services/refunds/resolve-due-refunds.ts). */
 export function startRefundResolver(deps: Deps, intervalMs = INTERVAL_MS): Worker {
   return runEvery(
     intervalMs,

@@ -11,7 +11,7 @@ import type { Viewer } from '../../src/domain/viewer.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { makeReceiptLink } from '../../src/services/receipts/make-receipt-link.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import { refundTransaction } from '../../src/services/transactions/refund-transaction.js';
+import { refundTransaction } from '../../src/services/refunds/refund-transaction.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { VIEWPORTS } from '../helpers/console-browser.js';
 import { createInput } from '../helpers/context.js';

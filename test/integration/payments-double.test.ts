@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { assignPayment } from '../../src/services/payments/assign-payment.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { refundDoublePayment } from '../../src/services/payments/refund-double-payment.js';
+import { refundDoublePayment } from '../../src/services/refunds/refund-double-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { countUnmatchedPayments } from '../../src/storage/queries/overview.js';
 import { readTransaction } from '../../src/storage/queries/transactions.js';

@@ -8,7 +8,7 @@ import { codeIssuers } from '../../src/payment-sources/issuers.js';
 import type { CodeIssuer, IssuerRefundOutcome } from '../../src/services/deps.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import { refundTransaction } from '../../src/services/transactions/refund-transaction.js';
+import { refundTransaction } from '../../src/services/refunds/refund-transaction.js';
 import { addMerchantUser, addOperator, ConsoleClient, noticeOf } from '../helpers/console.js';
 import { createInput, createTestApp, seedMerchant, type Seeded, type TestApp } from '../helpers/context.js';
 

@@ -4,7 +4,7 @@
 // refusal, acquirer timeout, an idempotent retry, and a resolver round that one broken refund does not stop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
-import { resolveDueRefunds } from '../../src/services/transactions/resolve-due-refunds.js';
+import { resolveDueRefunds } from '../../src/services/refunds/resolve-due-refunds.js';
 import { readTransaction } from '../../src/storage/queries/transactions.js';
 import { API_BASE } from '../helpers/api.js';
 import { TEST_ACTOR } from '../helpers/console.js';

@@ -10,7 +10,7 @@ import { codeIssuers } from '../../src/payment-sources/issuers.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import type { CodeIssuer, IssuerRefund, IssuerRefundOutcome } from '../../src/services/deps.js';
 import { newServiceState } from '../../src/services/state.js';
-import { resolveDueRefunds } from '../../src/services/transactions/resolve-due-refunds.js';
+import { resolveDueRefunds } from '../../src/services/refunds/resolve-due-refunds.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { startRefundResolver } from '../../src/workers/refund-resolver.js';

@@ -11,7 +11,7 @@ import { cliActor } from '../../src/services/audit.js';
 import { acceptReceived } from '../../src/services/payments/accept-received.js';
 import { assignPayment } from '../../src/services/payments/assign-payment.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
-import { refundDoublePayment } from '../../src/services/payments/refund-double-payment.js';
+import { refundDoublePayment } from '../../src/services/refunds/refund-double-payment.js';
 import { dailyReport } from '../../src/services/reports/daily-report.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { expireDue } from '../../src/services/transactions/expire-due.js';

@@ -7,7 +7,7 @@ import { assignPayment } from '../../services/payments/assign-payment.js';
 import { confirmPayment } from '../../services/payments/confirm-payment.js';
 import { listPayments } from '../../services/payments/list-payments.js';
 import type { PaymentStatus, PaymentsTable } from '../../storage/schema.js';
-import { refundDoublePayment } from '../../services/payments/refund-double-payment.js';
+import { refundDoublePayment } from '../../services/refunds/refund-double-payment.js';
 import { isoTime } from '../../domain/iso-time.js';
 import { emit, emitItems } from '../output.js';
 import type { CliContext } from '../context.js';

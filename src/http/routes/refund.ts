@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { apiKeyActor } from '../../domain/actor.js';
 import { parseRefundAmount, parseRefundReason, parseRefundReference } from '../../domain/refund.js';
-import { refundTransaction } from '../../services/transactions/refund-transaction.js';
+import { refundTransaction } from '../../services/refunds/refund-transaction.js';
 import { requirePrincipal } from '../auth.js';
 import { parseToken, parseTrxid, requestHash } from '../params.js';
 import { RefundBody, RefundedTransaction, RefundOneBody, RefundQuery, errorResponses, ok } from '../schemas.js';

@@ -80,7 +80,7 @@ async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random
   if (row.kind === 'daily_report') return deliverDailyReport(deps, sender, claim, random);
 
   // A notice of refunds tells of the succeeded refunds it gathered (at most one a window per transaction:
-  // services/transactions/refund-finished.ts); a `refund:<id>` row, queued before such notices, of one.
+  // services/refunds/announce-refund.ts); a `refund:<id>` row, queued before such notices, of one.
   let refunds: RefundsTable[] | null = null;
   if (row.kind.startsWith('refunds:')) {
     refunds = await beginRefundNotice(deps, row.transaction_id, Number(row.kind.slice('refunds:'.length)));

@@ -5,7 +5,7 @@ import { amountsAfter, assignFit, differenceMessage } from '../../domain/payment
 import type { Tx } from '../../storage/executor.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import { paymentTransactionOf } from '../../storage/queries/payments.js';
-import { refundOfPayment } from '../../storage/queries/payment-refunds.js';
+import { refundOfPayment } from '../../storage/queries/refunds.js';
 import { paymentInScope } from '../../storage/queries/payment-review.js';
 import type { Deps } from '../deps.js';
 import { writeAudit } from '../audit.js';

@@ -3,7 +3,7 @@ import { loadTransactionById } from '../../storage/queries/transactions.js';
 import type { Mode } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { paymentOf } from './payment-of.js';
-import { refundsOf } from './refunds-of.js';
+import { refundsOf } from '../refunds/refunds-of.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
 
 /**

@@ -3,7 +3,7 @@ import { readPaymentsByIds, readTransactionPage } from '../../storage/queries/tr
 import type { Mode, PaymentsTable, TransactionStatus } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import type { TransactionWithPayment } from './transaction-with-payment.js';
-import { refundsOfMany } from './refunds-of.js';
+import { refundsOfMany } from '../refunds/refunds-of.js';
 
 export interface ListTransactionsInput {
   /** Null (operators only): every merchant, or both modes. */

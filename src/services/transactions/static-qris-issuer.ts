@@ -24,7 +24,7 @@ export const staticQrisIssuer: CodeIssuer = {
   issue,
   cancel: async () => 'cancelled',
   // The payer's money went to the merchant's own account: only the merchant can give it back, and a
-  // refund here records that it did (services/transactions/refund-transaction.ts).
+  // refund here records that it did (services/refunds/refund-transaction.ts).
   refunds: 'record',
   refund: async () => {
     throw new AppError('internal_error', 'a refund of a static-QRIS code is a record, never asked of an issuer');

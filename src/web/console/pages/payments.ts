@@ -16,7 +16,7 @@ import { sourceLabel } from '../source-label.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { assignDifference } from '../../../services/payments/assign-difference.js';
 import { assignPayment } from '../../../services/payments/assign-payment.js';
-import { refundDoublePayment } from '../../../services/payments/refund-double-payment.js';
+import { refundDoublePayment } from '../../../services/refunds/refund-double-payment.js';
 import { isDoublePayment } from '../../../domain/payment.js';
 import { reviewPayments } from '../../../services/payments/review-payments.js';
 import { merchantScope } from '../../../domain/viewer.js';

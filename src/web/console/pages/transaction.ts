@@ -20,8 +20,8 @@ import { acceptReceived } from '../../../services/payments/accept-received.js';
 import { confirmPayment } from '../../../services/payments/confirm-payment.js';
 import { isDoublePayment } from '../../../domain/payment.js';
 import { cancelTransaction } from '../../../services/transactions/cancel-transaction.js';
-import { refundTransaction } from '../../../services/transactions/refund-transaction.js';
-import { refundsOf } from '../../../services/transactions/refunds-of.js';
+import { refundTransaction } from '../../../services/refunds/refund-transaction.js';
+import { refundsOf } from '../../../services/refunds/refunds-of.js';
 import type { RefundsTable, TransactionsTable } from '../../../storage/schema.js';
 import {
   getTransactionTimeline,

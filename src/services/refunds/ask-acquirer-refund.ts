@@ -3,7 +3,7 @@ import { nextRefundAttemptAt } from '../../domain/refund.js';
 import { deferPendingRefund, markRefundFailed, markRefundSucceeded, moveHeldToRefunded, readRefund, releaseRefundHold } from '../../storage/queries/refunds.js';
 import type { PaymentsTable, RefundsTable, TransactionsTable } from '../../storage/schema.js';
 import type { CodeIssuer, Deps } from '../deps.js';
-import { refundFinished } from './refund-finished.js';
+import { announceRefund } from './announce-refund.js';
 
 /** What became of one ask: the refund as it now stands, and the error a request answers when there is one. */
 export interface AskedRefund {
@@ -55,13 +55,13 @@ export async function askAcquirerRefund(
       // Another resolver recorded its final answer first: nothing more to move.
       if (!done) return (await readRefund(trx, refund.id))!;
       const updated = await moveHeldToRefunded(trx, tx.id, done.amount, now);
-      await refundFinished(trx, deps, updated, payment, done);
+      await announceRefund(trx, deps, updated, payment, done);
       return done;
     }
     const failed = await markRefundFailed(trx, refund.id, { code: outcome.code, message: outcome.message.slice(0, 500), attempts, now });
     if (!failed) return (await readRefund(trx, refund.id))!;
     const updated = await releaseRefundHold(trx, tx.id, failed.amount, now);
-    await refundFinished(trx, deps, updated, payment, failed);
+    await announceRefund(trx, deps, updated, payment, failed);
     return failed;
   });
   return { refund: final, error: final.status === 'failed' ? failureOf(final) : null };

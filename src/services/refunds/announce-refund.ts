@@ -14,7 +14,7 @@ import { enqueueEvent } from '../webhooks/enqueue-event.js';
  * one notice per transaction a REFUND_NOTICE_WINDOW_SECONDS, the refunds of a window told together
  * (scheduleRefundNotice). The notice's row is queued by its first refund; the others find it there.
  */
-export async function refundFinished(trx: Tx, deps: Deps, tx: TransactionsTable, payment: PaymentsTable | null, refund: RefundsTable): Promise<void> {
+export async function announceRefund(trx: Tx, deps: Deps, tx: TransactionsTable, payment: PaymentsTable | null, refund: RefundsTable): Promise<void> {
   const now = deps.now();
   const refunds = await refundsOfTransaction(trx, tx.id);
   await enqueueEvent(trx, deps.state.statusBus, {

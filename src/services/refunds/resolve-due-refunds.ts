@@ -3,7 +3,7 @@ import { claimDueRefund, dueRefundIds } from '../../storage/queries/refunds.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import type { Deps } from '../deps.js';
 import { askAcquirerRefund } from './ask-acquirer-refund.js';
-import { paymentOf } from './payment-of.js';
+import { paymentOf } from '../transactions/payment-of.js';
 
 // A claim holds a refund while its acquirer is asked; longer than any acquirer call may take.
 const ASK_LEASE_MS = 120_000;

@@ -10,11 +10,11 @@ import type { Mode, PaymentsTable, RefundsTable } from '../../storage/schema.js'
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { askAcquirerRefund, failureOf } from './ask-acquirer-refund.js';
-import { getTransaction } from './get-transaction.js';
-import { getTransactionById } from './get-transaction-by-id.js';
-import { LostRace } from './lost-race.js';
-import { paymentOf } from './payment-of.js';
-import { refundFinished } from './refund-finished.js';
+import { getTransaction } from '../transactions/get-transaction.js';
+import { getTransactionById } from '../transactions/get-transaction-by-id.js';
+import { LostRace } from '../transactions/lost-race.js';
+import { paymentOf } from '../transactions/payment-of.js';
+import { announceRefund } from './announce-refund.js';
 import { refundsOf } from './refunds-of.js';
 
 export interface RefundTransactionInput {
@@ -130,7 +130,7 @@ async function admit(trx: Tx, deps: Deps, input: RefundTransactionInput, idemKey
   if (!recorded) return row;
   const done = (await markRefundSucceeded(trx, row.id, { reference: input.reference, completedAt: now, attempts: 0, now }))!;
   const updated = await moveHeldToRefunded(trx, tx.id, amount, now);
-  await refundFinished(trx, deps, updated, payment, done);
+  await announceRefund(trx, deps, updated, payment, done);
   return done;
 }
 

@@ -4,7 +4,7 @@ import { newRefundId } from '../../domain/ids.js';
 import { isDoublePayment } from '../../domain/payment.js';
 import { refuseLinkInRefundText } from '../../domain/refund.js';
 import type { PaymentsTable, RefundsTable } from '../../storage/schema.js';
-import { insertPaymentRefund, lockUnmatchedPayment, refundOfPayment } from '../../storage/queries/payment-refunds.js';
+import { insertPaymentRefund, lockUnmatchedPayment, refundOfPayment } from '../../storage/queries/refunds.js';
 import { paymentInScope } from '../../storage/queries/payment-review.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import type { Deps } from '../deps.js';
