@@ -5,7 +5,7 @@ import { API_KEY_LIKE } from '../domain/api-key.js';
 // Both look through percent-encoding: `?api%6Bey=%73k_test_...` authenticates exactly like the plain
 // spelling (the query parser decodes names and values), so it must be redacted like it too.
 // `token` is a phone source's (issue 36): forwarder apps that can only send fixed values put it in the URL.
-const SECRET_PARAMS = new Set(['apikey', 'api_key', 'key', 'token']);
+const SECRET_PARAMS: ReadonlySet<string> = new Set(['apikey', 'api_key', 'key', 'token']);
 const KEY_LIKE = new RegExp(API_KEY_LIKE.source);
 const ESCAPE = /%([0-9A-Fa-f]{2})/g;
 

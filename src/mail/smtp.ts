@@ -60,7 +60,7 @@ export function createSmtpSender(smtpUrl: string, from: MailFrom): MailSender {
 }
 
 // nodemailer's codes for a relay that cannot be reached or will not let us in at all.
-const RELAY_DOWN = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EAUTH', 'ECONNREFUSED']);
+const RELAY_DOWN: ReadonlySet<string> = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EAUTH', 'ECONNREFUSED']);
 
 // A 5xx answer to RCPT TO is the relay saying this address will never take mail: retrying for a day
 // only delays the failure. Every other error (connection, auth, 4xx, DATA) may be transient or fixed

@@ -26,7 +26,7 @@ export interface GuardedRequestInit extends GuardedGetInit {
 export const MAX_REQUEST_BODY_BYTES = 16 * 1024;
 
 /** Statuses whose Response may not carry a body. */
-const NO_BODY = new Set([101, 204, 205, 304]);
+const NO_BODY: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 
 /**
  * GETs `rawUrl` and resolves with the answer as a fetch Response (its body streamed), whatever its

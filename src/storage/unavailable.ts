@@ -10,12 +10,12 @@ import { AppError } from '../domain/errors.js';
 export const UNAVAILABLE_RETRY_AFTER = 2;
 
 // Socket-level failures reaching PostgreSQL (refused while it is down, reset when it is killed, no route).
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
 
 // SQLSTATEs that say the server, not the statement, is the problem: class 08 (connection exception),
 // 57P01-57P03 (terminated by an administrator, a crash, or not yet accepting connections, as right after
 // a restart), 53300 (too many connections) and 57P05 (idle session timeout).
-const SERVER_STATES = new Set(['57P01', '57P02', '57P03', '57P05', '53300']);
+const SERVER_STATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '57P05', '53300']);
 
 // node-postgres reports a dropped connection or a connect timeout with a plain Error and these words.
 const PG_MESSAGES = [
@@ -27,7 +27,7 @@ const PG_MESSAGES = [
 
 // The disk is full or the file may grow no further (SQLITE_FULL; an fsync's or write's ENOSPC; EFBIG
 // under a file-size limit, which SQLite reports as an I/O error), or it failed to read or write at all.
-const DISK_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EFBIG', 'EDQUOT']);
+const DISK_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC', 'EFBIG', 'EDQUOT']);
 
 // SQLite's file held by another process past the busy timeout (5 s, database.ts): SQLITE_BUSY and its
 // extended codes. The statement was not run; the same one succeeds once the other process lets go.
