@@ -6,6 +6,7 @@ import { translator } from '../presentation/messages.js';
 import { payerText, statusText } from '../presentation/shared-texts.js';
 import type { CheckoutView } from '../services/transactions/get-checkout.js';
 import { words } from './checkout-page.words.js';
+import { pageFrame } from './page-frame.js';
 import { qrFileName } from './qr-file-name.js';
 
 /** Where the page finds its files (static-assets.ts: hashed URLs). */
@@ -66,19 +67,7 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
       : null;
   // A merchant's code is added to the price or, subtracted (a negative code), a discount the payer sees as such.
   const codeWord = view.unique_code < 0 ? 'codeSubtracted' : 'codeAdded';
-  return html`<!doctype html>
-<html lang="id">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${pageTitle(view, total)}</title>
-<link rel="stylesheet" href="${assets.payerCss}">
-<link rel="stylesheet" href="${assets.css}">
-<link rel="icon" type="image/svg+xml" href="${assets.icon}">
-</head>
-<body>
-<main id="checkout" data-checkout="${JSON.stringify(view)}" data-status="${view.status}">
+  const body = html`<main id="checkout" data-checkout="${JSON.stringify(view)}" data-status="${view.status}">
   <header>
     <h1>${view.merchant_name}</h1>
     <p class="city">${view.merchant_city}</p>
@@ -110,8 +99,14 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
       ? null
       : html`<p class="ref">${payerText('transactionId', 'id')} <span lang="en">/ ${payerText('transactionId', 'en')}</span>: <code>${view.trxid}</code></p>`
   }
-</main>
-<script src="${assets.js}" defer></script>
-</body>
-</html>`.toString();
+</main>`;
+  return pageFrame({
+    lang: 'id',
+    title: pageTitle(view, total),
+    payerPage: true,
+    stylesheets: [assets.payerCss, assets.css],
+    icon: assets.icon,
+    scripts: [assets.js],
+    body,
+  });
 }

@@ -3,6 +3,7 @@
 // English). No script: the form is plain HTML sent with GET.
 import { html, type SafeHtml } from '../domain/html.js';
 import { translator, type Lang } from '../presentation/messages.js';
+import { pageFrame } from './page-frame.js';
 import { words } from './payment-link-pages.words.js';
 
 export interface PayAssets {
@@ -19,24 +20,16 @@ export interface LinkMerchant {
 }
 
 function frame(lang: Lang, title: string, assets: PayAssets, body: SafeHtml): string {
-  return html`<!doctype html>
-<html lang="${lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<link rel="stylesheet" href="${assets.payerCss}">
-<link rel="stylesheet" href="${assets.css}">
-<link rel="icon" type="image/svg+xml" href="${assets.icon}">
-</head>
-<body>
-<main class="paylink">
+  return pageFrame({
+    lang,
+    title,
+    payerPage: true,
+    stylesheets: [assets.payerCss, assets.css],
+    icon: assets.icon,
+    body: html`<main class="paylink">
 ${body}
-</main>
-</body>
-</html>`.toString();
+</main>`,
+  });
 }
 
 const heading = (m: LinkMerchant) => html`<header><h1>${m.name}</h1><p class="city">${m.city}</p></header>`;

@@ -8,6 +8,7 @@ import { formatRupiah } from '../domain/money.js';
 import { formatTime } from '../presentation/format.js';
 import { LANGS, translator, type Lang, type Translate } from '../presentation/messages.js';
 import type { Receipt } from '../services/receipts/get-receipt.js';
+import { pageFrame } from './page-frame.js';
 import { words } from './receipt-page.words.js';
 
 export type PaperWidth = 58 | 80;
@@ -19,22 +20,16 @@ export interface ReceiptAssets {
 }
 
 function frame(lang: Lang, title: string, assets: ReceiptAssets, width: PaperWidth, body: SafeHtml): string {
-  return html`<!doctype html>
-<html lang="${lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<link rel="stylesheet" href="${assets.css}">
-<link rel="icon" type="image/svg+xml" href="${assets.icon}">
-<script src="${assets.js}" defer></script>
-</head>
-<body class="paper-${String(width)}">
-${body}
-</body>
-</html>`.toString();
+  return pageFrame({
+    lang,
+    title,
+    payerPage: true,
+    stylesheets: [assets.css],
+    icon: assets.icon,
+    scripts: [assets.js],
+    bodyClass: `paper-${String(width)}`,
+    body,
+  });
 }
 
 /** The stamp's word for where the transaction stands after its refunds. */

@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from '../../domain/html.js';
 import { cashierMay, type Viewer } from '../../domain/viewer.js';
+import { pageFrame } from '../page-frame.js';
 import { consoleAssets } from '../static-assets.js';
 import { LANGS, translator, type Lang } from '../../presentation/messages.js';
 import { words } from './layout.words.js';
@@ -101,24 +102,17 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
     ? html`<span class="account wide-only">${account}</span>
 <details class="menu narrow-only"><summary>${t('menu')}</summary><div class="menu-panel"><nav aria-label="${t('sections')}">${links}</nav><div class="account">${account}</div></div></details>`
     : '';
-  return html`<!doctype html>
-<html lang="${frame.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${frame.title} · qris-gateway</title>
-<link rel="icon" type="image/svg+xml" href="${assets.icon.url}">
-<link rel="stylesheet" href="${assets.css.url}">
-<script src="${assets.js.url}" defer></script>
-${frame.head ?? ''}
-</head>
-<body>
-<header class="top"><a class="brand" href="/dashboard">qris-gateway</a>${switcher}${menu}</header>
+  return pageFrame({
+    lang: frame.lang,
+    title: `${frame.title} · qris-gateway`,
+    stylesheets: [assets.css.url],
+    icon: assets.icon.url,
+    scripts: [assets.js.url],
+    head: frame.head ?? null,
+    body: html`<header class="top"><a class="brand" href="/dashboard">qris-gateway</a>${switcher}${menu}</header>
 ${wideNav}
 <main id="content">
 ${body}
-</main>
-</body>
-</html>`.toString();
+</main>`,
+  });
 }

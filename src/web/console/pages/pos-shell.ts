@@ -8,6 +8,7 @@ import { html } from '../../../domain/html.js';
 import { LANG_COOKIE, pickLang, translator } from '../../../presentation/messages.js';
 import { pageSchema } from '../../forms.js';
 import { posIconPng } from '../../pos-icon.js';
+import { pageFrame } from '../../page-frame.js';
 import { consoleAssets, posAssets } from '../../static-assets.js';
 import { words } from './pos.words.js';
 
@@ -69,19 +70,13 @@ export function posPublicRoutes(scope: FastifyInstance): void {
   app.get('/pos/offline', publicGet, (_req, reply) => {
     const en = translator(words, 'en');
     const id = translator(words, 'id');
-    const page = html`<!doctype html>
-<html lang="id">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${id('title')} · qris-gateway</title>
-<link rel="manifest" href="/dashboard/pos/manifest.webmanifest">
-<link rel="stylesheet" href="${consoleFiles.css.url}">
-<link rel="stylesheet" href="${assets.css.url}">
-<script src="${assets.js.url}" defer></script>
-</head>
-<body>
-<header class="top"><a class="brand" href="/dashboard/pos">qris-gateway</a></header>
+    const page = pageFrame({
+      lang: 'id',
+      title: `${id('title')} · qris-gateway`,
+      stylesheets: [consoleFiles.css.url, assets.css.url],
+      scripts: [assets.js.url],
+      head: html`<link rel="manifest" href="/dashboard/pos/manifest.webmanifest">`,
+      body: html`<header class="top"><a class="brand" href="/dashboard/pos">qris-gateway</a></header>
 <main id="content">
 <div class="pos" data-page="offline">
 <h1>${id('offline')} <span lang="en">/ ${en('offline')}</span></h1>
@@ -89,9 +84,8 @@ export function posPublicRoutes(scope: FastifyInstance): void {
 <p class="notice" lang="en">${en('offlineText')}</p>
 <a class="button" href="/dashboard/pos">${id('retry')} <span lang="en">/ ${en('retry')}</span></a>
 </div>
-</main>
-</body>
-</html>`;
-    reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page.toString());
+</main>`,
+    });
+    reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
   });
 }
