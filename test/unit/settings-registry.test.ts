@@ -1,15 +1,15 @@
-// issue 24, item 5: every setting is declared once in the registry, and the README's configuration table
-// is checked against it (names and defaults), so neither can drift from the other.
+// issue 24, item 5: every setting is declared once in the registry, and the configuration table
+// (docs/configuration.md) is checked against it (names and defaults), so neither can drift from the other.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES, SETTINGS, loadConfig, type Config } from '../../src/config.js';
 import { childEnv, root } from '../helpers/processes.js';
 
-/** The README's configuration table as variable -> default text (backticks dropped; `A` / `B` rows split). */
+/** docs/configuration.md's table as variable -> default text (backticks dropped; `A` / `B` rows split). */
 function readmeTable(): Map<string, string> {
-  const readme = readFileSync(`${root}/README.md`, 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
+  const readme = readFileSync(`${root}/docs/configuration.md`, 'utf8');
+  const section = readme;
   const table = section.slice(section.indexOf('\n| variable |'), section.indexOf('\n\n', section.indexOf('\n| variable |')));
   const rows = new Map<string, string>();
   for (const line of table.split('\n').slice(3)) {
@@ -29,7 +29,7 @@ describe('the settings registry', () => {
     expect(SETTING_NAMES).toContain('CHECKOUT_STREAMS_TOTAL');
   });
 
-  it('has a README row with the same default for every setting, and no row for anything else', () => {
+  it('has a row in docs/configuration.md with the same default for every setting, and no row for anything else', () => {
     const table = readmeTable();
     const documented = Object.fromEntries(SETTING_NAMES.map((name) => [name, table.get(name)]));
     const registered = Object.fromEntries(Object.values(SETTINGS).map((s) => [s.name, s.shown]));
