@@ -34,7 +34,7 @@ const ApiError = ErrorEnvelope.properties.error;
 
 // In dependency order; a schema met again inside another is written by its name.
 const NAMED: Named[] = [
-  { name: 'ErrorCode', schema: ApiError.properties.code, doc: 'Every `code` the API answers with (the README has a row for each).' },
+  { name: 'ErrorCode', schema: ApiError.properties.code, doc: 'Every `code` the API answers with (docs/api.md has a row for each).' },
   { name: 'ApiError', schema: ApiError, doc: 'The `error` object of a failed answer.' },
   { name: 'Payment', schema: Payment, doc: 'The payment that paid a transaction.' },
   { name: 'Refund', schema: Refund, doc: "One of a transaction's refunds." },

@@ -1,5 +1,5 @@
 // Every setting is an environment variable, declared once in SETTINGS below (name, parser, default, one-line
-// doc) or in the settings module of its area, which SETTINGS gathers. The README's configuration table is
+// doc) or in the settings module of its area, which SETTINGS gathers. docs/configuration.md's table is
 // checked against this registry by a test. Parsing is strict: a typo in a number is a start-up error, not
 // a silent default.
 import { resolve } from 'node:path';

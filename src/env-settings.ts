@@ -9,9 +9,9 @@ export type Get<C> = <K extends keyof C>(field: K) => C[K];
 export interface Setting<T, C = unknown> {
   /** The environment variable. */
   readonly name: string;
-  /** The default as the README's configuration table shows it (without backticks). */
+  /** The default as docs/configuration.md's table shows it (without backticks). */
   readonly shown: string;
-  /** One line: what it sets. The README's table says more. */
+  /** One line: what it sets. docs/configuration.md's table says more. */
   readonly doc: string;
   /** `raw` is the variable's value, undefined when it is not set. */
   read(raw: string | undefined, get: Get<C>): T;

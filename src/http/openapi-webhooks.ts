@@ -18,7 +18,7 @@ function delivery(operationId: string, summary: string, schema: object): PathIte
     post: {
       operationId,
       summary,
-      description: 'Sent to each endpoint subscribed to the event, at least once, until it answers 2xx (see the README, "Webhooks").',
+      description: 'Sent to each endpoint subscribed to the event, at least once, until it answers 2xx (see docs/webhooks.md).',
       parameters: Object.entries(SIGNATURE_HEADERS).map(([name, description]) => ({
         in: 'header' as const,
         name,

@@ -16,7 +16,7 @@ type HitCommand = Redis & { qgHit(key: string, windowMs: string): Promise<[numbe
 
 /**
  * A fixed window per key in Redis, shared by every instance. While Redis cannot be reached, each instance
- * holds the same limit in its own memory instead (the rule the README's Operations section states): not
+ * holds the same limit in its own memory instead (the rule docs/operations.md states): not
  * closed, because a limiter outage must not stop payments; not wide open, because an outage is exactly
  * when a flood should still meet a limit. With N instances a key then gets at most N times its limit.
  * A request waits for Redis only while the first connection is being made; once Redis has answered or

@@ -15,7 +15,7 @@ const oneLine = (text: string) =>
     .trim()
     .slice(0, 100);
 
-/** The money received, the one figure each payment of it is in, then the refunds (README "Reports"). */
+/** The money received, the one figure each payment of it is in, then the refunds (docs/payments.md, "Reports"). */
 function figures(row: DailyReportRow, t: Translate<keyof (typeof words)['en']>): Array<[string, string]> {
   return [
     [t('received'), formatRupiah(row.received_sum)],

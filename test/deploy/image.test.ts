@@ -1,4 +1,4 @@
-// issue 38, part 1: the image. Runs as a non-root user, stays under the README's size budget, carries
+// issue 38, part 1: the image. Runs as a non-root user, stays under the size budget docs/deploying.md states, carries
 // dist/ and no sources (it never compiles), keeps its data in the one volume, reports healthy through
 // its HEALTHCHECK, and stops gracefully on SIGTERM.
 import { readFileSync } from 'node:fs';
@@ -11,11 +11,11 @@ const daemon: DockerDaemon = { host: inject('dockerHost'), own: inject('ownDaemo
 const image = inject('gatewayImage');
 const MB = 1_000_000;
 
-/** The README's budget: "the image's own layers at most N MB" (the base image comes on top). */
+/** docs/deploying.md's budget: "the image's own layers at most N MB" (the base image comes on top). */
 function budgetMb(): number {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO_ROOT, 'docs', 'deploying.md'), 'utf8');
   const m = /own layers at most \*\*(\d+) MB\*\*/.exec(readme);
-  if (!m) throw new Error('README.md states no image size budget ("own layers at most **N MB**")');
+  if (!m) throw new Error('docs/deploying.md states no image size budget ("own layers at most **N MB**")');
   return Number(m[1]);
 }
 
@@ -43,7 +43,7 @@ describe('the image', () => {
     expect(rest).toEqual(['dist', 'node_modules', 'package.json', '/app/dist/cli/bin.js', 'node']);
   });
 
-  it('is within the size budget the README states', async () => {
+  it('is within the size budget docs/deploying.md states', async () => {
     const info = await inspectImage(daemon, image);
     const base = await inspectImage(daemon, 'node:20-bookworm-slim');
     const own = info.size - base.size;

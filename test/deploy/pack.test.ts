@@ -1,5 +1,5 @@
 // The package without Docker (issue 38, part 5): `npm pack` in this checkout (its prepack builds dist/),
-// `npm install -g --prefix` of the tarball into an empty folder, as README's 'Running a public service'
+// `npm install -g --prefix` of the tarball into an empty folder, as docs/deploying.md's 'Running a public service'
 // says, then the installed `qris-gateway` command: --version, a CLI command, `serve` answering /healthz,
 // /readyz, the console's page and its hashed assets, an operator made with `user add` logging in, and a
 // graceful stop on SIGTERM. It must need no development dependency and write nothing into the installed

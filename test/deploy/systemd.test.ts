@@ -1,5 +1,5 @@
 // deploy/qris-gateway.service and deploy/systemd/Caddyfile (issue 38, part 5): the unit passes
-// `systemd-analyze verify`, carries the hardening README promises, and agrees with the gateway's own
+// `systemd-analyze verify`, carries the hardening docs/deploying.md promises, and agrees with the gateway's own
 // settings (its TRUST_PROXY trusts Caddy's address and no other, its stop timeout outlasts
 // SHUTDOWN_TIMEOUT_MS); the Caddyfile passes `caddy validate` and proxies DOMAIN to the unit's address.
 //

@@ -42,7 +42,7 @@ describe('payment links in a real browser', () => {
       const qr = page.getByRole('img', { name: `QR code of http://127.0.0.1/pay/${handle}` });
       await qr.waitFor();
       expect(await qr.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(200);
-      // The desktop one is the README's picture.
+      // The desktop one is docs/counter.md's picture.
       await page.screenshot({ path: join(SHOTS, viewport.name === 'desktop' ? 'payment-link.png' : `payment-link-${viewport.name}.png`), fullPage: true });
       expect(await noSidewaysScroll(page)).toBeLessThanOrEqual(0);
 

@@ -16,7 +16,7 @@ import { useBrowserApp } from '../helpers/browser.js';
 import { VIEWPORTS } from '../helpers/console-browser.js';
 import { createInput } from '../helpers/context.js';
 
-/** Pictures looked at, not shown in the README. */
+/** Pictures looked at, not shown in the docs. */
 const LOOKED_AT = join(tmpdir(), 'qg-shots');
 mkdirSync(LOOKED_AT, { recursive: true });
 

@@ -16,7 +16,7 @@ import { addMerchantUser } from '../helpers/console.js';
 import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { databaseOutage } from '../helpers/session-outage.js';
 
-/** Pictures looked at but not shown in the README (SHOTS holds the README's when making them). */
+/** Pictures looked at but not shown in the docs (SHOTS holds the docs' when making them). */
 const LOOKED_AT = join(tmpdir(), 'qg-shots');
 mkdirSync(LOOKED_AT, { recursive: true });
 

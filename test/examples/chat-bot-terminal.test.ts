@@ -1,4 +1,4 @@
-// examples/chat-bot run as the README says (`npx tsx examples/chat-bot/bot.ts`), chatted with through its
+// examples/chat-bot run as docs/client.md says (`npx tsx examples/chat-bot/bot.ts`), chatted with through its
 // stdin and stdout, against a real gateway process: "bayar 25000" answers with the QR (a PNG file) and
 // the checkout link, the payment made through the API's simulate is answered "diterima", "exit" ends it.
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { PASSWORD } from './console.js';
 
-/** Where screenshots go: docs/screenshots for the README (npm run screenshots), else a temp folder. */
+/** Where screenshots go: docs/screenshots for the docs (npm run screenshots), else a temp folder. */
 export const SHOTS = process.env.QG_SCREENSHOTS ?? join(tmpdir(), 'qg-shots');
 mkdirSync(SHOTS, { recursive: true });
 

@@ -1,4 +1,4 @@
-// A reverse proxy on loopback that does what the README's nginx recipe does with X-Forwarded-For
+// A reverse proxy on loopback that does what the nginx recipe in docs/deploying.md does with X-Forwarded-For
 // (`proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;`): it keeps whatever the client sent and
 // appends the address the client connected from. Clients can pick their own address on loopback
 // (127.0.0.2, 127.0.0.3, ...), so a test can be several real clients.

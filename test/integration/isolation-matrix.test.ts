@@ -1,7 +1,7 @@
 // issue 23, "An isolation matrix as a test": every console route and action and every API route, for every
 // viewer (operator, a user of merchant A, a user of merchant B, logged out), generated from the app's own
 // route table; and every console route naming a transaction for a cashier of A, on its own sale, another
-// cashier's, the shop's API order and B's (issue 35). An answer is allowed (2xx/3xx) or a 404 (a 403 only where the README names one), and an
+// cashier's, the shop's API order and B's (issue 35). An answer is allowed (2xx/3xx) or a 404 (a 403 only where docs/api.md names one), and an
 // answer to one merchant's viewer never carries the other merchant's data. A route added tomorrow is in it
 // the day it is added; one whose parameter or form this file cannot fill fails the test with its name.
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -120,7 +120,7 @@ const OTHER_ROUTES: ReadonlyArray<{ prefix: string; kind: 'capability' | 'plain'
   { prefix: '/favicon.ico', kind: 'plain' },
 ];
 
-/** Forbidden 403s: only the ones the README's error table names for an API key. */
+/** Forbidden 403s: only the ones docs/api.md's error table names for an API key. */
 const API_403_CODES = ['live_not_approved', 'live_rejected', 'merchant_disabled', 'test_mode_only'];
 /** What an API parameter that the route requires is given (trxid is the target's). */
 const API_VALUES: Record<string, string> = { amount: '10000', reason: 'isolation check' };

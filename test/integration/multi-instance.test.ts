@@ -35,7 +35,7 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     dir = mkdtempSync(join(tmpdir(), 'qg-multi-'));
     const fresh = await freshDatabaseUrl(dir);
     drop = fresh.drop;
-    // Migrate once before the instances start, as the README says to.
+    // Migrate once before the instances start, as docs/operations.md says to.
     database = openDatabase(fresh.url);
     await migrateToLatest(database, database.dialect);
     const config = loadConfig({ DATABASE_URL: fresh.url, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });

@@ -124,7 +124,7 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
       }
     };
 
-    // A client that does what the README says: repeats a refused call (503 with Retry-After) and a call
+    // A client that does what docs/operations.md says: repeats a refused call (503 with Retry-After) and a call
     // whose outcome is unknown (503 without it); a create repeats with the same ref and amount, which
     // replays the first if it was made. Waits 100 ms rather than Retry-After's 2 s, to keep the test short.
     const until = async (op: Op, ref: string, path: string, trxid: string | null): Promise<Answer | null> => {

@@ -1,4 +1,4 @@
-// issue 23, finding 4: behind a proxy that appends to X-Forwarded-For (the README's nginx recipe), with
+// issue 23, finding 4: behind a proxy that appends to X-Forwarded-For (the nginx recipe in docs/deploying.md), with
 // TRUST_PROXY=1, the gateway reads the address the proxy saw; what a client writes into the header
 // itself is ignored, so rotating forged entries gets past no per-address limit.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

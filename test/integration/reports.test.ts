@@ -300,7 +300,7 @@ describe('the daily report of a month', () => {
   it("the month's paid figures equal the paid transactions of the transactions list paid that month", async () => {
     // Here every transaction is paid by one payment, received a second after its paid_at and none across
     // the month's ends, so the month's figures are the list's (a day's may differ at midnight, a part
-    // payment counts on the day it was received: README "Reports").
+    // payment counts on the day it was received: docs/payments.md, "Reports").
     const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'live' });
     expect(await listedPaid(merchantA, '2026-10')).toEqual({ count: report.totals.paid_count, sum: report.totals.paid_sum });
   });

@@ -1,6 +1,8 @@
-// issue 26, item 5: every QRIS payload the README's code blocks show decodes, so a reader who pastes one
-// into `qris decode` or `merchant add` gets an answer, not `bad tag at position 12`.
-import { readFileSync } from 'node:fs';
+// issue 26, item 5: every QRIS payload the docs' code blocks show (README.md, CONTRIBUTING.md,
+// ARCHITECTURE.md and docs/**/*.md) decodes, so a reader who pastes one into `qris decode` or
+// `merchant add` gets an answer, not `bad tag at position 12`.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseQris } from '../../src/domain/qris/index.js';
 import { root } from '../helpers/processes.js';
@@ -12,8 +14,16 @@ function payloadsInCodeBlocks(markdown: string): string[] {
   return blocks.flatMap((block) => [...block.matchAll(/'(000201[^'\n]*)'|"(000201[^"\n]*)"|(000201[^\s'"`]*)/g)].map((m) => m[1] ?? m[2] ?? m[3]!));
 }
 
-describe("the README's QRIS payloads", () => {
-  const payloads = payloadsInCodeBlocks(readFileSync(`${root}/README.md`, 'utf8'));
+/** The Markdown files a reader is pointed at: the root's three, and every page under docs/. */
+function docFiles(): string[] {
+  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join('docs', name));
+  return ['README.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md', ...docs];
+}
+
+describe("the docs' QRIS payloads", () => {
+  const payloads = docFiles().flatMap((file) => payloadsInCodeBlocks(readFileSync(join(root, file), 'utf8')));
 
   it('are there (the merchant walkthrough shows one)', () => {
     expect(payloads.length).toBeGreaterThanOrEqual(2);

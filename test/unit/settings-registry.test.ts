@@ -1,23 +1,23 @@
-// issue 24, item 5: every setting is declared once in the registry, and the README's configuration table
-// is checked against it (names and defaults), so neither can drift from the other.
+// issue 24, item 5: every setting is declared once in the registry, and the configuration table
+// (docs/configuration.md) is written from it by `npm run -s docs:config` (scripts/docs-config.ts) and
+// checked against it (names and defaults), so neither can drift from the other.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { CONFIGURATION_DOC_PATH, TABLE_END, TABLE_START, renderConfigurationDoc } from '../../scripts/docs-config.js';
 import { SETTING_NAMES, SETTINGS, loadConfig, type Config } from '../../src/config.js';
 import { childEnv, root } from '../helpers/processes.js';
 
-/** The README's configuration table as variable -> default text (backticks dropped; `A` / `B` rows split). */
-function readmeTable(): Map<string, string> {
-  const readme = readFileSync(`${root}/README.md`, 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
-  const table = section.slice(section.indexOf('\n| variable |'), section.indexOf('\n\n', section.indexOf('\n| variable |')));
+const page = readFileSync(CONFIGURATION_DOC_PATH, 'utf8');
+
+/** docs/configuration.md's table as variable -> default text (backticks dropped). */
+function documentedTable(): Map<string, string> {
+  const table = page.slice(page.indexOf(TABLE_START) + TABLE_START.length, page.indexOf(TABLE_END)).trim();
   const rows = new Map<string, string>();
-  for (const line of table.split('\n').slice(3)) {
-    const [names, defaults] = line.split(' | ').map((cell) => cell.replace(/^\| /, ''));
-    const nameList = names!.split(' / ').map((name) => name.replace(/`/g, ''));
-    const defaultList = nameList.length > 1 ? defaults!.split(' / ') : [defaults!];
-    expect(defaultList, `row of ${names}`).toHaveLength(nameList.length);
-    for (const [i, name] of nameList.entries()) rows.set(name, defaultList[i]!.replace(/`/g, ''));
+  for (const line of table.split('\n').slice(2)) {
+    const [name, shown] = line.split(' | ').map((cell) => cell.replace(/^\| /, ''));
+    expect(rows.has(name!.replace(/`/g, '')), `row of ${name}`).toBe(false);
+    rows.set(name!.replace(/`/g, ''), shown!.replace(/`/g, ''));
   }
   return rows;
 }
@@ -29,12 +29,16 @@ describe('the settings registry', () => {
     expect(SETTING_NAMES).toContain('CHECKOUT_STREAMS_TOTAL');
   });
 
-  it('has a README row with the same default for every setting, and no row for anything else', () => {
-    const table = readmeTable();
+  it('has a row in docs/configuration.md with the same default for every setting, and no row for anything else', () => {
+    const table = documentedTable();
     const documented = Object.fromEntries(SETTING_NAMES.map((name) => [name, table.get(name)]));
     const registered = Object.fromEntries(Object.values(SETTINGS).map((s) => [s.name, s.shown]));
     expect(documented).toEqual(registered);
     expect([...table.keys()].sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
+  it('is the table `npm run -s docs:config` writes into docs/configuration.md', () => {
+    expect(page, 'run `npm run -s docs:config`').toBe(renderConfigurationDoc(page));
   });
 
   it('shows the default loadConfig really uses, where it is a plain number or flag', () => {

@@ -196,7 +196,7 @@ function remember(parsed: ParsedQris): ParsedQris {
 }
 
 /**
- * Static-to-dynamic (see the README's "Your own merchant"): 01 becomes 12, 54 is (re)placed before the
+ * Static-to-dynamic (see README.md, "Your own merchant"): 01 becomes 12, 54 is (re)placed before the
  * first tag above 54, every other field is copied from its raw text so nothing the acquirer wrote is
  * normalised.
  */

@@ -1,4 +1,4 @@
-// SNAP BI signatures (see README "SNAP BI acquirer"). Pure apart from node:crypto: no I/O, no clock.
+// SNAP BI signatures (see docs/snap.md). Pure apart from node:crypto: no I/O, no clock.
 import { createHash, createHmac, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 
 export type SignatureEncoding = 'base64' | 'hex';

@@ -1,5 +1,5 @@
 // Settings of merchants' alerts (Telegram, Discord, e-mail), parsed as strictly as the rest of the
-// configuration (src/config.ts gathers them into its registry; each is documented in the README's table).
+// configuration (src/config.ts gathers them into its registry; each is documented in docs/configuration.md's table).
 import type { SettingsOf } from '../../env-settings.js';
 
 export interface NotifySettings {

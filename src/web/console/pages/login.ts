@@ -17,7 +17,7 @@ export type LoginNotice =
 /** What the login form says after a logout (or an account's deletion): the notice those leave. */
 export const loggedOutNotice = (lang: Lang): Notice => ({ kind: 'info', text: translator(words, lang)('loggedOut') });
 
-/** The command an operator sets a console user's password with (the README's form of the CLI). */
+/** The command an operator sets a console user's password with (the form docs/cli.md uses). */
 const PASSWORD_COMMAND = 'npm run -s cli -- user password you@example.com';
 
 /**

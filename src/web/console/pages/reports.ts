@@ -88,7 +88,7 @@ ${
 <div class="actions"><button type="submit">${t('show')}</button></div>
 </form>`;
 
-  // The money received first, then the one figure each payment of it is in, then the refunds (README "Reports").
+  // The money received first, then the one figure each payment of it is in, then the refunds (docs/payments.md, "Reports").
   const columns = [
     'received',
     'paidCount',
