@@ -166,18 +166,12 @@ for key in "${KEYS[@]}"; do
     printf '%s=%s\n' "$key" "${WANT[$key]}" >>"$work"
   fi
 done
-if [ -f .env ] && cmp -s "$work" .env; then
-  say ".env is up to date (kept as it was)"
-else
-  if [ -f .env ]; then say "adding the missing settings to .env (its values are kept)"; else say "writing .env (secrets generated)"; fi
-  chmod 600 "$work"
-  mv "$work" .env
-fi
-chmod 600 .env
 
 # ---- check: ports ----
-HTTP_PORT_SET=$(env_get HTTP_PORT .env); HTTP_PORT_SET=${HTTP_PORT_SET:-80}
-HTTPS_PORT_SET=$(env_get HTTPS_PORT .env); HTTPS_PORT_SET=${HTTPS_PORT_SET:-443}
+# Before .env is written too, from the settings it is about to hold (an existing .env keeps its own): a
+# refusal here leaves nothing behind that the next run would have to undo.
+HTTP_PORT_SET=$(env_get HTTP_PORT "$work"); HTTP_PORT_SET=${HTTP_PORT_SET:-80}
+HTTPS_PORT_SET=$(env_get HTTPS_PORT "$work"); HTTPS_PORT_SET=${HTTPS_PORT_SET:-443}
 HTTPS_NUM=${HTTPS_PORT_SET##*:}
 HTTPS_HOST=127.0.0.1
 case "$HTTPS_PORT_SET" in *:*) HTTPS_HOST=${HTTPS_PORT_SET%:*} ;; esac
@@ -189,10 +183,19 @@ if [ -n "$running" ] && [ "$(docker inspect --format '{{.State.Running}}' "$runn
 elif command -v ss >/dev/null 2>&1; then
   for port in "${HTTP_PORT_SET##*:}" "$HTTPS_NUM"; do
     if [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; then
-      die "port $port is in use (ss -ltnp shows by what): Caddy needs it; stop that server, or set HTTP_PORT/HTTPS_PORT in .env"
+      die "port $port is in use (ss -ltnp shows by what): Caddy needs it; stop that server, or set HTTP_PORT/HTTPS_PORT (in .env, or in the environment before .env exists)"
     fi
   done
 fi
+
+if [ -f .env ] && cmp -s "$work" .env; then
+  say ".env is up to date (kept as it was)"
+else
+  if [ -f .env ]; then say "adding the missing settings to .env (its values are kept)"; else say "writing .env (secrets generated)"; fi
+  chmod 600 "$work"
+  mv "$work" .env
+fi
+chmod 600 .env
 
 # ---- the stack ----
 say "starting the stack ($COMPOSE_SHOWN up -d; the first run builds the gateway's image: minutes)"

@@ -2,10 +2,16 @@
 // checkout, with the test's switches only (Caddy's internal CA, 127.0.0.1 ports, no DNS check): .env
 // owner-only with generated secrets, the stack healthy over HTTPS, the console URL and operator command
 // printed; a second run changes nothing; the printed command makes an operator who logs in; then
-// deploy/upgrade.sh --no-pull backs up, rebuilds, restarts, keeps every transaction and says how to roll back.
-// Without the switch, a domain that does not resolve is refused before anything is written. With
-// --postgres: PostgreSQL and Redis with a generated password, and upgrade.sh's pg_dump.
-import { readFileSync, statSync } from 'node:fs';
+// deploy/upgrade.sh backs up, pulls a release published upstream, rebuilds, restarts, keeps every transaction
+// and says how to roll back.
+// Without the switch, a domain that does not resolve is refused before anything is written; one that
+// resolves to this server passes, and a port in use is refused, also before .env. With --postgres:
+// PostgreSQL and Redis with a generated password, and upgrade.sh's pg_dump.
+// The first install is the README's three lines for a server, read from the README and run as written but
+// for the test's domain and e-mail, the script's two test switches, and `sudo` (see sudoShim).
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Stack } from './helpers/compose.js';
@@ -19,33 +25,83 @@ const image = inject('gatewayImage');
 const DOMAIN = 'pay.qris-gateway.test';
 const EMAIL = 'ops@example.test';
 
+/** The marker before the README's block of three lines for a server. */
+const SERVER_MARKER = '<!-- test/deploy/install.test.ts runs these three lines';
+/** The README's lines for a server, as written there. */
+function readmeServerLines(): string[] {
+  const text = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const at = text.indexOf(SERVER_MARKER);
+  if (at < 0) throw new Error(`README.md has no "${SERVER_MARKER}" marker`);
+  const block = /```sh\n([\s\S]*?)```/.exec(text.slice(at))?.[1];
+  if (!block) throw new Error('no ```sh block after the README marker');
+  return block.trim().split('\n');
+}
+/** The README's placeholders, and the test's switches (Caddy's own CA; no DNS record points here). */
+const asTested = (line: string) => line.replaceAll('pay.example.com', DOMAIN).replaceAll('you@example.com', EMAIL);
+const TEST_SWITCHES = ' --internal-ca --skip-dns-check';
+
+/**
+ * A folder with `sudo` in it, first on the PATH the README's lines run with. The test runs as root, for
+ * whom sudo runs the command as it is; the real one would also reset the environment, which names the
+ * test's own Docker daemon, compose project and 127.0.0.1 ports (on a server those are the defaults).
+ */
+function sudoShim(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'qg-sudo-'));
+  writeFileSync(join(dir, 'sudo'), '#!/bin/sh\nexec "$@"\n');
+  chmodSync(join(dir, 'sudo'), 0o755);
+  return dir;
+}
+
 /**
  * A checkout as a server's clone is, and the environment install.sh and upgrade.sh run in there: the
  * test's daemon, its project name, 127.0.0.1 ports and the image built already. Removed after the file's
  * cases, with the `:previous` tag upgrade.sh gives the running image.
  */
-function useCheckout() {
-  const ctx = {} as { stack: Stack; env: NodeJS.ProcessEnv };
+function useCheckout(options: { fromReadme?: boolean } = {}) {
+  const ctx = {} as { stack: Stack; env: NodeJS.ProcessEnv; temp: string[]; upstream?: string };
   beforeAll(async () => {
-    ctx.stack = await Stack.create(daemon, { image, domain: DOMAIN, checkout: true });
+    ctx.temp = [];
+    let dir: string | undefined;
+    if (options.fromReadme) {
+      // The README's first line, `git clone <this repository> qris-gateway && cd qris-gateway`: the clone
+      // has what is committed (all of it, on CI's fresh clone).
+      const parent = mkdtempSync(join(tmpdir(), 'qg-clone-'));
+      ctx.temp.push(parent);
+      // "This repository" is a bare copy of this one, where the upgrade test publishes a commit to pull.
+      ctx.upstream = join(parent, 'upstream.git');
+      await run('git', ['clone', '-q', '--bare', REPO_ROOT, ctx.upstream]);
+      const line = readmeServerLines()[0]!;
+      expect(line).toMatch(/^git clone <this repository> qris-gateway && cd qris-gateway$/);
+      const cloned = await run('sh', ['-c', `${line.replace('<this repository>', `'${ctx.upstream}'`)} && pwd`], { cwd: parent });
+      dir = cloned.stdout.trim();
+      expect(dir).toBe(join(parent, 'qris-gateway'));
+    }
+    ctx.stack = await Stack.create(daemon, { image, domain: DOMAIN, checkout: true, dir });
+    const shim = sudoShim();
+    ctx.temp.push(shim);
     ctx.env = dockerEnv(daemon.host, {
       COMPOSE_PROJECT_NAME: ctx.stack.project,
       HTTP_PORT: `127.0.0.1:${ctx.stack.httpPort}`,
       HTTPS_PORT: `127.0.0.1:${ctx.stack.httpsPort}`,
       GATEWAY_IMAGE: image,
+      PATH: `${shim}:${process.env.PATH}`,
     });
   });
   afterAll(async () => {
     await ctx.stack?.destroy();
     await removeImage(daemon, `${image.replace(/:[^:/]*$/, '')}:previous`);
+    for (const dir of ctx.temp ?? []) rmSync(dir, { recursive: true, force: true });
   });
   const script = (name: string, args: string[]) =>
     run('bash', [join(ctx.stack.dir, 'deploy', name), ...args], { env: ctx.env, cwd: ctx.stack.dir, timeoutMs: 600_000, allowFailure: true });
-  return { ctx, script };
+  /** A line of the README, run by sh in the checkout as a person would type it there. */
+  const line = (text: string, input?: string) => run('sh', ['-c', text], { env: ctx.env, cwd: ctx.stack.dir, timeoutMs: 600_000, allowFailure: true, input });
+  return { ctx, script, line };
 }
 
-describe('deploy/install.sh and deploy/upgrade.sh', () => {
-  const { ctx, script } = useCheckout();
+describe("the README's three lines for a server, then deploy/upgrade.sh", () => {
+  const { ctx, script, line } = useCheckout({ fromReadme: true });
+  const lines = readmeServerLines();
   let firstOutput = '';
   let target: HttpsTarget;
   let installSeconds = 0;
@@ -57,9 +113,15 @@ describe('deploy/install.sh and deploy/upgrade.sh', () => {
     return stdout;
   };
 
+  it('the README has three lines: the clone, install.sh with a domain and an e-mail, the first operator', () => {
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe('sudo deploy/install.sh --domain pay.example.com --email you@example.com');
+    expect(lines[2]).toMatch(/^sudo docker compose exec gateway qris-gateway user add --email you@example.com --role operator$/);
+  });
+
   it('installs: .env owner-only with generated secrets, HTTPS health, the console URL and the operator command', async () => {
     const started = Date.now();
-    const r = await script('install.sh', ['--domain', DOMAIN, '--email', EMAIL, '--yes', '--internal-ca', '--skip-dns-check']);
+    const r = await line(asTested(lines[1]!) + TEST_SWITCHES);
     installSeconds = (Date.now() - started) / 1000;
     process.stdout.write(`install.sh to HTTPS health: ${installSeconds} s\n`);
     expect(r.code, r.stderr + (r.code !== 0 ? await ctx.stack.logs() : '')).toBe(0);
@@ -86,18 +148,25 @@ describe('deploy/install.sh and deploy/upgrade.sh', () => {
   it('a second run exits 0 and changes nothing: .env byte-identical, the containers not recreated', async () => {
     const envBefore = readFileSync(join(ctx.stack.dir, '.env'));
     const before = await containers();
-    const r = await script('install.sh', ['--domain', DOMAIN, '--email', EMAIL, '--yes', '--internal-ca', '--skip-dns-check']);
+    const r = await line(asTested(lines[1]!) + TEST_SWITCHES);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(ctx.stack.dir, '.env')).equals(envBefore)).toBe(true);
     expect(await containers()).toBe(before);
   });
 
-  it('the printed operator command makes an operator who logs in to the console over HTTPS', async () => {
+  it("the README's third line, which install.sh prints, makes an operator who logs in to the console over HTTPS", async () => {
     const printed = /^ {2}(cd .+ exec gateway qris-gateway user add .+)$/m.exec(firstOutput)?.[1];
     expect(printed).toBeDefined();
-    // As printed; -T only because this test has no terminal (the password comes on standard input).
+    // install.sh prints the README's line in the checkout, with the compose command this machine has (Debian
+    // 12's Docker has `docker-compose`, not the plugin) and without sudo for root (a user who ran it with
+    // sudo gets `sudo `: SUDO_USER).
+    const compose = printed!.includes(' docker-compose exec ') ? 'docker-compose' : 'docker compose';
+    const third = asTested(lines[2]!).replace('docker compose', compose);
+    expect(printed).toBe(`cd ${ctx.stack.dir} && ${third.replace(/^sudo /, '')}`);
+    // As written; -T only because this test has no terminal (the password comes on standard input).
     const password = 'install test password';
-    const made = await run('sh', ['-c', printed!.replace(' exec gateway ', ' exec -T gateway ')], { env: ctx.env, input: `${password}\n` });
+    const made = await line(third.replace(' exec gateway ', ' exec -T gateway '), `${password}\n`);
+    expect(made.code, made.stderr).toBe(0);
     expect(made.stdout).toContain(EMAIL);
     const jar = new CookieJar();
     const form = await https(target, 'GET', '/dashboard');
@@ -112,7 +181,7 @@ describe('deploy/install.sh and deploy/upgrade.sh', () => {
     expect((await https(target, 'GET', '/dashboard/transactions', { headers: { cookie: jar.header() } })).status).toBe(200);
   });
 
-  it('deploy/upgrade.sh --no-pull: a backup in the data volume, healthy again, every transaction kept, the rollback named', async () => {
+  it('deploy/upgrade.sh: a backup in the data volume, the new commit pulled, healthy again, every transaction kept, the rollback named', async () => {
     const merchants = await ctx.stack.cli<{ items: Array<{ id: string }> }>(['merchant', 'list']);
     const key = (await ctx.stack.cli<{ key: string }>(['key', 'create', '--merchant', merchants.items[0]!.id, '--mode', 'test'])).key;
     for (const amount of [25000, 10000]) {
@@ -123,8 +192,20 @@ describe('deploy/install.sh and deploy/upgrade.sh', () => {
       expect(create.status).toBe(201);
       trxids.push((JSON.parse(create.body) as { data: { trxid: string } }).data.trxid);
     }
-    const r = await script('upgrade.sh', ['--no-pull', '--yes']);
+    // A release published upstream since the install: upgrade.sh's `git pull` takes it.
+    const publisher = join(ctx.temp[0]!, 'publisher');
+    await run('git', ['clone', '-q', ctx.upstream!, publisher]);
+    writeFileSync(join(publisher, 'RELEASE-NOTE.txt'), 'a release after the install\n');
+    const git = (args: string[], cwd: string) => run('git', ['-c', 'user.name=deploy test', '-c', 'user.email=deploy@example.test', ...args], { cwd });
+    await git(['add', 'RELEASE-NOTE.txt'], publisher);
+    await git(['commit', '-q', '-m', 'A release after the install'], publisher);
+    await git(['push', '-q', 'origin', 'HEAD'], publisher);
+    const released = (await git(['rev-parse', 'HEAD'], publisher)).stdout.trim();
+    const r = await script('upgrade.sh', ['--yes']);
     expect(r.code, r.stderr + r.stdout.slice(-2000)).toBe(0);
+    expect(r.stdout).toContain('git pull');
+    expect((await git(['rev-parse', 'HEAD'], ctx.stack.dir)).stdout.trim()).toBe(released);
+    expect(readFileSync(join(ctx.stack.dir, 'RELEASE-NOTE.txt'), 'utf8')).toBe('a release after the install\n');
     const backup = /^Backup: (\/data\/backups\/\S+\.db)$/m.exec(r.stdout)?.[1];
     expect(backup, r.stdout).toBeDefined();
     expect(r.stdout).toMatch(/docker tag qris-gateway:previous \S+ && .+ restore --from \/data\/backups\//);
@@ -143,7 +224,7 @@ describe('deploy/install.sh and deploy/upgrade.sh', () => {
   });
 });
 
-describe('deploy/install.sh checks the domain first', () => {
+describe('deploy/install.sh checks the domain and the ports first', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await Stack.create(daemon, { image, domain: DOMAIN, checkout: true });
@@ -166,6 +247,33 @@ describe('deploy/install.sh checks the domain first', () => {
     expect(() => statSync(join(stack.dir, '.env'))).toThrow();
     const made = await docker(daemon, ['ps', '-aq', '--filter', `label=com.docker.compose.project=${stack.project}`]);
     expect(made.stdout.trim()).toBe('');
+  });
+
+  it('accepts a domain that resolves to this server (localhost, 127.0.0.1 here), then refuses a port in use, naming it, before .env is written', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const env = dockerEnv(daemon.host, {
+        COMPOSE_PROJECT_NAME: stack.project,
+        HTTP_PORT: `127.0.0.1:${port}`,
+        HTTPS_PORT: `127.0.0.1:${stack.httpsPort}`,
+      });
+      const r = await run('bash', [join(stack.dir, 'deploy', 'install.sh'), '--domain', 'localhost', '--email', EMAIL, '--yes'], {
+        env,
+        cwd: stack.dir,
+        allowFailure: true,
+        timeoutMs: 120_000,
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).not.toMatch(/resolve/);
+      expect(r.stderr).toContain(`install.sh: port ${port} is in use (ss -ltnp shows by what): Caddy needs it`);
+      expect(() => statSync(join(stack.dir, '.env'))).toThrow();
+      const made = await docker(daemon, ['ps', '-aq', '--filter', `label=com.docker.compose.project=${stack.project}`]);
+      expect(made.stdout.trim()).toBe('');
+    } finally {
+      taken.close();
+    }
   });
 });
 

@@ -47,6 +47,8 @@ export interface StackOptions {
    * build's sources and deploy/ too) and no .env, which the script writes. The ports are still chosen.
    */
   checkout?: boolean;
+  /** With `checkout`: a folder the test made already (a `git clone`, as the README's first line makes one), used as it is. */
+  dir?: string;
 }
 
 /** What a checkout needs beside compose.yaml: the build context's files and deploy/. */
@@ -74,7 +76,7 @@ export class Stack {
     private readonly daemon: DockerDaemon,
     private readonly options: StackOptions,
   ) {
-    this.dir = mkdtempSync(join(tmpdir(), 'qg-stack-'));
+    this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'qg-stack-'));
     this.project = `qgdeploy${Math.random().toString(36).slice(2, 10)}`;
   }
 
@@ -83,6 +85,7 @@ export class Stack {
     const stack = new Stack(daemon, options);
     stack.httpPort = await freePort();
     stack.httpsPort = await freePort();
+    if (options.checkout && options.dir) return stack;
     cpSync(join(REPO_ROOT, 'compose.yaml'), join(stack.dir, 'compose.yaml'));
     if (options.checkout) {
       for (const file of CHECKOUT_FILES) cpSync(join(REPO_ROOT, file), join(stack.dir, file), { recursive: true, preserveTimestamps: true });
