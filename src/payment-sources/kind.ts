@@ -5,7 +5,7 @@
 import type { Actor } from '../domain/actor.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Deps } from '../services/deps.js';
+import type { CodeIssuer, Deps } from '../services/deps.js';
 import type { SourceView } from '../services/sources/source-view.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
 import type { Worker } from '../workers/run-every.js';
@@ -82,6 +82,14 @@ export interface InboundAnswer {
   body: unknown;
 }
 
+/** How a kind that issues codes is asked for its issuer. */
+export interface KindIssuer {
+  /** The issuer of a merchant's new codes in a mode, or null when none of its sources serves them. Asked on every create: cheap. */
+  forMerchant(deps: Deps, merchantId: string, mode: Mode): Promise<CodeIssuer | null>;
+  /** The issuer of a code this source made, or null when it is no enabled source of this kind. */
+  forSource(deps: Deps, sourceId: string): Promise<CodeIssuer | null>;
+}
+
 export interface SourceKind<T extends SourceType = SourceType> {
   /** Stored in payment_sources.type. */
   type: T;
@@ -121,6 +129,8 @@ export interface SourceKind<T extends SourceType = SourceType> {
     apps: readonly string[];
     post(row: PaymentSourcesTable, input: { app: string; amount: number; now: number }): { path: string; headers: Record<string, string>; body: string };
   };
+  /** It issues merchants' codes itself (an acquirer): asked before the static QRIS (issuers.ts). */
+  issuer?: KindIssuer;
   /** Its background job, started by every worker process. */
   worker?(deps: Deps): Worker;
   /** Added from the console's sources page too (else with the CLI only). */

@@ -3,6 +3,7 @@ import { startSnapPoller } from './poller.js';
 import type { SourceKind } from '../kind.js';
 import { maskUrl } from '../mask-url.js';
 import { snapNotifyRoutes } from './notify-route.js';
+import { snapKindIssuer } from './issuer.js';
 import { addSnapSource } from './setup.js';
 
 /** A SNAP BI acquirer: it issues the codes, notifies payments and is queried for the ones it did not. */
@@ -15,6 +16,7 @@ export const snapKind: SourceKind<'snap'> = {
   // Its configuration is mostly credentials: only the base URL is shown.
   details: (_row, config) => ({ url: typeof config.baseUrl === 'string' ? maskUrl(config.baseUrl) : null }),
   routes: snapNotifyRoutes,
+  issuer: snapKindIssuer,
   worker: (deps) => startSnapPoller(deps, deps.config.snapPollIntervalMs),
   cli: {
     options: [['--config <file>', 'snap: the SNAP BI configuration JSON']],
