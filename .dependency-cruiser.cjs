@@ -69,6 +69,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(hashing|domain)/' },
     },
     {
+      name: 'rounds-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/rounds (runEvery and its outage backoff: the loop of every background round) uses the domain only: the workers and the payment sources\' pollers both run on it, so it sits below both.',
+      from: { path: '^src/rounds' },
+      to: { path: '^src/', pathNot: '^src/(rounds|domain)/' },
+    },
+    {
       name: 'presentation-is-a-leaf',
       severity: 'error',
       comment: 'src/presentation (words, languages, formatters) uses the domain only: web pages and mails use it, never the reverse.',

@@ -9,7 +9,7 @@ import { recordAlertAttempt, type AlertState } from '../services/notify/record-a
 import { sendAlert, type Post } from './notify-senders.js';
 import { postWebhook } from './post-webhook.js';
 import { leaseMs } from './webhook-dispatcher.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 export interface NotifyDispatchOptions {
   /** Alerts in flight at once (and claimed per pass). */

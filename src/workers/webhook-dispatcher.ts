@@ -4,8 +4,8 @@ import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/c
 import type { Deps } from '../services/deps.js';
 import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
 import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
-import { isOutage } from './outage-backoff.js';
-import { runEvery } from './run-every.js';
+import { isOutage } from '../rounds/outage-backoff.js';
+import { runEvery } from '../rounds/run-every.js';
 import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
 
 export interface DispatchOptions {
