@@ -77,6 +77,22 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(rounds|domain)/' },
     },
     {
+      name: 'wire-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/wire (an error code\'s HTTP status, the error envelope, its schema and its sending) uses the domain and npm packages only: the API, the payment sources\' inbound routes and the web pages all answer errors with it, so it sits below them all.',
+      from: { path: '^src/wire' },
+      to: { path: '^src/', pathNot: '^src/(wire|domain)/' },
+    },
+    {
+      name: 'payment-sources-below-edges',
+      severity: 'error',
+      comment:
+        'Payment sources call services and are mounted and run by the edges and the wiring; they never import http, web, workers, the CLI, the wiring (runtime.ts, server.ts) or config.ts (their settings reach them in deps). What both need sits below: src/wire (error answers), src/rounds (the poll loop).',
+      from: { path: '^src/payment-sources' },
+      to: { path: '^src/((http|web|workers|cli)/|(runtime|server|config)\\.ts$)' },
+    },
+    {
       name: 'presentation-is-a-leaf',
       severity: 'error',
       comment: 'src/presentation (words, languages, formatters) uses the domain only: web pages and mails use it, never the reverse.',
