@@ -47,6 +47,14 @@ module.exports = {
       to: { path: '^src/(payment-sources|http|web|workers|cli|dev)/' },
     },
     {
+      name: 'http-below-web-and-wiring',
+      severity: 'error',
+      comment:
+        'src/http is the API: it never imports the web pages, the workers, the CLI or the wiring. The wiring (src/app.ts) mounts the web beside the API and starts the key-use flusher; the web may use http\'s request helpers, never the reverse.',
+      from: { path: '^src/http' },
+      to: { path: '^src/((web|workers|cli)/|(app|runtime|server)\\.ts$)' },
+    },
+    {
       name: 'source-kinds-through-the-registry',
       severity: 'error',
       comment:
