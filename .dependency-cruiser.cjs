@@ -55,6 +55,14 @@ module.exports = {
       to: { path: '^src/((web|workers|cli)/|(app|runtime|server)\\.ts$)' },
     },
     {
+      name: 'services-below-config-and-wiring',
+      severity: 'error',
+      comment:
+        'Services read settings through deps.config, typed by src/settings (a leaf): never through src/config.ts, the loader, nor the wiring (app.ts, runtime.ts, server.ts) that assembles deps.',
+      from: { path: '^src/services' },
+      to: { path: '^src/(config|app|runtime|server)\\.ts$' },
+    },
+    {
       name: 'source-kinds-through-the-registry',
       severity: 'error',
       comment:
@@ -99,6 +107,22 @@ module.exports = {
         'Payment sources call services and are mounted and run by the edges and the wiring; they never import http, web, workers, the CLI, the wiring (runtime.ts, server.ts) or config.ts (their settings reach them in deps). What both need sits below: src/wire (error answers), src/rounds (the poll loop).',
       from: { path: '^src/payment-sources' },
       to: { path: '^src/((http|web|workers|cli)/|(runtime|server|config)\\.ts$)' },
+    },
+    {
+      name: 'settings-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/settings (every setting: the kit, the process\'s own, each area\'s, the registry) uses the domain only, so that every layer may read a setting without importing the area above that owns its use.',
+      from: { path: '^src/settings' },
+      to: { path: '^src/', pathNot: '^src/(settings|domain)/' },
+    },
+    {
+      name: 'config-loader-below-areas',
+      severity: 'error',
+      comment:
+        'src/config.ts reads the registry of src/settings from the environment: it imports src/settings, the domain and startup-error.ts only, never the web, http, payment sources, services or anything else above.',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(settings/|domain/|startup-error\\.ts$)' },
     },
     {
       name: 'presentation-is-a-leaf',

@@ -15,7 +15,7 @@ import { redactUrl } from './redact.js';
 import { lazyChildLogger } from './request-logger.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
-import type { Config } from '../config.js';
+import type { Config } from '../settings/all.js';
 import type { RouteContext } from './routes/context.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { cancelRoutes } from './routes/cancel.js';
