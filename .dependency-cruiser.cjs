@@ -63,6 +63,29 @@ module.exports = {
       to: { path: '^src/(config|app|runtime|server)\\.ts$' },
     },
     {
+      name: 'workers-below-web-and-http',
+      severity: 'error',
+      comment:
+        'Workers run background rounds on services, mail and the payment sources; they never import the API (http), the web pages, the CLI or the wiring, which start them.',
+      from: { path: '^src/workers' },
+      to: { path: '^src/((http|web|cli)/|(app|runtime|server)\\.ts$)' },
+    },
+    {
+      name: 'wiring-on-top',
+      severity: 'error',
+      comment:
+        'The wiring (src/app.ts builds the HTTP app, src/runtime.ts opens the database and assembles deps, src/server.ts serves) is imported by the CLI and by itself only: nothing below knows how it is put together.',
+      from: { path: '^src/', pathNot: '^src/(cli/|(app|runtime|server)\\.ts$)' },
+      to: { path: '^src/(app|runtime|server)\\.ts$' },
+    },
+    {
+      name: 'cli-on-top',
+      severity: 'error',
+      comment: 'The CLI starts things (its commands, serve): nothing else imports it.',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
       name: 'source-kinds-through-the-registry',
       severity: 'error',
       comment:
