@@ -148,6 +148,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(settings/|domain/|startup-error\\.ts$)' },
     },
     {
+      name: 'net-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/net (the SSRF guard, the guarded GET and the webhook POST that never follow a redirect) uses the domain only: workers, payment sources and the console\'s test sends all go out through it.',
+      from: { path: '^src/net' },
+      to: { path: '^src/', pathNot: '^src/(net|domain)/' },
+    },
+    {
       name: 'presentation-is-a-leaf',
       severity: 'error',
       comment: 'src/presentation (words, languages, formatters) uses the domain only: web pages and mails use it, never the reverse.',

@@ -7,7 +7,7 @@ import type { Deps } from '../services/deps.js';
 import { claimAlert, claimDueAlerts, type ClaimedAlert } from '../services/notify/claim-alerts.js';
 import { recordAlertAttempt, type AlertState } from '../services/notify/record-alert-attempt.js';
 import { sendAlert, type Post } from './notify-senders.js';
-import { postWebhook } from './post-webhook.js';
+import { postWebhook } from '../net/post-webhook.js';
 import { leaseMs } from './webhook-dispatcher.js';
 import { runEvery, type Worker } from '../rounds/run-every.js';
 

@@ -6,7 +6,7 @@ import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/
 import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
 import { isOutage } from '../rounds/outage-backoff.js';
 import { runEvery } from '../rounds/run-every.js';
-import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
+import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from '../net/post-webhook.js';
 
 export interface DispatchOptions {
   /** Deliveries in flight at once (and claimed per pass). */

@@ -28,7 +28,7 @@ import { queueTestAlert } from '../../../services/notify/queue-test-alert.js';
 import { removeNotifyChannel } from '../../../services/notify/remove-notify-channel.js';
 import type { NotifyChannelsTable, NotifyDeliveriesTable } from '../../../storage/schema.js';
 import { dispatchAlertNow } from '../../../workers/notify-dispatcher.js';
-import { postWebhook } from '../../../workers/post-webhook.js';
+import { postWebhook } from '../../../net/post-webhook.js';
 import { findStartChat, START_NONCE, telegramBotName } from '../../../workers/telegram-bot.js';
 import { MemoryRateLimiter } from '../../../http/rate-limit.js';
 import { Form, Params, Query, Segment, Text, pageSchema } from '../../forms.js';
