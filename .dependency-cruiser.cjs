@@ -22,7 +22,7 @@ module.exports = {
       severity: 'error',
       comment: 'Storage never imports services or anything above them.',
       from: { path: '^src/storage' },
-      to: { path: '^src/(services|payment-sources|http|web|workers|cli|dev|mail)/' },
+      to: { path: '^src/(services|payment-sources|alerts|http|web|workers|cli|dev|mail)/' },
     },
     {
       name: 'storage-engine-inside-storage',
@@ -42,9 +42,9 @@ module.exports = {
     {
       name: 'services-below-adapters',
       severity: 'error',
-      comment: 'Services never import http, web, payment sources, workers or the CLI: those call services.',
+      comment: 'Services never import http, web, payment sources, alerts, workers or the CLI: those call services.',
       from: { path: '^src/services' },
-      to: { path: '^src/(payment-sources|http|web|workers|cli|dev)/' },
+      to: { path: '^src/(payment-sources|alerts|http|web|workers|cli|dev)/' },
     },
     {
       name: 'http-below-web-and-wiring',
@@ -84,6 +84,22 @@ module.exports = {
       comment: 'The CLI starts things (its commands, serve): nothing else imports it.',
       from: { path: '^src/', pathNot: '^src/cli/' },
       to: { path: '^src/cli/' },
+    },
+    {
+      name: 'alerts-below-edges',
+      severity: 'error',
+      comment:
+        'src/alerts (sending merchants\' alerts to Telegram, Discord and e-mail, and the Telegram bot\'s questions) calls services, mail and net; the worker, the console and the CLI call it, so it never imports http, web, workers, the CLI, the wiring or config.ts.',
+      from: { path: '^src/alerts' },
+      to: { path: '^src/((http|web|workers|cli|payment-sources)/|(app|runtime|server|config)\\.ts$)' },
+    },
+    {
+      name: 'web-not-workers',
+      severity: 'error',
+      comment:
+        'The web pages never import the workers: what a page and a worker both do (an alert sent now, a guarded POST) sits below both, in src/alerts and src/net.',
+      from: { path: '^src/web' },
+      to: { path: '^src/(workers|cli)/' },
     },
     {
       name: 'source-kinds-through-the-registry',
