@@ -172,6 +172,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(net|domain)/' },
     },
     {
+      name: 'qr-is-a-leaf',
+      severity: 'error',
+      comment: 'src/qr (QR images as PNG and SVG) uses the domain only: the API, the checkout page and the e-mails all draw with it.',
+      from: { path: '^src/qr' },
+      to: { path: '^src/', pathNot: '^src/(qr|domain)/' },
+    },
+    {
       name: 'presentation-is-a-leaf',
       severity: 'error',
       comment: 'src/presentation (words, languages, formatters) uses the domain only: web pages and mails use it, never the reverse.',
@@ -184,6 +191,14 @@ module.exports = {
       comment: 'Mail is rendered by services and workers; it never imports the HTTP or web edges.',
       from: { path: '^src/mail' },
       to: { path: '^src/(http|web)/' },
+    },
+    {
+      name: 'mail-below-services',
+      severity: 'error',
+      comment:
+        'Mail renders and sends what services, alerts and workers give it; it never imports them, the payment sources, the CLI, the wiring or config.ts (its settings come in as arguments or deps).',
+      from: { path: '^src/mail' },
+      to: { path: '^src/((services|payment-sources|alerts|workers|cli|dev)/|(app|runtime|server|config)\\.ts$)' },
     },
   ],
   options: {
