@@ -22,7 +22,7 @@ module.exports = {
       severity: 'error',
       comment: 'Storage never imports services or anything above them.',
       from: { path: '^src/storage' },
-      to: { path: '^src/(services|payment-sources|http|web|workers|cli|dev|mail)/' },
+      to: { path: '^src/(services|payment-sources|alerts|http|web|workers|cli|dev|mail)/' },
     },
     {
       name: 'storage-engine-inside-storage',
@@ -42,9 +42,64 @@ module.exports = {
     {
       name: 'services-below-adapters',
       severity: 'error',
-      comment: 'Services never import http, web, payment sources, workers or the CLI: those call services.',
+      comment: 'Services never import http, web, payment sources, alerts, workers or the CLI: those call services.',
       from: { path: '^src/services' },
-      to: { path: '^src/(payment-sources|http|web|workers|cli|dev)/' },
+      to: { path: '^src/(payment-sources|alerts|http|web|workers|cli|dev)/' },
+    },
+    {
+      name: 'http-below-web-and-wiring',
+      severity: 'error',
+      comment:
+        'src/http is the API: it never imports the web pages, the workers, the CLI or the wiring. The wiring (src/app.ts) mounts the web beside the API and starts the key-use flusher; the web may use http\'s request helpers, never the reverse.',
+      from: { path: '^src/http' },
+      to: { path: '^src/((web|workers|cli)/|(app|runtime|server)\\.ts$)' },
+    },
+    {
+      name: 'services-below-config-and-wiring',
+      severity: 'error',
+      comment:
+        'Services read settings through deps.config, typed by src/settings (a leaf): never through src/config.ts, the loader, nor the wiring (app.ts, runtime.ts, server.ts) that assembles deps.',
+      from: { path: '^src/services' },
+      to: { path: '^src/(config|app|runtime|server)\\.ts$' },
+    },
+    {
+      name: 'workers-below-web-and-http',
+      severity: 'error',
+      comment:
+        'Workers run background rounds on services, mail and the payment sources; they never import the API (http), the web pages, the CLI or the wiring, which start them.',
+      from: { path: '^src/workers' },
+      to: { path: '^src/((http|web|cli)/|(app|runtime|server)\\.ts$)' },
+    },
+    {
+      name: 'wiring-on-top',
+      severity: 'error',
+      comment:
+        'The wiring (src/app.ts builds the HTTP app, src/runtime.ts opens the database and assembles deps, src/server.ts serves) is imported by the CLI and by itself only: nothing below knows how it is put together.',
+      from: { path: '^src/', pathNot: '^src/(cli/|(app|runtime|server)\\.ts$)' },
+      to: { path: '^src/(app|runtime|server)\\.ts$' },
+    },
+    {
+      name: 'cli-on-top',
+      severity: 'error',
+      comment: 'The CLI starts things (its commands, serve): nothing else imports it.',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'alerts-below-edges',
+      severity: 'error',
+      comment:
+        'src/alerts (sending merchants\' alerts to Telegram, Discord and e-mail, and the Telegram bot\'s questions) calls services, mail and net; the worker, the console and the CLI call it, so it never imports http, web, workers, the CLI, the wiring or config.ts.',
+      from: { path: '^src/alerts' },
+      to: { path: '^src/((http|web|workers|cli|payment-sources)/|(app|runtime|server|config)\\.ts$)' },
+    },
+    {
+      name: 'web-not-workers',
+      severity: 'error',
+      comment:
+        'The web pages never import the workers: what a page and a worker both do (an alert sent now, a guarded POST) sits below both, in src/alerts and src/net.',
+      from: { path: '^src/web' },
+      to: { path: '^src/(workers|cli)/' },
     },
     {
       name: 'source-kinds-through-the-registry',
@@ -69,6 +124,61 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(hashing|domain)/' },
     },
     {
+      name: 'rounds-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/rounds (runEvery and its outage backoff: the loop of every background round) uses the domain only: the workers and the payment sources\' pollers both run on it, so it sits below both.',
+      from: { path: '^src/rounds' },
+      to: { path: '^src/', pathNot: '^src/(rounds|domain)/' },
+    },
+    {
+      name: 'wire-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/wire (an error code\'s HTTP status, the error envelope, its schema and its sending) uses the domain and npm packages only: the API, the payment sources\' inbound routes and the web pages all answer errors with it, so it sits below them all.',
+      from: { path: '^src/wire' },
+      to: { path: '^src/', pathNot: '^src/(wire|domain)/' },
+    },
+    {
+      name: 'payment-sources-below-edges',
+      severity: 'error',
+      comment:
+        'Payment sources call services and are mounted and run by the edges and the wiring; they never import http, web, workers, the CLI, the wiring (runtime.ts, server.ts) or config.ts (their settings reach them in deps). What both need sits below: src/wire (error answers), src/rounds (the poll loop).',
+      from: { path: '^src/payment-sources' },
+      to: { path: '^src/((http|web|workers|cli)/|(runtime|server|config)\\.ts$)' },
+    },
+    {
+      name: 'settings-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/settings (every setting: the kit, the process\'s own, each area\'s, the registry) uses the domain only, so that every layer may read a setting without importing the area above that owns its use.',
+      from: { path: '^src/settings' },
+      to: { path: '^src/', pathNot: '^src/(settings|domain)/' },
+    },
+    {
+      name: 'config-loader-below-areas',
+      severity: 'error',
+      comment:
+        'src/config.ts reads the registry of src/settings from the environment: it imports src/settings, the domain and startup-error.ts only, never the web, http, payment sources, services or anything else above.',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(settings/|domain/|startup-error\\.ts$)' },
+    },
+    {
+      name: 'net-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/net (the SSRF guard, the guarded GET and the webhook POST that never follow a redirect) uses the domain only: workers, payment sources and the console\'s test sends all go out through it.',
+      from: { path: '^src/net' },
+      to: { path: '^src/', pathNot: '^src/(net|domain)/' },
+    },
+    {
+      name: 'qr-is-a-leaf',
+      severity: 'error',
+      comment: 'src/qr (QR images as PNG and SVG) uses the domain only: the API, the checkout page and the e-mails all draw with it.',
+      from: { path: '^src/qr' },
+      to: { path: '^src/', pathNot: '^src/(qr|domain)/' },
+    },
+    {
       name: 'presentation-is-a-leaf',
       severity: 'error',
       comment: 'src/presentation (words, languages, formatters) uses the domain only: web pages and mails use it, never the reverse.',
@@ -81,6 +191,14 @@ module.exports = {
       comment: 'Mail is rendered by services and workers; it never imports the HTTP or web edges.',
       from: { path: '^src/mail' },
       to: { path: '^src/(http|web)/' },
+    },
+    {
+      name: 'mail-below-services',
+      severity: 'error',
+      comment:
+        'Mail renders and sends what services, alerts and workers give it; it never imports them, the payment sources, the CLI, the wiring or config.ts (its settings come in as arguments or deps).',
+      from: { path: '^src/mail' },
+      to: { path: '^src/((services|payment-sources|alerts|workers|cli|dev)/|(app|runtime|server|config)\\.ts$)' },
     },
   ],
   options: {

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../src/config.js';
-import type { Setting } from '../src/env-settings.js';
+import type { Setting } from '../src/settings/kit.js';
 
 export const CONFIGURATION_DOC_PATH = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 

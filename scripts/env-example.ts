@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../src/config.js';
-import type { Setting } from '../src/env-settings.js';
+import type { Setting } from '../src/settings/kit.js';
 
 export const ENV_EXAMPLE_PATH = fileURLToPath(new URL('../.env.example', import.meta.url));
 

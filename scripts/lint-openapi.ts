@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/app.js';
 import { openRuntime } from '../src/runtime.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -6,7 +6,7 @@
 // a typo in this file must be a start-up error naming its line, like a typo in a setting.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Env } from './env-settings.js';
+import type { Env } from './settings/kit.js';
 import { StartupError } from './startup-error.js';
 
 const ASSIGNMENT = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;

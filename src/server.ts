@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config, Role } from './config.js';
-import { buildApp } from './http/app.js';
+import { buildApp } from './app.js';
 import { createLogger } from './http/logger.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { ensureDemoMerchant, findDemoMerchantId } from './services/merchants/ensure-demo-merchant.js';

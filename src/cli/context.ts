@@ -1,6 +1,6 @@
 import type { Actor } from '../domain/actor.js';
 import type { Config } from '../config.js';
-import type { Env } from '../env-settings.js';
+import type { Env } from '../settings/kit.js';
 import type { Deps } from '../services/deps.js';
 import type { Io } from './output.js';
 

@@ -3,7 +3,7 @@
 // defaults). Without PUBLIC_BASE_URL it cannot know the port a server was started with on its own command
 // line (`PORT=4301 npm start`), so it says once, on stderr, which base it used and where that came from.
 import { publicBaseUrlGuessedFrom, type Config } from '../config.js';
-import type { Env } from '../env-settings.js';
+import type { Env } from '../settings/kit.js';
 
 /**
  * The note for links on `url`, or null when PUBLIC_BASE_URL decides them. `processEnv` is the process's

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config, type Role } from '../config.js';
-import type { Env } from '../env-settings.js';
+import type { Env } from '../settings/kit.js';
 import { withEnvFile } from '../env-file.js';
 import { AppError } from '../domain/errors.js';
 import { formatRupiah } from '../domain/money.js';

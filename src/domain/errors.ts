@@ -1,5 +1,5 @@
 // Every failure the gateway reports carries one of these stable codes. The HTTP layer maps a code to a
-// status in exactly one place (src/http/error-status.ts); the CLI prints the same codes.
+// status in exactly one place (src/wire/error-status.ts); the CLI prints the same codes.
 export const ERROR_CODES = [
   'amount_required',
   'invalid_amount',

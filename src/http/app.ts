@@ -7,14 +7,15 @@ import { newRequestId } from '../domain/ids.js';
 import { proxyTrustFunction } from '../domain/proxy-trust.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from './auth.js';
-import { errorBody, handleError, sendError } from './errors.js';
+import { handleError } from './errors.js';
+import { errorBody, sendError } from '../wire/error-reply.js';
 import { holdsNul, parseFormBody } from './params.js';
-import { statusFor } from './error-status.js';
+import { statusFor } from '../wire/error-status.js';
 import { redactUrl } from './redact.js';
 import { lazyChildLogger } from './request-logger.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
-import type { Config } from '../config.js';
+import type { Config } from '../settings/all.js';
 import type { RouteContext } from './routes/context.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { cancelRoutes } from './routes/cancel.js';
@@ -24,20 +25,11 @@ import { qrImageRoutes } from './routes/qr-images.js';
 import { systemRoutes } from './routes/system.js';
 import { openApiWebhooks } from './openapi-webhooks.js';
 import { registerDocsPage } from './docs-page.js';
-import { checkoutRoutes } from '../web/checkout-routes.js';
-import { paymentLinkRoutes } from '../web/payment-links.js';
-import { receiptRoutes } from '../web/receipts.js';
-import { consoleRoutes } from '../web/console/routes.js';
-import { createSmtpSender } from '../mail/smtp.js';
-import { AccountMailQueue } from '../mail/account-mail-queue.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
-import { startStatusWatch } from '../services/transactions/status-watch.js';
 import { metricsRoutes } from './metrics.js';
-import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
-import { paymentSourceRoutes } from './routes/payment-sources.js';
 import { recordRoutes } from './route-table.js';
-import { registerOverloadGuard } from './overload.js';
+import { registerOverloadGuard, type ShedStats } from './overload.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -50,7 +42,20 @@ export interface AppOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+/** The API's app as createApp leaves it: what mountApi needs to mount the API's routes on it. */
+export interface HttpApp {
+  app: FastifyInstance;
+  /** Authenticates a request's API key (and notes it as used, for the key-use flusher to write). */
+  guard: RouteContext['guard'];
+  shedStats: ShedStats;
+}
+
+/**
+ * The Fastify app with everything every route shares (request ids, limits, overload guard, error
+ * answers, the OpenAPI document and its page) and no route of the API yet: the wiring (src/app.ts)
+ * mounts the API with mountApi, then the web pages and the payment sources' routes.
+ */
+export async function createApp(options: AppOptions): Promise<HttpApp> {
   const { deps } = options;
   const { config } = deps;
   const fastifyOptions: FastifyServerOptions = {
@@ -179,10 +184,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, deps.logger);
   if (limiter instanceof RedisRateLimiter) app.addHook('onClose', async () => limiter.close());
   const guard = authenticate(deps, limiter);
-  // The keys the guard notes as used are written once a minute and on close, before the database closes.
-  const keyUses = startKeyUseFlusher(deps);
-  app.addHook('onClose', () => keyUses.stop());
+  return { app, guard, shedStats };
+}
 
+/** The API's routes (under /api and /api/api), /metrics and the system routes. */
+export async function mountApi({ app, guard, shedStats }: HttpApp, deps: Deps): Promise<void> {
+  const { config } = deps;
   // Clients join a base URL ending in /api with paths beginning /api, so both mounts answer.
   for (const [prefix, hide] of [
     ['/api', false],
@@ -208,32 +215,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   metricsRoutes(app, config.metricsToken, deps, shedStats);
   await systemRoutes(app, deps);
-  // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
-  // preClose has ended the pages' streams and before the database closes.
-  const watch = startStatusWatch(deps, config.statusWatchIntervalMs);
-  app.addHook('onClose', () => watch.stop());
-  await checkoutRoutes(app, deps, watch);
-  await paymentLinkRoutes(app, deps);
-  await receiptRoutes(app, deps);
-  if (deps.db.dialect === 'postgres') {
-    const stopListening = deps.state.statusBus.listen(config.databaseUrl, deps.logger, () => watch.refreshAll());
-    app.addHook('onClose', stopListening);
-  }
-  await paymentSourceRoutes(app, deps);
-  if (config.consoleEnabled) {
-    // Account mails go through their own SMTP pool: an operator's invitation at once, sign-up and reset
-    // mails after the answer (account-mail-queue.ts), so no answer waits for the relay.
-    const accountSender = config.smtpUrl && config.mailFrom ? createSmtpSender(config.smtpUrl, config.mailFrom) : null;
-    const accountQueue = accountSender ? new AccountMailQueue(accountSender, deps.logger) : null;
-    if (accountQueue) app.addHook('onClose', () => accountQueue.close());
-    await consoleRoutes(app, deps, accountSender, accountQueue);
-    // The address people are told; the form lives in the console, where its cookies are.
-    app.get('/signup', { schema: { hide: true } }, (request, reply) => {
-      if (config.signup !== 'open') return sendError(reply, new AppError('not_found', `no route GET ${request.url.split('?')[0]}`));
-      return reply.redirect('/dashboard/signup', 303);
-    });
-  }
-  return app;
 }
 
 function defaultLimiter(config: Config, now: () => number, logger: Logger): RateLimiter | null {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode } from '../domain/errors.js';
-import { statusFor } from './error-status.js';
+import { sendError } from '../wire/error-reply.js';
 import { redactUrl } from './redact.js';
 
 // A schema failure on these parameters keeps the parameter's own error code.
@@ -14,23 +14,6 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_body',
   // FST_ERR_BAD_URL never gets here: Fastify hands it to frameworkErrors (app.ts).
 };
-
-export function errorBody(error: AppError, requestId: string) {
-  return {
-    success: false as const,
-    error: {
-      code: error.code,
-      message: error.message,
-      ...(error.param === undefined ? {} : { param: error.param }),
-      request_id: requestId,
-    },
-  };
-}
-
-export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
-  return reply.code(statusFor(error.code)).type('application/json; charset=utf-8').send(errorBody(error, reply.request.id));
-}
 
 /** Turns anything thrown while serving a request into the public error; internals never leak. */
 export function toAppError(err: unknown): AppError {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../settings/all.js';
 import { AppError } from '../domain/errors.js';
 import { watchBodyDeadlines } from './slow-bodies.js';
 

@@ -1,6 +1,6 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../settings/all.js';
 import { AppError } from '../domain/errors.js';
 import { EXEMPT, limitInFlight, type ShedStats } from './in-flight.js';
 

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ERROR_CODES } from '../domain/errors.js';
 import { serializationSchema } from './serialization.js';
+
+export { ErrorEnvelope, errorResponses } from '../wire/error-schemas.js';
 
 // One source for validation, serialisation and the OpenAPI document. Query values are declared as
 // strings and parsed by the domain, which gives each malformed form a precise error code.
@@ -190,24 +191,9 @@ export const RefundEvent = Type.Object({
 
 export const WebhookEvent = Type.Union([TransactionEvent, PaymentEvent, RefundEvent]);
 
-export const ErrorEnvelope = Type.Object({
-  success: Type.Literal(false),
-  error: Type.Object({
-    code: Type.String({ enum: [...ERROR_CODES] }),
-    message: Type.String(),
-    param: Type.Optional(Type.String()),
-    request_id: Type.String(),
-  }),
-});
-
 export function ok<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Literal(true), data });
 }
-
-export const errorResponses = {
-  '4xx': ErrorEnvelope,
-  '5xx': ErrorEnvelope,
-};
 
 // cstatus documents the union of its two answers, but each handler path knows which one it sends:
 // serialising with that shape alone spares ajv checking the union (and each nullable field) per response.

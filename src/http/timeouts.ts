@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../settings/all.js';
 
 /**
  * Fastify options for the server's timeouts (HTTP_*_TIMEOUT_MS), so that slow and idle connections

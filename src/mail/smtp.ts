@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
-import type { MailFrom } from './settings.js';
+import type { MailFrom } from '../settings/mail.js';
 import { PermanentMailError, RelayUnavailableError, type MailSender, type OutgoingMail } from './sender.js';
 
 // A relay that accepts the TCP connection and then stalls must not hold a mailer (and its row lease)

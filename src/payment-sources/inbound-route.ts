@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../domain/errors.js';
 import type { Deps } from '../services/deps.js';
-import { errorResponses } from '../http/schemas.js';
-import { sendError } from '../http/errors.js';
+import { errorResponses } from '../wire/error-schemas.js';
+import { sendError } from '../wire/error-reply.js';
 import { findSource, parseJsonObject } from './common.js';
 import type { InboundAnswer, SourceKind } from './kind.js';
 

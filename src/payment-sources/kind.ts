@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CodeIssuer, Deps } from '../services/deps.js';
 import type { SourceView } from '../services/sources/source-view.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
-import type { Worker } from '../workers/run-every.js';
+import type { Worker } from '../rounds/run-every.js';
 
 /** What a kind adds to the common fields of a source's view (SourceView): never a secret. */
 export type SourceDetails = Pick<

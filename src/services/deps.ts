@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../settings/all.js';
 import type { Db } from '../storage/executor.js';
 import type { Mode, TransactionsTable } from '../storage/schema.js';
 import type { CreateTransactionInput } from './transactions/create-input.js';

@@ -2,7 +2,7 @@
 // limiter does the counting (the API's own: in memory, or in Redis when REDIS_URL is set, shared by every
 // instance), so a change of limiter touches only this file.
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../settings/all.js';
 import { MemoryRateLimiter } from '../http/rate-limit.js';
 import { RedisRateLimiter } from '../http/redis-rate-limit.js';
 

@@ -12,7 +12,7 @@ import { handleFromPath } from '../domain/payment-link.js';
 import type { Deps } from '../services/deps.js';
 import { createLinkTransaction } from '../services/payment-links/create-link-transaction.js';
 import { openPaymentLink, type OpenedLink } from '../services/payment-links/open-link.js';
-import { statusFor } from '../http/error-status.js';
+import { statusFor } from '../wire/error-status.js';
 import { parseToken } from '../http/params.js';
 import { pickLang, translator, type Lang } from '../presentation/messages.js';
 import { paymentLinkLimit } from './payment-link-limit.js';

@@ -4,7 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
-import { statusFor } from '../http/error-status.js';
+import { statusFor } from '../wire/error-status.js';
 import { pickLang, type Lang } from '../presentation/messages.js';
 import type { Deps } from '../services/deps.js';
 import { getReceipt } from '../services/receipts/get-receipt.js';

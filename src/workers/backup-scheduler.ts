@@ -1,6 +1,6 @@
 import { takeScheduledBackup } from '../services/backups/scheduled-backup.js';
 import type { Deps } from '../services/deps.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 /**
  * Scheduled backups (BACKUP_DIR, BACKUP_INTERVAL_HOURS, BACKUP_KEEP): one at start, then one every

@@ -1,6 +1,6 @@
 import type { Deps } from '../services/deps.js';
 import { queueDailyReportMails } from '../services/reports/queue-daily-report-mails.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 /**
  * Every five minutes: once a WIB day has ended, queues its report e-mail to the owners of each merchant

@@ -1,6 +1,6 @@
 import type { Deps } from '../services/deps.js';
 import { expireDue } from '../services/transactions/expire-due.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 /**
  * Runs expire-due on an interval. A sweep never overlaps the previous one, and a failed sweep is logged

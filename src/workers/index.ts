@@ -9,7 +9,7 @@ import { startNotifyDispatcher } from './notify-dispatcher.js';
 import { startRefundResolver } from './refund-resolver.js';
 import { startWebhookDispatcher } from './webhook-dispatcher.js';
 
-import type { Worker } from './run-every.js';
+import type { Worker } from '../rounds/run-every.js';
 
 /**
  * Every background job of a `worker` or `all` process. Each is safe to run in several processes at

@@ -1,6 +1,6 @@
 import { flushKeyUses, KEY_USE_FLUSH_MS } from '../services/merchants/key-uses.js';
 import type { Deps } from '../services/deps.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 /**
  * Writes "last used" of the API keys this process has authenticated, once a minute and once more when it

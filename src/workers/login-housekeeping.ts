@@ -1,6 +1,6 @@
 import type { Deps } from '../services/deps.js';
 import { forgetOldLogins } from '../services/users/forget-old-logins.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 /** Every ten minutes: the console's finished sessions and stale login counters are deleted. */
 export function startLoginHousekeeping(deps: Deps, intervalMs = 10 * 60_000): Worker {

@@ -2,7 +2,7 @@ import { createSmtpSender, describeSmtpUrl } from '../mail/smtp.js';
 import type { MailSender } from '../mail/sender.js';
 import type { Deps } from '../services/deps.js';
 import { sendDueEmails, type SendDueEmailsOptions } from '../services/email/send-due-emails.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 export interface MailerOptions extends SendDueEmailsOptions {
   intervalMs?: number;

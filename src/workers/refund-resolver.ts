@@ -1,6 +1,6 @@
 import type { Deps } from '../services/deps.js';
 import { resolveDueRefunds } from '../services/refunds/resolve-due-refunds.js';
-import { runEvery, type Worker } from './run-every.js';
+import { runEvery, type Worker } from '../rounds/run-every.js';
 
 // Due refunds are rare and their retries are spaced 30 s and more apart: a look every 10 s is plenty.
 const INTERVAL_MS = 10_000;

@@ -1,12 +1,12 @@
 // The webhook dispatcher: claims due deliveries, posts them signed, records each attempt. Runs in every
 // worker process; claims (see claim-deliveries.ts) keep several of them from sending the same delivery.
-import { claimDueDeliveries, type ClaimedDelivery } from '../services/webhooks/claim-deliveries.js';
+import { claimDueDeliveries, leaseMs, type ClaimedDelivery } from '../services/webhooks/claim-deliveries.js';
 import type { Deps } from '../services/deps.js';
 import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
 import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
-import { isOutage } from './outage-backoff.js';
-import { runEvery } from './run-every.js';
-import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from './post-webhook.js';
+import { isOutage } from '../rounds/outage-backoff.js';
+import { runEvery } from '../rounds/run-every.js';
+import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from '../net/post-webhook.js';
 
 export interface DispatchOptions {
   /** Deliveries in flight at once (and claimed per pass). */
@@ -23,14 +23,6 @@ export interface DispatchReport {
 }
 
 const DEFAULT_CONCURRENCY = 8;
-
-/**
- * A claim outlives the slowest possible attempt (the HTTP timeout) by a margin for recording it; a
- * dispatcher that dies mid-attempt leaves the delivery to others once this passes.
- */
-export function leaseMs(deps: Deps): number {
-  return deps.config.webhookTimeoutMs + 15_000;
-}
 
 /**
  * The headers of one attempt, signed twice over the same body and time: Standard Webhooks (`webhook-id`,

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
-import { dispatchDueAlerts } from '../../src/workers/notify-dispatcher.js';
+import { dispatchDueAlerts } from '../../src/alerts/dispatch.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { BOT_TOKEN, TelegramServer } from '../helpers/chat-services.js';
 import { addMerchantUser } from '../helpers/console.js';

@@ -1,6 +1,6 @@
 // What every answer to a hostile request must be (issue 23, "the project's own hostile-input suite").
 import { ERROR_CODES, type ErrorCode } from '../../src/domain/errors.js';
-import { statusFor } from '../../src/http/error-status.js';
+import { statusFor } from '../../src/wire/error-status.js';
 import type { FuzzRequest } from './generators.js';
 import type { FuzzAnswer } from './send.js';
 

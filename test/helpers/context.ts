@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { openRuntime } from '../../src/runtime.js';
 import { createLogger, silentLogger } from '../../src/http/logger.js';
 import type { RateLimiter } from '../../src/http/rate-limit.js';

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp, vectors } from '../helpers/context.js';
 import { addMerchantUser, addOperator, ConsoleClient, csrfOf, noticeOf, TEST_ACTOR } from '../helpers/console.js';
 import { staticQrisWithNmid } from '../helpers/qris.js';
 import { loadConfig } from '../../src/config.js';
-import { statusFor } from '../../src/http/error-status.js';
+import { statusFor } from '../../src/wire/error-status.js';
 
 describe('live-key approvals', () => {
   let t: TestApp;

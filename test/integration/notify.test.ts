@@ -16,7 +16,7 @@ import { removeNotifyChannel } from '../../src/services/notify/remove-notify-cha
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { addWebhookEndpoint } from '../../src/services/webhooks/add-webhook-endpoint.js';
 import { removeWebhookEndpoint } from '../../src/services/webhooks/remove-webhook-endpoint.js';
-import { dispatchDueAlerts } from '../../src/workers/notify-dispatcher.js';
+import { dispatchDueAlerts } from '../../src/alerts/dispatch.js';
 import { dispatchDueDeliveries } from '../../src/workers/webhook-dispatcher.js';
 import { TELEGRAM_LOOKUPS_PER_MINUTE } from '../../src/web/console/pages/notifications.js';
 import { BOT_TOKEN, DiscordServer, TelegramServer } from '../helpers/chat-services.js';

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { RedisRateLimiter } from '../../src/http/redis-rate-limit.js';
 import { createTestApp, onPostgres } from '../helpers/context.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { RedisRateLimiter } from '../../src/http/redis-rate-limit.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { createTestApp, type TestApp } from '../helpers/context.js';
 
 // The machine's Redis (CI starts it); TEST_REDIS_URL overrides.

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { verifyStandardWebhook } from '../../src/index.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';

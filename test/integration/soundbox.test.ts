@@ -3,7 +3,7 @@
 // reconnect resuming after its Last-Event-ID with nothing lost and nothing repeated.
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { silentLogger } from '../../src/http/logger.js';
 import { codeIssuers } from '../../src/payment-sources/issuers.js';
 import { sourceCatalog } from '../../src/payment-sources/kinds.js';

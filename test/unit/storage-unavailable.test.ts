@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { unavailableError } from '../../src/storage/unavailable.js';
-import { MAX_OUTAGE_BACKOFF_MS, OutageBackoff } from '../../src/workers/outage-backoff.js';
+import { MAX_OUTAGE_BACKOFF_MS, OutageBackoff } from '../../src/rounds/outage-backoff.js';
 
 const withCode = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
 

@@ -4,7 +4,7 @@ import { getNotifyChannel } from '../../services/notify/get-notify-channel.js';
 import { listNotifyChannels } from '../../services/notify/list-notify-channels.js';
 import { queueTestAlert } from '../../services/notify/queue-test-alert.js';
 import { removeNotifyChannel } from '../../services/notify/remove-notify-channel.js';
-import { alertMailSender, dispatchAlertNow } from '../../workers/notify-dispatcher.js';
+import { alertMailSender, dispatchAlertNow } from '../../alerts/dispatch.js';
 import type { CliContext } from '../context.js';
 import { emit, emitItems } from '../output.js';
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../../services/deps.js';
 import { pollDueFeeds } from './poll.js';
-import { runEvery, type Worker } from '../../workers/run-every.js';
+import { runEvery, type Worker } from '../../rounds/run-every.js';
 
 /**
  * Looks for due feeds every tickMs; each feed's own interval and backoff live in next_poll_at, so the

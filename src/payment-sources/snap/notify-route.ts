@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { isAppError } from '../../domain/errors.js';
-import { statusFor } from '../../http/error-status.js';
+import { statusFor } from '../../wire/error-status.js';
 import type { Deps } from '../../services/deps.js';
 import { notifiedTransaction, rememberSnapExternalId, snapExternalIdSeen } from '../../storage/queries/snap.js';
 import { outcomeOf, type SnapSource } from './config.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../services/deps.js';
 import { pollDueSnapQueries, snapHousekeeping } from './poll.js';
-import { runEvery, type Worker } from '../../workers/run-every.js';
+import { runEvery, type Worker } from '../../rounds/run-every.js';
 
 const HOUSEKEEPING_EVERY_MS = 60_000;
 

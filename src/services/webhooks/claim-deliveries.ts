@@ -22,6 +22,14 @@ export interface ClaimedDelivery {
   lease: number;
 }
 
+/**
+ * A claim outlives the slowest possible attempt (the HTTP timeout) by a margin for recording it; a
+ * dispatcher (of webhooks or of merchants' alerts) that dies mid-attempt leaves the delivery to others once this passes.
+ */
+export function leaseMs(deps: Deps): number {
+  return deps.config.webhookTimeoutMs + 15_000;
+}
+
 /** Claims up to `limit` due deliveries for `leaseMs`; returns those this caller won. */
 export async function claimDueDeliveries(deps: Deps, options: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const now = deps.now();

@@ -13,7 +13,7 @@ import { consoleCookieSecret } from '../../services/users/console-secret.js';
 import { logIn } from '../../services/users/log-in.js';
 import { endViewerSession } from '../../services/users/end-viewer-session.js';
 import { resumeSession } from '../../services/users/resume-session.js';
-import { statusFor } from '../../http/error-status.js';
+import { statusFor } from '../../wire/error-status.js';
 import { consoleAssets } from '../static-assets.js';
 import { closeQrImageReaders } from '../../imaging/read-qr-image.js';
 import { Form, Params, Query, Segment, Text, pageSchema } from '../forms.js';

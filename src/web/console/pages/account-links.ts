@@ -11,7 +11,7 @@ import { resetPassword } from '../../../services/users/reset-password.js';
 import { verifyEmail } from '../../../services/users/verify-email.js';
 import type { Deps } from '../../../services/deps.js';
 import { signUp } from '../../../services/users/sign-up.js';
-import { statusFor } from '../../../http/error-status.js';
+import { statusFor } from '../../../wire/error-status.js';
 import { Form, Query, Text, pageSchema } from '../../forms.js';
 import type { ConsoleKit } from '../context.js';
 import { translator, type Lang, type Translate } from '../../../presentation/messages.js';

@@ -16,7 +16,7 @@ import { nmidDuplicates, type NmidDuplicates } from '../../../services/merchants
 import { listVisibleMerchantRows } from '../../../services/merchants/list-visible-merchant-rows.js';
 import { resumeSession } from '../../../services/users/resume-session.js';
 import { isOperator, type Viewer } from '../../../domain/viewer.js';
-import { statusFor } from '../../../http/error-status.js';
+import { statusFor } from '../../../wire/error-status.js';
 import { qrPngDataUrl } from '../../../qr/qr-png.js';
 import { Form, Params, Segment, Text, Upload, pageSchema } from '../../forms.js';
 import { consolePage, SESSION_COOKIE, UPLOAD_LIMIT_BYTES, type ConsolePage } from '../context.js';

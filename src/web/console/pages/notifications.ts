@@ -27,9 +27,9 @@ import { listVisibleChannels } from '../../../services/notify/list-visible-chann
 import { queueTestAlert } from '../../../services/notify/queue-test-alert.js';
 import { removeNotifyChannel } from '../../../services/notify/remove-notify-channel.js';
 import type { NotifyChannelsTable, NotifyDeliveriesTable } from '../../../storage/schema.js';
-import { dispatchAlertNow } from '../../../workers/notify-dispatcher.js';
-import { postWebhook } from '../../../workers/post-webhook.js';
-import { findStartChat, START_NONCE, telegramBotName } from '../../../workers/telegram-bot.js';
+import { dispatchAlertNow } from '../../../alerts/dispatch.js';
+import { postWebhook } from '../../../net/post-webhook.js';
+import { findStartChat, START_NONCE, telegramBotName } from '../../../alerts/telegram-bot.js';
 import { MemoryRateLimiter } from '../../../http/rate-limit.js';
 import { Form, Params, Query, Segment, Text, pageSchema } from '../../forms.js';
 import { consolePage, type ConsoleKit, type ConsolePage } from '../context.js';

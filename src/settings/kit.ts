@@ -1,5 +1,5 @@
 // The kit every settings module declares its settings with: one entry per environment variable (name,
-// parser, default, one-line doc), gathered into one registry by src/config.ts. Parsing is strict: a typo
+// parser, default, one-line doc), gathered into one registry by settings/all.ts. Parsing is strict: a typo
 // in a number or a flag is a start-up error naming the variable, never a silent default.
 export type Env = Record<string, string | undefined>;
 

@@ -1,7 +1,7 @@
 // E-mail settings, parsed as strictly as the rest of the configuration. Error messages never echo
 // SMTP_URL: it may carry the relay's password.
 import { parseEmail } from '../domain/email.js';
-import { wholeNumber, type SettingsOf } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from './kit.js';
 
 export interface MailFrom {
   name: string | null;

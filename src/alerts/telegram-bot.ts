@@ -3,7 +3,7 @@
 // failure of the Bot API means in plain words. Requests go through postWebhook, so the SSRF guard
 // (WEBHOOK_ALLOW_NETWORKS), the timeout and the no-redirect rule are the alerts' own.
 import type { Deps } from '../services/deps.js';
-import { USER_AGENT, type PostRequest, type PostResult } from './post-webhook.js';
+import { USER_AGENT, type PostRequest, type PostResult } from '../net/post-webhook.js';
 import { telegramProblemText, type TelegramProblem } from '../presentation/telegram-problems.js';
 
 export type Post = (request: PostRequest) => Promise<PostResult>;

@@ -12,7 +12,7 @@ import type { Deps } from '../services/deps.js';
 import type { ClaimedAlert } from '../services/notify/claim-alerts.js';
 import { ownerEmails } from '../services/notify/owner-emails.js';
 import type { AlertAttemptOutcome } from '../services/notify/record-alert-attempt.js';
-import { USER_AGENT, type PostRequest, type PostResult } from './post-webhook.js';
+import { USER_AGENT, type PostRequest, type PostResult } from '../net/post-webhook.js';
 import { jsonObjectBody, telegramProblem } from './telegram-bot.js';
 
 export type Outcome = Omit<AlertAttemptOutcome, 'attemptedAt'>;

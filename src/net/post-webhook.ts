@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { IpNetwork } from '../domain/ip-networks.js';
-import { assertLiteralAllowed, bareHost, guardedLookup } from '../net/ssrf-guard.js';
+import { assertLiteralAllowed, bareHost, guardedLookup } from './ssrf-guard.js';
 
 /** At most this much of a receiver's answer is kept with the attempt. */
 export const RESPONSE_BODY_LIMIT = 2048;
@@ -29,7 +29,7 @@ export interface PostResult {
   durationMs: number;
 }
 
-// Read once: both src/workers and dist/workers sit two levels below the package root.
+// Read once: both src/net and dist/net sit two levels below the package root.
 export const USER_AGENT = (() => {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };

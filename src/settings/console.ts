@@ -1,4 +1,4 @@
-import { flag, oneOf, wholeNumber, type SettingsOf } from '../../env-settings.js';
+import { flag, oneOf, wholeNumber, type SettingsOf } from './kit.js';
 
 // Settings of the console (/dashboard), parsed as strictly as the rest of the configuration.
 export interface ConsoleSettings {

@@ -1,7 +1,7 @@
-import { wholeNumber, type SettingsOf } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from './kit.js';
 
 // Settings of the payment links (/pay/...), parsed as strictly as the rest of the configuration
-// (src/config.ts gathers them into its registry; each is documented in docs/configuration.md's table).
+// (settings/all.ts gathers them into the registry; each is documented in docs/configuration.md's table).
 export interface PaymentLinkSettings {
   /** Payment-link opens that may create a transaction, per client address (IPv6: per /64) per minute; 0 means no limit. */
   paymentLinkCreatesPerMinute: number;

@@ -1,7 +1,7 @@
-import { wholeNumber, type SettingsOf } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from './kit.js';
 
 // Settings of payment matching and the payment sources, parsed as strictly as the rest of the
-// configuration (src/config.ts gathers them into its registry; each is documented in docs/configuration.md's table).
+// configuration (settings/all.ts gathers them into the registry; each is documented in docs/configuration.md's table).
 export interface SourceSettings {
   /** How far before a transaction's creation a payment may be dated and still match it by amount. */
   matchClockSkewSeconds: number;

@@ -1,6 +1,6 @@
 // Settings of merchants' alerts (Telegram, Discord, e-mail), parsed as strictly as the rest of the
-// configuration (src/config.ts gathers them into its registry; each is documented in docs/configuration.md's table).
-import type { SettingsOf } from '../../env-settings.js';
+// configuration (settings/all.ts gathers them into the registry; each is documented in docs/configuration.md's table).
+import type { SettingsOf } from './kit.js';
 
 export interface NotifySettings {
   /**

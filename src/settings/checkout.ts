@@ -1,7 +1,7 @@
-import { wholeNumber, type SettingsOf } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from './kit.js';
 
 // Settings of the checkout page's live status, parsed as strictly as the rest of the configuration
-// (src/config.ts gathers them into its registry; each is documented in docs/configuration.md's table).
+// (settings/all.ts gathers them into the registry; each is documented in docs/configuration.md's table).
 export interface CheckoutSettings {
   /** Open status streams allowed per client address (IPv6: per /64). */
   checkoutStreamsPerAddress: number;

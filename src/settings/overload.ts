@@ -1,5 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
-import { wholeNumber, type SettingsOf } from '../env-settings.js';
+import { wholeNumber, type SettingsOf } from './kit.js';
 
 // Limits past which the server sheds load (overload.ts): 503 `overloaded` at once, before any database
 // work. `0` turns a limit off. The defaults must never fire in normal operation, on a loaded 2-core CI
