@@ -15,6 +15,7 @@ const SET_BY_COMPOSE: Record<string, string> = {
   PORT: 'set by compose.yaml: 3000 inside the container (Caddy proxies to it)',
   TRUST_PROXY: 'set by compose.yaml: 1 (Caddy is the one proxy in front)',
   PUBLIC_BASE_URL: 'set by compose.yaml: https://DOMAIN',
+  ENV_FILE: 'read from the environment only, as it names this file: a line here changes nothing',
 };
 
 /** Example values where the default is not one (`unset`, a description), for the lines most people uncomment. */

@@ -7,8 +7,8 @@ import { tsImport } from 'tsx/esm/api';
 /** @type {{ SETTING_NAMES: readonly string[] }} */
 const registry = await tsImport('../src/config.ts', import.meta.url);
 
-/** Every variable the gateway reads, plus the CLI's ADMIN_PASSWORD and ENV_FILE. */
-export const GATEWAY_SETTINGS = new Set([...registry.SETTING_NAMES, 'ADMIN_PASSWORD', 'ENV_FILE']);
+/** Every variable the gateway reads, plus the CLI's ADMIN_PASSWORD. */
+export const GATEWAY_SETTINGS = new Set([...registry.SETTING_NAMES, 'ADMIN_PASSWORD']);
 
 /**
  * The parent's environment minus gateway settings it may carry (so a developer's .env does not leak in)

@@ -6,6 +6,7 @@
 // a typo in this file must be a start-up error naming its line, like a typo in a setting.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { coreSettings } from './settings/core.js';
 import type { Env } from './settings/kit.js';
 import { StartupError } from './startup-error.js';
 
@@ -65,7 +66,7 @@ function parseValue(rest: string, fail: (why: string) => never): string {
  * when there is one (dir null: none), under the process environment, which wins.
  */
 export function withEnvFile(env: Env, dir: string | null): Env {
-  const named = env.ENV_FILE;
+  const named = env[coreSettings.envFile.name];
   const path = named ? resolve(dir ?? '.', named) : dir === null ? null : resolve(dir, '.env');
   if (path === null) return env;
   let text: string;
@@ -73,7 +74,7 @@ export function withEnvFile(env: Env, dir: string | null): Env {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if (!named && (err as NodeJS.ErrnoException).code === 'ENOENT') return env;
-    const which = named ? `ENV_FILE=${named}` : path;
+    const which = named ? `${coreSettings.envFile.name}=${named}` : path;
     throw new StartupError('invalid_env_file', `${which}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   const fromFile = parseEnvFile(text, named ?? '.env');

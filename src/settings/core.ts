@@ -8,6 +8,8 @@ import { parseProxyTrust, type ProxyTrust } from '../domain/proxy-trust.js';
 import { flag, optionalText, text, wholeNumber, type Env, type Get, type SettingsOf } from './kit.js';
 
 export interface CoreSettings {
+  /** The settings file read under the environment (env-file.ts reads the variable itself, before parsing). */
+  envFile: string | null;
   port: number;
   host: string;
   databaseUrl: string;
@@ -92,6 +94,10 @@ export function publicBaseUrlGuessedFrom(env: Env): string[] | null {
 }
 
 export const coreSettings = {
+  envFile: optionalText(
+    'ENV_FILE',
+    'the settings file read under the environment (the environment wins), required to exist when set; unset means .env in the working folder, if there is one',
+  ),
   port: int('PORT', 'HTTP port', 3000, 0, 65535),
   host: text('HOST', 'address to listen on', '127.0.0.1'),
   databaseUrl: {

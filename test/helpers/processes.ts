@@ -10,8 +10,8 @@ import { SETTING_NAMES } from '../../src/config.js';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const bin = join(root, 'bin', 'qris-gateway.mjs');
 
-// Every variable the gateway reads (the settings registry), the CLI's ADMIN_PASSWORD and ENV_FILE, and the suite's QG_*.
-const GATEWAY_SETTING = new Set([...SETTING_NAMES, 'ADMIN_PASSWORD', 'ENV_FILE']);
+// Every variable the gateway reads (the settings registry), the CLI's ADMIN_PASSWORD, and the suite's QG_*.
+const GATEWAY_SETTING = new Set([...SETTING_NAMES, 'ADMIN_PASSWORD']);
 const isGatewaySetting = (name: string): boolean => GATEWAY_SETTING.has(name) || name.startsWith('QG_');
 
 /**

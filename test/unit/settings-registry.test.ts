@@ -1,6 +1,7 @@
 // issue 24, item 5: every setting is declared once in the registry, and the configuration table
 // (docs/configuration.md) is written from it by `npm run -s docs:config` (scripts/docs-config.ts) and
 // checked against it (names and defaults), so neither can drift from the other.
+import { devNull } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -59,9 +60,11 @@ describe('the tools that start gateway processes clear every registered setting'
       Object.assign(process.env, every);
       const env = childEnv({ PORT: '1234' });
       // Nothing of the parent's reaches the child; what is set is the caller's and the helper's own
-      // default (the event-loop delay shedder off in test gateways, processes.ts).
+      // defaults (no settings file: ENV_FILE is the empty device; the event-loop delay shedder off in
+      // test gateways, processes.ts).
       expect(SETTING_NAMES.filter((name) => env[name] === 'from-the-parent')).toEqual([]);
       expect(Object.fromEntries(SETTING_NAMES.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]))).toEqual({
+        ENV_FILE: devNull,
         PORT: '1234',
         OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
       });
@@ -76,6 +79,7 @@ describe('the tools that start gateway processes clear every registered setting'
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, env: { ...process.env, ...every }, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     const env = JSON.parse(run.stdout) as Record<string, string>;
-    expect(SETTING_NAMES.filter((name) => env[name] !== undefined)).toEqual(['LOG_LEVEL']);
+    expect(SETTING_NAMES.filter((name) => env[name] !== undefined)).toEqual(['ENV_FILE', 'LOG_LEVEL']);
+    expect(env.ENV_FILE).toBe(devNull);
   });
 });
