@@ -23,6 +23,7 @@
 import { csvRow } from './csv.js';
 import { AppError } from './errors.js';
 import { WIB_OFFSET_MS, wibDay } from './wib.js';
+import type { Mode } from './records.js';
 
 const DAY_MS = 86_400_000;
 /** A range longer than this is refused: a year (a leap year's) is the longest an accountant asks for. */
@@ -317,4 +318,11 @@ export function foldEmptyDays(rows: readonly DailyReportRow[]): ReportLine[] {
     } else lines.push({ kind: 'empty', merchant_id: row.merchant_id, from: row.day, to: row.day, days: 1 });
   }
   return lines;
+}
+
+/** The mode a report asks for: live unless told otherwise; anything else is invalid_parameter. */
+export function parseReportMode(raw: string | undefined | null): Mode {
+  if (raw === undefined || raw === null || raw === '' || raw === 'live') return 'live';
+  if (raw === 'test') return 'test';
+  throw new AppError('invalid_parameter', 'mode must be live or test', { param: 'mode' });
 }

@@ -69,3 +69,8 @@ export function mayOpen(viewer: Viewer, path: string): boolean {
   if (!cashierMay(segments[0] ?? '')) return false;
   return segments[0] !== 'transactions' || segments.length <= 2 || (segments.length === 3 && segments[2] === 'receipt');
 }
+
+/** The merchants of `rows` the viewer may see (null: the CLI's operator, who sees every one). */
+export function seenBy<R extends { id: string; name: string }>(viewer: Viewer | null, rows: readonly R[]): Array<{ id: string; name: string }> {
+  return rows.filter((r) => viewer === null || canSeeMerchant(viewer, r.id)).map((r) => ({ id: r.id, name: r.name }));
+}

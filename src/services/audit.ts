@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { actorText, type Actor } from '../domain/actor.js';
 import { newAuditId } from '../domain/ids.js';
 import type { Executor } from '../storage/executor.js';
@@ -26,19 +25,4 @@ export async function writeAudit(db: Executor, entry: AuditEntry): Promise<strin
     created_at: entry.now,
   });
   return id;
-}
-
-/** The CLI's actor: QRIS_OPERATOR when set, else the OS account running the command. */
-export function cliActor(configured: string | null): Actor {
-  return { kind: 'cli', operator: operatorName(configured) };
-}
-
-function operatorName(configured: string | null): string {
-  if (configured) return configured;
-  try {
-    return userInfo().username || 'unknown';
-  } catch {
-    // Containers may run under a uid with no passwd entry.
-    return 'unknown';
-  }
 }

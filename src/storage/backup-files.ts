@@ -2,13 +2,14 @@
 // gateway has a database open. Raw better-sqlite3 on purpose: these work on files, not on the gateway's
 // tables, and must not migrate or otherwise change what they look at. A copy holds every secret the
 // database does, so each is written into a file made owner-only first (owner-only.ts).
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { createOwnerOnlyFile, OWNER_ONLY_FILE } from './owner-only.js';
+import { createOwnerOnlyFile, makeOwnerOnly, OWNER_ONLY_FILE } from './owner-only.js';
 
 /** Kysely's bookkeeping table: a file without it is not a qris-gateway database. */
 const MIGRATIONS_TABLE = 'kysely_migration';
@@ -148,5 +149,41 @@ export function closeIfUnused(path: string): 'in_use' | 'closed' {
     return 'closed';
   } finally {
     db.close();
+  }
+}
+
+/** What `backup --json` prints. */
+export interface BackupReport {
+  file: string;
+  bytes: number;
+  tables: RowCounts;
+}
+
+/**
+ * Where a copy is made before it is checked: beside the final name (same folder, so the rename is atomic)
+ * and under a name no backup has, so a backup cut short never leaves a half file under the final name.
+ */
+export function temporaryNameFor(file: string): string {
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.partial`);
+}
+
+/**
+ * Puts a copy in place once it is verified: `make(tmp)` writes it, it is checked (integrity_check and the
+ * migrations table), then renamed to `file`. Whatever fails, the temporary file is removed. The copy is
+ * owner-only (0600): it holds every secret the database does. The rename puts the copy's own file in
+ * `file`'s place, so a file replaced with --force does not keep its old mode.
+ */
+export async function verifiedCopy(file: string, make: (tmp: string) => Promise<void> | void): Promise<BackupReport> {
+  const tmp = temporaryNameFor(file);
+  try {
+    await make(tmp);
+    makeOwnerOnly(tmp);
+    const tables = await verifyDatabaseFile(tmp);
+    const bytes = statSync(tmp).size;
+    renameSync(tmp, file);
+    return { file, bytes, tables };
+  } finally {
+    rmSync(tmp, { force: true });
+    rmSync(`${tmp}-journal`, { force: true });
   }
 }

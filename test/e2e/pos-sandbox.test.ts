@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
-import { demoStaticQris } from '../../src/services/merchants/ensure-demo-merchant.js';
+import { demoStaticQris } from '../../src/domain/demo-qris.js';
 import { addUser } from '../../src/services/users/add-user.js';
 import { useBrowserApp } from '../helpers/browser.js';
 import { PASSWORD, TEST_ACTOR } from '../helpers/console.js';

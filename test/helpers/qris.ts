@@ -1,5 +1,5 @@
 import { buildQris, parseQris, type TlvField } from '../../src/domain/qris/index.js';
-import { demoStaticQris } from '../../src/services/merchants/ensure-demo-merchant.js';
+import { demoStaticQris } from '../../src/domain/demo-qris.js';
 
 /**
  * A static QRIS of a made-up merchant with this NMID: for tests that save more merchants than the

@@ -7,7 +7,7 @@ import { runCli } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { authenticateApiKey } from '../../src/services/merchants/authenticate-api-key.js';
-import { demoStaticQris } from '../../src/services/merchants/ensure-demo-merchant.js';
+import { demoStaticQris } from '../../src/domain/demo-qris.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import type { Mode } from '../../src/storage/schema.js';
 import { MIGRATIONS } from '../../src/storage/migrate.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Viewer } from '../../src/domain/viewer.js';
 import { simulatePayment } from '../../src/payment-sources/simulator.js';
 import { overviewMode } from '../../src/services/overview/overview-mode.js';
-import { CHART_DAYS } from '../../src/services/overview/get-overview.js';
+import { CHART_DAYS } from '../../src/domain/overview-chart.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { createTransaction } from '../../src/services/transactions/create-transaction.js';
 import { seedMerchant, useSeededContext } from '../helpers/context.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addWebhookSource } from '../../src/payment-sources/webhook/setup.js';
 import { createMerchant } from '../../src/services/merchants/create-merchant.js';
-import { demoStaticQris } from '../../src/services/merchants/ensure-demo-merchant.js';
+import { demoStaticQris } from '../../src/domain/demo-qris.js';
 import { setSourceEnabled } from '../../src/services/sources/set-source-enabled.js';
 import { addUser } from '../../src/services/users/add-user.js';
 import { ConsoleClient, PASSWORD, TEST_ACTOR } from '../helpers/console.js';

@@ -7,7 +7,7 @@
 // reports excepted). Made through the real services; runs on SQLite and, on the PostgreSQL run, PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTED_BY_ANOTHER_SOURCE } from '../../src/domain/payment.js';
-import { cliActor } from '../../src/services/audit.js';
+import { cliActor } from '../../src/cli/cli-actor.js';
 import { acceptReceived } from '../../src/services/payments/accept-received.js';
 import { assignPayment } from '../../src/services/payments/assign-payment.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';

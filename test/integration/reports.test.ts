@@ -9,7 +9,7 @@ import { FIGURE_KEYS, type FigureKey } from '../../src/domain/daily-report.js';
 import { wibDay } from '../../src/domain/wib.js';
 import type { Viewer } from '../../src/domain/viewer.js';
 import { parseTransactionFilters, wibDate } from '../../src/domain/transaction-filters.js';
-import { cliActor } from '../../src/services/audit.js';
+import { cliActor } from '../../src/cli/cli-actor.js';
 import { assignPayment } from '../../src/services/payments/assign-payment.js';
 import { recordPayment } from '../../src/services/payments/record-payment.js';
 import { dailyReport } from '../../src/services/reports/daily-report.js';

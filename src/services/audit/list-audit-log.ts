@@ -13,7 +13,7 @@ export interface AuditPage {
 }
 
 /** A page cursor: the last entry's time and id. Opaque to the page, checked strictly here. */
-export function auditCursor(entry: { created_at: number; id: string }): string {
+function auditCursor(entry: { created_at: number; id: string }): string {
   return `${entry.created_at}.${entry.id}`;
 }
 

@@ -1,9 +1,8 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { closeIfUnused, copyFileOwnerOnly, NotAGatewayDatabase, type RowCounts, verifyDatabaseFile } from '../../storage/backup-files.js';
+import { closeIfUnused, copyFileOwnerOnly, NotAGatewayDatabase, type RowCounts, temporaryNameFor, verifyDatabaseFile } from '../../storage/backup-files.js';
 import { ensureOwnerOnlyDir, tightenToOwnerOnly } from '../../storage/owner-only.js';
 import { BackupRefused, sqliteFileOf } from './backup-refused.js';
-import { temporaryNameFor } from './take-backup.js';
 
 /** What `restore --json` prints. */
 export interface RestoreReport {

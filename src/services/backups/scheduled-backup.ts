@@ -1,16 +1,15 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { copyDatabaseFile } from '../../storage/backup-files.js';
+import { type BackupReport, copyDatabaseFile, verifiedCopy } from '../../storage/backup-files.js';
 import { ensureOwnerOnlyDir, openToOthers } from '../../storage/owner-only.js';
 import type { Deps } from '../deps.js';
 import { sqliteFileOf } from './backup-refused.js';
-import { type BackupReport, verifiedCopy } from './take-backup.js';
 
 /** The names scheduled backups are given; only files of this shape are ever removed from BACKUP_DIR. */
 export const SCHEDULED_BACKUP_NAME = /^qris-gateway-backup-[0-9]{8}T[0-9]{9}Z\.db$/;
 
 /** qris-gateway-backup-20261126T220501123Z.db: UTC, to the millisecond, so names sort in time order. */
-export function scheduledBackupName(at: number): string {
+function scheduledBackupName(at: number): string {
   return `qris-gateway-backup-${new Date(at).toISOString().replace(/[-:.]/g, '')}.db`;
 }
 
@@ -42,7 +41,7 @@ export async function takeScheduledBackup(
 }
 
 /** Removes the oldest scheduled backups beyond `keep` (by name, which is by time); never any other file. */
-export function removeOldBackups(dir: string, keep: number): string[] {
+function removeOldBackups(dir: string, keep: number): string[] {
   const ours = readdirSync(dir)
     .filter((name) => SCHEDULED_BACKUP_NAME.test(name))
     .sort();

@@ -10,7 +10,7 @@ import type { Tx } from '../../storage/executor.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { seenBy } from './nmid-duplicates.js';
+import { seenBy } from '../../domain/viewer.js';
 
 export interface CreateMerchantInput {
   name: string;

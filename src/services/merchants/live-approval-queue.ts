@@ -1,5 +1,5 @@
 import type { Viewer } from '../../domain/viewer.js';
-import { countMerchantsAwaitingLive, merchantsAwaitingLive, merchantsRejectedLive, merchantsWithNmids } from '../../storage/queries/merchants.js';
+import { merchantsAwaitingLive, merchantsRejectedLive, merchantsWithNmids } from '../../storage/queries/merchants.js';
 import { firstMembersOf } from '../../storage/queries/users.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
@@ -42,10 +42,4 @@ export async function liveApprovalQueue(deps: Deps, viewer: Viewer): Promise<App
     };
   };
   return { waiting: waiting.map(entry), rejected: rejected.map(entry) };
-}
-
-/** How many merchants wait for an operator (the navigation's count); 0 for anyone else. */
-export async function liveApprovalCount(deps: Deps, viewer: Viewer): Promise<number> {
-  if (viewer.role !== 'operator') return 0;
-  return countMerchantsAwaitingLive(deps.db);
 }

@@ -1,5 +1,4 @@
-import type { Viewer } from '../../domain/viewer.js';
-import { canSeeMerchant } from '../../domain/viewer.js';
+import { seenBy, type Viewer } from '../../domain/viewer.js';
 import { merchantsWithNmids } from '../../storage/queries/merchants.js';
 import type { Deps } from '../deps.js';
 
@@ -18,9 +17,4 @@ export async function nmidDuplicates(deps: Deps, viewer: Viewer | null, nmid: st
   if (nmid === null) return { count: 0, visible: [] };
   const rows = await merchantsWithNmids(deps.db, [nmid]);
   return { count: rows.length, visible: seenBy(viewer, rows) };
-}
-
-/** The merchants of `rows` the viewer may see (null: the CLI's operator, who sees every one). */
-export function seenBy<R extends { id: string; name: string }>(viewer: Viewer | null, rows: readonly R[]): Array<{ id: string; name: string }> {
-  return rows.filter((r) => viewer === null || canSeeMerchant(viewer, r.id)).map((r) => ({ id: r.id, name: r.name }));
 }

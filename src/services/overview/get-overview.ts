@@ -3,15 +3,8 @@ import { countEndpoints, countOpenPending, countUnmatchedPayments, failingEndpoi
 import type { Deps } from '../deps.js';
 import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
-import { WIB_OFFSET_MS, wibDayStart } from '../../domain/wib.js';
-
-const DAY_MS = 86_400_000;
-export const CHART_DAYS = 30;
-
-/** The start of the chart's window: midnight WIB, CHART_DAYS - 1 days before today's. */
-export function chartStart(now: number): number {
-  return wibDayStart(now) - (CHART_DAYS - 1) * DAY_MS;
-}
+import { CHART_DAYS, chartStart, DAY_MS } from '../../domain/overview-chart.js';
+import { WIB_OFFSET_MS } from '../../domain/wib.js';
 
 export interface PaidFigures {
   count: number;

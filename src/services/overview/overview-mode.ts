@@ -2,7 +2,7 @@ import type { Mode } from '../../domain/records.js';
 import { merchantScope, type Viewer } from '../../domain/viewer.js';
 import { modesWithActivity } from '../../storage/queries/overview.js';
 import type { Deps } from '../deps.js';
-import { chartStart } from './get-overview.js';
+import { chartStart } from '../../domain/overview-chart.js';
 
 export interface OverviewMode {
   mode: Mode;

@@ -23,7 +23,7 @@ export interface PaymentsReview {
 }
 
 /** Where a page ends: received_at and id of its last row, as one URL-safe token. */
-export function paymentsCursor(row: Pick<PaymentsTable, 'received_at' | 'id'>): string {
+function paymentsCursor(row: Pick<PaymentsTable, 'received_at' | 'id'>): string {
   return `${row.received_at}.${row.id}`;
 }
 

@@ -2,7 +2,7 @@ import { liveKeysRefused } from '../../domain/live-approval.js';
 import { posSaleMode, type SaleMode } from '../../domain/pos-sale-mode.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { demoStaticQris } from '../merchants/ensure-demo-merchant.js';
+import { demoStaticQris } from '../../domain/demo-qris.js';
 import { merchantsWithoutLiveSource } from '../sources/live-source.js';
 
 /**

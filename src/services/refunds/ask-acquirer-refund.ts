@@ -4,6 +4,7 @@ import { deferPendingRefund, markRefundFailed, markRefundSucceeded, moveHeldToRe
 import type { PaymentsTable, RefundsTable, TransactionsTable } from '../../storage/schema.js';
 import type { CodeIssuer, Deps } from '../deps.js';
 import { announceRefund } from './announce-refund.js';
+import { failureOf } from './refund-failure.js';
 
 /** What became of one ask: the refund as it now stands, and the error a request answers when there is one. */
 export interface AskedRefund {
@@ -65,14 +66,6 @@ export async function askAcquirerRefund(
     return failed;
   });
   return { refund: final, error: final.status === 'failed' ? failureOf(final) : null };
-}
-
-/** The error a failed refund answers (again, on a retry with its Idempotency-Key). */
-export function failureOf(refund: RefundsTable): AppError {
-  const code = refund.error_code === 'refund_exceeds_remaining' ? 'refund_exceeds_remaining' : 'refund_refused';
-  return new AppError(code, `refund ${refund.id} failed: ${refund.error_message ?? code}`, {
-    param: code === 'refund_exceeds_remaining' ? 'amount' : undefined,
-  });
 }
 
 function withRetryAfter(err: AppError): AppError {

@@ -9,7 +9,8 @@ import { readExistingTransaction, readTransaction } from '../../storage/queries/
 import type { Mode, PaymentsTable, RefundsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { askAcquirerRefund, failureOf } from './ask-acquirer-refund.js';
+import { askAcquirerRefund } from './ask-acquirer-refund.js';
+import { failureOf } from './refund-failure.js';
 import { getTransaction } from '../transactions/get-transaction.js';
 import { getTransactionById } from '../transactions/get-transaction-by-id.js';
 import { LostRace } from '../transactions/lost-race.js';
@@ -150,7 +151,7 @@ async function answer(deps: Deps, refund: RefundsTable): Promise<RefundResult['t
 }
 
 /** What the refund means, in plain words: above all whether the gateway moved any money. */
-export function noteOf(refund: Pick<RefundsTable, 'recorded' | 'status'>): string {
+function noteOf(refund: Pick<RefundsTable, 'recorded' | 'status'>): string {
   if (refund.recorded === 1) {
     return 'Recorded only: the gateway moved no money. This code was made from your static QRIS, so the payment went to your own account; this records that you paid it back yourself.';
   }

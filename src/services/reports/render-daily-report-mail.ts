@@ -4,7 +4,7 @@ import { renderDailyReportMail } from '../../mail/daily-report-mail.js';
 import { merchantById } from '../../storage/queries/merchants.js';
 import type { Deps } from '../deps.js';
 import { sourceNamesOf } from '../sources/source-names.js';
-import { reportOf } from './daily-report.js';
+import { reportOf } from './report-of.js';
 
 /** A queued daily report e-mail, rendered from the figures as they are now (live mode); null if its key or merchant is gone. */
 export async function renderQueuedDailyReport(deps: Deps, key: string): Promise<RenderedMail | null> {

@@ -4,7 +4,7 @@ import type { AccountMailer } from '../../mail/account-mail-queue.js';
 import type { MailSender } from '../../mail/sender.js';
 import { isOperator, type Viewer } from '../../domain/viewer.js';
 import type { Deps } from '../../services/deps.js';
-import { liveApprovalCount } from '../../services/merchants/live-approval-queue.js';
+import { liveApprovalCount } from '../../services/merchants/live-approval-count.js';
 import type { Lang } from '../../presentation/messages.js';
 import { renderPage, type Section } from './layout.js';
 
