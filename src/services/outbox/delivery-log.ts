@@ -25,7 +25,7 @@ export type WithAttempts<T extends LoggedOutbox, Row> = Row & {
 };
 
 /** Where a page of a log ends, as one URL-safe token. */
-export function logCursor(row: { created_at: number; id: string }): string {
+function logCursor(row: { created_at: number; id: string }): string {
   return `${row.created_at}.${row.id}`;
 }
 
