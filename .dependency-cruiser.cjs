@@ -200,6 +200,22 @@ module.exports = {
       from: { path: '^src/mail' },
       to: { path: '^src/((services|payment-sources|alerts|workers|cli|dev)/|(app|runtime|server|config)\\.ts$)' },
     },
+    {
+      name: 'outbox-knows-no-kind',
+      severity: 'error',
+      comment:
+        'The outbox (src/services/outbox/: claim, lease, attempt, backoff, delivery log) is written once for every queue and knows none of them; a queue (webhooks, notify, email) declares itself and uses it. Only the fan-out, where an event becomes its deliveries, names them.',
+      from: { path: '^src/services/outbox/', pathNot: '^src/services/outbox/fan-out\\.ts$' },
+      to: { path: '^src/services/(webhooks|notify|email)/' },
+    },
+    {
+      name: 'delivery-handlers-apart',
+      severity: 'error',
+      comment:
+        "A channel type's sender (src/alerts/channels/) and a mail kind's composer (src/services/email/kinds/) never import one another: they share only their folder's common module, and are reached through the folder's registry (index.ts).",
+      from: { path: '^src/(alerts/channels|services/email/kinds)/', pathNot: '/index\\.ts$' },
+      to: { path: '^src/(alerts/channels|services/email/kinds)/', pathNot: '/(common|mail-kind|transaction-mail)\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,8 +1,10 @@
-// The alert dispatcher: runs a pass of alerts/dispatch.ts (claim what is due, send it, record every
-// attempt) every WEBHOOK_DISPATCH_INTERVAL_MS, in every worker process beside the webhook dispatcher.
+// The alert dispatcher's loop: passes of alerts/dispatch.ts every WEBHOOK_DISPATCH_INTERVAL_MS, in every
+// worker process beside the webhook dispatcher.
+import { alertMailSender, dispatchDueAlerts, type NotifyDispatchOptions } from '../alerts/dispatch.js';
 import type { Deps } from '../services/deps.js';
-import { alertMailSender, DEFAULT_CONCURRENCY, dispatchDueAlerts, type NotifyDispatchOptions } from '../alerts/dispatch.js';
-import { runEvery, type Worker } from '../rounds/run-every.js';
+import { DEFAULT_CONCURRENCY } from '../services/outbox/dispatch-pass.js';
+import type { Worker } from '../rounds/run-every.js';
+import { runPasses } from './outbox-worker.js';
 
 /**
  * Runs passes every WEBHOOK_DISPATCH_INTERVAL_MS; after a full pass it goes again at once, so a backlog
@@ -14,9 +16,7 @@ export function startNotifyDispatcher(deps: Deps, options: Partial<NotifyDispatc
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const ownSender = options.mail === undefined;
   const mail = ownSender ? alertMailSender(deps) : (options.mail ?? null);
-  const loop = runEvery(intervalMs, () => dispatchDueAlerts(deps, { ...options, concurrency, mail }), deps.logger, 'alert dispatch failed', {
-    again: (report) => report.claimed >= concurrency,
-  });
+  const loop = runPasses(deps, intervalMs, concurrency, () => dispatchDueAlerts(deps, { ...options, concurrency, mail }), 'alert dispatch failed');
   return {
     async stop() {
       await loop.stop();

@@ -1,11 +1,13 @@
-// The webhook dispatcher: claims due deliveries, posts them signed, records each attempt. Runs in every
-// worker process; claims (see claim-deliveries.ts) keep several of them from sending the same delivery.
-import { claimDueDeliveries, leaseMs, type ClaimedDelivery } from '../services/webhooks/claim-deliveries.js';
+// The webhook dispatcher: the sender of the outbox's webhook deliveries (services/webhooks/webhook-queue.ts),
+// posting each signed to its endpoint. Runs in every worker process; the outbox's claims keep several
+// of them from sending the same delivery.
 import type { Deps } from '../services/deps.js';
-import { recordDeliveryAttempt, type DeliveryState } from '../services/webhooks/record-delivery-attempt.js';
+import { parseRetryAfter } from '../domain/webhook-retry.js';
+import type { Attempt } from '../services/outbox/queue.js';
+import { type ClaimedDelivery, webhookQueue } from '../services/webhooks/webhook-queue.js';
 import { signStandardWebhook, signWebhookPayload } from '../webhook-signature.js';
-import { isOutage } from '../rounds/outage-backoff.js';
-import { runEvery } from '../rounds/run-every.js';
+import { DEFAULT_CONCURRENCY, dispatchPass, type PassReport } from '../services/outbox/dispatch-pass.js';
+import { runPasses } from './outbox-worker.js';
 import { USER_AGENT, postWebhook, type PostRequest, type PostResult } from '../net/post-webhook.js';
 
 export interface DispatchOptions {
@@ -17,12 +19,7 @@ export interface DispatchOptions {
   post?: (request: PostRequest) => Promise<PostResult>;
 }
 
-export interface DispatchReport {
-  claimed: number;
-  states: Array<DeliveryState | 'unrecorded'>;
-}
-
-const DEFAULT_CONCURRENCY = 8;
+export type DispatchReport = PassReport;
 
 /**
  * The headers of one attempt, signed twice over the same body and time: Standard Webhooks (`webhook-id`,
@@ -60,7 +57,7 @@ function headersOrRefusal(delivery: ClaimedDelivery, nowMs: number): { headers: 
   }
 }
 
-async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchOptions): Promise<DeliveryState> {
+async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchOptions): Promise<Attempt> {
   const attemptedAt = deps.now();
   const post = options.post ?? postWebhook;
   const signed = headersOrRefusal(delivery, attemptedAt);
@@ -74,43 +71,27 @@ async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchO
           timeoutMs: deps.config.webhookTimeoutMs,
           allow: deps.config.webhookAllowNetworks,
         });
-  const recorded = await recordDeliveryAttempt(deps, delivery, { ...result, attemptedAt }, options.random);
-  if (recorded.state !== 'succeeded') {
-    deps.logger.warn(
-      { delivery: delivery.id, event: delivery.eventId, endpoint: delivery.endpointId, status: result.statusCode, error: result.error, state: recorded.state },
-      'webhook attempt failed',
-    );
-  }
-  return recorded.state;
+  const ok = result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode <= 299;
+  // A receiver's Retry-After counts from when its answer came.
+  return { ...result, result: ok ? 'succeeded' : 'failed', attemptedAt, retryAfterMs: parseRetryAfter(result.retryAfter, deps.now()) };
 }
 
 /** One pass: claims what is due (up to the concurrency) and sends it all. Tests drive time with it. */
 export async function dispatchDueDeliveries(deps: Deps, options: DispatchOptions = {}): Promise<DispatchReport> {
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const claimed = await claimDueDeliveries(deps, { limit: concurrency, leaseMs: leaseMs(deps) });
-  // Every send of the pass is awaited, failed or not, so no more than `concurrency` are ever in flight.
-  // One whose outcome could not be stored (database gone) keeps its claim until the lease ends and is
-  // then sent again: at least once, never lost.
-  const settled = await Promise.allSettled(claimed.map((d) => deliver(deps, d, options)));
-  const states = settled.map((s, i) => {
-    if (s.status === 'fulfilled') return s.value;
-    // During a database outage this is expected, and the delivery is not lost: said as a warning.
-    const log = isOutage(s.reason) ? deps.logger.warn.bind(deps.logger) : deps.logger.error.bind(deps.logger);
-    log({ err: s.reason, delivery: claimed[i]!.id }, 'could not record a webhook attempt; it is sent again once its claim expires');
-    return 'unrecorded' as const;
-  });
-  return { claimed: claimed.length, states };
+  return dispatchPass(deps, webhookQueue, (delivery) => deliver(deps, delivery, options), webhookLog, options);
 }
 
-/**
- * Runs passes every `intervalMs`; after a full pass it goes again at once, so a backlog drains at the
- * concurrency's pace rather than one batch per interval. A failing pass is logged and the next tick
- * tries again; while the database is unavailable the dispatcher backs off (outage-backoff.ts).
- */
+const webhookLog = {
+  noun: 'webhook',
+  fields: (delivery: ClaimedDelivery, attempt: Attempt | null) => ({
+    delivery: delivery.id,
+    ...(attempt && { event: delivery.eventId, endpoint: delivery.endpointId, status: attempt.statusCode, error: attempt.error }),
+  }),
+};
+
+/** Runs passes every WEBHOOK_DISPATCH_INTERVAL_MS (outbox-worker.ts, runPasses). */
 export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { intervalMs?: number } = {}): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  return runEvery(intervalMs, () => dispatchDueDeliveries(deps, { ...options, concurrency }), deps.logger, 'webhook dispatch failed', {
-    again: (report) => report.claimed >= concurrency,
-  });
+  return runPasses(deps, intervalMs, concurrency, () => dispatchDueDeliveries(deps, { ...options, concurrency }), 'webhook dispatch failed');
 }

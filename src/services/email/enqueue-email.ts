@@ -1,6 +1,7 @@
 import { newEmailId } from '../../domain/ids.js';
 import type { Executor } from '../../storage/executor.js';
 import { insertEmailOnce } from '../../storage/queries/outbox.js';
+import { pendingJob } from '../../storage/queries/outbox-jobs.js';
 import type { EmailKind } from '../../storage/schema.js';
 
 /**
@@ -17,12 +18,8 @@ export async function enqueueEmail(
     transaction_id: mail.transactionId,
     kind: mail.kind,
     recipient: mail.recipient,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: mail.dueAt ?? mail.now,
-    locked_until: null,
+    ...pendingJob(mail.now, mail.dueAt),
     last_error: null,
-    created_at: mail.now,
     sent_at: null,
   });
 }

@@ -1,22 +1,14 @@
-import { nextEmailAttemptAt } from '../../domain/mail-retry.js';
-import { effectiveStatus, transactionUrls } from '../../domain/transaction.js';
 import { PermanentMailError, RelayUnavailableError, type MailSender } from '../../mail/sender.js';
-import { renderMail } from '../../mail/templates.js';
-import { transactionWithMerchantName } from '../../storage/queries/emails.js';
-import { readRefund } from '../../storage/queries/refunds.js';
-import type { EmailKind, RefundsTable } from '../../storage/schema.js';
-import { payerMerchantName } from '../../domain/merchant-name.js';
+import type { EmailKind, EmailsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { paymentOf } from '../transactions/payment-of.js';
-import { renderQueuedDailyReport } from '../reports/render-daily-report-mail.js';
-import { beginRefundNotice } from './begin-refund-notice.js';
-import { claimEmail, type EmailClaim } from './claim-email.js';
-import { findDueEmailIds } from './find-due-email-ids.js';
-import { finishEmail, type EmailOutcome } from './finish-email.js';
+import type { Attempt, Claimed } from '../outbox/queue.js';
+import { runDue, type JobReport } from '../outbox/run-due.js';
+import { emailQueue } from './email-queue.js';
+import { mailKindOf } from './kinds/index.js';
 import { skipDueEmails } from './skip-due-emails.js';
 
 export interface SendDueEmailsOptions {
-  /** Rows looked at per query. */
+  /** Rows looked at per claim. */
   batch?: number;
   /** Rows handled per call at most, so one call cannot run forever behind a large backlog. */
   maxPerRun?: number;
@@ -27,6 +19,13 @@ export interface SendDueEmailsOptions {
   keepGoing?: () => boolean;
 }
 
+/** What became of a claimed row. */
+export type EmailOutcome =
+  | { status: 'sent' }
+  | { status: 'skipped'; reason: string }
+  | { status: 'retry'; error: string; nextAttemptAt: number }
+  | { status: 'failed'; error: string };
+
 export interface EmailResult {
   id: string;
   kind: EmailKind;
@@ -35,112 +34,67 @@ export interface EmailResult {
 
 export const SMTP_NOT_CONFIGURED = 'smtp_not_configured';
 
+const LAST_ERROR_MAX = 500;
+
 /**
- * Sends the payer e-mails that are due, one row at a time: claim, render from the current state of the
- * transaction, send, record. Without a sender (no SMTP_URL) the due rows are recorded as skipped.
+ * Sends the e-mails that are due, one row at a time: claim, compose from the current state (the row's
+ * kind says how, kinds/index.ts), send, record. Without a sender (no SMTP_URL) the due rows are
+ * recorded as skipped.
  */
 export async function sendDueEmails(deps: Deps, sender: MailSender | null, options: SendDueEmailsOptions = {}): Promise<EmailResult[]> {
   if (sender === null) {
     await skipDueEmails(deps, SMTP_NOT_CONFIGURED);
     return [];
   }
-  const batch = options.batch ?? 20;
-  const maxPerRun = options.maxPerRun ?? 200;
-  const leaseMs = options.leaseMs ?? 120_000;
+  // One at a time: a lease covers one send, and the rest of the queue stays free for other mailers.
+  const { reports } = await runDue(deps, emailQueue, (row) => sendEmail(deps, sender, row), {
+    concurrency: 1,
+    maxPerRun: options.maxPerRun ?? 200,
+    candidates: options.batch ?? 20,
+    leaseMs: options.leaseMs ?? 120_000,
+    random: options.random,
+    keepGoing: options.keepGoing,
+  });
   const results: EmailResult[] = [];
-  let handled = 0;
-  while (handled < maxPerRun) {
-    const ids = await findDueEmailIds(deps, batch);
-    if (ids.length === 0) break;
-    let claimedAny = false;
-    for (const id of ids) {
-      if (handled >= maxPerRun) break;
-      if (options.keepGoing && !options.keepGoing()) return results;
-      // Claim each row just before sending it, so a lease covers one send and the rest of the batch
-      // stays free for other mailers in the meantime.
-      const claim = await claimEmail(deps, id, leaseMs);
-      if (claim === null) continue;
-      claimedAny = true;
-      handled++;
-      const { outcome, relayDown } = await deliver(deps, sender, claim, options.random);
-      if (await finishEmail(deps, claim, outcome)) results.push({ id, kind: claim.row.kind, outcome });
-      // The rest would wait out the same connection timeouts for the same answer; they stay due and
-      // the next run tries again.
-      if (relayDown) return results;
-    }
-    // Every row of this batch went to other mailers: they are working through the queue.
-    if (!claimedAny) break;
+  for (const r of reports) {
+    // Not lost: the lease runs out and the row is sent again; the run fails, and the mailer says so.
+    if (r.state === 'unrecorded') throw r.error;
+    const outcome = outcomeOf(r);
+    if (outcome !== null) results.push({ id: r.job.id, kind: r.job.kind, outcome });
   }
   return results;
 }
 
-async function deliver(deps: Deps, sender: MailSender, claim: EmailClaim, random?: () => number): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
-  const done = (outcome: EmailOutcome, relayDown = false) => ({ outcome, relayDown });
-  const row = claim.row;
-  if (row.kind === 'daily_report') return deliverDailyReport(deps, sender, claim, random);
-
-  // A notice of refunds tells of the succeeded refunds it gathered (at most one a window per transaction:
-  // services/refunds/announce-refund.ts); a `refund:<id>` row, queued before such notices, of one.
-  let refunds: RefundsTable[] | null = null;
-  if (row.kind.startsWith('refunds:')) {
-    refunds = await beginRefundNotice(deps, row.transaction_id, Number(row.kind.slice('refunds:'.length)));
-  } else if (row.kind.startsWith('refund:')) {
-    const refund = await readRefund(deps.db, row.kind.slice('refund:'.length));
-    refunds = refund?.status === 'succeeded' ? [refund] : [];
-  }
-  if (refunds !== null && refunds.length === 0) return done({ status: 'skipped', reason: 'refund_not_succeeded' });
-
-  const found = await transactionWithMerchantName(deps.db, row.transaction_id);
-  if (!found) return done({ status: 'failed', error: 'transaction_not_found' });
-  const { merchant_display_name: name, merchant_qris_name: qrisName, ...transaction } = found;
-  // The name the checkout page and the payer's bank app show (the QRIS's), so the mail names the same merchant.
-  const merchantName = payerMerchantName({ qrisName, name });
-
-  // An invoice asks the payer to pay; once the transaction is paid, expired or cancelled that request
-  // is wrong, so it is not sent late. A receipt is always sent.
-  const status = effectiveStatus(transaction, deps.now());
-  if (row.kind === 'invoice' && status !== 'pending') return done({ status: 'skipped', reason: `transaction_${status}` });
-
-  try {
-    const payment = await paymentOf(deps, transaction);
-    const mail = renderMail({
-      kind: refunds !== null ? 'refund' : (row.kind as 'invoice' | 'receipt'),
-      refunds: refunds ?? [],
-      merchantName,
-      transaction,
-      payment,
-      checkoutUrl: transactionUrls(deps.config.publicBaseUrl, transaction.id).checkout,
-    });
-    await sender.send({ messageId: row.id, to: row.recipient, ...mail });
-    return done({ status: 'sent' });
-  } catch (err) {
-    return failedSend(deps, claim, err, random);
-  }
+function outcomeOf(r: JobReport<EmailsTable, Attempt>): EmailOutcome | null {
+  const error = r.attempt?.error ?? '';
+  if (r.state === 'succeeded') return { status: 'sent' };
+  if (r.state === 'skipped') return { status: 'skipped', reason: error };
+  if (r.state === 'retrying') return { status: 'retry', error, nextAttemptAt: r.nextAttemptAt! };
+  if (r.state === 'failed') return { status: 'failed', error };
+  return null;
 }
 
-/** A merchant's daily report to one owner (queued by services/reports/queue-daily-report-mails.ts). */
-async function deliverDailyReport(
-  deps: Deps,
-  sender: MailSender,
-  claim: EmailClaim,
-  random?: () => number,
-): Promise<{ outcome: EmailOutcome; relayDown: boolean }> {
-  const row = claim.row;
+/** Composes a row by its kind and sends it; every outcome is an attempt (never throws). */
+async function sendEmail(deps: Deps, sender: MailSender, row: Claimed<EmailsTable>): Promise<Attempt> {
+  const attemptedAt = deps.now();
+  const started = performance.now();
+  const attempt = (a: Pick<Attempt, 'result' | 'error'> & Partial<Attempt>): Attempt => ({
+    attemptedAt,
+    durationMs: Math.round(performance.now() - started),
+    statusCode: null,
+    ...a,
+    error: a.error === null ? null : a.error.slice(0, LAST_ERROR_MAX),
+  });
   try {
-    const mail = await renderQueuedDailyReport(deps, row.transaction_id);
-    if (mail === null) return { outcome: { status: 'failed', error: 'report_not_found' }, relayDown: false };
-    await sender.send({ messageId: row.id, to: row.recipient, ...mail });
-    return { outcome: { status: 'sent' }, relayDown: false };
+    const composed = await mailKindOf(row.kind).compose(deps, row);
+    if ('skipped' in composed) return attempt({ result: 'skipped', error: composed.skipped });
+    if ('failed' in composed) return attempt({ result: 'failed', permanent: true, error: composed.failed });
+    await sender.send({ messageId: row.id, to: row.recipient, ...composed.mail });
+    return attempt({ result: 'succeeded', error: null });
   } catch (err) {
-    return failedSend(deps, claim, err, random);
+    const error = err instanceof Error ? err.message : String(err);
+    // The rest would wait out the same connection timeouts for the same answer: they stay due, and
+    // the next run tries again.
+    return attempt({ result: 'failed', error, permanent: err instanceof PermanentMailError, endsRun: err instanceof RelayUnavailableError });
   }
-}
-
-/** A send that threw: failed for good, or tried again later (and whether the relay itself is down). */
-function failedSend(deps: Deps, claim: EmailClaim, err: unknown, random?: () => number): { outcome: EmailOutcome; relayDown: boolean } {
-  const error = err instanceof Error ? err.message : String(err);
-  if (err instanceof PermanentMailError) return { outcome: { status: 'failed', error }, relayDown: false };
-  const next = nextEmailAttemptAt(claim.row.attempts + 1, deps.now(), random);
-  const relayDown = err instanceof RelayUnavailableError;
-  return { outcome: next === null ? { status: 'failed', error } : { status: 'retry', error, nextAttemptAt: next }, relayDown };
 }

@@ -1,9 +1,9 @@
 // A webhook endpoint that keeps failing is news for its merchant: the shop's server may be down. The
 // alert is written once per run of failures, in the unit of work of the attempt that turned the endpoint
-// failing (record-delivery-attempt.ts); a success ends the run, and a later run alerts again.
+// failing (webhook-queue.ts); a success ends the run, and a later run alerts again.
 import type { Tx } from '../../storage/executor.js';
-import { endpointHealth } from '../../storage/queries/notify.js';
-import { enqueueAlerts } from './enqueue-alerts.js';
+import { endpointHealth } from '../../storage/queries/webhook-endpoints.js';
+import { fanOut } from '../outbox/fan-out.js';
 
 export async function alertIfEndpointTurnedFailing(trx: Tx, endpointId: string, failingAfter: number, now: number): Promise<void> {
   const endpoint = await endpointHealth(trx, endpointId);
@@ -11,10 +11,9 @@ export async function alertIfEndpointTurnedFailing(trx: Tx, endpointId: string, 
   // `failingAfter`, and a success resets the count: so this count is the turn, and only it.
   if (endpoint === undefined) return;
   if (endpoint.status !== 'failing' || Number(endpoint.consecutive_failures) !== failingAfter) return;
-  await enqueueAlerts(trx, {
+  await fanOut(trx, {
+    notice: { kind: 'webhook_failing', endpointId, url: endpoint.url, failures: failingAfter, at: now },
     merchantId: endpoint.merchant_id,
-    eventId: null,
-    facts: { kind: 'webhook_failing', endpointId, url: endpoint.url, failures: failingAfter, at: now },
     now,
   });
 }

@@ -1,11 +1,10 @@
 // Which webhook events merchants also hear of on their alert channels, and what the alert says: a paid
 // transaction and an unmatched payment. (An expiry or a cancel is the merchant's own doing or nobody's
-// news.) Called by enqueueEvent, inside the unit of work that writes the event.
+// news.) Asked by the fan-out (outbox/fan-out.ts), inside the unit of work that writes the event.
 import type { PaymentView } from '../../domain/payment.js';
 import type { TransactionView } from '../../domain/transaction.js';
-import type { Executor } from '../../storage/executor.js';
 import type { EventType } from '../../storage/schema.js';
-import { enqueueAlerts, type AlertFactsOf } from './enqueue-alerts.js';
+import type { AlertFactsOf } from './enqueue-alerts.js';
 
 export interface AlertingEvent {
   id: string;
@@ -53,10 +52,4 @@ export function alertFactsOfEvent(event: AlertingEvent): AlertFactsOf | null {
     };
   }
   return null;
-}
-
-/** Queues the event's alert to the merchant's channels, if the event makes one. */
-export async function enqueueEventAlerts(db: Executor, event: AlertingEvent): Promise<void> {
-  const facts = alertFactsOfEvent(event);
-  if (facts !== null) await enqueueAlerts(db, { merchantId: event.merchantId, eventId: event.id, facts, now: event.now });
 }

@@ -5,6 +5,7 @@ import { newNotifyDeliveryId } from '../../domain/notify-channel.js';
 import type { AlertFacts } from '../../domain/notify-facts.js';
 import type { Executor } from '../../storage/executor.js';
 import { activeNotifyChannelIds, insertNotifyDeliveries, merchantNameOf } from '../../storage/queries/notify.js';
+import { pendingJob } from '../../storage/queries/outbox-jobs.js';
 import type { NotifyDeliveriesTable } from '../../storage/schema.js';
 
 type WithoutName<T> = T extends unknown ? Omit<T, 'merchantName'> : never;
@@ -21,13 +22,9 @@ export function newAlertRow(channelId: string, merchantId: string, facts: AlertF
     kind: facts.kind,
     event_id: eventId,
     facts: JSON.stringify(facts),
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    locked_until: null,
+    ...pendingJob(now),
     last_attempt_at: null,
     last_status_code: null,
-    created_at: now,
   };
 }
 

@@ -1,5 +1,6 @@
 import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
-import { disableNotifyChannel, failPendingNotifyDeliveriesOf } from '../../storage/queries/notify.js';
+import { disableNotifyChannel } from '../../storage/queries/notify.js';
+import { failPendingJobs } from '../../storage/queries/outbox-jobs.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { channelView, type NotifyChannelView } from './channel-view.js';
@@ -14,7 +15,7 @@ export async function removeNotifyChannel(deps: Deps, id: string, actor: Actor =
   const now = deps.now();
   const cancelled = await deps.db.runInTransaction(async (trx) => {
     if (!(await disableNotifyChannel(trx, channel.id, now))) return 0;
-    const closed = await failPendingNotifyDeliveriesOf(trx, channel.id);
+    const closed = await failPendingJobs(trx, 'notify_deliveries', 'channel_id', channel.id);
     await writeAudit(trx, {
       actor,
       action: 'notify_channel.remove',

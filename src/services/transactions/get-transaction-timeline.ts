@@ -3,7 +3,8 @@
 // and their attempts, the audit log).
 import { effectiveStatus } from '../../domain/transaction.js';
 import { auditEntriesOf } from '../../storage/queries/audit.js';
-import { attemptsOfDeliveries, deliveriesOfEvents, type DeliveryWithEndpoint } from '../../storage/queries/deliveries.js';
+import { deliveriesOfEvents, type DeliveryWithEndpoint } from '../../storage/queries/deliveries.js';
+import { attemptsOfJobs } from '../../storage/queries/outbox-jobs.js';
 import { emailsOfTransaction } from '../../storage/queries/emails.js';
 import { merchantNames } from '../../storage/queries/merchants.js';
 import { userById } from '../../storage/queries/users.js';
@@ -73,8 +74,9 @@ export async function getTransactionTimeline(deps: Deps, viewer: Viewer, trxid: 
       { type: 'event', ids: eventIds },
     ]),
   ]);
-  const attempts = await attemptsOfDeliveries(
+  const attempts = await attemptsOfJobs(
     deps.db,
+    'deliveries',
     deliveries.map((d) => d.id),
   );
 

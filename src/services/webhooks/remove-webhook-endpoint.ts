@@ -1,5 +1,5 @@
 import { SYSTEM_ACTOR, type Actor } from '../../domain/actor.js';
-import { failPendingDeliveriesOf } from '../../storage/queries/deliveries.js';
+import { failPendingJobs } from '../../storage/queries/outbox-jobs.js';
 import { disableWebhookEndpoint } from '../../storage/queries/webhook-endpoints.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
@@ -18,7 +18,7 @@ export async function removeWebhookEndpoint(
   const now = deps.now();
   const cancelled = await deps.db.runInTransaction(async (trx) => {
     if (!(await disableWebhookEndpoint(trx, id, now))) return 0;
-    const closed = await failPendingDeliveriesOf(trx, id);
+    const closed = await failPendingJobs(trx, 'deliveries', 'endpoint_id', id);
     await writeAudit(trx, { actor, action: 'webhook_endpoint.remove', subjectType: 'webhook_endpoint', subjectId: id, now });
     return closed;
   });

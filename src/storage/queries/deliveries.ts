@@ -1,81 +1,71 @@
 // Webhook deliveries (one per event and endpoint) and their attempts.
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { DeliveriesTable, DeliveryAttemptsTable, EventType } from '../schema.js';
+import type { DeliveriesTable, EventType } from '../schema.js';
+import { type DueJobs, dueAt, olderThan } from './outbox-jobs.js';
 
 /** A due delivery with what sending it needs. */
 export interface DueDelivery {
   id: string;
-  event_id: string;
-  endpoint_id: string;
-  attempts: number;
-  type: EventType;
-  payload: string;
+  eventId: string;
+  eventType: EventType;
+  endpointId: string;
   url: string;
   secret: string;
-}
-
-function dueQuery(db: Executor, now: number, limit: number) {
-  return (
-    db
-      .selectFrom('deliveries as d')
-      .innerJoin('events as e', 'e.id', 'd.event_id')
-      .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-      // A disabled merchant's deliveries wait (they go out if an operator enables it again).
-      .innerJoin('merchants as m', 'm.id', 'w.merchant_id')
-      .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.attempts', 'e.type', 'e.payload', 'w.url', 'w.secret'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', now)]))
-      .where('w.status', '!=', 'disabled')
-      .where('m.disabled_at', 'is', null)
-      // Per endpoint and transaction, events go out in the order they happened: a delivery waits while
-      // an earlier event of its transaction is still pending for the same endpoint (retrying included).
-      // Both lookups are index probes (events by transaction, deliveries by event and endpoint).
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('events as e2')
-              .innerJoin('deliveries as d2', 'd2.event_id', 'e2.id')
-              .select(sql<number>`1`.as('one'))
-              .whereRef('e2.transaction_id', '=', 'e.transaction_id')
-              .whereRef('d2.endpoint_id', '=', 'd.endpoint_id')
-              .where('d2.status', '=', 'pending')
-              .where((eb) =>
-                eb.or([
-                  eb('e2.created_at', '<', eb.ref('e.created_at')),
-                  eb.and([eb('e2.created_at', '=', eb.ref('e.created_at')), eb('e2.id', '<', eb.ref('e.id'))]),
-                ]),
-              ),
-          ),
-        ),
-      )
-      .orderBy('d.next_attempt_at')
-      .orderBy('e.created_at')
-      .limit(limit)
-  );
-}
-
-/** Up to `limit` deliveries due at `now`, unclaimed, to enabled endpoints of enabled merchants, in the order they go out. */
-export async function dueDeliveries(db: Executor, now: number, limit: number): Promise<DueDelivery[]> {
-  return dueQuery(db, now, limit).execute();
+  /** The event's stored body, posted byte for byte. */
+  payload: string;
+  /** Attempts made before this one. */
+  attempts: number;
 }
 
 /**
- * PostgreSQL only: dueDeliveries, locking the delivery rows it returns (FOR UPDATE OF d) and skipping
- * rows another transaction has locked (SKIP LOCKED), so concurrent dispatchers pick disjoint rows
- * instead of queueing on each other's.
+ * Up to `limit` deliveries due at `now`, unclaimed, to enabled endpoints of enabled merchants, in the
+ * order they go out (or the one of id `only`, if it is due). With `skipLocked` (PostgreSQL, inside a
+ * unit of work) it locks the delivery rows it returns (FOR UPDATE OF d) and skips rows another
+ * transaction has locked, so concurrent dispatchers pick disjoint rows instead of queueing on each other's.
  */
-export async function dueDeliveriesSkipLocked(trx: Tx, now: number, limit: number): Promise<DueDelivery[]> {
-  return dueQuery(trx, now, limit).forUpdate('d').skipLocked().execute();
+export async function dueDeliveries(db: Executor, due: DueJobs): Promise<DueDelivery[]> {
+  const { now } = due;
+  let query = db
+    .selectFrom('deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    // A disabled merchant's deliveries wait (they go out if an operator enables it again).
+    .innerJoin('merchants as m', 'm.id', 'w.merchant_id')
+    .select(['d.id', 'd.event_id as eventId', 'e.type as eventType', 'd.endpoint_id as endpointId', 'w.url', 'w.secret', 'e.payload', 'd.attempts'])
+    .where(dueAt('d', now))
+    .where('w.status', '!=', 'disabled')
+    .where('m.disabled_at', 'is', null)
+    // Per endpoint and transaction, events go out in the order they happened: a delivery waits while
+    // an earlier event of its transaction is still pending for the same endpoint (retrying included).
+    // Both lookups are index probes (events by transaction, deliveries by event and endpoint).
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('events as e2')
+            .innerJoin('deliveries as d2', 'd2.event_id', 'e2.id')
+            .select(sql<number>`1`.as('one'))
+            .whereRef('e2.transaction_id', '=', 'e.transaction_id')
+            .whereRef('d2.endpoint_id', '=', 'd.endpoint_id')
+            .where('d2.status', '=', 'pending')
+            .where((eb) =>
+              eb.or([
+                eb('e2.created_at', '<', eb.ref('e.created_at')),
+                eb.and([eb('e2.created_at', '=', eb.ref('e.created_at')), eb('e2.id', '<', eb.ref('e.id'))]),
+              ]),
+            ),
+        ),
+      ),
+    )
+    .orderBy('d.next_attempt_at')
+    .orderBy('e.created_at')
+    .limit(due.limit);
+  if (due.only !== undefined) query = query.where('d.id', '=', due.only);
+  return (due.skipLocked ? query.forUpdate('d').skipLocked() : query).execute();
 }
 
 export async function insertDeliveries(db: Executor, deliveries: DeliveriesTable[]): Promise<void> {
   await db.insertInto('deliveries').values(deliveries).execute();
-}
-
-export async function insertDeliveryAttempt(trx: Tx, attempt: DeliveryAttemptsTable): Promise<void> {
-  await trx.insertInto('delivery_attempts').values(attempt).execute();
 }
 
 /** Ids of an event's deliveries to enabled endpoints, or to one endpoint. */
@@ -100,17 +90,6 @@ export async function failedDeliveryIdsOf(trx: Tx, endpointId: string): Promise<
 export async function requeueDeliveries(trx: Tx, ids: string[], now: number): Promise<void> {
   if (ids.length === 0) return;
   await trx.updateTable('deliveries').set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null }).where('id', 'in', ids).execute();
-}
-
-/** Closes an endpoint's pending deliveries as failed; how many were closed. */
-export async function failPendingDeliveriesOf(trx: Tx, endpointId: string): Promise<number> {
-  const closed = await trx
-    .updateTable('deliveries')
-    .set({ status: 'failed', locked_until: null })
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(closed.numUpdatedRows);
 }
 
 /** Closes as failed every delivery still waiting for any endpoint of a merchant; how many. */
@@ -169,16 +148,6 @@ export async function endpointDeliveryPage(
     .selectAll('d')
     .select('e.type as event_type')
     .where('d.endpoint_id', '=', endpointId);
-  if (before !== null) {
-    query = query.where((eb) =>
-      eb.or([eb('d.created_at', '<', before.createdAt), eb.and([eb('d.created_at', '=', before.createdAt), eb('d.id', '<', before.id)])]),
-    );
-  }
+  if (before !== null) query = query.where(olderThan('d', before));
   return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
-}
-
-/** Every attempt of these deliveries, oldest first (by the delivery_attempts_delivery index). */
-export async function attemptsOfDeliveries(db: Executor, deliveryIds: readonly string[]): Promise<DeliveryAttemptsTable[]> {
-  if (deliveryIds.length === 0) return [];
-  return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempted_at').orderBy('id').execute();
 }

@@ -1,7 +1,7 @@
-// Merchants' alert channels, their alerts (an outbox of their own, beside webhook deliveries) and each
-// alert's attempts.
+// Merchants' alert channels and their alerts (jobs of the outbox, outbox-jobs.ts, in a table of their own).
 import type { Db, Executor, Tx } from '../executor.js';
-import type { NotifyAttemptsTable, NotifyChannelsTable, NotifyDeliveriesTable } from '../schema.js';
+import type { NotifyChannelsTable, NotifyDeliveriesTable } from '../schema.js';
+import { type DueJobs, dueAt, olderThan } from './outbox-jobs.js';
 
 export async function insertNotifyChannel(trx: Tx, row: NotifyChannelsTable): Promise<void> {
   await trx.insertInto('notify_channels').values(row).execute();
@@ -40,17 +40,6 @@ export async function disableNotifyChannel(trx: Tx, id: string, now: number): Pr
   return Number(updated.numUpdatedRows) !== 0;
 }
 
-/** Closes a channel's waiting alerts as failed; how many. */
-export async function failPendingNotifyDeliveriesOf(trx: Tx, channelId: string): Promise<number> {
-  const closed = await trx
-    .updateTable('notify_deliveries')
-    .set({ status: 'failed', locked_until: null })
-    .where('channel_id', '=', channelId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(closed.numUpdatedRows);
-}
-
 export async function insertNotifyDeliveries(db: Executor, rows: NotifyDeliveriesTable[]): Promise<void> {
   if (rows.length === 0) return;
   await db.insertInto('notify_deliveries').values(rows).execute();
@@ -65,53 +54,50 @@ export async function merchantNameOf(db: Executor, merchantId: string): Promise<
 /** A due alert with what sending it needs. */
 export interface DueNotifyDelivery {
   id: string;
-  channel_id: string;
-  merchant_id: string;
+  channelId: string;
+  merchantId: string;
   kind: NotifyDeliveriesTable['kind'];
+  /** The stored facts (JSON). */
   facts: string;
-  attempts: number;
   type: NotifyChannelsTable['type'];
   language: NotifyChannelsTable['language'];
   secret: string | null;
-  chat_id: string | null;
+  chatId: string | null;
+  /** Attempts made before this one. */
+  attempts: number;
 }
 
-function dueQuery(db: Executor, now: number, limit: number) {
-  return (
-    db
-      .selectFrom('notify_deliveries as d')
-      .innerJoin('notify_channels as c', 'c.id', 'd.channel_id')
-      // A disabled merchant's alerts wait, as its webhooks do.
-      .innerJoin('merchants as m', 'm.id', 'd.merchant_id')
-      .select(['d.id', 'd.channel_id', 'd.merchant_id', 'd.kind', 'd.facts', 'd.attempts', 'c.type', 'c.language', 'c.secret', 'c.chat_id'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', now)]))
-      .where('c.status', '=', 'active')
-      .where('m.disabled_at', 'is', null)
-      .orderBy('d.next_attempt_at')
-      .orderBy('d.created_at')
-      .limit(limit)
-  );
-}
-
-/** Up to `limit` alerts due at `now`, unclaimed, to active channels of enabled merchants. */
-export async function dueNotifyDeliveries(db: Executor, now: number, limit: number): Promise<DueNotifyDelivery[]> {
-  return dueQuery(db, now, limit).execute();
-}
-
-/** One alert by id, if it is due at `now` and unclaimed (as dueNotifyDeliveries would return it). */
-export async function dueNotifyDeliveryById(db: Executor, id: string, now: number): Promise<DueNotifyDelivery | undefined> {
-  return dueQuery(db, now, 1).where('d.id', '=', id).executeTakeFirst();
-}
-
-/** PostgreSQL only: dueNotifyDeliveries, skipping rows another dispatcher has locked. */
-export async function dueNotifyDeliveriesSkipLocked(trx: Tx, now: number, limit: number): Promise<DueNotifyDelivery[]> {
-  return dueQuery(trx, now, limit).forUpdate('d').skipLocked().execute();
-}
-
-export async function insertNotifyAttempt(trx: Tx, attempt: NotifyAttemptsTable): Promise<void> {
-  await trx.insertInto('notify_attempts').values(attempt).execute();
+/**
+ * Up to `limit` alerts due at `now`, unclaimed, to active channels of enabled merchants (or the one of
+ * id `only`, if it is due); with `skipLocked` (PostgreSQL, in a unit of work), locking them and skipping
+ * rows another dispatcher has locked.
+ */
+export async function dueNotifyDeliveries(db: Executor, due: DueJobs): Promise<DueNotifyDelivery[]> {
+  let query = db
+    .selectFrom('notify_deliveries as d')
+    .innerJoin('notify_channels as c', 'c.id', 'd.channel_id')
+    // A disabled merchant's alerts wait, as its webhooks do.
+    .innerJoin('merchants as m', 'm.id', 'd.merchant_id')
+    .select([
+      'd.id',
+      'd.channel_id as channelId',
+      'd.merchant_id as merchantId',
+      'd.kind',
+      'd.facts',
+      'c.type',
+      'c.language',
+      'c.secret',
+      'c.chat_id as chatId',
+      'd.attempts',
+    ])
+    .where(dueAt('d', due.now))
+    .where('c.status', '=', 'active')
+    .where('m.disabled_at', 'is', null)
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.created_at')
+    .limit(due.limit);
+  if (due.only !== undefined) query = query.where('d.id', '=', due.only);
+  return (due.skipLocked ? query.forUpdate('d').skipLocked() : query).execute();
 }
 
 /** A channel's alerts, newest first (created_at, then id), after `before` when given. */
@@ -122,18 +108,8 @@ export async function notifyDeliveryPage(
   limit: number,
 ): Promise<NotifyDeliveriesTable[]> {
   let query = db.selectFrom('notify_deliveries as d').selectAll('d').where('d.channel_id', '=', channelId);
-  if (before !== null) {
-    query = query.where((eb) =>
-      eb.or([eb('d.created_at', '<', before.createdAt), eb.and([eb('d.created_at', '=', before.createdAt), eb('d.id', '<', before.id)])]),
-    );
-  }
+  if (before !== null) query = query.where(olderThan('d', before));
   return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
-}
-
-/** Every attempt of these alerts, oldest first. */
-export async function attemptsOfNotifyDeliveries(db: Executor, deliveryIds: readonly string[]): Promise<NotifyAttemptsTable[]> {
-  if (deliveryIds.length === 0) return [];
-  return db.selectFrom('notify_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempted_at').orderBy('id').execute();
 }
 
 /** The addresses of a merchant's own users (not operators, not disabled or deleted): where its e-mail alerts go. */
@@ -149,12 +125,4 @@ export async function merchantOwnerEmails(db: Executor, merchantId: string): Pro
     .orderBy('users.email')
     .execute();
   return rows.map((r) => r.email);
-}
-
-/** A webhook endpoint's merchant, URL and health, read after an attempt to see whether it just turned failing. */
-export async function endpointHealth(
-  db: Executor,
-  endpointId: string,
-): Promise<{ merchant_id: string; url: string; status: string; consecutive_failures: number } | undefined> {
-  return db.selectFrom('webhook_endpoints').select(['merchant_id', 'url', 'status', 'consecutive_failures']).where('id', '=', endpointId).executeTakeFirst();
 }

@@ -83,3 +83,11 @@ export async function disableEndpointsOfMerchant(trx: Tx, merchantId: string, no
     .executeTakeFirst();
   return Number(updated.numUpdatedRows);
 }
+
+/** A webhook endpoint's merchant, URL and health, read after an attempt to see whether it just turned failing. */
+export async function endpointHealth(
+  db: Executor,
+  endpointId: string,
+): Promise<{ merchant_id: string; url: string; status: string; consecutive_failures: number } | undefined> {
+  return db.selectFrom('webhook_endpoints').select(['merchant_id', 'url', 'status', 'consecutive_failures']).where('id', '=', endpointId).executeTakeFirst();
+}

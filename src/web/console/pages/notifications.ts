@@ -21,12 +21,14 @@ import { inLanguage } from '../../../presentation/telegram-problems.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
 import { addNotifyChannel } from '../../../services/notify/add-notify-channel.js';
-import { channelAlerts } from '../../../services/notify/channel-alerts.js';
+import { deliveryLog } from '../../../services/outbox/delivery-log.js';
+import { channelLog } from '../../../services/notify/channel-log.js';
+import { renderDeliveryLog } from '../delivery-log-view.js';
 import { getVisibleChannel } from '../../../services/notify/get-visible-channel.js';
 import { listVisibleChannels } from '../../../services/notify/list-visible-channels.js';
 import { queueTestAlert } from '../../../services/notify/queue-test-alert.js';
 import { removeNotifyChannel } from '../../../services/notify/remove-notify-channel.js';
-import type { NotifyChannelsTable, NotifyDeliveriesTable } from '../../../storage/schema.js';
+import type { NotifyChannelsTable } from '../../../storage/schema.js';
 import { dispatchAlertNow } from '../../../alerts/dispatch.js';
 import { postWebhook } from '../../../net/post-webhook.js';
 import { findStartChat, START_NONCE, telegramBotName } from '../../../alerts/telegram-bot.js';
@@ -326,17 +328,16 @@ function howTo(text: string, url: string): SafeHtml {
   return html`${before}<span class="mono">${url}</span>${after}`;
 }
 
-function deliveryWord(t: T, status: NotifyDeliveriesTable['status']): string {
-  return t(status === 'pending' ? 'dPending' : status === 'succeeded' ? 'dSucceeded' : 'dFailed');
-}
-
 /** A channel's page: its alerts from `cursor` (older than it; null for the newest). */
 async function detailPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, id: string, cursor: string | null): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
   const channel = await getVisibleChannel(deps, page.viewer, id);
   const notice = takeNotice(request, reply);
-  const [{ alerts, next }, merchants] = await Promise.all([channelAlerts(deps, channel, cursor), listVisibleMerchants(deps, page.viewer)]);
+  const [{ entries: alerts, next }, merchants] = await Promise.all([
+    deliveryLog(deps, channelLog(channel.id), cursor),
+    listVisibleMerchants(deps, page.viewer),
+  ]);
   const merchant = merchants.find((m) => m.id === channel.merchant_id);
   const when = (ms: number) => formatTime(ms, page.lang);
   const self = `${LIST}/${channel.id}`;
@@ -362,31 +363,15 @@ ${
 <p class="muted" id="test-hint">${t('testHint')}</p>`
 }
 </div>
-<h2>${t('deliveries')}</h2>
-${
-  alerts.length === 0
-    ? html`<p class="card muted">${t('noDeliveries')}</p>`
-    : alerts.map(
-        (d) => html`<section class="card delivery" aria-labelledby="alert-${d.id}">
-<h3 id="alert-${d.id}">${t(`kind_${d.kind}`)} <span class="badge ${d.status}">${deliveryWord(t, d.status)}</span></h3>
-<p class="muted">${when(d.created_at)}${d.status === 'pending' ? html` · ${t('nextAttempt', { time: when(d.next_attempt_at) })}` : ''}</p>
-<h4>${t('attempts')}</h4>
-${
-  d.attemptLog.length === 0
-    ? html`<p class="muted">${t('noAttempts')}</p>`
-    : html`<ol class="timeline">${d.attemptLog.map(
-        (a) => html`<li><span class="badge ${a.succeeded === 1 ? 'succeeded' : 'failed'}">${
-          a.status_code === null ? (a.succeeded === 1 ? t('dSucceeded') : t('noResponse')) : t('statusCode', { code: a.status_code })
-        }</span>
-${when(a.attempted_at)} · ${t('duration', { ms: a.duration_ms })}${a.error === null ? '' : html`<br><span class="error-text">${inLanguage(a.error, page.lang)}</span>`}</li>`,
-      )}</ol>`
-}
-</section>`,
-      )
-}
-<nav class="pager" aria-label="${t('deliveries')}">
-${cursor !== null ? html`<a href="${self}">${t('newest')}</a>` : ''}
-${next !== null ? html`<a href="${self}?before=${next}">${t('older')}</a>` : ''}
-</nav>`;
+${renderDeliveryLog(alerts, {
+  t,
+  when,
+  self,
+  cursor,
+  next,
+  anchor: 'alert',
+  heading: (d) => t(`kind_${d.kind}`),
+  errorText: (error) => inLanguage(error, page.lang),
+})}`;
   return page.send(heading, 'notifications', body);
 }

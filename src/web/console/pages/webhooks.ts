@@ -15,7 +15,9 @@ import { Form, listOf, Params, Query, Segment, Text, TextList, pageSchema } from
 import { consolePage, type ConsolePage } from '../context.js';
 import { translator, type Translate } from '../../../presentation/messages.js';
 import { formatTime } from '../../../presentation/format.js';
-import { endpointDeliveries } from '../../../services/webhooks/endpoint-deliveries.js';
+import { deliveryLog } from '../../../services/outbox/delivery-log.js';
+import { endpointLog } from '../../../services/webhooks/endpoint-log.js';
+import { renderDeliveryLog } from '../delivery-log-view.js';
 import { getVisibleEndpoint } from '../../../services/webhooks/get-visible-endpoint.js';
 import { listVisibleEndpoints } from '../../../services/webhooks/list-visible-endpoints.js';
 import { addWebhookEndpoint } from '../../../services/webhooks/add-webhook-endpoint.js';
@@ -169,7 +171,10 @@ async function detailPage(deps: Deps, request: FastifyRequest, reply: FastifyRep
   const t = translator(words, page.lang);
   const endpoint = await getVisibleEndpoint(deps, page.viewer, id);
   const notice = takeNotice(request, reply);
-  const [{ deliveries, next }, merchants] = await Promise.all([endpointDeliveries(deps, endpoint, cursor), listVisibleMerchants(deps, page.viewer)]);
+  const [{ entries: deliveries, next }, merchants] = await Promise.all([
+    deliveryLog(deps, endpointLog(endpoint.id), cursor),
+    listVisibleMerchants(deps, page.viewer),
+  ]);
   const merchant = merchants.find((m) => m.id === endpoint.merchant_id);
   const when = (ms: number) => formatTime(ms, page.lang);
   const self = `/dashboard/webhooks/${endpoint.id}`;
@@ -194,41 +199,20 @@ ${removeForm(t, page.csrf, endpoint)}
 <p class="muted" id="resend-hint">${t('resendHint')}</p>`
 }
 </div>
-<h2>${t('deliveries')}</h2>
-${
-  deliveries.length === 0
-    ? html`<p class="card muted">${t('noDeliveries')}</p>`
-    : deliveries.map(
-        (d) => html`<section class="card delivery" aria-labelledby="delivery-${d.id}">
-<h3 id="delivery-${d.id}"><span class="mono">${d.event_type}</span> <span class="badge ${d.status}">${deliveryWord(t, d.status)}</span></h3>
-<p class="muted"><span class="mono">${d.event_id}</span> · ${when(d.created_at)}${d.status === 'pending' ? html` · ${t('nextAttempt', { time: when(d.next_attempt_at) })}` : ''}</p>
-<h4>${t('attempts')}</h4>
-${
-  d.attemptLog.length === 0
-    ? html`<p class="muted">${t('noAttempts')}</p>`
-    : html`<ol class="timeline">${d.attemptLog.map(
-        (
-          a,
-        ) => html`<li><span class="badge ${a.succeeded === 1 ? 'succeeded' : 'failed'}">${a.status_code === null ? t('noResponse') : t('statusCode', { code: a.status_code })}</span>
-${when(a.attempted_at)} · ${t('duration', { ms: a.duration_ms })}${a.error === null ? '' : html`<br><span class="error-text">${a.error}</span>`}${
-          a.response_body === null || a.response_body === '' ? '' : html`<pre class="excerpt">${excerpt(a.response_body)}</pre>`
-        }</li>`,
-      )}</ol>`
-}
-</section>`,
-      )
-}
-<nav class="pager" aria-label="${t('deliveries')}">
-${cursor !== null ? html`<a href="${self}">${t('newest')}</a>` : ''}
-${next !== null ? html`<a href="${self}?before=${next}">${t('older')}</a>` : ''}
-</nav>`;
+${renderDeliveryLog(deliveries, {
+  t,
+  when,
+  self,
+  cursor,
+  next,
+  anchor: 'delivery',
+  heading: (d) => html`<span class="mono">${d.event_type}</span>`,
+  lead: (d) => html`<span class="mono">${d.event_id}</span> · `,
+  extra: (a) => (a.response_body === null || a.response_body === '' ? '' : html`<pre class="excerpt">${excerpt(a.response_body)}</pre>`),
+})}`;
   return page.send(endpoint.url, 'webhooks', body);
 }
 
 function excerpt(body: string): string {
   return body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body;
-}
-
-function deliveryWord(t: T, status: 'pending' | 'succeeded' | 'failed'): string {
-  return t(status === 'pending' ? 'dPending' : status === 'succeeded' ? 'dSucceeded' : 'dFailed');
 }
