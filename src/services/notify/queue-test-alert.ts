@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { insertNotifyDeliveries, merchantNameOf } from '../../storage/queries/notify.js';
 import type { NotifyChannelsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { newAlertRow } from './enqueue-alerts.js';
+import { newAlertRow } from './new-alert-row.js';
 
 /**
  * The "Send test" button's alert: queued to this one channel, due now, through the same outbox, sender

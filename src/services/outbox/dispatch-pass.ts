@@ -4,17 +4,10 @@
 import { isOutage } from '../../rounds/outage-backoff.js';
 import type { Deps } from '../deps.js';
 import type { Attempt, Claimed, Job, JobState, OutboxQueue } from './queue.js';
+import { leaseMs } from './lease-ms.js';
 import { runDue, type Send } from './run-due.js';
 
 export const DEFAULT_CONCURRENCY = 8;
-
-/**
- * A claim outlives the slowest possible attempt (the HTTP timeout) by a margin for recording it; a
- * dispatcher that dies mid-attempt leaves the job to others once this passes.
- */
-export function leaseMs(deps: Deps): number {
-  return deps.config.webhookTimeoutMs + 15_000;
-}
 
 export interface PassReport {
   claimed: number;

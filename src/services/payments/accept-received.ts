@@ -7,7 +7,7 @@ import { readTransaction } from '../../storage/queries/transactions.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
-import { announcePaid } from './settle-payment.js';
+import { announcePaid } from './announce-paid.js';
 
 /**
  * A person closes a transaction kept open after a part payment by accepting what it received: one

@@ -1,12 +1,10 @@
 import { AppError } from '../../domain/errors.js';
 import { amountsAfter } from '../../domain/payment-difference.js';
-import { presentTransaction } from '../../domain/transaction.js';
 import type { Tx } from '../../storage/executor.js';
 import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries/payments.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
-import { enqueueEmail } from '../email/enqueue-email.js';
-import { enqueueEvent } from '../webhooks/enqueue-event.js';
+import { announcePaid } from './announce-paid.js';
 
 /**
  * Binds a stored, unmatched payment to a transaction and marks the transaction paid, with its
@@ -51,24 +49,4 @@ export async function settlePayment(
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
   await announcePaid(trx, deps, transaction, settled, now);
   return { payment: settled, transaction };
-}
-
-/**
- * What every way of paying a transaction writes with it, in the same unit of work: its `transaction.paid`
- * event (the transaction as the API answers it, with the payment that paid it) and, when it has an e-mail
- * address, the payer's receipt. Settling a payment and accepting what a kept-open transaction received.
- */
-export async function announcePaid(trx: Tx, deps: Deps, transaction: TransactionsTable, payment: PaymentsTable, now: number): Promise<void> {
-  await enqueueEvent(trx, deps.state.statusBus, {
-    merchantId: transaction.merchant_id,
-    mode: transaction.mode,
-    type: 'transaction.paid',
-    transactionId: transaction.id,
-    paymentId: payment.id,
-    data: presentTransaction(transaction, payment, now, deps.config.publicBaseUrl),
-    now,
-  });
-  if (transaction.email !== null) {
-    await enqueueEmail(trx, { merchantId: transaction.merchant_id, transactionId: transaction.id, kind: 'receipt', recipient: transaction.email, now });
-  }
 }
