@@ -14,6 +14,8 @@ export interface CheckoutAssetUrls {
   /** payer.css, shared with the payment-link pages; `css` (checkout.css) follows it. */
   payerCss: string;
   css: string;
+  /** payer-common.js, which checkout.js uses: loaded before it. */
+  commonJs: string;
   js: string;
   icon: string;
 }
@@ -106,7 +108,7 @@ export function renderCheckoutPage(view: CheckoutView, assets: CheckoutAssetUrls
     payerPage: true,
     stylesheets: [assets.payerCss, assets.css],
     icon: assets.icon,
-    scripts: [assets.js],
+    scripts: [assets.commonJs, assets.js],
     body,
   });
 }

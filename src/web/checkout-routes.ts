@@ -25,7 +25,7 @@ export async function checkoutRoutes(untyped: FastifyInstance, deps: Deps, watch
 
   // Each with its own Cache-Control, which the app's onSend hook leaves in place of its no-store.
   const assets = checkoutAssets();
-  for (const asset of [assets.payerCss, assets.css, assets.js, assets.icon]) {
+  for (const asset of [assets.payerCss, assets.css, assets.commonJs, assets.js, assets.icon]) {
     app.get(asset.url, { schema: hide }, (_req, reply) => {
       reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
     });
@@ -35,7 +35,13 @@ export async function checkoutRoutes(untyped: FastifyInstance, deps: Deps, watch
   app.get('/favicon.ico', { schema: hide }, (_req, reply) => {
     reply.header('Cache-Control', assets.icon.cacheControl).type(assets.icon.type).send(assets.icon.body);
   });
-  const urls: CheckoutAssetUrls = { payerCss: assets.payerCss.url, css: assets.css.url, js: assets.js.url, icon: assets.icon.url };
+  const urls: CheckoutAssetUrls = {
+    payerCss: assets.payerCss.url,
+    css: assets.css.url,
+    commonJs: assets.commonJs.url,
+    js: assets.js.url,
+    icon: assets.icon.url,
+  };
 
   app.get('/checkout/:trxid', { schema: trxidParams }, async (request, reply) => {
     const view = await getCheckout(deps, parseTrxid(request.params.trxid, true)!);

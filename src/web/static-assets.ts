@@ -19,6 +19,8 @@ export interface CheckoutAssets {
   /** The rules the checkout page shares with the payment-link pages, which link it from here too. */
   payerCss: StaticAsset;
   css: StaticAsset;
+  /** What checkout.js shares with the point of sale's script (money, the countdown), loaded before it. */
+  commonJs: StaticAsset;
   js: StaticAsset;
   icon: StaticAsset;
 }
@@ -45,6 +47,7 @@ export function checkoutAssets(): CheckoutAssets {
   loaded ??= {
     payerCss: load('/checkout/assets/', 'payer.css', 'text/css; charset=utf-8', true),
     css: load('/checkout/assets/', 'checkout.css', 'text/css; charset=utf-8', true),
+    commonJs: load('/checkout/assets/', 'payer-common.js', 'text/javascript; charset=utf-8', true),
     js: load('/checkout/assets/', 'checkout.js', 'text/javascript; charset=utf-8', true),
     icon: load('/checkout/assets/', 'icon.svg', 'image/svg+xml', false),
   };
@@ -87,6 +90,8 @@ export function payLinkCss(): StaticAsset {
 
 export interface PosAssets {
   css: StaticAsset;
+  /** The payer pages' shared script (payer-common.js), loaded before pos.js. */
+  commonJs: StaticAsset;
   js: StaticAsset;
   /** The service worker's own code; served at a fixed address (pages/pos.ts), never under a hash. */
   worker: Buffer;
@@ -98,6 +103,7 @@ let posLoaded: PosAssets | null = null;
 export function posAssets(): PosAssets {
   posLoaded ??= {
     css: load('/dashboard/assets/', 'pos.css', 'text/css; charset=utf-8', true),
+    commonJs: load('/dashboard/assets/', 'payer-common.js', 'text/javascript; charset=utf-8', true),
     js: load('/dashboard/assets/', 'pos.js', 'text/javascript; charset=utf-8', true),
     worker: readFileSync(new URL('pos-sw.js', folder)),
   };

@@ -85,10 +85,8 @@
   }
 
   function tick() {
-    const left = Math.max(0, Math.round((expiresAt - Date.now()) / 1000));
-    const m = Math.floor(left / 60),
-      s = left % 60;
-    countdown.textContent = `${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+    const left = payerSecondsLeft(expiresAt, Date.now());
+    countdown.textContent = payerCountdownText(left);
     if (left === 0 && status === 'pending') show('expired');
   }
 

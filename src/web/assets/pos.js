@@ -27,12 +27,6 @@
     });
   }
 
-  /** "25000" -> "Rp25.000", as the server's formatRupiah writes it. */
-  function rupiah(/** @type {string} */ digits) {
-    const plain = digits.replace(/^0+(?=.)/, '') || '0';
-    return `Rp${plain.replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
-  }
-
   /** The sound card, woken inside a tap: browsers let a page make sound only after the user touched it. */
   function wakeAudio() {
     const Ctx = window.AudioContext;
@@ -166,7 +160,7 @@
     display.hidden = false;
     pad.hidden = false;
     const show = () => {
-      display.textContent = rupiah(input.value || '0');
+      display.textContent = payerRupiah(input.value || '0');
       charge.disabled = input.value === '' || !navigator.onLine;
     };
     pad.addEventListener('click', (event) => {
@@ -218,8 +212,8 @@
     const skew = Number(root.dataset.now) - Date.now();
     const countdown = document.getElementById('pos-countdown');
     const tick = () => {
-      const left = Math.max(0, Math.floor((expires - (Date.now() + skew)) / 1000));
-      if (countdown) countdown.textContent = `${String(Math.floor(left / 60)).padStart(2, '0')}:${String(left % 60).padStart(2, '0')}`;
+      const left = payerSecondsLeft(expires, Date.now() + skew);
+      if (countdown) countdown.textContent = payerCountdownText(left);
       return left;
     };
     tick();

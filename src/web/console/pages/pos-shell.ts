@@ -22,7 +22,7 @@ export function posPublicRoutes(scope: FastifyInstance): void {
   const assets = posAssets();
   const consoleFiles = consoleAssets();
 
-  for (const asset of [assets.css, assets.js]) {
+  for (const asset of [assets.css, assets.commonJs, assets.js]) {
     app.get(asset.url.slice('/dashboard'.length), publicGet, (_req, reply) => {
       reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
     });
@@ -56,7 +56,7 @@ export function posPublicRoutes(scope: FastifyInstance): void {
   // its own folder). The list of files to keep offline is written into it, so a new release (new hashed
   // file names) is a new worker, which replaces the old one and its cache.
   app.get('/pos-sw.js', publicGet, (_req, reply) => {
-    const keep = [POS_SHELL, consoleFiles.css.url, assets.css.url, assets.js.url, '/dashboard/pos/icon-192.png'];
+    const keep = [POS_SHELL, consoleFiles.css.url, assets.css.url, assets.commonJs.url, assets.js.url, '/dashboard/pos/icon-192.png'];
     const header = `const SHELL = ${JSON.stringify(POS_SHELL)};\nconst KEEP = ${JSON.stringify(keep)};\n`;
     reply
       .header('Cache-Control', 'no-cache')
@@ -74,7 +74,7 @@ export function posPublicRoutes(scope: FastifyInstance): void {
       lang: 'id',
       title: `${id('title')} · qris-gateway`,
       stylesheets: [consoleFiles.css.url, assets.css.url],
-      scripts: [assets.js.url],
+      scripts: [assets.commonJs.url, assets.js.url],
       head: html`<link rel="manifest" href="/dashboard/pos/manifest.webmanifest">`,
       body: html`<header class="top"><a class="brand" href="/dashboard/pos">qris-gateway</a></header>
 <main id="content">

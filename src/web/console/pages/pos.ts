@@ -45,6 +45,7 @@ export function posHead(): SafeHtml {
 <meta name="theme-color" content="#1a5276">
 <link rel="apple-touch-icon" href="/dashboard/pos/icon-192.png">
 <link rel="stylesheet" href="${assets.css.url}">
+<script src="${assets.commonJs.url}" defer></script>
 <script src="${assets.js.url}" defer></script>`;
 }
 
