@@ -10,7 +10,17 @@ import { AppError } from '../domain/errors.js';
 export const UNAVAILABLE_RETRY_AFTER = 2;
 
 // Socket-level failures reaching PostgreSQL (refused while it is down, reset when it is killed, no route).
-const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 
 // SQLSTATEs that say the server, not the statement, is the problem: class 08 (connection exception),
 // 57P01-57P03 (terminated by an administrator, a crash, or not yet accepting connections, as right after
