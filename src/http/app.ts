@@ -32,7 +32,7 @@ import { createSmtpSender } from '../mail/smtp.js';
 import { AccountMailQueue } from '../mail/account-mail-queue.js';
 import { closeOptions, drainOnClose, keepConnectionsOnClose } from './graceful-close.js';
 import { timeoutOptions } from './timeouts.js';
-import { startStatusWatch } from '../services/transactions/status-watch.js';
+import { startStatusWatch, type StatusWatch } from '../services/transactions/status-watch.js';
 import { metricsRoutes } from './metrics.js';
 import { startKeyUseFlusher } from '../workers/key-use-flusher.js';
 import { paymentSourceRoutes } from './routes/payment-sources.js';
@@ -40,6 +40,13 @@ import { recordRoutes } from './route-table.js';
 import { registerOverloadGuard } from './overload.js';
 
 export const API_VERSION = '1.0.0';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The checkout pages' status watch (status-watch.ts), for tests that count its rounds. */
+    statusWatch: StatusWatch;
+  }
+}
 
 export interface AppOptions {
   deps: Deps;
@@ -211,6 +218,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
   // preClose has ended the pages' streams and before the database closes.
   const watch = startStatusWatch(deps, config.statusWatchIntervalMs);
+  app.decorate('statusWatch', watch);
   app.addHook('onClose', () => watch.stop());
   await checkoutRoutes(app, deps, watch);
   await paymentLinkRoutes(app, deps);
