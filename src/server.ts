@@ -18,6 +18,8 @@ export interface RunningServer {
   runtime: Runtime;
   url: string | null;
   logger: Logger;
+  /** The background jobs this process runs (none for the api role): workers/index.ts. */
+  jobs: readonly string[];
   /**
    * Stops gracefully: no new connections; every request received is answered; the background jobs end
    * their current sends; pending writes are committed; then the database closes. Unbounded by itself:
@@ -49,7 +51,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       await background.stop();
       await runtime.close();
     };
-    return { app: null, runtime, url: null, logger, stop };
+    return { app: null, runtime, url: null, logger, jobs: background.jobs, stop };
   }
   let app: FastifyInstance | null = null;
   let demo: StartFacts['demo'] = null;
@@ -98,7 +100,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       await runtime.close();
       for (const e of ended) if (e.status === 'rejected') throw e.reason;
     })());
-  return { app, runtime, url, logger, stop };
+  return { app, runtime, url, logger, jobs: background?.jobs ?? [], stop };
 }
 
 /** A port another process holds is the operator's to fix: say which, and which setting moves it. */

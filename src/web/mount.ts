@@ -5,12 +5,19 @@ import { AppError } from '../domain/errors.js';
 import { AccountMailQueue } from '../mail/account-mail-queue.js';
 import { createSmtpSender } from '../mail/smtp.js';
 import type { Deps } from '../services/deps.js';
-import { startStatusWatch } from '../services/transactions/status-watch.js';
+import { startStatusWatch, type StatusWatch } from '../services/transactions/status-watch.js';
 import { sendError } from '../wire/error-reply.js';
 import { checkoutRoutes } from './checkout-routes.js';
 import { consoleRoutes } from './console/routes.js';
 import { paymentLinkRoutes } from './payment-links.js';
 import { receiptRoutes } from './receipts.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The checkout pages' status watch (status-watch.ts), for tests that count its rounds. */
+    statusWatch: StatusWatch;
+  }
+}
 
 /** The checkout pages (with the status watch they hear changes by), payment links and receipts. */
 export async function mountPayerPages(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -18,6 +25,7 @@ export async function mountPayerPages(app: FastifyInstance, deps: Deps): Promise
   // Checkout pages hear of status changes made by any process (status-watch.ts); stopped on close, after
   // preClose has ended the pages' streams and before the database closes.
   const watch = startStatusWatch(deps, config.statusWatchIntervalMs);
+  app.decorate('statusWatch', watch);
   app.addHook('onClose', () => watch.stop());
   await checkoutRoutes(app, deps, watch);
   await paymentLinkRoutes(app, deps);

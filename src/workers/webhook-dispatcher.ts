@@ -93,5 +93,11 @@ const webhookLog = {
 export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { intervalMs?: number } = {}): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  return runPasses(deps, intervalMs, concurrency, () => dispatchDueDeliveries(deps, { ...options, concurrency }), 'webhook dispatch failed');
+  // A line per pass at debug level: a test of another process counts passes in its log rather than waiting.
+  const pass = async () => {
+    const report = await dispatchDueDeliveries(deps, { ...options, concurrency });
+    deps.logger.debug({ claimed: report.claimed }, 'webhook dispatch pass');
+    return report;
+  };
+  return runPasses(deps, intervalMs, concurrency, pass, 'webhook dispatch failed');
 }

@@ -3,7 +3,7 @@
 // this file runs on the PostgreSQL pass of the suite.
 import { TEST_ACTOR } from '../helpers/console.js';
 import { newServiceState } from '../../src/services/state.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { loadConfig } from '../../src/config.js';
@@ -50,6 +50,8 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
       UNIQUE_CODE_MAX: '250',
       DATABASE_POOL_SIZE: '5',
       WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+      // Each dispatcher logs the passes it completes at debug level; the webhook test counts them.
+      LOG_LEVEL: 'debug',
     };
     gateways = await Promise.all([0, 1, 2].map(() => startGateway(env)));
   }, 180_000);
@@ -152,8 +154,11 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     const ours = () => receiver.requests.filter((r) => trxids.includes(JSON.parse(r.body).data.trxid));
     const deadline = Date.now() + 30_000;
     while (ours().length < trxids.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    // Three dispatchers keep polling: give a duplicate time to show before counting.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Three dispatchers keep polling: each completes three more passes, begun after the last event
+    // arrived, before the count, so a duplicate any of them would send has been sent.
+    const passes = (g: GatewayProcess) => g.output().split('"msg":"webhook dispatch pass"').length - 1;
+    const arrived = gateways.map(passes);
+    await vi.waitFor(() => expect(gateways.every((g, i) => passes(g) >= arrived[i]! + 4)).toBe(true), { timeout: 30_000, interval: 50 });
     const received = ours();
     expect(received).toHaveLength(trxids.length);
     expect(new Set(received.map((r) => r.headers['x-event-id'])).size).toBe(trxids.length);

@@ -83,9 +83,8 @@ describe('readQrImage', () => {
 
   it('reads a 12 MP phone photo of several MB within the bound', async () => {
     expect(photo.length).toBeGreaterThan(3_000_000);
-    const started = Date.now();
+    // timeoutMs is the bound: a read that took longer would reject with image_decode_timeout.
     expect(await readQrImage(photo, { timeoutMs: 8_000 })).toBe(second);
-    expect(Date.now() - started).toBeLessThan(8_000);
   });
 
   it('reads a small, scaled-down photo (quotes and ampersand intact)', async () => {

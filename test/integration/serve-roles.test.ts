@@ -46,16 +46,26 @@ describe('serve --role', () => {
     const server = await serve(config(), { role: 'worker', logger: quiet, print: () => {} });
     running.push(server);
     expect(server.app).toBeNull();
+    expect(server.jobs).toContain('expiry-sweeper');
     const id = await dueTransaction(server);
     await expect.poll(() => storedStatus(server, id), { timeout: 5000 }).toBe('expired');
   });
 
-  it('api: serves HTTP and leaves sweeping to the workers', async () => {
+  // What the process started, as it reports it, rather than a wait in which the sweeper might have run.
+  it('api: serves HTTP and leaves sweeping (every background job) to the workers', async () => {
     const server = await serve(config(), { role: 'api', logger: quiet, print: () => {} });
     running.push(server);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const id = await dueTransaction(server);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await storedStatus(server, id)).toBe('pending');
+    expect(server.jobs).toEqual([]);
+  });
+
+  it('all (the default): serves HTTP and runs every job a worker runs', async () => {
+    const worker = await serve(config(), { role: 'worker', logger: quiet, print: () => {} });
+    running.push(worker);
+    const all = await serve(config(), { logger: quiet, print: () => {} });
+    running.push(all);
+    expect((await fetch(`${all.url}/healthz`)).status).toBe(200);
+    expect(all.jobs).toEqual(worker.jobs);
+    expect(all.jobs).toEqual(expect.arrayContaining(['expiry-sweeper', 'webhook-dispatcher', 'notify-dispatcher', 'mailer']));
   });
 });

@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestContext, onPostgres, type TestContext } from '../helpers/context.js';
 
-const waitFor = async (cond: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  return cond();
-};
-
 describe('status bus', () => {
   let t: TestContext | null = null;
   const stops: Array<() => Promise<void> | void> = [];
@@ -20,26 +14,37 @@ describe('status bus', () => {
     t = await createTestContext();
     if (onPostgres) {
       // As another instance would: its own connection, hearing NOTIFY.
-      stops.push(t.deps.state.statusBus.listen(t.databaseUrl, t.deps.logger));
-      await new Promise((r) => setTimeout(r, 300));
+      // Its LISTEN is in place once onListening runs: announcements from then on are heard.
+      const listening = new Promise<void>((resolve) => stops.push(t!.deps.state.statusBus.listen(t!.databaseUrl, t!.deps.logger, resolve)));
+      await listening;
     }
     const heard: string[] = [];
-    stops.push(t.deps.state.statusBus.onChange('trx_committed', () => heard.push('trx_committed')));
+    let committedHeard!: () => void;
+    const committed = new Promise<void>((resolve) => (committedHeard = resolve));
+    stops.push(
+      t.deps.state.statusBus.onChange('trx_committed', () => {
+        heard.push('trx_committed');
+        committedHeard();
+      }),
+    );
     stops.push(t.deps.state.statusBus.onChange('trx_rolled_back', () => heard.push('trx_rolled_back')));
 
-    await t.deps.db.runInTransaction(async (trx) => {
-      await t!.deps.state.statusBus.announce(trx, 'trx_committed');
-    });
+    // The rolled-back announcement first, the committed one after it: PostgreSQL delivers notifications in
+    // the order their transactions commit, on the one listening connection, so once the second is heard
+    // the first would have been heard already, had it been sent. No wait for "nothing" is needed.
     await t.deps.db
       .runInTransaction(async (trx) => {
         await t!.deps.state.statusBus.announce(trx, 'trx_rolled_back');
         throw new Error('roll back');
       })
       .catch(() => {});
+    await t.deps.db.runInTransaction(async (trx) => {
+      await t!.deps.state.statusBus.announce(trx, 'trx_committed');
+    });
 
-    expect(await waitFor(() => heard.includes('trx_committed'))).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
-    // SQLite announces in-process and cannot know of a rollback; PostgreSQL's NOTIFY is transactional.
-    if (onPostgres) expect(heard).toEqual(['trx_committed']);
+    await committed;
+    // SQLite announces in-process and cannot know of a rollback (both are heard, in order); PostgreSQL's
+    // NOTIFY is transactional.
+    expect(heard).toEqual(onPostgres ? ['trx_committed'] : ['trx_rolled_back', 'trx_committed']);
   });
 });

@@ -121,7 +121,9 @@ describe('webhooks across a crash', () => {
       // The receiver comes up, then a new gateway process.
       receiver = await Receiver.start(receiverPort);
       const portB = await freePort();
-      const b = new Gateway({ ...base, PORT: String(portB), WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
+      // At debug level its dispatcher logs each pass it completes, which this test counts.
+      const b = new Gateway({ ...base, PORT: String(portB), WEBHOOK_DISPATCH_INTERVAL_MS: '100', LOG_LEVEL: 'debug' });
+      const passes = () => b.output.split('"msg":"webhook dispatch pass"').length - 1;
       gateways.push(b);
       await waitFor('every event at the receiver', b, async () => (new Set(receiver!.eventIds()).size >= events.length ? true : null), 150_000);
       await waitFor(
@@ -130,8 +132,9 @@ describe('webhooks across a crash', () => {
         async () => ((await database.selectFrom('deliveries').select('status').where('status', '!=', 'succeeded').execute()).length === 0 ? true : null),
         10_000,
       );
-      // Some more polls of the dispatcher: nothing is sent twice.
-      await new Promise((r) => setTimeout(r, 500));
+      // Five more passes of the dispatcher, each begun after every delivery was recorded: nothing is sent twice.
+      const recorded = passes();
+      await waitFor('five more dispatcher passes', b, async () => (passes() >= recorded + 6 ? true : null), 30_000);
       expect([...receiver.eventIds()].sort()).toEqual(events.map((e) => e.id).sort());
       for (const req of receiver.requests) {
         const event = events.find((e) => e.id === req.headers['x-event-id'])!;

@@ -38,6 +38,11 @@ export interface StatusWatch {
   refreshAll(): void;
   /** How many transactions are watched. */
   readonly size: number;
+  /**
+   * How many ticks have run to the end, a read they started included: a test waits for more of them to
+   * show that nothing was read meanwhile, rather than waiting for some time.
+   */
+  readonly rounds: number;
   stop(): Promise<void>;
 }
 
@@ -57,6 +62,7 @@ export function startStatusWatch(deps: Deps, intervalMs: number): StatusWatch {
   // A failed read may have carried a change: the next tick reads everything again.
   let failed = false;
   let stopped = false;
+  let rounds = 0;
 
   const snapshotOf = (row: TransactionsTable, now: number): StatusSnapshot => ({
     status: effectiveStatus(row, now),
@@ -78,9 +84,10 @@ export function startStatusWatch(deps: Deps, intervalMs: number): StatusWatch {
     for (const listener of [...entry.listeners]) listener(snapshot);
   };
 
-  const refresh = (ids: string[]): void => {
-    if (ids.length === 0 || stopped) return;
-    track(transactionsById(deps, ids)).then(
+  /** Reads the ids again and delivers what it finds; settles (never rejects) once that is done. */
+  const refresh = (ids: string[]): Promise<void> | null => {
+    if (ids.length === 0 || stopped) return null;
+    return track(transactionsById(deps, ids)).then(
       (rows) => {
         if (stopped) return;
         const now = deps.now();
@@ -94,15 +101,24 @@ export function startStatusWatch(deps: Deps, intervalMs: number): StatusWatch {
   };
 
   const tick = (): void => {
-    if (entries.size === 0 || stopped) return;
+    const read = check();
+    const done = (): void => {
+      rounds += 1;
+    };
+    if (read) void read.finally(done);
+    else done();
+  };
+
+  /** One tick's work; the read it started, if any. */
+  const check = (): Promise<void> | null => {
+    if (entries.size === 0 || stopped) return null;
     try {
       const version = deps.db.dataVersion();
       const changedElsewhere = version !== null && version !== seenVersion;
       seenVersion = version;
       if (changedElsewhere || failed) {
         failed = false;
-        refresh([...entries.keys()]);
-        return;
+        return refresh([...entries.keys()]);
       }
       const now = deps.now();
       const expired: string[] = [];
@@ -112,10 +128,11 @@ export function startStatusWatch(deps: Deps, intervalMs: number): StatusWatch {
           expired.push(id);
         }
       }
-      refresh(expired);
+      return refresh(expired);
     } catch (err) {
       failed = true;
       deps.logger.warn({ err }, 'status watch: checking for changes failed');
+      return null;
     }
   };
 
@@ -128,7 +145,12 @@ export function startStatusWatch(deps: Deps, intervalMs: number): StatusWatch {
       if (stopped) throw new Error('status watch: stopped');
       let entry = entries.get(trxid);
       if (!entry) {
-        entry = { listeners: new Set(), expiresAt: Infinity, readAfterExpiry: false, stopBus: deps.state.statusBus.onChange(trxid, () => refresh([trxid])) };
+        entry = {
+          listeners: new Set(),
+          expiresAt: Infinity,
+          readAfterExpiry: false,
+          stopBus: deps.state.statusBus.onChange(trxid, () => void refresh([trxid])),
+        };
         entries.set(trxid, entry);
       }
       const mine = entry;
@@ -154,10 +176,13 @@ export function startStatusWatch(deps: Deps, intervalMs: number): StatusWatch {
       }
     },
     refreshAll() {
-      refresh([...entries.keys()]);
+      void refresh([...entries.keys()]);
     },
     get size() {
       return entries.size;
+    },
+    get rounds() {
+      return rounds;
     },
     async stop() {
       stopped = true;

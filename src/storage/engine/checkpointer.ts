@@ -42,7 +42,11 @@ parentPort.on('message', (m) => {
 export const BACKSTOP_PAGES = 4000;
 
 export interface Checkpointer {
-  stop(): Promise<void>;
+  /**
+   * Stops the thread and resolves on its exit event, with the exit code Node reports: 0 when the thread
+   * ended itself on being asked, 1 when it had to be terminated (stuck in a checkpoint).
+   */
+  stop(): Promise<number>;
 }
 
 export function startCheckpointer(path: string, intervalMs = 200): Checkpointer {
@@ -52,21 +56,22 @@ export function startCheckpointer(path: string, intervalMs = 200): Checkpointer 
   // auto-checkpoint keeps the log bounded without it).
   worker.unref();
   worker.on('error', () => {});
-  let exited = false;
-  worker.once('exit', () => (exited = true));
-  let stopping: Promise<void> | null = null;
+  let exitCode: number | null = null;
+  worker.once('exit', (code) => (exitCode = code));
+  let stopping: Promise<number> | null = null;
   return {
     stop() {
-      stopping ??= exited
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            worker.once('exit', () => resolve());
-            // Unref'd, the worker's exit would not keep the loop alive long enough to be heard.
-            worker.ref();
-            worker.postMessage('stop');
-            // A worker stuck in a checkpoint is terminated after a moment.
-            setTimeout(() => void worker.terminate(), 2000).unref();
-          });
+      stopping ??=
+        exitCode !== null
+          ? Promise.resolve(exitCode)
+          : new Promise<number>((resolve) => {
+              worker.once('exit', (code) => resolve(code));
+              // Unref'd, the worker's exit would not keep the loop alive long enough to be heard.
+              worker.ref();
+              worker.postMessage('stop');
+              // A worker stuck in a checkpoint is terminated after a moment.
+              setTimeout(() => void worker.terminate(), 2000).unref();
+            });
       return stopping;
     },
   };
