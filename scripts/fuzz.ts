@@ -1,5 +1,5 @@
 // `npm run fuzz -- --cases N --seed S [--concurrency C] [--case n,...]`: the route-table fuzz of the suite
-// (test/integration/fuzz.test.ts), run longer. A seeded gateway on a fresh database (SQLite; PostgreSQL
+// (test/integration/security/fuzz.test.ts), run longer. A seeded gateway on a fresh database (SQLite; PostgreSQL
 // with QG_TEST_DATABASE=postgres and TEST_DATABASE_URL), N hostile requests over loopback, then the totals.
 // Exits 1 on any violation: a 5xx (but a 503 with Retry-After), a leak, a dropped connection, an unhealthy
 // gateway afterwards or a seeded row changed. `--case n` makes one failure's request again.

@@ -98,7 +98,7 @@ export async function runCli(argv: string[], io: Io = processIo, processEnv: Env
   return exitCode;
 }
 
-/** Every command, each with a one-line description (test/integration/cli-help.test.ts walks the tree). */
+/** Every command, each with a one-line description (test/integration/cli/cli-help.test.ts walks the tree). */
 export function buildProgram(ctx: CliContext): Command {
   const { io, json, config, settings: serveSettings, actor, withDeps } = ctx;
   const program = new Command('qris-gateway')

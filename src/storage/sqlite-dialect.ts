@@ -10,7 +10,7 @@ const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
  * assigning while the server runs, an api and a worker process on one file), SQLite cannot upgrade the
  * stale snapshot and answers "database is locked" at once, without the busy timeout: measured, 672 of
  * some 700 read-then-write units failed beside a process committing every millisecond
- * (test/integration/sqlite-writers.test.ts). BEGIN IMMEDIATE waits for the lock under the busy timeout
+ * (test/integration/storage/sqlite-writers.test.ts). BEGIN IMMEDIATE waits for the lock under the busy timeout
  * instead, and costs the same one statement in a single process.
  */
 export class ImmediateSqliteDialect extends SqliteDialect {

@@ -9,7 +9,7 @@ import { loggedIn, SHOTS, VIEWPORTS } from '../helpers/console-browser.js';
 import { sessionOutage } from '../helpers/session-outage.js';
 
 // The session's read fails as the storage layer fails when the database is unreachable (see
-// test/integration/console-error-page.test.ts).
+// test/integration/console/console-error-page.test.ts).
 
 describe('the console error page in a real browser, the database out of reach', () => {
   const ctx = useBrowserApp({ CONSOLE: 'true' });

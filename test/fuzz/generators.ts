@@ -1,5 +1,5 @@
 // Hostile requests for every route of the app's route table (issue 23, "the project's own hostile-input
-// suite"): shared by test/integration/fuzz.test.ts and scripts/fuzz.ts, so a long run explores exactly
+// suite"): shared by test/integration/security/fuzz.test.ts and scripts/fuzz.ts, so a long run explores exactly
 // what the suite does, only further.
 import fc from 'fast-check';
 import { deflateSync } from 'node:zlib';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { batchedLookup } from '../../src/storage/engine/batched-lookup.js';
 
 // The scheduling alone, with loaders that record what they were asked (the SQL side is covered by
-// test/integration/batched-reads.test.ts on both databases).
+// test/integration/transactions/batched-reads.test.ts on both databases).
 const database = (isTransaction = false) => ({ isTransaction }) as unknown as Kysely<unknown>;
 const rowsOf = (keys: string[]) => new Map(keys.filter((k) => !k.startsWith('missing')).map((k) => [k, { key: k }]));
 

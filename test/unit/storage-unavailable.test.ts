@@ -1,6 +1,6 @@
 // issue 25, parts 1 and 3: which driver failures become database_unavailable / storage_unavailable, and how
 // a worker waits out an outage. The faults themselves are injected into real processes in
-// test/integration/postgres-outage.test.ts and disk-full.test.ts; this pins the rules.
+// test/integration/operations/postgres-outage.test.ts and disk-full.test.ts; this pins the rules.
 import fc from 'fast-check';
 import pino from 'pino';
 import { Writable } from 'node:stream';
