@@ -3,7 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // The examples import the client package by its name, as an integrator's code does (tsconfig.json maps it too).
-  resolve: { alias: { '@qris-gateway/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
+  resolve: {
+    alias: { '@qris-gateway/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // test/deploy/ is `npm run test:deploy` (its own config): the Docker image and compose stack, the

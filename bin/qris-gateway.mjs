@@ -29,7 +29,9 @@ if (canBuild) {
   // Loaded only here: a copy without scripts/ never needs it.
   const { distIsFresh } = await import(pathToFileURL(join(root, 'scripts', 'build-steps.mjs')).href);
   if (!distIsFresh(root)) {
-    process.stderr.write('qris-gateway: dist/ is missing or older than src/: building it first (`npm run build` does this ahead of a restart)\n');
+    process.stderr.write(
+      'qris-gateway: dist/ is missing or older than src/: building it first (`npm run build` does this ahead of a restart)\n',
+    );
     // build.mjs takes the build lock: of several processes starting at once, one builds and the others
     // wait for it, then find dist/ fresh (--if-stale) and build nothing.
     const result = spawnSync(process.execPath, [buildScript, '--if-stale'], { stdio: 'inherit' });

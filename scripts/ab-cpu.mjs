@@ -84,7 +84,8 @@ function bench(tree, logStream) {
     child.once('error', reject);
     child.once('exit', (code) => {
       const file = /^wrote (.+\.json)$/m.exec(out)?.[1];
-      if (code !== 0 || !file) return reject(new Error(`bench of ${tree.label} failed (exit ${code}); see ${logStream.path}`));
+      if (code !== 0 || !file)
+        return reject(new Error(`bench of ${tree.label} failed (exit ${code}); see ${logStream.path}`));
       resolveRun(JSON.parse(readFileSync(file, 'utf8')));
     });
   });
@@ -102,7 +103,9 @@ async function main() {
   const logPath = join(abDir, `ab-${stamp}.log`);
   const log = createWriteStream(logPath);
   const described = trees.map((t) => `${name(t)} = ${t.label} (${t.commit})`).join(', ');
-  process.stderr.write(`ab-cpu: ${described}; ${ROUNDS} rounds of ${SCENARIOS.join(', ')} on ${DBS.join(', ')}; bench output in ${logPath}\n`);
+  process.stderr.write(
+    `ab-cpu: ${described}; ${ROUNDS} rounds of ${SCENARIOS.join(', ')} on ${DBS.join(', ')}; bench output in ${logPath}\n`,
+  );
 
   const rounds = [];
   for (let i = 0; i < ROUNDS; i++) {
@@ -118,7 +121,9 @@ async function main() {
   log.end();
 
   const summary = [];
-  process.stdout.write(`\nserver CPU µs per request; ${described}; ${args.connections} connections, ${args.duration} s per scenario\n`);
+  process.stdout.write(
+    `\nserver CPU µs per request; ${described}; ${args.connections} connections, ${args.duration} s per scenario\n`,
+  );
   for (const db of DBS) {
     for (const scenario of SCENARIOS) {
       for (let x = 0; x < trees.length; x++) {
@@ -150,14 +155,19 @@ async function main() {
               `  ${String(r.round).padStart(5)} ${r.first.padStart(5)} ${String(r.a ?? '-').padStart(6)} ${String(r.b ?? '-').padStart(6)} ${ratio} ${String(r.load).padStart(6)}\n`,
             );
           }
-          process.stdout.write(`  median ${nb}/${na} ${med === null ? '-' : med.toFixed(3)}; ${nb} higher in ${higher} of ${ratios.length} rounds\n`);
+          process.stdout.write(
+            `  median ${nb}/${na} ${med === null ? '-' : med.toFixed(3)}; ${nb} higher in ${higher} of ${ratios.length} rounds\n`,
+          );
         }
       }
     }
   }
   const outFile = join(abDir, `ab-${stamp}.json`);
   const info = (t) => ({ name: name(t), label: t.label, commit: t.commit, dir: t.dir });
-  writeFileSync(outFile, `${JSON.stringify({ trees: trees.map(info), options: { ...args, rounds: ROUNDS }, summary }, null, 2)}\n`);
+  writeFileSync(
+    outFile,
+    `${JSON.stringify({ trees: trees.map(info), options: { ...args, rounds: ROUNDS }, summary }, null, 2)}\n`,
+  );
   process.stdout.write(`\nwrote ${outFile}\n`);
 }
 

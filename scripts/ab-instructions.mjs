@@ -63,7 +63,8 @@ const WARM = whole('warm', args.warm);
 const ROUNDS = whole('rounds', args.rounds);
 const CONCURRENCY = args.concurrency.split(',').map((c) => whole('concurrency', c.trim()));
 const SCENARIOS = args.only.split(',').map((s) => s.trim());
-for (const s of SCENARIOS) if (s !== 'cqris-fresh' && s !== 'cstatus-id') fail(`unknown scenario ${s} (cqris-fresh or cstatus-id)`);
+for (const s of SCENARIOS)
+  if (s !== 'cqris-fresh' && s !== 'cstatus-id') fail(`unknown scenario ${s} (cqris-fresh or cstatus-id)`);
 const DBS = args.db.split(',').map((s) => s.trim());
 for (const d of DBS) if (d !== 'sqlite' && d !== 'postgres') fail(`unknown database ${d}`);
 const PG_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -76,7 +77,11 @@ try {
 // vgdb, which callgrind_control talks through, names its pipes after USER and HOST: the same on both sides.
 const vgdbPrefix = join(abDir, `vgdb-${process.pid}`);
 const vgdbEnv = { ...process.env, USER: process.env.USER || 'gateway', HOST: '127.0.0.1' };
-const control = (pid, flag) => execFileSync('callgrind_control', [`--vgdb-prefix=${vgdbPrefix}`, flag, String(pid)], { env: vgdbEnv, stdio: 'ignore' });
+const control = (pid, flag) =>
+  execFileSync('callgrind_control', [`--vgdb-prefix=${vgdbPrefix}`, flag, String(pid)], {
+    env: vgdbEnv,
+    stdio: 'ignore',
+  });
 
 /** A fresh database for one run: a SQLite file, or a schema of its own in BENCH_DATABASE_URL. */
 async function freshDatabase(db, dir) {
@@ -114,7 +119,10 @@ const freePort = () =>
 async function counters(url) {
   const text = await (await fetch(`${url}/metrics`)).text();
   const sum = (re) => [...text.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
-  return { commits: sum(/^qris_group_commits_total (\S+)/gm), batches: sum(/^qris_create_batches_total\{[^}]*\} (\S+)/gm) };
+  return {
+    commits: sum(/^qris_group_commits_total (\S+)/gm),
+    batches: sum(/^qris_create_batches_total\{[^}]*\} (\S+)/gm),
+  };
 }
 
 /** One build, one database, one scenario, one concurrency: instructions per request. */
@@ -124,9 +132,19 @@ async function measure(tree, db, scenario, concurrency) {
   mkdirSync(dir, { recursive: true });
   const database = await freshDatabase(db, dir);
   const bin = join(tree.dir, 'bin', 'qris-gateway.mjs');
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'warn',
+  };
   const cli = (argv) => {
-    const r = spawnSync(process.execPath, [bin, ...argv, '--json'], { cwd: tree.dir, env, encoding: 'utf8', timeout: 300_000 });
+    const r = spawnSync(process.execPath, [bin, ...argv, '--json'], {
+      cwd: tree.dir,
+      env,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     if (r.status !== 0) throw new Error(`qris-gateway ${argv.join(' ')} failed: ${r.stdout}${r.stderr}`);
     return JSON.parse(r.stdout);
   };
@@ -180,7 +198,8 @@ async function measure(tree, db, scenario, concurrency) {
         } catch {
           // not listening yet
         }
-        if (i > 600 || child.exitCode !== null) throw new Error(`the gateway did not start; see ${join(dir, 'gateway.log')}`);
+        if (i > 600 || child.exitCode !== null)
+          throw new Error(`the gateway did not start; see ${join(dir, 'gateway.log')}`);
         await new Promise((r) => setTimeout(r, 500));
       }
       const ids = [];
@@ -235,7 +254,9 @@ async function measure(tree, db, scenario, concurrency) {
       };
     } finally {
       child.kill('SIGKILL');
-      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
+      await new Promise((r) =>
+        child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
+      );
     }
   } finally {
     await database.drop();
@@ -246,9 +267,12 @@ async function main() {
   const trees = positionals.map((spec) => prepareTree(spec, fail));
   const name = (t) => String.fromCharCode(65 + trees.indexOf(t));
   const described = trees.map((t) => `${name(t)} = ${t.label} (${t.commit})`).join(', ');
-  process.stderr.write(`ab-instructions: ${described}; ${ROUNDS} rounds; ${REQUESTS} requests after ${WARM} uncounted\n`);
+  process.stderr.write(
+    `ab-instructions: ${described}; ${ROUNDS} rounds; ${REQUESTS} requests after ${WARM} uncounted\n`,
+  );
   // Builds compile their TypeScript on a first start: before anything is counted.
-  for (const t of trees) spawnSync(process.execPath, [join(t.dir, 'bin', 'qris-gateway.mjs'), '--help'], { cwd: t.dir, stdio: 'ignore' });
+  for (const t of trees)
+    spawnSync(process.execPath, [join(t.dir, 'bin', 'qris-gateway.mjs'), '--help'], { cwd: t.dir, stdio: 'ignore' });
   const rows = [];
   for (const db of DBS) {
     for (const scenario of SCENARIOS) {
@@ -258,7 +282,9 @@ async function main() {
           // The order alternates, as in `npm run ab`, though a count should not care.
           for (const k of trees.keys()) {
             const t = trees[(k + round) % trees.length];
-            process.stderr.write(`ab-instructions: ${db} ${scenario} x${concurrency} round ${round + 1}/${ROUNDS}: ${name(t)}\n`);
+            process.stderr.write(
+              `ab-instructions: ${db} ${scenario} x${concurrency} round ${round + 1}/${ROUNDS}: ${name(t)}\n`,
+            );
             runs.get(t).push(await measure(t, db, scenario, concurrency));
           }
         }
@@ -275,7 +301,8 @@ async function main() {
       const cells = runs
         .get(t)
         .map(
-          (r) => `${m(r.perRequest)} (compiler ${m(r.compiler)}, gc ${m(r.gc)}, rest ${m(r.rest)}; ${r.commits ?? '?'} commits, ${r.batches ?? '?'} batches)`,
+          (r) =>
+            `${m(r.perRequest)} (compiler ${m(r.compiler)}, gc ${m(r.gc)}, rest ${m(r.rest)}; ${r.commits ?? '?'} commits, ${r.batches ?? '?'} batches)`,
         );
       process.stdout.write(`  ${name(t)} ${cells.join('  ')}\n`);
     }
@@ -284,7 +311,9 @@ async function main() {
       for (let y = x + 1; y < trees.length; y++) {
         const ratio = medianOf(trees[y]) / medianOf(trees[x]);
         const restRatio = medianOf(trees[y], 'rest') / medianOf(trees[x], 'rest');
-        process.stdout.write(`  median ${name(trees[y])}/${name(trees[x])} ${ratio.toFixed(3)}, rest alone ${restRatio.toFixed(3)}\n`);
+        process.stdout.write(
+          `  median ${name(trees[y])}/${name(trees[x])} ${ratio.toFixed(3)}, rest alone ${restRatio.toFixed(3)}\n`,
+        );
         summary.push({
           db,
           scenario,

@@ -14,12 +14,18 @@ import { createMerchant } from '../src/services/merchants/create-merchant.js';
 import { createTransaction } from '../src/services/transactions/create-transaction.js';
 
 const count = Number(process.argv[2] ?? 100_000);
-const fixtures = JSON.parse(readFileSync(new URL('../test/fixtures/qris-vectors.json', import.meta.url), 'utf8')) as { vectors: Array<{ static: string }> };
+const fixtures = JSON.parse(readFileSync(new URL('../test/fixtures/qris-vectors.json', import.meta.url), 'utf8')) as {
+  vectors: Array<{ static: string }>;
+};
 const dir = mkdtempSync(join(tmpdir(), 'qg-backup-stall-'));
 const path = join(dir, 'gateway.db');
 
 try {
-  const config = loadConfig({ DATABASE_URL: `sqlite:${path}`, DEMO_MERCHANT: 'false', EXPIRES_IN_MAX_SECONDS: String(30 * 86_400) });
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${path}`,
+    DEMO_MERCHANT: 'false',
+    EXPIRES_IN_MAX_SECONDS: String(30 * 86_400),
+  });
   const runtime = await openRuntime(config, Date.now, { server: true });
   const merchant = await createMerchant(runtime.deps, { name: 'Stall', qris: fixtures.vectors[0]!.static });
   const started = Date.now();
@@ -38,7 +44,9 @@ try {
       ),
     );
   }
-  console.log(`${count} transactions made in ${Date.now() - started} ms; database ${statSync(path).size} bytes (+ log ${statSync(`${path}-wal`).size})`);
+  console.log(
+    `${count} transactions made in ${Date.now() - started} ms; database ${statSync(path).size} bytes (+ log ${statSync(`${path}-wal`).size})`,
+  );
 
   // The same create load measured twice: for as long as a backup takes, once with a backup and once
   // without, so the figure of the backup is told apart from what the creates cost by themselves.

@@ -13,7 +13,10 @@ app.get('/api/payment-gateway/cqris', {
       required: ['amount'],
     },
   },
-  handler: async (request) => ({ success: true, data: { amount: /** @type {{ amount: string }} */ (request.query).amount, status: 'pending' } }),
+  handler: async (request) => ({
+    success: true,
+    data: { amount: /** @type {{ amount: string }} */ (request.query).amount, status: 'pending' },
+  }),
 });
 
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });

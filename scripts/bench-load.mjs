@@ -60,7 +60,8 @@ function countOutcome(status, body) {
 
 const accepted = [];
 let shed = 0;
-const percentile = (sorted, p) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] * 10) / 10 : null);
+const percentile = (sorted, p) =>
+  sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] * 10) / 10 : null;
 
 function requestsFor(kind) {
   switch (kind) {
@@ -97,7 +98,11 @@ function requestsFor(kind) {
               ...req,
               path: '/api/payment-gateway/cqris',
               body: JSON.stringify({ amount: Number(amount) }),
-              headers: { ...headers, 'content-type': 'application/json', ...(spec.idempotent === false ? {} : { 'idempotency-key': randomUUID() }) },
+              headers: {
+                ...headers,
+                'content-type': 'application/json',
+                ...(spec.idempotent === false ? {} : { 'idempotency-key': randomUUID() }),
+              },
             };
           },
         },
@@ -169,7 +174,13 @@ process.stdout.write(
     // Total over elapsed time rather than autocannon's per-second average, which misreads runs
     // shorter than a few seconds (the request-capped hot-amount scenario).
     reqPerSec: seconds > 0 ? total / seconds : 0,
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.mean },
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.mean,
+    },
     ok2xx: result['2xx'],
     non2xx: result.non2xx,
     statusCodes: result.statusCodeStats,

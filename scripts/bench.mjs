@@ -34,16 +34,27 @@ import { commitInfo, machineInfo, printChecks, printCompare, printTable, targetC
 async function main() {
   const startedAt = new Date();
   // Build dist/ first (the entry point compiles when sources changed), so no timing includes tsc.
-  const build = spawnSync(process.execPath, [bin, '--help'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], timeout: 300_000 });
+  const build = spawnSync(process.execPath, [bin, '--help'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: 300_000,
+  });
   if (!existsSync(join(root, 'dist', 'cli', 'bin.js')) || build.error) throw new Error('could not build dist/');
 
   const mode = SOAK_MINUTES !== null ? 'soak' : args.overload ? 'overload' : args.scale ? 'scale' : 'standard';
-  process.stderr.write(`bench: ${mode} run, ${CONNECTIONS} connections, ${DURATION} s per scenario, databases: ${DBS.join(', ')}\n`);
+  process.stderr.write(
+    `bench: ${mode} run, ${CONNECTIONS} connections, ${DURATION} s per scenario, databases: ${DBS.join(', ')}\n`,
+  );
   const report = {
     startedAt: startedAt.toISOString(),
     commit: commitInfo(),
     mode,
-    options: { duration: DURATION, connections: CONNECTIONS, databases: DBS, log: args.log ?? (mode === 'soak' ? '/dev/null' : 'temp file') },
+    options: {
+      duration: DURATION,
+      connections: CONNECTIONS,
+      databases: DBS,
+      log: args.log ?? (mode === 'soak' ? '/dev/null' : 'temp file'),
+    },
     machine: machineInfo(),
     results: [],
     checks: [],
@@ -96,7 +107,8 @@ async function main() {
     `${CONNECTIONS} connections, ${DURATION} s per scenario; ratio = req/s over the baseline's in this run${report.baselineMeanRps ? ` (the mean of its readings before and after: ${report.baselineMeanRps} req/s)` : ''}\n\n`,
   );
   if (report.results.length) printTable(report.results);
-  for (const r of report.results.filter((x) => x.outcomes)) process.stdout.write(`${r.db} payment-storm outcomes: ${JSON.stringify(r.outcomes)}\n`);
+  for (const r of report.results.filter((x) => x.outcomes))
+    process.stdout.write(`${r.db} payment-storm outcomes: ${JSON.stringify(r.outcomes)}\n`);
   for (const [db, log] of Object.entries(report.logs ?? {}))
     if (log.bytes !== null) process.stdout.write(`${db} access log: ${log.bytesPerRequest} bytes per request\n`);
   if (report.checks.length) {
@@ -113,7 +125,10 @@ async function main() {
 
   const outDir = join(root, 'bench-results');
   mkdirSync(outDir, { recursive: true });
-  const outFile = join(outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}${mode === 'standard' ? '' : `-${mode}`}.json`);
+  const outFile = join(
+    outDir,
+    `${startedAt.toISOString().replace(/[:.]/g, '-')}${mode === 'standard' ? '' : `-${mode}`}.json`,
+  );
   writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`\nwrote ${outFile}\n`);
   if (args.compare) printCompare(args.compare, report.results);

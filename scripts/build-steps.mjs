@@ -5,7 +5,17 @@
 // place (the dist/ it replaces is kept as dist.old-<time> until the next build), so a gateway still running
 // while `npm run build` works never finds a half-written dist/, and a failed build leaves the old one whole.
 // One build at a time: a lock directory beside dist/ (not inside it, since dist/ is swapped).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,7 +64,11 @@ function holderIsGone(lock) {
  * lock older than staleMs, or whose holder on this machine has died, is a crashed build's and is taken
  * over. `onWait` is told once that it waits.
  */
-export function withBuildLock(root, fn, { timeoutMs = 180_000, staleMs = 180_000, pollMs = 200, onWait = () => {} } = {}) {
+export function withBuildLock(
+  root,
+  fn,
+  { timeoutMs = 180_000, staleMs = 180_000, pollMs = 200, onWait = () => {} } = {},
+) {
   const lock = join(root, '.build-lock');
   const deadline = Date.now() + timeoutMs;
   let told = false;
@@ -108,7 +122,8 @@ export function withBuildLock(root, fn, { timeoutMs = 180_000, staleMs = 180_000
 export async function buildAndSwap(root, compile, now = () => new Date()) {
   const started = now();
   const next = join(root, 'dist.next');
-  for (const name of readdirSync(root)) if (name.startsWith('dist.old-')) rmSync(join(root, name), { recursive: true, force: true });
+  for (const name of readdirSync(root))
+    if (name.startsWith('dist.old-')) rmSync(join(root, name), { recursive: true, force: true });
   rmSync(next, { recursive: true, force: true });
   try {
     await compile(next);

@@ -20,7 +20,9 @@ const ifStale = process.argv.includes('--if-stale');
 /** Runs tsc into `outDir`, its messages shown as they come; resolves to its exit code. */
 function compile(outDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir], {
+      stdio: 'inherit',
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));
   });

@@ -34,17 +34,33 @@ const ApiError = ErrorEnvelope.properties.error;
 
 // In dependency order; a schema met again inside another is written by its name.
 const NAMED: Named[] = [
-  { name: 'ErrorCode', schema: ApiError.properties.code, doc: 'Every `code` the API answers with (docs/api.md has a row for each).' },
+  {
+    name: 'ErrorCode',
+    schema: ApiError.properties.code,
+    doc: 'Every `code` the API answers with (docs/api.md has a row for each).',
+  },
   { name: 'ApiError', schema: ApiError, doc: 'The `error` object of a failed answer.' },
   { name: 'Payment', schema: Payment, doc: 'The payment that paid a transaction.' },
   { name: 'Refund', schema: Refund, doc: "One of a transaction's refunds." },
-  { name: 'Transaction', schema: Transaction, doc: 'A transaction as `cqris`, `cstatus`, `cancel` and `simulate` answer it.' },
-  { name: 'RefundedTransaction', schema: RefundedTransaction, doc: 'What `refund` answers: the transaction after the refund, and the refund.' },
+  {
+    name: 'Transaction',
+    schema: Transaction,
+    doc: 'A transaction as `cqris`, `cstatus`, `cancel` and `simulate` answer it.',
+  },
+  {
+    name: 'RefundedTransaction',
+    schema: RefundedTransaction,
+    doc: 'What `refund` answers: the transaction after the refund, and the refund.',
+  },
   { name: 'TransactionPage', schema: TransactionPage, doc: 'One page of `cstatus` without `trxid`.' },
   { name: 'ReportedPayment', schema: ReportedPayment, doc: 'A reported payment, as `payment.unmatched` carries it.' },
   { name: 'TransactionEvent', schema: TransactionEvent, doc: 'A webhook event about a transaction.' },
   { name: 'PaymentEvent', schema: PaymentEvent, doc: 'A webhook event about a payment that matched no transaction.' },
-  { name: 'RefundEvent', schema: RefundEvent, doc: 'A webhook event about a refund that became final (`data.refund` is the refund).' },
+  {
+    name: 'RefundEvent',
+    schema: RefundEvent,
+    doc: 'A webhook event about a refund that became final (`data.refund` is the refund).',
+  },
   { name: 'WebhookEvent', schema: WebhookEvent, doc: 'The body of every webhook delivery.' },
 ];
 
@@ -59,7 +75,8 @@ function literal(value: unknown): string {
 /** A property's description, also when it sits on the non-null side of a nullable. */
 function describe(property: Json): string | null {
   if (typeof property.description === 'string') return property.description;
-  for (const member of (property.anyOf ?? []) as Json[]) if (typeof member.description === 'string') return member.description;
+  for (const member of (property.anyOf ?? []) as Json[])
+    if (typeof member.description === 'string') return member.description;
   return null;
 }
 
@@ -117,7 +134,11 @@ export function renderClientTypes(): string {
   for (const { name, schema, doc } of NAMED) {
     const body = render(schema as unknown as Json, '', schema);
     parts.push(`/** ${doc} */`);
-    parts.push(body.startsWith('{') ? `export interface ${name} ${body}` : `export type ${name} =${body.startsWith('\n') ? '' : ' '}${body};`);
+    parts.push(
+      body.startsWith('{')
+        ? `export interface ${name} ${body}`
+        : `export type ${name} =${body.startsWith('\n') ? '' : ' '}${body};`,
+    );
     parts.push('');
   }
   return parts.join('\n');

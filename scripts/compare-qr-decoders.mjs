@@ -31,7 +31,9 @@ const jsQR = /** @type {any} */ ((await import('jsqr')).default);
 /** @type {any} */
 const zxing = await import('zxing-wasm/reader');
 
-const vectors = JSON.parse(readFileSync(new URL('../test/fixtures/qris-vectors.json', import.meta.url), 'utf8')).vectors;
+const vectors = JSON.parse(
+  readFileSync(new URL('../test/fixtures/qris-vectors.json', import.meta.url), 'utf8'),
+).vectors;
 
 zxing.prepareZXingModule({
   overrides: { wasmBinary: readFileSync(require.resolve('zxing-wasm/reader/zxing_reader.wasm')) },
@@ -60,7 +62,8 @@ function shrinkRgba(data, width, height, long) {
         const a = (2 * y * width + 2 * x) * 4;
         const b = a + width * 4;
         const o = (y * w + x) * 4;
-        for (let c = 0; c < 4; c++) out[o + c] = (data[a + c] + data[a + 4 + c] + data[b + c] + data[b + 4 + c] + 2) >> 2;
+        for (let c = 0; c < 4; c++)
+          out[o + c] = (data[a + c] + data[a + 4 + c] + data[b + c] + data[b + 4 + c] + 2) >> 2;
       }
     }
     data = out;
@@ -74,7 +77,11 @@ async function sharpRgba(bytes, long) {
   let image = sharp(bytes);
   if (long) image = image.resize({ width: long, height: long, fit: 'inside', withoutEnlargement: true });
   const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
+  return {
+    data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.length),
+    width: info.width,
+    height: info.height,
+  };
 }
 
 const cases = [];
@@ -97,7 +104,12 @@ process.stdout.write('\n1. JPEG (12 MP) to RGBA\n');
   const sharpShrunk = [];
   for (const c of cases) {
     let t = performance.now();
-    const decoded = jpeg.decode(c.bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 100, maxMemoryUsageInMB: 1024 });
+    const decoded = jpeg.decode(c.bytes, {
+      useTArray: true,
+      formatAsRGBA: true,
+      maxResolutionInMP: 100,
+      maxMemoryUsageInMB: 1024,
+    });
     jsFull.push(performance.now() - t);
     shrinkRgba(decoded.data, decoded.width, decoded.height, 2000);
     jsShrunk.push(performance.now() - t);
@@ -124,7 +136,12 @@ for (const long of [0, 2000]) {
     results.jsqr.times.push(performance.now() - t);
     if (found?.data === c.payload) results.jsqr.ok++;
     t = performance.now();
-    const read = await zxing.readBarcodes(image, { formats: ['QRCode'], tryHarder: true, tryInvert: false, maxNumberOfSymbols: 1 });
+    const read = await zxing.readBarcodes(image, {
+      formats: ['QRCode'],
+      tryHarder: true,
+      tryInvert: false,
+      maxNumberOfSymbols: 1,
+    });
     results.zxing.times.push(performance.now() - t);
     if (read[0]?.text === c.payload) results.zxing.ok++;
   }

@@ -24,7 +24,8 @@ const MORE: Record<string, string> = {
   AMOUNT_MIN: 'smallest `amount`',
   AMOUNT_MAX: "largest total including the unique code (Bank Indonesia's QRIS limit)",
   UNIQUE_CODE_MIN: 'smallest unique code added to or subtracted from an amount (the range ends at `UNIQUE_CODE_MAX`)',
-  UNIQUE_CODE_MAX: 'largest unique code; a price gets at most `max(99, 1% of it)`, added or subtracted as its merchant chose',
+  UNIQUE_CODE_MAX:
+    'largest unique code; a price gets at most `max(99, 1% of it)`, added or subtracted as its merchant chose',
   EXPIRES_IN_MIN_SECONDS: 'smallest `expires_in` (a bound, with `EXPIRES_IN_MAX_SECONDS`)',
   EXPIRES_IN_MAX_SECONDS: 'largest `expires_in`',
   REFUND_MAX_PER_TRANSACTION:
@@ -40,14 +41,17 @@ const MORE: Record<string, string> = {
     'a PostgreSQL query still unanswered after this long (a server that froze, a network that drops packets silently) has its connection ended, and the request answers 503 `database_unavailable`; `0` never. Checked about once a second, so a query is ended up to a second later. Keep it above the longest query you expect',
   DATABASE_CONNECT_TIMEOUT_MS:
     'how long a request waits for a PostgreSQL connection (a new one, or a free one of the pool) before it answers 503 `database_unavailable` ([PostgreSQL goes away](operations.md#postgresql-goes-away))',
-  SNAP_POLL_MAX_DELAY_SECONDS: 'longest gap between two queries of one open SNAP transaction (the gaps grow 5 s, 10 s, 20 s ... up to this)',
+  SNAP_POLL_MAX_DELAY_SECONDS:
+    'longest gap between two queries of one open SNAP transaction (the gaps grow 5 s, 10 s, 20 s ... up to this)',
   WEBHOOK_TIMEOUT_MS: 'how long one webhook POST may take (connect, answer) before it counts as failed',
-  WEBHOOK_DISPATCH_INTERVAL_MS: 'how often the dispatcher looks for due webhook deliveries (at once again while there is a backlog)',
+  WEBHOOK_DISPATCH_INTERVAL_MS:
+    'how often the dispatcher looks for due webhook deliveries (at once again while there is a backlog)',
   WEBHOOK_ALLOW_NETWORKS:
     'comma-separated CIDRs (`127.0.0.0/8,fd00::/8`) that webhooks and mutation feeds may reach although they are loopback, private, link-local or otherwise refused',
   HTTP_HEADERS_TIMEOUT_MS:
     "how long a client may take to send a request's headers, from the moment it connects (or a later request's first byte); then 408 `request_timeout` and the connection is closed",
-  HTTP_REQUEST_TIMEOUT_MS: 'how long a client may take to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT_MS`); then 408 and closed',
+  HTTP_REQUEST_TIMEOUT_MS:
+    'how long a client may take to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT_MS`); then 408 and closed',
   HTTP_BODY_TIMEOUT_MS:
     "how long a client without a console session may take to send a request's body after its headers (at most `HTTP_REQUEST_TIMEOUT_MS`); then 408 and closed ([Overload](operations.md#overload)); a logged-in console user's upload keeps `HTTP_REQUEST_TIMEOUT_MS`",
   HTTP_KEEP_ALIVE_TIMEOUT_MS:
@@ -57,26 +61,33 @@ const MORE: Record<string, string> = {
   BACKUP_DIR:
     "SQLite: the folder the server writes a verified backup to every `BACKUP_INTERVAL_HOURS` (and once at start); unset means no scheduled backups. Also where the copy taken before an upgrade's migrations goes (beside the database when unset; see [Upgrades](operations.md#upgrades)). Ignored on PostgreSQL, with one log line (use `pg_dump`; see [Backups](operations.md#backups))",
   BACKUP_INTERVAL_HOURS: 'hours between two scheduled backups; fractions allowed (`0.5`)',
-  BACKUP_KEEP: 'how many scheduled backups stay in `BACKUP_DIR`; the oldest beyond it are removed (only files named `qris-gateway-backup-*.db`)',
+  BACKUP_KEEP:
+    'how many scheduled backups stay in `BACKUP_DIR`; the oldest beyond it are removed (only files named `qris-gateway-backup-*.db`)',
   SMTP_URL:
     '`smtp://host:port` or `smtps://user:pass@host:465` (percent-encode special characters in user and password): the relay for payer e-mail; unset means e-mails are recorded as skipped. The password never appears in logs',
   MAIL_FROM: 'sender, `pay@example.com` or `Toko Contoh <pay@example.com>`; required when `SMTP_URL` is set',
-  MATCH_CLOCK_SKEW_SECONDS: 'a payment matched by amount may be dated this long before its transaction was created (clocks disagree)',
+  MATCH_CLOCK_SKEW_SECONDS:
+    'a payment matched by amount may be dated this long before its transaction was created (clocks disagree)',
   CROSS_SOURCE_WINDOW_SECONDS:
     "a paid transaction's amount reported by another source dated this close to its reports is the same payment, not a double payment (0: never); see [One payment, two sources](payment-sources.md#one-payment-two-sources)",
-  CHECKOUT_STREAMS_PER_ADDRESS: 'open checkout status streams per client address (IPv6: per /64); more get 429 `too_many_streams` and the page polls',
+  CHECKOUT_STREAMS_PER_ADDRESS:
+    'open checkout status streams per client address (IPv6: per /64); more get 429 `too_many_streams` and the page polls',
   CHECKOUT_STREAMS_PER_TRANSACTION: 'open checkout status streams per transaction; more get 429 `too_many_streams`',
-  CHECKOUT_STREAMS_TOTAL: 'open checkout status streams per process (each holds a socket); more get 503 `streams_at_capacity`',
+  CHECKOUT_STREAMS_TOTAL:
+    'open checkout status streams per process (each holds a socket); more get 503 `streams_at_capacity`',
   CHECKOUT_HEARTBEAT_SECONDS: 'how often each open status stream gets a heartbeat comment',
   STATUS_WATCH_INTERVAL_MS:
     'how often a server looks for status changes made by other processes (SQLite: one `PRAGMA data_version`) and for expiries of transactions with open pages; keep it under 2000 for the 2-second promise',
   SESSION_CHECK_INTERVAL_MS:
     'how often each server checks that the sessions of its open soundbox streams still stand (one read for all of them): a stream whose user logged out, was disabled or deleted, or whose password changed ends within this, whichever instance made the change',
   CONSOLE: 'serve the console at `/dashboard`',
-  SIGNUP: 'who may make a console account: `closed` (nobody; `/signup` is a 404), `invite` (people an operator invites) or `open` (anyone; needs `SMTP_URL`)',
+  SIGNUP:
+    'who may make a console account: `closed` (nobody; `/signup` is a 404), `invite` (people an operator invites) or `open` (anyone; needs `SMTP_URL`)',
   LIVE_KEYS: 'whether live keys of a merchant a self-service user added work only after an operator approves it',
-  SIGNUPS_PER_ADDRESS: 'sign-ups (and reset requests) per client address before each further one waits longer, from a minute up to a day',
-  SIGNUP_PLAN_DAILY_CREATES: 'the daily create quota of a merchant a self-service user adds (operators change it with `merchant quota`)',
+  SIGNUPS_PER_ADDRESS:
+    'sign-ups (and reset requests) per client address before each further one waits longer, from a minute up to a day',
+  SIGNUP_PLAN_DAILY_CREATES:
+    'the daily create quota of a merchant a self-service user adds (operators change it with `merchant quota`)',
   MERCHANTS_PER_USER:
     "how many merchants a self-service user may add and belong to; one more is refused on the portal (`merchant_limit_reached`). `0`: self-service users add none. Operators' merchants and invitations are not limited",
   PAYMENT_LINK_CREATES_PER_MINUTE:
@@ -85,9 +96,12 @@ const MORE: Record<string, string> = {
     "transactions one merchant's payment links may make per WIB day (at least `1`), counted in the database like the quota but apart from it: link payments never count against the merchant's daily create quota, so anonymous payers cannot use up what its API needs. Over it, a link answers a 429 page until midnight WIB. The default is half the default unique-code range, so links alone can never hold every code of one amount",
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS:
     'mean event-loop delay over one sample past which requests are shed with 503 `overloaded` ([Overload](operations.md#overload)); `0` turns it off. A saturated server shows tens of milliseconds, so only a stalled loop trips it',
-  OVERLOAD_MAX_HEAP_USED_BYTES: 'V8 heap in use past which requests are shed; `0` turns it off. Past it the process would soon die of an out-of-memory error',
-  OVERLOAD_MAX_RSS_BYTES: "resident memory past which requests are shed; `0` (off) by default: set it below the container's memory limit",
-  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: 'event-loop utilisation in per mille (`980` = 98%) past which requests are shed; `0` (off) by default',
+  OVERLOAD_MAX_HEAP_USED_BYTES:
+    'V8 heap in use past which requests are shed; `0` turns it off. Past it the process would soon die of an out-of-memory error',
+  OVERLOAD_MAX_RSS_BYTES:
+    "resident memory past which requests are shed; `0` (off) by default: set it below the container's memory limit",
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION:
+    'event-loop utilisation in per mille (`980` = 98%) past which requests are shed; `0` (off) by default',
   OVERLOAD_MAX_IN_FLIGHT:
     'API requests with a valid key, their body read, in progress at once in one process past which a new one is shed at once ([Overload](operations.md#overload)); this is the limit that bounds the latency of accepted requests; `0` turns it off',
   OVERLOAD_MAX_ANONYMOUS_IN_FLIGHT:
@@ -113,11 +127,15 @@ function settings(): Setting<unknown, never>[] {
 export function renderSettingsTable(): string {
   const names = new Set(settings().map((setting) => setting.name));
   const stray = [...Object.keys(MORE), ...Object.keys(SHOWN)].filter((name) => !names.has(name));
-  if (stray.length > 0) throw new Error(`scripts/docs-config.ts describes settings the registry does not have: ${stray.join(', ')}`);
+  if (stray.length > 0)
+    throw new Error(`scripts/docs-config.ts describes settings the registry does not have: ${stray.join(', ')}`);
   const rows = settings().map((setting) => {
-    const shown = SHOWN[setting.name] ?? (setting.shown === 'unset' || setting.shown.includes(' ') ? setting.shown : `\`${setting.shown}\``);
+    const shown =
+      SHOWN[setting.name] ??
+      (setting.shown === 'unset' || setting.shown.includes(' ') ? setting.shown : `\`${setting.shown}\``);
     const meaning = MORE[setting.name] ?? setting.doc;
-    if (meaning.includes('|') || meaning.includes('\n')) throw new Error(`the meaning of ${setting.name} cannot stand in a table cell`);
+    if (meaning.includes('|') || meaning.includes('\n'))
+      throw new Error(`the meaning of ${setting.name} cannot stand in a table cell`);
     return `| \`${setting.name}\` | ${shown} | ${meaning} |`;
   });
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
@@ -127,7 +145,8 @@ export function renderSettingsTable(): string {
 export function renderConfigurationDoc(page: string): string {
   const start = page.indexOf(TABLE_START);
   const end = page.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`docs/configuration.md lacks the table's markers (${TABLE_START} ... ${TABLE_END})`);
+  if (start < 0 || end < start)
+    throw new Error(`docs/configuration.md lacks the table's markers (${TABLE_START} ... ${TABLE_END})`);
   return `${page.slice(0, start + TABLE_START.length)}\n${renderSettingsTable()}\n${page.slice(end)}`;
 }
 

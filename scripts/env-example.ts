@@ -63,7 +63,9 @@ function entry(setting: Setting<unknown, never>): string {
 }
 
 export function renderEnvExample(): string {
-  const entries = Object.values<Setting<unknown, never>>(SETTINGS as unknown as Record<string, Setting<unknown, never>>).map(entry);
+  const entries = Object.values<Setting<unknown, never>>(
+    SETTINGS as unknown as Record<string, Setting<unknown, never>>,
+  ).map(entry);
   return `${HEADER}\n${entries.join('\n\n')}\n`;
 }
 

@@ -7,7 +7,8 @@ import { register } from 'node:module';
 
 // The test helpers the world is built with import vitest for their test-only parts (afterEach), and vitest
 // refuses to load outside its runner: here 'vitest' is a stub whose functions do nothing.
-const STUB = 'export const afterEach = () => {}; export const afterAll = () => {}; export const beforeAll = () => {}; export const expect = () => {};';
+const STUB =
+  'export const afterEach = () => {}; export const afterAll = () => {}; export const beforeAll = () => {}; export const expect = () => {};';
 const HOOKS = `export async function resolve(specifier, context, next) {
   if (specifier === 'vitest') return { url: 'data:text/javascript,${encodeURIComponent(STUB)}', shortCircuit: true };
   return next(specifier, context);
@@ -55,7 +56,11 @@ async function main(): Promise<number> {
       seed,
       concurrency,
       ...(only ? { only } : {}),
-      progress: { every: 5000, report: (done) => process.stdout.write(`  ${done} cases, ${Math.round((Date.now() - started) / 1000)} s, ${memory()}\n`) },
+      progress: {
+        every: 5000,
+        report: (done) =>
+          process.stdout.write(`  ${done} cases, ${Math.round((Date.now() - started) / 1000)} s, ${memory()}\n`),
+      },
     });
     process.stdout.write(`${formatReport(report, (f) => `npm run fuzz -- --seed ${f.seed} --case ${f.case}`)}\n`);
     return report.failures.length === 0 && report.afterwards.length === 0 ? 0 : 1;

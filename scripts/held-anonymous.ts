@@ -37,7 +37,10 @@ function hold(head: string): { socket: net.Socket; answer: Promise<string> } {
   });
   socket.on('error', () => {});
   socket.write(head);
-  return { socket, answer: new Promise((resolve) => socket.on('close', () => resolve(first || '(closed, no answer)'))) };
+  return {
+    socket,
+    answer: new Promise((resolve) => socket.on('close', () => resolve(first || '(closed, no answer)'))),
+  };
 }
 
 async function creates(count: number, amountFrom: number) {

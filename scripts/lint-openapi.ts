@@ -39,8 +39,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     writeFileSync(file, `${JSON.stringify(await openApiDocument(), null, 2)}\n`);
     const cli = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
     // No usage report to Redocly and no look-up of newer versions: the lint runs offline.
-    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
-    const run = spawnSync(process.execPath, [cli, 'lint', '--config', join(ROOT, 'redocly.yaml'), file], { stdio: 'inherit', env });
+    const env = {
+      ...process.env,
+      REDOCLY_TELEMETRY: 'off',
+      REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+    };
+    const run = spawnSync(process.execPath, [cli, 'lint', '--config', join(ROOT, 'redocly.yaml'), file], {
+      stdio: 'inherit',
+      env,
+    });
     process.exitCode = run.status ?? 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -36,7 +36,12 @@ function bomb() {
   // A sparse pattern: nothing to read, but not all one colour either.
   for (let y = 0; y < side; y++) for (let x = 1; x < row; x += 997) raw[y * row + x] = (x * y) & 255;
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, ...chunk('IHDR', ihdr), ...chunk('IDAT', deflateSync(raw)), ...chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    ...chunk('IHDR', ihdr),
+    ...chunk('IDAT', deflateSync(raw)),
+    ...chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const mb = (/** @type {number} */ bytes) => Math.round(bytes / 1e6);

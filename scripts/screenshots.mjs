@@ -16,7 +16,16 @@ mkdirSync(out, { recursive: true });
 const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
 const result = spawnSync(
   process.execPath,
-  [vitest, 'run', 'test/e2e/console', 'test/e2e/payment-links', 'test/e2e/portal', 'test/e2e/checkout-payer', 'test/e2e/pos', 'test/e2e/soundbox'],
+  [
+    vitest,
+    'run',
+    'test/e2e/console',
+    'test/e2e/payment-links',
+    'test/e2e/portal',
+    'test/e2e/checkout-payer',
+    'test/e2e/pos',
+    'test/e2e/soundbox',
+  ],
   {
     cwd: root,
     stdio: 'inherit',
@@ -32,7 +41,11 @@ const pages = [
     .filter((name) => name.endsWith('.md'))
     .map((name) => join(root, 'docs', name)),
 ];
-const shown = new Set(pages.flatMap((page) => [...readFileSync(page, 'utf8').matchAll(/screenshots\/([A-Za-z0-9._-]+\.png)/g)].map((m) => m[1])));
+const shown = new Set(
+  pages.flatMap((page) =>
+    [...readFileSync(page, 'utf8').matchAll(/screenshots\/([A-Za-z0-9._-]+\.png)/g)].map((m) => m[1]),
+  ),
+);
 const unshown = readdirSync(out).filter((name) => name.endsWith('.png') && !shown.has(name));
 for (const name of unshown) rmSync(join(out, name));
 process.stdout.write(`docs/screenshots: ${shown.size} pictures the docs show kept, ${unshown.length} others removed\n`);

@@ -66,7 +66,9 @@ async function dropFreeSchemas(url) {
   const client = new pg.Client({ connectionString: url });
   try {
     await client.connect();
-    const { rows } = await client.query("select nspname as name from pg_namespace where starts_with(nspname, 'qg_free_')");
+    const { rows } = await client.query(
+      "select nspname as name from pg_namespace where starts_with(nspname, 'qg_free_')",
+    );
     for (const { name } of rows) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
   } catch (error) {
     process.stdout.write(`(could not drop the test run's free schemas: ${error.message})\n`);

@@ -16,7 +16,10 @@ export type Role = 'api' | 'worker' | 'all';
 export function loadConfig(env: Env = process.env): Config {
   const config = readConfig(env);
   if (config.signup === 'open' && config.smtpUrl === null) {
-    throw new StartupError('invalid_setting', 'SIGNUP=open needs SMTP_URL and MAIL_FROM: sign-up links are sent by e-mail');
+    throw new StartupError(
+      'invalid_setting',
+      'SIGNUP=open needs SMTP_URL and MAIL_FROM: sign-up links are sent by e-mail',
+    );
   }
   return config;
 }

@@ -75,7 +75,10 @@ export function withEnvFile(env: Env, dir: string | null): Env {
   } catch (err) {
     if (!named && (err as NodeJS.ErrnoException).code === 'ENOENT') return env;
     const which = named ? `${coreSettings.envFile.name}=${named}` : path;
-    throw new StartupError('invalid_env_file', `${which}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new StartupError(
+      'invalid_env_file',
+      `${which}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
   const fromFile = parseEnvFile(text, named ?? '.env');
   const merged: Env = { ...fromFile };

@@ -20,7 +20,11 @@ export interface Runtime {
  * Opens the configured database, brings its schema up to date and assembles the services' deps, with
  * the given logger (a silent one when none is given: commands that log nowhere).
  */
-export async function openRuntime(config: Config, now: () => number = Date.now, options: { server?: boolean; logger?: Logger } = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  now: () => number = Date.now,
+  options: { server?: boolean; logger?: Logger } = {},
+): Promise<Runtime> {
   const database = openDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
@@ -31,8 +35,11 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
   let migrated: MigrationReport;
   try {
     // A failure or a refusal is a StartupError saying what was left and what to do (storage/migrate.ts).
-    migrated = await migrateToLatest(database, database.dialect, { backupDir: database.dialect === 'sqlite' ? config.backupDir : null });
-    if (migrated.applied.length > 0) logger.info({ migrations: migrated.applied, backup: migrated.backup }, 'database migrated');
+    migrated = await migrateToLatest(database, database.dialect, {
+      backupDir: database.dialect === 'sqlite' ? config.backupDir : null,
+    });
+    if (migrated.applied.length > 0)
+      logger.info({ migrations: migrated.applied, backup: migrated.backup }, 'database migrated');
   } catch (err) {
     await database.close();
     throw err;
@@ -45,7 +52,10 @@ export async function openRuntime(config: Config, now: () => number = Date.now, 
   }
   database.onWriteOutage((event) => {
     if (event.state === 'started') {
-      logger.warn({ err: event.err }, 'storage unavailable: writes answer 503 storage_unavailable until the disk takes them again');
+      logger.warn(
+        { err: event.err },
+        'storage unavailable: writes answer 503 storage_unavailable until the disk takes them again',
+      );
     } else {
       logger.info({ refused: event.refused, ms: event.ms }, 'storage writable again');
     }

@@ -66,7 +66,11 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     if (config.demoMerchant) {
       const made = await ensureDemoMerchant(runtime.deps);
       const existing = made ? null : await findDemoMerchantId(runtime.deps);
-      demo = made ? { merchantId: made.merchant.id, key: made.key.key } : existing ? { merchantId: existing, key: null } : null;
+      demo = made
+        ? { merchantId: made.merchant.id, key: made.key.key }
+        : existing
+          ? { merchantId: existing, key: null }
+          : null;
     }
     hasOperator = config.consoleEnabled && (await operatorExists(runtime.deps));
   } catch (err) {

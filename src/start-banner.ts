@@ -37,7 +37,11 @@ export function startBanner(facts: StartFacts): string {
       );
     } else {
       // The key itself is stored only as a hash: it cannot be shown again, only replaced.
-      lines.push('', `Sandbox merchant ${demo.merchantId}: its test key was shown on the first start. Key not saved? Make another:`, `  ${newKey}`);
+      lines.push(
+        '',
+        `Sandbox merchant ${demo.merchantId}: its test key was shown on the first start. Key not saved? Make another:`,
+        `  ${newKey}`,
+      );
     }
   }
   // Quick start (the sandbox merchant is there): the console's address alone does not get anyone in, since
@@ -56,9 +60,12 @@ export function startBanner(facts: StartFacts): string {
 
 /** What the worker role prints: it serves no HTTP. */
 export function workerBanner(databaseUrl: string): string {
-  return ['', 'qris-gateway worker is running (no HTTP: expiry, webhooks, mail, pollers, backups)', `  Database:  ${describeDatabase(databaseUrl)}`, ''].join(
-    '\n',
-  );
+  return [
+    '',
+    'qris-gateway worker is running (no HTTP: expiry, webhooks, mail, pollers, backups)',
+    `  Database:  ${describeDatabase(databaseUrl)}`,
+    '',
+  ].join('\n');
 }
 
 /** The database kind and where it is; never a user name or password. */

@@ -25,7 +25,9 @@ export interface VerifyWebhookSignatureOptions {
 }
 
 function bytes(payload: WebhookPayload): Buffer {
-  return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  return typeof payload === 'string'
+    ? Buffer.from(payload, 'utf8')
+    : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
 }
 
 function hmac(secret: string, timestamp: string, payload: WebhookPayload): Buffer {
@@ -69,7 +71,8 @@ export function verifyWebhookSignature(options: VerifyWebhookSignatureOptions): 
   if (timestamp === null || signatures.length === 0) return false;
 
   const tolerance = options.toleranceSeconds ?? 300;
-  const nowMs = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
+  const nowMs =
+    options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
   if (!Number.isFinite(tolerance) || tolerance < 0) return false;
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > tolerance) return false;
 
@@ -128,7 +131,9 @@ function standardWebhookKey(secret: unknown): Buffer {
   if (typeof secret !== 'string') throw new TypeError('a Standard Webhooks secret must be a string');
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   if (encoded === '' || !BASE64.test(encoded)) {
-    throw new TypeError('a Standard Webhooks secret is whsec_ followed by standard base64 (the endpoint secret the gateway printed)');
+    throw new TypeError(
+      'a Standard Webhooks secret is whsec_ followed by standard base64 (the endpoint secret the gateway printed)',
+    );
   }
   return Buffer.from(encoded, 'base64');
 }
@@ -138,10 +143,17 @@ function standardHmac(key: Buffer, id: string, timestamp: string, payload: Webho
 }
 
 /** The `webhook-signature` value for a body sent as message `id` at `timestampSeconds`. */
-export function signStandardWebhook(secret: string, id: string, timestampSeconds: number, payload: WebhookPayload): string {
+export function signStandardWebhook(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  payload: WebhookPayload,
+): string {
   const key = standardWebhookKey(secret);
-  if (typeof id !== 'string' || !MESSAGE_ID.test(id)) throw new TypeError('a webhook-id is 1 to 256 visible ASCII characters');
-  if (!Number.isFinite(timestampSeconds) || timestampSeconds < 0) throw new TypeError('a webhook-timestamp is a time in unix seconds');
+  if (typeof id !== 'string' || !MESSAGE_ID.test(id))
+    throw new TypeError('a webhook-id is 1 to 256 visible ASCII characters');
+  if (!Number.isFinite(timestampSeconds) || timestampSeconds < 0)
+    throw new TypeError('a webhook-timestamp is a time in unix seconds');
   const timestamp = String(Math.floor(timestampSeconds));
   return `v1,${standardHmac(key, id, timestamp, payload).toString('base64')}`;
 }
@@ -173,7 +185,8 @@ export function verifyStandardWebhook(options: VerifyStandardWebhookOptions): bo
   if (signatures.length === 0) return false;
 
   const tolerance = options.toleranceSeconds ?? 300;
-  const nowMs = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
+  const nowMs =
+    options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
   if (!Number.isFinite(tolerance) || tolerance < 0) return false;
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > tolerance) return false;
 

@@ -25,11 +25,16 @@ export function createBot(client: QrisGatewayClient, chat: Chat) {
     try {
       tx = await client.createQris({ amount, ref: `${chatId}-${Date.now()}` });
     } catch (err) {
-      if (err instanceof QrisGatewayError && err.status === 400) return chat.sendText(chatId, `Jumlah tidak bisa dipakai (${err.code}). ${HELP}`);
+      if (err instanceof QrisGatewayError && err.status === 400)
+        return chat.sendText(chatId, `Jumlah tidak bisa dipakai (${err.code}). ${HELP}`);
       throw err;
     }
     open.set(chatId, tx.trxid);
-    const until = new Date(tx.expires_at).toLocaleTimeString('id-ID', { timeZone: 'Asia/Jakarta', hour: '2-digit', minute: '2-digit' });
+    const until = new Date(tx.expires_at).toLocaleTimeString('id-ID', {
+      timeZone: 'Asia/Jakarta',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
     // The link too: a payer chatting on the phone they pay with cannot scan its own screen.
     const caption = `Scan untuk membayar tepat ${rupiah(tx.total_amount)} sebelum ${until} WIB, atau buka ${tx.checkout_url}`;
     await chat.sendPhoto(chatId, await client.qrPng(tx.trxid), caption);
@@ -79,7 +84,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const baseUrl = process.env.QRIS_GATEWAY_URL ?? 'http://127.0.0.1:3000';
   const apiKey = process.env.QRIS_API_KEY;
   if (!apiKey) {
-    console.error('Set QRIS_API_KEY to a key of the gateway (sk_test_... for the sandbox), and QRIS_GATEWAY_URL if it is not http://127.0.0.1:3000.');
+    console.error(
+      'Set QRIS_API_KEY to a key of the gateway (sk_test_... for the sandbox), and QRIS_GATEWAY_URL if it is not http://127.0.0.1:3000.',
+    );
     process.exit(1);
   }
   const { chatInTerminal } = await import('./terminal.js');

@@ -45,7 +45,9 @@ export function chatInTerminal(start: (chat: Chat) => Bot): Promise<void> {
   // Messages are handled one after another, in the order typed, even when pasted in one go.
   let queue = bot.handle(CHAT_ID, 'help').then(() => print('(ketik "exit" untuk keluar)'));
   const send = (text: string) => {
-    queue = queue.then(() => bot.handle(CHAT_ID, text)).catch((err: unknown) => print(`bot> (galat: ${err instanceof Error ? err.message : String(err)})`));
+    queue = queue
+      .then(() => bot.handle(CHAT_ID, text))
+      .catch((err: unknown) => print(`bot> (galat: ${err instanceof Error ? err.message : String(err)})`));
   };
 
   return new Promise((resolve) => {

@@ -35,11 +35,19 @@ export function createShop({ client, webhookSecret, onPaid }: ShopOptions): Serv
 
   async function createOrder(req: IncomingMessage, res: ServerResponse) {
     const { amount } = JSON.parse((await rawBody(req)).toString('utf8') || '{}') as { amount?: unknown };
-    if (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0) return send(res, 400, { error: 'amount must be whole rupiah' });
+    if (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0)
+      return send(res, 400, { error: 'amount must be whole rupiah' });
     const id = `ord_${randomUUID()}`;
     // The order id is the ref: asking again for the same order returns the same QRIS, never a second one.
     const tx = await client.createQris({ amount, ref: id });
-    const order: Order = { id, amount, status: 'awaiting_payment', trxid: tx.trxid, total: tx.total_amount, checkoutUrl: tx.checkout_url };
+    const order: Order = {
+      id,
+      amount,
+      status: 'awaiting_payment',
+      trxid: tx.trxid,
+      total: tx.total_amount,
+      checkoutUrl: tx.checkout_url,
+    };
     orders.set(id, order);
     send(res, 201, order);
   }
@@ -90,12 +98,14 @@ ${order.status === 'awaiting_payment' ? `<img src="/orders/${order.id}/qr.png" a
       const order = match ? orders.get(match[1]!) : undefined;
       if (req.method !== 'GET' || !order) return send(res, 404, { error: 'not found' });
       if (match![2] === '.json') return send(res, 200, order);
-      if (match![2] === '/qr.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(await client.qrPng(order.trxid));
+      if (match![2] === '/qr.png')
+        return void res.writeHead(200, { 'content-type': 'image/png' }).end(await client.qrPng(order.trxid));
       return orderPage(res, order);
     };
     handle().catch((err: unknown) => {
       // The gateway's errors carry a stable code and the request id to quote to its operator.
-      const detail = err instanceof QrisGatewayError ? { error: err.code, request_id: err.requestId } : { error: 'internal' };
+      const detail =
+        err instanceof QrisGatewayError ? { error: err.code, request_id: err.requestId } : { error: 'internal' };
       if (!res.headersSent) send(res, err instanceof QrisGatewayError && err.status === 400 ? 400 : 502, detail);
     });
   });
@@ -117,6 +127,12 @@ function send(res: ServerResponse, status: number, body: unknown) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const client = new QrisGatewayClient({ baseUrl: process.env.QRIS_GATEWAY_URL!, apiKey: process.env.QRIS_API_KEY! });
-  const shop = createShop({ client, webhookSecret: process.env.QRIS_WEBHOOK_SECRET!, onPaid: (o) => console.log(`order ${o.id} paid: ship it`) });
-  shop.listen(Number(process.env.PORT ?? 8080), () => console.log(`shop on http://127.0.0.1:${process.env.PORT ?? 8080}`));
+  const shop = createShop({
+    client,
+    webhookSecret: process.env.QRIS_WEBHOOK_SECRET!,
+    onPaid: (o) => console.log(`order ${o.id} paid: ship it`),
+  });
+  shop.listen(Number(process.env.PORT ?? 8080), () =>
+    console.log(`shop on http://127.0.0.1:${process.env.PORT ?? 8080}`),
+  );
 }

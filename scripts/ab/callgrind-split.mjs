@@ -20,7 +20,10 @@ const GC =
  * @returns {{ total: number, compiler: number, gc: number, rest: number }} instructions
  */
 export function splitCallgrind(file) {
-  const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   let total = 0;
   let compiler = 0;
   let gc = 0;

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const abDir = resolve(process.env.AB_DIR || join(tmpdir(), 'qris-gateway-ab'));
 
-const git = (argv, cwd = root) => execFileSync('git', argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (argv, cwd = root) =>
+  execFileSync('git', argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
  * @param {string} spec a directory or a revision

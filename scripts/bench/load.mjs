@@ -19,7 +19,9 @@ export async function runLoad(server, spec) {
   const cpuBefore = cpuMsOf(server.pid);
   const pgBefore = server.postgres ? postgresCpuMs() : null;
   const sampler = rssSampler(server.pid);
-  const child = track(spawn(process.execPath, [loadScript, specFile], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] }));
+  const child = track(
+    spawn(process.execPath, [loadScript, specFile], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
   // Bounded even if autocannon misbehaves: its own duration plus generous slack.
@@ -35,8 +37,12 @@ export async function runLoad(server, spec) {
   const hwm = memoryOf(server.pid)?.hwm ?? null;
   // Server CPU per request is steadier than req/s when something else competes for the two cores, and
   // the 1-minute load average at the start tells when that happened.
-  const serverCpuUsPerReq = cpuBefore !== null && cpuAfter !== null && result.requests > 0 ? round(((cpuAfter - cpuBefore) * 1000) / result.requests, 0) : null;
-  const dbCpuUsPerReq = pgBefore !== null && result.requests > 0 ? round(((pgAfter - pgBefore) * 1000) / result.requests, 0) : null;
+  const serverCpuUsPerReq =
+    cpuBefore !== null && cpuAfter !== null && result.requests > 0
+      ? round(((cpuAfter - cpuBefore) * 1000) / result.requests, 0)
+      : null;
+  const dbCpuUsPerReq =
+    pgBefore !== null && result.requests > 0 ? round(((pgAfter - pgBefore) * 1000) / result.requests, 0) : null;
   return {
     ...result,
     peakRssMB: round(memory.peak, 1),
@@ -50,7 +56,13 @@ export async function runLoad(server, spec) {
 
 export function row(db, scenario, r, baselineRps, note) {
   const { rssSamples, ...kept } = r;
-  return { db, scenario, ...kept, ratio: baselineRps ? round(r.reqPerSec / baselineRps, 3) : null, ...(note ? { note } : {}) };
+  return {
+    db,
+    scenario,
+    ...kept,
+    ratio: baselineRps ? round(r.reqPerSec / baselineRps, 3) : null,
+    ...(note ? { note } : {}),
+  };
 }
 
 /** The bare Fastify route, warmed up, then measured once. */
@@ -58,8 +70,17 @@ export async function measureBaseline() {
   const baseline = await startBaseline();
   try {
     process.stderr.write('bench: baseline\n');
-    await runLoad(baseline, { name: 'warmup', kind: 'static', path: '/api/payment-gateway/cqris?amount=1', duration: 2 });
-    return await runLoad(baseline, { name: 'baseline', kind: 'static', path: '/api/payment-gateway/cqris?amount=10000&apikey=sk_live_bench' });
+    await runLoad(baseline, {
+      name: 'warmup',
+      kind: 'static',
+      path: '/api/payment-gateway/cqris?amount=1',
+      duration: 2,
+    });
+    return await runLoad(baseline, {
+      name: 'baseline',
+      kind: 'static',
+      path: '/api/payment-gateway/cqris?amount=10000&apikey=sk_live_bench',
+    });
   } finally {
     await baseline.stop();
   }

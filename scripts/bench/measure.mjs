@@ -64,4 +64,5 @@ export function rssSampler(pid, everyMs = 100) {
   };
 }
 
-export const round = (n, digits = 0) => (n === null || n === undefined || !Number.isFinite(n) ? n : Number(n.toFixed(digits)));
+export const round = (n, digits = 0) =>
+  n === null || n === undefined || !Number.isFinite(n) ? n : Number(n.toFixed(digits));

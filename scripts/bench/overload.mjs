@@ -21,7 +21,9 @@ export async function overload(kind, logChoice) {
   try {
     // As many connections as the other scenarios (--connections, 50): group commit makes more creates a
     // second the more arrive together, so a handful of connections would understate the rate.
-    process.stderr.write(`bench: ${kind}: overload: finding the sustainable create rate (closed loop, ${CONNECTIONS} connections, 10 s)\n`);
+    process.stderr.write(
+      `bench: ${kind}: overload: finding the sustainable create rate (closed loop, ${CONNECTIONS} connections, 10 s)\n`,
+    );
     const probe = await runLoad(gateway, { name: 'overload-probe', kind: 'fresh', duration: 10, headers });
     const sustainable = Math.max(10, Math.round(probe.ok2xx / probe.seconds));
     const phases = [];
@@ -32,7 +34,9 @@ export async function overload(kind, logChoice) {
       // so every connection sends 5 a second: bursts stay small, and at 4x the loop stays open as long as
       // answers take under 200 ms (beyond that the offered rate falls, as real clients' would).
       const connections = Math.min(2000, Math.max(10, Math.round(rate / 5)));
-      process.stderr.write(`bench: ${kind}: overload ${phase.name}: ${rate} creates/s offered for ${phase.seconds} s on ${connections} connections\n`);
+      process.stderr.write(
+        `bench: ${kind}: overload ${phase.name}: ${rate} creates/s offered for ${phase.seconds} s on ${connections} connections\n`,
+      );
       const r = await runLoad(gateway, {
         name: `overload-${phase.name}`,
         kind: 'fresh-timed',
@@ -64,7 +68,9 @@ export async function overload(kind, logChoice) {
 /** The OVERLOAD_* settings the gateway was given (BENCH_OVERLOAD_*), or its defaults. */
 function overloadEnv() {
   const given = Object.entries(process.env).filter(([name]) => name.startsWith('BENCH_OVERLOAD_'));
-  return given.length ? Object.fromEntries(given.map(([name, value]) => [name.slice('BENCH_'.length), value])) : 'defaults';
+  return given.length
+    ? Object.fromEntries(given.map(([name, value]) => [name.slice('BENCH_'.length), value]))
+    : 'defaults';
 }
 
 export function printOverload(result) {

@@ -58,14 +58,32 @@ export function targetChecks(rows) {
   const c = get('sqlite', 'cqris-fresh');
   if (c) {
     checks.push({ db: 'sqlite', target: 'cqris-fresh req/s >= 0.20 of baseline', value: c.ratio, ok: c.ratio >= 0.2 });
-    checks.push({ db: 'sqlite', target: `cqris-fresh p99 < 25 ms at ${CONNECTIONS} connections`, value: c.latencyMs.p99, ok: c.latencyMs.p99 < 25 });
+    checks.push({
+      db: 'sqlite',
+      target: `cqris-fresh p99 < 25 ms at ${CONNECTIONS} connections`,
+      value: c.latencyMs.p99,
+      ok: c.latencyMs.p99 < 25,
+    });
   }
   const s = get('sqlite', 'cstatus-id');
-  if (s) checks.push({ db: 'sqlite', target: 'cstatus-id req/s >= 0.50 of baseline', value: s.ratio, ok: s.ratio >= 0.5 });
+  if (s)
+    checks.push({ db: 'sqlite', target: 'cstatus-id req/s >= 0.50 of baseline', value: s.ratio, ok: s.ratio >= 0.5 });
   const p = get('postgres', 'cqris-fresh');
-  if (p) checks.push({ db: 'postgres', target: 'cqris-fresh req/s >= 0.10 of baseline', value: p.ratio, ok: p.ratio >= 0.1 });
+  if (p)
+    checks.push({
+      db: 'postgres',
+      target: 'cqris-fresh req/s >= 0.10 of baseline',
+      value: p.ratio,
+      ok: p.ratio >= 0.1,
+    });
   const ps = get('postgres', 'cstatus-id');
-  if (ps) checks.push({ db: 'postgres', target: 'cstatus-id req/s >= 0.50 of baseline (sqlite target, for reference)', value: ps.ratio, ok: ps.ratio >= 0.5 });
+  if (ps)
+    checks.push({
+      db: 'postgres',
+      target: 'cstatus-id req/s >= 0.50 of baseline (sqlite target, for reference)',
+      value: ps.ratio,
+      ok: ps.ratio >= 0.5,
+    });
   return checks;
 }
 

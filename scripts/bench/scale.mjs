@@ -98,7 +98,9 @@ export async function fillTransactions(database, count, startIndex, totalPlanned
     db.pragma('busy_timeout = 10000');
     // Only this filling connection skips fsyncs; the server keeps synchronous=FULL for its own writes.
     db.pragma('synchronous = OFF');
-    const insert = db.prepare(`INSERT INTO transactions (${FILL_COLUMNS.join(',')}) VALUES (${FILL_COLUMNS.map((c) => `@${c}`).join(',')})`);
+    const insert = db.prepare(
+      `INSERT INTO transactions (${FILL_COLUMNS.join(',')}) VALUES (${FILL_COLUMNS.map((c) => `@${c}`).join(',')})`,
+    );
     // Big transactions: one commit per 100,000 rows rather than one per row.
     const insertMany = db.transaction((batch) => {
       for (const r of batch) insert.run(r);
@@ -162,7 +164,9 @@ export async function fillTransactions(database, count, startIndex, totalPlanned
     await client.query('ANALYZE transactions');
     await client.end();
   }
-  process.stderr.write(`bench: ${database.kind}: inserted ${count.toLocaleString('en')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `bench: ${database.kind}: inserted ${count.toLocaleString('en')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return sample;
 }
 
@@ -177,7 +181,11 @@ export async function scaleScenarios(kind, baselineRps, logChoice) {
   const headers = { 'x-api-key': database.apiKey };
   const measure = async (label, ids) => {
     for (const s of [
-      { name: `cstatus-id@${label}`, kind: 'cycle', paths: ids.map((id) => `/api/payment-gateway/cstatus?trxid=${id}`) },
+      {
+        name: `cstatus-id@${label}`,
+        kind: 'cycle',
+        paths: ids.map((id) => `/api/payment-gateway/cstatus?trxid=${id}`),
+      },
       { name: `cstatus-list@${label}`, kind: 'static', path: '/api/payment-gateway/cstatus?limit=20' },
     ]) {
       process.stderr.write(`bench: ${kind}: ${s.name}\n`);
@@ -185,12 +193,21 @@ export async function scaleScenarios(kind, baselineRps, logChoice) {
     }
   };
   try {
-    await runLoad(gateway, { name: 'warmup', kind: 'static', path: '/api/payment-gateway/cstatus?limit=20', duration: 2, headers });
+    await runLoad(gateway, {
+      name: 'warmup',
+      kind: 'static',
+      path: '/api/payment-gateway/cstatus?limit=20',
+      duration: 2,
+      headers,
+    });
     await measure('1k', smallIds);
     const rest = SCALE_ROWS - small;
     // Look-ups at scale use ids spread over the whole table, so they are not all in a hot corner.
     const bigSample = await fillTransactions(database, rest, small, SCALE_ROWS, Math.max(1, Math.floor(rest / 2000)));
-    await measure(SCALE_ROWS >= 1e6 ? `${SCALE_ROWS / 1e6}M` : String(SCALE_ROWS), bigSample.concat(smallIds.slice(0, 100)));
+    await measure(
+      SCALE_ROWS >= 1e6 ? `${SCALE_ROWS / 1e6}M` : String(SCALE_ROWS),
+      bigSample.concat(smallIds.slice(0, 100)),
+    );
   } finally {
     await gateway.stop();
   }
@@ -199,7 +216,12 @@ export async function scaleScenarios(kind, baselineRps, logChoice) {
     const a = rows.find((r) => r.scenario.startsWith(`${what}@1k`));
     const b = rows.find((r) => r.scenario.startsWith(`${what}@`) && r !== a);
     const ratio = round(b.latencyMs.p99 / a.latencyMs.p99, 2);
-    checks.push({ db: kind, target: `${what} p99 at ${SCALE_ROWS.toLocaleString('en')} rows within 1.5x of 1,000 rows`, value: ratio, ok: ratio <= 1.5 });
+    checks.push({
+      db: kind,
+      target: `${what} p99 at ${SCALE_ROWS.toLocaleString('en')} rows within 1.5x of 1,000 rows`,
+      value: ratio,
+      ok: ratio <= 1.5,
+    });
   }
   return { rows, checks };
 }

@@ -22,7 +22,12 @@ export async function gatewayScenarios(kind, baselineRps, logChoice) {
   const rows = [];
   try {
     process.stderr.write(`bench: ${kind}: creating ${PREP} transactions for the read and payment scenarios\n`);
-    const prepared = await createTransactions(gateway, database.apiKey, PREP, (i) => 6_000_000 + (i % 3_000) * 1000 + Math.floor(i / 3_000));
+    const prepared = await createTransactions(
+      gateway,
+      database.apiKey,
+      PREP,
+      (i) => 6_000_000 + (i % 3_000) * 1000 + Math.floor(i / 3_000),
+    );
     const ids = prepared.slice(0, 1000).map((t) => t.id);
     if (kind === 'postgres') await analyze(database.url);
     const logBytesBefore = logFile === '/dev/null' ? 0 : statSync(logFile).size;
@@ -32,7 +37,13 @@ export async function gatewayScenarios(kind, baselineRps, logChoice) {
       { name: 'cqris-fresh', kind: 'fresh' },
       // The client's creates: POST, JSON, an Idempotency-Key each (so no batching of plain creates).
       { name: 'cqris-client', kind: 'fresh-client', freshOffset: 400_000 },
-      { name: 'cqris-post', kind: 'fresh-client', idempotent: false, freshOffset: 800_000, note: 'POST with a JSON body, no Idempotency-Key' },
+      {
+        name: 'cqris-post',
+        kind: 'fresh-client',
+        idempotent: false,
+        freshOffset: 800_000,
+        note: 'POST with a JSON body, no Idempotency-Key',
+      },
       {
         // One hot amount has 999 unique codes, and they stay reserved far longer than the run: the run is
         // capped at that many requests so each one is a real create (a 503 after that would measure the
@@ -63,7 +74,13 @@ export async function gatewayScenarios(kind, baselineRps, logChoice) {
       },
     ];
     // A short unrecorded warm-up so the first scenario does not pay for JIT compilation alone.
-    await runLoad(gateway, { name: 'warmup', kind: 'static', path: '/api/payment-gateway/cstatus?limit=20', duration: 2, headers });
+    await runLoad(gateway, {
+      name: 'warmup',
+      kind: 'static',
+      path: '/api/payment-gateway/cstatus?limit=20',
+      duration: 2,
+      headers,
+    });
     for (const s of scenarios) {
       if (ONLY && !ONLY.has(s.name)) continue;
       process.stderr.write(`bench: ${kind}: ${s.name}\n`);

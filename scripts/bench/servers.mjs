@@ -24,7 +24,13 @@ export function cli(databaseUrl, argv) {
 /** The bare Fastify server (bench-baseline.mjs), which prints "listening PORT". */
 export async function startBaseline() {
   // stdin is a pipe so the baseline notices when we die and stops itself.
-  const child = track(spawn(process.execPath, [baselineScript], { cwd: root, env: cleanEnv({ PORT: '0' }), stdio: ['pipe', 'pipe', 'inherit'] }));
+  const child = track(
+    spawn(process.execPath, [baselineScript], {
+      cwd: root,
+      env: cleanEnv({ PORT: '0' }),
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
+  );
   const port = await new Promise((resolvePort, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c) => {
@@ -72,7 +78,14 @@ export async function prepareDatabase(kind, label) {
   const merchant = cli(url, ['merchant', 'add', '--name', 'Bench Merchant', '--qris', vectors.vectors[0].static]);
   const key = cli(url, ['key', 'create', '--merchant', merchant.id, '--mode', 'live']);
   const source = cli(url, ['source', 'add', '--merchant', merchant.id, '--type', 'webhook', '--mode', 'live']);
-  return { kind, url, merchantId: merchant.id, apiKey: key.key, source, dynamicSample: vectors.vectors[0].cases.at(-1).dynamic };
+  return {
+    kind,
+    url,
+    merchantId: merchant.id,
+    apiKey: key.key,
+    source,
+    dynamicSample: vectors.vectors[0].cases.at(-1).dynamic,
+  };
 }
 
 /**
@@ -98,27 +111,35 @@ export async function startGateway(database, logFile) {
   const fd = openSync(logFile, 'a');
   const child = track(
     // BENCH_CPU_PROF=DIR writes a V8 CPU profile of the gateway there when it stops (for finding costs).
-    spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROF)] : []), bin, 'serve'], {
-      cwd: root,
-      env: cleanEnv({
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATABASE_URL: database.url,
-        LOG_LEVEL: 'info',
-        // Off by default, as the scenarios would hit it; a limit far above the load measures its cost.
-        RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT_PER_MINUTE || '0',
-        ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
-        // BENCH_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=N and the like try other load-shedding limits (--overload).
-        ...Object.fromEntries(
-          Object.entries(process.env)
-            .filter(([name]) => name.startsWith('BENCH_OVERLOAD_'))
-            .map(([name, value]) => [name.slice('BENCH_'.length), value]),
-        ),
-        DEMO_MERCHANT: 'false',
-        NODE_ENV: 'production',
-      }),
-      stdio: ['ignore', fd, fd],
-    }),
+    spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROF)] : []),
+        bin,
+        'serve',
+      ],
+      {
+        cwd: root,
+        env: cleanEnv({
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATABASE_URL: database.url,
+          LOG_LEVEL: 'info',
+          // Off by default, as the scenarios would hit it; a limit far above the load measures its cost.
+          RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT_PER_MINUTE || '0',
+          ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+          // BENCH_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=N and the like try other load-shedding limits (--overload).
+          ...Object.fromEntries(
+            Object.entries(process.env)
+              .filter(([name]) => name.startsWith('BENCH_OVERLOAD_'))
+              .map(([name, value]) => [name.slice('BENCH_'.length), value]),
+          ),
+          DEMO_MERCHANT: 'false',
+          NODE_ENV: 'production',
+        }),
+        stdio: ['ignore', fd, fd],
+      },
+    ),
   );
   closeSync(fd);
   const url = `http://127.0.0.1:${port}`;
@@ -138,7 +159,9 @@ export async function createTransactions(gateway, apiKey, count, amountOf) {
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      const res = await fetch(`${gateway.url}/api/payment-gateway/cqris?amount=${amountOf(i)}`, { headers: { 'x-api-key': apiKey } });
+      const res = await fetch(`${gateway.url}/api/payment-gateway/cqris?amount=${amountOf(i)}`, {
+        headers: { 'x-api-key': apiKey },
+      });
       const body = await res.json();
       if (!res.ok) throw new Error(`creating a transaction failed: ${res.status} ${JSON.stringify(body)}`);
       out[i] = { id: body.data.trxid, total: body.data.total_amount };

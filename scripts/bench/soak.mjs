@@ -10,7 +10,10 @@ export async function soak(kind, minutes, logChoice) {
   const gateway = await startGateway(database, logChoice ?? '/dev/null');
   try {
     const prepared = await createTransactions(gateway, database.apiKey, 1000, (i) => 6_000_000 + i * 1000);
-    const paths = prepared.map((t) => ({ status: `/api/payment-gateway/cstatus?trxid=${t.id}`, png: `/api/payment-gateway/qr/${t.id}.png` }));
+    const paths = prepared.map((t) => ({
+      status: `/api/payment-gateway/cstatus?trxid=${t.id}`,
+      png: `/api/payment-gateway/qr/${t.id}.png`,
+    }));
     const seconds = Math.round(minutes * 60);
     process.stderr.write(`bench: ${kind}: soak for ${seconds} s (mixed create / read / list / QR), RSS every 10 s\n`);
     const samples = [];
@@ -24,7 +27,13 @@ export async function soak(kind, minutes, logChoice) {
     }, 10_000);
     let result;
     try {
-      result = await runLoad(gateway, { name: 'soak', kind: 'mixed', paths, duration: seconds, headers: { 'x-api-key': database.apiKey } });
+      result = await runLoad(gateway, {
+        name: 'soak',
+        kind: 'mixed',
+        paths,
+        duration: seconds,
+        headers: { 'x-api-key': database.apiKey },
+      });
     } finally {
       clearInterval(timer);
     }

@@ -56,10 +56,18 @@ export async function dispatchDueAlerts(deps: Deps, options: NotifyDispatchOptio
  * Sends one alert now if it is due and no dispatcher holds it (the console's "Send test", so the person
  * who pressed it sees the answer at once); null when it was not this caller's to send.
  */
-export async function dispatchAlertNow(deps: Deps, id: string, options: NotifyDispatchOptions): Promise<AlertAttemptReport | null> {
-  const done = await runOneNow(deps, alertQueue, (alert) => send(deps, alert, options), id, { leaseMs: leaseMs(deps), random: options.random });
+export async function dispatchAlertNow(
+  deps: Deps,
+  id: string,
+  options: NotifyDispatchOptions,
+): Promise<AlertAttemptReport | null> {
+  const done = await runOneNow(deps, alertQueue, (alert) => send(deps, alert, options), id, {
+    leaseMs: leaseMs(deps),
+    random: options.random,
+  });
   if (done === null) return null;
-  if (done.state !== 'succeeded') deps.logger.warn({ ...alertLog.fields(done.job, done.attempt), state: done.state }, 'alert attempt failed');
+  if (done.state !== 'succeeded')
+    deps.logger.warn({ ...alertLog.fields(done.job, done.attempt), state: done.state }, 'alert attempt failed');
   return { state: done.state, statusCode: done.attempt.statusCode, error: done.attempt.error };
 }
 

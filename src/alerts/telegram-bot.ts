@@ -71,9 +71,16 @@ function describeTelegramProblem(apiUrl: string, result: PostResult, token: stri
   if (code === 409) return { code: 'webhook' };
   if (code === 429) {
     const parameters = (answer?.parameters ?? {}) as { retry_after?: unknown };
-    return typeof parameters.retry_after === 'number' ? { code: 'wait', vars: { seconds: parameters.retry_after } } : { code: 'waitAWhile' };
+    return typeof parameters.retry_after === 'number'
+      ? { code: 'wait', vars: { seconds: parameters.retry_after } }
+      : { code: 'waitAWhile' };
   }
-  return { code: 'other', vars: { detail: blankToken((description || (answer?.ok === false ? 'ok: false' : `HTTP ${status}`)).slice(0, 300), token) } };
+  return {
+    code: 'other',
+    vars: {
+      detail: blankToken((description || (answer?.ok === false ? 'ok: false' : `HTTP ${status}`)).slice(0, 300), token),
+    },
+  };
 }
 
 /** Enough for getUpdates' 100 updates. */
@@ -90,8 +97,15 @@ function call(deps: Deps, post: Post, token: string, method: string, body: unkno
   });
 }
 
-async function result(deps: Deps, post: Post, token: string, method: string, body: unknown): Promise<BotAnswer<unknown>> {
-  if (!/^[0-9]{1,20}:[A-Za-z0-9_-]{20,100}$/.test(token)) return { ok: false, error: telegramProblemText({ code: 'token' }, 'en') };
+async function result(
+  deps: Deps,
+  post: Post,
+  token: string,
+  method: string,
+  body: unknown,
+): Promise<BotAnswer<unknown>> {
+  if (!/^[0-9]{1,20}:[A-Za-z0-9_-]{20,100}$/.test(token))
+    return { ok: false, error: telegramProblemText({ code: 'token' }, 'en') };
   const answer = await call(deps, post, token, method, body);
   const parsed = answer.error === null ? jsonObjectBody(answer.responseBody) : null;
   const status = answer.statusCode ?? 0;
@@ -104,7 +118,8 @@ export async function telegramBotName(deps: Deps, post: Post, token: string): Pr
   const answer = await result(deps, post, token, 'getMe', {});
   if (!answer.ok) return answer;
   const username = (answer.value as { username?: unknown } | null)?.username;
-  if (typeof username !== 'string' || !/^[A-Za-z0-9_]{3,64}$/.test(username)) return { ok: false, error: telegramProblemText({ code: 'username' }, 'en') };
+  if (typeof username !== 'string' || !/^[A-Za-z0-9_]{3,64}$/.test(username))
+    return { ok: false, error: telegramProblemText({ code: 'username' }, 'en') };
   return { ok: true, value: username };
 }
 
@@ -113,15 +128,28 @@ export async function telegramBotName(deps: Deps, post: Post, token: string): Pr
  * on the link), among the updates Telegram keeps for it (getUpdates, read without confirming any, so
  * nothing else reading them loses one); null while there is none.
  */
-export async function findStartChat(deps: Deps, post: Post, token: string, nonce: string): Promise<BotAnswer<string | null>> {
-  const answer = await result(deps, post, token, 'getUpdates', { allowed_updates: ['message'], timeout: 0, limit: 100 });
+export async function findStartChat(
+  deps: Deps,
+  post: Post,
+  token: string,
+  nonce: string,
+): Promise<BotAnswer<string | null>> {
+  const answer = await result(deps, post, token, 'getUpdates', {
+    allowed_updates: ['message'],
+    timeout: 0,
+    limit: 100,
+  });
   if (!answer.ok) return answer;
   const updates = Array.isArray(answer.value) ? answer.value : [];
   const wanted = new RegExp(`^/start(@[A-Za-z0-9_]+)?\\s+${nonce}\\s*$`);
   for (const update of updates.slice().reverse()) {
     const message = (update as { message?: { text?: unknown; chat?: { id?: unknown } } } | null)?.message;
     const id = message?.chat?.id;
-    if (typeof message?.text === 'string' && wanted.test(message.text) && (typeof id === 'number' || typeof id === 'string')) {
+    if (
+      typeof message?.text === 'string' &&
+      wanted.test(message.text) &&
+      (typeof id === 'number' || typeof id === 'string')
+    ) {
       return { ok: true, value: String(id) };
     }
   }

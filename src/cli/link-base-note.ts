@@ -13,7 +13,10 @@ export function linkBaseNote(processEnv: Env, env: Env, url: string): string | n
   const names = publicBaseUrlGuessedFrom(env);
   if (names === null) return null;
   const file = env.ENV_FILE || '.env';
-  const from = names.length === 0 ? 'the default HOST and PORT' : names.map((name) => (processEnv[name] ? name : `${name} in ${file}`)).join(' and ');
+  const from =
+    names.length === 0
+      ? 'the default HOST and PORT'
+      : names.map((name) => (processEnv[name] ? name : `${name} in ${file}`)).join(' and ');
   return `note: links use ${url} (PUBLIC_BASE_URL is not set; from ${from}): set PUBLIC_BASE_URL in ${file} if the server answers elsewhere\n`;
 }
 

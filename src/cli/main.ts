@@ -45,7 +45,12 @@ export interface CliOptions {
 }
 
 /** Runs one CLI invocation and resolves to its exit code (the process entry point exits with it). */
-export async function runCli(argv: string[], io: Io = processIo, processEnv: Env = process.env, options: CliOptions = {}): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: Io = processIo,
+  processEnv: Env = process.env,
+  options: CliOptions = {},
+): Promise<number> {
   let exitCode = 0;
   const json = argv.includes('--json');
   // A malformed .env fails the commands that read settings, not --help or qris decode.
@@ -128,26 +133,44 @@ export function buildProgram(ctx: CliContext): Command {
       const { applied, backup } = runtime.migrated;
       emit(io, json, { migrated: true, database: url, applied, backup }, () =>
         [
-          ...(applied.length > 0 ? [`applied ${applied.length} migration${applied.length === 1 ? '' : 's'}: ${applied.join(', ')}`] : []),
+          ...(applied.length > 0
+            ? [`applied ${applied.length} migration${applied.length === 1 ? '' : 's'}: ${applied.join(', ')}`]
+            : []),
           ...(backup !== null ? [`the database as it was before them is copied to ${backup}`] : []),
           `database is up to date (${url})`,
         ].join('\n'),
       );
     });
 
-  const merchant = program.command('merchant').description('merchants and their static QRIS: add, list, quota, daily-report, update');
+  const merchant = program
+    .command('merchant')
+    .description('merchants and their static QRIS: add, list, quota, daily-report, update');
   merchant
     .command('add')
     .description('add a merchant from its static QRIS (checked and decoded first); audited')
     .requiredOption('--name <name>', "the merchant's name in this gateway")
     .requiredOption('--qris <payload>', "the merchant's static QRIS payload")
-    .option('--allow-duplicate-nmid', 'save it even if a merchant with the same NMID exists (refused with duplicate_nmid otherwise); audited')
+    .option(
+      '--allow-duplicate-nmid',
+      'save it even if a merchant with the same NMID exists (refused with duplicate_nmid otherwise); audited',
+    )
     .option('--json', 'print JSON')
     .action(async (opts: { name: string; qris: string; allowDuplicateNmid?: boolean }) => {
-      const input = { name: opts.name, qris: opts.qris, allowDuplicateNmid: opts.allowDuplicateNmid === true, actor: actor() };
+      const input = {
+        name: opts.name,
+        qris: opts.qris,
+        allowDuplicateNmid: opts.allowDuplicateNmid === true,
+        actor: actor(),
+      };
       const row = await withDeps((deps) => createMerchant(deps, input));
       const view = merchantView(row);
-      emit(io, json, view, () => `created merchant ${row.id} (${row.merchant_name}, ${row.merchant_city}${row.nmid ? `, NMID ${row.nmid}` : ''})`);
+      emit(
+        io,
+        json,
+        view,
+        () =>
+          `created merchant ${row.id} (${row.merchant_name}, ${row.merchant_city}${row.nmid ? `, NMID ${row.nmid}` : ''})`,
+      );
     });
   merchant
     .command('list')
@@ -167,8 +190,10 @@ export function buildProgram(ctx: CliContext): Command {
     .requiredOption('--daily <n>', 'transactions a day, or unlimited')
     .option('--json', 'print JSON')
     .action(async (merchantId: string, opts: { daily: string }) => {
-      const quota = opts.daily === 'unlimited' ? null : /^[0-9]{1,8}$/.test(opts.daily) ? Number(opts.daily) : Number.NaN;
-      if (Number.isNaN(quota)) throw new AppError('invalid_parameter', '--daily must be a whole number or unlimited', { param: 'daily' });
+      const quota =
+        opts.daily === 'unlimited' ? null : /^[0-9]{1,8}$/.test(opts.daily) ? Number(opts.daily) : Number.NaN;
+      if (Number.isNaN(quota))
+        throw new AppError('invalid_parameter', '--daily must be a whole number or unlimited', { param: 'daily' });
       await withDeps((deps) => setDailyQuota(deps, merchantId, quota, actor()));
       emit(
         io,
@@ -183,9 +208,15 @@ export function buildProgram(ctx: CliContext): Command {
     .description("mail yesterday's report to the merchant's owners after midnight WIB (on), or stop (off); audited")
     .option('--json', 'print JSON')
     .action(async (merchantId: string, onOrOff: string) => {
-      if (onOrOff !== 'on' && onOrOff !== 'off') throw new AppError('invalid_parameter', 'say on or off', { param: 'daily_report' });
+      if (onOrOff !== 'on' && onOrOff !== 'off')
+        throw new AppError('invalid_parameter', 'say on or off', { param: 'daily_report' });
       await withDeps((deps) => setDailyReportMail(deps, null, merchantId, onOrOff === 'on', actor()));
-      emit(io, json, { merchant_id: merchantId, daily_report_email: onOrOff === 'on' }, () => `${merchantId}: daily report e-mail ${onOrOff}`);
+      emit(
+        io,
+        json,
+        { merchant_id: merchantId, daily_report_email: onOrOff === 'on' },
+        () => `${merchantId}: daily report e-mail ${onOrOff}`,
+      );
     });
 
   merchant
@@ -213,7 +244,9 @@ export function buildProgram(ctx: CliContext): Command {
     .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory())
     .option('--json', 'print JSON')
     .action(async (opts: { merchant: string; mode: 'test' | 'live' }) => {
-      const created = await withDeps((deps) => createApiKey(deps, { merchantId: opts.merchant, mode: opts.mode, actor: actor() }));
+      const created = await withDeps((deps) =>
+        createApiKey(deps, { merchantId: opts.merchant, mode: opts.mode, actor: actor() }),
+      );
       emit(io, json, created, () => `${created.key}\n(key ${created.id}; shown only now, store it safely)`);
     });
   key
@@ -223,7 +256,14 @@ export function buildProgram(ctx: CliContext): Command {
     .option('--json', 'print JSON')
     .action(async (opts: { merchant?: string }) => {
       const rows = await withDeps((deps) => listApiKeys(deps, opts.merchant));
-      emitItems(io, json, rows, 'no keys', (k) => `${k.id}  ${k.prefix}  ${k.mode}  ${k.merchant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`);
+      emitItems(
+        io,
+        json,
+        rows,
+        'no keys',
+        (k) =>
+          `${k.id}  ${k.prefix}  ${k.mode}  ${k.merchant_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`,
+      );
     });
   key
     .command('revoke <id>')
@@ -237,13 +277,20 @@ export function buildProgram(ctx: CliContext): Command {
   const qris = program.command('qris').description('QRIS payload tools: decode, sample');
   qris
     .command('sample')
-    .description("print a valid static QRIS to try decode and merchant add with (the sandbox merchant's: fictional, no wallet pays it)")
+    .description(
+      "print a valid static QRIS to try decode and merchant add with (the sandbox merchant's: fictional, no wallet pays it)",
+    )
     .option('--json', 'print JSON')
     .action(() => {
       // Built in, not read from the database: the sandbox merchant is made from this same payload.
       const payload = demoStaticQris();
       const parsed = parseQris(payload);
-      emit(io, json, { payload, merchant_name: parsed.merchantName, merchant_city: parsed.merchantCity, nmid: parsed.nmid }, () => payload);
+      emit(
+        io,
+        json,
+        { payload, merchant_name: parsed.merchantName, merchant_city: parsed.merchantCity, nmid: parsed.nmid },
+        () => payload,
+      );
     });
   qris
     .command('decode <payload>')
@@ -272,7 +319,12 @@ export function buildProgram(ctx: CliContext): Command {
         const result = await simulatePayment(deps, { merchantId: tx.merchant_id, mode: tx.mode }, trxid, amount);
         return presentTransaction(result.transaction, result.payment, deps.now(), deps.config.publicBaseUrl);
       });
-      emit(io, json, view, () => `${view.trxid} is ${view.status}${view.paid_late ? ' (late)' : ''}: ${formatRupiah(view.total_amount)}`);
+      emit(
+        io,
+        json,
+        view,
+        () => `${view.trxid} is ${view.status}${view.paid_late ? ' (late)' : ''}: ${formatRupiah(view.total_amount)}`,
+      );
     });
 
   registerTransactionCommands(program, ctx);
@@ -295,7 +347,9 @@ export function buildProgram(ctx: CliContext): Command {
 function cliCommand(): string {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   if (!existsSync(join(root, 'src', 'cli'))) return 'qris-gateway';
-  return resolve(process.cwd()) === resolve(root) ? 'npm run -s cli --' : `node ${join(root, 'bin', 'qris-gateway.mjs')}`;
+  return resolve(process.cwd()) === resolve(root)
+    ? 'npm run -s cli --'
+    : `node ${join(root, 'bin', 'qris-gateway.mjs')}`;
 }
 
 // package.json sits two folders above this file both in src/cli and in dist/cli.
@@ -328,7 +382,8 @@ function merchantView(row: {
 
 function humanQris(payload: string, fields: QrisFieldDescription[], summary: Record<string, unknown>): string {
   const lines = [`payload: ${payload}`];
-  for (const [k, v] of Object.entries(summary)) if (k !== 'payload') lines.push(`${k}: ${v === null ? '-' : String(v)}`);
+  for (const [k, v] of Object.entries(summary))
+    if (k !== 'payload') lines.push(`${k}: ${v === null ? '-' : String(v)}`);
   lines.push('fields:');
   const walk = (items: QrisFieldDescription[], depth: number) => {
     for (const f of items) {

@@ -18,7 +18,13 @@ export function emit(io: Io, json: boolean, value: object, human: () => string):
 }
 
 /** A listing: `{"items": [...]}` with --json, else one line per item (or `empty` when there are none). */
-export function emitItems<T>(io: Io, json: boolean, items: readonly T[], empty: string, line: (item: T) => string): void {
+export function emitItems<T>(
+  io: Io,
+  json: boolean,
+  items: readonly T[],
+  empty: string,
+  line: (item: T) => string,
+): void {
   emit(io, json, { items }, () => (items.length === 0 ? empty : items.map((item) => line(item)).join('\n')));
 }
 

@@ -15,7 +15,11 @@ export interface SecretInput extends AsyncIterable<Buffer | string> {
 }
 
 /** The first line of `input`; `prompt` is written first on a terminal (to standard error), and a newline after. */
-export async function readSecretLine(input: SecretInput, prompt: string, write: (text: string) => void): Promise<string> {
+export async function readSecretLine(
+  input: SecretInput,
+  prompt: string,
+  write: (text: string) => void,
+): Promise<string> {
   if (input.isTTY === true && typeof input.setRawMode === 'function') return readWithoutEcho(input, prompt, write);
   const chunks: Buffer[] = [];
   for await (const chunk of input) {
@@ -41,7 +45,8 @@ function readWithoutEcho(input: SecretInput, prompt: string, write: (text: strin
     const onData = (chunk: Buffer | string) => {
       for (const ch of typeof chunk === 'string' ? chunk : chunk.toString('utf8')) {
         if (ch === '\r' || ch === '\n') return finish(null);
-        if (ch === '\u0003') return finish(new AppError('invalid_parameter', 'cancelled: no password was given', { param: 'password' }));
+        if (ch === '\u0003')
+          return finish(new AppError('invalid_parameter', 'cancelled: no password was given', { param: 'password' }));
         if (ch === '\u0004') {
           if (typed === '') return finish(null);
           continue;

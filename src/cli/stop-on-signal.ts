@@ -16,7 +16,10 @@ export function stopOnSignal(server: RunningServer, timeoutMs: number): Promise<
       const started = Date.now();
       // Unref'd: a shutdown that ends in time lets the process exit without waiting for it.
       setTimeout(() => {
-        server.logger.error({ timeout_ms: timeoutMs }, 'shutdown did not finish within SHUTDOWN_TIMEOUT_MS; exiting anyway');
+        server.logger.error(
+          { timeout_ms: timeoutMs },
+          'shutdown did not finish within SHUTDOWN_TIMEOUT_MS; exiting anyway',
+        );
         process.exit(1);
       }, timeoutMs).unref();
       server.stop().then(() => {

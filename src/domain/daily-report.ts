@@ -89,7 +89,15 @@ export interface DayFacts {
    * The payments received, another source's reports excepted, by the day they were received, their kind,
    * their source and the cashier who sold their transaction (null: none, or no transaction).
    */
-  received: Array<{ merchant_id: string; day: number; kind: ReceivedKind; source: string | null; cashier: string | null; count: number; sum: number }>;
+  received: Array<{
+    merchant_id: string;
+    day: number;
+    kind: ReceivedKind;
+    source: string | null;
+    cashier: string | null;
+    count: number;
+    sum: number;
+  }>;
   /** Transaction refunds that succeeded, by the day they did. */
   refunded: Array<{ merchant_id: string; day: number; count: number; sum: number }>;
 }
@@ -101,7 +109,14 @@ export function parseWibDate(text: string): number | null {
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const utc = Date.UTC(y, mo - 1, d);
   const check = new Date(utc);
-  if (y < 2000 || y > 9999 || check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
+  if (
+    y < 2000 ||
+    y > 9999 ||
+    check.getUTCFullYear() !== y ||
+    check.getUTCMonth() !== mo - 1 ||
+    check.getUTCDate() !== d
+  )
+    return null;
   return utc / DAY_MS;
 }
 
@@ -136,9 +151,13 @@ export function parseReportRange(from: string, to: string): ReportRange {
 /** Refuses (invalid_parameter) a report of more than MAX_REPORT_ROWS rows. */
 export function checkReportSize(merchants: number, range: ReportRange): void {
   if (merchants * (range.toDay - range.fromDay + 1) > MAX_REPORT_ROWS) {
-    throw new AppError('invalid_parameter', `a report holds at most ${MAX_REPORT_ROWS} rows (merchants x days): pick a merchant or fewer days`, {
-      param: 'merchant',
-    });
+    throw new AppError(
+      'invalid_parameter',
+      `a report holds at most ${MAX_REPORT_ROWS} rows (merchants x days): pick a merchant or fewer days`,
+      {
+        param: 'merchant',
+      },
+    );
   }
 }
 
@@ -172,7 +191,9 @@ export const FIGURE_KEYS = [
 
 export type FigureKey = (typeof FIGURE_KEYS)[number];
 
-type NumberFields = { [K in keyof DailyReportTotals]: DailyReportTotals[K] extends number ? K : never }[keyof DailyReportTotals];
+type NumberFields = {
+  [K in keyof DailyReportTotals]: DailyReportTotals[K] extends number ? K : never;
+}[keyof DailyReportTotals];
 /** Compiles only while FIGURE_KEYS names every number field of a row (the totals and the folding use it). */
 const everyFigureListed: [Exclude<NumberFields, FigureKey>] extends [never] ? true : never = true;
 void everyFigureListed;
@@ -295,7 +316,9 @@ export function parseReportMailKey(key: string): { merchantId: string; day: numb
 }
 
 /** A line of the report as a page shows it: a day with figures, or a run of days with none. */
-export type ReportLine = { kind: 'day'; row: DailyReportRow } | { kind: 'empty'; merchant_id: string; from: string; to: string; days: number };
+export type ReportLine =
+  | { kind: 'day'; row: DailyReportRow }
+  | { kind: 'empty'; merchant_id: string; from: string; to: string; days: number };
 
 /** Nothing was received or refunded that day: every figure is 0. */
 function isEmptyDay(row: DailyReportRow): boolean {

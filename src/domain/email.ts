@@ -55,7 +55,8 @@ function checkDomain(domain: string, param: string, fail: (m: string) => never):
   if (domain === '') fail(`${param} has no domain after '@'`);
   if (domain.startsWith('[')) fail(`${param} domain must be a host name (IP-literal domains are not supported)`);
   const labels = domain.split('.');
-  if (labels.some((l) => l === '')) fail(`${param} domain must not have empty labels (leading, trailing or double dots)`);
+  if (labels.some((l) => l === ''))
+    fail(`${param} domain must not have empty labels (leading, trailing or double dots)`);
   for (const label of labels) {
     if (!LABEL.test(label)) fail(`${param} domain may contain only letters, digits, '-' and '.'`);
     if (label.length > MAX_LABEL) fail(`${param} domain label is longer than ${MAX_LABEL} characters`);

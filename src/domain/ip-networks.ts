@@ -146,7 +146,8 @@ export function networkContains(network: IpNetwork, address: IpAddress): boolean
 
 /** `::ffff:a.b.c.d` is IPv4 a.b.c.d to the operating system, so it is judged as IPv4. */
 export function unmapIpv4(address: IpAddress): IpAddress {
-  if (address.family === 6 && address.value >> 32n === 0xffffn) return { family: 4, value: address.value & 0xffffffffn };
+  if (address.family === 6 && address.value >> 32n === 0xffffn)
+    return { family: 4, value: address.value & 0xffffffffn };
   return address;
 }
 

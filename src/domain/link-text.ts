@@ -30,7 +30,8 @@ const LINK_PATTERNS: readonly RegExp[] = [
 ];
 
 /** What a refusal says is not allowed, for the messages of every text checked here. */
-export const LINK_OR_ADDRESS = 'a link or an address (a URL, www., a domain such as example.com, an e-mail or IP address)';
+export const LINK_OR_ADDRESS =
+  'a link or an address (a URL, www., a domain such as example.com, an e-mail or IP address)';
 
 /** The text as a reader sees it: NFKC, no invisible characters, every full stop a plain dot. */
 function visibleForm(text: string): string {

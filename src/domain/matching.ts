@@ -66,8 +66,10 @@ export function decideMatch<T extends MatchCandidate>(input: MatchInput<T>): Mat
         return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
       return { outcome: 'matched', transaction: named.tx, by: named.by, late: isLate(named.tx, payment.paidAt, now) };
     }
-    if (named.tx.total_amount !== payment.amount) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
-    if (named.tx.status === 'paid') return { outcome: 'unmatched', reason: 'transaction_already_paid', transaction: named.tx };
+    if (named.tx.total_amount !== payment.amount)
+      return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
+    if (named.tx.status === 'paid')
+      return { outcome: 'unmatched', reason: 'transaction_already_paid', transaction: named.tx };
     if (partlyPaid(named.tx)) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: named.tx };
     return { outcome: 'matched', transaction: named.tx, by: named.by, late: isLate(named.tx, payment.paidAt, now) };
   }
@@ -80,7 +82,8 @@ export function decideMatch<T extends MatchCandidate>(input: MatchInput<T>): Mat
   const tx = byAmount[0]!;
   // A total is reused once its reservation lapses: a payment dated before this transaction existed was
   // meant for an earlier holder of the same total.
-  if (payment.paidAt < tx.created_at - input.clockSkewMs) return { outcome: 'unmatched', reason: 'paid_before_creation', transaction: tx };
+  if (payment.paidAt < tx.created_at - input.clockSkewMs)
+    return { outcome: 'unmatched', reason: 'paid_before_creation', transaction: tx };
   if (tx.status === 'paid') return { outcome: 'unmatched', reason: 'transaction_already_paid', transaction: tx };
   if (partlyPaid(tx)) return { outcome: 'unmatched', reason: 'amount_mismatch', transaction: tx };
   return { outcome: 'matched', transaction: tx, by: 'amount', late: isLate(tx, payment.paidAt, now) };
@@ -103,7 +106,10 @@ export function isLate(tx: Pick<MatchCandidate, 'status' | 'expires_at'>, paidAt
   return tx.status !== 'pending' || paidAt >= tx.expires_at || now >= tx.expires_at;
 }
 
-function pickNamed<T extends MatchCandidate>(candidates: readonly T[], payment: PaymentFacts): { tx: T; by: 'trxid' | 'reference' } | null {
+function pickNamed<T extends MatchCandidate>(
+  candidates: readonly T[],
+  payment: PaymentFacts,
+): { tx: T; by: 'trxid' | 'reference' } | null {
   const trxid = payment.trxid ?? null;
   const reference = payment.reference ?? null;
   if (trxid !== null) {

@@ -30,7 +30,8 @@ export function parseAmount(raw: unknown, limits: AmountLimits, param = 'amount'
   const fail = (code: 'amount_required' | 'invalid_amount' | 'amount_out_of_range', message: string): never => {
     throw new AppError(code, message, { param });
   };
-  const tooLarge = (): never => fail('amount_out_of_range', `${param} is larger than the maximum of ${formatRupiah(limits.max)}`);
+  const tooLarge = (): never =>
+    fail('amount_out_of_range', `${param} is larger than the maximum of ${formatRupiah(limits.max)}`);
 
   let value: number;
   if (raw === undefined || raw === null || raw === '') {
@@ -53,11 +54,17 @@ export function parseAmount(raw: unknown, limits: AmountLimits, param = 'amount'
   } else if (Array.isArray(raw)) {
     return fail('invalid_amount', `${param} must be a single value, not a list`);
   } else {
-    return fail('invalid_amount', `${param} must be a string of digits or an integer, got ${typeof raw === 'object' ? 'an object' : `a ${typeof raw}`}`);
+    return fail(
+      'invalid_amount',
+      `${param} must be a string of digits or an integer, got ${typeof raw === 'object' ? 'an object' : `a ${typeof raw}`}`,
+    );
   }
 
   if (value < limits.min || value > limits.max) {
-    return fail('amount_out_of_range', `${param} must be between ${formatRupiah(limits.min)} and ${formatRupiah(limits.max)}`);
+    return fail(
+      'amount_out_of_range',
+      `${param} must be between ${formatRupiah(limits.min)} and ${formatRupiah(limits.max)}`,
+    );
   }
   return value;
 }
@@ -76,7 +83,8 @@ function describeBadString(s: string, param: string): string {
   if (/^[+-]/.test(s)) {
     return s.startsWith('-') ? `${param} must not be negative` : `${param} must not have a sign; ${example}`;
   }
-  if (/^[0-9.]*[eE][+-]?[0-9]*$/.test(s) && /[0-9]/.test(s)) return `${param} must not use exponent notation; ${example}`;
+  if (/^[0-9.]*[eE][+-]?[0-9]*$/.test(s) && /[0-9]/.test(s))
+    return `${param} must not use exponent notation; ${example}`;
   if (/[^0-9.,]/.test(s)) return `${param} must contain only digits; ${example}`;
   if (s.includes(',')) return `${param} must not contain ',' (neither thousands nor decimal separator); ${example}`;
   // From here the string is digits and dots only, and not canonical.

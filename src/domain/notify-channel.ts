@@ -90,7 +90,8 @@ export function parseNotifyChannel(
   if (type !== 'telegram' && given(input.botToken)) refuse('bot token', 'bot_token');
   if (type !== 'telegram' && given(input.chatId)) refuse('chat id', 'chat_id');
   if (type !== 'discord' && given(input.url)) refuse('url', 'url');
-  if (type === 'telegram') return { type, language, secret: parseBotToken(input.botToken), chatId: parseChatId(input.chatId) };
+  if (type === 'telegram')
+    return { type, language, secret: parseBotToken(input.botToken), chatId: parseChatId(input.chatId) };
   if (type === 'discord') return { type, language, secret: parseDiscordUrl(input.url, allow), chatId: null };
   return { type, language, secret: null, chatId: null };
 }

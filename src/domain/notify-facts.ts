@@ -43,7 +43,10 @@ export function readAlertFacts(json: string): AlertFacts | null {
   try {
     const facts = JSON.parse(json) as { kind?: unknown; merchantName?: unknown };
     const kinds = ['payment_received', 'payment_unmatched', 'webhook_failing', 'test'];
-    return typeof facts === 'object' && facts !== null && kinds.includes(String(facts.kind)) && typeof facts.merchantName === 'string'
+    return typeof facts === 'object' &&
+      facts !== null &&
+      kinds.includes(String(facts.kind)) &&
+      typeof facts.merchantName === 'string'
       ? (facts as AlertFacts)
       : null;
   } catch {

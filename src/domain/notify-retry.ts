@@ -3,7 +3,15 @@
 // time and the randomness.
 
 /** The nominal waits after the 1st, 2nd, ... failed attempt; an alert gets one more attempt than there are waits. */
-export const NOTIFY_RETRY_DELAYS_MS: readonly number[] = [15_000, 60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 3 * 3600_000, 6 * 3600_000];
+export const NOTIFY_RETRY_DELAYS_MS: readonly number[] = [
+  15_000,
+  60_000,
+  5 * 60_000,
+  15 * 60_000,
+  60 * 60_000,
+  3 * 3600_000,
+  6 * 3600_000,
+];
 
 export const NOTIFY_MAX_ATTEMPTS = NOTIFY_RETRY_DELAYS_MS.length + 1;
 

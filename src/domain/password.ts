@@ -52,7 +52,11 @@ export function formatStoredHash(h: StoredHash): string {
 }
 
 /** scrypt's options for these parameters, with the memory it needs allowed. */
-export function scryptOptions(costLog2: number, r: number, p: number): { N: number; r: number; p: number; maxmem: number } {
+export function scryptOptions(
+  costLog2: number,
+  r: number,
+  p: number,
+): { N: number; r: number; p: number; maxmem: number } {
   return { N: 2 ** costLog2, r, p, maxmem: 256 * 2 ** costLog2 * r + 1024 * 1024 };
 }
 

@@ -19,7 +19,11 @@ export function paymentDifference(paid: number, total: number): PaymentDifferenc
  * rule for a transaction's three amounts, whether it is then paid or kept open: a pending transaction
  * kept open after a part payment is underpaid by the rest still due.
  */
-export function amountsAfter(before: number, payment: number, total: number): PaymentDifference & { amountPaid: number } {
+export function amountsAfter(
+  before: number,
+  payment: number,
+  total: number,
+): PaymentDifference & { amountPaid: number } {
   const amountPaid = before + payment;
   return { amountPaid, ...paymentDifference(amountPaid, total) };
 }
@@ -42,7 +46,10 @@ export function differenceMessage(paid: number, total: number, before = 0): stri
   const due = total - before;
   const { underpaid, overpaid } = paymentDifference(paid, due);
   const side = underpaid > 0 ? `${formatRupiah(underpaid)} less` : `${formatRupiah(overpaid)} more`;
-  const than = before > 0 ? `the ${formatRupiah(due)} still due of the total ${formatRupiah(total)}` : `the total ${formatRupiah(total)}`;
+  const than =
+    before > 0
+      ? `the ${formatRupiah(due)} still due of the total ${formatRupiah(total)}`
+      : `the total ${formatRupiah(total)}`;
   const keep = underpaid > 0 ? ' or keep the transaction open for the rest' : '';
   return `payment ${formatRupiah(paid)} is ${side} than ${than}; accept the difference${keep} to assign it`;
 }

@@ -38,7 +38,12 @@ export function formatFeedCursor(cursor: FeedCursor): string {
 export function parseFeedCursor(text: string): FeedCursor {
   const parts = text.length <= 15 + MAX_SEEN * 70 ? text.split('.') : [];
   const [head, ...seen] = parts;
-  if (head === undefined || !/^[0-9]{1,15}$/.test(head) || seen.length > MAX_SEEN || !seen.every((id) => EVENT_ID.test(id))) {
+  if (
+    head === undefined ||
+    !/^[0-9]{1,15}$/.test(head) ||
+    seen.length > MAX_SEEN ||
+    !seen.every((id) => EVENT_ID.test(id))
+  ) {
     throw new AppError('invalid_parameter', 'the stream position is not one this gateway sent', { param: 'after' });
   }
   return { watermark: Number(head), seen: [...new Set(seen)] };
@@ -57,7 +62,13 @@ export function clampFeedCursor(cursor: FeedCursor, dayStart: number, now: numbe
 
 /** The cursor of a page that has heard nothing yet, but has been shown every row read so far. */
 export function freshCursor(rows: readonly FeedRow[], now: number, graceMs = FEED_GRACE_MS): FeedCursor {
-  return advanceFeed({ watermark: now - graceMs, seen: rows.filter((r) => r.created_at > now - graceMs).map((r) => r.id) }, rows, now, false, graceMs).next;
+  return advanceFeed(
+    { watermark: now - graceMs, seen: rows.filter((r) => r.created_at > now - graceMs).map((r) => r.id) },
+    rows,
+    now,
+    false,
+    graceMs,
+  ).next;
 }
 
 export interface FeedAdvance<R extends FeedRow> {

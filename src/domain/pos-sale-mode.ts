@@ -24,6 +24,14 @@ export type SaleMode = { mode: 'live'; sandboxReason: null } | { mode: 'test'; s
  * otherwise, with the first reason that holds (the one the cashier can least change first).
  */
 export function posSaleMode(facts: SaleModeFacts): SaleMode {
-  const reason: SandboxReason | null = facts.demo ? 'demo' : facts.liveRefused ? 'live_refused' : facts.liveSource ? null : 'no_live_source';
-  return reason === null ? { mode: 'live', sandboxReason: null } : { mode: 'test' satisfies Mode, sandboxReason: reason };
+  const reason: SandboxReason | null = facts.demo
+    ? 'demo'
+    : facts.liveRefused
+      ? 'live_refused'
+      : facts.liveSource
+        ? null
+        : 'no_live_source';
+  return reason === null
+    ? { mode: 'live', sandboxReason: null }
+    : { mode: 'test' satisfies Mode, sandboxReason: reason };
 }

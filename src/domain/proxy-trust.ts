@@ -14,7 +14,8 @@ export type ProxyTrust = { hops: number } | { networks: IpNetwork[] };
 
 export const MAX_PROXY_HOPS = 10;
 
-const HOW = "false, true (one proxy), a number of proxy hops (1, 2, ...) or the proxies' addresses or CIDRs, comma-separated";
+const HOW =
+  "false, true (one proxy), a number of proxy hops (1, 2, ...) or the proxies' addresses or CIDRs, comma-separated";
 
 /**
  * Reads TRUST_PROXY. `true` (and 1, yes, on) is one hop, never "believe the whole header": a client

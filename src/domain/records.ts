@@ -10,7 +10,13 @@ export type PaymentStatus = 'matched' | 'unmatched';
  */
 export type UserRole = 'operator' | 'merchant' | 'cashier';
 /** What a webhook event reports. */
-export type EventType = 'transaction.paid' | 'transaction.expired' | 'transaction.cancelled' | 'payment.unmatched' | 'refund.succeeded' | 'refund.failed';
+export type EventType =
+  | 'transaction.paid'
+  | 'transaction.expired'
+  | 'transaction.cancelled'
+  | 'payment.unmatched'
+  | 'refund.succeeded'
+  | 'refund.failed';
 
 export interface TransactionsTable {
   id: string;

@@ -34,7 +34,9 @@ export function presentRefund(row: RefundsTable): RefundView {
 }
 
 /** What a paid transaction can still give back: received, less its succeeded and pending refunds. */
-export function refundableRemainder(tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount' | 'refund_held'>): number {
+export function refundableRemainder(
+  tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount' | 'refund_held'>,
+): number {
   return Math.max(0, (tx.amount_paid ?? 0) - (tx.refunded_amount ?? 0) - (tx.refund_held ?? 0));
 }
 
@@ -55,10 +57,18 @@ export interface RefundStanding {
   remaining: number;
 }
 
-export function refundStanding(tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount' | 'refund_held'>): RefundStanding {
+export function refundStanding(
+  tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount' | 'refund_held'>,
+): RefundStanding {
   const paid = tx.amount_paid ?? 0;
   const refunded = Math.min(paid, tx.refunded_amount ?? 0);
-  return { standing: STANDING[transactionRefundStatus(tx)], paid, refunded, inProgress: tx.refund_held ?? 0, remaining: paid - refunded };
+  return {
+    standing: STANDING[transactionRefundStatus(tx)],
+    paid,
+    refunded,
+    inProgress: tx.refund_held ?? 0,
+    remaining: paid - refunded,
+  };
 }
 
 /**
@@ -69,13 +79,19 @@ export function refundStanding(tx: Pick<TransactionsTable, 'amount_paid' | 'refu
  */
 export type TransactionRefundStatus = 'none' | 'partial' | 'full';
 
-export function transactionRefundStatus(tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount'>): TransactionRefundStatus {
+export function transactionRefundStatus(
+  tx: Pick<TransactionsTable, 'amount_paid' | 'refunded_amount'>,
+): TransactionRefundStatus {
   const refunded = tx.refunded_amount ?? 0;
   if (refunded <= 0) return 'none';
   return refunded >= (tx.amount_paid ?? 0) ? 'full' : 'partial';
 }
 
-const STANDING: Record<TransactionRefundStatus, RefundStanding['standing']> = { none: 'paid', partial: 'partly_refunded', full: 'refunded' };
+const STANDING: Record<TransactionRefundStatus, RefundStanding['standing']> = {
+  none: 'paid',
+  partial: 'partly_refunded',
+  full: 'refunded',
+};
 
 export const REFUND_REASON_MAX = 256;
 export const REFUND_REFERENCE_MAX = 128;
@@ -103,7 +119,11 @@ export function refuseLinkInRefundText(text: string, param: 'reason' | 'referenc
 export function parseRefundReason(raw: unknown): string {
   const text = typeof raw === 'string' ? raw.trim() : '';
   if (typeof raw !== 'string' || text.length === 0 || text.length > REFUND_REASON_MAX || CONTROL.test(text)) {
-    throw new AppError('invalid_parameter', `reason is required: 1 to ${REFUND_REASON_MAX} characters without control characters`, { param: 'reason' });
+    throw new AppError(
+      'invalid_parameter',
+      `reason is required: 1 to ${REFUND_REASON_MAX} characters without control characters`,
+      { param: 'reason' },
+    );
   }
   refuseLinkInRefundText(text, 'reason');
   return text;
@@ -114,9 +134,13 @@ export function parseRefundReference(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
   const text = typeof raw === 'string' ? raw.trim() : '';
   if (typeof raw !== 'string' || text.length > REFUND_REFERENCE_MAX || CONTROL.test(text)) {
-    throw new AppError('invalid_parameter', `reference must be at most ${REFUND_REFERENCE_MAX} characters without control characters`, {
-      param: 'reference',
-    });
+    throw new AppError(
+      'invalid_parameter',
+      `reference must be at most ${REFUND_REFERENCE_MAX} characters without control characters`,
+      {
+        param: 'reference',
+      },
+    );
   }
   refuseLinkInRefundText(text, 'reference');
   return text === '' ? null : text;
@@ -126,7 +150,12 @@ export function parseRefundReference(raw: unknown): string | null {
 export function parseRefundAmount(raw: unknown): number | null {
   if (raw === undefined || raw === null || raw === '') return null;
   const text = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
-  if (typeof text !== 'string' || !/^[0-9]{1,15}$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+  if (
+    typeof text !== 'string' ||
+    !/^[0-9]{1,15}$/.test(text) ||
+    Number(text) < 1 ||
+    !Number.isSafeInteger(Number(text))
+  ) {
     throw new AppError('invalid_parameter', 'amount must be a positive whole number of rupiah', { param: 'amount' });
   }
   return Number(text);

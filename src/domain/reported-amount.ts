@@ -5,7 +5,9 @@
 // fraction, never as a hundred and twenty-five thousand).
 import type { AmountLimits } from './money.js';
 
-export type ReportedAmount = { ok: true; amount: number } | { ok: false; reason: 'invalid_amount' | 'not_whole_rupiah' | 'amount_out_of_range' };
+export type ReportedAmount =
+  | { ok: true; amount: number }
+  | { ok: false; reason: 'invalid_amount' | 'not_whole_rupiah' | 'amount_out_of_range' };
 
 const DECIMAL = /^([0-9]{1,32})(?:\.([0-9]{1,6}))?$/;
 // 15 significant digits are always below 2^53, so Number() of them is exact.

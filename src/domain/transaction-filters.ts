@@ -42,7 +42,10 @@ function one(raw: Record<string, unknown>, name: string): string {
  * The filters of a query string. A field that does not parse is left out of the filters and named in
  * `problems`, so the page can say what is wrong and still show the form as it was sent.
  */
-export function parseTransactionFilters(raw: Record<string, unknown>): { filters: TransactionFilters; problems: FilterProblem[] } {
+export function parseTransactionFilters(raw: Record<string, unknown>): {
+  filters: TransactionFilters;
+  problems: FilterProblem[];
+} {
   const problems: FilterProblem[] = [];
   const status = one(raw, 'status');
   const mode = one(raw, 'mode');
@@ -119,7 +122,8 @@ export function wibDayStart(day: string): number | null {
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const utc = Date.UTC(y, mo - 1, d);
   const check = new Date(utc);
-  if (y < 2000 || check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
+  if (y < 2000 || check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d)
+    return null;
   return utc - WIB_OFFSET_MS;
 }
 
@@ -129,7 +133,10 @@ export function wibDate(ms: number): string {
 }
 
 /** The created_at bounds the filters' days mean: [from's start, the start of the day after `to`). */
-export function createdRange(filters: Pick<TransactionFilters, 'from' | 'to'>): { from: number | null; before: number | null } {
+export function createdRange(filters: Pick<TransactionFilters, 'from' | 'to'>): {
+  from: number | null;
+  before: number | null;
+} {
   const from = filters.from === null ? null : wibDayStart(filters.from);
   const to = filters.to === null ? null : wibDayStart(filters.to);
   return { from, before: to === null ? null : to + DAY_MS };

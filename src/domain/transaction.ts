@@ -59,7 +59,10 @@ export interface TransactionView {
  * What a cancel request does to a transaction as it stands now. Only a pending one is cancelled; a
  * cancelled one answers as it is (cancel is idempotent); paid and expired ones refuse.
  */
-export function cancelDecision(tx: Pick<TransactionsTable, 'status' | 'expires_at'>, now: number): 'cancel' | 'already_cancelled' | 'paid' | 'expired' {
+export function cancelDecision(
+  tx: Pick<TransactionsTable, 'status' | 'expires_at'>,
+  now: number,
+): 'cancel' | 'already_cancelled' | 'paid' | 'expired' {
   const status = effectiveStatus(tx, now);
   if (status === 'pending') return 'cancel';
   if (status === 'cancelled') return 'already_cancelled';

@@ -75,7 +75,11 @@ export function largestCode(limits: Pick<CodeLimits, 'uniqueCodeMin' | 'uniqueCo
  * subtracted, a price below AMOUNT_MIN + UNIQUE_CODE_MIN, at least Rp1 + UNIQUE_CODE_MIN, has no room for
  * a discount, and the payer must never pay more than the price, so it is not added instead).
  */
-export function codeRange(limits: CodeLimits, price: number, mode: UniqueCodeMode = 'add'): { low: number; high: number } | null {
+export function codeRange(
+  limits: CodeLimits,
+  price: number,
+  mode: UniqueCodeMode = 'add',
+): { low: number; high: number } | null {
   const largest = largestCode(limits, price);
   if (mode === 'add') {
     const high = Math.min(largest, limits.amountMax - price);
@@ -104,14 +108,21 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
 
 /** Seconds until the soonest of these holds lapses (at least 1, at most an hour; 1 when none is live). */
 export function secondsUntilFree(holds: ReadonlyArray<{ reserved_until: number }>, now: number): number {
-  const soonest = holds.reduce((min, r) => (r.reserved_until > now ? Math.min(min, r.reserved_until) : min), Number.POSITIVE_INFINITY);
+  const soonest = holds.reduce(
+    (min, r) => (r.reserved_until > now ? Math.min(min, r.reserved_until) : min),
+    Number.POSITIVE_INFINITY,
+  );
   const seconds = Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : 1;
   return Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
 }
 
 /** The refusal when every code of an amount is held: Retry-After is when the soonest hold lapses. */
 export function exhausted(holds: ReadonlyArray<{ reserved_until: number }>, now: number): AppError {
-  return new AppError('unique_code_exhausted', 'every unique code for this amount is held by an open transaction; retry later or use another amount', {
-    retryAfter: secondsUntilFree(holds, now),
-  });
+  return new AppError(
+    'unique_code_exhausted',
+    'every unique code for this amount is held by an open transaction; retry later or use another amount',
+    {
+      retryAfter: secondsUntilFree(holds, now),
+    },
+  );
 }

@@ -35,7 +35,15 @@ export const isCashier = (viewer: Viewer): boolean => viewer.role === 'cashier';
  * (logging out, the language switch, the static files). Every other section is a 404 to it, as an
  * unknown page is, so a cashier cannot even learn which sections exist.
  */
-const CASHIER_SECTIONS: ReadonlySet<string> = new Set(['pos', 'soundbox', 'transactions', 'account', 'logout', 'lang', 'assets']);
+const CASHIER_SECTIONS: ReadonlySet<string> = new Set([
+  'pos',
+  'soundbox',
+  'transactions',
+  'account',
+  'logout',
+  'lang',
+  'assets',
+]);
 
 export function cashierMay(section: string): boolean {
   return CASHIER_SECTIONS.has(section);
@@ -71,6 +79,9 @@ export function mayOpen(viewer: Viewer, path: string): boolean {
 }
 
 /** The merchants of `rows` the viewer may see (null: the CLI's operator, who sees every one). */
-export function seenBy<R extends { id: string; name: string }>(viewer: Viewer | null, rows: readonly R[]): Array<{ id: string; name: string }> {
+export function seenBy<R extends { id: string; name: string }>(
+  viewer: Viewer | null,
+  rows: readonly R[],
+): Array<{ id: string; name: string }> {
   return rows.filter((r) => viewer === null || canSeeMerchant(viewer, r.id)).map((r) => ({ id: r.id, name: r.name }));
 }

@@ -19,7 +19,11 @@ export function parseEventList(text: string | undefined): string[] {
   const items = [...new Set(text.split(',').map((s) => s.trim()))];
   for (const item of items) {
     if (!(EVENT_TYPES as readonly string[]).includes(item)) {
-      throw new AppError('invalid_parameter', `unknown event type ${JSON.stringify(item)}; expected ${EVENT_TYPES.join(', ')} or *`, { param: 'events' });
+      throw new AppError(
+        'invalid_parameter',
+        `unknown event type ${JSON.stringify(item)}; expected ${EVENT_TYPES.join(', ')} or *`,
+        { param: 'events' },
+      );
     }
   }
   return items;

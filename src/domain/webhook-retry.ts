@@ -44,7 +44,8 @@ export function retryDelayMs(attemptsMade: number, random: number): number | nul
 }
 
 /** A receiver's `Retry-After` as milliseconds from now, at most MAX_RETRY_AFTER_MS; null when absent or malformed. */
-export const parseRetryAfter = (header: string | undefined | null, now: number): number | null => parseRetryAfterWithin(header, now, MAX_RETRY_AFTER_MS);
+export const parseRetryAfter = (header: string | undefined | null, now: number): number | null =>
+  parseRetryAfterWithin(header, now, MAX_RETRY_AFTER_MS);
 
 /** When to try next: the backoff, or later if the receiver asked (within bounds). */
 export function nextAttemptDelayMs(attemptsMade: number, retryAfterMs: number | null, random: number): number | null {

@@ -39,5 +39,7 @@ export function literalHostRefusal(url: URL, allow: readonly IpNetwork[]): strin
   const literal = parseIp(host) ?? (/(^|\.)localhost\.?$/i.test(host) ? parseIp('127.0.0.1') : null);
   if (literal === null) return null;
   const why = refusalReason(literal, allow);
-  return why === null ? null : `points at ${formatIp(literal)}, which is ${why}; set WEBHOOK_ALLOW_NETWORKS to allow it`;
+  return why === null
+    ? null
+    : `points at ${formatIp(literal)}, which is ${why}; set WEBHOOK_ALLOW_NETWORKS to allow it`;
 }

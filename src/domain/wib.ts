@@ -33,6 +33,14 @@ export function parseWibDateTime(text: unknown): number | null {
   const utc = Date.UTC(y, mo - 1, d, h, mi, s);
   const check = new Date(utc);
   // Date.UTC rolls 31 February into March and 24:00 into the next day: only a real date and time passes.
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
+  if (
+    check.getUTCFullYear() !== y ||
+    check.getUTCMonth() !== mo - 1 ||
+    check.getUTCDate() !== d ||
+    h > 23 ||
+    mi > 59 ||
+    s > 59
+  )
+    return null;
   return utc - WIB_OFFSET_MS;
 }

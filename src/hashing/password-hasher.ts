@@ -37,7 +37,8 @@ const threads: HashThread[] = [];
 const waiting: Pending[] = [];
 let nextId = 1;
 
-export const busyError = () => new AppError('service_unavailable', 'too many password checks at once; try again in a moment', { retryAfter: 1 });
+export const busyError = () =>
+  new AppError('service_unavailable', 'too many password checks at once; try again in a moment', { retryAfter: 1 });
 
 /** The scrypt key of one job, from a hashing thread; refused at once when too many are queued. */
 export function scryptOffPool(job: ScryptJob): Promise<Buffer> {
@@ -98,7 +99,13 @@ function startWorker(): Worker {
 function run(thread: HashThread, job: Pending): void {
   thread.job = job;
   thread.worker.ref();
-  thread.worker.postMessage({ id: job.id, password: job.password, salt: job.salt, keyLength: job.keyLength, options: job.options });
+  thread.worker.postMessage({
+    id: job.id,
+    password: job.password,
+    salt: job.salt,
+    keyLength: job.keyLength,
+    options: job.options,
+  });
 }
 
 function finished(thread: HashThread): void {

@@ -2,14 +2,25 @@
 // work is done on the hashing threads (password-hasher.ts). Both may refuse with `service_unavailable`
 // when too many hashes are queued.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { formatStoredHash, PASSWORD_HASH, PASSWORD_MAX_LENGTH, parseStoredHash, scryptOptions } from '../domain/password.js';
+import {
+  formatStoredHash,
+  PASSWORD_HASH,
+  PASSWORD_MAX_LENGTH,
+  parseStoredHash,
+  scryptOptions,
+} from '../domain/password.js';
 import { scryptOffPool } from './password-hasher.js';
 
 /** A new stored hash of the password with today's parameters and a fresh salt. */
 export async function hashPassword(password: string): Promise<string> {
   const { costLog2, blockSize, parallelization, keyLength, saltLength } = PASSWORD_HASH;
   const salt = randomBytes(saltLength);
-  const key = await scryptOffPool({ password: password.normalize('NFC'), salt, keyLength, options: scryptOptions(costLog2, blockSize, parallelization) });
+  const key = await scryptOffPool({
+    password: password.normalize('NFC'),
+    salt,
+    keyLength,
+    options: scryptOptions(costLog2, blockSize, parallelization),
+  });
   return formatStoredHash({ costLog2, r: blockSize, p: parallelization, salt, key });
 }
 

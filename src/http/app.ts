@@ -1,4 +1,9 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Socket } from 'node:net';
@@ -77,8 +82,17 @@ export async function createApp(options: AppOptions): Promise<HttpApp> {
     frameworkErrors: (err, request, reply) => {
       // Fastify answers these before any hook runs, so the onSend headers are set here.
       reply.header('X-Request-Id', request.id).header('X-Api-Version', API_VERSION).header('Cache-Control', 'no-store');
-      request.log.info({ method: request.method, url: redactUrl(request.url), status: 400, code: err.code }, 'request rejected');
-      sendError(reply, new AppError('invalid_parameter', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : 'the request could not be routed'));
+      request.log.info(
+        { method: request.method, url: redactUrl(request.url), status: 400, code: err.code },
+        'request rejected',
+      );
+      sendError(
+        reply,
+        new AppError(
+          'invalid_parameter',
+          err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : 'the request could not be routed',
+        ),
+      );
     },
     clientErrorHandler: writeClientError,
     // Fastify's default ('array') quietly unwraps one-element lists, so {"amount": [1000]} would pass as
@@ -124,9 +138,16 @@ export async function createApp(options: AppOptions): Promise<HttpApp> {
   // that and without a body (every GET create and status read) costs one substring search here.
   app.addHook('preHandler', (request, _reply, done) => {
     const urlMayHold = request.raw.url?.includes('%00') === true;
-    if ((urlMayHold && (holdsNul(request.params) || holdsNul(request.query))) || (request.body != null && holdsNul(request.body))) {
+    if (
+      (urlMayHold && (holdsNul(request.params) || holdsNul(request.query))) ||
+      (request.body != null && holdsNul(request.body))
+    ) {
       // Its statusCode too, for an error handler that reads only Fastify's (the SNAP routes' scope).
-      done(Object.assign(new AppError('invalid_parameter', 'a NUL character is not allowed in a request'), { statusCode: 400 }));
+      done(
+        Object.assign(new AppError('invalid_parameter', 'a NUL character is not allowed in a request'), {
+          statusCode: 400,
+        }),
+      );
       return;
     }
     done();
@@ -148,13 +169,21 @@ export async function createApp(options: AppOptions): Promise<HttpApp> {
   const accessLog = app.log;
   app.addHook('onResponse', (request, reply, done) => {
     accessLog.info(
-      { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        reqId: request.id,
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request',
     );
     done();
   });
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => sendError(reply, new AppError('not_found', `no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('not_found', `no route ${request.method} ${redactUrl(request.url).split('?')[0]}`)),
+  );
 
   await app.register(swagger, {
     openapi: {
@@ -181,7 +210,8 @@ export async function createApp(options: AppOptions): Promise<HttpApp> {
   });
   await registerDocsPage(app);
 
-  const limiter = options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, deps.logger);
+  const limiter =
+    options.rateLimiter !== undefined ? options.rateLimiter : defaultLimiter(config, deps.now, deps.logger);
   if (limiter instanceof RedisRateLimiter) app.addHook('onClose', async () => limiter.close());
   const guard = authenticate(deps, limiter);
   return { app, guard, shedStats };
@@ -232,13 +262,20 @@ function rejectOtherMethods(app: FastifyInstance, url: string, allowed: string[]
       reply.header('Allow', allowed.join(', '));
       return sendError(
         reply,
-        new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}`),
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}`,
+        ),
       );
     },
   });
 }
 
-const STATUS_TEXT: Record<number, string> = { 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  408: 'Request Timeout',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+};
 
 // Requests Node cannot parse (oversized headers, garbage request lines) or that arrive too slowly never
 // reach Fastify's routing; they still get the JSON envelope.

@@ -17,7 +17,8 @@ function single(value: unknown, what: string): string | null {
   if (value === undefined || value === null) return null;
   const values = Array.isArray(value) ? value : [value];
   const distinct = new Set(values.map(String));
-  if (distinct.size > 1) throw new AppError('api_key_mismatch', `${what} was given more than once with different values`);
+  if (distinct.size > 1)
+    throw new AppError('api_key_mismatch', `${what} was given more than once with different values`);
   const only = [...distinct][0];
   return only === undefined || only === '' ? null : only;
 }
@@ -37,7 +38,10 @@ export function presentedKey(request: FastifyRequest): string | null {
 function agree(a: string | null, b: string | null): string | null {
   if (a === null) return b;
   if (b === null || b === a) return a;
-  throw new AppError('api_key_mismatch', 'the keys given (apikey parameter, X-Api-Key header, Bearer token) are not the same key');
+  throw new AppError(
+    'api_key_mismatch',
+    'the keys given (apikey parameter, X-Api-Key header, Bearer token) are not the same key',
+  );
 }
 
 export function authenticate(deps: Deps, limiter: RateLimiter | null) {

@@ -25,7 +25,9 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     scope.addHook('onSend', async (_request, reply, payload) => {
       const type = reply.getHeader('content-type');
-      return typeof payload === 'string' && typeof type === 'string' && type.startsWith('text/html') ? withViewport(payload) : payload;
+      return typeof payload === 'string' && typeof type === 'string' && type.startsWith('text/html')
+        ? withViewport(payload)
+        : payload;
     });
     await scope.register(swaggerUi, { routePrefix: '/docs', transformSpecification: withOwnOriginFirst });
   });

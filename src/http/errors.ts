@@ -25,12 +25,15 @@ export function toAppError(err: unknown): AppError {
     const param = missing ?? first.instancePath.replace(/^\//, '').split('/')[0] ?? '';
     const where = fe.validationContext === 'body' ? 'body' : 'query';
     const code = PARAM_CODES[param] ?? (param === '' && where === 'body' ? 'invalid_body' : 'invalid_parameter');
-    const message = param ? `${param} ${first.message ?? 'is invalid'}` : `request ${where} ${first.message ?? 'is invalid'}`;
+    const message = param
+      ? `${param} ${first.message ?? 'is invalid'}`
+      : `request ${where} ${first.message ?? 'is invalid'}`;
     return new AppError(code, message, param ? { param } : {});
   }
   const mapped = fe.code ? FRAMEWORK_CODES[fe.code] : undefined;
   if (mapped) return new AppError(mapped, publicMessage(mapped));
-  if (fe.statusCode === 400 || err instanceof SyntaxError) return new AppError('invalid_body', 'the request body could not be read');
+  if (fe.statusCode === 400 || err instanceof SyntaxError)
+    return new AppError('invalid_body', 'the request body could not be read');
   if (fe.statusCode === 413) return new AppError('payload_too_large', publicMessage('payload_too_large'));
   if (fe.statusCode === 415) return new AppError('unsupported_media_type', publicMessage('unsupported_media_type'));
   // The static file sender (the API explorer's files) refuses with http-errors: a path out of its folder

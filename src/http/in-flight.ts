@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import type { Config } from '../settings/all.js';
 import { AppError } from '../domain/errors.js';
 import { watchBodyDeadlines } from './slow-bodies.js';
@@ -88,9 +94,15 @@ export class InFlightCounts {
  * nothing of anybody else's.
  */
 export function limitInFlight(app: FastifyInstance, config: Config, stats: ShedStats): InFlightCounts {
-  const counts = new InFlightCounts(config.overloadMaxInFlight, config.overloadMaxAnonymousInFlight, config.overloadMaxAnonymousPerAddress);
+  const counts = new InFlightCounts(
+    config.overloadMaxInFlight,
+    config.overloadMaxAnonymousInFlight,
+    config.overloadMaxAnonymousPerAddress,
+  );
   const retryAfter = config.overloadRetryAfterSeconds;
-  const overloaded = new AppError('overloaded', 'the server is overloaded; retry after the time in Retry-After', { retryAfter });
+  const overloaded = new AppError('overloaded', 'the server is overloaded; retry after the time in Retry-After', {
+    retryAfter,
+  });
   const tooMany = new AppError(
     'rate_limited',
     `more than ${config.overloadMaxAnonymousPerAddress} unauthenticated requests in progress from your address; retry after the time in Retry-After`,

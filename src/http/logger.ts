@@ -23,7 +23,12 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       level: options.level,
       redact: {
-        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'headers.authorization'],
+        paths: [
+          'req.headers["x-api-key"]',
+          'req.headers.authorization',
+          'headers["x-api-key"]',
+          'headers.authorization',
+        ],
         censor: '[REDACTED]',
       },
     },

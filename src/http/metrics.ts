@@ -114,7 +114,11 @@ export function metricsRoutes(app: FastifyInstance, token: string | null, deps: 
   // values into its key on every call. Routes are patterns and methods and statuses few, so this stays
   // small; a cap guards it all the same.
   const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
-  const seriesFor = (route: string, method: string, status: number): { count: Counter.Internal; time: Histogram.Internal<string> } => {
+  const seriesFor = (
+    route: string,
+    method: string,
+    status: number,
+  ): { count: Counter.Internal; time: Histogram.Internal<string> } => {
     const key = `${route} ${method} ${status}`;
     let s = series.get(key);
     if (!s) {

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 
 /** A whole number within bounds, digits only: "60", never " 60", "6e1" or "60.0". */
-export function parseBoundedInt(raw: unknown, param: string, min: number, max: number, fallback: number | null): number | null {
+export function parseBoundedInt(
+  raw: unknown,
+  param: string,
+  min: number,
+  max: number,
+  fallback: number | null,
+): number | null {
   if (raw === undefined || raw === null || raw === '') return fallback;
   const text = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
   if (typeof text !== 'string' || !/^[0-9]{1,9}$/.test(text)) {
@@ -21,7 +27,11 @@ const TOKEN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 export function parseToken(raw: unknown, param: string, maxLength: number): string | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > maxLength || !TOKEN.test(raw)) {
-    throw new AppError('invalid_parameter', `${param} must be 1 to ${maxLength} printable ASCII characters without leading or trailing spaces`, { param });
+    throw new AppError(
+      'invalid_parameter',
+      `${param} must be 1 to ${maxLength} printable ASCII characters without leading or trailing spaces`,
+      { param },
+    );
   }
   return raw;
 }

@@ -45,7 +45,8 @@ export function redactUrl(url: string): string {
       const eq = pair.indexOf('=');
       const name = eq === -1 ? pair : pair.slice(0, eq);
       if (looksLikeKey(name)) return '[REDACTED]';
-      if (eq !== -1 && (SECRET_PARAMS.has(looseDecode(name).toLowerCase()) || looksLikeKey(pair))) return `${name}=[REDACTED]`;
+      if (eq !== -1 && (SECRET_PARAMS.has(looseDecode(name).toLowerCase()) || looksLikeKey(pair)))
+        return `${name}=[REDACTED]`;
       return pair;
     })
     .join('&');

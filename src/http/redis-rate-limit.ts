@@ -51,7 +51,8 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string): Promise<RateDecision> {
     // Not connected (and not just starting): counted in memory at once, never queued for a reconnection.
-    if (this.settled && this.redis.status !== 'ready') return this.holdLocally(key, new Error(`redis is ${this.redis.status}`));
+    if (this.settled && this.redis.status !== 'ready')
+      return this.holdLocally(key, new Error(`redis is ${this.redis.status}`));
     try {
       const [count, ttl] = await this.redis.qgHit(`${this.prefix}${key}`, String(this.windowMs));
       if (this.degraded) {

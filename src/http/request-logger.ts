@@ -10,8 +10,13 @@ type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
  * builds it on the first use, so a line written through request.log is exactly what the child writes.
  * A route with its own log level or serializers gets its child at once, as before.
  */
-export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildOptions): FastifyBaseLogger {
-  if (options && (options.level !== undefined || options.serializers !== undefined)) return parent.child(bindings, options);
+export function lazyChildLogger(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildOptions,
+): FastifyBaseLogger {
+  if (options && (options.level !== undefined || options.serializers !== undefined))
+    return parent.child(bindings, options);
   return new LazyChild(parent, bindings, options);
 }
 

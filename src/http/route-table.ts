@@ -25,8 +25,14 @@ export function recordRoutes(app: FastifyInstance): void {
   tables.set(app, table);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const schema = route.schema as { hide?: boolean; params?: unknown; querystring?: unknown; body?: unknown } | undefined;
-    const declares = { params: schema?.params !== undefined, querystring: schema?.querystring !== undefined, body: schema?.body !== undefined };
+    const schema = route.schema as
+      | { hide?: boolean; params?: unknown; querystring?: unknown; body?: unknown }
+      | undefined;
+    const declares = {
+      params: schema?.params !== undefined,
+      querystring: schema?.querystring !== undefined,
+      body: schema?.body !== undefined,
+    };
     for (const method of methods) {
       table.push({
         method: String(method).toUpperCase(),

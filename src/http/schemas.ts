@@ -8,11 +8,20 @@ export { ErrorEnvelope, errorResponses } from '../wire/error-schemas.js';
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ApiKeyQuery = {
-  apikey: Type.Optional(Type.String({ description: 'Your secret key (`sk_test_...` or `sk_live_...`). The `X-Api-Key` header is preferred.' })),
+  apikey: Type.Optional(
+    Type.String({
+      description: 'Your secret key (`sk_test_...` or `sk_live_...`). The `X-Api-Key` header is preferred.',
+    }),
+  ),
 };
 
 export const CreateParams = {
-  amount: Type.Optional(Type.String({ description: 'Whole rupiah, digits only (an optional `.00` is accepted). Required.', examples: ['10000'] })),
+  amount: Type.Optional(
+    Type.String({
+      description: 'Whole rupiah, digits only (an optional `.00` is accepted). Required.',
+      examples: ['10000'],
+    }),
+  ),
   email: Type.Optional(Type.String({ description: "Payer's e-mail for the invoice and receipt." })),
   ref: Type.Optional(
     Type.String({
@@ -21,7 +30,9 @@ export const CreateParams = {
     }),
   ),
   expires_in: Type.Optional(Type.String({ description: 'Seconds until the code expires (bounded by the server).' })),
-  qr_image: Type.Optional(Type.String({ description: '`inline` adds the PNG as a data URL in `qr_image`.', enum: ['inline', 'url'] })),
+  qr_image: Type.Optional(
+    Type.String({ description: '`inline` adds the PNG as a data URL in `qr_image`.', enum: ['inline', 'url'] }),
+  ),
 };
 
 export const CreateQuery = Type.Object({ ...ApiKeyQuery, ...CreateParams });
@@ -58,11 +69,16 @@ export const CancelBody = Type.Object({ trxid: Type.Optional(Type.String()) });
 export const RefundParams = {
   trxid: Type.Optional(Type.String({ description: 'The paid transaction to refund. Required (query or body).' })),
   amount: Type.Optional(
-    Type.Union([Type.String(), Type.Number()], { description: 'Whole rupiah. Without it, everything that remains of what the transaction received.' }),
+    Type.Union([Type.String(), Type.Number()], {
+      description: 'Whole rupiah. Without it, everything that remains of what the transaction received.',
+    }),
   ),
   reason: Type.Optional(Type.String({ description: 'Why (1 to 256 characters). Required.' })),
   reference: Type.Optional(
-    Type.String({ description: 'A code made from your static QRIS only: your own reference of the transfer or cash you paid back (at most 128 characters).' }),
+    Type.String({
+      description:
+        'A code made from your static QRIS only: your own reference of the transfer or cash you paid back (at most 128 characters).',
+    }),
   ),
 };
 
@@ -76,11 +92,16 @@ export const Refund = Type.Object({
   reason: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   completed_at: Nullable(Type.String({ format: 'date-time' })),
-  reference: Nullable(Type.String({ description: "The acquirer's reference of the refund, or your own reference of a recorded one." })),
+  reference: Nullable(
+    Type.String({ description: "The acquirer's reference of the refund, or your own reference of a recorded one." }),
+  ),
   recorded: Type.Boolean({
-    description: 'True: recorded only. The gateway moved no money (a code made from your static QRIS): you paid it back yourself.',
+    description:
+      'True: recorded only. The gateway moved no money (a code made from your static QRIS): you paid it back yourself.',
   }),
-  error_code: Nullable(Type.String({ description: 'Why it failed (`refund_refused`, `refund_exceeds_remaining`); null otherwise.' })),
+  error_code: Nullable(
+    Type.String({ description: 'Why it failed (`refund_refused`, `refund_exceeds_remaining`); null otherwise.' }),
+  ),
 });
 
 export const Payment = Type.Object({
@@ -102,7 +123,9 @@ export const Transaction = Type.Object({
     description:
       "Added to the amount to make the total unique; negative when the merchant subtracts it (the payer then pays less than the amount). 0 for an acquirer's code.",
   }),
-  total_amount: Type.Integer({ description: 'What the payer must pay: amount plus unique code (a negative code is a discount).' }),
+  total_amount: Type.Integer({
+    description: 'What the payer must pay: amount plus unique code (a negative code is a discount).',
+  }),
   currency: Type.String({ description: 'Always IDR.', examples: ['IDR'] }),
   email: Nullable(Type.String()),
   ref: Nullable(Type.String()),
@@ -115,15 +138,23 @@ export const Transaction = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
   paid_at: Nullable(Type.String({ format: 'date-time' })),
   paid_late: Type.Boolean({ description: 'Paid after it expired or was cancelled.' }),
-  cancelled_at: Nullable(Type.String({ format: 'date-time', description: 'When it was cancelled; kept if money arrived afterwards and it turned paid.' })),
+  cancelled_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When it was cancelled; kept if money arrived afterwards and it turned paid.',
+    }),
+  ),
   amount_paid: Type.Integer({
-    description: 'What it received (rupiah): 0 until paid, unless a person kept it open after a part payment (then what it received so far).',
+    description:
+      'What it received (rupiah): 0 until paid, unless a person kept it open after a part payment (then what it received so far).',
   }),
   underpaid: Type.Integer({
     description:
       'By how much what it received falls short of the total: a shortfall a person accepted, or on an unpaid transaction kept open after a part payment, the rest still due; 0 when none.',
   }),
-  overpaid: Type.Integer({ description: 'By how much what it received went over the total (a person accepted it); 0 when none.' }),
+  overpaid: Type.Integer({
+    description: 'By how much what it received went over the total (a person accepted it); 0 when none.',
+  }),
   refunded_amount: Type.Integer({ description: 'The sum of its succeeded refunds (rupiah); 0 when none.' }),
   refund_status: Type.String({
     enum: ['none', 'partial', 'full'],
@@ -170,7 +201,11 @@ export const ReportedPayment = Type.Object({
 
 export const TransactionEvent = Type.Object({
   id: Type.String({ description: 'The event id (`evt_...`), the same on every delivery of it: deduplicate by it.' }),
-  type: Type.Union([Type.Literal('transaction.paid'), Type.Literal('transaction.expired'), Type.Literal('transaction.cancelled')]),
+  type: Type.Union([
+    Type.Literal('transaction.paid'),
+    Type.Literal('transaction.expired'),
+    Type.Literal('transaction.cancelled'),
+  ]),
   created_at: Type.String({ format: 'date-time' }),
   data: Transaction,
 });

@@ -46,6 +46,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * Sends `body` serialised with `schema` by the route's own serializer compiler (compiled on first use
  * and cached per route by Fastify), with the content type Fastify gives a serialised object.
  */
-export function sendSerialized<T extends Schema>(reply: FastifyReply, schema: SerializationSchema<T>, body: NoInfer<T>): FastifyReply {
+export function sendSerialized<T extends Schema>(
+  reply: FastifyReply,
+  schema: SerializationSchema<T>,
+  body: NoInfer<T>,
+): FastifyReply {
   return reply.type(JSON_TYPE).send(reply.serializeInput(body, schema));
 }

@@ -53,7 +53,11 @@ export function watchBodyDeadlines(
         if ((request as { viewer?: unknown }).viewer) continue;
         if (now - waiting.since >= timeoutMs) {
           forget(request, waiting);
-          cut(request, waiting.reply, new AppError('request_timeout', `the request body did not arrive within ${timeoutMs} ms`));
+          cut(
+            request,
+            waiting.reply,
+            new AppError('request_timeout', `the request body did not arrive within ${timeoutMs} ms`),
+          );
         } else if (!waiting.slow) {
           if (shares.takeAddress(waiting.address)) {
             waiting.slow = true;
@@ -79,7 +83,10 @@ export function watchBodyDeadlines(
   }
 
   function cut(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
-    app.log.info({ reqId: request.id, method: request.method, url: redactUrl(request.url), code: error.code }, 'slow request body cut');
+    app.log.info(
+      { reqId: request.id, method: request.method, url: redactUrl(request.url), code: error.code },
+      'slow request body cut',
+    );
     const raw = request.raw;
     // Still being read by a body parser (its 'error' listener waits): the parser fails with the error, and
     // the route's error handler answers it (the JSON envelope, or a page's own), then closes the connection.

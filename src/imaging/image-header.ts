@@ -28,9 +28,11 @@ export function sniffFormat(bytes: Uint8Array): ImageFormat | null {
 /** Refuses anything but PNG and JPEG (image_unsupported) and a header it cannot read (image_corrupt). */
 export function readImageHeader(bytes: Uint8Array): ImageHeader {
   const format = sniffFormat(bytes);
-  if (format === null) throw new AppError('image_unsupported', 'the file is not a PNG or JPEG image', { param: 'image' });
+  if (format === null)
+    throw new AppError('image_unsupported', 'the file is not a PNG or JPEG image', { param: 'image' });
   const { width, height } = format === 'png' ? pngSize(bytes) : jpegSize(bytes);
-  if (width === 0 || height === 0) corrupt(`the ${format.toUpperCase()} header declares an empty image (${width}x${height})`);
+  if (width === 0 || height === 0)
+    corrupt(`the ${format.toUpperCase()} header declares an empty image (${width}x${height})`);
   return { format, width, height };
 }
 
@@ -47,7 +49,8 @@ function pngSize(bytes: Uint8Array): { width: number; height: number } {
 
 // Start-of-frame markers carry the size: C0-CF except C4 (Huffman tables), C8 (reserved) and CC
 // (arithmetic conditioning).
-const isStartOfFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+const isStartOfFrame = (marker: number) =>
+  marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 
 function jpegSize(bytes: Uint8Array): { width: number; height: number } {
   const data = view(bytes);

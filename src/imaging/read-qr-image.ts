@@ -80,26 +80,38 @@ function loadPackages(): Packages {
  * database URL, SMTP password); nor NODE_OPTIONS, whose loader or ESM flag would break its CommonJS.
  */
 function decoderEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => /^(PATH|HOME|TMPDIR|TZ|LANG|LC_\w+|VIPS_\w+|MALLOC_\w+)$/.test(name)));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) =>
+      /^(PATH|HOME|TMPDIR|TZ|LANG|LC_\w+|VIPS_\w+|MALLOC_\w+)$/.test(name),
+    ),
+  );
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 
-type Reply = { texts: string[] } | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout' | 'decoder_busy'; message: string };
+type Reply =
+  | { texts: string[] }
+  | { code: 'qr_not_found' | 'image_corrupt' | 'image_decode_timeout' | 'decoder_busy'; message: string };
 
 /** EMVCo merchant-presented payloads (every QRIS) start with tag 00 = "01". */
 const EMV_PAYLOAD = /^000201/;
 
 function timedOut(timeoutMs: number, where: string): AppError {
-  return new AppError('image_decode_timeout', `the image was not read within ${timeoutMs} ms (${where})`, { param: 'image', retryAfter: 5 });
+  return new AppError('image_decode_timeout', `the image was not read within ${timeoutMs} ms (${where})`, {
+    param: 'image',
+    retryAfter: 5,
+  });
 }
 
 /** The machine, not the picture: no decoder could run or finish for want of memory or threads. */
 function decoderBusy(why: string): AppError {
-  return new AppError('service_unavailable', `the image could not be read now (${why}); try again shortly`, { retryAfter: 5 });
+  return new AppError('service_unavailable', `the image could not be read now (${why}); try again shortly`, {
+    retryAfter: 5,
+  });
 }
 
 /**
@@ -109,7 +121,9 @@ function decoderBusy(why: string): AppError {
  */
 function withoutAnswer(stderr: string, signal: NodeJS.Signals | null): AppError {
   if (/heap out of memory/i.test(stderr))
-    return new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', { param: 'image' });
+    return new AppError('image_too_large', 'decoding the image needs more memory than a decoder may use', {
+      param: 'image',
+    });
   if (signal === 'SIGKILL' || signal === 'SIGTERM') return decoderBusy('the decoder was stopped from outside');
   return new AppError('image_corrupt', 'the image could not be decoded (the decoder failed on it)', { param: 'image' });
 }
@@ -223,9 +237,12 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
         });
       });
       const { bytes, width, height, maxPixels, deadline } = job;
-      child.send({ bytes, width, height, maxPixels, deadline, workingSize: WORKING_SIZE, closeSize: CLOSE_SIZE, ...paths }, (err) => {
-        if (err) stop(decoderBusy(`the decoder could not be given the image: ${err.message}`));
-      });
+      child.send(
+        { bytes, width, height, maxPixels, deadline, workingSize: WORKING_SIZE, closeSize: CLOSE_SIZE, ...paths },
+        (err) => {
+          if (err) stop(decoderBusy(`the decoder could not be given the image: ${err.message}`));
+        },
+      );
     });
 
   return {
@@ -245,7 +262,9 @@ export function createQrImageReader(options: { concurrency?: number } = {}): QrI
       const maxPixels = positive('maxPixels', options.maxPixels ?? QR_IMAGE_DEFAULTS.maxPixels);
       const deadline = Date.now() + timeoutMs;
       if (bytes.byteLength > maxBytes) {
-        throw new AppError('image_too_large', `the image is ${bytes.byteLength} bytes, the limit is ${maxBytes}`, { param: 'image' });
+        throw new AppError('image_too_large', `the image is ${bytes.byteLength} bytes, the limit is ${maxBytes}`, {
+          param: 'image',
+        });
       }
       const { format, width, height } = readImageHeader(bytes);
       if (width * height > maxPixels) {

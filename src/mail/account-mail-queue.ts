@@ -67,7 +67,8 @@ export class AccountMailQueue implements AccountMailer {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
-    if (this.waiting.length > 0) this.logger.warn({ count: this.waiting.length }, 'account e-mails not sent before shutdown');
+    if (this.waiting.length > 0)
+      this.logger.warn({ count: this.waiting.length }, 'account e-mails not sent before shutdown');
     this.waiting.length = 0;
     this.sender.close();
   }
@@ -107,7 +108,10 @@ export class AccountMailQueue implements AccountMailer {
       this.logger.warn({ messageId: item.mail.messageId, error }, 'account e-mail not sent');
       return;
     }
-    this.logger.info({ messageId: item.mail.messageId, error, retryInMs: delay }, 'account e-mail failed; trying again');
+    this.logger.info(
+      { messageId: item.mail.messageId, error, retryInMs: delay },
+      'account e-mail failed; trying again',
+    );
     const timer = setTimeout(() => {
       this.retries.delete(timer);
       if (this.closed) return;

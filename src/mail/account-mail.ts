@@ -21,5 +21,12 @@ export function renderAccountMail(kind: AccountMailKind, to: string, link: strin
   const part = (t: typeof id, lang: Lang) =>
     html`<div lang="${lang}">${[t('intro'), t('action')].map((l) => html`<p>${l}</p>`)}<p><a href="${link}">${t('button')}</a></p><p style="color:#5d6d7e">${t('after')}</p></div>`;
   const body = html`<!doctype html><html><body style="font-family:sans-serif;color:#1b2631">${part(id, 'id')}<hr>${part(en, 'en')}</body></html>`;
-  return { messageId, to, subject: `${id('subject')} / ${en('subject')}`, text, html: body.toString(), attachments: [] };
+  return {
+    messageId,
+    to,
+    subject: `${id('subject')} / ${en('subject')}`,
+    text,
+    html: body.toString(),
+    attachments: [],
+  };
 }

@@ -35,10 +35,17 @@ const sources = (tallies: Record<string, Tally>, names: ReadonlyMap<string, stri
     .sort()
     .map((k) => {
       const name = names.get(k);
-      return [name === undefined ? k : `${oneLine(name)} (${k})`, `${tallies[k]!.count} · ${formatRupiah(tallies[k]!.sum)}`];
+      return [
+        name === undefined ? k : `${oneLine(name)} (${k})`,
+        `${tallies[k]!.count} · ${formatRupiah(tallies[k]!.sum)}`,
+      ];
     });
 
-export function renderDailyReportMail(input: { merchantName: string; row: DailyReportRow; sourceNames?: ReadonlyMap<string, string> }): RenderedMail {
+export function renderDailyReportMail(input: {
+  merchantName: string;
+  row: DailyReportRow;
+  sourceNames?: ReadonlyMap<string, string>;
+}): RenderedMail {
   const merchant = oneLine(input.merchantName);
   const { row } = input;
   const parts = (['id', 'en'] as const).map((lang) => {
@@ -62,7 +69,8 @@ export function renderDailyReportMail(input: { merchantName: string; row: DailyR
     .join('\n\n---\n\n');
   const table = (rows: Array<[string, string]>): SafeHtml =>
     html`<table style="border-collapse:collapse">${rows.map(
-      ([k, v]) => html`<tr><td style="padding:4px 12px 4px 0">${k}</td><td style="padding:4px 0;text-align:right"><strong>${v}</strong></td></tr>`,
+      ([k, v]) =>
+        html`<tr><td style="padding:4px 12px 4px 0">${k}</td><td style="padding:4px 0;text-align:right"><strong>${v}</strong></td></tr>`,
     )}</table>`;
   const body = html`<!doctype html><html><body style="font-family:sans-serif;color:#1f2933">${parts.map(
     ({ w, intro, rows, bySource }, i) =>
@@ -71,7 +79,12 @@ export function renderDailyReportMail(input: { merchantName: string; row: DailyR
       }<p style="color:#66788a;font-size:small">${w.note}</p>`,
   )}</body></html>`;
   return {
-    subject: translator(words, 'id')('subject', { day: row.day, merchant, count: row.paid_count, sum: formatRupiah(row.paid_sum) }),
+    subject: translator(words, 'id')('subject', {
+      day: row.day,
+      merchant,
+      count: row.paid_count,
+      sum: formatRupiah(row.paid_sum),
+    }),
     text: `${text}\n`,
     html: String(body),
     attachments: [],

@@ -60,7 +60,15 @@ export function createSmtpSender(smtpUrl: string, from: MailFrom): MailSender {
 }
 
 // nodemailer's codes for a relay that cannot be reached or will not let us in at all.
-const RELAY_DOWN: ReadonlySet<string> = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EAUTH', 'ECONNREFUSED']);
+const RELAY_DOWN: ReadonlySet<string> = new Set([
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ETLS',
+  'EAUTH',
+  'ECONNREFUSED',
+]);
 
 // A 5xx answer to RCPT TO is the relay saying this address will never take mail: retrying for a day
 // only delays the failure. Every other error (connection, auth, 4xx, DATA) may be transient or fixed
@@ -68,7 +76,12 @@ const RELAY_DOWN: ReadonlySet<string> = new Set(['ECONNECTION', 'ETIMEDOUT', 'ES
 function classify(err: unknown): Error {
   const e = err as { code?: unknown; responseCode?: unknown; command?: unknown; message?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  if (e?.code === 'EENVELOPE' && e.command === 'RCPT TO' && typeof e.responseCode === 'number' && e.responseCode >= 500) {
+  if (
+    e?.code === 'EENVELOPE' &&
+    e.command === 'RCPT TO' &&
+    typeof e.responseCode === 'number' &&
+    e.responseCode >= 500
+  ) {
     return new PermanentMailError(message);
   }
   if (typeof e?.code === 'string' && RELAY_DOWN.has(e.code)) return new RelayUnavailableError(message);

@@ -66,9 +66,11 @@ export function renderMail(input: MailInput): RenderedMail {
   const sandbox = tx.mode === 'test' ? `${id('sandboxTag')} ` : '';
   if (input.kind === 'invoice') {
     const cid = `qr-${tx.id}@qris-gateway`;
-    return finish(`${sandbox}${id('invoiceSubject')} / ${en('invoiceSubject')} ${total} – ${merchant}`, invoiceSections(merchant, tx, input.checkoutUrl, cid), [
-      { filename: `qris-${tx.id}.png`, contentType: 'image/png', cid, content: cachedQrPng(tx.qris) },
-    ]);
+    return finish(
+      `${sandbox}${id('invoiceSubject')} / ${en('invoiceSubject')} ${total} – ${merchant}`,
+      invoiceSections(merchant, tx, input.checkoutUrl, cid),
+      [{ filename: `qris-${tx.id}.png`, contentType: 'image/png', cid, content: cachedQrPng(tx.qris) }],
+    );
   }
   if (input.kind === 'refund') {
     const refunds = input.refunds ?? [];
@@ -111,7 +113,9 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
         { kind: 'heading', text: t('invoiceHeading', { merchant }) },
         { kind: 'total', label: payerText('amountToPay', lang), value: withCode(lang) },
         { kind: 'paragraph', text: t('payExactly', { total }) },
-        ...(first ? [{ kind: 'qr' as const, cid, alt: payerText('qrCodeFor', lang, { total }), textHint: t('qrAttached') }] : []),
+        ...(first
+          ? [{ kind: 'qr' as const, cid, alt: payerText('qrCodeFor', lang, { total }), textHint: t('qrAttached') }]
+          : []),
         { kind: 'paragraph', text: t('scan') },
         { kind: 'fields', rows },
         { kind: 'link', label: t('openCheckout'), href: checkoutUrl },
@@ -123,7 +127,12 @@ function invoiceSections(merchant: string, tx: TransactionsTable, checkoutUrl: s
 }
 
 // The receipt has one layout in both languages; only the words differ.
-function receiptSections(merchant: string, tx: TransactionsTable, payment: PaymentsTable | null, checkoutUrl: string): Section[] {
+function receiptSections(
+  merchant: string,
+  tx: TransactionsTable,
+  payment: PaymentsTable | null,
+  checkoutUrl: string,
+): Section[] {
   const paid = formatRupiah(payment?.amount ?? tx.total_amount);
   const paidAt = tx.paid_at ?? payment?.paid_at ?? null;
   const section = (lang: Lang): Section => {
@@ -156,7 +165,12 @@ function receiptSections(merchant: string, tx: TransactionsTable, payment: Payme
 const REFUND_LINES_MAX = 10;
 const sumOf = (refunds: readonly RefundsTable[]): number => refunds.reduce((sum, r) => sum + r.amount, 0);
 
-function refundSections(merchant: string, tx: TransactionsTable, refunds: readonly RefundsTable[], checkoutUrl: string): Section[] {
+function refundSections(
+  merchant: string,
+  tx: TransactionsTable,
+  refunds: readonly RefundsTable[],
+  checkoutUrl: string,
+): Section[] {
   const sum = sumOf(refunds);
   const amount = formatRupiah(sum);
   const recorded = refunds.every((r) => r.recorded === 1);
@@ -189,7 +203,8 @@ function refundSections(merchant: string, tx: TransactionsTable, refunds: readon
           .filter((part) => part !== null)
           .join(' · '),
       );
-      if (rest.length > 0) items.push(t('moreRefunds', { count: String(rest.length), amount: formatRupiah(sumOf(rest)) }));
+      if (rest.length > 0)
+        items.push(t('moreRefunds', { count: String(rest.length), amount: formatRupiah(sumOf(rest)) }));
       list.push({ kind: 'list', label: t('theRefunds'), items });
     }
     return {
@@ -207,7 +222,8 @@ function refundSections(merchant: string, tx: TransactionsTable, refunds: readon
   return MAIL_LANGS.map(section);
 }
 
-const sandboxNote = (tx: TransactionsTable, lang: Lang): Block[] => (tx.mode === 'test' ? [{ kind: 'note', text: payerText('sandbox', lang) }] : []);
+const sandboxNote = (tx: TransactionsTable, lang: Lang): Block[] =>
+  tx.mode === 'test' ? [{ kind: 'note', text: payerText('sandbox', lang) }] : [];
 
 function finish(subject: string, sections: Section[], attachments: InlineImage[]): RenderedMail {
   return {
@@ -260,7 +276,8 @@ function blockHtml(b: Block): SafeHtml {
       return html`<p style="${P}">${b.label}<br><strong style="font-size:22px">${b.value}</strong></p>`;
     case 'fields':
       return html`<table role="presentation" style="border-collapse:collapse;margin:0 0 12px;font-size:15px">${b.rows.map(
-        ([label, value]) => html`<tr><td style="padding:2px 12px 2px 0;color:#5d6d7e">${label}</td><td style="padding:2px 0">${value}</td></tr>`,
+        ([label, value]) =>
+          html`<tr><td style="padding:2px 12px 2px 0;color:#5d6d7e">${label}</td><td style="padding:2px 0">${value}</td></tr>`,
       )}</table>`;
     case 'qr':
       return html`<p style="${P}"><img src="cid:${b.cid}" alt="${b.alt}" width="280" height="280" style="display:block;width:280px;height:280px"></p>`;
@@ -278,7 +295,8 @@ const RULE = html`\n<hr style="border:0;border-top:1px solid #d5dbdb;margin:24px
 
 function pageHtml(sections: Section[]): string {
   const body = sections.map(
-    (s, i) => html`${i > 0 && RULE}<div lang="${s.lang}"${s.lang === 'en' && EN_STYLE}>${s.blocks.map((b, j) => html`${j > 0 && '\n'}${blockHtml(b)}`)}</div>`,
+    (s, i) =>
+      html`${i > 0 && RULE}<div lang="${s.lang}"${s.lang === 'en' && EN_STYLE}>${s.blocks.map((b, j) => html`${j > 0 && '\n'}${blockHtml(b)}`)}</div>`,
   );
   return html`<!doctype html>
 <html lang="id">

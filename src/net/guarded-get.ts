@@ -41,12 +41,17 @@ export function guardedGet(rawUrl: string, init: GuardedGetInit, allow: readonly
  * resolved whatever its status. A GET carries no body; a body larger than MAX_REQUEST_BODY_BYTES is
  * refused before anything is sent.
  */
-export function guardedRequest(rawUrl: string, init: GuardedRequestInit, allow: readonly IpNetwork[]): Promise<Response> {
+export function guardedRequest(
+  rawUrl: string,
+  init: GuardedRequestInit,
+  allow: readonly IpNetwork[],
+): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     const url = new URL(rawUrl);
     const body = init.body === undefined || init.body === null ? null : Buffer.from(init.body, 'utf8');
     if (body !== null && init.method === 'GET') throw new Error('a GET carries no body');
-    if (body !== null && body.byteLength > MAX_REQUEST_BODY_BYTES) throw new Error(`the request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes`);
+    if (body !== null && body.byteLength > MAX_REQUEST_BODY_BYTES)
+      throw new Error(`the request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes`);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
     assertLiteralAllowed(url.hostname, allow);
     init.signal?.throwIfAborted();
@@ -80,7 +85,9 @@ export function guardedRequest(rawUrl: string, init: GuardedRequestInit, allow: 
       }
       const withoutBody = NO_BODY.has(status);
       if (withoutBody) res.destroy();
-      resolve(new Response(withoutBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers }));
+      resolve(
+        new Response(withoutBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers }),
+      );
     });
     req.end(body ?? undefined);
   });

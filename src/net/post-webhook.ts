@@ -32,7 +32,9 @@ export interface PostResult {
 // Read once: both src/net and dist/net sit two levels below the package root.
 export const USER_AGENT = (() => {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
     return `qris-gateway/${pkg.version ?? '0.0.0'}`;
   } catch {
     return 'qris-gateway/0.0.0';
@@ -52,12 +54,14 @@ export function postWebhook(request: PostRequest): Promise<PostResult> {
       clearTimeout(timer);
       resolve({ ...result, durationMs: elapsed() });
     };
-    const failed = (err: unknown) => finish({ statusCode: null, responseBody: null, retryAfter: null, error: describe(err) });
+    const failed = (err: unknown) =>
+      finish({ statusCode: null, responseBody: null, retryAfter: null, error: describe(err) });
 
     let url: URL;
     try {
       url = new URL(request.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new Error(`unsupported protocol ${url.protocol}`);
       assertLiteralAllowed(url.hostname, request.allow);
     } catch (err) {
       failed(err);
@@ -93,7 +97,12 @@ export function postWebhook(request: PostRequest): Promise<PostResult> {
       const limit = request.bodyLimit ?? RESPONSE_BODY_LIMIT;
       const done = () => {
         const kept = Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-        finish({ statusCode: res.statusCode ?? null, responseBody: kept, retryAfter: header(res.headers['retry-after']), error: null });
+        finish({
+          statusCode: res.statusCode ?? null,
+          responseBody: kept,
+          retryAfter: header(res.headers['retry-after']),
+          error: null,
+        });
         // The rest of a long answer is of no interest; closing the socket frees it at once.
         res.destroy();
       };

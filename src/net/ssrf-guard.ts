@@ -39,7 +39,10 @@ type Resolver = (
  * A public address among refused ones is still used (the refused ones are never tried); when none is
  * left, the connection fails with SsrfRefusedError before any socket is opened.
  */
-export function guardedLookup(allow: readonly IpNetwork[], resolve: Resolver = dnsLookup as unknown as Resolver): LookupFunction {
+export function guardedLookup(
+  allow: readonly IpNetwork[],
+  resolve: Resolver = dnsLookup as unknown as Resolver,
+): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return void callback(err, '', 0);

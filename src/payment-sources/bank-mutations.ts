@@ -35,7 +35,13 @@ export interface Mutation {
 }
 
 export type MutationResult =
-  | { id: string; status: 'matched' | 'unmatched' | 'duplicate'; payment_id: string; trxid: string | null; reason: string | null }
+  | {
+      id: string;
+      status: 'matched' | 'unmatched' | 'duplicate';
+      payment_id: string;
+      trxid: string | null;
+      reason: string | null;
+    }
   | { id: string; status: 'ignored'; reason: string };
 
 /** How a kind authenticates its service and reads its body. */
@@ -69,7 +75,8 @@ export function parseJsonBody(body: Buffer): unknown {
   }
 }
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A short text field of a mutation (issuer and the like), or null. */
 export function shortText(value: unknown, max = 64): string | null {
@@ -78,7 +85,11 @@ export function shortText(value: unknown, max = 64): string | null {
   return text === '' || text.length > max || /[\p{Cc}\p{Cf}]/u.test(text) ? null : text;
 }
 
-async function receiveMutations<T extends SourceType>(service: MutationService<T>, deps: Deps, post: InboundPost): Promise<InboundAnswer> {
+async function receiveMutations<T extends SourceType>(
+  service: MutationService<T>,
+  deps: Deps,
+  post: InboundPost,
+): Promise<InboundAnswer> {
   const secret = typeof post.config.secret === 'string' ? post.config.secret : '';
   if (secret === '') throw new AppError('source_not_found', 'no such payment source');
   const now = deps.now();
@@ -92,7 +103,8 @@ async function receiveMutations<T extends SourceType>(service: MutationService<T
   // refused whole (400), so the service's retry is not half recorded.
   const ids = mutations.map((m, i) => {
     const id = mutationId(m.id);
-    if (id === null) throw new AppError('invalid_body', `mutation ${i} has no usable id (1 to 128 printable ASCII characters)`);
+    if (id === null)
+      throw new AppError('invalid_body', `mutation ${i} has no usable id (1 to 128 printable ASCII characters)`);
     return id;
   });
   const results: MutationResult[] = [];
@@ -148,11 +160,21 @@ async function addMutationSource(
   const mode = parseMode(input.mode);
   const secret = input.secret?.trim() ?? '';
   if (!SECRET.test(secret)) {
-    throw new AppError('invalid_parameter', 'secret must be the secret set at the service: 8 to 256 printable ASCII characters, no spaces', {
-      param: 'secret',
-    });
+    throw new AppError(
+      'invalid_parameter',
+      'secret must be the secret set at the service: 8 to 256 printable ASCII characters, no spaces',
+      {
+        param: 'secret',
+      },
+    );
   }
-  const id = await insertSource(deps, { merchantId: input.merchantId, type, config: { mode, secret }, actor: input.actor, name: input.name });
+  const id = await insertSource(deps, {
+    merchantId: input.merchantId,
+    type,
+    config: { mode, secret },
+    actor: input.actor,
+    name: input.name,
+  });
   return { id, url: inboundEventsPath(id) };
 }
 

@@ -8,7 +8,8 @@ import { insertPaymentSource, paymentSourceById } from '../storage/queries/sourc
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
 
 export async function requireMerchant(deps: Deps, merchantId: string): Promise<void> {
-  if (!(await merchantExists(deps.db, merchantId))) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
+  if (!(await merchantExists(deps.db, merchantId)))
+    throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
 }
 
 export function parseMode(raw: unknown): Mode {
@@ -24,7 +25,14 @@ export function parseMode(raw: unknown): Mode {
  */
 export async function insertSource(
   deps: Deps,
-  input: { merchantId: string; type: SourceType; config: unknown; polled?: boolean; actor?: Actor | undefined; name?: string | null | undefined },
+  input: {
+    merchantId: string;
+    type: SourceType;
+    config: unknown;
+    polled?: boolean;
+    actor?: Actor | undefined;
+    name?: string | null | undefined;
+  },
 ): Promise<string> {
   const id = newSourceId();
   const now = deps.now();
@@ -65,7 +73,9 @@ export function parseJsonObject(text: string | null): Record<string, unknown> {
   if (text === null) return {};
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

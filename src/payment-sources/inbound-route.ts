@@ -18,7 +18,11 @@ const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as co
  * plugin: a signature covers exactly what the sender sent, and nothing in it is read before the kind has
  * checked it.
  */
-export async function inboundEventRoutes(app: FastifyInstance, deps: Deps, kinds: readonly SourceKind[]): Promise<void> {
+export async function inboundEventRoutes(
+  app: FastifyInstance,
+  deps: Deps,
+  kinds: readonly SourceKind[],
+): Promise<void> {
   const receivers = new Map(kinds.filter((kind) => kind.receive).map((kind) => [kind.type, kind] as const));
   for (const [prefix, hide] of [
     ['/api', false],
@@ -68,7 +72,11 @@ export async function inboundEventRoutes(app: FastifyInstance, deps: Deps, kinds
   }
 }
 
-async function receive(deps: Deps, receivers: ReadonlyMap<string, SourceKind>, request: FastifyRequest): Promise<InboundAnswer> {
+async function receive(
+  deps: Deps,
+  receivers: ReadonlyMap<string, SourceKind>,
+  request: FastifyRequest,
+): Promise<InboundAnswer> {
   const { source: sourceId } = request.params as { source: string };
   const row = await findSource(deps, sourceId);
   const kind = row ? receivers.get(row.type) : undefined;

@@ -13,7 +13,15 @@ import type { Worker } from '../rounds/run-every.js';
 /** What a kind adds to the common fields of a source's view (SourceView): never a secret. */
 export type SourceDetails = Pick<
   SourceView,
-  'url' | 'method' | 'headers' | 'body' | 'interval_seconds' | 'next_poll_at' | 'last_success_at' | 'last_error' | 'failures'
+  | 'url'
+  | 'method'
+  | 'headers'
+  | 'body'
+  | 'interval_seconds'
+  | 'next_poll_at'
+  | 'last_success_at'
+  | 'last_error'
+  | 'failures'
 >;
 
 /** `source add --type <kind>`: the kind's own options (e.g. --url) and what the command was given. */
@@ -127,7 +135,10 @@ export interface SourceKind<T extends SourceType = SourceType> {
    */
   simulate?: {
     apps: readonly string[];
-    post(row: PaymentSourcesTable, input: { app: string; amount: number; now: number }): { path: string; headers: Record<string, string>; body: string };
+    post(
+      row: PaymentSourcesTable,
+      input: { app: string; amount: number; now: number },
+    ): { path: string; headers: Record<string, string>; body: string };
   };
   /** It issues merchants' codes itself (an acquirer): asked before the static QRIS (issuers.ts). */
   issuer?: KindIssuer;

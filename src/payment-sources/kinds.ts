@@ -36,11 +36,18 @@ export function sourceKind(type: SourceType): SourceKind {
 }
 
 /** `source rotate ID`: new credentials for a source whose kind has any; another kind's is invalid_parameter. */
-export async function rotateSource(deps: Deps, id: string, actor: Actor): Promise<{ id: string } & Record<string, unknown>> {
+export async function rotateSource(
+  deps: Deps,
+  id: string,
+  actor: Actor,
+): Promise<{ id: string } & Record<string, unknown>> {
   const row = await findSource(deps, id);
   if (!row) throw new AppError('source_not_found', `no payment source ${id}`);
   const kind = registry[row.type];
-  if (!kind.rotate) throw new AppError('invalid_parameter', `a ${kind.cliName} source has no token or secret to rotate`, { param: 'id' });
+  if (!kind.rotate)
+    throw new AppError('invalid_parameter', `a ${kind.cliName} source has no token or secret to rotate`, {
+      param: 'id',
+    });
   return kind.rotate(deps, row, actor);
 }
 
@@ -53,7 +60,8 @@ export async function simulatedSourcePost(
   const row = await findSource(deps, id);
   if (!row) throw new AppError('source_not_found', `no payment source ${id}`);
   const kind = registry[row.type];
-  if (!kind.simulate) throw new AppError('invalid_parameter', `dev notify cannot post for a ${kind.cliName} source`, { param: 'source' });
+  if (!kind.simulate)
+    throw new AppError('invalid_parameter', `dev notify cannot post for a ${kind.cliName} source`, { param: 'source' });
   return kind.simulate.post(row, { ...input, now: deps.now() });
 }
 

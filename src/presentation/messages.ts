@@ -23,7 +23,9 @@ export function translator<K extends string>(messages: Messages<K>, lang: Lang):
   const table = messages[lang];
   return (key, params) => {
     const text = table[key];
-    return params ? text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole)) : text;
+    return params
+      ? text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole))
+      : text;
   };
 }
 

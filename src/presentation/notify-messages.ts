@@ -41,7 +41,11 @@ export function alertLines(facts: AlertFacts, lang: Lang): AlertLines {
       add(t('issuer'), facts.issuer);
       add(t('time'), formatTime(facts.paidAt, lang));
       add(t('transaction'), facts.trxid);
-      return { title: `${sandbox(facts.mode)}${t('receivedTitle', { amount: formatRupiah(facts.amount) })}`, body: null, fields };
+      return {
+        title: `${sandbox(facts.mode)}${t('receivedTitle', { amount: formatRupiah(facts.amount) })}`,
+        body: null,
+        fields,
+      };
     }
     case 'payment_unmatched': {
       add(t('merchant'), facts.merchantName);
@@ -51,7 +55,11 @@ export function alertLines(facts: AlertFacts, lang: Lang): AlertLines {
       add(t('reason'), facts.reason === null ? null : reasonText(facts.reason, lang));
       add(t('time'), formatTime(facts.paidAt, lang));
       add(t('payment'), facts.paymentId);
-      return { title: `${sandbox(facts.mode)}${t('unmatchedTitle', { amount: formatRupiah(facts.amount) })}`, body: t('unmatchedHint'), fields };
+      return {
+        title: `${sandbox(facts.mode)}${t('unmatchedTitle', { amount: formatRupiah(facts.amount) })}`,
+        body: t('unmatchedHint'),
+        fields,
+      };
     }
     case 'webhook_failing': {
       add(t('merchant'), facts.merchantName);
@@ -72,7 +80,12 @@ function cut(text: string, limit: number): string {
 /** The `text` of Telegram's sendMessage: plain text, sent without a parse mode. */
 export function telegramText(facts: AlertFacts, lang: Lang): string {
   const m = alertLines(facts, lang);
-  const lines = [m.title, ...(m.body === null ? [] : [m.body]), '', ...m.fields.map(([label, value]) => `${label}: ${value}`)];
+  const lines = [
+    m.title,
+    ...(m.body === null ? [] : [m.body]),
+    '',
+    ...m.fields.map(([label, value]) => `${label}: ${value}`),
+  ];
   return cut(lines.join('\n').trim(), TELEGRAM_TEXT_LIMIT);
 }
 
@@ -95,7 +108,12 @@ export function discordContent(facts: AlertFacts, lang: Lang): string {
 /** The alert as an e-mail to the merchant's users. */
 export function alertEmail(facts: AlertFacts, lang: Lang): { subject: string; text: string; html: string } {
   const m = alertLines(facts, lang);
-  const text = [m.title, '', ...(m.body === null ? [] : [m.body, '']), ...m.fields.map(([label, value]) => `${label}: ${value}`)].join('\n');
+  const text = [
+    m.title,
+    '',
+    ...(m.body === null ? [] : [m.body, '']),
+    ...m.fields.map(([label, value]) => `${label}: ${value}`),
+  ].join('\n');
   const body = html`<!doctype html><html lang="${lang}"><body style="font-family:sans-serif">
 <h1 style="font-size:1.25rem">${m.title}</h1>
 ${m.body === null ? '' : html`<p>${m.body}</p>`}

@@ -57,13 +57,16 @@ const reasons = defineMessages<UnmatchedReason>(
     transaction_already_paid: 'Transaksi yang dituju sudah lunas.',
     paid_before_creation: 'Dibayar sebelum transaksi dengan total ini dibuat.',
     ambiguous_amount: 'Lebih dari satu transaksi memegang total ini.',
-    merchant_disabled: 'Merchant-nya dinonaktifkan: laporannya disimpan, tetapi tidak membayar apa pun sampai operator menetapkannya.',
+    merchant_disabled:
+      'Merchant-nya dinonaktifkan: laporannya disimpan, tetapi tidak membayar apa pun sampai operator menetapkannya.',
   },
 );
 
 /** Why a payment did not match, as a sentence. A reason this code does not know (an older row) is shown as stored. */
 export function reasonText(reason: string, lang: Lang): string {
-  return (UNMATCHED_REASONS as readonly string[]).includes(reason) ? translator(reasons, lang)(reason as UnmatchedReason) : reason;
+  return (UNMATCHED_REASONS as readonly string[]).includes(reason)
+    ? translator(reasons, lang)(reason as UnmatchedReason)
+    : reason;
 }
 
 /** The errors a page shows as its notice (each page picks those its actions expect); any other is the console's error page. */
@@ -90,14 +93,16 @@ const errors = defineMessages<ShownError>(
     acquirer_unavailable: 'The acquirer could not be reached to void the code. Nothing was changed; try again later.',
     acquirer_error: 'The acquirer refused to void the code. Nothing was changed.',
     reference_already_recorded: 'A payment with this reference is already recorded. Nothing was changed.',
-    transaction_not_kept_open: 'Only a pending or expired transaction that received a part payment can be closed with what it received. Nothing was changed.',
+    transaction_not_kept_open:
+      'Only a pending or expired transaction that received a part payment can be closed with what it received. Nothing was changed.',
   },
   {
     transaction_already_paid: 'Transaksi ini sudah dibayar. Tidak ada yang diubah.',
     transaction_expired: 'Transaksi ini sudah kedaluwarsa dan tidak dapat dibatalkan. Tidak ada yang diubah.',
     transaction_not_found: 'Tidak ada transaksi {trxid} milik merchant dan mode pembayaran ini.',
     payment_already_matched: 'Pembayaran ini sudah cocok dengan sebuah transaksi; tidak ada yang diubah.',
-    acquirer_unavailable: 'Acquirer tidak dapat dihubungi untuk membatalkan kode. Tidak ada yang diubah; coba lagi nanti.',
+    acquirer_unavailable:
+      'Acquirer tidak dapat dihubungi untuk membatalkan kode. Tidak ada yang diubah; coba lagi nanti.',
     acquirer_error: 'Acquirer menolak membatalkan kode. Tidak ada yang diubah.',
     reference_already_recorded: 'Pembayaran dengan referensi ini sudah tercatat. Tidak ada yang diubah.',
     transaction_not_kept_open:
@@ -156,6 +161,10 @@ const noLiveSource = defineMessages(
 );
 
 /** "No payment source will mark a live payment of {merchant} paid…" and the link's words. */
-export function noLiveSourceText(key: keyof typeof noLiveSource.en, lang: Lang, params?: Record<string, string>): string {
+export function noLiveSourceText(
+  key: keyof typeof noLiveSource.en,
+  lang: Lang,
+  params?: Record<string, string>,
+): string {
   return translator(noLiveSource, lang)(key, params);
 }

@@ -16,7 +16,8 @@ const words = defineMessages(
     blocked: 'the bot was blocked in this chat: unblock it in Telegram, then try again',
     kicked: 'the bot is no longer in this group: add it to the group again',
     forbidden: 'the bot may not write to this chat ({detail})',
-    webhook: 'this bot has a webhook set, so the gateway cannot read its messages: remove the webhook (deleteWebhook) or enter the chat ID yourself',
+    webhook:
+      'this bot has a webhook set, so the gateway cannot read its messages: remove the webhook (deleteWebhook) or enter the chat ID yourself',
     wait: 'Telegram asks to wait {seconds} s before the next message',
     waitAWhile: 'Telegram asks to wait before the next message',
     username: 'Telegram did not say the bot\u2019s username',
@@ -33,7 +34,8 @@ const words = defineMessages(
     blocked: 'bot diblokir di chat ini: buka blokirnya di Telegram, lalu coba lagi',
     kicked: 'bot tidak lagi ada di grup ini: tambahkan lagi ke grup',
     forbidden: 'bot tidak boleh menulis ke chat ini ({detail})',
-    webhook: 'bot ini memakai webhook, sehingga gateway tidak dapat membaca pesannya: hapus webhook-nya (deleteWebhook) atau isi ID chat sendiri',
+    webhook:
+      'bot ini memakai webhook, sehingga gateway tidak dapat membaca pesannya: hapus webhook-nya (deleteWebhook) atau isi ID chat sendiri',
     wait: 'Telegram meminta menunggu {seconds} detik sebelum pesan berikutnya',
     waitAWhile: 'Telegram meminta menunggu sebelum pesan berikutnya',
     username: 'Telegram tidak menyebutkan nama pengguna bot',

@@ -39,7 +39,10 @@ export function renderQrPng(text: string, options: QrPngOptions = {}): Buffer {
   const { size, data } = qrMatrix(text);
   const margin = checkInt('margin', options.margin ?? DEFAULT_MARGIN, 0, 64);
   const span = size + 2 * margin;
-  const scale = options.scale === undefined ? Math.max(1, Math.min(DEFAULT_SCALE, Math.floor(DEFAULT_MAX_PX / span))) : checkInt('scale', options.scale, 1, 64);
+  const scale =
+    options.scale === undefined
+      ? Math.max(1, Math.min(DEFAULT_SCALE, Math.floor(DEFAULT_MAX_PX / span)))
+      : checkInt('scale', options.scale, 1, 64);
   const width = span * scale;
 
   const rowBytes = 1 + Math.ceil(width / 8); // filter byte + packed pixels
@@ -69,7 +72,12 @@ export function renderQrPng(text: string, options: QrPngOptions = {}): Buffer {
   ihdr[10] = 0; // compression: deflate
   ihdr[11] = 0; // filter method 0
   ihdr[12] = 0; // no interlace
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export function qrPngDataUrl(text: string): string {

@@ -27,7 +27,8 @@ export class OutageBackoff {
   /** The pause before the next round after a failed one, or null when the failure is not an outage. */
   failed(err: unknown): number | null {
     if (!isOutage(err)) return null;
-    if (this.#delay === 0) this.logger.warn({ err, worker: this.worker }, 'database unavailable: worker backing off until it answers');
+    if (this.#delay === 0)
+      this.logger.warn({ err, worker: this.worker }, 'database unavailable: worker backing off until it answers');
     this.#delay = Math.max(this.intervalMs, Math.min(this.#delay * 2 || this.intervalMs, MAX_OUTAGE_BACKOFF_MS));
     return this.#delay;
   }

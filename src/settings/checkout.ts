@@ -16,10 +16,34 @@ export interface CheckoutSettings {
 }
 
 export const checkoutSettings = {
-  checkoutStreamsPerAddress: wholeNumber('CHECKOUT_STREAMS_PER_ADDRESS', 'open checkout status streams per client address', 20, 1, 1_000_000),
-  checkoutStreamsPerTransaction: wholeNumber('CHECKOUT_STREAMS_PER_TRANSACTION', 'open checkout status streams per transaction', 5, 1, 1_000_000),
-  checkoutStreamsTotal: wholeNumber('CHECKOUT_STREAMS_TOTAL', 'open checkout status streams per process', 1000, 1, 1_000_000),
-  checkoutHeartbeatSeconds: wholeNumber('CHECKOUT_HEARTBEAT_SECONDS', 'seconds between heartbeats on each open status stream', 15, 1, 3600),
+  checkoutStreamsPerAddress: wholeNumber(
+    'CHECKOUT_STREAMS_PER_ADDRESS',
+    'open checkout status streams per client address',
+    20,
+    1,
+    1_000_000,
+  ),
+  checkoutStreamsPerTransaction: wholeNumber(
+    'CHECKOUT_STREAMS_PER_TRANSACTION',
+    'open checkout status streams per transaction',
+    5,
+    1,
+    1_000_000,
+  ),
+  checkoutStreamsTotal: wholeNumber(
+    'CHECKOUT_STREAMS_TOTAL',
+    'open checkout status streams per process',
+    1000,
+    1,
+    1_000_000,
+  ),
+  checkoutHeartbeatSeconds: wholeNumber(
+    'CHECKOUT_HEARTBEAT_SECONDS',
+    'seconds between heartbeats on each open status stream',
+    15,
+    1,
+    3600,
+  ),
   statusWatchIntervalMs: wholeNumber(
     'STATUS_WATCH_INTERVAL_MS',
     'how often a server looks for status changes by other processes and for expiries',

@@ -23,7 +23,13 @@ export interface ConsoleSettings {
 }
 
 export const consoleSettings = {
-  sessionIdleMinutes: wholeNumber('SESSION_IDLE_MINUTES', 'a console session ends after this long without a page view', 30, 1, 7 * 24 * 60),
+  sessionIdleMinutes: wholeNumber(
+    'SESSION_IDLE_MINUTES',
+    'a console session ends after this long without a page view',
+    30,
+    1,
+    7 * 24 * 60,
+  ),
   sessionMaxHours: wholeNumber('SESSION_MAX_HOURS', 'a console session ends this long after login', 12, 1, 30 * 24),
   sessionCheckIntervalMs: wholeNumber(
     'SESSION_CHECK_INTERVAL_MS',
@@ -33,7 +39,12 @@ export const consoleSettings = {
     60_000,
   ),
   consoleEnabled: flag('CONSOLE', 'serve the console at /dashboard', true),
-  signup: oneOf('SIGNUP', 'who may make a console account: closed, invite or open', ['closed', 'invite', 'open'] as const, 'closed'),
+  signup: oneOf(
+    'SIGNUP',
+    'who may make a console account: closed, invite or open',
+    ['closed', 'invite', 'open'] as const,
+    'closed',
+  ),
   // A public service must not be usable for fraud the moment someone signs up: approval by default there.
   liveKeys: oneOf<'approval' | 'auto', ConsoleSettings>(
     'LIVE_KEYS',
@@ -42,9 +53,27 @@ export const consoleSettings = {
     (get) => (get('signup') === 'open' ? 'approval' : 'auto'),
     'approval when SIGNUP=open, else auto',
   ),
-  signupsPerAddress: wholeNumber('SIGNUPS_PER_ADDRESS', 'sign-ups per client address before each further one waits longer', 5, 1, 1_000_000),
-  signupPlanDailyCreates: wholeNumber('SIGNUP_PLAN_DAILY_CREATES', 'the daily create quota of a merchant a self-service user adds', 100, 0, 10_000_000),
+  signupsPerAddress: wholeNumber(
+    'SIGNUPS_PER_ADDRESS',
+    'sign-ups per client address before each further one waits longer',
+    5,
+    1,
+    1_000_000,
+  ),
+  signupPlanDailyCreates: wholeNumber(
+    'SIGNUP_PLAN_DAILY_CREATES',
+    'the daily create quota of a merchant a self-service user adds',
+    100,
+    0,
+    10_000_000,
+  ),
   // Each merchant brings its own daily quota and its own mail allowance: without a cap, one sign-up
   // could multiply both by adding merchants.
-  merchantsPerUser: wholeNumber('MERCHANTS_PER_USER', 'how many merchants a self-service user may add and belong to', 3, 0, 10_000),
+  merchantsPerUser: wholeNumber(
+    'MERCHANTS_PER_USER',
+    'how many merchants a self-service user may add and belong to',
+    3,
+    0,
+    10_000,
+  ),
 } satisfies SettingsOf<ConsoleSettings>;

@@ -77,7 +77,12 @@ export function defaultDatabaseUrl(cwd = process.cwd()): string {
 function publicBaseUrl(raw: string | undefined, get: Get<CoreSettings>): string {
   const host = get('host');
   // An IPv6 literal needs brackets in a URL, or its colons read as the port separator.
-  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const shownHost =
+    host === '0.0.0.0' || host === '::'
+      ? 'localhost'
+      : host.includes(':') && !host.startsWith('[')
+        ? `[${host}]`
+        : host;
   const url = (raw || `http://${shownHost}:${get('port')}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(url)) throw new Error(`PUBLIC_BASE_URL must be an http(s) URL`);
   return url;
@@ -106,9 +111,20 @@ export const coreSettings = {
     doc: 'sqlite:<path> or postgres://...',
     read: (raw) => raw || defaultDatabaseUrl(),
   },
-  publicBaseUrl: { name: 'PUBLIC_BASE_URL', shown: 'http://HOST:PORT', doc: 'base of the URLs payers are given', read: publicBaseUrl },
+  publicBaseUrl: {
+    name: 'PUBLIC_BASE_URL',
+    shown: 'http://HOST:PORT',
+    doc: 'base of the URLs payers are given',
+    read: publicBaseUrl,
+  },
   logLevel: text('LOG_LEVEL', 'pino log level', 'info'),
-  rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 'requests per key per minute; 0 turns limits off', 600, 0, 10_000_000),
+  rateLimitPerMinute: int(
+    'RATE_LIMIT_PER_MINUTE',
+    'requests per key per minute; 0 turns limits off',
+    600,
+    0,
+    10_000_000,
+  ),
   amountMin: int('AMOUNT_MIN', 'smallest amount', 1, 1, (get) => get('amountMax')),
   amountMax: int('AMOUNT_MAX', 'largest total including the unique code', MAX_QRIS_AMOUNT, 1, MAX_QRIS_AMOUNT),
   uniqueCodeMin: int('UNIQUE_CODE_MIN', 'smallest unique code added to amounts', 1, 0, (get) => get('uniqueCodeMax')),
@@ -122,7 +138,13 @@ export const coreSettings = {
   ),
   expiresInMinSeconds: int('EXPIRES_IN_MIN_SECONDS', 'smallest expires_in', 60, 1, (get) => get('expiresInMaxSeconds')),
   expiresInMaxSeconds: int('EXPIRES_IN_MAX_SECONDS', 'largest expires_in', 86_400, 60, 30 * 86_400),
-  reservationGraceSeconds: int('RESERVATION_GRACE_SECONDS', 'how long a total stays reserved after expiry', 3600, 0, 30 * 86_400),
+  reservationGraceSeconds: int(
+    'RESERVATION_GRACE_SECONDS',
+    'how long a total stays reserved after expiry',
+    3600,
+    0,
+    30 * 86_400,
+  ),
   refundMaxPerTransaction: int(
     'REFUND_MAX_PER_TRANSACTION',
     'the most refunds one transaction may have, failed ones included (409 refund_limit_reached past it)',
@@ -140,10 +162,18 @@ export const coreSettings = {
   sweepIntervalMs: int('SWEEP_INTERVAL_MS', 'how often expired transactions are swept', 5000, 100, 3_600_000),
   bodyLimitBytes: int('BODY_LIMIT_BYTES', 'largest request body', 16_384, 1024, 10_485_760),
   maxUrlLength: int('MAX_URL_LENGTH', 'longest request URL', 4096, 256, 65_536),
-  trustProxy: { name: 'TRUST_PROXY', shown: 'false', doc: 'the proxies whose X-Forwarded-For names the client', read: (raw) => parseProxyTrust(raw) },
+  trustProxy: {
+    name: 'TRUST_PROXY',
+    shown: 'false',
+    doc: 'the proxies whose X-Forwarded-For names the client',
+    read: (raw) => parseProxyTrust(raw),
+  },
   demoMerchant: flag('DEMO_MERCHANT', 'create the sandbox merchant and key on an empty database', true),
   metricsToken: optionalText('METRICS_TOKEN', 'when set, /metrics requires it as a bearer token'),
-  redisUrl: optionalText('REDIS_URL', 'rate limits shared by every instance through this Redis (held per instance while it is unreachable)'),
+  redisUrl: optionalText(
+    'REDIS_URL',
+    'rate limits shared by every instance through this Redis (held per instance while it is unreachable)',
+  ),
   databasePoolSize: int('DATABASE_POOL_SIZE', 'PostgreSQL connections per process', 10, 1, 1000),
   databaseQueryTimeoutMs: int(
     'DATABASE_QUERY_TIMEOUT_MS',
@@ -159,11 +189,29 @@ export const coreSettings = {
     100,
     120_000,
   ),
-  snapPollIntervalMs: int('SNAP_POLL_INTERVAL_MS', 'how often the SNAP query poller looks for due polls', 1000, 50, 3_600_000),
-  snapPollMaxDelaySeconds: int('SNAP_POLL_MAX_DELAY_SECONDS', 'longest gap between two queries of one open SNAP transaction', 60, 5, 3600),
+  snapPollIntervalMs: int(
+    'SNAP_POLL_INTERVAL_MS',
+    'how often the SNAP query poller looks for due polls',
+    1000,
+    50,
+    3_600_000,
+  ),
+  snapPollMaxDelaySeconds: int(
+    'SNAP_POLL_MAX_DELAY_SECONDS',
+    'longest gap between two queries of one open SNAP transaction',
+    60,
+    5,
+    3600,
+  ),
   snapHttpTimeoutMs: int('SNAP_HTTP_TIMEOUT_MS', 'timeout of each call to a SNAP acquirer', 10_000, 100, 120_000),
   webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 'how long one webhook POST may take', 10_000, 100, 120_000),
-  webhookDispatchIntervalMs: int('WEBHOOK_DISPATCH_INTERVAL_MS', 'how often the dispatcher looks for due deliveries', 1000, 10, 3_600_000),
+  webhookDispatchIntervalMs: int(
+    'WEBHOOK_DISPATCH_INTERVAL_MS',
+    'how often the dispatcher looks for due deliveries',
+    1000,
+    10,
+    3_600_000,
+  ),
   webhookAllowNetworks: {
     name: 'WEBHOOK_ALLOW_NETWORKS',
     shown: 'unset',
@@ -176,7 +224,13 @@ export const coreSettings = {
       }
     },
   },
-  httpHeadersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', "how long a client may take to send a request's headers", 10_000, 100, 600_000),
+  httpHeadersTimeoutMs: int(
+    'HTTP_HEADERS_TIMEOUT_MS',
+    "how long a client may take to send a request's headers",
+    10_000,
+    100,
+    600_000,
+  ),
   // Node refuses a header timeout longer than the whole request's.
   httpRequestTimeoutMs: int(
     'HTTP_REQUEST_TIMEOUT_MS',
@@ -198,7 +252,13 @@ export const coreSettings = {
     '10000',
   ),
   // Whole seconds at least: clients are told the time in seconds, and 0 would tell them not to reuse.
-  httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 'how long an idle keep-alive connection stays open', 5000, 1000, 600_000),
+  httpKeepAliveTimeoutMs: int(
+    'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    'how long an idle keep-alive connection stays open',
+    5000,
+    1000,
+    600_000,
+  ),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 'the longest a SIGTERM/SIGINT shutdown may take', 15_000, 100, 600_000),
   backupDir: optionalText('BACKUP_DIR', 'SQLite: folder for scheduled backups; unset means none'),
   backupIntervalHours: {
@@ -208,9 +268,11 @@ export const coreSettings = {
     read(raw) {
       if (raw === undefined || raw === '') return 24;
       // A fraction is allowed (0.5 is every half hour); at least 0.0001 h (0.36 s), at most a year.
-      if (!/^[0-9]+(\.[0-9]+)?$/.test(raw)) throw new Error(`BACKUP_INTERVAL_HOURS must be a number of hours, got ${JSON.stringify(raw)}`);
+      if (!/^[0-9]+(\.[0-9]+)?$/.test(raw))
+        throw new Error(`BACKUP_INTERVAL_HOURS must be a number of hours, got ${JSON.stringify(raw)}`);
       const hours = Number(raw);
-      if (hours < 0.0001 || hours > 8760) throw new Error(`BACKUP_INTERVAL_HOURS must be between 0.0001 and 8760, got ${hours}`);
+      if (hours < 0.0001 || hours > 8760)
+        throw new Error(`BACKUP_INTERVAL_HOURS must be between 0.0001 and 8760, got ${hours}`);
       return hours;
     },
   },

@@ -25,7 +25,14 @@ type Bound<C> = number | ((get: Get<C>) => number);
 
 const at = <C>(bound: Bound<C>, get: Get<C>): number => (typeof bound === 'number' ? bound : bound(get));
 
-export function wholeNumber<C>(name: string, doc: string, fallback: Bound<C>, min: Bound<C>, max: Bound<C>, shown?: string): Setting<number, C> {
+export function wholeNumber<C>(
+  name: string,
+  doc: string,
+  fallback: Bound<C>,
+  min: Bound<C>,
+  max: Bound<C>,
+  shown?: string,
+): Setting<number, C> {
   return {
     name,
     doc,
@@ -68,7 +75,8 @@ export function oneOf<T extends string, C>(
     shown: shown ?? String(fallback),
     read(raw, get) {
       if (raw === undefined || raw === '') return typeof fallback === 'function' ? fallback(get) : fallback;
-      if (!(choices as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+      if (!(choices as readonly string[]).includes(raw))
+        throw new Error(`${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
       return raw as T;
     },
   };

@@ -46,7 +46,8 @@ function checkSmtpUrl(raw: string): void {
   } catch {
     throw new Error('SMTP_URL must be a URL such as smtp://127.0.0.1:2525 or smtps://user:pass@mail.example.com:465');
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('SMTP_URL must start with smtp:// or smtps://');
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new Error('SMTP_URL must start with smtp:// or smtps://');
   if (url.hostname === '') throw new Error('SMTP_URL must name a host');
   try {
     decodeURIComponent(url.username);
@@ -67,7 +68,9 @@ function parseMailFrom(raw: string): MailFrom {
   const address = named ? named[2]! : raw.trim();
   // Control characters in a display name could forge headers; quotes and brackets would need quoting.
   if (/[\x00-\x1F\x7F"<>]/.test(name) || name.length > 100) {
-    throw new Error('MAIL_FROM display name must be at most 100 characters without quotes, brackets or control characters');
+    throw new Error(
+      'MAIL_FROM display name must be at most 100 characters without quotes, brackets or control characters',
+    );
   }
   try {
     return { name: name === '' ? null : name, address: parseEmail(address, 'MAIL_FROM')! };

@@ -23,8 +23,16 @@ export const notifySettings = {
       } catch {
         throw new Error(`TELEGRAM_API_URL must be an http(s) URL, got ${JSON.stringify(text)}`);
       }
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-        throw new Error('TELEGRAM_API_URL must be an http(s) URL without user, query or fragment, such as https://api.telegram.org');
+      if (
+        (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+        url.search !== '' ||
+        url.hash !== '' ||
+        url.username !== '' ||
+        url.password !== ''
+      ) {
+        throw new Error(
+          'TELEGRAM_API_URL must be an http(s) URL without user, query or fragment, such as https://api.telegram.org',
+        );
       }
       return text.replace(/\/+$/, '');
     },

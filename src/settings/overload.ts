@@ -52,7 +52,13 @@ export const overloadSettings = {
     Number.MAX_SAFE_INTEGER,
     '90% of the V8 heap limit',
   ),
-  overloadMaxRssBytes: wholeNumber('OVERLOAD_MAX_RSS_BYTES', 'resident memory past which requests are shed; 0 turns it off', 0, 0, Number.MAX_SAFE_INTEGER),
+  overloadMaxRssBytes: wholeNumber(
+    'OVERLOAD_MAX_RSS_BYTES',
+    'resident memory past which requests are shed; 0 turns it off',
+    0,
+    0,
+    Number.MAX_SAFE_INTEGER,
+  ),
   overloadMaxEventLoopUtilization: wholeNumber(
     'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION',
     'event-loop utilisation in per mille past which requests are shed; 0 turns it off',
@@ -90,6 +96,18 @@ export const overloadSettings = {
     0,
     1_000_000,
   ),
-  overloadSampleIntervalMs: wholeNumber('OVERLOAD_SAMPLE_INTERVAL_MS', 'how often the load is measured', 1000, 10, 60_000),
-  overloadRetryAfterSeconds: wholeNumber('OVERLOAD_RETRY_AFTER_SECONDS', 'Retry-After sent with 503 overloaded', 2, 1, 3600),
+  overloadSampleIntervalMs: wholeNumber(
+    'OVERLOAD_SAMPLE_INTERVAL_MS',
+    'how often the load is measured',
+    1000,
+    10,
+    60_000,
+  ),
+  overloadRetryAfterSeconds: wholeNumber(
+    'OVERLOAD_RETRY_AFTER_SECONDS',
+    'Retry-After sent with 503 overloaded',
+    2,
+    1,
+    3600,
+  ),
 } satisfies SettingsOf<OverloadSettings>;

@@ -21,5 +21,11 @@ export const paymentLinkSettings = {
     1_000_000,
   ),
   // Half the default unique-code range (1-999): links alone can never hold every code of one amount.
-  paymentLinkDailyCreates: wholeNumber('PAYMENT_LINK_DAILY_CREATES', "transactions one merchant's payment links may make per WIB day", 500, 1, 10_000_000),
+  paymentLinkDailyCreates: wholeNumber(
+    'PAYMENT_LINK_DAILY_CREATES',
+    "transactions one merchant's payment links may make per WIB day",
+    500,
+    1,
+    10_000_000,
+  ),
 } satisfies SettingsOf<PaymentLinkSettings>;

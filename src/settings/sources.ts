@@ -18,7 +18,13 @@ export interface SourceSettings {
 }
 
 export const sourceSettings = {
-  matchClockSkewSeconds: wholeNumber('MATCH_CLOCK_SKEW_SECONDS', 'how long before its transaction a payment matched by amount may be dated', 120, 0, 86_400),
+  matchClockSkewSeconds: wholeNumber(
+    'MATCH_CLOCK_SKEW_SECONDS',
+    'how long before its transaction a payment matched by amount may be dated',
+    120,
+    0,
+    86_400,
+  ),
   crossSourceWindowSeconds: wholeNumber(
     'CROSS_SOURCE_WINDOW_SECONDS',
     "a paid transaction's amount reported by another source dated this close to its reports is the same payment, not a double payment (0: never)",
@@ -27,7 +33,13 @@ export const sourceSettings = {
     86_400,
   ),
   feedTimeoutMs: wholeNumber('FEED_TIMEOUT_MS', 'timeout of each mutation-feed request', 10_000, 100, 120_000),
-  feedMaxBackoffSeconds: wholeNumber('FEED_MAX_BACKOFF_SECONDS', 'longest wait between polls of a failing feed', 3600, 1, 86_400),
+  feedMaxBackoffSeconds: wholeNumber(
+    'FEED_MAX_BACKOFF_SECONDS',
+    'longest wait between polls of a failing feed',
+    3600,
+    1,
+    86_400,
+  ),
   phoneRotateGraceSeconds: wholeNumber(
     'PHONE_ROTATE_GRACE_SECONDS',
     "how long a phone source's previous token and secret stay valid after source rotate",

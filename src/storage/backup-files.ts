@@ -67,13 +67,19 @@ try {
 parentPort.postMessage(answer);
 `;
 
-function inWorker<T>(data: { job: 'copy' | 'verify'; source?: string; target: string }): Promise<T | { error: string }> {
+function inWorker<T>(data: {
+  job: 'copy' | 'verify';
+  source?: string;
+  target: string;
+}): Promise<T | { error: string }> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...data, driver } });
     worker.once('message', resolve);
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the ${data.job} of ${data.target} ended without an answer (exit ${code})`)));
+    worker.once('exit', (code) =>
+      reject(new Error(`the ${data.job} of ${data.target} ended without an answer (exit ${code})`)),
+    );
   });
 }
 
@@ -116,10 +122,15 @@ export async function copyFileOwnerOnly(source: string, target: string): Promise
  * table must be there. Returns the rows of every table; throws NotAGatewayDatabase otherwise.
  */
 export async function verifyDatabaseFile(path: string): Promise<RowCounts> {
-  const answer = await inWorker<{ problems: string[]; names: string[]; rows: RowCounts }>({ job: 'verify', target: path });
+  const answer = await inWorker<{ problems: string[]; names: string[]; rows: RowCounts }>({
+    job: 'verify',
+    target: path,
+  });
   if ('error' in answer) throw new NotAGatewayDatabase(`${path} is not a readable SQLite database: ${answer.error}`);
-  if (answer.problems.length > 0) throw new NotAGatewayDatabase(`integrity_check of ${path} failed: ${answer.problems.slice(0, 5).join('; ')}`);
-  if (!answer.names.includes(MIGRATIONS_TABLE)) throw new NotAGatewayDatabase(`${path} is not a qris-gateway database (it has no ${MIGRATIONS_TABLE} table)`);
+  if (answer.problems.length > 0)
+    throw new NotAGatewayDatabase(`integrity_check of ${path} failed: ${answer.problems.slice(0, 5).join('; ')}`);
+  if (!answer.names.includes(MIGRATIONS_TABLE))
+    throw new NotAGatewayDatabase(`${path} is not a qris-gateway database (it has no ${MIGRATIONS_TABLE} table)`);
   return answer.rows;
 }
 

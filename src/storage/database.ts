@@ -168,7 +168,13 @@ export interface OpenOptions {
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const sqlitePath = sqlitePathFromUrl(url);
   if (sqlitePath !== null) return openSqlite(sqlitePath, options.backgroundCheckpoints ?? false);
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.poolSize ?? 10, options.connectTimeoutMs ?? 5000, options.queryTimeoutMs ?? 30_000);
+  if (/^postgres(ql)?:\/\//.test(url))
+    return openPostgres(
+      url,
+      options.poolSize ?? 10,
+      options.connectTimeoutMs ?? 5000,
+      options.queryTimeoutMs ?? 30_000,
+    );
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 

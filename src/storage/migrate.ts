@@ -95,16 +95,26 @@ const nothing = (): MigrationReport => ({ applied: [], backup: null });
  * one lock for every schema of the server, and lists the tables of every schema (which fails when
  * another process drops a schema meanwhile). The table it made, kysely_migration, is the one kept here.
  */
-export async function migrateToLatest(db: Kysely<any>, dialect: 'sqlite' | 'postgres', options: MigrateOptions = {}): Promise<MigrationReport> {
+export async function migrateToLatest(
+  db: Kysely<any>,
+  dialect: 'sqlite' | 'postgres',
+  options: MigrateOptions = {},
+): Promise<MigrationReport> {
   const migrations = options.migrations ?? MIGRATIONS;
   return dialect === 'sqlite' ? migrateSqlite(db, migrations, options) : migratePostgres(db, migrations);
 }
 
-async function migrateSqlite(db: Kysely<any>, migrations: Readonly<Record<string, Migration>>, options: MigrateOptions): Promise<MigrationReport> {
+async function migrateSqlite(
+  db: Kysely<any>,
+  migrations: Readonly<Record<string, Migration>>,
+  options: MigrateOptions,
+): Promise<MigrationReport> {
   const table = sql.table(TABLE);
   const known = await appliedOrNull(db, table);
   if (known !== null && pendingOf(known, migrations).length === 0) return nothing();
-  const file = (await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db)).rows[0]?.file ?? '';
+  const file =
+    (await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db)).rows[0]
+      ?.file ?? '';
   return db.connection().execute(async (connection) => {
     await beginImmediate(connection, Date.now() + WRITE_LOCK_WAIT_MS);
     let backup: string | null = null;
@@ -121,7 +131,13 @@ async function migrateSqlite(db: Kysely<any>, migrations: Readonly<Record<string
       // last commit from a connection of its own, beside this transaction, which has written nothing yet.
       if (applied.length > 0 && file !== '') {
         const from = [...applied].sort().at(-1)!;
-        backup = await backupBeforeMigrating(file, options.backupDir ?? null, from, pending.at(-1)!, (options.now ?? Date.now)());
+        backup = await backupBeforeMigrating(
+          file,
+          options.backupDir ?? null,
+          from,
+          pending.at(-1)!,
+          (options.now ?? Date.now)(),
+        );
       }
       await runPending(connection, table, migrations, pending, (name, err) => sqliteFailure(name, err, backup));
       await sql`commit`.execute(connection);
@@ -149,14 +165,20 @@ async function beginImmediate(connection: Kysely<any>, deadline: number): Promis
       return;
     } catch (err) {
       // SQLITE_BUSY after busy_timeout, classified as database_unavailable (unavailable.ts) with the driver's error as its cause.
-      const code = String((err as { cause?: { code?: unknown } }).cause?.code ?? (err as { code?: unknown }).code ?? '');
+      const code = String(
+        (err as { cause?: { code?: unknown } }).cause?.code ?? (err as { code?: unknown }).code ?? '',
+      );
       if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw err;
     }
   }
 }
 
-async function migratePostgres(db: Kysely<any>, migrations: Readonly<Record<string, Migration>>): Promise<MigrationReport> {
-  const schema = (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? null;
+async function migratePostgres(
+  db: Kysely<any>,
+  migrations: Readonly<Record<string, Migration>>,
+): Promise<MigrationReport> {
+  const schema =
+    (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema ?? null;
   if (schema === null)
     throw new StartupError(
       'migration_failed',
@@ -164,8 +186,11 @@ async function migratePostgres(db: Kysely<any>, migrations: Readonly<Record<stri
     );
   // Schema-qualified: a search_path of several schemas must not find another schema's table.
   const table = sql.table(`${schema}.${TABLE}`);
-  const present = (await sql<{ present: boolean }>`select to_regclass(quote_ident(${schema}) || '.kysely_migration') is not null as present`.execute(db))
-    .rows[0];
+  const present = (
+    await sql<{
+      present: boolean;
+    }>`select to_regclass(quote_ident(${schema}) || '.kysely_migration') is not null as present`.execute(db)
+  ).rows[0];
   if (present?.present && pendingOf(await readApplied(db, table), migrations).length === 0) return nothing();
   // The wait for another instance's migrations, and a migration's own statements, may rightly outlast
   // DATABASE_QUERY_TIMEOUT_MS: ended half-way, every start would roll back and fail the same way.
@@ -199,7 +224,9 @@ export function lockKeyOf(schema: string): string {
 }
 
 async function createTable(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void> {
-  await sql`create table if not exists ${table} (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(db);
+  await sql`create table if not exists ${table} (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(
+    db,
+  );
 }
 
 async function readApplied(db: Kysely<any>, table: RawBuilder<unknown>): Promise<string[]> {
@@ -208,7 +235,9 @@ async function readApplied(db: Kysely<any>, table: RawBuilder<unknown>): Promise
 
 /** SQLite: the migrations applied, or null before the first start made the table. */
 async function appliedOrNull(db: Kysely<any>, table: RawBuilder<unknown>): Promise<string[] | null> {
-  const exists = await sql<{ n: number }>`select count(*) as n from sqlite_schema where type = 'table' and name = ${TABLE}`.execute(db);
+  const exists = await sql<{
+    n: number;
+  }>`select count(*) as n from sqlite_schema where type = 'table' and name = ${TABLE}`.execute(db);
   return Number(exists.rows[0]?.n ?? 0) > 0 ? readApplied(db, table) : null;
 }
 
@@ -249,7 +278,9 @@ async function runPending(
   for (const name of pending) {
     try {
       await migrations[name]!.up(connection);
-      await sql`insert into ${table} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(connection);
+      await sql`insert into ${table} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
+        connection,
+      );
     } catch (err) {
       throw failure(name, err);
     }
@@ -259,7 +290,10 @@ async function runPending(
 const causeOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function sqliteFailure(name: string, err: unknown, backup: string | null, what = 'migration'): StartupError {
-  const copy = backup === null ? 'It was a new database: no copy was needed.' : `The copy taken before the upgrade is kept at ${backup}.`;
+  const copy =
+    backup === null
+      ? 'It was a new database: no copy was needed.'
+      : `The copy taken before the upgrade is kept at ${backup}.`;
   return new StartupError(
     'migration_failed',
     `${what} ${name} failed (${causeOf(err)}): the database was left as it was, none of this start's migrations applied. ${copy} Fix the cause and start again, or start the previous release, which can use the database as it is`,
@@ -280,7 +314,13 @@ function postgresFailure(name: string, err: unknown): StartupError {
  * the database. Named `qris-gateway-<database file>-before-<last applied>-to-<latest>-<UTC time>.sqlite`;
  * scheduled backups' pruning never removes it (it matches only their own names).
  */
-async function backupBeforeMigrating(file: string, dir: string | null, from: string, to: string, now: number): Promise<string> {
+async function backupBeforeMigrating(
+  file: string,
+  dir: string | null,
+  from: string,
+  to: string,
+  now: number,
+): Promise<string> {
   const folder = dir === null ? dirname(file) : resolve(dir);
   if (dir !== null) ensureOwnerOnlyDir(folder);
   const prefix = `qris-gateway-${basename(file)}-before-${from}-to-${to}-`;

@@ -59,7 +59,8 @@ export class QueryWatchdog {
       if (now - seen.since < this.timeoutMs) continue;
       ended += 1;
       this.#clients.delete(client);
-      const stream = (client as unknown as { connection?: { stream?: { destroy(err?: Error): void } } }).connection?.stream;
+      const stream = (client as unknown as { connection?: { stream?: { destroy(err?: Error): void } } }).connection
+        ?.stream;
       stream?.destroy();
     }
     return ended;

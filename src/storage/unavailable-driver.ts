@@ -1,4 +1,12 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import type {
+  CompiledQuery,
+  DatabaseConnection,
+  Dialect,
+  Driver,
+  QueryCompiler,
+  QueryResult,
+  TransactionSettings,
+} from 'kysely';
 import { rethrowClassified, rethrowCommitFailure, unavailableError } from './unavailable.js';
 
 /**
@@ -41,7 +49,8 @@ class ClassifyingConnection implements DatabaseConnection {
   }
 }
 
-const unwrap = (connection: DatabaseConnection): DatabaseConnection => (connection instanceof ClassifyingConnection ? connection.inner : connection);
+const unwrap = (connection: DatabaseConnection): DatabaseConnection =>
+  connection instanceof ClassifyingConnection ? connection.inner : connection;
 
 type Compile = QueryCompiler['compileQuery'];
 

@@ -46,7 +46,11 @@ const isSqliteBusy = (code: string) => code === 'SQLITE_BUSY' || code.startsWith
 export function isDatabaseUnreachable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_STATES.has(code) || code.startsWith('08') || isSqliteBusy(code))) return true;
+  if (
+    typeof code === 'string' &&
+    (NETWORK_CODES.has(code) || SERVER_STATES.has(code) || code.startsWith('08') || isSqliteBusy(code))
+  )
+    return true;
   return PG_MESSAGES.some((words) => err.message.includes(words));
 }
 
@@ -67,9 +71,16 @@ export function isStorageFailure(err: unknown): boolean {
  */
 export function unavailableError(err: unknown, options: { inDoubt?: boolean } = {}): AppError | null {
   if (err instanceof AppError) return null;
-  const code = isDatabaseUnreachable(err) ? 'database_unavailable' : isStorageFailure(err) ? 'storage_unavailable' : null;
+  const code = isDatabaseUnreachable(err)
+    ? 'database_unavailable'
+    : isStorageFailure(err)
+      ? 'storage_unavailable'
+      : null;
   if (code === null) return null;
-  const what = code === 'database_unavailable' ? 'the database is not reachable just now' : 'the server cannot write to its storage just now';
+  const what =
+    code === 'database_unavailable'
+      ? 'the database is not reachable just now'
+      : 'the server cannot write to its storage just now';
   const error = options.inDoubt
     ? new AppError(
         code,

@@ -38,39 +38,43 @@ export function checkoutEventRoutes(app: FastifyInstance, deps: Deps, watch: Sta
 
   app
     .withTypeProvider<TypeBoxTypeProvider>()
-    .get('/checkout/:trxid/events', { schema: pageSchema({ params: Params({ trxid: Segment() }) }), config: { longLived: true } }, async (request, reply) => {
-      const trxid = parseTrxid(request.params.trxid, true)!;
-      // request.ip is the proxy's client address only with TRUST_PROXY (Fastify's trustProxy).
-      const slot = slots.take(clientAddressKey(request.ip), trxid);
-      let watching: Watching | null = null;
-      const stream = new StatusStream(() => {
-        streams.delete(stream);
-        watching?.stop();
-        slot.release();
-      });
-      try {
-        watching = await watch.watch(trxid, (snapshot) => stream.offer(snapshot));
-      } catch (err) {
-        stream.close();
-        throw err;
-      }
-      if (closing) {
-        stream.close();
-        throw new AppError('service_unavailable', 'the server is shutting down', { retryAfter: 1 });
-      }
-      stream.offer(watching.snapshot);
-      reply.hijack();
-      const raw = reply.raw;
-      // The client may have left while the status was read; its close event has then already fired.
-      if (raw.destroyed || !raw.socket || raw.socket.destroyed) {
-        stream.close();
-        raw.destroy();
-        return;
-      }
-      streams.add(stream);
-      stream.open(raw, request.id);
-      // HEAD: the headers are the whole answer. Node holds them back until a body write or the end, and
-      // writes no body for HEAD, so a stream left open would never answer and would keep its slot.
-      if (request.method === 'HEAD') stream.close();
-    });
+    .get(
+      '/checkout/:trxid/events',
+      { schema: pageSchema({ params: Params({ trxid: Segment() }) }), config: { longLived: true } },
+      async (request, reply) => {
+        const trxid = parseTrxid(request.params.trxid, true)!;
+        // request.ip is the proxy's client address only with TRUST_PROXY (Fastify's trustProxy).
+        const slot = slots.take(clientAddressKey(request.ip), trxid);
+        let watching: Watching | null = null;
+        const stream = new StatusStream(() => {
+          streams.delete(stream);
+          watching?.stop();
+          slot.release();
+        });
+        try {
+          watching = await watch.watch(trxid, (snapshot) => stream.offer(snapshot));
+        } catch (err) {
+          stream.close();
+          throw err;
+        }
+        if (closing) {
+          stream.close();
+          throw new AppError('service_unavailable', 'the server is shutting down', { retryAfter: 1 });
+        }
+        stream.offer(watching.snapshot);
+        reply.hijack();
+        const raw = reply.raw;
+        // The client may have left while the status was read; its close event has then already fired.
+        if (raw.destroyed || !raw.socket || raw.socket.destroyed) {
+          stream.close();
+          raw.destroy();
+          return;
+        }
+        streams.add(stream);
+        stream.open(raw, request.id);
+        // HEAD: the headers are the whole answer. Node holds them back until a body write or the end, and
+        // writes no body for HEAD, so a stream left open would never answer and would keep its slot.
+        if (request.method === 'HEAD') stream.close();
+      },
+    );
 }

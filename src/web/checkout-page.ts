@@ -32,7 +32,9 @@ function pageTitle(view: CheckoutView, total: string): string {
   const merchant = view.merchant_name;
   if (view.status === 'pending') return id('title', { total, merchant });
   const status = statusText(view.status, 'id');
-  return view.status === 'paid' ? id('titlePaid', { status, total, merchant }) : id('titleClosed', { status, merchant });
+  return view.status === 'paid'
+    ? id('titlePaid', { status, total, merchant })
+    : id('titleClosed', { status, merchant });
 }
 
 /**

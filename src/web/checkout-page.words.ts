@@ -19,7 +19,8 @@ export const words = defineMessages(
     amountPaid: 'Amount paid',
     paidAt: 'Paid at',
     saveQr: 'Save QR',
-    fromGallery: 'Paying from this phone? Save the QR, then in your wallet or banking app choose to scan from the gallery and pick it.',
+    fromGallery:
+      'Paying from this phone? Save the QR, then in your wallet or banking app choose to scan from the gallery and pick it.',
   },
   {
     title: 'Bayar {total} – {merchant}',
@@ -36,6 +37,7 @@ export const words = defineMessages(
     amountPaid: 'Jumlah dibayar',
     paidAt: 'Waktu pembayaran',
     saveQr: 'Simpan QR',
-    fromGallery: 'Membayar dari ponsel ini? Simpan QR, lalu di aplikasi dompet digital atau bank Anda pilih pindai dari galeri dan ambil gambarnya.',
+    fromGallery:
+      'Membayar dari ponsel ini? Simpan QR, lalu di aplikasi dompet digital atau bank Anda pilih pindai dari galeri dan ambil gambarnya.',
   },
 );

@@ -45,7 +45,10 @@ export async function checkoutRoutes(untyped: FastifyInstance, deps: Deps, watch
 
   app.get('/checkout/:trxid', { schema: trxidParams }, async (request, reply) => {
     const view = await getCheckout(deps, parseTrxid(request.params.trxid, true)!);
-    reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer');
+    reply
+      .header('Content-Security-Policy', CSP)
+      .header('X-Frame-Options', 'DENY')
+      .header('Referrer-Policy', 'no-referrer');
     return reply.type('text/html; charset=utf-8').send(renderCheckoutPage(view, urls));
   });
 
@@ -57,7 +60,8 @@ export async function checkoutRoutes(untyped: FastifyInstance, deps: Deps, watch
 
   app.post('/checkout/:trxid/simulate', { schema: trxidParams }, async (request) => {
     const tx = await getTransactionById(deps, parseTrxid(request.params.trxid, true)!);
-    if (tx.mode !== 'test') throw new AppError('test_mode_only', 'only sandbox transactions can be paid from this page');
+    if (tx.mode !== 'test')
+      throw new AppError('test_mode_only', 'only sandbox transactions can be paid from this page');
     await simulatePayment(deps, { merchantId: tx.merchant_id, mode: 'test' }, tx.id);
     return { success: true, data: await getCheckout(deps, tx.id) };
   });

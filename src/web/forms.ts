@@ -17,7 +17,9 @@ export const Text = (maxLength = TEXT_MAX) => Type.Optional(Type.String({ maxLen
 
 /** A field that may repeat (a group of checkboxes): one text, or several. Read it with `listOf`. */
 export const TextList = (maxItems = 500) =>
-  Type.Optional(Type.Union([Type.String({ maxLength: TEXT_MAX }), Type.Array(Type.String({ maxLength: TEXT_MAX }), { maxItems })]));
+  Type.Optional(
+    Type.Union([Type.String({ maxLength: TEXT_MAX }), Type.Array(Type.String({ maxLength: TEXT_MAX }), { maxItems })]),
+  );
 
 /**
  * A value handed as it came to a domain parser that explains every wrong shape itself (parseAmount says "a
@@ -55,6 +57,8 @@ export function listOf(value: string | string[] | undefined): string[] {
 }
 
 /** The schema part of a page route's options: hidden from the OpenAPI document, like every page. */
-export function pageSchema<S extends { params?: TSchema; querystring?: TSchema; body?: TSchema }>(schema: S): S & { hide: true } {
+export function pageSchema<S extends { params?: TSchema; querystring?: TSchema; body?: TSchema }>(
+  schema: S,
+): S & { hide: true } {
   return { ...schema, hide: true };
 }

@@ -47,7 +47,8 @@ export async function mountConsole(app: FastifyInstance, deps: Deps): Promise<vo
   await consoleRoutes(app, deps, accountSender, accountQueue);
   // The address people are told; the form lives in the console, where its cookies are.
   app.get('/signup', { schema: { hide: true } }, (request, reply) => {
-    if (config.signup !== 'open') return sendError(reply, new AppError('not_found', `no route GET ${request.url.split('?')[0]}`));
+    if (config.signup !== 'open')
+      return sendError(reply, new AppError('not_found', `no route GET ${request.url.split('?')[0]}`));
     return reply.redirect('/dashboard/signup', 303);
   });
 }

@@ -13,7 +13,12 @@ export interface LinkLimit {
 }
 
 /** PAYMENT_LINK_CREATES_PER_MINUTE per client address, or null when it is 0 (no limit). */
-export function paymentLinkLimit(config: Config, now: () => number, logger: Logger, redisPrefix = 'qg:pl:'): LinkLimit | null {
+export function paymentLinkLimit(
+  config: Config,
+  now: () => number,
+  logger: Logger,
+  redisPrefix = 'qg:pl:',
+): LinkLimit | null {
   const perMinute = config.paymentLinkCreatesPerMinute;
   if (perMinute === 0) return null;
   const redis = config.redisUrl ? new RedisRateLimiter(config.redisUrl, perMinute, logger, 60_000, redisPrefix) : null;

@@ -35,7 +35,13 @@ ${body}
 const heading = (m: LinkMerchant) => html`<header><h1>${m.name}</h1><p class="city">${m.city}</p></header>`;
 
 /** The form where the payer types the amount; `problem` is shown above it (a refused earlier try). */
-export function renderPayForm(lang: Lang, assets: PayAssets, m: LinkMerchant, typed: { amount: string; email: string }, problem: string | null): string {
+export function renderPayForm(
+  lang: Lang,
+  assets: PayAssets,
+  m: LinkMerchant,
+  typed: { amount: string; email: string },
+  problem: string | null,
+): string {
   const t = translator(words, lang);
   const body = html`${heading(m)}
 <form method="get" action="/pay/${m.handle}" class="pay-form">
@@ -52,7 +58,13 @@ ${problem ? html`<p class="notice error" role="alert">${problem}</p>` : ''}
 }
 
 /** A page that says why a link started no payment, with a way back to the form when there is one. */
-export function renderPayProblem(lang: Lang, assets: PayAssets, title: string, text: string, m: LinkMerchant | null): string {
+export function renderPayProblem(
+  lang: Lang,
+  assets: PayAssets,
+  title: string,
+  text: string,
+  m: LinkMerchant | null,
+): string {
   const t = translator(words, lang);
   const body = html`${m ? heading(m) : ''}
 <section class="problem">

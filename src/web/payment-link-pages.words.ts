@@ -15,9 +15,11 @@ export const words = defineMessages(
     disabledTitle: 'Payments are closed',
     disabledText: '{merchant} does not take payments through this link at the moment.',
     waitingTitle: 'Payments are not open yet',
-    waitingText: '{merchant} can take payments through this link once the operator of this payment service has approved it.',
+    waitingText:
+      '{merchant} can take payments through this link once the operator of this payment service has approved it.',
     quotaTitle: 'No more payments through this link today',
-    quotaText: '{merchant} cannot take more payments through this link today. Try again after midnight (WIB), or ask the merchant for another way to pay.',
+    quotaText:
+      '{merchant} cannot take more payments through this link today. Try again after midnight (WIB), or ask the merchant for another way to pay.',
     invalidTitle: 'This payment cannot be started',
     amountRequired: 'Type the amount to pay.',
     invalidAmount: 'The amount must be whole rupiah in digits only, e.g. 25000.',
@@ -46,7 +48,8 @@ export const words = defineMessages(
     disabledTitle: 'Pembayaran ditutup',
     disabledText: '{merchant} sedang tidak menerima pembayaran melalui tautan ini.',
     waitingTitle: 'Pembayaran belum dibuka',
-    waitingText: '{merchant} dapat menerima pembayaran melalui tautan ini setelah disetujui oleh pengelola layanan pembayaran ini.',
+    waitingText:
+      '{merchant} dapat menerima pembayaran melalui tautan ini setelah disetujui oleh pengelola layanan pembayaran ini.',
     quotaTitle: 'Tidak ada pembayaran lagi melalui tautan ini hari ini',
     quotaText:
       '{merchant} tidak dapat menerima pembayaran lagi melalui tautan ini hari ini. Coba lagi setelah tengah malam (WIB), atau tanyakan cara pembayaran lain kepada merchant.',
@@ -63,7 +66,8 @@ export const words = defineMessages(
     busyTitle: 'Coba lagi sebentar lagi',
     busy: 'Pembayaran tidak dapat dimulai saat ini. Coba lagi dalam satu menit.',
     failedTitle: 'Terjadi kesalahan',
-    failed: 'Pembayaran tidak dapat dimulai. Tidak ada dana yang ditarik. Sebutkan referensi ini jika meminta bantuan: {id}',
+    failed:
+      'Pembayaran tidak dapat dimulai. Tidak ada dana yang ditarik. Sebutkan referensi ini jika meminta bantuan: {id}',
     otherAmount: 'Bayar jumlah lain',
   },
 );

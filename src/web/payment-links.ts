@@ -22,7 +22,8 @@ import { checkoutAssets, payLinkCss } from './static-assets.js';
 import { Params, Query, Raw, Segment, pageSchema } from './forms.js';
 
 // As strict as the checkout page's; the only form posts (GET) to this site, and there is no script.
-const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { config } = deps;
@@ -72,30 +73,49 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
   }
 
   /** A refused or failed request as a page; unknown faults are logged and shown only by request id. */
-  function problemPage(request: FastifyRequest, reply: FastifyReply, err: unknown, merchant: LinkMerchant | null): FastifyReply {
+  function problemPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    err: unknown,
+    merchant: LinkMerchant | null,
+  ): FastifyReply {
     const lang = langOf(request);
     const t = translator(words, lang);
     const appError = err instanceof AppError ? err : null;
     const status = appError ? statusFor(appError.code) : ((err as FastifyError).statusCode ?? 500);
     if (appError?.retryAfter !== undefined) reply.header('Retry-After', String(appError.retryAfter));
-    if (status === 404) return send(reply, 404, renderPayProblem(lang, assets, t('unknownTitle'), t('unknownText'), null));
+    if (status === 404)
+      return send(reply, 404, renderPayProblem(lang, assets, t('unknownTitle'), t('unknownText'), null));
     // The merchant's links have made as many transactions today as PAYMENT_LINK_DAILY_CREATES allows (never
     // the merchant's API quota, which links do not count against); Retry-After is midnight WIB.
     if (appError?.code === 'quota_exceeded' && merchant) {
-      return send(reply, 429, renderPayProblem(lang, assets, t('quotaTitle'), t('quotaText', { merchant: merchant.name }), null));
+      return send(
+        reply,
+        429,
+        renderPayProblem(lang, assets, t('quotaTitle'), t('quotaText', { merchant: merchant.name }), null),
+      );
     }
     if (appError && (status === 400 || status === 409)) {
       return send(reply, status, renderPayProblem(lang, assets, t('invalidTitle'), refusal(lang, appError), merchant));
     }
     // Anything else the client got wrong (a URL too long, a request Fastify could not take).
-    if (status >= 400 && status < 500) return send(reply, status, renderPayProblem(lang, assets, t('invalidTitle'), t('invalidLink'), merchant));
+    if (status >= 400 && status < 500)
+      return send(reply, status, renderPayProblem(lang, assets, t('invalidTitle'), t('invalidLink'), merchant));
     if (status === 503) return send(reply, 503, renderPayProblem(lang, assets, t('busyTitle'), t('busy'), merchant));
     request.log.error({ err }, 'payment link failed');
-    return send(reply, 500, renderPayProblem(lang, assets, t('failedTitle'), t('failed', { id: request.id }), merchant));
+    return send(
+      reply,
+      500,
+      renderPayProblem(lang, assets, t('failedTitle'), t('failed', { id: request.id }), merchant),
+    );
   }
 
   /** The link's merchant, or null once the page that says there is none (unknown or disabled) is sent. */
-  async function openOrAnswer(request: FastifyRequest, reply: FastifyReply, rawHandle: string): Promise<{ id: string; merchant: LinkMerchant } | null> {
+  async function openOrAnswer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rawHandle: string,
+  ): Promise<{ id: string; merchant: LinkMerchant } | null> {
     const lang = langOf(request);
     const t = translator(words, lang);
     const handle = handleFromPath(rawHandle);
@@ -106,7 +126,10 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
     }
     const merchant = merchantOf(link);
     if (link.state === 'disabled' || link.state === 'awaiting_approval') {
-      const [title, text] = link.state === 'disabled' ? (['disabledTitle', 'disabledText'] as const) : (['waitingTitle', 'waitingText'] as const);
+      const [title, text] =
+        link.state === 'disabled'
+          ? (['disabledTitle', 'disabledText'] as const)
+          : (['waitingTitle', 'waitingText'] as const);
       send(reply, 404, renderPayProblem(lang, assets, t(title), t(text, { merchant: merchant.name }), null));
       return null;
     }
@@ -117,7 +140,9 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
     async (untyped) => {
       const scope = untyped.withTypeProvider<TypeBoxTypeProvider>();
       scope.setErrorHandler((err, request, reply) => problemPage(request, reply, err, null));
-      scope.setNotFoundHandler((request, reply) => problemPage(request, reply, new AppError('not_found', 'no such payment link'), null));
+      scope.setNotFoundHandler((request, reply) =>
+        problemPage(request, reply, new AppError('not_found', 'no such payment link'), null),
+      );
 
       scope.get(css.url.slice('/pay'.length), { schema: { hide: true } }, (_request, reply) => {
         reply.header('Cache-Control', css.cacheControl).type(css.type).send(css.body);
@@ -126,15 +151,24 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
       // The form; with ?amount= (the form sent), checks it and goes on to the amount's own link.
       scope.get(
         '/:handle',
-        { schema: pageSchema({ params: Params({ handle: Segment() }), querystring: Query({ amount: Raw(), email: Raw() }) }) },
+        {
+          schema: pageSchema({
+            params: Params({ handle: Segment() }),
+            querystring: Query({ amount: Raw(), email: Raw() }),
+          }),
+        },
         async (request, reply) => {
           const opened = await openOrAnswer(request, reply, request.params.handle);
           if (!opened) return reply;
           const { merchant } = opened;
           const lang = langOf(request);
           const { amount: rawAmount, email: rawEmail } = request.query;
-          if (rawAmount === undefined) return send(reply, 200, renderPayForm(lang, assets, merchant, { amount: '', email: '' }, null));
-          const typed = { amount: typeof rawAmount === 'string' ? rawAmount : '', email: typeof rawEmail === 'string' ? rawEmail : '' };
+          if (rawAmount === undefined)
+            return send(reply, 200, renderPayForm(lang, assets, merchant, { amount: '', email: '' }, null));
+          const typed = {
+            amount: typeof rawAmount === 'string' ? rawAmount : '',
+            email: typeof rawEmail === 'string' ? rawEmail : '',
+          };
           try {
             const amount = parseAmount(typedAmount(rawAmount), amountLimits);
             // The form sends an empty e-mail field when the payer left it empty: that is no e-mail.
@@ -152,7 +186,10 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
       scope.get(
         '/:handle/:amount',
         {
-          schema: pageSchema({ params: Params({ handle: Segment(), amount: Segment() }), querystring: Query({ email: Raw(), ref: Raw() }) }),
+          schema: pageSchema({
+            params: Params({ handle: Segment(), amount: Segment() }),
+            querystring: Query({ email: Raw(), ref: Raw() }),
+          }),
           exposeHeadRoute: false,
         },
         async (request, reply) => {
@@ -162,7 +199,17 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
             if (!taken.allowed) {
               const t = translator(words, langOf(request));
               reply.header('Retry-After', String(taken.retryAfter));
-              return send(reply, 429, renderPayProblem(langOf(request), assets, t('tooManyTitle'), t('tooMany', { seconds: taken.retryAfter }), null));
+              return send(
+                reply,
+                429,
+                renderPayProblem(
+                  langOf(request),
+                  assets,
+                  t('tooManyTitle'),
+                  t('tooMany', { seconds: taken.retryAfter }),
+                  null,
+                ),
+              );
             }
           }
           const opened = await openOrAnswer(request, reply, request.params.handle);
@@ -172,7 +219,14 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
             const amount = parseAmount(request.params.amount, amountLimits);
             const email = parseEmail(request.query.email);
             const ref = parseToken(request.query.ref, 'ref', 64);
-            const tx = await createLinkTransaction(deps, { merchantId, handle: merchant.handle, amount, email, ref, clientKey });
+            const tx = await createLinkTransaction(deps, {
+              merchantId,
+              handle: merchant.handle,
+              amount,
+              email,
+              ref,
+              clientKey,
+            });
             return reply.redirect(`/checkout/${tx.id}`, 303);
           } catch (err) {
             return problemPage(request, reply, err, merchant);
@@ -181,9 +235,13 @@ export async function paymentLinkRoutes(app: FastifyInstance, deps: Deps): Promi
       );
 
       // Creating on GET means HEAD must not: link checkers send HEAD freely.
-      scope.head('/:handle/:amount', { schema: pageSchema({ params: Params({ handle: Segment(), amount: Segment() }) }) }, (_request, reply) => {
-        reply.code(405).header('Allow', 'GET').send();
-      });
+      scope.head(
+        '/:handle/:amount',
+        { schema: pageSchema({ params: Params({ handle: Segment(), amount: Segment() }) }) },
+        (_request, reply) => {
+          reply.code(405).header('Allow', 'GET').send();
+        },
+      );
     },
     { prefix: '/pay' },
   );

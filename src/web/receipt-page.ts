@@ -39,12 +39,19 @@ const STAMP = { paid: 'paid', partly_refunded: 'partlyRefunded', refunded: 'refu
 >;
 
 /** The receipt; `self` is its own path (without a query), for the width and language links. */
-export function renderReceipt(lang: Lang, assets: ReceiptAssets, receipt: Receipt, width: PaperWidth, self: string): string {
+export function renderReceipt(
+  lang: Lang,
+  assets: ReceiptAssets,
+  receipt: Receipt,
+  width: PaperWidth,
+  self: string,
+): string {
   const t = translator(words, lang);
   const { transaction: tx, merchant, payment, refunds } = receipt;
   // The language switch offers the other one.
   const other: Lang = LANGS.find((l) => l !== lang) ?? lang;
-  const line = (label: string, value: string) => html`<div class="line"><span>${label}</span><span>${value}</span></div>`;
+  const line = (label: string, value: string) =>
+    html`<div class="line"><span>${label}</span><span>${value}</span></div>`;
   const widthLink = (w: PaperWidth) =>
     w === width
       ? html`<strong aria-current="true">${t(w === 58 ? 'mm58' : 'mm80')}</strong>`
@@ -79,7 +86,8 @@ ${payment?.reference ? html`<div class="block"><span>${t('paymentRef')}</span><s
 /** Nothing while no refund was asked for; else what was paid, refunded, in progress and remains paid. */
 function refundLines(t: Translate<keyof typeof words.en>, refunds: Receipt['refunds']): SafeHtml | string {
   if (refunds.refunded === 0 && refunds.inProgress === 0) return '';
-  const line = (label: string, value: string, cls = 'line') => html`<div class="${cls}"><span>${label}</span><span>${value}</span></div>`;
+  const line = (label: string, value: string, cls = 'line') =>
+    html`<div class="${cls}"><span>${label}</span><span>${value}</span></div>`;
   return html`<hr>
 ${line(t('received'), formatRupiah(refunds.paid))}
 ${refunds.refunded > 0 ? line(t('refundedAmount'), `-${formatRupiah(refunds.refunded)}`) : ''}
@@ -89,5 +97,11 @@ ${refunds.inProgress > 0 ? html`${line(t('refundInProgress'), formatRupiah(refun
 
 export function renderReceiptNotFound(lang: Lang, assets: ReceiptAssets): string {
   const t = translator(words, lang);
-  return frame(lang, t('notFoundTitle'), assets, 58, html`<main class="receipt"><h1>${t('notFoundTitle')}</h1><p>${t('notFoundText')}</p></main>`);
+  return frame(
+    lang,
+    t('notFoundTitle'),
+    assets,
+    58,
+    html`<main class="receipt"><h1>${t('notFoundTitle')}</h1><p>${t('notFoundText')}</p></main>`,
+  );
 }

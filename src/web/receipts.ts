@@ -13,7 +13,8 @@ import { renderReceipt, renderReceiptNotFound, type PaperWidth, type ReceiptAsse
 import { checkoutAssets, receiptAssets } from './static-assets.js';
 
 // The one script is the print button's, from this site.
-const CSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export async function receiptRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const own = receiptAssets();
@@ -41,7 +42,9 @@ export async function receiptRoutes(app: FastifyInstance, deps: Deps): Promise<v
         return send(reply, status, renderReceiptNotFound(langOf(request, undefined), assets));
       };
       scope.setErrorHandler((err, request, reply) => problem(request, reply, err));
-      scope.setNotFoundHandler((request, reply) => problem(request, reply, new AppError('not_found', 'no such receipt')));
+      scope.setNotFoundHandler((request, reply) =>
+        problem(request, reply, new AppError('not_found', 'no such receipt')),
+      );
       for (const asset of [own.css, own.js]) {
         scope.get(asset.url.slice('/receipt'.length), { schema: { hide: true } }, (_request, reply) => {
           reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
@@ -49,7 +52,12 @@ export async function receiptRoutes(app: FastifyInstance, deps: Deps): Promise<v
       }
       scope.get(
         '/:token',
-        { schema: pageSchema({ params: Params({ token: Segment() }), querystring: Query({ width: Text(), lang: Text() }) }) },
+        {
+          schema: pageSchema({
+            params: Params({ token: Segment() }),
+            querystring: Query({ width: Text(), lang: Text() }),
+          }),
+        },
         async (request, reply) => {
           const receipt = await getReceipt(deps, request.params.token);
           const width: PaperWidth = request.query.width === '80' ? 80 : 58;

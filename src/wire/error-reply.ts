@@ -18,5 +18,8 @@ export function errorBody(error: AppError, requestId: string) {
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
-  return reply.code(statusFor(error.code)).type('application/json; charset=utf-8').send(errorBody(error, reply.request.id));
+  return reply
+    .code(statusFor(error.code))
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error, reply.request.id));
 }

@@ -12,7 +12,8 @@ export function startDailyReports(deps: Deps, intervalMs = 5 * 60_000): Worker {
   return runEvery(
     intervalMs,
     async () => {
-      for (const q of await queueDailyReportMails(deps)) deps.logger.info({ merchant: q.merchantId, mails: q.mails }, 'daily report e-mails queued');
+      for (const q of await queueDailyReportMails(deps))
+        deps.logger.info({ merchant: q.merchantId, mails: q.mails }, 'daily report e-mails queued');
     },
     deps.logger,
     'daily report round failed',

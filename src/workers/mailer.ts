@@ -16,7 +16,8 @@ export interface MailerOptions extends SendDueEmailsOptions {
  */
 export function startMailer(deps: Deps, options: MailerOptions = {}): Worker {
   const { smtpUrl, mailFrom } = deps.config;
-  const sender = options.sender !== undefined ? options.sender : smtpUrl && mailFrom ? createSmtpSender(smtpUrl, mailFrom) : null;
+  const sender =
+    options.sender !== undefined ? options.sender : smtpUrl && mailFrom ? createSmtpSender(smtpUrl, mailFrom) : null;
   if (sender === null) {
     // Said once, at info: running without e-mail is a normal choice, not a fault to repeat every tick.
     deps.logger.info('SMTP_URL not set: payer e-mails are recorded as skipped');
@@ -31,8 +32,13 @@ export function startMailer(deps: Deps, options: MailerOptions = {}): Worker {
     async () => {
       for (const r of await sendDueEmails(deps, sender, { keepGoing, ...options })) {
         if (r.outcome.status === 'sent') deps.logger.info({ email: r.id, kind: r.kind }, 'e-mail sent');
-        else if (r.outcome.status === 'skipped') deps.logger.info({ email: r.id, kind: r.kind, reason: r.outcome.reason }, 'e-mail skipped');
-        else deps.logger.warn({ email: r.id, kind: r.kind, status: r.outcome.status, error: r.outcome.error }, 'e-mail not sent');
+        else if (r.outcome.status === 'skipped')
+          deps.logger.info({ email: r.id, kind: r.kind, reason: r.outcome.reason }, 'e-mail skipped');
+        else
+          deps.logger.warn(
+            { email: r.id, kind: r.kind, status: r.outcome.status, error: r.outcome.error },
+            'e-mail not sent',
+          );
       }
     },
     deps.logger,

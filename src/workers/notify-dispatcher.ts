@@ -11,12 +11,21 @@ import { runPasses } from './outbox-worker.js';
  * drains at the concurrency's pace. A failing pass is logged and retried at the next tick; while the
  * database is unavailable the dispatcher backs off (outage-backoff.ts).
  */
-export function startNotifyDispatcher(deps: Deps, options: Partial<NotifyDispatchOptions> & { intervalMs?: number } = {}): Worker {
+export function startNotifyDispatcher(
+  deps: Deps,
+  options: Partial<NotifyDispatchOptions> & { intervalMs?: number } = {},
+): Worker {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const ownSender = options.mail === undefined;
   const mail = ownSender ? alertMailSender(deps) : (options.mail ?? null);
-  const loop = runPasses(deps, intervalMs, concurrency, () => dispatchDueAlerts(deps, { ...options, concurrency, mail }), 'alert dispatch failed');
+  const loop = runPasses(
+    deps,
+    intervalMs,
+    concurrency,
+    () => dispatchDueAlerts(deps, { ...options, concurrency, mail }),
+    'alert dispatch failed',
+  );
   return {
     async stop() {
       await loop.stop();

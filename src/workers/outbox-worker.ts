@@ -9,6 +9,12 @@ import { runEvery, type Worker } from '../rounds/run-every.js';
  * concurrency's pace rather than one batch per interval. A failing pass is logged and the next tick
  * tries again; while the database is unavailable the dispatcher backs off (outage-backoff.ts).
  */
-export function runPasses(deps: Deps, intervalMs: number, concurrency: number, pass: () => Promise<PassReport>, failed: string): Worker {
+export function runPasses(
+  deps: Deps,
+  intervalMs: number,
+  concurrency: number,
+  pass: () => Promise<PassReport>,
+  failed: string,
+): Worker {
   return runEvery(intervalMs, pass, deps.logger, failed, { again: (report) => report.claimed >= concurrency });
 }

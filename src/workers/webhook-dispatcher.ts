@@ -46,13 +46,22 @@ export function buildHeaders(delivery: ClaimedDelivery, nowMs: number): Record<s
  * the latter: nothing unsigned is sent; the attempt is recorded as failed with the reason, so the
  * operator sees it, and retried on the usual schedule.
  */
-function headersOrRefusal(delivery: ClaimedDelivery, nowMs: number): { headers: Record<string, string> } | { refused: PostResult } {
+function headersOrRefusal(
+  delivery: ClaimedDelivery,
+  nowMs: number,
+): { headers: Record<string, string> } | { refused: PostResult } {
   try {
     return { headers: buildHeaders(delivery, nowMs) };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return {
-      refused: { statusCode: null, responseBody: null, retryAfter: null, error: `not sent: cannot sign with the endpoint's secret (${reason})`, durationMs: 0 },
+      refused: {
+        statusCode: null,
+        responseBody: null,
+        retryAfter: null,
+        error: `not sent: cannot sign with the endpoint's secret (${reason})`,
+        durationMs: 0,
+      },
     };
   }
 }
@@ -71,9 +80,15 @@ async function deliver(deps: Deps, delivery: ClaimedDelivery, options: DispatchO
           timeoutMs: deps.config.webhookTimeoutMs,
           allow: deps.config.webhookAllowNetworks,
         });
-  const ok = result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode <= 299;
+  const ok =
+    result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode <= 299;
   // A receiver's Retry-After counts from when its answer came.
-  return { ...result, result: ok ? 'succeeded' : 'failed', attemptedAt, retryAfterMs: parseRetryAfter(result.retryAfter, deps.now()) };
+  return {
+    ...result,
+    result: ok ? 'succeeded' : 'failed',
+    attemptedAt,
+    retryAfterMs: parseRetryAfter(result.retryAfter, deps.now()),
+  };
 }
 
 /** One pass: claims what is due (up to the concurrency) and sends it all. Tests drive time with it. */
@@ -85,12 +100,20 @@ const webhookLog = {
   noun: 'webhook',
   fields: (delivery: ClaimedDelivery, attempt: Attempt | null) => ({
     delivery: delivery.id,
-    ...(attempt && { event: delivery.eventId, endpoint: delivery.endpointId, status: attempt.statusCode, error: attempt.error }),
+    ...(attempt && {
+      event: delivery.eventId,
+      endpoint: delivery.endpointId,
+      status: attempt.statusCode,
+      error: attempt.error,
+    }),
   }),
 };
 
 /** Runs passes every WEBHOOK_DISPATCH_INTERVAL_MS (outbox-worker.ts, runPasses). */
-export function startWebhookDispatcher(deps: Deps, options: DispatchOptions & { intervalMs?: number } = {}): { stop(): Promise<void> } {
+export function startWebhookDispatcher(
+  deps: Deps,
+  options: DispatchOptions & { intervalMs?: number } = {},
+): { stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? deps.config.webhookDispatchIntervalMs;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   // A line per pass at debug level: a test of another process counts passes in its log rather than waiting.

@@ -24,7 +24,11 @@ describe.skipIf(onPostgres)('the @qris-gateway/client package', () => {
     installed = join(dir, 'node_modules', '@qris-gateway', 'client');
     mkdirSync(installed, { recursive: true });
     copyFileSync(join(packageDir, 'package.json'), join(installed, 'package.json'));
-    const build = spawnSync(process.execPath, [tsc, '-p', join(packageDir, 'tsconfig.json'), '--outDir', join(installed, 'dist')], { encoding: 'utf8' });
+    const build = spawnSync(
+      process.execPath,
+      [tsc, '-p', join(packageDir, 'tsconfig.json'), '--outDir', join(installed, 'dist')],
+      { encoding: 'utf8' },
+    );
     expect(build.stdout + build.stderr).toBe('');
     expect(build.status).toBe(0);
   }, 120_000);
@@ -101,7 +105,10 @@ describe.skipIf(onPostgres)('the @qris-gateway/client package', () => {
     const ok = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { encoding: 'utf8' });
     expect(ok.stdout + ok.stderr).toBe('');
 
-    writeFileSync(join(root, 'program.ts'), `${good}\nexport const wrong: number = (null as unknown as Transaction).trxid;\n`);
+    writeFileSync(
+      join(root, 'program.ts'),
+      `${good}\nexport const wrong: number = (null as unknown as Transaction).trxid;\n`,
+    );
     const bad = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { encoding: 'utf8' });
     expect(bad.stdout).toContain("Type 'string' is not assignable to type 'number'");
   }, 120_000);

@@ -49,7 +49,9 @@ async function transactionsOfAmount(amount: number): Promise<Transaction[]> {
 describe('a create whose answer is lost', () => {
   it('is sent again with the same idempotency key, so the gateway makes one transaction, not two', async () => {
     proxy.plan = (method, path, i) =>
-      i === 0 && method === 'POST' && path.startsWith('/api/payment-gateway/cqris') ? { kind: 'drop-after' } : { kind: 'forward' };
+      i === 0 && method === 'POST' && path.startsWith('/api/payment-gateway/cqris')
+        ? { kind: 'drop-after' }
+        : { kind: 'forward' };
     const tx = await viaProxy().createQris({ amount: 41_000 });
     expect(proxy.seen.map((r) => r.fault)).toEqual(['drop-after', 'forward']);
     const made = await transactionsOfAmount(41_000);
@@ -62,9 +64,21 @@ describe('a create whose answer is lost', () => {
       sent.push(new Headers(init?.headers).get('idempotency-key'));
       return fetch(input, init);
     };
-    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching }).createQris({ amount: 41_500 });
-    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching, maxRetries: 0 }).createQris({ amount: 41_600 });
-    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching, maxRetries: 0 }).createQris({
+    await new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.testKey, fetch: watching }).createQris({
+      amount: 41_500,
+    });
+    await new QrisGatewayClient({
+      baseUrl: gateway.url,
+      apiKey: gateway.testKey,
+      fetch: watching,
+      maxRetries: 0,
+    }).createQris({ amount: 41_600 });
+    await new QrisGatewayClient({
+      baseUrl: gateway.url,
+      apiKey: gateway.testKey,
+      fetch: watching,
+      maxRetries: 0,
+    }).createQris({
       amount: 41_700,
       idempotencyKey: 'mine-1',
     });
@@ -143,21 +157,31 @@ describe('reads', () => {
   it('are sent again after a 502 page of a proxy, and fail with invalid_response when it persists', async () => {
     const tx = await viaProxy().createQris({ amount: 47_000 });
     proxy.seen.length = 0;
-    const badGateway = { kind: 'answer', status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad Gateway</html>' } as const;
+    const badGateway = {
+      kind: 'answer',
+      status: 502,
+      headers: { 'content-type': 'text/html' },
+      body: '<html>Bad Gateway</html>',
+    } as const;
     proxy.plan = (_m, _p, i) => (i === 0 ? badGateway : { kind: 'forward' });
     expect((await viaProxy().getStatus(tx.trxid)).trxid).toBe(tx.trxid);
     expect(proxy.seen).toHaveLength(2);
 
     proxy.seen.length = 0;
     proxy.plan = () => badGateway;
-    expect(await failure(viaProxy({ maxRetries: 1 }).getStatus(tx.trxid))).toMatchObject({ code: 'invalid_response', status: 502 });
+    expect(await failure(viaProxy({ maxRetries: 1 }).getStatus(tx.trxid))).toMatchObject({
+      code: 'invalid_response',
+      status: 502,
+    });
     expect(proxy.seen).toHaveLength(2);
   });
 
   it('time out after timeoutMs with a timeout error, retried first', async () => {
     // The proxy hangs for good: only the client's timeout ends each try.
     proxy.plan = () => ({ kind: 'hang' });
-    const err = await failure(viaProxy({ timeoutMs: 300, maxRetries: 1 }).getStatus('trx_0000000000000000000000000000000'));
+    const err = await failure(
+      viaProxy({ timeoutMs: 300, maxRetries: 1 }).getStatus('trx_0000000000000000000000000000000'),
+    );
     expect(err).toMatchObject({ code: 'timeout', status: 0 });
     expect(proxy.seen).toHaveLength(2);
   });
@@ -166,23 +190,40 @@ describe('reads', () => {
     proxy.plan = () => ({ kind: 'hang' });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('caller gave up')), 200);
-    await expect(viaProxy().getStatus('trx_0000000000000000000000000000000', { signal: controller.signal })).rejects.toThrow('caller gave up');
+    await expect(
+      viaProxy().getStatus('trx_0000000000000000000000000000000', { signal: controller.signal }),
+    ).rejects.toThrow('caller gave up');
     expect(proxy.seen).toHaveLength(1);
   });
 });
 
 describe('answers that are not the gateway', () => {
   it('a 200 that is not the gateway JSON is invalid_response; nothing listening is network_error', async () => {
-    const impostor = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'));
+    const impostor = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'),
+    );
     await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
     try {
-      const c = new QrisGatewayClient({ baseUrl: `http://127.0.0.1:${(impostor.address() as AddressInfo).port}`, apiKey: gateway.testKey });
-      expect(await failure(c.getStatus('trx_0000000000000000000000000000000'))).toMatchObject({ code: 'invalid_response', status: 200 });
-      expect(await failure(c.qrPng('trx_0000000000000000000000000000000'))).toMatchObject({ code: 'invalid_response', status: 200 });
+      const c = new QrisGatewayClient({
+        baseUrl: `http://127.0.0.1:${(impostor.address() as AddressInfo).port}`,
+        apiKey: gateway.testKey,
+      });
+      expect(await failure(c.getStatus('trx_0000000000000000000000000000000'))).toMatchObject({
+        code: 'invalid_response',
+        status: 200,
+      });
+      expect(await failure(c.qrPng('trx_0000000000000000000000000000000'))).toMatchObject({
+        code: 'invalid_response',
+        status: 200,
+      });
     } finally {
       await new Promise((resolve) => impostor.close(resolve));
     }
-    const nobody = new QrisGatewayClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, apiKey: gateway.testKey, maxRetries: 0 });
+    const nobody = new QrisGatewayClient({
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      apiKey: gateway.testKey,
+      maxRetries: 0,
+    });
     const err = await failure(nobody.getStatus('trx_0000000000000000000000000000000'));
     expect(err).toMatchObject({ code: 'network_error', status: 0 });
     expect(err.message).toContain('ECONNREFUSED');

@@ -13,7 +13,11 @@ const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
 
 /** Compiles the type-level check, with the client's types file replaced by `clientTypes`; returns the errors. */
 function typeErrors(clientTypes: string): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(TSCONFIG, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    TSCONFIG,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!;
   const host = ts.createCompilerHost(parsed.options);
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);
@@ -47,7 +51,9 @@ describe.skipIf(onPostgres)('the client types and the server schemas', () => {
     'fails when %s is taken out of the client types',
     (_what, line) => {
       expect(committed).toMatch(line);
-      const broken = committed.replace(line, (m) => (m.includes('data: ReportedPayment') ? '  data: ReportedPayment;' : ''));
+      const broken = committed.replace(line, (m) =>
+        m.includes('data: ReportedPayment') ? '  data: ReportedPayment;' : '',
+      );
       expect(typeErrors(broken).join('\n')).toMatch(/does not satisfy the constraint 'true'/);
     },
     60_000,
@@ -55,7 +61,13 @@ describe.skipIf(onPostgres)('the client types and the server schemas', () => {
 
   it('fails when a field the server does not send is added, or a required one made optional', () => {
     const constraint = /does not satisfy the constraint 'true'/;
-    expect(typeErrors(committed.replace(/^ {2}paid_late: boolean;$/m, '  paid_late: boolean;\n  settled: boolean;')).join('\n')).toMatch(constraint);
-    expect(typeErrors(committed.replace(/^ {2}paid_late: boolean;$/m, '  paid_late?: boolean;')).join('\n')).toMatch(constraint);
+    expect(
+      typeErrors(committed.replace(/^ {2}paid_late: boolean;$/m, '  paid_late: boolean;\n  settled: boolean;')).join(
+        '\n',
+      ),
+    ).toMatch(constraint);
+    expect(typeErrors(committed.replace(/^ {2}paid_late: boolean;$/m, '  paid_late?: boolean;')).join('\n')).toMatch(
+      constraint,
+    );
   }, 60_000);
 });

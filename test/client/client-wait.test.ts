@@ -31,17 +31,25 @@ function recordingClient(baseUrl = gateway.url): { client: QrisGatewayClient; ca
   return { client: new QrisGatewayClient({ baseUrl, apiKey: gateway.testKey, fetch: recorded }), calls };
 }
 
-const later = (ms: number, fn: () => Promise<unknown>) => new Promise<void>((resolve, reject) => setTimeout(() => fn().then(() => resolve(), reject), ms));
+const later = (ms: number, fn: () => Promise<unknown>) =>
+  new Promise<void>((resolve, reject) => setTimeout(() => fn().then(() => resolve(), reject), ms));
 
 describe('waitForPayment on the live stream', () => {
   it('resolves with the paid transaction as soon as it is paid, without polling', async () => {
     const tx = await client.createQris({ amount: 51_000 });
     const watcher = recordingClient();
-    const [paid] = await Promise.all([watcher.client.waitForPayment(tx.trxid), later(700, () => client.simulatePayment(tx.trxid))]);
+    const [paid] = await Promise.all([
+      watcher.client.waitForPayment(tx.trxid),
+      later(700, () => client.simulatePayment(tx.trxid)),
+    ]);
     expect(paid).toMatchObject({ trxid: tx.trxid, status: 'paid', paid_late: false });
     expect(paid.payment?.amount).toBe(tx.total_amount);
     // As soon as it is paid: one read to start, the stream, one read of the final transaction (no polling).
-    expect(watcher.calls).toEqual(['GET /api/payment-gateway/cstatus 200', `GET /checkout/${tx.trxid}/events 200`, 'GET /api/payment-gateway/cstatus 200']);
+    expect(watcher.calls).toEqual([
+      'GET /api/payment-gateway/cstatus 200',
+      `GET /checkout/${tx.trxid}/events 200`,
+      'GET /api/payment-gateway/cstatus 200',
+    ]);
   });
 
   it('resolves with a cancelled transaction when it is cancelled meanwhile', async () => {
@@ -74,7 +82,10 @@ describe('waitForPayment without a stream', () => {
     expect(other.status).toBe(200);
     try {
       const watcher = recordingClient();
-      const [paid] = await Promise.all([watcher.client.waitForPayment(tx.trxid), later(1500, () => client.simulatePayment(tx.trxid))]);
+      const [paid] = await Promise.all([
+        watcher.client.waitForPayment(tx.trxid),
+        later(1500, () => client.simulatePayment(tx.trxid)),
+      ]);
       expect(paid.status).toBe('paid');
       expect(watcher.calls[1]).toBe(`GET /checkout/${tx.trxid}/events 429`);
       expect(watcher.calls.filter((c) => c.includes('cstatus')).length).toBeGreaterThanOrEqual(3);
@@ -89,16 +100,26 @@ describe('waitForPayment without a stream', () => {
       const tx = await client.createQris({ amount: 56_000 });
       let reads = 0;
       proxy.plan = (_method, path) => {
-        if (path.includes('/events')) return { kind: 'answer', status: 503, headers: { 'content-type': 'text/html' }, body: 'no streams here' };
+        if (path.includes('/events'))
+          return { kind: 'answer', status: 503, headers: { 'content-type': 'text/html' }, body: 'no streams here' };
         if (!path.startsWith('/api/payment-gateway/cstatus')) return { kind: 'forward' };
         reads += 1;
         // The first read goes through; then a 502 page, then a cut connection, then the gateway again.
-        if (reads === 2) return { kind: 'answer', status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad Gateway</html>' };
+        if (reads === 2)
+          return {
+            kind: 'answer',
+            status: 502,
+            headers: { 'content-type': 'text/html' },
+            body: '<html>Bad Gateway</html>',
+          };
         if (reads === 3) return { kind: 'drop-before' };
         return { kind: 'forward' };
       };
       const watcher = new QrisGatewayClient({ baseUrl: proxy.url, apiKey: gateway.testKey, maxRetries: 0 });
-      const [paid] = await Promise.all([watcher.waitForPayment(tx.trxid), later(2500, () => client.simulatePayment(tx.trxid))]);
+      const [paid] = await Promise.all([
+        watcher.waitForPayment(tx.trxid),
+        later(2500, () => client.simulatePayment(tx.trxid)),
+      ]);
       expect(paid.status).toBe('paid');
       expect(reads).toBeGreaterThanOrEqual(4);
     } finally {

@@ -93,7 +93,9 @@ describe('verifyWebhook on real deliveries', () => {
     const { 'webhook-id': _id, 'webhook-timestamp': _t, 'webhook-signature': _s, ...legacy } = headersOf(paid);
     expect(legacy['x-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifyWebhook(paid.body, legacy, secret).id).toBe(JSON.parse(paid.body).id);
-    expect(rejects(() => verifyWebhook(paid.body.replace('"paid"', '"PAID"'), legacy, secret))).toContain('X-Signature');
+    expect(rejects(() => verifyWebhook(paid.body.replace('"paid"', '"PAID"'), legacy, secret))).toContain(
+      'X-Signature',
+    );
   });
 
   it('refuses an altered body, another secret, a changed id, an old delivery and a missing signature', () => {
@@ -101,7 +103,9 @@ describe('verifyWebhook on real deliveries', () => {
     rejects(() => verifyWebhook(paid.body.replace(/"amount":(\d+)/, '"amount":1$1'), headers, secret));
     rejects(() => verifyWebhook(paid.body, headers, `whsec_${Buffer.alloc(32, 7).toString('base64')}`));
     rejects(() => verifyWebhook(paid.body, { ...headers, 'webhook-id': 'evt_another' }, secret));
-    expect(rejects(() => verifyWebhook(paid.body, headers, secret, { now: Date.now() + 10 * 60_000 }))).toContain('tolerance');
+    expect(rejects(() => verifyWebhook(paid.body, headers, secret, { now: Date.now() + 10 * 60_000 }))).toContain(
+      'tolerance',
+    );
     rejects(() => verifyWebhook(paid.body, { 'content-type': 'application/json' }, secret));
     // Bytes work as well as text, and a Headers object as well as Node's header record.
     expect(verifyWebhook(Buffer.from(paid.body), new Headers(headers), secret).id).toBe(headers['webhook-id']);
@@ -115,7 +119,12 @@ describe('verifyWebhook on real deliveries', () => {
   });
 
   it("verifies what the standardwebhooks package signs, with the gateway's old-form secrets too", () => {
-    const body = JSON.stringify({ id: 'evt_1', type: 'transaction.expired', created_at: new Date().toISOString(), data: {} });
+    const body = JSON.stringify({
+      id: 'evt_1',
+      type: 'transaction.expired',
+      created_at: new Date().toISOString(),
+      data: {},
+    });
     for (const key of [secret, 'whsec_abcdefghijklmnopqrstuvwxyzABCDEF']) {
       const at = new Date();
       const headers = {
@@ -130,10 +139,18 @@ describe('verifyWebhook on real deliveries', () => {
   it('every delivered event is exactly what the WebhookEvent schema says: no field missing, none extra', () => {
     // TypeBox checks formats only once told what they are: the API's times are ISO 8601 in UTC.
     if (!FormatRegistry.Has('date-time'))
-      FormatRegistry.Set('date-time', (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v) && !Number.isNaN(Date.parse(v)));
+      FormatRegistry.Set(
+        'date-time',
+        (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v) && !Number.isNaN(Date.parse(v)),
+      );
     for (const delivery of [paid, cancelled, unmatched, refunded]) {
       const event = JSON.parse(delivery.body) as { type: string };
-      const schema = event.type === 'payment.unmatched' ? PaymentEvent : event.type.startsWith('refund.') ? RefundEvent : TransactionEvent;
+      const schema =
+        event.type === 'payment.unmatched'
+          ? PaymentEvent
+          : event.type.startsWith('refund.')
+            ? RefundEvent
+            : TransactionEvent;
       expect([...Value.Errors(schema, event)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
       expect(Value.Clean(schema, structuredClone(event))).toEqual(event);
     }

@@ -55,8 +55,20 @@ describe('constructing a client', () => {
 describe('createQris', () => {
   it('creates a pending transaction with its dynamic QRIS, passing email, ref and expiresIn', async () => {
     const before = Date.now();
-    const tx = await client.createQris({ amount: 25_000, email: 'payer@example.com', ref: `order-${before}`, expiresIn: 600 });
-    expect(tx).toMatchObject({ status: 'pending', mode: 'test', amount: 25_000, currency: 'IDR', email: 'payer@example.com', ref: `order-${before}` });
+    const tx = await client.createQris({
+      amount: 25_000,
+      email: 'payer@example.com',
+      ref: `order-${before}`,
+      expiresIn: 600,
+    });
+    expect(tx).toMatchObject({
+      status: 'pending',
+      mode: 'test',
+      amount: 25_000,
+      currency: 'IDR',
+      email: 'payer@example.com',
+      ref: `order-${before}`,
+    });
     expect(tx.total_amount).toBe(25_000 + tx.unique_code);
     expect(tx.qris).toMatch(/^000201010212/);
     expect(tx.trxid).toMatch(/^trx_/);
@@ -80,14 +92,33 @@ describe('createQris', () => {
     const ref = `ref-${Date.now()}`;
     const first = await client.createQris({ amount: 12_000, ref });
     expect((await client.createQris({ amount: 12_000, ref })).trxid).toBe(first.trxid);
-    expect(await failure(client.createQris({ amount: 13_000, ref }))).toMatchObject({ code: 'ref_conflict', status: 409 });
+    expect(await failure(client.createQris({ amount: 13_000, ref }))).toMatchObject({
+      code: 'ref_conflict',
+      status: 409,
+    });
   });
 
   it('answers a bad parameter with its code and the parameter named', async () => {
-    expect(await failure(client.createQris({ amount: 10.5 }))).toMatchObject({ code: 'invalid_amount', status: 400, param: 'amount' });
-    expect(await failure(client.createQris({ amount: 99_999_999 }))).toMatchObject({ code: 'amount_out_of_range', status: 400, param: 'amount' });
-    expect(await failure(client.createQris({ amount: 10_000, email: 'not-an-address' }))).toMatchObject({ code: 'invalid_email', status: 400, param: 'email' });
-    expect(await failure(client.createQris({ amount: 10_000, expiresIn: 1 }))).toMatchObject({ code: 'invalid_parameter', status: 400, param: 'expires_in' });
+    expect(await failure(client.createQris({ amount: 10.5 }))).toMatchObject({
+      code: 'invalid_amount',
+      status: 400,
+      param: 'amount',
+    });
+    expect(await failure(client.createQris({ amount: 99_999_999 }))).toMatchObject({
+      code: 'amount_out_of_range',
+      status: 400,
+      param: 'amount',
+    });
+    expect(await failure(client.createQris({ amount: 10_000, email: 'not-an-address' }))).toMatchObject({
+      code: 'invalid_email',
+      status: 400,
+      param: 'email',
+    });
+    expect(await failure(client.createQris({ amount: 10_000, expiresIn: 1 }))).toMatchObject({
+      code: 'invalid_parameter',
+      status: 400,
+      param: 'expires_in',
+    });
   });
 
   it('answers an unknown key with invalid_api_key', async () => {
@@ -106,7 +137,10 @@ describe('getStatus', () => {
 
   it('is a 404 for an unknown id, for another mode, and for another merchant', async () => {
     const tx = await client.createQris({ amount: 14_500 });
-    expect(await failure(client.getStatus('trx_0000000000000000000000000000000'))).toMatchObject({ code: 'transaction_not_found', status: 404 });
+    expect(await failure(client.getStatus('trx_0000000000000000000000000000000'))).toMatchObject({
+      code: 'transaction_not_found',
+      status: 404,
+    });
     const live = new QrisGatewayClient({ baseUrl: gateway.url, apiKey: gateway.liveKey });
     expect(await failure(live.getStatus(tx.trxid))).toMatchObject({ code: 'transaction_not_found', status: 404 });
     const other = await seedMerchant(gateway.deps, 1, 'Other Merchant');
@@ -115,7 +149,11 @@ describe('getStatus', () => {
   });
 
   it('answers a malformed id with invalid_parameter naming trxid', async () => {
-    expect(await failure(client.getStatus('not an id'))).toMatchObject({ code: 'invalid_parameter', status: 400, param: 'trxid' });
+    expect(await failure(client.getStatus('not an id'))).toMatchObject({
+      code: 'invalid_parameter',
+      status: 400,
+      param: 'trxid',
+    });
   });
 });
 
@@ -130,7 +168,10 @@ describe('cancel', () => {
     const paid = await client.createQris({ amount: 16_500 });
     await client.simulatePayment(paid.trxid);
     expect(await failure(client.cancel(paid.trxid))).toMatchObject({ code: 'transaction_already_paid', status: 409 });
-    expect(await failure(client.cancel('trx_0000000000000000000000000000000'))).toMatchObject({ code: 'transaction_not_found', status: 404 });
+    expect(await failure(client.cancel('trx_0000000000000000000000000000000'))).toMatchObject({
+      code: 'transaction_not_found',
+      status: 404,
+    });
   });
 });
 
@@ -198,6 +239,9 @@ describe('qrPng', () => {
   });
 
   it('is a not_found error for an unknown transaction', async () => {
-    expect(await failure(client.qrPng('trx_0000000000000000000000000000000'))).toMatchObject({ code: 'transaction_not_found', status: 404 });
+    expect(await failure(client.qrPng('trx_0000000000000000000000000000000'))).toMatchObject({
+      code: 'transaction_not_found',
+      status: 404,
+    });
   });
 });

@@ -44,12 +44,18 @@ describe('deploy/Caddyfile', () => {
       expect(config).not.toContain('"module":"internal"');
       // The account is the operator's address (install.sh's --email), at Let's Encrypt and at ZeroSSL,
       // which Caddy turns to only with one.
-      expect(config).toContain('"issuers":[{"email":"ops@example.org","module":"acme"},{"email":"ops@example.org","module":"zerossl"}]');
+      expect(config).toContain(
+        '"issuers":[{"email":"ops@example.org","module":"acme"},{"email":"ops@example.org","module":"zerossl"}]',
+      );
     }
   });
 
   it('compose.yaml refuses to start the stack without ACME_EMAIL, saying so', async () => {
-    const stack = await Stack.create(daemon, { image: 'qris-gateway:unused', domain: 'pay.example.com', env: { ACME_EMAIL: '' } });
+    const stack = await Stack.create(daemon, {
+      image: 'qris-gateway:unused',
+      domain: 'pay.example.com',
+      env: { ACME_EMAIL: '' },
+    });
     try {
       const r = await stack.compose(['config', '--quiet'], { allowFailure: true });
       expect(r.code).not.toBe(0);

@@ -80,7 +80,9 @@ describe.each(cases)('compose.yaml with $name', ({ database, profiles, env }) =>
     // PUBLIC_BASE_URL is https://DOMAIN (compose.yaml).
     expect(tx.checkout_url).toBe(`https://${DOMAIN}/checkout/${tx.trxid}`);
 
-    const status = await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'x-api-key': key } });
+    const status = await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${tx.trxid}`, {
+      headers: { 'x-api-key': key },
+    });
     expect(status.status).toBe(200);
     expect(JSON.parse(status.body).data.status).toBe('pending');
 
@@ -89,9 +91,13 @@ describe.each(cases)('compose.yaml with $name', ({ database, profiles, env }) =>
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.body).toContain(tx.trxid);
 
-    const pay = await https(target, 'POST', `/api/payment-gateway/simulate?trxid=${tx.trxid}`, { headers: { 'x-api-key': key } });
+    const pay = await https(target, 'POST', `/api/payment-gateway/simulate?trxid=${tx.trxid}`, {
+      headers: { 'x-api-key': key },
+    });
     expect(pay.status, pay.body).toBe(200);
-    const paid = await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'x-api-key': key } });
+    const paid = await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${tx.trxid}`, {
+      headers: { 'x-api-key': key },
+    });
     expect(JSON.parse(paid.body).data.status).toBe('paid');
 
     const second = await https(target, 'POST', '/api/payment-gateway/cqris', {
@@ -131,7 +137,9 @@ describe.each(cases)('compose.yaml with $name', ({ database, profiles, env }) =>
     // Caddy kept its CA and certificate in its volume: the same root still verifies.
     const listed = await stack.cli<{ items: Array<{ trxid: string; status: string }> }>(['transactions', 'list']);
     expect(listed.items.map((t) => t.trxid).sort()).toEqual(created.map((t) => t.trxid).sort());
-    const first = await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${created[0]!.trxid}`, { headers: { 'x-api-key': key } });
+    const first = await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${created[0]!.trxid}`, {
+      headers: { 'x-api-key': key },
+    });
     expect(first.authorized).toBe(true);
     expect(JSON.parse(first.body).data.status).toBe('paid');
   });

@@ -70,11 +70,19 @@ describe('the image', () => {
 
     it('becomes healthy (HEALTHCHECK on /healthz) and serves on 0.0.0.0 with its database in the volume', async () => {
       await waitHealthy(daemon, name);
-      const { stdout } = await docker(daemon, ['exec', name, 'sh', '-c', 'ls /data; qris-gateway merchant list --json']);
+      const { stdout } = await docker(daemon, [
+        'exec',
+        name,
+        'sh',
+        '-c',
+        'ls /data; qris-gateway merchant list --json',
+      ]);
       expect(stdout).toContain('qris-gateway.db');
       // The first start made the sandbox merchant, and the CLI beside the server sees the same database.
       expect(stdout).toContain('"items":[{');
-      const ip = (await docker(daemon, ['inspect', '--format', `{{(index .NetworkSettings.Networks "${name}").IPAddress}}`, name])).stdout.trim();
+      const ip = (
+        await docker(daemon, ['inspect', '--format', `{{(index .NetworkSettings.Networks "${name}").IPAddress}}`, name])
+      ).stdout.trim();
       const probe = await docker(daemon, [
         'run',
         '--rm',

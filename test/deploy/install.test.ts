@@ -72,7 +72,9 @@ function useCheckout(options: { fromReadme?: boolean } = {}) {
       await run('git', ['clone', '-q', '--bare', REPO_ROOT, ctx.upstream]);
       const line = readmeServerLines()[0]!;
       expect(line).toMatch(/^git clone <this repository> qris-gateway && cd qris-gateway$/);
-      const cloned = await run('sh', ['-c', `${line.replace('<this repository>', `'${ctx.upstream}'`)} && pwd`], { cwd: parent });
+      const cloned = await run('sh', ['-c', `${line.replace('<this repository>', `'${ctx.upstream}'`)} && pwd`], {
+        cwd: parent,
+      });
       dir = cloned.stdout.trim();
       expect(dir).toBe(join(parent, 'qris-gateway'));
     }
@@ -93,9 +95,15 @@ function useCheckout(options: { fromReadme?: boolean } = {}) {
     for (const dir of ctx.temp ?? []) rmSync(dir, { recursive: true, force: true });
   });
   const script = (name: string, args: string[]) =>
-    run('bash', [join(ctx.stack.dir, 'deploy', name), ...args], { env: ctx.env, cwd: ctx.stack.dir, timeoutMs: 600_000, allowFailure: true });
+    run('bash', [join(ctx.stack.dir, 'deploy', name), ...args], {
+      env: ctx.env,
+      cwd: ctx.stack.dir,
+      timeoutMs: 600_000,
+      allowFailure: true,
+    });
   /** A line of the README, run by sh in the checkout as a person would type it there. */
-  const line = (text: string, input?: string) => run('sh', ['-c', text], { env: ctx.env, cwd: ctx.stack.dir, timeoutMs: 600_000, allowFailure: true, input });
+  const line = (text: string, input?: string) =>
+    run('sh', ['-c', text], { env: ctx.env, cwd: ctx.stack.dir, timeoutMs: 600_000, allowFailure: true, input });
   return { ctx, script, line };
 }
 
@@ -116,7 +124,9 @@ describe("the README's three lines for a server, then deploy/upgrade.sh", () => 
   it('the README has three lines: the clone, install.sh with a domain and an e-mail, the first operator', () => {
     expect(lines).toHaveLength(3);
     expect(lines[1]).toBe('sudo deploy/install.sh --domain pay.example.com --email you@example.com');
-    expect(lines[2]).toMatch(/^sudo docker compose exec gateway qris-gateway user add --email you@example.com --role operator$/);
+    expect(lines[2]).toMatch(
+      /^sudo docker compose exec gateway qris-gateway user add --email you@example.com --role operator$/,
+    );
   });
 
   it('installs: .env owner-only with generated secrets, HTTPS health, the console URL and the operator command', async () => {
@@ -137,7 +147,11 @@ describe("the README's three lines for a server, then deploy/upgrade.sh", () => 
     expect(text.match(/^ACME_EMAIL=/gm)).toHaveLength(1);
     expect(r.stdout).toContain(`Console: https://${DOMAIN}:${ctx.stack.httpsPort}/dashboard`);
     expect(r.stdout).toContain(`exec gateway qris-gateway user add --email ${EMAIL} --role operator`);
-    target = { domain: DOMAIN, port: ctx.stack.httpsPort, ca: readFileSync(join(ctx.stack.dir, 'deploy', 'caddy-root.crt'), 'utf8') };
+    target = {
+      domain: DOMAIN,
+      port: ctx.stack.httpsPort,
+      ca: readFileSync(join(ctx.stack.dir, 'deploy', 'caddy-root.crt'), 'utf8'),
+    };
     const health = await https(target, 'GET', '/healthz');
     expect(health.status).toBe(200);
     expect(health.authorized).toBe(true);
@@ -178,12 +192,16 @@ describe("the README's three lines for a server, then deploy/upgrade.sh", () => 
     });
     expect(login.status, login.body.slice(0, 300)).toBe(303);
     jar.take(login);
-    expect((await https(target, 'GET', '/dashboard/transactions', { headers: { cookie: jar.header() } })).status).toBe(200);
+    expect((await https(target, 'GET', '/dashboard/transactions', { headers: { cookie: jar.header() } })).status).toBe(
+      200,
+    );
   });
 
   it('deploy/upgrade.sh: a backup in the data volume, the new commit pulled, healthy again, every transaction kept, the rollback named', async () => {
     const merchants = await ctx.stack.cli<{ items: Array<{ id: string }> }>(['merchant', 'list']);
-    const key = (await ctx.stack.cli<{ key: string }>(['key', 'create', '--merchant', merchants.items[0]!.id, '--mode', 'test'])).key;
+    const key = (
+      await ctx.stack.cli<{ key: string }>(['key', 'create', '--merchant', merchants.items[0]!.id, '--mode', 'test'])
+    ).key;
     for (const amount of [25000, 10000]) {
       const create = await https(target, 'POST', '/api/payment-gateway/cqris', {
         headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
@@ -196,7 +214,8 @@ describe("the README's three lines for a server, then deploy/upgrade.sh", () => 
     const publisher = join(ctx.temp[0]!, 'publisher');
     await run('git', ['clone', '-q', ctx.upstream!, publisher]);
     writeFileSync(join(publisher, 'RELEASE-NOTE.txt'), 'a release after the install\n');
-    const git = (args: string[], cwd: string) => run('git', ['-c', 'user.name=deploy test', '-c', 'user.email=deploy@example.test', ...args], { cwd });
+    const git = (args: string[], cwd: string) =>
+      run('git', ['-c', 'user.name=deploy test', '-c', 'user.email=deploy@example.test', ...args], { cwd });
     await git(['add', 'RELEASE-NOTE.txt'], publisher);
     await git(['commit', '-q', '-m', 'A release after the install'], publisher);
     await git(['push', '-q', 'origin', 'HEAD'], publisher);
@@ -219,7 +238,10 @@ describe("the README's three lines for a server, then deploy/upgrade.sh", () => 
   it('deploy/*.sh are shellcheck-clean (where shellcheck is installed)', async () => {
     const has = await run('sh', ['-c', 'command -v shellcheck'], { allowFailure: true });
     if (has.code !== 0) return;
-    const r = await run('sh', ['-c', 'shellcheck deploy/*.sh deploy/test/*.sh'], { cwd: REPO_ROOT, allowFailure: true });
+    const r = await run('sh', ['-c', 'shellcheck deploy/*.sh deploy/test/*.sh'], {
+      cwd: REPO_ROOT,
+      allowFailure: true,
+    });
     expect(r.code, r.stdout).toBe(0);
   });
 });
@@ -236,12 +258,16 @@ describe('deploy/install.sh checks the domain and the ports first', () => {
   it('refuses a domain that does not resolve, before .env is written (a run with the domain fixed is not refused for the wrong one) or anything started', async () => {
     const env = dockerEnv(daemon.host, { COMPOSE_PROJECT_NAME: stack.project });
     const wrong = 'no-such-host.qris-gateway.invalid';
-    const r = await run('bash', [join(stack.dir, 'deploy', 'install.sh'), '--domain', wrong, '--email', EMAIL, '--yes'], {
-      env,
-      cwd: stack.dir,
-      allowFailure: true,
-      timeoutMs: 120_000,
-    });
+    const r = await run(
+      'bash',
+      [join(stack.dir, 'deploy', 'install.sh'), '--domain', wrong, '--email', EMAIL, '--yes'],
+      {
+        env,
+        cwd: stack.dir,
+        allowFailure: true,
+        timeoutMs: 120_000,
+      },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`install.sh: ${wrong} does not resolve: add its A (or AAAA) record`);
     expect(() => statSync(join(stack.dir, '.env'))).toThrow();
@@ -259,12 +285,16 @@ describe('deploy/install.sh checks the domain and the ports first', () => {
         HTTP_PORT: `127.0.0.1:${port}`,
         HTTPS_PORT: `127.0.0.1:${stack.httpsPort}`,
       });
-      const r = await run('bash', [join(stack.dir, 'deploy', 'install.sh'), '--domain', 'localhost', '--email', EMAIL, '--yes'], {
-        env,
-        cwd: stack.dir,
-        allowFailure: true,
-        timeoutMs: 120_000,
-      });
+      const r = await run(
+        'bash',
+        [join(stack.dir, 'deploy', 'install.sh'), '--domain', 'localhost', '--email', EMAIL, '--yes'],
+        {
+          env,
+          cwd: stack.dir,
+          allowFailure: true,
+          timeoutMs: 120_000,
+        },
+      );
       expect(r.code).toBe(1);
       expect(r.stderr).not.toMatch(/resolve/);
       expect(r.stderr).toContain(`install.sh: port ${port} is in use (ss -ltnp shows by what): Caddy needs it`);
@@ -282,7 +312,16 @@ describe('deploy/install.sh --postgres, and deploy/upgrade.sh on it', () => {
   let target: HttpsTarget;
 
   it('installs with PostgreSQL and Redis: a generated password in .env, the gateway on PostgreSQL over HTTPS', async () => {
-    const r = await script('install.sh', ['--domain', DOMAIN, '--email', EMAIL, '--postgres', '--yes', '--internal-ca', '--skip-dns-check']);
+    const r = await script('install.sh', [
+      '--domain',
+      DOMAIN,
+      '--email',
+      EMAIL,
+      '--postgres',
+      '--yes',
+      '--internal-ca',
+      '--skip-dns-check',
+    ]);
     expect(r.code, r.stderr + (r.code !== 0 ? await ctx.stack.logs() : '')).toBe(0);
     const text = readFileSync(join(ctx.stack.dir, '.env'), 'utf8');
     const password = /^POSTGRES_PASSWORD=([0-9a-f]{48})$/m.exec(text)?.[1];
@@ -290,14 +329,20 @@ describe('deploy/install.sh --postgres, and deploy/upgrade.sh on it', () => {
     expect(text).toMatch(/^COMPOSE_PROFILES=postgres$/m);
     expect(text).toContain(`DATABASE_URL=postgres://gateway:${password}@postgres:5432/gateway`);
     expect(text).toMatch(/^REDIS_URL=redis:\/\/redis:6379$/m);
-    target = { domain: DOMAIN, port: ctx.stack.httpsPort, ca: readFileSync(join(ctx.stack.dir, 'deploy', 'caddy-root.crt'), 'utf8') };
+    target = {
+      domain: DOMAIN,
+      port: ctx.stack.httpsPort,
+      ca: readFileSync(join(ctx.stack.dir, 'deploy', 'caddy-root.crt'), 'utf8'),
+    };
     const ready = await https(target, 'GET', '/readyz');
     expect(JSON.parse(ready.body)).toEqual({ success: true, data: { status: 'ready', database: 'postgres' } });
   });
 
   it('upgrade.sh --no-pull: a pg_dump beside compose.yaml, owner-only and readable by pg_restore; every transaction kept', async () => {
     const merchants = await ctx.stack.cli<{ items: Array<{ id: string }> }>(['merchant', 'list']);
-    const key = (await ctx.stack.cli<{ key: string }>(['key', 'create', '--merchant', merchants.items[0]!.id, '--mode', 'test'])).key;
+    const key = (
+      await ctx.stack.cli<{ key: string }>(['key', 'create', '--merchant', merchants.items[0]!.id, '--mode', 'test'])
+    ).key;
     const trxids: string[] = [];
     for (const amount of [21000, 12000]) {
       const create = await https(target, 'POST', '/api/payment-gateway/cqris', {
@@ -315,9 +360,13 @@ describe('deploy/install.sh --postgres, and deploy/upgrade.sh on it', () => {
     expect(statSync(backup!).mode & 0o777).toBe(0o600);
     expect(r.stdout).toMatch(/pg_restore -U gateway --clean --if-exists -d gateway < \S+\.dump/);
     // The dump holds the transactions table's rows, as pg_restore lists it.
-    const listed = await run('sh', ['-c', 'docker exec -i "$1" pg_restore --list < "$2"', 'sh', await ctx.stack.container('postgres'), backup!], {
-      env: ctx.env,
-    });
+    const listed = await run(
+      'sh',
+      ['-c', 'docker exec -i "$1" pg_restore --list < "$2"', 'sh', await ctx.stack.container('postgres'), backup!],
+      {
+        env: ctx.env,
+      },
+    );
     expect(listed.stdout).toMatch(/TABLE DATA public transactions /);
     expect((await https(target, 'GET', '/readyz')).status).toBe(200);
     const after = await ctx.stack.cli<{ items: Array<{ trxid: string }> }>(['transactions', 'list']);

@@ -60,9 +60,14 @@ beforeAll(async () => {
   tarball = join(work, `qris-gateway-${version}.tgz`);
   prefix = join(work, 'prefix');
   started = Date.now();
-  await run('npm', ['install', '-g', '--prefix', prefix, tarball, '--no-audit', '--no-fund'], { cwd: work, timeoutMs: 600_000 });
+  await run('npm', ['install', '-g', '--prefix', prefix, tarball, '--no-audit', '--no-fund'], {
+    cwd: work,
+    timeoutMs: 600_000,
+  });
   const installSeconds = (Date.now() - started) / 1000;
-  process.stdout.write(`npm pack (with its build): ${packSeconds.toFixed(0)} s; npm install -g of the tarball: ${installSeconds.toFixed(0)} s\n`);
+  process.stdout.write(
+    `npm pack (with its build): ${packSeconds.toFixed(0)} s; npm install -g of the tarball: ${installSeconds.toFixed(0)} s\n`,
+  );
   installed = join(prefix, 'lib', 'node_modules', 'qris-gateway');
   command = join(prefix, 'bin', 'qris-gateway');
   snapshot = listing(installed);
@@ -84,7 +89,11 @@ describe('npm pack', () => {
     expect(files).toContain('package/package.json');
     expect(files).toContain('package/deploy/qris-gateway.service');
     expect(files).toContain('package/deploy/systemd/Caddyfile');
-    const unwanted = files.filter((f) => /^package\/(src|test|docs|scripts|examples|packages|\.ci)\//.test(f) || /\.map$|\.build-stamp$|\.test\.js$/.test(f));
+    const unwanted = files.filter(
+      (f) =>
+        /^package\/(src|test|docs|scripts|examples|packages|\.ci)\//.test(f) ||
+        /\.map$|\.build-stamp$|\.test\.js$/.test(f),
+    );
     expect(unwanted).toEqual([]);
     // 1,128 at the time of writing: a new top-level folder or source maps would show here.
     expect(files.length).toBeLessThan(1_500);
@@ -109,12 +118,20 @@ describe('the installed command', () => {
   it('serves, lets an operator made by the CLI log in, and stops cleanly on SIGTERM; nothing written into the package', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const serveEnv = env({ DATABASE_URL: `sqlite:${join(work, 'serve', 'qris-gateway.db')}`, PORT: String(port), HOST: '127.0.0.1' });
+    const serveEnv = env({
+      DATABASE_URL: `sqlite:${join(work, 'serve', 'qris-gateway.db')}`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    });
     await run(command, ['user', 'add', '--email', 'ops@example.test', '--role', 'operator', '--json'], {
       env: { ...serveEnv, ADMIN_PASSWORD: 'a long enough secret' },
       cwd: work,
     });
-    const child: ChildProcess = spawn(command, ['serve'], { env: serveEnv, cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(command, ['serve'], {
+      env: serveEnv,
+      cwd: work,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -149,11 +166,19 @@ describe('the installed command', () => {
         method: 'POST',
         redirect: 'manual',
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
-        body: new URLSearchParams({ email: 'ops@example.test', password: 'a long enough secret', next: '/dashboard', _csrf: csrf }).toString(),
+        body: new URLSearchParams({
+          email: 'ops@example.test',
+          password: 'a long enough secret',
+          next: '/dashboard',
+          _csrf: csrf,
+        }).toString(),
       });
       expect(login.status).toBe(303);
       const session = login.headers.getSetCookie().map((c) => c.split(';')[0]);
-      const dashboard = await fetch(`${base}/dashboard`, { redirect: 'manual', headers: { cookie: [...cookies, ...session].join('; ') } });
+      const dashboard = await fetch(`${base}/dashboard`, {
+        redirect: 'manual',
+        headers: { cookie: [...cookies, ...session].join('; ') },
+      });
       expect(dashboard.status).toBe(200);
       expect(await dashboard.text()).toContain('<h1>Overview</h1>');
     } finally {
@@ -165,7 +190,9 @@ describe('the installed command', () => {
     expect(output).toContain('"msg":"stopped"');
 
     const after = listing(installed);
-    const changed = [...new Set([...snapshot.keys(), ...after.keys()])].filter((path) => snapshot.get(path) !== after.get(path));
+    const changed = [...new Set([...snapshot.keys(), ...after.keys()])].filter(
+      (path) => snapshot.get(path) !== after.get(path),
+    );
     expect(changed).toEqual([]);
   });
 });

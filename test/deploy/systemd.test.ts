@@ -46,7 +46,13 @@ describe('deploy/qris-gateway.service', () => {
   it('passes systemd-analyze verify', async () => {
     expect(one('ExecStart')).toBe('/usr/local/bin/qris-gateway serve');
     const copy = join(work, 'qris-gateway.service');
-    writeFileSync(copy, unit.replace(/^ExecStart=.*$/m, `ExecStart=${process.execPath} ${join(REPO_ROOT, 'bin', 'qris-gateway.mjs')} serve`));
+    writeFileSync(
+      copy,
+      unit.replace(
+        /^ExecStart=.*$/m,
+        `ExecStart=${process.execPath} ${join(REPO_ROOT, 'bin', 'qris-gateway.mjs')} serve`,
+      ),
+    );
     const result = await run('systemd-analyze', ['verify', copy], { allowFailure: true, timeoutMs: 60_000 });
     expect(result.stderr + result.stdout).toBe('');
     expect(result.code).toBe(0);
@@ -101,16 +107,28 @@ describe('deploy/systemd/Caddyfile', () => {
   const caddyEnv = () => {
     const home = join(work, 'caddy-home');
     mkdirSync(home, { recursive: true });
-    return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home, DOMAIN: 'pay.example.com' };
+    return {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      XDG_DATA_HOME: home,
+      XDG_CONFIG_HOME: home,
+      DOMAIN: 'pay.example.com',
+    };
   };
 
   it('passes caddy validate', async () => {
-    const result = await run('caddy', ['validate', '--adapter', 'caddyfile', '--config', caddyfile], { env: caddyEnv(), timeoutMs: 60_000 });
+    const result = await run('caddy', ['validate', '--adapter', 'caddyfile', '--config', caddyfile], {
+      env: caddyEnv(),
+      timeoutMs: 60_000,
+    });
     expect(result.stdout + result.stderr).toContain('Valid configuration');
   });
 
   it('proxies DOMAIN to the address the unit listens on, with a certificate from a public CA', async () => {
-    const { stdout } = await run('caddy', ['adapt', '--adapter', 'caddyfile', '--config', caddyfile], { env: caddyEnv(), timeoutMs: 60_000 });
+    const { stdout } = await run('caddy', ['adapt', '--adapter', 'caddyfile', '--config', caddyfile], {
+      env: caddyEnv(),
+      timeoutMs: 60_000,
+    });
     expect(stdout).toContain('"host":["pay.example.com"]');
     expect(stdout).toContain(`"dial":"${environment.get('HOST')}:${environment.get('PORT')}"`);
     expect(stdout).not.toContain('"module":"internal"');

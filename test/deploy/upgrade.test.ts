@@ -13,7 +13,14 @@ import { Stack } from './helpers/compose.js';
 import type { DockerDaemon } from './helpers/docker-daemon.js';
 import { https, type HttpsTarget, waitForHttps } from './helpers/https-client.js';
 import { docker, removeImage } from './helpers/image.js';
-import { buildFailingRelease, buildRelease, commitOf, FAILING_MIGRATION, lastCommitAdding, migrationsAt } from './helpers/releases.js';
+import {
+  buildFailingRelease,
+  buildRelease,
+  commitOf,
+  FAILING_MIGRATION,
+  lastCommitAdding,
+  migrationsAt,
+} from './helpers/releases.js';
 
 const daemon: DockerDaemon = { host: inject('dockerHost'), own: inject('ownDaemon'), stop: async () => {} };
 const image = inject('gatewayImage');
@@ -63,7 +70,10 @@ describe('an upgrade in containers, from the previous release', () => {
     return r.stdout + r.stderr;
   };
   const statusOf = async (trxid: string) =>
-    JSON.parse((await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${trxid}`, { headers: { 'x-api-key': key } })).body).data.status as string;
+    JSON.parse(
+      (await https(target, 'GET', `/api/payment-gateway/cstatus?trxid=${trxid}`, { headers: { 'x-api-key': key } }))
+        .body,
+    ).data.status as string;
 
   beforeAll(async () => {
     previous = previousRelease();
@@ -84,7 +94,8 @@ describe('an upgrade in containers, from the previous release', () => {
 
   it('the previous release records transactions', async () => {
     const merchants = await stack.cli<{ items: Array<{ id: string }> }>(['merchant', 'list']);
-    key = (await stack.cli<{ key: string }>(['key', 'create', '--merchant', merchants.items[0]!.id, '--mode', 'test'])).key;
+    key = (await stack.cli<{ key: string }>(['key', 'create', '--merchant', merchants.items[0]!.id, '--mode', 'test']))
+      .key;
     for (const amount of [25_000, 30_000]) {
       const create = await https(target, 'POST', '/api/payment-gateway/cqris', {
         headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
@@ -93,20 +104,27 @@ describe('an upgrade in containers, from the previous release', () => {
       expect(create.status, create.body).toBe(201);
       trxids.push(JSON.parse(create.body).data.trxid);
     }
-    const pay = await https(target, 'POST', `/api/payment-gateway/simulate?trxid=${trxids[0]}`, { headers: { 'x-api-key': key } });
+    const pay = await https(target, 'POST', `/api/payment-gateway/simulate?trxid=${trxids[0]}`, {
+      headers: { 'x-api-key': key },
+    });
     expect(pay.status, pay.body).toBe(200);
     expect([...(await volumeFiles()).keys()].filter((name) => name.endsWith('.sqlite'))).toEqual([]);
   });
 
   it('this release migrates it at its start, a copy of the database written first, and keeps every transaction', async () => {
     const from = migrationsAt(previous).at(-1)!;
-    expect(from < LATEST, `the previous release (${previous}) must lack a migration: it has ${from}, this release ${LATEST}`).toBe(true);
+    expect(
+      from < LATEST,
+      `the previous release (${previous}) must lack a migration: it has ${from}, this release ${LATEST}`,
+    ).toBe(true);
     stack.setEnv({ GATEWAY_IMAGE: image });
     await stack.up();
     await waitForHttps(target, '/readyz', 180_000);
     const copies = [...(await volumeFiles()).keys()].filter((name) => name.endsWith('.sqlite'));
     expect(copies).toHaveLength(1);
-    expect(copies[0]).toMatch(new RegExp(`^qris-gateway-qris-gateway\\.db-before-${from}-to-${LATEST}-\\d{8}T\\d{9}Z\\.sqlite$`));
+    expect(copies[0]).toMatch(
+      new RegExp(`^qris-gateway-qris-gateway\\.db-before-${from}-to-${LATEST}-\\d{8}T\\d{9}Z\\.sqlite$`),
+    );
     const logs = await gatewayLogs();
     expect(logs).toContain('database migrated');
     expect(logs).toContain(copies[0]);
@@ -133,10 +151,12 @@ describe('an upgrade in containers, from the previous release', () => {
     expect(ready.status).not.toBe(200);
     // Let it fail a few more times (started again by its restart policy), then stop it and look at the volume.
     const gateway = await stack.container('gateway');
-    const restarts = async () => Number((await docker(daemon, ['inspect', '--format', '{{.RestartCount}}', gateway])).stdout.trim());
+    const restarts = async () =>
+      Number((await docker(daemon, ['inspect', '--format', '{{.RestartCount}}', gateway])).stdout.trim());
     const restartDeadline = Date.now() + 60_000;
     while ((await restarts()) < 3) {
-      if (Date.now() > restartDeadline) throw new Error(`the failing gateway was restarted ${await restarts()} times in 60 s`);
+      if (Date.now() > restartDeadline)
+        throw new Error(`the failing gateway was restarted ${await restarts()} times in 60 s`);
       await new Promise((r) => setTimeout(r, 500));
     }
     await stack.compose(['stop', 'gateway']);
@@ -146,7 +166,9 @@ describe('an upgrade in containers, from the previous release', () => {
     const added = [...after.keys()].filter((name) => !before.has(name));
     // The copy taken before the failing migration, named in the message; one, however often it was started.
     expect(added).toHaveLength(1);
-    expect(added[0]).toMatch(new RegExp(`^qris-gateway-qris-gateway\\.db-before-${LATEST}-to-${FAILING_MIGRATION}-\\d{8}T\\d{9}Z\\.sqlite$`));
+    expect(added[0]).toMatch(
+      new RegExp(`^qris-gateway-qris-gateway\\.db-before-${LATEST}-to-${FAILING_MIGRATION}-\\d{8}T\\d{9}Z\\.sqlite$`),
+    );
     expect(logs).toContain(`The copy taken before the upgrade is kept at /data/${added[0]}`);
 
     // This release starts on it again, every transaction there.

@@ -8,7 +8,9 @@ describe('checkout page of a cancelled transaction', () => {
   const ctx = useBrowserApp();
 
   async function create(amount: number): Promise<{ trxid: string }> {
-    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': ctx.t.liveKey } });
+    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, {
+      headers: { 'x-api-key': ctx.t.liveKey },
+    });
     expect(res.status).toBe(200);
     return ((await res.json()) as { data: { trxid: string } }).data;
   }
@@ -23,7 +25,10 @@ describe('checkout page of a cancelled transaction', () => {
       await page.goto(`${ctx.base}/checkout/${tx.trxid}`);
       await expect.poll(() => page.getByText('Menunggu pembayaran').isVisible()).toBe(true);
 
-      const res = await fetch(`${ctx.base}/api/payment-gateway/cancel?trxid=${tx.trxid}`, { method: 'POST', headers: { 'x-api-key': ctx.t.liveKey } });
+      const res = await fetch(`${ctx.base}/api/payment-gateway/cancel?trxid=${tx.trxid}`, {
+        method: 'POST',
+        headers: { 'x-api-key': ctx.t.liveKey },
+      });
       expect(res.status).toBe(200);
 
       const started = Date.now();

@@ -21,7 +21,8 @@ describe('the payer on the checkout page', () => {
     return ((await res.json()) as { data: { trxid: string; total_amount: number } }).data;
   }
 
-  const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const noSidewaysScroll = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
   for (const viewport of VIEWPORTS) {
     it(`a paid page shows the proof a payer keeps: amount, merchant, time (WIB) and transaction ID, titled paid (${viewport.name})`, async () => {
@@ -43,7 +44,9 @@ describe('the payer on the checkout page', () => {
       expect(paidAt).toMatch(/WIB$/);
       const expectProof = async () => {
         await expect.poll(() => page.title()).toBe(`Dibayar ${total} – ${merchant}`);
-        await expect.poll(() => page.getByRole('heading', { name: 'Bukti pembayaran / Proof of payment' }).isVisible()).toBe(true);
+        await expect
+          .poll(() => page.getByRole('heading', { name: 'Bukti pembayaran / Proof of payment' }).isVisible())
+          .toBe(true);
         for (const label of ['Jumlah dibayar', 'Dibayar kepada', 'Waktu pembayaran', 'ID transaksi']) {
           expect(await proof.getByText(label).isVisible(), label).toBe(true);
         }
@@ -69,7 +72,9 @@ describe('the payer on the checkout page', () => {
       const plain = await noScript.newPage();
       await plain.goto(`${ctx.base}/checkout/${tx.trxid}`);
       expect(await plain.title()).toBe(`Dibayar ${total} – ${merchant}`);
-      expect(await plain.getByRole('region', { name: 'Bukti pembayaran / Proof of payment' }).textContent()).toContain(paidAt);
+      expect(await plain.getByRole('region', { name: 'Bukti pembayaran / Proof of payment' }).textContent()).toContain(
+        paidAt,
+      );
       await noScript.close();
       await page.close();
     });
@@ -121,7 +126,10 @@ describe('the payer on the checkout page', () => {
     expect(await proof.textContent()).not.toContain('sandbox');
 
     const cancelled = await create(ctx.t.liveKey);
-    const res = await fetch(`${ctx.base}${CANCEL}?trxid=${cancelled.trxid}`, { method: 'POST', headers: { 'x-api-key': ctx.t.liveKey } });
+    const res = await fetch(`${ctx.base}${CANCEL}?trxid=${cancelled.trxid}`, {
+      method: 'POST',
+      headers: { 'x-api-key': ctx.t.liveKey },
+    });
     expect(res.status).toBe(200);
     await page.goto(`${ctx.base}/checkout/${cancelled.trxid}`);
     expect(await page.title()).toBe(`Dibatalkan – ${merchant}`);

@@ -20,7 +20,9 @@ describe('checkout page whose live stream is refused', () => {
     ['phone', { width: 390, height: 844 }],
     ['desktop', { width: 1280, height: 800 }],
   ])('falls back to polling its status and still turns paid (%s)', async (name, viewport) => {
-    const trxid = (await createTransaction(ctx.t.deps, createInput(ctx.t.merchant.id, name === 'phone' ? 21_000 : 22_000))).transaction.id;
+    const trxid = (
+      await createTransaction(ctx.t.deps, createInput(ctx.t.merchant.id, name === 'phone' ? 21_000 : 22_000))
+    ).transaction.id;
     const hog = await openEventStream(`${ctx.base}/checkout/${trxid}/events`);
     held.push(hog);
     expect(hog.status).toBe(200);

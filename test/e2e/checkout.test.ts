@@ -10,9 +10,16 @@ describe('checkout page in a real browser', () => {
   const ctx = useBrowserApp();
 
   async function create(key: string, amount: number) {
-    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': key } });
+    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, {
+      headers: { 'x-api-key': key },
+    });
     expect(res.status).toBe(200);
-    return ((await res.json()) as { data: unknown }).data as { trxid: string; total_amount: number; unique_code: number; checkout_url: string };
+    return ((await res.json()) as { data: unknown }).data as {
+      trxid: string;
+      total_amount: number;
+      unique_code: number;
+      checkout_url: string;
+    };
   }
 
   it('shows the QR, the exact total with its unique code and a countdown, and turns paid on the sandbox button', async () => {

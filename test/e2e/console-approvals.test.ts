@@ -33,11 +33,19 @@ for (const viewport of VIEWPORTS) {
       const kembar = await createMerchant(deps, { name: 'Warung Kembar', qris: code, liveApproved: false });
       await addMerchantUser(deps, [kembar.id], 'kembar@shop.test');
       const twin = await createMerchant(deps, { name: 'Kembar Dua', qris: code, allowDuplicateNmid: true });
-      const sendiri = await createMerchant(deps, { name: 'Toko Sendiri', qris: staticQrisWithNmid('ID1029900000602'), liveApproved: false });
+      const sendiri = await createMerchant(deps, {
+        name: 'Toko Sendiri',
+        qris: staticQrisWithNmid('ID1029900000602'),
+        liveApproved: false,
+      });
       await addMerchantUser(deps, [sendiri.id], 'sendiri@shop.test');
       const live = (await createApiKey(deps, { merchantId: kembar.id, mode: 'live' })).key;
       const liveCode = async () =>
-        ((await (await fetch(`${ctx.base}${CQRIS}?amount=10000`, { headers: { 'x-api-key': live } })).json()) as { error: { code: string } }).error.code;
+        (
+          (await (await fetch(`${ctx.base}${CQRIS}?amount=10000`, { headers: { 'x-api-key': live } })).json()) as {
+            error: { code: string };
+          }
+        ).error.code;
 
       const page = await loggedIn(ctx.browser, ctx.base, viewport, 'ops@example.test');
       await openSection(page, 'Approvals (2)');
@@ -47,7 +55,9 @@ for (const viewport of VIEWPORTS) {
       await expect(row.count()).resolves.toBe(1);
       for (const text of ['kembar@shop.test', 'ID1029900000601', 'duplicate NMID'])
         await expect(row.getByText(text).first().isVisible(), text).resolves.toBe(true);
-      await expect(row.getByRole('link', { name: 'Kembar Dua' }).getAttribute('href')).resolves.toBe(`/dashboard/merchants/${twin.id}`);
+      await expect(row.getByRole('link', { name: 'Kembar Dua' }).getAttribute('href')).resolves.toBe(
+        `/dashboard/merchants/${twin.id}`,
+      );
       const alone = page.getByRole('row').filter({ hasText: 'Toko Sendiri' });
       await expect(alone.getByText('sendiri@shop.test').isVisible()).resolves.toBe(true);
       await expect(alone.getByText('duplicate NMID').count()).resolves.toBe(0);
@@ -59,7 +69,12 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole('heading', { name: 'Waiting for approval (1)' }).waitFor();
       await page.getByRole('heading', { name: 'Rejected (1)' }).waitFor();
       await openMenu(page);
-      await expect(page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Approvals (1)' }).isVisible()).resolves.toBe(true);
+      await expect(
+        page
+          .getByRole('navigation', { name: 'Console sections' })
+          .getByRole('link', { name: 'Approvals (1)' })
+          .isVisible(),
+      ).resolves.toBe(true);
       expect(await liveCode()).toBe('live_rejected');
       await page.reload();
       await fitsWidth(page, viewport.width);
@@ -72,7 +87,11 @@ for (const viewport of VIEWPORTS) {
       expect(await liveCode()).toBe('live_not_approved');
 
       // The duplicate's link leads to the other merchant.
-      await page.getByRole('row').filter({ hasText: 'Warung Kembar' }).getByRole('link', { name: 'Kembar Dua' }).click();
+      await page
+        .getByRole('row')
+        .filter({ hasText: 'Warung Kembar' })
+        .getByRole('link', { name: 'Kembar Dua' })
+        .click();
       await page.getByRole('heading', { name: 'Kembar Dua', level: 1 }).waitFor();
       await page.close();
     });
@@ -88,7 +107,9 @@ describe('the login page of a gateway without SMTP', () => {
       await page.goto(`${ctx.base}/dashboard`);
       await page.getByRole('heading', { name: 'Log in' }).waitFor();
       await expect(page.getByRole('link', { name: /Forgot/ }).count()).resolves.toBe(0);
-      await expect(page.getByText('Forgot your password? Ask your operator to set a new password').isVisible()).resolves.toBe(true);
+      await expect(
+        page.getByText('Forgot your password? Ask your operator to set a new password').isVisible(),
+      ).resolves.toBe(true);
       await expect(page.getByText('npm run -s cli -- user password you@example.com').isVisible()).resolves.toBe(true);
       await fitsWidth(page, viewport.width);
       await page.screenshot({ path: join(SHOTS, `login-no-smtp-${viewport.name}.png`), fullPage: true });
@@ -96,7 +117,9 @@ describe('the login page of a gateway without SMTP', () => {
       await page.getByRole('link', { name: 'Indonesia', exact: true }).click();
       await page.getByRole('heading', { name: 'Masuk' }).waitFor();
       await expect(page.getByRole('link', { name: /Lupa/ }).count()).resolves.toBe(0);
-      await expect(page.getByText('Lupa kata sandi? Minta operator Anda mengatur kata sandi baru').isVisible()).resolves.toBe(true);
+      await expect(
+        page.getByText('Lupa kata sandi? Minta operator Anda mengatur kata sandi baru').isVisible(),
+      ).resolves.toBe(true);
       await fitsWidth(page, viewport.width);
 
       // The reset page, reached by an old link: the same words, and the way back to the login.

@@ -20,7 +20,11 @@ describe('a transaction page shows a cashier only what a cashier can do', () => 
 
   beforeAll(async () => {
     await addMerchantUser(ctx.t.deps, [ctx.t.merchant.id], 'owner@shop.test');
-    await addUser(ctx.t.deps, { email: 'kasir@shop.test', password: PASSWORD, role: 'cashier', merchantIds: [ctx.t.merchant.id] }, TEST_ACTOR);
+    await addUser(
+      ctx.t.deps,
+      { email: 'kasir@shop.test', password: PASSWORD, role: 'cashier', merchantIds: [ctx.t.merchant.id] },
+      TEST_ACTOR,
+    );
     // An endpoint, so a paid event's timeline entry has deliveries and an owner a "Resend" button.
     await addWebhookEndpoint(ctx.t.deps, { merchantId: ctx.t.merchant.id, url: 'https://hooks.example.test/x' });
   });
@@ -56,13 +60,24 @@ describe('a transaction page shows a cashier only what a cashier can do', () => 
       expect(await kasir.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await kasir.screenshot({ path: join(SHOTS, `console-cashier-pending-${size.name}.png`), fullPage: true });
       // The route refuses what the page no longer offers.
-      const refused = await kasir.request.post(`${ctx.base}/dashboard/transactions/${pending}/cancel`, { form: { _csrf: 'x' }, maxRedirects: 0 });
+      const refused = await kasir.request.post(`${ctx.base}/dashboard/transactions/${pending}/cancel`, {
+        form: { _csrf: 'x' },
+        maxRedirects: 0,
+      });
       expect(refused.status()).toBe(404);
 
       await kasir.goto(`${ctx.base}/dashboard/transactions/${paid}`);
       await kasir.getByRole('heading', { name: 'Transaksi', level: 1 }).waitFor();
-      expect(await kasir.locator('form[action$="/refund"], form[action$="/resend"], form[action$="/confirm"], form[action$="/cancel"]').count()).toBe(0);
-      expect(await kasir.getByRole('button', { name: /Kembalikan dana|Catat pengembalian|Kirim ulang/ }).count()).toBe(0);
+      expect(
+        await kasir
+          .locator(
+            'form[action$="/refund"], form[action$="/resend"], form[action$="/confirm"], form[action$="/cancel"]',
+          )
+          .count(),
+      ).toBe(0);
+      expect(await kasir.getByRole('button', { name: /Kembalikan dana|Catat pengembalian|Kirim ulang/ }).count()).toBe(
+        0,
+      );
       // What a cashier may do stays: making the receipt's link.
       expect(await kasir.locator('form[action$="/receipt"]').count()).toBe(1);
       await kasir.screenshot({ path: join(SHOTS, `console-cashier-paid-${size.name}.png`), fullPage: true });

@@ -32,7 +32,8 @@ describe('inviting a cashier from the console in a real browser', () => {
       const email = `kasir-${size.name}@shop.test`;
       await owner.getByLabel('Email').fill(email);
       // An owner of two merchants chooses the one the cashier sells for; of one, it is named.
-      if (size.name === 'desktop') await owner.getByLabel('Merchant', { exact: true }).selectOption({ label: second.name });
+      if (size.name === 'desktop')
+        await owner.getByLabel('Merchant', { exact: true }).selectOption({ label: second.name });
       else expect(await owner.getByText(`A cashier of ${ctx.t.merchant.name}.`).isVisible()).toBe(true);
       await owner.getByRole('button', { name: 'Invite cashier' }).click();
       const notice = owner.getByRole('status').filter({ hasText: 'Cashier invitation made' });
@@ -61,7 +62,9 @@ describe('inviting a cashier from the console in a real browser', () => {
       owner.once('dialog', (dialog) => void dialog.accept());
       await row.getByRole('button', { name: `Disable ${email}` }).click();
       await owner.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
-      expect(await owner.getByRole('row').filter({ hasText: email }).getByText('disabled', { exact: true }).isVisible()).toBe(true);
+      expect(
+        await owner.getByRole('row').filter({ hasText: email }).getByText('disabled', { exact: true }).isVisible(),
+      ).toBe(true);
       await invited.goto(`${ctx.base}/dashboard/pos`);
       await invited.getByRole('button', { name: 'Log in' }).waitFor();
 

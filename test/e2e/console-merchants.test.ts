@@ -17,7 +17,10 @@ const SHOTS = process.env.QG_SCREENSHOTS ?? join(tmpdir(), 'qg-shots');
 
 // The desktop run saves the phone's two stickers again with NMIDs of their own: a second merchant with
 // one NMID is refused (issue 26, item 10).
-const twin = (v: (typeof vectors.vectors)[number], nmid: string) => ({ merchant: v.merchant, static: withNmid(v.static, nmid) });
+const twin = (v: (typeof vectors.vectors)[number], nmid: string) => ({
+  merchant: v.merchant,
+  static: withNmid(v.static, nmid),
+});
 const VIEWPORTS = [
   { name: 'phone', viewport: { width: 390, height: 844 }, png: vectors.vectors[1]!, jpeg: vectors.vectors[2]! },
   {
@@ -89,7 +92,9 @@ describe('console merchants and keys in a real browser', () => {
       // A refusal comes back on the form, in words, with what was typed kept.
       await page.goto(`${ctx.base}/dashboard/merchants/new`);
       await page.getByLabel('Name', { exact: true }).fill('Wrong file');
-      await page.getByLabel('QRIS image').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a picture') });
+      await page
+        .getByLabel('QRIS image')
+        .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a picture') });
       await page.getByRole('button', { name: 'Preview' }).click();
       expect(await page.getByRole('alert').textContent()).toBe('This file is not a PNG or JPEG image.');
       expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Wrong file');
@@ -116,7 +121,13 @@ describe('console merchants and keys in a real browser', () => {
         city: jpeg.static.includes('SURABAYA') ? 'SURABAYA' : 'BANDUNG',
         nmid: parseMerchantQris(jpeg.static).nmid!,
       };
-      await addMerchant(page, `Photo shop ${name}`, { name: 'sticker.jpg', mimeType: 'image/jpeg', buffer: photo }, expectJpeg, null);
+      await addMerchant(
+        page,
+        `Photo shop ${name}`,
+        { name: 'sticker.jpg', mimeType: 'image/jpeg', buffer: photo },
+        expectJpeg,
+        null,
+      );
       await page.screenshot({ path: join(SHOTS, `merchants-${name}.png`), fullPage: true });
 
       // A key for the PNG merchant, shown once.
@@ -128,7 +139,9 @@ describe('console merchants and keys in a real browser', () => {
       await secret.waitFor();
       const key = (await secret.textContent())!.trim();
       expect(key).toMatch(/^sk_test_[A-Za-z0-9]{40}$/);
-      await expect(page.getByText('This is the only time the key is shown.', { exact: false }).count()).resolves.toBe(1);
+      await expect(page.getByText('This is the only time the key is shown.', { exact: false }).count()).resolves.toBe(
+        1,
+      );
       await page.screenshot({ path: join(SHOTS, name === 'desktop' ? 'keys.png' : 'keys-phone.png'), fullPage: true });
 
       const create = () =>

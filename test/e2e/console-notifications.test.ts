@@ -69,7 +69,9 @@ describe('console notifications in a real browser', () => {
         expect(await test.getByText('HTTP 200').isVisible()).toBe(true);
 
         // A payment: its alert goes out with the dispatcher's next pass and is listed above the test.
-        const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 25_000 : 40_000))).transaction;
+        const tx = (
+          await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 25_000 : 40_000))
+        ).transaction;
         await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, tx.id);
         await dispatchDueAlerts(t.deps, { mail: null });
         await page.reload();
@@ -126,7 +128,9 @@ describe('console notifications in a real browser', () => {
         await region.getByLabel('Token bot').first().fill('7012345678:AAwrongwrongwrongwrongwrongwrong');
         await region.getByRole('button', { name: 'Hubungkan' }).click();
         const notice = page.getByRole('alert').or(page.getByRole('status'));
-        await notice.getByText('Telegram tidak dapat digunakan: token bot salah: salin lagi dari @BotFather', { exact: false }).waitFor();
+        await notice
+          .getByText('Telegram tidak dapat digunakan: token bot salah: salin lagi dari @BotFather', { exact: false })
+          .waitFor();
         expect(await page.getByText('the bot token is wrong').count()).toBe(0);
         expect(await fitsWidth(page)).toBe(true);
         await page.screenshot({ path: join(SHOTS, `notifications-wrong-token-id-${size.name}.png`), fullPage: true });

@@ -27,13 +27,16 @@ describe('the overview of a gateway that has only sandbox payments', () => {
     }
   });
 
-  const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
   for (const viewport of VIEWPORTS) {
     it(`shows test mode by default, says so, and its chart names each day's figures (${viewport.name})`, async () => {
       const page = await loggedIn(ctx.browser, ctx.base, viewport, 'new-ops@example.test');
       // Test mode, not live's "Rp 0", in figures and in words.
-      await expect(page.getByText('These figures are test mode: sandbox payments, no real money.').isVisible()).resolves.toBe(true);
+      await expect(
+        page.getByText('These figures are test mode: sandbox payments, no real money.').isVisible(),
+      ).resolves.toBe(true);
       await expect(page.getByText('Live mode has nothing in the last 30 days.').isVisible()).resolves.toBe(true);
       expect(await page.getByLabel('Mode').inputValue()).toBe('test');
       const today = page.locator('.stat', { hasText: 'Paid today' });
@@ -96,7 +99,9 @@ describe('the overview of a gateway that has only sandbox payments', () => {
       await page.getByRole('link', { name: 'Show live mode' }).click();
       await page.waitForURL(/mode=live/);
       await expect(page.getByText('These figures are live mode: real payments.').isVisible()).resolves.toBe(true);
-      await expect(page.getByText('Nothing was paid in live mode in the last 30 days.').isVisible()).resolves.toBe(true);
+      await expect(page.getByText('Nothing was paid in live mode in the last 30 days.').isVisible()).resolves.toBe(
+        true,
+      );
       expect(await page.getByRole('group', { name: CAPTION }).count()).toBe(0);
       await expect(today.locator('.value').textContent()).resolves.toBe(formatRupiah(0));
       await page.screenshot({ path: join(SHOTS, `overview-live-empty-${viewport.name}.png`), fullPage: true });
@@ -112,9 +117,13 @@ describe('the overview of a gateway that has only sandbox payments', () => {
     const page = await loggedIn(ctx.browser, ctx.base, VIEWPORTS[0], 'new-ops@example.test');
     await page.getByRole('link', { name: 'Indonesia' }).click();
     await page.getByRole('heading', { name: 'Ringkasan' }).waitFor();
-    await expect(page.getByText('Angka ini dari mode uji: pembayaran sandbox, tanpa uang sungguhan.').isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByText('Angka ini dari mode uji: pembayaran sandbox, tanpa uang sungguhan.').isVisible(),
+    ).resolves.toBe(true);
     await page.getByRole('link', { name: 'Tampilkan mode produksi' }).click();
-    await expect(page.getByText('Belum ada yang dibayar di mode produksi dalam 30 hari terakhir.').isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByText('Belum ada yang dibayar di mode produksi dalam 30 hari terakhir.').isVisible(),
+    ).resolves.toBe(true);
     // Back to English for whoever logs in next with this browser's cookies (a page of its own each test).
     await page.getByRole('link', { name: 'English' }).click();
     await page.close();

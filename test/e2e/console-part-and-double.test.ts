@@ -38,7 +38,8 @@ describe('console: part payments and double payments in a real browser', () => {
   for (const size of VIEWPORTS) {
     it(`at ${size.name} size: keeps a transaction open after a part payment, and a second payment completes it`, async () => {
       const { t } = ctx;
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 52_000 : 53_000))).transaction;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 52_000 : 53_000)))
+        .transaction;
       const first = await stray(20_000);
       expect(first.outcome).toBe('unmatched');
       const rest = tx.total_amount - 20_000;
@@ -65,7 +66,12 @@ describe('console: part payments and double payments in a real browser', () => {
         expect(await kept.textContent()).toBe(
           `Payment ${first.payment.id} now counts towards ${tx.id}: received ${formatRupiah(20_000)} of ${formatRupiah(tx.total_amount)}, ${formatRupiah(rest)} still due. The transaction stays open.`,
         );
-        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'pending', amount_paid: 20_000, underpaid: rest, payment_id: null });
+        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+          status: 'pending',
+          amount_paid: 20_000,
+          underpaid: rest,
+          payment_id: null,
+        });
 
         // The transaction's page says what it received and what is still due.
         await page.goto(`${ctx.base}/dashboard/transactions/${tx.id}`);
@@ -84,7 +90,9 @@ describe('console: part payments and double payments in a real browser', () => {
         await card2.getByRole('button', { name: 'Assign' }).click();
         const paid = page.getByRole('status');
         await paid.waitFor();
-        expect(await paid.textContent()).toBe(`Payment ${second.payment.id} now pays ${tx.id}; the transaction is paid.`);
+        expect(await paid.textContent()).toBe(
+          `Payment ${second.payment.id} now pays ${tx.id}; the transaction is paid.`,
+        );
         expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
           status: 'paid',
           amount_paid: tx.total_amount,
@@ -105,7 +113,8 @@ describe('console: part payments and double payments in a real browser', () => {
 
     it(`at ${size.name} size: Enter with the difference ticked accepts it, and never keeps the transaction open`, async () => {
       const { t } = ctx;
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 56_000 : 57_000))).transaction;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 56_000 : 57_000)))
+        .transaction;
       const short = await stray(30_000);
       const rest = tx.total_amount - 30_000;
       const page = await loggedIn(ctx.browser, ctx.base, size, 'ops@example.test');
@@ -122,17 +131,26 @@ describe('console: part payments and double payments in a real browser', () => {
         await again.getByRole('button', { name: `Keep it open for the rest (${formatRupiah(rest)})` }).waitFor();
         // Enter with nothing ticked sends nothing: the acceptance is required.
         await again.getByLabel('Transaction', { exact: true }).press('Enter');
-        expect(await again.getByLabel(`Accept the difference of ${formatRupiah(rest)}`).evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(
-          true,
-        );
+        expect(
+          await again
+            .getByLabel(`Accept the difference of ${formatRupiah(rest)}`)
+            .evaluate((el) => (el as HTMLInputElement).validity.valueMissing),
+        ).toBe(true);
         expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'pending', amount_paid: 0 });
 
         await again.getByLabel(`Accept the difference of ${formatRupiah(rest)}`).check();
         await again.getByLabel('Transaction', { exact: true }).press('Enter');
         const done = page.getByRole('status');
         await done.waitFor();
-        expect(await done.textContent()).toBe(`Payment ${short.payment.id} now pays ${tx.id}; the transaction is paid, underpaid by ${formatRupiah(rest)}.`);
-        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'paid', amount_paid: 30_000, underpaid: rest, payment_id: short.payment.id });
+        expect(await done.textContent()).toBe(
+          `Payment ${short.payment.id} now pays ${tx.id}; the transaction is paid, underpaid by ${formatRupiah(rest)}.`,
+        );
+        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+          status: 'paid',
+          amount_paid: 30_000,
+          underpaid: rest,
+          payment_id: short.payment.id,
+        });
       } finally {
         await page.close();
       }
@@ -140,8 +158,11 @@ describe('console: part payments and double payments in a real browser', () => {
 
     it(`at ${size.name} size: lists a double payment under its filter and refunds it`, async () => {
       const { t } = ctx;
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 54_000 : 55_000))).transaction;
-      expect((await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, tx.id)).outcome).toBe('matched');
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 54_000 : 55_000)))
+        .transaction;
+      expect((await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, tx.id)).outcome).toBe(
+        'matched',
+      );
       const double = await stray(tx.total_amount);
       expect(double).toMatchObject({ outcome: 'unmatched', reason: 'transaction_already_paid' });
 
@@ -152,18 +173,24 @@ describe('console: part payments and double payments in a real browser', () => {
         await Promise.all([page.waitForURL(/status=double/), page.getByLabel('Status').selectOption('double')]);
         const row = page.locator('tbody tr', { hasText: formatRupiah(tx.total_amount) }).first();
         expect(await row.textContent()).toContain('Double payment');
-        expect(await row.getByRole('link', { name: tx.id }).getAttribute('href')).toBe(`/dashboard/transactions/${tx.id}`);
+        expect(await row.getByRole('link', { name: tx.id }).getAttribute('href')).toBe(
+          `/dashboard/transactions/${tx.id}`,
+        );
         await row.getByRole('link', { name: 'Refund' }).click();
 
         const card = page.locator(`#pay-${double.payment.id}`);
-        expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe(`Double payment of ${formatRupiah(tx.total_amount)}`);
+        expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe(
+          `Double payment of ${formatRupiah(tx.total_amount)}`,
+        );
         // Nothing unpaid of its amount could take it: only the refund is offered, no assign.
         expect(await card.getByRole('button', { name: 'Assign' }).count()).toBe(0);
         expect(await card.getByLabel('Transaction', { exact: true }).count()).toBe(0);
         const button = card.getByRole('button', { name: `Record refund of ${formatRupiah(tx.total_amount)}` });
         // Without a reason the browser does not send it.
         await button.click();
-        expect(await card.getByLabel('Reason').evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+        expect(await card.getByLabel('Reason').evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(
+          true,
+        );
         await card.getByLabel('Reason').fill('Paid twice at the counter');
         await card.getByLabel('Transfer reference (optional)').fill(`TRF-${size.name}`);
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
@@ -178,7 +205,11 @@ describe('console: part payments and double payments in a real browser', () => {
         const refunded = page.locator('tbody tr', { hasText: tx.id }).first();
         expect(await refunded.textContent()).toContain('refunded');
         expect(await page.locator(`#pay-${double.payment.id}`).count()).toBe(0);
-        const rows = await t.deps.db.selectFrom('refunds').selectAll().where('payment_id', '=', double.payment.id).execute();
+        const rows = await t.deps.db
+          .selectFrom('refunds')
+          .selectAll()
+          .where('payment_id', '=', double.payment.id)
+          .execute();
         expect(rows).toMatchObject([
           {
             transaction_id: tx.id,

@@ -22,7 +22,8 @@ describe('console: assign a payment with a difference in a real browser', () => 
   for (const size of VIEWPORTS) {
     it(`at ${size.name} size: names the difference, refuses to assign unconfirmed, assigns once accepted`, async () => {
       const { t } = ctx;
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 25_000 : 47_000))).transaction;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 25_000 : 47_000)))
+        .transaction;
       const short = tx.total_amount - 123;
       const reported = await recordPayment(t.deps, {
         merchantId: t.merchant.id,
@@ -69,7 +70,9 @@ describe('console: assign a payment with a difference in a real browser', () => 
         await again.getByRole('button', { name: 'Assign' }).click();
         const done = page.getByRole('status');
         await done.waitFor();
-        expect(await done.textContent()).toBe(`Payment ${reported.payment.id} now pays ${tx.id}; the transaction is paid, underpaid by Rp123.`);
+        expect(await done.textContent()).toBe(
+          `Payment ${reported.payment.id} now pays ${tx.id}; the transaction is paid, underpaid by Rp123.`,
+        );
         expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
           status: 'paid',
           payment_id: reported.payment.id,

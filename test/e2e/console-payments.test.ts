@@ -37,7 +37,8 @@ describe('console payments, webhooks and sources in a real browser', () => {
       const { t } = ctx;
       // A payment dated before the only transaction of its total was made: unmatched, with that
       // transaction as its candidate (a payer's bank clock running behind, say).
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 21_000 : 32_000))).transaction;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 21_000 : 32_000)))
+        .transaction;
       const reported = await recordPayment(t.deps, {
         merchantId: t.merchant.id,
         mode: 'test',
@@ -70,9 +71,14 @@ describe('console payments, webhooks and sources in a real browser', () => {
         await card.getByRole('button', { name: 'Assign' }).click();
         const done = page.getByRole('status');
         await done.waitFor();
-        expect(await done.textContent()).toBe(`Payment ${reported.payment.id} now pays ${tx.id}; the transaction is paid.`);
+        expect(await done.textContent()).toBe(
+          `Payment ${reported.payment.id} now pays ${tx.id}; the transaction is paid.`,
+        );
         expect(await page.locator(`#pay-${reported.payment.id}`).count()).toBe(0);
-        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'paid', payment_id: reported.payment.id });
+        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+          status: 'paid',
+          payment_id: reported.payment.id,
+        });
         await page.getByLabel('Status').selectOption('matched');
         await page.waitForURL(/status=matched/);
         const row = page.getByRole('row').filter({ hasText: tx.id });
@@ -109,7 +115,13 @@ describe('console payments, webhooks and sources in a real browser', () => {
           paidAt: t.clock.now(),
         });
         await dispatchDueDeliveries(t.deps, {
-          post: async () => ({ statusCode: 503, responseBody: '<h1>Busy</h1><script>alert(1)</script>', retryAfter: null, error: null, durationMs: 87 }),
+          post: async () => ({
+            statusCode: 503,
+            responseBody: '<h1>Busy</h1><script>alert(1)</script>',
+            retryAfter: null,
+            error: null,
+            durationMs: 87,
+          }),
         });
         await page.getByRole('link', { name: `https://hooks.example.test/${size.name}` }).click();
         const attempt = page.locator('ol.timeline li').first();
@@ -126,14 +138,30 @@ describe('console payments, webhooks and sources in a real browser', () => {
           .getByRole('status')
           .filter({ hasText: `Source ${source.id} is disabled.` })
           .waitFor();
-        expect((await t.deps.db.selectFrom('payment_sources').select('enabled').where('id', '=', source.id).executeTakeFirstOrThrow()).enabled).toBe(0);
+        expect(
+          (
+            await t.deps.db
+              .selectFrom('payment_sources')
+              .select('enabled')
+              .where('id', '=', source.id)
+              .executeTakeFirstOrThrow()
+          ).enabled,
+        ).toBe(0);
         expect(await sourceCard.locator('.badge').textContent()).toBe('disabled');
         await sourceCard.getByRole('button', { name: 'Enable' }).click();
         await page
           .getByRole('status')
           .filter({ hasText: `Source ${source.id} is enabled.` })
           .waitFor();
-        expect((await t.deps.db.selectFrom('payment_sources').select('enabled').where('id', '=', source.id).executeTakeFirstOrThrow()).enabled).toBe(1);
+        expect(
+          (
+            await t.deps.db
+              .selectFrom('payment_sources')
+              .select('enabled')
+              .where('id', '=', source.id)
+              .executeTakeFirstOrThrow()
+          ).enabled,
+        ).toBe(1);
         expect(await fitsWidth(page)).toBe(true);
         await shoot(page, 'sources', size);
       } finally {

@@ -30,14 +30,21 @@ describe('the phone source in the console, in a real browser', () => {
         const token = (await card.locator('#phone-token').innerText()).trim();
         expect(url).toMatch(/\/api\/payment-sources\/src_[0-9A-Za-z]+\/events$/);
         expect(token).toMatch(/^ptk_/);
-        expect(await card.getByText('Anyone who learns the token can report payments', { exact: false }).isVisible()).toBe(true);
-        expect(await card.getByText('{"from":"%from%","text":"%text%","timestamp":"%sentStamp%"}').isVisible()).toBe(true);
+        expect(
+          await card.getByText('Anyone who learns the token can report payments', { exact: false }).isVisible(),
+        ).toBe(true);
+        expect(await card.getByText('{"from":"%from%","text":"%text%","timestamp":"%sentStamp%"}').isVisible()).toBe(
+          true,
+        );
         expect(await card.getByRole('heading', { name: /SMS to URL Forwarder/ }).isVisible()).toBe(true);
         expect(await card.getByRole('heading', { name: /MacroDroid, Tasker/ }).isVisible()).toBe(true);
 
         // The phone posts: a payment nobody is waiting for, and a cashback offer.
         const path = new URL(url).pathname;
-        for (const text of ['Kamu berhasil menerima Rp12345 via Gopay ke akunmu. Cek yuk!', 'Kamu berhasil menerima cashback Rp5.000! Cek yuk!']) {
+        for (const text of [
+          'Kamu berhasil menerima Rp12345 via Gopay ke akunmu. Cek yuk!',
+          'Kamu berhasil menerima cashback Rp5.000! Cek yuk!',
+        ]) {
           const res = await fetch(`${ctx.base}${path}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -54,7 +61,9 @@ describe('the phone source in the console, in a real browser', () => {
         expect(await page.content()).not.toContain(token);
         expect(await received.getByText('ignored: an offer or cashback, not a payment').isVisible()).toBe(true);
         expect(await received.getByText(/^payment, not matched: /).isVisible()).toBe(true);
-        expect(await received.getByText('Kamu berhasil menerima Rp12345 via Gopay ke akunmu. Cek yuk!').isVisible()).toBe(true);
+        expect(
+          await received.getByText('Kamu berhasil menerima Rp12345 via Gopay ke akunmu. Cek yuk!').isVisible(),
+        ).toBe(true);
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
         await received.scrollIntoViewIfNeeded();
         await page.screenshot({ path: join(SHOTS, `phone-source-${size.name}.png`), fullPage: true });

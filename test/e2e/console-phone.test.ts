@@ -66,7 +66,9 @@ describe('the console on a phone and a desktop', () => {
             const actionsText = Array.from(td.querySelectorAll('a, button'))
               .map((el) => squeeze(el.textContent))
               .join('');
-            return label === '' && squeeze(td.textContent) === actionsText ? [] : [`column ${i + 1} (${heads[i]}): data-label ${JSON.stringify(label)}`];
+            return label === '' && squeeze(td.textContent) === actionsText
+              ? []
+              : [`column ${i + 1} (${heads[i]}): data-label ${JSON.stringify(label)}`];
           }),
         );
       }),
@@ -102,7 +104,9 @@ describe('the console on a phone and a desktop', () => {
     const paths = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
     expect(paths).toContain('/dashboard/keys');
     expect(paths).toContain('/dashboard/audit');
-    await expect(sections(page).getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).resolves.toBe('page');
+    await expect(sections(page).getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).resolves.toBe(
+      'page',
+    );
     await page.screenshot({ path: join(SHOTS, 'phone-menu-open.png') });
 
     // Following a link from the menu: the page opens with the menu closed and that link marked.
@@ -110,8 +114,12 @@ describe('the console on a phone and a desktop', () => {
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     await expect(sections(page).isVisible()).resolves.toBe(false);
     await menuButton(page).click();
-    await expect(sections(page).getByRole('link', { name: 'API keys' }).getAttribute('aria-current')).resolves.toBe('page');
-    await expect(sections(page).getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).resolves.toBeNull();
+    await expect(sections(page).getByRole('link', { name: 'API keys' }).getAttribute('aria-current')).resolves.toBe(
+      'page',
+    );
+    await expect(
+      sections(page).getByRole('link', { name: 'Overview' }).getAttribute('aria-current'),
+    ).resolves.toBeNull();
     // The account and logging out are in the menu too.
     await expect(page.getByRole('banner').getByRole('button', { name: 'Log out' }).isVisible()).resolves.toBe(true);
 
@@ -166,7 +174,9 @@ describe('the console on a phone and a desktop', () => {
         await nav.waitFor();
         const links = nav.getByRole('link');
         expect(await links.count()).toBeGreaterThan(5);
-        const tops = new Set((await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect().top))).map(Math.round));
+        const tops = new Set(
+          (await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect().top))).map(Math.round),
+        );
         expect(tops.size, `the sections of ${email} wrap onto more than one row in ${lang}`).toBe(1);
         await page.screenshot({ path: join(SHOTS, `desktop-nav-${email.split('@')[0]}-${lang}.png`) });
         await page.close();
@@ -180,7 +190,9 @@ describe('the console on a phone and a desktop', () => {
     await expect(menuButton(page).isVisible()).resolves.toBe(false);
     const links = sections(page).getByRole('link');
     const paths = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
-    const tops = new Set((await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect().top))).map(Math.round));
+    const tops = new Set(
+      (await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect().top))).map(Math.round),
+    );
     expect(tops.size, 'the sections wrap onto more than one row').toBe(1);
     expect((await sections(page).boundingBox())!.height).toBeLessThanOrEqual(56);
     for (const path of paths) {
@@ -191,7 +203,8 @@ describe('the console on a phone and a desktop', () => {
       if (!['/dashboard', '/dashboard/sources', '/dashboard/soundbox'].includes(path))
         expect(await page.locator('main table thead').first().isVisible(), path).toBe(true);
       const name = path.split('/')[2] ?? 'overview';
-      if (['overview', 'keys', 'transactions', 'merchants'].includes(name)) await page.screenshot({ path: join(SHOTS, `desktop-${name}.png`) });
+      if (['overview', 'keys', 'transactions', 'merchants'].includes(name))
+        await page.screenshot({ path: join(SHOTS, `desktop-${name}.png`) });
     }
     await page.close();
   }, 90_000);

@@ -21,7 +21,8 @@ describe('console: refund a paid transaction in a real browser', () => {
   for (const size of VIEWPORTS) {
     it(`at ${size.name} size: records a partial refund by labels and roles, then lists it`, async () => {
       const { t } = ctx;
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 26_000 : 48_000))).transaction;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 26_000 : 48_000)))
+        .transaction;
       await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, tx.id);
       const paid = (await readTransaction(t.deps.db, tx.id))!;
       const received = paid.amount_paid!;
@@ -31,13 +32,17 @@ describe('console: refund a paid transaction in a real browser', () => {
         await page.goto(`${ctx.base}/dashboard/transactions/${tx.id}`);
         const card = page.locator('#refunds');
         expect(await card.getByRole('heading', { name: 'Refund', exact: true }).isVisible()).toBe(true);
-        expect(await card.textContent()).toContain('The gateway cannot move this money: record a refund you paid back yourself');
+        expect(await card.textContent()).toContain(
+          'The gateway cannot move this money: record a refund you paid back yourself',
+        );
         const amount = card.getByLabel('Amount to refund (Rp)');
         expect(await amount.inputValue()).toBe(String(received));
 
         // Without a reason the browser does not send the form.
         await card.getByRole('button', { name: 'Record refund' }).click();
-        expect(await card.getByLabel('Reason').evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+        expect(await card.getByLabel('Reason').evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(
+          true,
+        );
         expect((await readTransaction(t.deps.db, tx.id))!.refunded_amount).toBe(0);
 
         await amount.fill('5000');
@@ -63,10 +68,16 @@ describe('console: refund a paid transaction in a real browser', () => {
         expect(item).toContain('succeeded');
         expect(item).toContain('Barang habis');
         expect(item).toContain('TRF-123');
-        expect(await page.locator('#refunds').getByLabel('Amount to refund (Rp)').inputValue()).toBe(String(received - 5000));
+        expect(await page.locator('#refunds').getByLabel('Amount to refund (Rp)').inputValue()).toBe(
+          String(received - 5000),
+        );
         await page.locator('#refunds').evaluate((el) => el.scrollIntoView());
         await page.screenshot({ path: join(SHOTS, `refund-${size.name}.png`), fullPage: true });
-        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ refunded_amount: 5000, refund_held: 0, refund_count: 1 });
+        expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+          refunded_amount: 5000,
+          refund_held: 0,
+          refund_count: 1,
+        });
       } finally {
         await page.close();
       }

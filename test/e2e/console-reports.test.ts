@@ -27,7 +27,11 @@ describe('console reports in a real browser', () => {
   beforeAll(async () => {
     const { t } = ctx;
     await addMerchantUser(t.deps, [t.merchant.id], 'owner@warung.test');
-    const cashier = await addUser(t.deps, { email: 'kasir@warung.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    const cashier = await addUser(
+      t.deps,
+      { email: 'kasir@warung.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
     other = (await seedMerchant(t.deps, 1, 'Toko Lain')).merchant.id;
     // Two live sales on 3 October (WIB), one on 2 September; "now" is 15 October, 12:00 WIB.
     for (const [at, amount] of [
@@ -38,7 +42,10 @@ describe('console reports in a real browser', () => {
       t.clock.ms = at;
       // The 15.000 one is a cashier's sale at the point of sale.
       const sale = amount === 15_000 ? { sale: { userId: cashier.id, email: cashier.email, description: null } } : {};
-      const { transaction } = await createTransaction(t.deps, createInput(t.merchant.id, amount, { mode: 'live', ...sale }));
+      const { transaction } = await createTransaction(
+        t.deps,
+        createInput(t.merchant.id, amount, { mode: 'live', ...sale }),
+      );
       if (amount === 15_000) cashierSale = transaction.total_amount;
       await recordPayment(t.deps, {
         merchantId: t.merchant.id,
@@ -85,9 +92,13 @@ describe('console reports in a real browser', () => {
         }
         // The cashier's sales by the cashier's address.
         const byCashier = page.getByRole('table', { name: 'Paid by cashier' });
-        expect(await byCashier.getByRole('row').filter({ hasText: 'kasir@warung.test' }).getByText(rupiah(cashierSale), { exact: true }).isVisible()).toBe(
-          true,
-        );
+        expect(
+          await byCashier
+            .getByRole('row')
+            .filter({ hasText: 'kasir@warung.test' })
+            .getByText(rupiah(cashierSale), { exact: true })
+            .isVisible(),
+        ).toBe(true);
         expect(await fitsWidth(page)).toBe(true);
         await page.screenshot({ path: join(SHOTS, `reports-${size.name}.png`), fullPage: true });
 
@@ -104,7 +115,10 @@ describe('console reports in a real browser', () => {
         expect(await september.nth(0).innerText()).toMatch(/2026-09-01[\s\S]*No payments$/);
         expect(await september.nth(2).innerText()).toMatch(/2026-09-03 – 2026-09-30[\s\S]*No payments \(28 days\)/);
 
-        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('link', { name: 'Download CSV' }).click(),
+        ]);
         const csv = readFileSync((await download.path())!, 'utf8')
           .trim()
           .split('\r\n');
@@ -113,7 +127,9 @@ describe('console reports in a real browser', () => {
             'received_open_count,received_open_sum,returned_count,returned_sum,received_count,received_sum',
         );
         expect(csv).toHaveLength(31);
-        expect(csv.find((line) => line.startsWith('2026-09-02,'))).toMatch(/^2026-09-02,[^,]+,1,40\d{3},0,0,0,0,simulator=1\/40\d{3},,0,0,0,0,1,40\d{3}$/);
+        expect(csv.find((line) => line.startsWith('2026-09-02,'))).toMatch(
+          /^2026-09-02,[^,]+,1,40\d{3},0,0,0,0,simulator=1\/40\d{3},,0,0,0,0,1,40\d{3}$/,
+        );
 
         // A range that is not one is said on the page, with the form kept.
         await page.getByLabel('From').fill('2026-10-05');

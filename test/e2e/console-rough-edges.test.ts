@@ -29,7 +29,10 @@ async function wordsBrokenInside(page: Page): Promise<string[]> {
     for (const cell of Array.from(document.querySelectorAll('main td:not(.url)'))) {
       const style = getComputedStyle(cell);
       const card = style.display !== 'table-cell';
-      const contentRight = cell.getBoundingClientRect().right - Number.parseFloat(style.paddingRight) - Number.parseFloat(style.borderRightWidth);
+      const contentRight =
+        cell.getBoundingClientRect().right -
+        Number.parseFloat(style.paddingRight) -
+        Number.parseFloat(style.borderRightWidth);
       const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
         for (const word of (node.textContent ?? '').matchAll(/\S+/g)) {
@@ -75,7 +78,8 @@ describe('the console rough edges of issue 26 item 11, in a real browser', () =>
       const { t } = ctx;
       // A payment that names a transaction of another total (refused, compared with it), reported by a
       // source whose name is one word.
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 41_000 : 42_000))).transaction;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 41_000 : 42_000)))
+        .transaction;
       const refused = await recordPayment(t.deps, {
         merchantId: t.merchant.id,
         mode: 'test',
@@ -108,7 +112,11 @@ describe('the console rough edges of issue 26 item 11, in a real browser', () =>
 
         // b) The sources form: a signed webhook has no fields of its own; a feed shows its three.
         await page.goto(`${ctx.base}/dashboard/sources`);
-        const feedFields = [page.getByLabel(/^Feed URL/), page.getByLabel(/^Poll interval/), page.getByLabel(/^Field mapping/)];
+        const feedFields = [
+          page.getByLabel(/^Feed URL/),
+          page.getByLabel(/^Poll interval/),
+          page.getByLabel(/^Field mapping/),
+        ];
         expect(await page.getByLabel('Type').inputValue()).toBe('webhook');
         for (const field of feedFields) expect(await field.isVisible()).toBe(false);
         await page.getByRole('heading', { name: 'Add source' }).scrollIntoViewIfNeeded();
@@ -125,7 +133,8 @@ describe('the console rough edges of issue 26 item 11, in a real browser', () =>
         expect(await wordsBrokenInside(page)).toEqual([]);
         const row = page.getByRole('row').filter({ has: page.locator(`a[href="#pay-${refused.payment.id}"]`) });
         expect(await row.getByText(`Compared with ${tx.id}`).isVisible()).toBe(true);
-        if (size.name === 'desktop') expect(await row.getByRole('cell', { name: 'simulator', exact: true }).isVisible()).toBe(true);
+        if (size.name === 'desktop')
+          expect(await row.getByRole('cell', { name: 'simulator', exact: true }).isVisible()).toBe(true);
         await shoot(page, 'payments', size);
         const card = page.locator(`#pay-${refused.payment.id}`);
         expect(await card.getByText('The transaction it named has another total.').isVisible()).toBe(true);

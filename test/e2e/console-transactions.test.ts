@@ -49,7 +49,13 @@ describe('console transactions in a real browser', () => {
         status: 'paid',
         paid_at: start - 5 * hour + 90_000,
       }),
-      transactionRow(other.merchant.id, start - 4 * hour, { ref: 'WS-1187', amount: 22_500, total_amount: 22_503, unique_code: 3, status: 'expired' }),
+      transactionRow(other.merchant.id, start - 4 * hour, {
+        ref: 'WS-1187',
+        amount: 22_500,
+        total_amount: 22_503,
+        unique_code: 3,
+        status: 'expired',
+      }),
       transactionRow(t.merchant.id, start - 3 * hour, {
         ref: 'ORDER-2024-0039',
         email: 'agus@example.id',
@@ -68,21 +74,37 @@ describe('console transactions in a real browser', () => {
       }),
     ]);
     t.clock.ms = start - 20 * 60_000;
-    const cancelled = await createTransaction(t.deps, { ...createInput(t.merchant.id, 99_000), ref: 'ORDER-2024-0041', email: 'rina@example.id' });
+    const cancelled = await createTransaction(t.deps, {
+      ...createInput(t.merchant.id, 99_000),
+      ref: 'ORDER-2024-0041',
+      email: 'rina@example.id',
+    });
     t.clock.ms = start - 10 * 60_000;
-    await cancelTransaction(t.deps, { trxid: cancelled.transaction.id, owner: null, actor: userActor({ email: 'ops@example.test' }) });
+    await cancelTransaction(t.deps, {
+      trxid: cancelled.transaction.id,
+      owner: null,
+      actor: userActor({ email: 'ops@example.test' }),
+    });
 
     // The one this test follows: created with an invoice e-mail (no SMTP here, so it is skipped), paid in
     // the sandbox two minutes later, its webhook failing once.
     t.clock.ms = start - 4 * 60_000;
-    const main = await createTransaction(t.deps, { ...createInput(t.merchant.id, 150_000), ref: REF, email: 'budi@example.id' });
+    const main = await createTransaction(t.deps, {
+      ...createInput(t.merchant.id, 150_000),
+      ref: REF,
+      email: 'budi@example.id',
+    });
     trxid = main.transaction.id;
     await sendDueEmails(t.deps, null);
     t.clock.ms = start - 2 * 60_000;
     await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, trxid);
     await dispatchDueDeliveries(t.deps, { random: () => 0.5 });
     t.clock.ms = start;
-    await createTransaction(t.deps, { ...createInput(t.merchant.id, 75_000), ref: 'ORDER-2024-0043', email: 'sari@example.id' });
+    await createTransaction(t.deps, {
+      ...createInput(t.merchant.id, 75_000),
+      ref: 'ORDER-2024-0043',
+      email: 'sari@example.id',
+    });
   });
   afterAll(async () => receiver?.close());
 
@@ -92,7 +114,8 @@ describe('console transactions in a real browser', () => {
       await openSection(page, 'Transactions');
       await page.getByRole('heading', { name: 'Transactions' }).waitFor();
       expect(await page.locator('tbody tr').count()).toBe(7);
-      const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = () =>
+        page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(await overflow()).toBeLessThanOrEqual(0);
       await page.screenshot({ path: join(SHOTS, `transactions-${viewport.name}.png`), fullPage: true });
       if (viewport.name === 'desktop') await page.screenshot({ path: join(SHOTS, 'transactions.png') });
@@ -104,10 +127,15 @@ describe('console transactions in a real browser', () => {
       expect(await page.locator('tbody tr').textContent()).toContain(REF);
 
       // The CSV export of what is shown: the header and this one transaction.
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Export CSV' }).click(),
+      ]);
       expect(download.suggestedFilename()).toMatch(/^transactions-\d{4}-\d{2}-\d{2}\.csv$/);
       const lines = readFileSync((await download.path())!, 'utf8').split('\r\n');
-      expect(lines[0]).toMatch(/^trxid,merchant_id,mode,status,amount,unique_code,total_amount,currency,ref,email,created_at/);
+      expect(lines[0]).toMatch(
+        /^trxid,merchant_id,mode,status,amount,unique_code,total_amount,currency,ref,email,created_at/,
+      );
       expect(lines.slice(1)).toHaveLength(2); // one record and the empty string after the last CRLF
       expect(lines[1]!.split(',').slice(0, 4)).toEqual([trxid, ctx.t.merchant.id, 'test', 'paid']);
       expect(lines[1]).toContain(`,${REF},budi@example.id,`);
@@ -144,9 +172,9 @@ describe('console transactions in a real browser', () => {
       expect(await attempts.count()).toBe(before + 1);
       expect(await attempts.last().textContent()).toContain('200');
       expect(await page.locator('.delivery .badge.succeeded').count()).toBe(1);
-      expect(await page.locator('ol.timeline > li .what', { hasText: 'Webhook resent by user:ops@example.test' }).count()).toBe(
-        viewport.name === 'desktop' ? 1 : 2,
-      );
+      expect(
+        await page.locator('ol.timeline > li .what', { hasText: 'Webhook resent by user:ops@example.test' }).count(),
+      ).toBe(viewport.name === 'desktop' ? 1 : 2);
       expect(await overflow()).toBeLessThanOrEqual(0);
       await page.screenshot({ path: join(SHOTS, `transaction-${viewport.name}.png`), fullPage: true });
       if (viewport.name === 'desktop') await page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });

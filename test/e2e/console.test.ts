@@ -27,7 +27,10 @@ describe('the console in a real browser', () => {
     ] as const) {
       t.clock.ms = today - daysAgo * 86_400_000;
       for (let i = 0; i < count; i++) {
-        const { transaction } = await createTransaction(t.deps, { ...createInput(t.merchant.id, 15_000 + i * 5_000 + daysAgo * 1_000), mode: 'live' });
+        const { transaction } = await createTransaction(t.deps, {
+          ...createInput(t.merchant.id, 15_000 + i * 5_000 + daysAgo * 1_000),
+          mode: 'live',
+        });
         await recordPayment(t.deps, {
           merchantId: t.merchant.id,
           mode: 'live',
@@ -40,7 +43,14 @@ describe('the console in a real browser', () => {
     }
     t.clock.ms = today;
     await createTransaction(t.deps, { ...createInput(t.merchant.id, 99_000), mode: 'live' });
-    await recordPayment(t.deps, { merchantId: t.merchant.id, mode: 'live', source: 'e2e', sourcePaymentId: 'nobody', amount: 12_345, paidAt: today });
+    await recordPayment(t.deps, {
+      merchantId: t.merchant.id,
+      mode: 'live',
+      source: 'e2e',
+      sourcePaymentId: 'nobody',
+      amount: 12_345,
+      paidAt: today,
+    });
     const sandbox = await createTransaction(t.deps, createInput(t.merchant.id, 20_000));
     await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, sandbox.transaction.id);
   });
@@ -68,8 +78,12 @@ describe('the console in a real browser', () => {
       const today = Number((await stat('Paid today'))!.replace(/\D/g, ''));
       expect(today).toBeGreaterThan(60_000);
       expect(today).toBeLessThan(60_000 + 3 * 1000);
-      await expect(page.locator('.stat', { hasText: 'Paid, last 7 days' }).locator('.muted').textContent()).resolves.toBe('10 payments');
-      await expect(page.locator('.stat', { hasText: 'Paid, last 30 days' }).locator('.muted').textContent()).resolves.toBe('20 payments');
+      await expect(
+        page.locator('.stat', { hasText: 'Paid, last 7 days' }).locator('.muted').textContent(),
+      ).resolves.toBe('10 payments');
+      await expect(
+        page.locator('.stat', { hasText: 'Paid, last 30 days' }).locator('.muted').textContent(),
+      ).resolves.toBe('20 payments');
       await expect(stat('Pending transactions')).resolves.toBe('1');
       await expect(stat('Unmatched payments')).resolves.toBe('1');
       // A bar a day, each an image named by its figures; 23 days had no sale.
@@ -78,14 +92,18 @@ describe('the console in a real browser', () => {
       expect(await chart.getByRole('img', { name: /: 0 paid, Rp\s?0$/ }).count()).toBe(23);
       expect(await chart.locator('rect.fill[height="0"]').count()).toBe(23);
       // Nothing sticks out sideways on a phone.
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await page.screenshot({ path: join(SHOTS, `overview-${viewport.name}.png`), fullPage: true });
       if (viewport.name === 'desktop') await page.screenshot({ path: join(SHOTS, 'overview.png') });
       // Test mode is separate: one sandbox payment.
       await page.getByLabel('Mode').selectOption('test');
       await page.waitForURL(/mode=test/);
-      await expect(page.locator('.stat', { hasText: 'Paid today' }).locator('.muted').textContent()).resolves.toBe('1 payments');
+      await expect(page.locator('.stat', { hasText: 'Paid today' }).locator('.muted').textContent()).resolves.toBe(
+        '1 payments',
+      );
       await page.close();
     });
   }

@@ -20,13 +20,20 @@ describe('the API docs page', () => {
   for (const viewport of VIEWPORTS) {
     it(`lays out at the device's width (${viewport.name})`, async () => {
       // isMobile: as a phone's browser does, lay a page without a viewport tag out at 980 px.
-      const page = await ctx.browser.newPage({ viewport, isMobile: viewport.name === 'phone', hasTouch: viewport.name === 'phone' });
+      const page = await ctx.browser.newPage({
+        viewport,
+        isMobile: viewport.name === 'phone',
+        hasTouch: viewport.name === 'phone',
+      });
       await page.goto(`${ctx.base}/docs`);
       await page
         .getByRole('heading', { name: /qris-gateway/ })
         .first()
         .waitFor();
-      const layout = await page.evaluate(() => ({ width: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth }));
+      const layout = await page.evaluate(() => ({
+        width: document.documentElement.clientWidth,
+        scroll: document.documentElement.scrollWidth,
+      }));
       expect(layout.width).toBe(viewport.width);
       expect(layout.scroll).toBeLessThanOrEqual(viewport.width);
       await page.screenshot({ path: join(SHOTS, `docs-${viewport.name}.png`) });

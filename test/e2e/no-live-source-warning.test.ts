@@ -18,10 +18,15 @@ describe('a live transaction that no source will mark paid', () => {
 
   for (const viewport of VIEWPORTS) {
     it(`its page says so, visibly, and links to the sources page (${viewport.name})`, async () => {
-      const { transaction } = await createTransaction(ctx.t.deps, createInput(ctx.t.merchant.id, 31_000, { mode: 'live' }));
+      const { transaction } = await createTransaction(
+        ctx.t.deps,
+        createInput(ctx.t.merchant.id, 31_000, { mode: 'live' }),
+      );
       const page = await loggedIn(ctx.browser, ctx.base, viewport, 'owner@example.test');
       await page.goto(`${ctx.base}/dashboard/transactions/${transaction.id}`);
-      const warning = page.getByRole('note').filter({ hasText: 'No payment source will mark a live payment of Test Merchant paid' });
+      const warning = page
+        .getByRole('note')
+        .filter({ hasText: 'No payment source will mark a live payment of Test Merchant paid' });
       expect(await warning.isVisible()).toBe(true);
       // Whole on a phone's width: not cut off by the page.
       const box = (await warning.boundingBox())!;
@@ -34,7 +39,9 @@ describe('a live transaction that no source will mark paid', () => {
 
       // The keys page says it too, beside the merchant's live key, and fits the screen.
       await page.goto(`${ctx.base}/dashboard/keys`);
-      const onKeys = page.getByRole('note').filter({ hasText: 'No payment source will mark a live payment of Test Merchant paid' });
+      const onKeys = page
+        .getByRole('note')
+        .filter({ hasText: 'No payment source will mark a live payment of Test Merchant paid' });
       expect(await onKeys.isVisible()).toBe(true);
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await page.screenshot({ path: join(SHOTS, `no-live-source-keys-${viewport.name}.png`), fullPage: true });

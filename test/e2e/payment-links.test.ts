@@ -20,10 +20,13 @@ describe('payment links in a real browser', () => {
     // The largest code scales with the price: max(99, 1% of it).
     expect(code).toBeLessThanOrEqual(Math.max(99, Math.floor(amount / 100)));
     expect(await page.textContent('#total')).toBe(`Rp${(amount + code).toLocaleString('id-ID')}`);
-    expect(await page.textContent('.breakdown')).toContain(`Rp${amount.toLocaleString('id-ID')} ditambahkan kode unik ${code}`);
+    expect(await page.textContent('.breakdown')).toContain(
+      `Rp${amount.toLocaleString('id-ID')} ditambahkan kode unik ${code}`,
+    );
   }
 
-  const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const noSidewaysScroll = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
   for (const viewport of VIEWPORTS) {
     it(`an operator sets a handle, and the link opens checkout pages of the right amount (${viewport.name})`, async () => {
@@ -43,7 +46,10 @@ describe('payment links in a real browser', () => {
       await qr.waitFor();
       expect(await qr.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(200);
       // The desktop one is docs/counter.md's picture.
-      await page.screenshot({ path: join(SHOTS, viewport.name === 'desktop' ? 'payment-link.png' : `payment-link-${viewport.name}.png`), fullPage: true });
+      await page.screenshot({
+        path: join(SHOTS, viewport.name === 'desktop' ? 'payment-link.png' : `payment-link-${viewport.name}.png`),
+        fullPage: true,
+      });
       expect(await noSidewaysScroll(page)).toBeLessThanOrEqual(0);
 
       // The print view holds the QR, the merchant's name and the link; printing hides the console around it.
@@ -57,7 +63,9 @@ describe('payment links in a real browser', () => {
       for (const line of ["Scan with your phone's camera", 'Pindai dengan kamera ponsel Anda']) {
         expect(await page.getByText(line, { exact: true }).isVisible(), line).toBe(true);
       }
-      expect(await page.getByText('It opens the payment page: type the amount, then pay with any QRIS app.').isVisible()).toBe(true);
+      expect(
+        await page.getByText('It opens the payment page: type the amount, then pay with any QRIS app.').isVisible(),
+      ).toBe(true);
       expect(await page.locator('.print-sheet').textContent()).not.toContain('Pindai untuk membayar');
       await page.screenshot({ path: join(SHOTS, `payment-link-print-${viewport.name}.png`) });
       await page.emulateMedia({ media: 'screen' });
@@ -76,7 +84,9 @@ describe('payment links in a real browser', () => {
       await english.goto(`${ctx.base}/pay/${handle}`);
       await english.getByLabel('Amount').fill('abc');
       await english.getByRole('button', { name: 'Pay' }).click();
-      await expect(english.getByRole('alert').textContent()).resolves.toBe('The amount must be whole rupiah in digits only, e.g. 25000.');
+      await expect(english.getByRole('alert').textContent()).resolves.toBe(
+        'The amount must be whole rupiah in digits only, e.g. 25000.',
+      );
       await english.getByLabel('Amount').fill('40.000');
       await english.getByLabel('Email').fill('payer@example.com');
       expect(await noSidewaysScroll(english)).toBeLessThanOrEqual(0);

@@ -40,12 +40,17 @@ describe('a newcomer in the merchant portal', () => {
     return buildQris(parseQris(vectors.vectors[0]!.static).fields.map(swap));
   }
 
-  const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const noSidewaysScroll = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
   for (const [index, viewport] of VIEWPORTS.entries()) {
     it(`a merchant not yet approved shows its live keys and itself as waiting for approval, never active (${viewport.name})`, async () => {
       // As a self-service user's merchant is made with LIVE_KEYS=approval (the default).
-      const merchant = await createMerchant(ctx.t.deps, { name: `Waiting ${viewport.name}`, qris: vectors.vectors[index + 1]!.static, liveApproved: false });
+      const merchant = await createMerchant(ctx.t.deps, {
+        name: `Waiting ${viewport.name}`,
+        qris: vectors.vectors[index + 1]!.static,
+        liveApproved: false,
+      });
       const email = `waiting-${viewport.name}@shop.test`;
       await addMerchantUser(ctx.t.deps, [merchant.id], email);
       const page = await loggedIn(ctx.browser, ctx.base, viewport, email);
@@ -79,13 +84,19 @@ describe('a newcomer in the merchant portal', () => {
       expect(await row.textContent()).not.toContain('active');
       await row.getByRole('link', { name: `Waiting ${viewport.name}` }).click();
       await page.getByRole('heading', { name: `Waiting ${viewport.name}` }).waitFor();
-      expect(await page.getByText("Its live keys wait for an operator's approval; its test keys work meanwhile.").isVisible()).toBe(true);
+      expect(
+        await page
+          .getByText("Its live keys wait for an operator's approval; its test keys work meanwhile.")
+          .isVisible(),
+      ).toBe(true);
 
       // In Bahasa Indonesia too.
       const id = await ctx.browser.newPage({ viewport, locale: 'id-ID' });
       await id.context().addCookies(await page.context().cookies());
       await id.goto(`${ctx.base}/dashboard/keys`);
-      expect(await id.getByRole('row', { name: new RegExp(keys.live!.slice(0, 12)) }).textContent()).toContain('menunggu persetujuan');
+      expect(await id.getByRole('row', { name: new RegExp(keys.live!.slice(0, 12)) }).textContent()).toContain(
+        'menunggu persetujuan',
+      );
       await id.close();
       await page.close();
     });
@@ -104,7 +115,9 @@ describe('a newcomer in the merchant portal', () => {
 
       const qris = qrisOf(`WARUNG BARU ${viewport.name.toUpperCase()}`, `ID10200000009${index}7`);
       const decoded = parseMerchantQris(qris).merchantName;
-      await page.getByLabel('QRIS image').setInputFiles({ name: 'qris.png', mimeType: 'image/png', buffer: await renderCleanPng(qris) });
+      await page
+        .getByLabel('QRIS image')
+        .setInputFiles({ name: 'qris.png', mimeType: 'image/png', buffer: await renderCleanPng(qris) });
       await page.getByRole('button', { name: 'Preview' }).click();
       await page.getByRole('heading', { name: 'Is this the right merchant?' }).waitFor();
       // The preview names it, first in its list, by the QRIS's own name.

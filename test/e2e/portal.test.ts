@@ -22,7 +22,12 @@ describe('the merchant portal on a public gateway, in a real browser', () => {
 
   beforeAll(async () => {
     smtp = await startTestSmtpServer();
-    t = await createTestApp({ PUBLIC_BASE_URL: 'http://127.0.0.1', SIGNUP: 'open', SMTP_URL: smtp.url, MAIL_FROM: 'Gateway <noreply@gateway.test>' });
+    t = await createTestApp({
+      PUBLIC_BASE_URL: 'http://127.0.0.1',
+      SIGNUP: 'open',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Gateway <noreply@gateway.test>',
+    });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchBrowser();
   });
@@ -66,7 +71,9 @@ describe('the merchant portal on a public gateway, in a real browser', () => {
     await page.getByLabel('Name', { exact: true }).fill('Warung Saya');
     // The fixture's first code with an NMID of its own (the seeded merchant has the fixture's: a second is refused).
     const own = withNmid(vectors.vectors[0]!.static, 'ID1029900000501');
-    await page.getByLabel('QRIS image').setInputFiles({ name: 'qris.png', mimeType: 'image/png', buffer: await renderCleanPng(own) });
+    await page
+      .getByLabel('QRIS image')
+      .setInputFiles({ name: 'qris.png', mimeType: 'image/png', buffer: await renderCleanPng(own) });
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('heading', { name: 'Is this the right merchant?' }).waitFor();
     await page.getByRole('button', { name: 'Save' }).click();

@@ -22,8 +22,18 @@ describe('the counter in the sandbox, and when the server is unreachable', () =>
   let demoId = '';
 
   beforeAll(async () => {
-    demoId = (await createMerchant(ctx.t.deps, { name: 'Demo Sandbox Merchant', qris: demoStaticQris(), allowDuplicateNmid: true })).id;
-    await addUser(ctx.t.deps, { email: 'kasir-demo@example.test', password: PASSWORD, role: 'cashier', merchantIds: [demoId] }, TEST_ACTOR);
+    demoId = (
+      await createMerchant(ctx.t.deps, {
+        name: 'Demo Sandbox Merchant',
+        qris: demoStaticQris(),
+        allowDuplicateNmid: true,
+      })
+    ).id;
+    await addUser(
+      ctx.t.deps,
+      { email: 'kasir-demo@example.test', password: PASSWORD, role: 'cashier', merchantIds: [demoId] },
+      TEST_ACTOR,
+    );
   });
 
   async function cashier(base: string, viewport: { width: number; height: number }): Promise<Page> {
@@ -53,7 +63,11 @@ describe('the counter in the sandbox, and when the server is unreachable', () =>
       await page.screenshot({ path: join(SHOTS, `pos-sandbox-keypad-${viewport.name}.png`) });
 
       const trxid = await charge(page, ['1', '8', '000']);
-      const tx = await ctx.t.deps.db.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
+      const tx = await ctx.t.deps.db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('id', '=', trxid)
+        .executeTakeFirstOrThrow();
       expect(tx.mode).toBe('test');
       expect(await page.locator('#pos-qr .badge').textContent()).toBe('Sandbox');
       const pay = page.getByRole('button', { name: 'Bayar (simulasi)', exact: true });
@@ -61,7 +75,11 @@ describe('the counter in the sandbox, and when the server is unreachable', () =>
       await page.screenshot({ path: join(SHOTS, `pos-sandbox-qr-${viewport.name}.png`) });
       await pay.click();
       await page.getByRole('heading', { name: 'Diterima', exact: true }).waitFor({ timeout: 20_000 });
-      const paid = await ctx.t.deps.db.selectFrom('transactions').select('status').where('id', '=', trxid).executeTakeFirstOrThrow();
+      const paid = await ctx.t.deps.db
+        .selectFrom('transactions')
+        .select('status')
+        .where('id', '=', trxid)
+        .executeTakeFirstOrThrow();
       expect(paid.status).toBe('paid');
       expect(await page.locator('#pos-paid .badge').textContent()).toBe('Sandbox');
       // The paid screen offers the sale's receipt at once (issue 37, section 4): "Struk" opens it.
@@ -72,7 +90,11 @@ describe('the counter in the sandbox, and when the server is unreachable', () =>
       await receipt.waitForURL(/\/receipt\/[^/?]+\?width=58&lang=id$/);
       await receipt.getByText('LUNAS', { exact: true }).waitFor();
       expect(await receipt.locator('.receipt').textContent()).toContain(trxid);
-      const link = await ctx.t.deps.db.selectFrom('receipt_links').select('token').where('transaction_id', '=', trxid).executeTakeFirstOrThrow();
+      const link = await ctx.t.deps.db
+        .selectFrom('receipt_links')
+        .select('token')
+        .where('transaction_id', '=', trxid)
+        .executeTakeFirstOrThrow();
       expect(receipt.url()).toContain(`/receipt/${link.token}?`);
       await receipt.close();
       await page.close();

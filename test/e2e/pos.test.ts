@@ -34,12 +34,20 @@ function recordSpeech(langs: string[]) {
   const synth = window.speechSynthesis;
   synth.speak = (u: SpeechSynthesisUtterance) => void spoken.push({ text: u.text, lang: u.lang, volume: u.volume });
   synth.getVoices = () =>
-    langs.map((lang) => ({ lang, name: `test ${lang}`, voiceURI: `test-${lang}`, default: false, localService: true })) as SpeechSynthesisVoice[];
+    langs.map((lang) => ({
+      lang,
+      name: `test ${lang}`,
+      voiceURI: `test-${lang}`,
+      default: false,
+      localService: true,
+    })) as SpeechSynthesisVoice[];
 }
 
 /** What the page said aloud (not its silent unlocking blanks). */
 const heard = (page: Page): Promise<Spoken[]> =>
-  page.evaluate(() => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume !== 0).map((s) => ({ ...s })));
+  page.evaluate(() =>
+    (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume !== 0).map((s) => ({ ...s })),
+  );
 
 describe('the point of sale in a real browser', () => {
   const ctx = useBrowserApp({ CONSOLE: 'true' });
@@ -48,10 +56,23 @@ describe('the point of sale in a real browser', () => {
   beforeAll(async () => {
     // Exactly as the issue's contract says: the CLI, in another process, the password from ADMIN_PASSWORD.
     for (const lang of ['id', 'en']) {
-      const made = await runCommand(['user', 'add', '--email', `kasir-${lang}@example.test`, '--role', 'cashier', '--merchant', ctx.t.merchant.id, '--json'], {
-        DATABASE_URL: ctx.t.databaseUrl,
-        ADMIN_PASSWORD: PASSWORD,
-      });
+      const made = await runCommand(
+        [
+          'user',
+          'add',
+          '--email',
+          `kasir-${lang}@example.test`,
+          '--role',
+          'cashier',
+          '--merchant',
+          ctx.t.merchant.id,
+          '--json',
+        ],
+        {
+          DATABASE_URL: ctx.t.databaseUrl,
+          ADMIN_PASSWORD: PASSWORD,
+        },
+      );
       expect(made.code, made.stderr).toBe(0);
       const user = JSON.parse(made.stdout) as { id: string; role: string };
       expect(user.role).toBe('cashier');
@@ -72,7 +93,12 @@ describe('the point of sale in a real browser', () => {
   }
 
   const salesOf = async (userId: string) =>
-    ctx.t.deps.db.selectFrom('transactions').selectAll().where('created_by_user_id', '=', userId).orderBy('created_at').execute();
+    ctx.t.deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('created_by_user_id', '=', userId)
+      .orderBy('created_at')
+      .execute();
 
   /** The QR as the screen shows it, read back from a screenshot of it. */
   async function shownQr(page: Page): Promise<string> {
@@ -83,8 +109,22 @@ describe('the point of sale in a real browser', () => {
   }
 
   const cases = [
-    { lang: 'id', charge: 'Tagih', received: 'Diterima', newSale: 'Transaksi baru', speech: 'id-ID', words: ['dua puluh lima ribu', 'rupiah'] },
-    { lang: 'en', charge: 'Charge', received: 'Received', newSale: 'New sale', speech: 'en-US', words: ['twenty-five thousand', 'rupiah'] },
+    {
+      lang: 'id',
+      charge: 'Tagih',
+      received: 'Diterima',
+      newSale: 'Transaksi baru',
+      speech: 'id-ID',
+      words: ['dua puluh lima ribu', 'rupiah'],
+    },
+    {
+      lang: 'en',
+      charge: 'Charge',
+      received: 'Received',
+      newSale: 'New sale',
+      speech: 'en-US',
+      words: ['twenty-five thousand', 'rupiah'],
+    },
   ] as const;
 
   for (const c of cases) {
@@ -118,23 +158,34 @@ describe('the point of sale in a real browser', () => {
       expect(await page.locator('.pos-unique').textContent()).toContain(String(tx.unique_code));
       expect(await page.getByText(ctx.t.merchant.name, { exact: true }).isVisible()).toBe(true);
       await page.waitForFunction(() => /^\d\d:\d\d$/.test(document.getElementById('pos-countdown')?.textContent ?? ''));
-      expect(await page.getByRole('button', { name: c.lang === 'id' ? 'Batal' : 'Cancel', exact: true }).isVisible()).toBe(true);
+      expect(
+        await page.getByRole('button', { name: c.lang === 'id' ? 'Batal' : 'Cancel', exact: true }).isVisible(),
+      ).toBe(true);
       // The QR fills the phone's width.
       expect((await page.locator('#pos-qr-image').boundingBox())!.width).toBeGreaterThan(PHONE.width * 0.75);
       await page.screenshot({ path: join(SHOTS, `pos-qr-${c.lang}.png`) });
 
       // Paid by the CLI in another process: this process hears of it only through the status watch.
-      const pay = tx.mode === 'test' ? ['pay', tx.id, '--json'] : ['payments', 'confirm', tx.id, '--reference', `POS-E2E-${c.lang}`, '--json'];
+      const pay =
+        tx.mode === 'test'
+          ? ['pay', tx.id, '--json']
+          : ['payments', 'confirm', tx.id, '--reference', `POS-E2E-${c.lang}`, '--json'];
       const paid = await runCommand(pay, { DATABASE_URL: ctx.t.databaseUrl });
       expect(paid.code, paid.stderr).toBe(0);
       await page.getByRole('heading', { name: c.received, exact: true }).waitFor({ timeout: 2000 });
-      await page.waitForFunction(() => (window as unknown as { __spoken: Spoken[] }).__spoken.some((s) => s.volume !== 0), null, { timeout: 2000 });
+      await page.waitForFunction(
+        () => (window as unknown as { __spoken: Spoken[] }).__spoken.some((s) => s.volume !== 0),
+        null,
+        { timeout: 2000 },
+      );
       const spoken = await heard(page);
       expect(spoken).toHaveLength(1);
       expect(spoken[0]!.lang).toBe(c.speech);
       for (const w of c.words) expect(spoken[0]!.text.toLowerCase()).toContain(w);
       // The first tap on the keypad started speech once, silently, so a phone lets the page speak later.
-      const blanks = await page.evaluate(() => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume === 0).length);
+      const blanks = await page.evaluate(
+        () => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume === 0).length,
+      );
       expect(blanks).toBe(1);
       await page.screenshot({ path: join(SHOTS, `pos-paid-${c.lang}.png`) });
 
@@ -205,7 +256,9 @@ describe('the point of sale in a real browser', () => {
       await page.waitForURL(/\/dashboard\/pos\/trx_/);
       const sound = page.getByRole('button', { name: 'Ketuk untuk mengaktifkan suara', exact: true });
       // Charged by a tap here: the sound is on already, no button.
-      await page.waitForFunction(() => (document.getElementById('pos-sound') as HTMLButtonElement | null)?.hidden === true);
+      await page.waitForFunction(
+        () => (document.getElementById('pos-sound') as HTMLButtonElement | null)?.hidden === true,
+      );
 
       await page.reload();
       await sound.waitFor();
@@ -218,14 +271,21 @@ describe('the point of sale in a real browser', () => {
 
       const tx = (await salesOf(cashiers.id!)).at(-1)!;
       expect(tx.amount).toBe(20_000);
-      const paid = await runCommand(tx.mode === 'test' ? ['pay', tx.id] : ['payments', 'confirm', tx.id, '--reference', 'POS-E2E-SOUND'], {
-        DATABASE_URL: ctx.t.databaseUrl,
-      });
+      const paid = await runCommand(
+        tx.mode === 'test' ? ['pay', tx.id] : ['payments', 'confirm', tx.id, '--reference', 'POS-E2E-SOUND'],
+        {
+          DATABASE_URL: ctx.t.databaseUrl,
+        },
+      );
       expect(paid.code, paid.stderr).toBe(0);
       await page.getByRole('heading', { name: 'Diterima', exact: true }).waitFor({ timeout: 2000 });
-      await page.waitForFunction(() => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume !== 0).length === 2, null, {
-        timeout: 2000,
-      });
+      await page.waitForFunction(
+        () => (window as unknown as { __spoken: Spoken[] }).__spoken.filter((s) => s.volume !== 0).length === 2,
+        null,
+        {
+          timeout: 2000,
+        },
+      );
       const said = await heard(page);
       expect(said[1]!.lang).toBe('id-ID');
       expect(said[1]!.text.toLowerCase()).toContain('dua puluh ribu');
@@ -252,7 +312,11 @@ describe('the point of sale in a real browser', () => {
     expect(answers[1]).toBe(answers[0]);
     const sales = await salesOf(cashiers.id!);
     expect(sales).toHaveLength(before + 1);
-    const audit = await ctx.t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', sales.at(-1)!.id).execute();
+    const audit = await ctx.t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', sales.at(-1)!.id)
+      .execute();
     expect(audit.map((a) => [a.actor, a.action])).toEqual([['user:kasir-id@example.test', 'transaction.sale']]);
     await context.close();
   });
@@ -275,9 +339,12 @@ describe('the point of sale in a real browser', () => {
     await page.getByRole('button', { name: 'Tagih', exact: true }).click();
     await page.locator('#pos-qr-image').waitFor();
     const tx = (await salesOf(cashiers.id!)).at(-1)!;
-    const paid = await runCommand(tx.mode === 'test' ? ['pay', tx.id] : ['payments', 'confirm', tx.id, '--reference', 'POS-E2E-NOVOICE'], {
-      DATABASE_URL: ctx.t.databaseUrl,
-    });
+    const paid = await runCommand(
+      tx.mode === 'test' ? ['pay', tx.id] : ['payments', 'confirm', tx.id, '--reference', 'POS-E2E-NOVOICE'],
+      {
+        DATABASE_URL: ctx.t.databaseUrl,
+      },
+    );
     expect(paid.code, paid.stderr).toBe(0);
     await page.getByRole('heading', { name: 'Diterima', exact: true }).waitFor({ timeout: 2000 });
     await page.waitForTimeout(1800);

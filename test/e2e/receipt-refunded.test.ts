@@ -20,7 +20,13 @@ import { createInput } from '../helpers/context.js';
 const LOOKED_AT = join(tmpdir(), 'qg-shots');
 mkdirSync(LOOKED_AT, { recursive: true });
 
-const operator: Viewer = { userId: 'usr_test', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
+const operator: Viewer = {
+  userId: 'usr_test',
+  email: 'ops@example.test',
+  role: 'operator',
+  merchantIds: [],
+  sessionKey: 'k',
+};
 
 /** The value beside a label on the slip. */
 const lineValue = (page: Page, label: string) =>
@@ -37,7 +43,8 @@ describe('a refunded receipt in a real browser', () => {
   for (const size of VIEWPORTS) {
     it(`at ${size.name} size: partly refunded, then refunded in full, never PAID once refunded`, async () => {
       const { t } = ctx;
-      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 35_000 : 52_000))).transaction;
+      const tx = (await createTransaction(t.deps, createInput(t.merchant.id, size.name === 'phone' ? 35_000 : 52_000)))
+        .transaction;
       await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, tx.id);
       const token = await makeReceiptLink(t.deps, operator, tx.id);
       const refund = (amount: number) =>

@@ -29,7 +29,8 @@ interface Spoken {
 function recordSpeech(): void {
   const spoken: Array<{ text: string; lang: string }> = [];
   (window as unknown as { __spoken: typeof spoken }).__spoken = spoken;
-  const speak = (utterance: SpeechSynthesisUtterance) => void spoken.push({ text: utterance.text, lang: utterance.lang });
+  const speak = (utterance: SpeechSynthesisUtterance) =>
+    void spoken.push({ text: utterance.text, lang: utterance.lang });
   if ('speechSynthesis' in window) {
     Object.defineProperty(window.speechSynthesis, 'speak', { value: speak, configurable: true });
   } else {
@@ -50,7 +51,13 @@ describe('the soundbox in a real browser', () => {
 
   beforeAll(async () => {
     await addMerchantUser(ctx.t.deps, [ctx.t.merchant.id], 'kasir@example.test');
-    const operator: Viewer = { userId: 'usr_test', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
+    const operator: Viewer = {
+      userId: 'usr_test',
+      email: 'ops@example.test',
+      role: 'operator',
+      merchantIds: [],
+      sessionKey: 'k',
+    };
     await setPaymentLinkHandle(ctx.t.deps, operator, ctx.t.merchant.id, 'warung-bu-sri');
   });
 
@@ -76,7 +83,11 @@ describe('the soundbox in a real browser', () => {
     const opened = await fetch(`${ctx.base}/pay/warung-bu-sri/${amount}`, { redirect: 'manual' });
     expect(opened.status).toBe(303);
     const trxid = /\/checkout\/(trx_[0-9A-Za-z]+)$/.exec(opened.headers.get('location') ?? '')![1]!;
-    const tx = await ctx.t.deps.db.selectFrom('transactions').select(['total_amount', 'mode']).where('id', '=', trxid).executeTakeFirstOrThrow();
+    const tx = await ctx.t.deps.db
+      .selectFrom('transactions')
+      .select(['total_amount', 'mode'])
+      .where('id', '=', trxid)
+      .executeTakeFirstOrThrow();
     expect(tx.mode).toBe('live');
     const result = await recordPayment(ctx.t.deps, {
       merchantId: ctx.t.merchant.id,
@@ -93,8 +104,11 @@ describe('the soundbox in a real browser', () => {
 
   const spoken = (page: Page) => page.evaluate(() => (window as unknown as { __spoken: Spoken[] }).__spoken);
   const waitSpoken = (page: Page, n: number) =>
-    page.waitForFunction((count) => (window as unknown as { __spoken: Spoken[] }).__spoken.length >= count, n, { timeout: 10_000 });
-  const listed = (page: Page) => page.locator('[data-list] li').evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.trxid));
+    page.waitForFunction((count) => (window as unknown as { __spoken: Spoken[] }).__spoken.length >= count, n, {
+      timeout: 10_000,
+    });
+  const listed = (page: Page) =>
+    page.locator('[data-list] li').evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.trxid));
   const rupiah = (n: number) => `Rp${String(n).replace(/\B(?=(\d{3})+$)/g, '.')}`;
 
   it('announces each payment once in Bahasa Indonesia, also after the connection is cut and restored (390x844)', async () => {
@@ -157,7 +171,9 @@ describe('the soundbox in a real browser', () => {
     expect(said!.lang).toBe('en-US');
     expect(said!.text).toMatch(/^Payment received\. .+ rupiah\.$/);
     expect(await listed(page)).toContain(next.trxid);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+    ).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'soundbox-desktop.png'), fullPage: true });
     await page.close();
   });

@@ -14,7 +14,9 @@ describe('unique code added or subtracted, in a real browser', () => {
   });
 
   async function create(amount: number) {
-    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, { headers: { 'x-api-key': ctx.t.testKey } });
+    const res = await fetch(`${ctx.base}/api/payment-gateway/cqris?amount=${amount}`, {
+      headers: { 'x-api-key': ctx.t.testKey },
+    });
     expect(res.status).toBe(200);
     return ((await res.json()) as { data: { trxid: string; total_amount: number; unique_code: number } }).data;
   }
@@ -33,7 +35,9 @@ describe('unique code added or subtracted, in a real browser', () => {
       expect(added.unique_code).toBeLessThanOrEqual(99);
       await page.goto(`${ctx.base}/checkout/${added.trxid}`);
       const breakdown = page.locator('p.breakdown');
-      expect(await breakdown.innerText()).toMatch(new RegExp(`^Rp7\\.500 ditambahkan kode unik ${added.unique_code}\\s+\\(plus unique code\\)$`));
+      expect(await breakdown.innerText()).toMatch(
+        new RegExp(`^Rp7\\.500 ditambahkan kode unik ${added.unique_code}\\s+\\(plus unique code\\)$`),
+      );
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await page.screenshot({ path: join(SHOTS, `checkout-code-added-${viewport.name}.png`), fullPage: true });
 
@@ -41,7 +45,9 @@ describe('unique code added or subtracted, in a real browser', () => {
       await page.getByRole('region', { name: 'Unique code' }).getByLabel('Subtracted from the price').check();
       await page.getByRole('button', { name: 'Save the unique code' }).click();
       await page.getByText('New sales subtract the unique code from the price.').waitFor();
-      expect(await page.getByRole('region', { name: 'Unique code' }).getByLabel('Subtracted from the price').isChecked()).toBe(true);
+      expect(
+        await page.getByRole('region', { name: 'Unique code' }).getByLabel('Subtracted from the price').isChecked(),
+      ).toBe(true);
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await page.screenshot({ path: join(SHOTS, `unique-code-${viewport.name}.png`), fullPage: true });
 
@@ -50,7 +56,9 @@ describe('unique code added or subtracted, in a real browser', () => {
       expect(subtracted.total_amount).toBeLessThan(7500);
       await page.goto(`${ctx.base}/checkout/${subtracted.trxid}`);
       expect(await page.locator('#total').innerText()).toBe(`Rp${subtracted.total_amount.toLocaleString('id-ID')}`);
-      expect(await breakdown.innerText()).toMatch(new RegExp(`^Rp7\\.500 dikurangi kode unik ${-subtracted.unique_code}\\s+\\(minus unique code discount\\)$`));
+      expect(await breakdown.innerText()).toMatch(
+        new RegExp(`^Rp7\\.500 dikurangi kode unik ${-subtracted.unique_code}\\s+\\(minus unique code discount\\)$`),
+      );
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await page.screenshot({ path: join(SHOTS, `checkout-code-subtracted-${viewport.name}.png`), fullPage: true });
       await page.close();

@@ -46,7 +46,8 @@ class BotProcess {
     for (;;) {
       const index = this.lines().findIndex((l, i) => i >= from && match.test(l));
       if (index >= 0) return { text: this.lines()[index]!, index };
-      if (Date.now() > deadline) throw new Error(`no line matched ${match} in ${ms} ms\nstdout:\n${this.out}\nstderr:\n${this.err}`);
+      if (Date.now() > deadline)
+        throw new Error(`no line matched ${match} in ${ms} ms\nstdout:\n${this.out}\nstderr:\n${this.err}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -91,7 +92,10 @@ describe('the chat-bot example in a terminal', () => {
 
     bot.type('bayar 25000');
     const photo = await bot.line(/^bot> \[foto QR: /);
-    const answer = /^bot> \[foto QR: (\S+\.png)\] Scan untuk membayar tepat Rp([\d.]+) sebelum .* WIB, atau buka \S+\/checkout\/(trx_\w+)$/.exec(photo.text);
+    const answer =
+      /^bot> \[foto QR: (\S+\.png)\] Scan untuk membayar tepat Rp([\d.]+) sebelum .* WIB, atau buka \S+\/checkout\/(trx_\w+)$/.exec(
+        photo.text,
+      );
     expect(answer, photo.text).not.toBeNull();
     const [, file, total, trxid] = answer!;
     // The saved photo is the transaction's QRIS, of the exact total the caption names.
@@ -106,7 +110,10 @@ describe('the chat-bot example in a terminal', () => {
 
     // The payer pays (the sandbox's simulate); the bot, waiting on the gateway, says so unasked.
     await client.simulatePayment(trxid!);
-    await bot.line(new RegExp(`^bot> Pembayaran Rp${total!.replace(/\./g, '\\.')} diterima\\. Terima kasih!$`), photo.index + 1);
+    await bot.line(
+      new RegExp(`^bot> Pembayaran Rp${total!.replace(/\./g, '\\.')} diterima\\. Terima kasih!$`),
+      photo.index + 1,
+    );
 
     bot.type('exit');
     expect(await bot.exited).toBe(0);

@@ -96,7 +96,9 @@ describe("the README's client snippet", () => {
     // Each run made a transaction of its own, and the gateway holds both as paid.
     expect(new Set(trxids).size).toBe(2);
     for (const trxid of trxids) {
-      const res = await fetch(`${gateway.url}/api/payment-gateway/cstatus?trxid=${trxid}`, { headers: { 'X-Api-Key': gateway.testKey } });
+      const res = await fetch(`${gateway.url}/api/payment-gateway/cstatus?trxid=${trxid}`, {
+        headers: { 'X-Api-Key': gateway.testKey },
+      });
       expect(res.status).toBe(200);
       expect(JSON.stringify(await res.json())).toContain('"status":"paid"');
     }

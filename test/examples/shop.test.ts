@@ -25,7 +25,10 @@ beforeAll(async () => {
   // The webhook endpoint names the shop's address, so the port is chosen first.
   const port = await freePort();
   shopUrl = `http://127.0.0.1:${port}`;
-  const { secret } = await addWebhookEndpoint(gateway.deps, { merchantId: gateway.merchant.id, url: `${shopUrl}/webhooks/qris` });
+  const { secret } = await addWebhookEndpoint(gateway.deps, {
+    merchantId: gateway.merchant.id,
+    url: `${shopUrl}/webhooks/qris`,
+  });
   shop = createShop({ client, webhookSecret: secret, onPaid: (order) => void shipped.push(order.id) });
   shop.on('request', (req, res) => {
     if (req.url !== '/webhooks/qris') return;
@@ -133,7 +136,9 @@ describe('the shop example', () => {
   });
 
   it('answers a bad amount with 400, and an amount the gateway refuses with its error code', async () => {
-    expect((await fetch(`${shopUrl}/orders`, { method: 'POST', body: JSON.stringify({ amount: 'lots' }) })).status).toBe(400);
+    expect(
+      (await fetch(`${shopUrl}/orders`, { method: 'POST', body: JSON.stringify({ amount: 'lots' }) })).status,
+    ).toBe(400);
     const res = await fetch(`${shopUrl}/orders`, { method: 'POST', body: JSON.stringify({ amount: 999_999_999 }) });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'amount_out_of_range' });

@@ -17,7 +17,10 @@ const LEAKS: ReadonlyArray<readonly [string, RegExp]> = [
     /\bat (?:async )?\S+(?: \[as \S+\])? \((?:file:\/\/|node:|\/)[^)\s]*:\d+:\d+\)|(?:^|\n|\\n)\s*at (?:async )?(?:file:\/\/|node:|\/)[^\s)]*:\d+:\d+/,
   ],
   ['a .ts position', /\.ts:\d+/],
-  ['a database error', /SQLITE_[A-Z]|Kysely|duplicate key value|syntax error at or near|relation "\w+" does not exist|violates \w+ constraint/],
+  [
+    'a database error',
+    /SQLITE_[A-Z]|Kysely|duplicate key value|syntax error at or near|relation "\w+" does not exist|violates \w+ constraint/,
+  ],
   ['a system file', /root:x:0:0|\[boot loader\]/],
 ];
 
@@ -35,12 +38,16 @@ export function problemsOf(req: FuzzRequest, answer: FuzzAnswer): string[] {
   if (!STATIC_TYPES.test(type)) {
     for (const [what, pattern] of LEAKS) {
       const m = pattern.exec(answer.body);
-      if (m && !reflects(req, m[0])) problems.push(`${what} in the answer: ${JSON.stringify(answer.body.slice(Math.max(0, m.index - 60), m.index + 80))}`);
+      if (m && !reflects(req, m[0]))
+        problems.push(
+          `${what} in the answer: ${JSON.stringify(answer.body.slice(Math.max(0, m.index - 60), m.index + 80))}`,
+        );
     }
   }
   for (const [name, value] of Object.entries(answer.headers)) {
     const text = Array.isArray(value) ? value.join(', ') : String(value);
-    if (/node_modules|\/work\/|\.ts:\d+/.test(text) && !reflects(req, text)) problems.push(`internals in the ${name} header`);
+    if (/node_modules|\/work\/|\.ts:\d+/.test(text) && !reflects(req, text))
+      problems.push(`internals in the ${name} header`);
   }
   if (isApiPath(req.path)) {
     const problem = apiEnvelopeProblem(status, answer.headers, answer.body, req.method, req.path);
@@ -51,7 +58,13 @@ export function problemsOf(req: FuzzRequest, answer: FuzzAnswer): string[] {
 
 /** True when the text was in the request itself, so that an answer echoing it (escaped) is no leak. */
 function reflects(req: FuzzRequest, text: string): boolean {
-  const sent = [req.path, safeDecode(req.path), ...Object.values(req.headers), req.body?.toString('latin1') ?? '', req.body?.toString('utf8') ?? ''].join('\n');
+  const sent = [
+    req.path,
+    safeDecode(req.path),
+    ...Object.values(req.headers),
+    req.body?.toString('latin1') ?? '',
+    req.body?.toString('utf8') ?? '',
+  ].join('\n');
   return sent.includes(text) || sent.includes(text.trim());
 }
 
@@ -70,13 +83,20 @@ const isApiPath = (path: string) => /^\/api\/(?:api\/)?payment-gateway\//.test(p
  * with a known code whose HTTP status is the one error-status.ts maps it to; never a 5xx but the
  * documented 503 with Retry-After. Null when the answer keeps it.
  */
-export function apiEnvelopeProblem(status: number, headers: Record<string, unknown>, body: string, method: string, path: string): string | null {
+export function apiEnvelopeProblem(
+  status: number,
+  headers: Record<string, unknown>,
+  body: string,
+  method: string,
+  path: string,
+): string | null {
   if (headers['x-api-version'] !== '1.0.0') return 'X-Api-Version missing';
   if (headers['cache-control'] !== 'no-store') return 'Cache-Control missing';
   if (!REQUEST_ID_SHAPE.test(String(headers['x-request-id']))) return 'X-Request-Id missing';
   if (method === 'HEAD') return status >= 500 ? '5xx' : null;
   const type = String(headers['content-type'] ?? '');
-  if (type.startsWith('image/')) return status === 200 && path.includes('/qr/') ? null : 'an image from somewhere other than the QR route';
+  if (type.startsWith('image/'))
+    return status === 200 && path.includes('/qr/') ? null : 'an image from somewhere other than the QR route';
   if (!type.startsWith('application/json')) return `not JSON: ${type}`;
   let parsed: { success?: unknown; data?: unknown; error?: Record<string, unknown> };
   try {
@@ -89,7 +109,8 @@ export function apiEnvelopeProblem(status: number, headers: Record<string, unkno
     if (typeof parsed.data !== 'object' || parsed.data === null) return 'success without data';
     return null;
   }
-  if (parsed.success !== false || typeof parsed.error !== 'object' || parsed.error === null) return 'neither success nor error envelope';
+  if (parsed.success !== false || typeof parsed.error !== 'object' || parsed.error === null)
+    return 'neither success nor error envelope';
   const { code, message, request_id: requestId } = parsed.error;
   if (typeof code !== 'string' || !KNOWN_CODES.has(code)) return `unknown error code ${String(code)}`;
   if (typeof message !== 'string' || message.length === 0) return 'error without a message';

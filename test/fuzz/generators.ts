@@ -199,7 +199,9 @@ function paramValue(t: FuzzTarget, route: RouteEntry, slot: number, method: stri
   const guarded = url.startsWith('/dashboard/') && route.config.consolePublic !== true;
   const foreign = reading || (identity === 'merchant' && guarded) ? values.foreign : [];
   const isFile = url.split('/')[slot] === ':file';
-  const hostile = isFile ? fc.tuple(hostileUrlValue, pick(['.png', '.svg', '', '.gif', '.png.svg', '%2epng'])).map(([v, ext]) => v + ext) : hostileUrlValue;
+  const hostile = isFile
+    ? fc.tuple(hostileUrlValue, pick(['.png', '.svg', '', '.gif', '.png.svg', '%2epng'])).map(([v, ext]) => v + ext)
+    : hostileUrlValue;
   const choices: Array<{ weight: number; arbitrary: fc.Arbitrary<string> }> = [{ weight: 5, arbitrary: hostile }];
   if (seeded.length > 0) choices.push({ weight: 4, arbitrary: pick(seeded).map(encodeURIComponent) });
   if (foreign.length > 0) choices.push({ weight: 3, arbitrary: pick(foreign).map(encodeURIComponent) });
@@ -273,7 +275,12 @@ function queryFor(t: FuzzTarget): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 5, arbitrary: fc.constant('') },
     { weight: 5, arbitrary: fc.array(pair, { minLength: 1, maxLength: 6 }).map((pairs) => `?${pairs.join('&')}`) },
-    { weight: 1, arbitrary: fc.integer({ min: 50, max: 400 }).map((n) => `?${Array.from({ length: n }, (_, i) => `a${i % 7}=${i}`).join('&')}`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 50, max: 400 })
+        .map((n) => `?${Array.from({ length: n }, (_, i) => `a${i % 7}=${i}`).join('&')}`),
+    },
   );
 }
 
@@ -306,7 +313,10 @@ const CONTENT_TYPES = [
 function headersFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<Record<string, string>> {
   const cookie = fc.oneof(
     { weight: 8, arbitrary: fc.constant(identity.cookie) },
-    { weight: 1, arbitrary: fc.integer({ min: 1000, max: 30_000 }).map((n) => `${identity.cookie}; junk=${'c'.repeat(n)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 1000, max: 30_000 }).map((n) => `${identity.cookie}; junk=${'c'.repeat(n)}`),
+    },
     { weight: 1, arbitrary: fc.constant(`qg_session=${'z'.repeat(64)}; qg_session=; qg_csrf=s:abc.def; qg_lang=xx`) },
     { weight: 1, arbitrary: headerValue.map((v) => `${identity.cookie}; ${v}`) },
   );
@@ -316,7 +326,16 @@ function headersFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<Record<stri
       {
         cookie,
         'x-forwarded-for': fc.oneof(
-          pick(['1.2.3.4', '1.2.3.4, 5.6.7.8', 'unknown', '999.999.999.999', '::ffff:10.0.0.1', '[::1]:80', ', ,', 'a'.repeat(3000)]),
+          pick([
+            '1.2.3.4',
+            '1.2.3.4, 5.6.7.8',
+            'unknown',
+            '999.999.999.999',
+            '::ffff:10.0.0.1',
+            '[::1]:80',
+            ', ,',
+            'a'.repeat(3000),
+          ]),
           headerValue,
         ),
         authorization: fc.oneof(
@@ -348,7 +367,19 @@ function headersFor(t: FuzzTarget, identity: Identity): fc.Arbitrary<Record<stri
 }
 
 // Plain values a person types into a form, so that a form's own fields pass its first checks.
-const PLAIN = ['', '', 'Warung Fuzz', 'fuzz@example.test', '10000', '25000', 'test', 'live', 'on', 'http://127.0.0.1:9/hook', 'a long passphrase 123'];
+const PLAIN = [
+  '',
+  '',
+  'Warung Fuzz',
+  'fuzz@example.test',
+  '10000',
+  '25000',
+  'test',
+  'live',
+  'on',
+  'http://127.0.0.1:9/hook',
+  'a long passphrase 123',
+];
 
 /**
  * A form's fields: the identity's CSRF token (or a wrong one, or none); then often the route's own
@@ -367,7 +398,15 @@ function formFields(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Ar
     { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
     {
       weight: 1,
-      arbitrary: pick(['https://127.0.0.1:1/hook', 'http://169.254.169.254/latest', 'file:///etc/passwd', 'transaction.paid', 'operator', 'merchant', 'on']),
+      arbitrary: pick([
+        'https://127.0.0.1:1/hook',
+        'http://169.254.169.254/latest',
+        'file:///etc/passwd',
+        'transaction.paid',
+        'operator',
+        'merchant',
+        'on',
+      ]),
     },
     { weight: 3, arbitrary: pick(t.formWords.values.length > 0 ? t.formWords.values : ['x']) },
   );
@@ -386,7 +425,10 @@ function formFields(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Ar
                 ...own.map((name) =>
                   fc.option(
                     fc
-                      .oneof({ weight: 3, arbitrary: pick([...PLAIN, ...t.formWords.values]) }, { weight: 1, arbitrary: value })
+                      .oneof(
+                        { weight: 3, arbitrary: pick([...PLAIN, ...t.formWords.values]) },
+                        { weight: 1, arbitrary: value },
+                      )
                       .map((v) => [name, v] as [string, string]),
                     { freq: 2 },
                   ),
@@ -395,7 +437,9 @@ function formFields(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Ar
               .map((fields) => fields.filter((f): f is [string, string] => f !== null)),
           },
         );
-  return fc.tuple(csrf, ownFields).map(([token, fields]) => (token === null ? fields : [['_csrf', token] as [string, string], ...fields]));
+  return fc
+    .tuple(csrf, ownFields)
+    .map(([token, fields]) => (token === null ? fields : [['_csrf', token] as [string, string], ...fields]));
 }
 
 function safeDecode(v: string): string {
@@ -444,17 +488,30 @@ const UPLOADS: Record<string, Buffer> = {
   'png-magic-only': PNG_1X1.subarray(0, 8),
   'jpeg-truncated': Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]),
   'gif-garbage': Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(40, 0xff)]),
-  'png-magic-jpeg-body': Buffer.concat([PNG_1X1.subarray(0, 8), Buffer.from([0xff, 0xd8, 0xff, 0xdb]), Buffer.alloc(60, 7)]),
+  'png-magic-jpeg-body': Buffer.concat([
+    PNG_1X1.subarray(0, 8),
+    Buffer.from([0xff, 0xd8, 0xff, 0xdb]),
+    Buffer.alloc(60, 7),
+  ]),
   'webp-header': Buffer.concat([Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 ', 'latin1'), Buffer.alloc(16)]),
-  svg: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="99999" height="99999"><script>alert(1)</script></svg>'),
+  svg: Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="99999" height="99999"><script>alert(1)</script></svg>',
+  ),
   empty: Buffer.alloc(0),
 };
 
 /** A multipart body: fields, and a file that is garbage, tiny, truncated or of the wrong kind. */
-function multipartFor(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.Arbitrary<{ body: Buffer; type: string; kind: string }> {
+function multipartFor(
+  t: FuzzTarget,
+  identity: Identity,
+  route: RouteEntry,
+): fc.Arbitrary<{ body: Buffer; type: string; kind: string }> {
   const file = fc.oneof(
     { weight: 3, arbitrary: pick(Object.keys(UPLOADS)).map((k) => ({ kind: k, bytes: UPLOADS[k]! })) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 400 }).map((b) => ({ kind: 'garbage', bytes: Buffer.from(b) })) },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ maxLength: 400 }).map((b) => ({ kind: 'garbage', bytes: Buffer.from(b) })),
+    },
   );
   return fc
     .record({
@@ -462,11 +519,16 @@ function multipartFor(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.
       file,
       fileField: pick(['image', 'image', 'image', 'image', 'file', 'qris', '__proto__']),
       fileType: pick(['image/png', 'image/jpeg', 'application/octet-stream', 'text/html', '']),
-      spoil: fc.oneof({ weight: 4, arbitrary: fc.constant('none') }, { weight: 1, arbitrary: pick(['no-end', 'bad-boundary', 'two-files', 'no-disposition']) }),
+      spoil: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('none') },
+        { weight: 1, arbitrary: pick(['no-end', 'bad-boundary', 'two-files', 'no-disposition']) },
+      ),
     })
     .map(({ fields, file, fileField, fileType, spoil }) => {
       const boundary = 'fuzzboundary7MA4YWxk';
-      const parts: Buffer[] = fields.map(([k, v]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+      const parts: Buffer[] = fields.map(([k, v]) =>
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`),
+      );
       const fileHead = (name: string) =>
         spoil === 'no-disposition'
           ? `--${boundary}\r\nContent-Type: ${fileType}\r\n\r\n`
@@ -474,19 +536,32 @@ function multipartFor(t: FuzzTarget, identity: Identity, route: RouteEntry): fc.
       parts.push(Buffer.from(fileHead(fileField)), file.bytes, Buffer.from('\r\n'));
       if (spoil === 'two-files') parts.push(Buffer.from(fileHead('image2')), file.bytes, Buffer.from('\r\n'));
       if (spoil !== 'no-end') parts.push(Buffer.from(`--${boundary}--\r\n`));
-      const type = spoil === 'bad-boundary' ? 'multipart/form-data; boundary=other' : `multipart/form-data; boundary=${boundary}`;
+      const type =
+        spoil === 'bad-boundary' ? 'multipart/form-data; boundary=other' : `multipart/form-data; boundary=${boundary}`;
       return { body: Buffer.concat(parts), type, kind: `upload-${file.kind}${spoil === 'none' ? '' : `-${spoil}`}` };
     });
 }
 
 /** A body and its content type (null: let the headers' own content type stand). */
-function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> {
-  const form = (fields: Array<[string, string]>) => fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  const kinds: Array<{ weight: number; arbitrary: fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> }> = [
+function bodyFor(
+  t: FuzzTarget,
+  route: RouteEntry,
+  identity: Identity,
+): fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }> {
+  const form = (fields: Array<[string, string]>) =>
+    fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  const kinds: Array<{
+    weight: number;
+    arbitrary: fc.Arbitrary<{ body: Buffer | null; type: string | null; kind: string }>;
+  }> = [
     { weight: 2, arbitrary: fc.constant({ body: null, type: null, kind: 'none' }) },
     {
       weight: 4,
-      arbitrary: formFields(t, identity, route).map((f) => ({ body: Buffer.from(form(f)), type: 'application/x-www-form-urlencoded', kind: 'form' })),
+      arbitrary: formFields(t, identity, route).map((f) => ({
+        body: Buffer.from(form(f)),
+        type: 'application/x-www-form-urlencoded',
+        kind: 'form',
+      })),
     },
     {
       weight: 1,
@@ -516,14 +591,30 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
     {
       weight: 2,
       arbitrary: fc
-        .dictionary(fieldName(t), fc.oneof(fc.jsonValue({ maxDepth: 2 }), hostileUrlValue.map(safeDecode), pick(t.queryIds.length > 0 ? t.queryIds : ['x'])), {
-          maxKeys: 8,
-        })
-        .map((o) => ({ body: json({ ...o, _csrf: identity.csrf }), type: 'application/json', kind: 'json-wrong-types' })),
+        .dictionary(
+          fieldName(t),
+          fc.oneof(
+            fc.jsonValue({ maxDepth: 2 }),
+            hostileUrlValue.map(safeDecode),
+            pick(t.queryIds.length > 0 ? t.queryIds : ['x']),
+          ),
+          {
+            maxKeys: 8,
+          },
+        )
+        .map((o) => ({
+          body: json({ ...o, _csrf: identity.csrf }),
+          type: 'application/json',
+          kind: 'json-wrong-types',
+        })),
     },
     {
       weight: 1,
-      arbitrary: pick(['{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"amount":1,"__proto__":{"amount":2}}']).map((s) => ({
+      arbitrary: pick([
+        '{"__proto__":{"polluted":1}}',
+        '{"constructor":{"prototype":{"polluted":1}}}',
+        '{"amount":1,"__proto__":{"amount":2}}',
+      ]).map((s) => ({
         body: Buffer.from(s),
         type: 'application/json',
         kind: 'json-proto',
@@ -534,8 +625,16 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
       arbitrary: fc.integer({ min: 200, max: 20_000 }).chain((depth) =>
         pick([
           { body: Buffer.from('['.repeat(depth) + ']'.repeat(depth)), type: 'application/json', kind: 'json-deep' },
-          { body: Buffer.from(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`), type: 'application/json', kind: 'json-deep' },
-          { body: Buffer.from(`a${'[a]'.repeat(depth)}=1`), type: 'application/x-www-form-urlencoded', kind: 'form-deep' },
+          {
+            body: Buffer.from(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+            type: 'application/json',
+            kind: 'json-deep',
+          },
+          {
+            body: Buffer.from(`a${'[a]'.repeat(depth)}=1`),
+            type: 'application/x-www-form-urlencoded',
+            kind: 'form-deep',
+          },
         ]),
       ),
     },
@@ -549,12 +648,21 @@ function bodyFor(t: FuzzTarget, route: RouteEntry, identity: Identity): fc.Arbit
         ]),
       ),
     },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ body: Buffer.from(b), type: null, kind: 'bytes' })) },
-    { weight: 3, arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ body: Buffer.from(b), type: null, kind: 'bytes' })),
+    },
+    {
+      weight: 3,
+      arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })),
+    },
   ];
   // A route an upload form posts to mostly gets uploads: the image reader is what it is there for.
   if (t.formWords.uploadRoutes.has(`${route.method} ${route.url}`))
-    kinds.push({ weight: 30, arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })) });
+    kinds.push({
+      weight: 30,
+      arbitrary: multipartFor(t, identity, route).map((m) => ({ body: m.body, type: m.type, kind: m.kind })),
+    });
   return fc.oneof(...kinds);
 }
 
@@ -599,5 +707,7 @@ export function requestFor(t: FuzzTarget, route: RouteEntry, given: Identity): f
 export function anyRequest(t: FuzzTarget): fc.Arbitrary<FuzzRequest> {
   const byUrl = new Map<string, RouteEntry[]>();
   for (const route of t.routes) byUrl.set(route.url, [...(byUrl.get(route.url) ?? []), route]);
-  return fc.tuple(pick([...byUrl.values()]), pick(t.identities)).chain(([routes, identity]) => pick(routes).chain((route) => requestFor(t, route, identity)));
+  return fc
+    .tuple(pick([...byUrl.values()]), pick(t.identities))
+    .chain(([routes, identity]) => pick(routes).chain((route) => requestFor(t, route, identity)));
 }

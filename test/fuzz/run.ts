@@ -39,7 +39,8 @@ export interface FuzzReport {
 }
 
 /** The case's own seed: case n of a run with seed s is the same request whatever else the run does. */
-export const caseSeed = (seed: number, n: number): number => (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(n + 1, 0xc2b2ae35)) | 0;
+export const caseSeed = (seed: number, n: number): number =>
+  (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(n + 1, 0xc2b2ae35)) | 0;
 
 export function describeRequest(req: FuzzRequest): string {
   const path = req.path.length > 160 ? `${req.path.slice(0, 160)}... (${req.path.length} chars)` : req.path;
@@ -54,9 +55,20 @@ export async function runFuzz(w: FuzzWorld, options: FuzzOptions): Promise<FuzzR
   const arbitrary = anyRequest(w);
   // The first cases tour the route table, one route each, so that every route is reached whatever the
   // seed (a route among hundreds may otherwise go unsampled in a few thousand cases); the rest sample.
-  const tour = w.routes.map((route) => fc.constantFrom(...w.identities).chain((identity) => requestFor(w, route, identity)));
+  const tour = w.routes.map((route) =>
+    fc.constantFrom(...w.identities).chain((identity) => requestFor(w, route, identity)),
+  );
   const arbitraryOf = (n: number) => tour[n] ?? arbitrary;
-  const report: FuzzReport = { cases: 0, statuses: new Map(), routes: new Set(), fiveXx: 0, unsent: 0, failures: [], afterwards: [], ms: 0 };
+  const report: FuzzReport = {
+    cases: 0,
+    statuses: new Map(),
+    routes: new Set(),
+    fiveXx: 0,
+    unsent: 0,
+    failures: [],
+    afterwards: [],
+    ms: 0,
+  };
   const numbers = options.only ?? Array.from({ length: options.cases }, (_, i) => i);
   let next = 0;
   const worker = async () => {
@@ -74,7 +86,8 @@ export async function runFuzz(w: FuzzWorld, options: FuzzOptions): Promise<FuzzR
       if (answer.status !== null) report.statuses.set(answer.status, (report.statuses.get(answer.status) ?? 0) + 1);
       if (answer.status !== null && answer.status >= 500) report.fiveXx += 1;
       const problems = problemsOf(req!, answer);
-      if (problems.length > 0) report.failures.push({ case: n, seed: options.seed, request: describeRequest(req!), problems });
+      if (problems.length > 0)
+        report.failures.push({ case: n, seed: options.seed, request: describeRequest(req!), problems });
       if (options.progress && report.cases % options.progress.every === 0) options.progress.report(report.cases);
     }
   };
@@ -88,12 +101,15 @@ export async function runFuzz(w: FuzzWorld, options: FuzzOptions): Promise<FuzzR
 async function afterwards(w: FuzzWorld): Promise<string[]> {
   const problems: string[] = [];
   const health = await fetch(`http://127.0.0.1:${w.port}/healthz`).catch((err: Error) => err);
-  if (health instanceof Error || health.status !== 200) problems.push(`/healthz: ${health instanceof Error ? health.message : health.status}`);
+  if (health instanceof Error || health.status !== 200)
+    problems.push(`/healthz: ${health instanceof Error ? health.message : health.status}`);
   const create = await fetch(`http://127.0.0.1:${w.port}/api/payment-gateway/cqris?amount=15000`, {
     headers: { 'x-api-key': w.world.merchants.A.testKey },
   }).catch((err: Error) => err);
   if (create instanceof Error || (create.status !== 200 && create.status !== 201))
-    problems.push(`a create afterwards: ${create instanceof Error ? create.message : `${create.status} ${await create.text()}`}`);
+    problems.push(
+      `a create afterwards: ${create instanceof Error ? create.message : `${create.status} ${await create.text()}`}`,
+    );
   problems.push(...seededChanges(w.before, await w.world.snapshot()));
   const polluted = Object.keys(Object.prototype).concat(Object.keys(Array.prototype));
   if (polluted.length > 0) problems.push(`Object.prototype or Array.prototype gained ${polluted.join(', ')}`);
@@ -112,8 +128,11 @@ export function formatReport(report: FuzzReport, repro: (f: FuzzFailure) => stri
   ];
   lines.push(`failures: ${report.failures.length}`);
   const shown = Number(process.env.FUZZ_SHOW ?? 30);
-  for (const f of report.failures.slice(0, shown)) lines.push(`  case ${f.case}: ${f.problems.join('; ')}\n    ${f.request}\n    repro: ${repro(f)}`);
+  for (const f of report.failures.slice(0, shown))
+    lines.push(`  case ${f.case}: ${f.problems.join('; ')}\n    ${f.request}\n    repro: ${repro(f)}`);
   if (report.failures.length > shown) lines.push(`  ... and ${report.failures.length - shown} more`);
-  lines.push(`afterwards: ${report.afterwards.length === 0 ? 'healthy, a create works, seeded rows unchanged' : report.afterwards.join('; ')}`);
+  lines.push(
+    `afterwards: ${report.afterwards.length === 0 ? 'healthy, a create works, seeded rows unchanged' : report.afterwards.join('; ')}`,
+  );
   return lines.join('\n');
 }

@@ -49,7 +49,12 @@ export function send(port: number, req: FuzzRequest, timeoutMs = 15_000): Promis
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
-        finish({ status: res.statusCode ?? null, headers: res.headers, body: Buffer.concat(chunks).toString('latin1'), error: null });
+        finish({
+          status: res.statusCode ?? null,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('latin1'),
+          error: null,
+        });
         res.destroy();
       };
       // An answer to HEAD has no body to wait for (and a server that wrote one anyway, as Node's own
@@ -64,10 +69,17 @@ export function send(port: number, req: FuzzRequest, timeoutMs = 15_000): Promis
       });
       res.on('end', done);
       res.on('error', done);
-      res.on('aborted', () => finish({ status: res.statusCode ?? null, headers: res.headers, body: '', error: 'the answer was cut off' }));
+      res.on('aborted', () =>
+        finish({ status: res.statusCode ?? null, headers: res.headers, body: '', error: 'the answer was cut off' }),
+      );
     });
     clientReq.on('error', (err) =>
-      finish({ status: null, headers: {}, body: '', error: `connection dropped: ${(err as NodeJS.ErrnoException).code ?? err.message}` }),
+      finish({
+        status: null,
+        headers: {},
+        body: '',
+        error: `connection dropped: ${(err as NodeJS.ErrnoException).code ?? err.message}`,
+      }),
     );
     if (req.body) clientReq.end(req.body);
     else clientReq.end();

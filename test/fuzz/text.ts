@@ -2,8 +2,10 @@
 import fc from 'fast-check';
 
 /** Percent-encodes every byte of the UTF-8 form (never throws, unlike encodeURIComponent on lone surrogates). */
-export const encodeAll = (s: string): string => [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
-export const encodeBytes = (bytes: Uint8Array): string => [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+export const encodeAll = (s: string): string =>
+  [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+export const encodeBytes = (bytes: Uint8Array): string =>
+  [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 /** The UTF-8 bytes of `s` as a latin1 string: what node:http then writes as raw, unencoded bytes. */
 export const rawUtf8 = (s: string): string => Buffer.from(s, 'utf8').toString('latin1');
 

@@ -34,7 +34,10 @@ export async function startFuzzWorld(env: Record<string, string> = {}): Promise<
     const { A, B } = world.merchants;
     const spare = await spareRows(world, A.ids);
     // Variants, so that every kind of row a parameter can name is reached (a paid transaction, a live key).
-    const variants = (ids: MerchantIds): MerchantIds[] => [ids, { ...ids, trxid: ids.paidTrxid, keyId: ids.liveKeyId, file: `${ids.paidTrxid}.svg` }];
+    const variants = (ids: MerchantIds): MerchantIds[] => [
+      ids,
+      { ...ids, trxid: ids.paidTrxid, keyId: ids.liveKeyId, file: `${ids.paidTrxid}.svg` },
+    ];
     const slotValues = (url: string, slot: number, all: MerchantIds[]): string[] => {
       const values = new Set<string>();
       for (const ids of all) {
@@ -61,7 +64,10 @@ export async function startFuzzWorld(env: Record<string, string> = {}): Promise<
       }
       return values;
     };
-    const identity = (name: Identity['name'], viewer: SeededWorld['viewers'][keyof SeededWorld['viewers']]): Identity => ({
+    const identity = (
+      name: Identity['name'],
+      viewer: SeededWorld['viewers'][keyof SeededWorld['viewers']],
+    ): Identity => ({
       name,
       cookie: viewer.cookie,
       csrf: viewer.csrf,
@@ -71,11 +77,25 @@ export async function startFuzzWorld(env: Record<string, string> = {}): Promise<
       port,
       before,
       routes: routeTable(world.t.app),
-      identities: [identity('anonymous', world.viewers.anonymous), identity('operator', world.viewers.operator), identity('merchant', world.viewers.userA)],
+      identities: [
+        identity('anonymous', world.viewers.anonymous),
+        identity('operator', world.viewers.operator),
+        identity('merchant', world.viewers.userA),
+      ],
       keys: [A.testKey, A.liveKey],
       params,
       // The other merchant's rows (its own key is never used), and A's spare ones.
-      queryIds: [...new Set([...Object.values(B.ids), B.ids.paidTrxid, spare.trxid, spare.paymentId, spare.endpointId, spare.channelId, spare.sourceId])],
+      queryIds: [
+        ...new Set([
+          ...Object.values(B.ids),
+          B.ids.paidTrxid,
+          spare.trxid,
+          spare.paymentId,
+          spare.endpointId,
+          spare.channelId,
+          spare.sourceId,
+        ]),
+      ],
       formWords: await formWords(world),
       close: () => world.close(),
     };
@@ -180,9 +200,9 @@ export function seededChanges(before: Record<string, unknown[]>, after: Record<s
     for (const row of rows) {
       if (texts.has(JSON.stringify(row))) continue;
       const was = row as Record<string, unknown>;
-      const is = now.find((r) => (r as Record<string, unknown>).id !== undefined && (r as Record<string, unknown>).id === was.id) as
-        | Record<string, unknown>
-        | undefined;
+      const is = now.find(
+        (r) => (r as Record<string, unknown>).id !== undefined && (r as Record<string, unknown>).id === was.id,
+      ) as Record<string, unknown> | undefined;
       const diff = is
         ? Object.keys(was)
             .filter((k) => JSON.stringify(was[k]) !== JSON.stringify(is[k]))

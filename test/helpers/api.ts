@@ -25,7 +25,12 @@ const defaultAmounts = amountsFrom(10_000);
  * Creates a transaction with GET cqris (in-process) and returns its `data`; throws with the body when it is
  * not a 200. The amount is the next of `amounts` unless `params` names one.
  */
-export async function create<T>(app: FastifyInstance, key: string, params: Record<string, string> = {}, amounts: () => string = defaultAmounts): Promise<T> {
+export async function create<T>(
+  app: FastifyInstance,
+  key: string,
+  params: Record<string, string> = {},
+  amounts: () => string = defaultAmounts,
+): Promise<T> {
   const query = new URLSearchParams({ amount: amounts(), ...params });
   const res = await app.inject({ url: `${CQRIS}?${query}`, headers: { 'x-api-key': key } });
   if (res.statusCode !== 200) throw new Error(`create failed: ${res.body}`);

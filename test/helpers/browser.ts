@@ -9,7 +9,14 @@ import { chromium, type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from './context.js';
 
 // Keeps Chromium off the closed network: without these it keeps trying (and failing) to reach Google.
-const QUIET = ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const QUIET = [
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const DEBIAN = '/usr/bin/chromium';
 
@@ -24,7 +31,15 @@ export async function launchBrowser(extra: readonly string[] = []): Promise<Brow
   // its first page, and it turns web security off); only the flags this build needs to start are taken.
   const packaged = (await import('@sparticuz/chromium')).default;
   packaged.setGraphicsMode = false;
-  const args = ['--no-sandbox', '--no-zygote', '--disable-setuid-sandbox', '--in-process-gpu', '--font-render-hinting=none', ...QUIET, ...extra];
+  const args = [
+    '--no-sandbox',
+    '--no-zygote',
+    '--disable-setuid-sandbox',
+    '--in-process-gpu',
+    '--font-render-hinting=none',
+    ...QUIET,
+    ...extra,
+  ];
   return chromium.launch({ executablePath: await unpackedOnce(() => packaged.executablePath()), args, headless: true });
 }
 
@@ -62,7 +77,8 @@ async function unpackedOnce(unpack: () => Promise<string>): Promise<string> {
     if (done !== null) return done;
     rmSync(ready, { force: true });
     // Whatever an earlier, unmarked unpack left may be partial: removed, so the package unpacks afresh.
-    for (const left of ['chromium', 'fonts', 'libGLESv2.so']) rmSync(join(tmpdir(), left), { recursive: true, force: true });
+    for (const left of ['chromium', 'fonts', 'libGLESv2.so'])
+      rmSync(join(tmpdir(), left), { recursive: true, force: true });
     const path = await unpack();
     writeFileSync(ready, path);
     return path;
@@ -75,7 +91,11 @@ async function unpackedOnce(unpack: () => Promise<string>): Promise<string> {
  * For a describe block of browser tests: a gateway listening on loopback (createTestApp with `env`) and
  * one browser, both started before its tests and closed after them.
  */
-export function useBrowserApp(env: Record<string, string> = {}): { readonly t: TestApp; readonly browser: Browser; readonly base: string } {
+export function useBrowserApp(env: Record<string, string> = {}): {
+  readonly t: TestApp;
+  readonly browser: Browser;
+  readonly base: string;
+} {
   let t: TestApp | undefined;
   let browser: Browser | undefined;
   let base = '';

@@ -41,7 +41,10 @@ abstract class LoopbackService {
         const request = { path: req.url ?? '', headers: req.headers, body, json };
         this.requests.push(request);
         const failure = this.failures.shift();
-        if (failure) return void res.writeHead(failure.status, { 'Content-Type': 'application/json', ...failure.headers }).end(failure.body ?? '');
+        if (failure)
+          return void res
+            .writeHead(failure.status, { 'Content-Type': 'application/json', ...failure.headers })
+            .end(failure.body ?? '');
         this.answer(req, request, res);
       });
     });
@@ -114,24 +117,33 @@ export class TelegramServer extends LoopbackService {
 
   protected answer(req: IncomingMessage, request: ChatRequest, res: ServerResponse): void {
     const m = /^\/bot([^/]+)\/(sendMessage|getMe|getUpdates)$/.exec(request.path);
-    if (req.method !== 'POST' || !m) return void sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
-    if (!this.tokens.has(m[1]!)) return void sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (req.method !== 'POST' || !m)
+      return void sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    if (!this.tokens.has(m[1]!))
+      return void sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     if (m[2] === 'getMe') {
       const username = this.usernames.get(m[1]!) ?? 'gateway_test_bot';
-      return void sendJson(res, 200, { ok: true, result: { id: Number(m[1]!.split(':')[0]), is_bot: true, first_name: 'Gateway', username } });
+      return void sendJson(res, 200, {
+        ok: true,
+        result: { id: Number(m[1]!.split(':')[0]), is_bot: true, first_name: 'Gateway', username },
+      });
     }
     if (m[2] === 'getUpdates') {
       if (this.webhooks.has(m[1]!))
         return void sendJson(res, 409, {
           ok: false,
           error_code: 409,
-          description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+          description:
+            "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
         });
       return void sendJson(res, 200, { ok: true, result: this.updates.get(m[1]!) ?? [] });
     }
     const chatId = request.json?.chat_id;
     const text = request.json?.text;
-    if (!String(req.headers['content-type']).startsWith('application/json') || (typeof chatId !== 'string' && typeof chatId !== 'number')) {
+    if (
+      !String(req.headers['content-type']).startsWith('application/json') ||
+      (typeof chatId !== 'string' && typeof chatId !== 'number')
+    ) {
       return void sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: chat_id is empty' });
     }
     if (typeof text !== 'string' || text === '')
@@ -139,7 +151,12 @@ export class TelegramServer extends LoopbackService {
     this.delivered.push({ token: m[1]!, chatId: String(chatId), text });
     sendJson(res, 200, {
       ok: true,
-      result: { message_id: this.nextMessageId++, chat: { id: chatId, type: 'private' }, date: Math.floor(Date.now() / 1000), text },
+      result: {
+        message_id: this.nextMessageId++,
+        chat: { id: chatId, type: 'private' },
+        date: Math.floor(Date.now() / 1000),
+        text,
+      },
     });
   }
 }
@@ -164,7 +181,8 @@ export class DiscordServer extends LoopbackService {
       return void sendJson(res, 404, { message: 'Unknown Webhook', code: 10015 });
     }
     const content = request.json?.content;
-    if (typeof content !== 'string' || content === '') return void sendJson(res, 400, { message: 'Cannot send an empty message', code: 50006 });
+    if (typeof content !== 'string' || content === '')
+      return void sendJson(res, 400, { message: 'Cannot send an empty message', code: 50006 });
     if (content.length > 2000) return void sendJson(res, 400, { content: ['Must be 2000 or fewer in length.'] });
     this.delivered.push({ path: request.path, content });
     if (request.path.endsWith('?wait=true')) return void sendJson(res, 200, { id: '1', content });

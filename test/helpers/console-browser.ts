@@ -15,7 +15,13 @@ export const VIEWPORTS = [
 ] as const;
 
 /** A new page at this size, logged in through the form as a person would. */
-export async function loggedIn(browser: Browser, base: string, viewport: { width: number; height: number }, email: string, password = PASSWORD): Promise<Page> {
+export async function loggedIn(
+  browser: Browser,
+  base: string,
+  viewport: { width: number; height: number },
+  email: string,
+  password = PASSWORD,
+): Promise<Page> {
   const page = await browser.newPage({ viewport });
   await page.goto(`${base}/dashboard`);
   await page.getByLabel('Email').fill(email);

@@ -5,13 +5,19 @@ import type { TestApp } from './context.js';
 import { csrfOf, type ConsoleClient } from './console.js';
 
 /** A multipart/form-data body as a browser sends it: text fields, and at most one file. */
-export function multipart(fields: Record<string, string>, file?: { name: string; filename: string; type: string; data: Buffer }) {
+export function multipart(
+  fields: Record<string, string>,
+  file?: { name: string; filename: string; type: string; data: Buffer },
+) {
   const boundary = `----qgtest${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  for (const [k, v] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   if (file) {
     parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+      ),
       file.data,
       Buffer.from('\r\n'),
     );
@@ -40,8 +46,18 @@ export async function postPreview(
 }
 
 /** A create (POST: 201) with the key, or another API request. */
-export async function api(t: TestApp, key: string, path = '/api/payment-gateway/cqris', method: 'GET' | 'POST' = 'POST') {
+export async function api(
+  t: TestApp,
+  key: string,
+  path = '/api/payment-gateway/cqris',
+  method: 'GET' | 'POST' = 'POST',
+) {
   return method === 'POST'
-    ? t.app.inject({ method, url: path, headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'amount=10000' })
+    ? t.app.inject({
+        method,
+        url: path,
+        headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'amount=10000',
+      })
     : t.app.inject({ method, url: path, headers: { 'x-api-key': key } });
 }

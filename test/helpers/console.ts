@@ -12,7 +12,12 @@ export async function addOperator(deps: Deps, email = 'ops@example.test', passwo
   return addUser(deps, { email, password, role: 'operator' }, TEST_ACTOR);
 }
 
-export async function addMerchantUser(deps: Deps, merchantIds: string[], email = 'shop@example.test', password = PASSWORD) {
+export async function addMerchantUser(
+  deps: Deps,
+  merchantIds: string[],
+  email = 'shop@example.test',
+  password = PASSWORD,
+) {
   return addUser(deps, { email, password, role: 'merchant', merchantIds }, TEST_ACTOR);
 }
 
@@ -63,7 +68,11 @@ export class ConsoleClient {
    * Posts a form; `_csrf` is taken from `from` (a page's URL) unless the fields carry one. A list is a
    * repeated field (checkboxes).
    */
-  async post(url: string, fields: Record<string, string | string[]>, from = '/dashboard'): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string | string[]>,
+    from = '/dashboard',
+  ): Promise<LightMyRequestResponse> {
     const given = fields._csrf;
     const token = typeof given === 'string' ? given : csrfOf((await this.get(from)).body);
     const form = new URLSearchParams();

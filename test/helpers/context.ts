@@ -85,7 +85,10 @@ export async function openScratchDatabase(
   prepare: (database: Database) => Promise<void>,
 ): Promise<{ database: Database; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'qg-scratch-'));
-  const fresh = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'scratch.db')}`, drop: async () => {} } : await freshDatabaseUrl(dir);
+  const fresh =
+    dialect === 'sqlite'
+      ? { url: `sqlite:${join(dir, 'scratch.db')}`, drop: async () => {} }
+      : await freshDatabaseUrl(dir);
   const database = openDatabase(fresh.url);
   await prepare(database);
   return {
@@ -102,7 +105,9 @@ export async function openScratchDatabase(
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'qg-test-'));
   // Migrated already, by the migrations of these sources (see migrated-database.ts).
-  const fresh = onPostgres ? await migratedPostgresSchema(process.env.TEST_DATABASE_URL!) : await migratedSqliteCopy(dir);
+  const fresh = onPostgres
+    ? await migratedPostgresSchema(process.env.TEST_DATABASE_URL!)
+    : await migratedSqliteCopy(dir);
   const databaseUrl = fresh.url;
   // The event-loop delay shedder measures the machine, not the code: on a CI host loaded past its cores it
   // would refuse a test's requests as overloaded. Off unless a test sets it (overload.test.ts does).
@@ -117,7 +122,15 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   // a test of many requests queued on one row's lock raises it, so a loaded machine cannot make them 503.
   const database = openDatabase(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   const clock = new TestClock();
-  const deps: Deps = { db: database, config, now: clock.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+  const deps: Deps = {
+    db: database,
+    config,
+    now: clock.now,
+    logger: silentLogger(),
+    issuers: codeIssuers,
+    sources: sourceCatalog,
+    state: newServiceState(),
+  };
   return {
     config,
     deps,
@@ -165,7 +178,11 @@ export async function seedSqliteFile(path: string): Promise<string> {
  * the duplicate-NMID rule itself is tested through createMerchant and the console).
  */
 export async function seedMerchant(deps: Deps, vectorIndex = 0, name = 'Test Merchant'): Promise<Seeded> {
-  const merchant = await createMerchant(deps, { name, qris: vectors.vectors[vectorIndex]!.static, allowDuplicateNmid: true });
+  const merchant = await createMerchant(deps, {
+    name,
+    qris: vectors.vectors[vectorIndex]!.static,
+    allowDuplicateNmid: true,
+  });
   const testKey = (await createApiKey(deps, { merchantId: merchant.id, mode: 'test' })).key;
   const liveKey = (await createApiKey(deps, { merchantId: merchant.id, mode: 'live' })).key;
   return { merchant, testKey, liveKey };
@@ -184,7 +201,9 @@ export async function createTestApp(
   const ctx = await createTestContext(env);
   const seeded = await seedMerchant(ctx.deps);
   const logs: string[] = [];
-  const logger = options.captureLogs ? createLogger({ level: 'trace', destination: { write: (line) => logs.push(line) } }) : undefined;
+  const logger = options.captureLogs
+    ? createLogger({ level: 'trace', destination: { write: (line) => logs.push(line) } })
+    : undefined;
   // The app logs through its deps (Deps.logger): this test's collector, when asked for.
   if (logger) ctx.deps.logger = logger;
   const app = await buildApp({
@@ -208,8 +227,21 @@ export async function createTestApp(
 }
 
 /** A plain test-mode create of `amount` for the service layer (no e-mail, ref, expiry or Idempotency-Key). */
-export function createInput(merchantId: string, amount: number, extra: Partial<CreateTransactionInput> = {}): CreateTransactionInput {
-  return { merchantId, mode: 'test', amount, email: null, ref: null, expiresInSeconds: null, idempotency: null, ...extra };
+export function createInput(
+  merchantId: string,
+  amount: number,
+  extra: Partial<CreateTransactionInput> = {},
+): CreateTransactionInput {
+  return {
+    merchantId,
+    mode: 'test',
+    amount,
+    email: null,
+    ref: null,
+    expiresInSeconds: null,
+    idempotency: null,
+    ...extra,
+  };
 }
 
 /**

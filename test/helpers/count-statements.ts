@@ -9,7 +9,11 @@ import { hookStatements } from './statement-hook.js';
  * reads, a compiled statement or a plain query builder: all of Kysely's go through its one executor), and
  * the rows they return. Called inside a test, which takes the counter off again when it ends.
  */
-export function countStatements(db: Kysely<DB>): { readonly count: number; readonly rows: number; readonly texts: ReadonlySet<string> } {
+export function countStatements(db: Kysely<DB>): {
+  readonly count: number;
+  readonly rows: number;
+  readonly texts: ReadonlySet<string>;
+} {
   let count = 0;
   let rows = 0;
   const texts = new Set<string>();

@@ -38,32 +38,46 @@ export function createOnce(agent: http.Agent, base: string, key: string): Promis
     };
     // A fresh amount each time, so no amount runs out of unique codes.
     const amount = 1000 + Math.floor(Math.random() * 5_000_000);
-    const req = http.request(`${base}/api/payment-gateway/cqris?amount=${amount}`, { agent, headers: { 'x-api-key': key } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('aborted', () => finish({ kind: 'reset', detail: `body cut after status ${res.statusCode}` }));
-      res.on('error', (err) => finish({ kind: 'reset', detail: `body cut: ${(err as NodeJS.ErrnoException).code ?? err.message}` }));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          try {
-            const trxid = (JSON.parse(text) as { data: { trxid: string } }).data.trxid;
-            finish(typeof trxid === 'string' ? { kind: 'created', trxid } : { kind: 'other', detail: `2xx without trxid: ${text}` });
-          } catch {
-            finish({ kind: 'other', detail: `2xx with a broken body: ${text.slice(0, 200)}` });
+    const req = http.request(
+      `${base}/api/payment-gateway/cqris?amount=${amount}`,
+      { agent, headers: { 'x-api-key': key } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('aborted', () => finish({ kind: 'reset', detail: `body cut after status ${res.statusCode}` }));
+        res.on('error', (err) =>
+          finish({ kind: 'reset', detail: `body cut: ${(err as NodeJS.ErrnoException).code ?? err.message}` }),
+        );
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) {
+            try {
+              const trxid = (JSON.parse(text) as { data: { trxid: string } }).data.trxid;
+              finish(
+                typeof trxid === 'string'
+                  ? { kind: 'created', trxid }
+                  : { kind: 'other', detail: `2xx without trxid: ${text}` },
+              );
+            } catch {
+              finish({ kind: 'other', detail: `2xx with a broken body: ${text.slice(0, 200)}` });
+            }
+          } else if (status === 503 && /\bclose\b/i.test(String(res.headers.connection))) {
+            finish({ kind: 'refused-503' });
+          } else {
+            finish({ kind: 'other', detail: `${status} connection=${res.headers.connection}: ${text.slice(0, 200)}` });
           }
-        } else if (status === 503 && /\bclose\b/i.test(String(res.headers.connection))) {
-          finish({ kind: 'refused-503' });
-        } else {
-          finish({ kind: 'other', detail: `${status} connection=${res.headers.connection}: ${text.slice(0, 200)}` });
-        }
-      });
-    });
+        });
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ECONNREFUSED') finish({ kind: 'refused-connect' });
       else if (err.code === 'ECONNRESET' && !req.reusedSocket) finish({ kind: 'refused-backlog' });
-      else finish({ kind: 'reset', detail: `${err.code ?? ''} ${err.message}${req.reusedSocket ? ' (reused socket)' : ''}` });
+      else
+        finish({
+          kind: 'reset',
+          detail: `${err.code ?? ''} ${err.message}${req.reusedSocket ? ' (reused socket)' : ''}`,
+        });
     });
     req.end();
   });

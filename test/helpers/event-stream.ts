@@ -21,7 +21,9 @@ export interface EventStream {
 
 /** The `status` events in a stream's text, in order. */
 export function statusEvents(text: string): Array<{ status: string; paid_late: boolean }> {
-  return [...text.matchAll(/^event: status\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { status: string; paid_late: boolean });
+  return [...text.matchAll(/^event: status\ndata: (.*)$/gm)].map(
+    (m) => JSON.parse(m[1]!) as { status: string; paid_late: boolean },
+  );
 }
 
 export function openEventStream(url: string, headers: Record<string, string> = {}): Promise<EventStream> {

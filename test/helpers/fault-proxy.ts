@@ -68,7 +68,13 @@ export class FaultProxy {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const upstreamRequest = httpRequest(
-        { host: this.target.hostname, port: this.target.port, method: req.method, path: req.url, headers: { ...req.headers, host: this.target.host } },
+        {
+          host: this.target.hostname,
+          port: this.target.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: this.target.host },
+        },
         (upstream) => {
           const body: Buffer[] = [];
           upstream.on('data', (c: Buffer) => body.push(c));

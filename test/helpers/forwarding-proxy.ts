@@ -22,10 +22,13 @@ export async function startForwardingProxy(targetUrl: string, port = 0): Promise
     // $remote_addr when the client sent none.
     headers['x-forwarded-for'] = sent ? `${sent}, ${peer}` : peer;
     headers['x-forwarded-proto'] = 'http';
-    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });

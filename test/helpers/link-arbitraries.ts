@@ -4,8 +4,13 @@
 import fc from 'fast-check';
 
 export const label = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,9}$/);
-const tld = fc.oneof(fc.stringMatching(/^[a-z]{2,8}$/), fc.constantFrom('com', 'id', 'co.id', 'xn--p1ai', 'みんな', 'рф'));
-export const domain = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), tld).map(([labels, top]) => `${labels.join('.')}.${top}`);
+const tld = fc.oneof(
+  fc.stringMatching(/^[a-z]{2,8}$/),
+  fc.constantFrom('com', 'id', 'co.id', 'xn--p1ai', 'みんな', 'рф'),
+);
+export const domain = fc
+  .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), tld)
+  .map(([labels, top]) => `${labels.join('.')}.${top}`);
 
 /** A URL, a domain, www., an e-mail address or an IPv4 address. */
 export const address = fc.oneof(

@@ -45,7 +45,8 @@ export async function migratedSqliteFile(file: string): Promise<void> {
     await database.close();
     // A clean close folds the write-ahead log into the file; a log left beside it would hold part of the
     // schema, so such a template is not used.
-    if (existsSync(`${made}-wal`) && readFileSync(`${made}-wal`).length > 0) throw new Error('the migrated template kept a write-ahead log');
+    if (existsSync(`${made}-wal`) && readFileSync(`${made}-wal`).length > 0)
+      throw new Error('the migrated template kept a write-ahead log');
     renameSync(made, template);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -88,8 +89,13 @@ export async function migratedPostgresSchema(base: string): Promise<{ url: strin
         const filled =
           tables.length === 0
             ? []
-            : (await admin.query<{ name: string }>(tables.map((t) => `select '${t}' as name where exists (select from ${t})`).join(' union all '))).rows;
-        if (filled.length > 0) await admin.query(`TRUNCATE ${filled.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
+            : (
+                await admin.query<{ name: string }>(
+                  tables.map((t) => `select '${t}' as name where exists (select from ${t})`).join(' union all '),
+                )
+              ).rows;
+        if (filled.length > 0)
+          await admin.query(`TRUNCATE ${filled.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
         await admin.query('commit');
         claimed = true;
       } catch (error) {
@@ -118,7 +124,10 @@ export async function migratedPostgresSchema(base: string): Promise<{ url: strin
       const client = new pg.Client({ connectionString: base });
       await client.connect();
       try {
-        await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()', [schema]);
+        await client.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()',
+          [schema],
+        );
         // A rename waits for the locks of transactions still ending; past the bound the schema is dropped
         // instead, as before there was reuse.
         await client.query("set lock_timeout = '5s'");

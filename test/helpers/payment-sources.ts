@@ -17,7 +17,11 @@ export interface CliResult {
 }
 
 /** runCli in-process against the test's database (its own connection, as a separate process would have). */
-export async function cli(t: { databaseUrl: string }, argv: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export async function cli(
+  t: { databaseUrl: string },
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(
@@ -36,8 +40,16 @@ export async function cli(t: { databaseUrl: string }, argv: string[], env: Recor
   return { code, stdout, stderr: err.join(''), json };
 }
 
-export async function createLive(base: string, key: string, amount: number, extra: Record<string, string> = {}): Promise<Record<string, any>> {
-  const res = await fetch(`${base}/api/payment-gateway/cqris?${new URLSearchParams({ amount: String(amount), ...extra })}`, { headers: { 'x-api-key': key } });
+export async function createLive(
+  base: string,
+  key: string,
+  amount: number,
+  extra: Record<string, string> = {},
+): Promise<Record<string, any>> {
+  const res = await fetch(
+    `${base}/api/payment-gateway/cqris?${new URLSearchParams({ amount: String(amount), ...extra })}`,
+    { headers: { 'x-api-key': key } },
+  );
   if (res.status !== 200) throw new Error(`create failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: Record<string, any> }).data;
 }
@@ -50,7 +62,11 @@ export async function status(base: string, key: string, trxid: string): Promise<
 
 /** What must not change when a request is refused: the merchant's payments and events. */
 export async function footprint(t: TestApp): Promise<{ payments: number; events: number }> {
-  const payments = await t.deps.db.selectFrom('payments').select('id').where('merchant_id', '=', t.merchant.id).execute();
+  const payments = await t.deps.db
+    .selectFrom('payments')
+    .select('id')
+    .where('merchant_id', '=', t.merchant.id)
+    .execute();
   const events = await t.deps.db.selectFrom('events').select('id').where('merchant_id', '=', t.merchant.id).execute();
   return { payments: payments.length, events: events.length };
 }

@@ -31,7 +31,8 @@ export function binaries(): PgBinaries | null {
   if (!existsSync(base)) return null;
   for (const version of readdirSync(base).sort().reverse()) {
     const bin = join(base, version, 'bin');
-    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'))) return { initdb: join(bin, 'initdb'), pgCtl: join(bin, 'pg_ctl') };
+    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl')))
+      return { initdb: join(bin, 'initdb'), pgCtl: join(bin, 'pg_ctl') };
   }
   return null;
 }
@@ -48,12 +49,18 @@ function run(file: string, args: string[], user: { uid: number; gid: number } | 
   return new Promise((resolve, reject) => {
     // pg_ctl start leaves the server running with its output in the log file; stdio is not inherited,
     // so the test's own streams are not held open by it.
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(user ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn(file, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(user ?? {}),
+      env: { ...process.env, LC_ALL: 'C' },
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${file} ${args.join(' ')} exited ${code}:\n${out}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${file} ${args.join(' ')} exited ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -80,14 +87,22 @@ export class PgCluster {
     if (user) chownSync(dir, user.uid, user.gid);
     const cluster = new PgCluster(bins, dir, await freePort(), user);
     // --no-sync: the folder is thrown away after the test; the server itself runs with fsync on.
-    await run(bins.initdb, ['-D', cluster.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], user);
+    await run(
+      bins.initdb,
+      ['-D', cluster.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'],
+      user,
+    );
     await cluster.start();
     return cluster;
   }
 
   async start(): Promise<void> {
     const options = `-p ${this.port} -c listen_addresses=127.0.0.1 -k ${this.dir} -c max_connections=60`;
-    await run(this.bins.pgCtl, ['-D', this.data, '-o', options, '-l', join(this.dir, 'server.log'), '-w', '-t', '60', 'start'], this.user);
+    await run(
+      this.bins.pgCtl,
+      ['-D', this.data, '-o', options, '-l', join(this.dir, 'server.log'), '-w', '-t', '60', 'start'],
+      this.user,
+    );
   }
 
   /** Stops the server as a crash would: every backend killed, no checkpoint, recovery at the next start. */

@@ -36,9 +36,19 @@ export interface Finished {
 }
 
 /** Runs one command of the real entry point to its end (the first run after an edit compiles dist/). */
-export function runCommand(args: string[], env: Record<string, string>, timeoutMs = 120_000, input: string | null = null, cwd = root): Promise<Finished> {
+export function runCommand(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+  input: string | null = null,
+  cwd = root,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: childEnv(env), stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd,
+      env: childEnv(env),
+      stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (input !== null) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';

@@ -78,7 +78,8 @@ type Mat3 = [number, number, number, number, number, number, number, number, num
 function multiply(a: Mat3, b: Mat3): Mat3 {
   const out = new Array<number>(9).fill(0) as Mat3;
   for (let r = 0; r < 3; r++) {
-    for (let c = 0; c < 3; c++) out[r * 3 + c] = a[r * 3]! * b[c]! + a[r * 3 + 1]! * b[3 + c]! + a[r * 3 + 2]! * b[6 + c]!;
+    for (let c = 0; c < 3; c++)
+      out[r * 3 + c] = a[r * 3]! * b[c]! + a[r * 3 + 1]! * b[3 + c]! + a[r * 3 + 2]! * b[6 + c]!;
   }
   return out;
 }
@@ -135,7 +136,10 @@ export function renderPhotoPixels(text: string, options: PhotoOptions): Photo {
     [1, 0, cx, 0, 1, cy, 0, 0, 1],
     multiply(
       [1, 0, 0, 0, 1, 0, k * Math.cos(tiltDir), k * Math.sin(tiltDir), 1],
-      multiply([scale * cos, -scale * sin, 0, scale * sin, scale * cos, 0, 0, 0, 1], [1, 0, -cardW / 2, 0, 1, -(HEADER + qrSpan / 2), 0, 0, 1]),
+      multiply(
+        [scale * cos, -scale * sin, 0, scale * sin, scale * cos, 0, 0, 0, 1],
+        [1, 0, -cardW / 2, 0, 1, -(HEADER + qrSpan / 2), 0, 0, 1],
+      ),
     ),
   );
   const [a, b, c, d, e, f, g, h, i] = invert(toImage);

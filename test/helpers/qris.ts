@@ -18,6 +18,7 @@ export function staticQrisWithNmid(nmid: string, name = 'Toko Uji'): string {
 
 /** The same static QRIS with another NMID (tag 51's sub-tag 02): one sticker's twin, for a second merchant. */
 export function withNmid(qris: string, nmid: string): string {
-  const swap = (f: TlvField): TlvField => (f.tag === '51' ? { ...f, children: f.children!.map((c) => (c.tag === '02' ? { tag: '02', value: nmid } : c)) } : f);
+  const swap = (f: TlvField): TlvField =>
+    f.tag === '51' ? { ...f, children: f.children!.map((c) => (c.tag === '02' ? { tag: '02', value: nmid } : c)) } : f;
   return buildQris(parseQris(qris).fields.map(swap));
 }

@@ -77,7 +77,11 @@ export interface WorldViewer {
   email: string | null;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** A form post; `_csrf` is added unless `fields` has one (pass `_csrf: ''` to post without). */
-  post(url: string, fields?: Record<string, string | string[]>, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  post(
+    url: string,
+    fields?: Record<string, string | string[]>,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   /** Any request, with this viewer's cookie. */
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
 }
@@ -158,14 +162,21 @@ export function fillParams(url: string, ids: Readonly<Record<string, string>>): 
       const param = segment.slice(1);
       const key = param === 'id' ? ID_BY_SEGMENT[segments[i - 1] ?? ''] : PARAM_KEYS[param];
       const value = key === undefined ? undefined : ids[key];
-      if (value === undefined) throw new Error(`route ${url}: no value for its parameter :${param}${param === 'id' ? ` after /${segments[i - 1]}` : ''}`);
+      if (value === undefined)
+        throw new Error(
+          `route ${url}: no value for its parameter :${param}${param === 'id' ? ` after /${segments[i - 1]}` : ''}`,
+        );
       return encodeURIComponent(value);
     })
     .join('/');
 }
 
 /** Columns a read may touch (a page view, a key's use): the snapshot leaves them out. */
-const VOLATILE: Record<string, readonly string[]> = { sessions: ['last_seen_at'], api_keys: ['last_used_at'], users: ['last_login_at'] };
+const VOLATILE: Record<string, readonly string[]> = {
+  sessions: ['last_seen_at'],
+  api_keys: ['last_used_at'],
+  users: ['last_login_at'],
+};
 const TABLES: ReadonlyArray<keyof DB> = [
   'merchants',
   'api_keys',
@@ -209,11 +220,29 @@ export async function startSeededWorld(env: Record<string, string> = {}): Promis
     });
     const app = t;
     const operatorUser = await addOperator(app.deps, 'ops@world.test', PASSWORD);
-    const opViewer: Viewer = { userId: operatorUser.id, email: operatorUser.email, role: 'operator', merchantIds: [], sessionKey: 'seed' };
+    const opViewer: Viewer = {
+      userId: operatorUser.id,
+      email: operatorUser.email,
+      role: 'operator',
+      merchantIds: [],
+      sessionKey: 'seed',
+    };
     // A is made by an operator (live keys work); B as a self-service user's merchant is, awaiting approval.
     const [A, B] = await Promise.all([
-      seedWorldMerchant(app, opViewer, { vector: 1, name: 'Warung Alfa Kopi', tag: 'alfa', amount: 71_300, liveApproved: true }),
-      seedWorldMerchant(app, opViewer, { vector: 2, name: 'Toko Beta Sembako', tag: 'beta', amount: 82_400, liveApproved: false }),
+      seedWorldMerchant(app, opViewer, {
+        vector: 1,
+        name: 'Warung Alfa Kopi',
+        tag: 'alfa',
+        amount: 71_300,
+        liveApproved: true,
+      }),
+      seedWorldMerchant(app, opViewer, {
+        vector: 2,
+        name: 'Toko Beta Sembako',
+        tag: 'beta',
+        amount: 82_400,
+        liveApproved: false,
+      }),
     ]);
     const sales = await seedSales(app, A);
     const [operator, userA, userB, anonymous, cashierA] = await Promise.all([
@@ -249,7 +278,11 @@ async function seedWorldMerchant(
   spec: { vector: number; name: string; tag: string; amount: number; liveApproved: boolean },
 ): Promise<WorldMerchant> {
   const deps = t.deps;
-  const merchant = await createMerchant(deps, { name: spec.name, qris: vectors.vectors[spec.vector]!.static, liveApproved: spec.liveApproved });
+  const merchant = await createMerchant(deps, {
+    name: spec.name,
+    qris: vectors.vectors[spec.vector]!.static,
+    liveApproved: spec.liveApproved,
+  });
   const user = await addMerchantUser(deps, [merchant.id], `user@${spec.tag}.test`, PASSWORD);
   const [testKey, liveKey] = [
     await createApiKey(deps, { merchantId: merchant.id, mode: 'test' }),
@@ -257,8 +290,15 @@ async function seedWorldMerchant(
   ];
   // A merchant awaiting approval may mail only its own users (issue 23, finding 7): B's payer is its user.
   const payerEmail = spec.liveApproved ? `payer@${spec.tag}.test` : user.email;
-  const pending = (await createTransaction(deps, createInput(merchant.id, spec.amount, { ref: `order-${spec.tag}-1`, email: payerEmail }))).transaction;
-  const paid = (await createTransaction(deps, createInput(merchant.id, spec.amount + 1_000, { ref: `order-${spec.tag}-2` }))).transaction;
+  const pending = (
+    await createTransaction(
+      deps,
+      createInput(merchant.id, spec.amount, { ref: `order-${spec.tag}-1`, email: payerEmail }),
+    )
+  ).transaction;
+  const paid = (
+    await createTransaction(deps, createInput(merchant.id, spec.amount + 1_000, { ref: `order-${spec.tag}-2` }))
+  ).transaction;
   await recordPayment(deps, {
     merchantId: merchant.id,
     mode: 'test',
@@ -269,7 +309,11 @@ async function seedWorldMerchant(
     trxid: paid.id,
   });
   const receiptToken = await makeReceiptLink(deps, operator, paid.id);
-  const event = await deps.db.selectFrom('events').select('id').where('transaction_id', '=', paid.id).executeTakeFirstOrThrow();
+  const event = await deps.db
+    .selectFrom('events')
+    .select('id')
+    .where('transaction_id', '=', paid.id)
+    .executeTakeFirstOrThrow();
   const unmatchedTotal = spec.amount + 2_777;
   const unmatched = await recordPayment(deps, {
     merchantId: merchant.id,
@@ -325,15 +369,33 @@ async function seedWorldMerchant(
     liveKey.prefix,
     ...amounts.map((n) => formatRupiah(n)),
   ];
-  return { ids, name: spec.name, testKey: testKey.key, liveKey: liveKey.key, sourceSecret: source.secret, webhookUrl, marks: [...new Set(marks)] };
+  return {
+    ids,
+    name: spec.name,
+    testKey: testKey.key,
+    liveKey: liveKey.key,
+    sourceSecret: source.secret,
+    webhookUrl,
+    marks: [...new Set(marks)],
+  };
 }
 
 /** Two cashiers of the merchant, each with a pending sale made through the point of sale's own service. */
 async function seedSales(t: TestApp, merchant: WorldMerchant): Promise<WorldSales> {
   const merchantId = merchant.ids.merchantId;
   const sale = async (email: string, amount: string): Promise<string> => {
-    const user = await addUser(t.deps, { email, password: PASSWORD, role: 'cashier', merchantIds: [merchantId] }, TEST_ACTOR);
-    const viewer: Viewer = { userId: user.id, email: user.email, role: 'cashier', merchantIds: [merchantId], sessionKey: 'seed' };
+    const user = await addUser(
+      t.deps,
+      { email, password: PASSWORD, role: 'cashier', merchantIds: [merchantId] },
+      TEST_ACTOR,
+    );
+    const viewer: Viewer = {
+      userId: user.id,
+      email: user.email,
+      role: 'cashier',
+      merchantIds: [merchantId],
+      sessionKey: 'seed',
+    };
     const made = await chargeSale(t.deps, viewer, { merchantId, amount, note: '', key: `seed-sale-${user.id}` });
     return made.transaction.id;
   };
@@ -342,9 +404,16 @@ async function seedSales(t: TestApp, merchant: WorldMerchant): Promise<WorldSale
   return sales;
 }
 
-function viewerOf(t: TestApp, name: ViewerName, email: string | null, client: ConsoleClient, csrf: string): WorldViewer {
+function viewerOf(
+  t: TestApp,
+  name: ViewerName,
+  email: string | null,
+  client: ConsoleClient,
+  csrf: string,
+): WorldViewer {
   const cookie = client.jar.header();
-  const inject = (options: InjectOptions) => t.app.inject({ ...options, headers: { ...(cookie ? { cookie } : {}), ...(options.headers ?? {}) } });
+  const inject = (options: InjectOptions) =>
+    t.app.inject({ ...options, headers: { ...(cookie ? { cookie } : {}), ...(options.headers ?? {}) } });
   return {
     name,
     cookie,
@@ -353,8 +422,14 @@ function viewerOf(t: TestApp, name: ViewerName, email: string | null, client: Co
     get: (url, headers = {}) => inject({ method: 'GET', url, headers }),
     post(url, fields = {}, headers = {}) {
       const form = new URLSearchParams();
-      for (const [k, v] of Object.entries({ _csrf: csrf, ...fields })) for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
-      return inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form.toString() });
+      for (const [k, v] of Object.entries({ _csrf: csrf, ...fields }))
+        for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
+      return inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: form.toString(),
+      });
     },
     inject,
   };

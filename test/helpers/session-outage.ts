@@ -18,7 +18,8 @@ function outage(db: Kysely<DB>, scope: 'test' | 'file', affects: (sql: string) =
   const state = { on: false, restore: () => {} };
   state.restore = hookStatements(db, {
     before(sql) {
-      if (state.on && affects(sql)) throw new AppError('database_unavailable', 'the database is not reachable just now', { retryAfter: 2 });
+      if (state.on && affects(sql))
+        throw new AppError('database_unavailable', 'the database is not reachable just now', { retryAfter: 2 });
     },
   });
   if (scope === 'test') onTestFinished(() => state.restore());

@@ -46,7 +46,10 @@ export async function startTestSmtpServer(options: TestSmtpOptions = {}): Promis
     onAuth(auth: SMTPServerAuthentication, _session, callback) {
       logins.push({ username: auth.username ?? '', password: auth.password ?? '' });
       const ok = options.login && auth.username === options.login.username && auth.password === options.login.password;
-      callback(ok ? null : Object.assign(new Error('authentication failed'), { responseCode: 535 }), ok ? { user: auth.username } : undefined);
+      callback(
+        ok ? null : Object.assign(new Error('authentication failed'), { responseCode: 535 }),
+        ok ? { user: auth.username } : undefined,
+      );
     },
     onRcptTo(address, _session, callback) {
       if (options.unknownRecipients?.includes(address.address)) {

@@ -17,7 +17,11 @@ export interface SnapWorld {
 }
 
 export async function startSnapWorld(
-  options: { notifyVerification?: 'asymmetric' | 'symmetric'; signatureEncoding?: 'base64' | 'hex'; env?: Record<string, string> } = {},
+  options: {
+    notifyVerification?: 'asymmetric' | 'symmetric';
+    signatureEncoding?: 'base64' | 'hex';
+    env?: Record<string, string>;
+  } = {},
 ): Promise<SnapWorld> {
   const t = await createTestApp(options.env ?? {});
   await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -42,7 +46,9 @@ export async function startSnapWorld(
       return { status: res.status, headers: res.headers, body: await res.json() };
     },
     async cstatus(trxid, key = t.liveKey) {
-      const res = await fetch(`${gatewayUrl}/api/payment-gateway/cstatus?trxid=${trxid}`, { headers: { 'X-Api-Key': key } });
+      const res = await fetch(`${gatewayUrl}/api/payment-gateway/cstatus?trxid=${trxid}`, {
+        headers: { 'X-Api-Key': key },
+      });
       if (res.status !== 200) throw new Error(`cstatus ${res.status}: ${await res.text()}`);
       return ((await res.json()) as { data: unknown }).data;
     },

@@ -18,7 +18,11 @@ function idAt(createdAt: number): string {
 }
 
 /** A pending test-mode transaction of `merchantId` created at `createdAt`, with `extra` over it. */
-export function transactionRow(merchantId: string, createdAt: number, extra: Partial<TransactionsTable> = {}): TransactionsTable {
+export function transactionRow(
+  merchantId: string,
+  createdAt: number,
+  extra: Partial<TransactionsTable> = {},
+): TransactionsTable {
   seq += 1;
   const code = (seq % 900) + 1;
   return {

@@ -17,7 +17,9 @@ const section = (heading: string) => {
 
 describe('ARCHITECTURE.md', () => {
   it("names exactly .dependency-cruiser.cjs's rules in its table", () => {
-    const config = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: Array<{ name: string }> };
+    const config = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as {
+      forbidden: Array<{ name: string }>;
+    };
     const rules = config.forbidden.map((rule) => rule.name).sort();
     const table = [...section('Which way imports go').matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]).sort();
     expect(table).toEqual(rules);

@@ -47,7 +47,10 @@ describe('batchedLookup', () => {
         throw new Error('boom');
       },
     ]) {
-      const lookup = batchedLookup((_db, keys: string[]) => (keys.includes('bad') ? fail() : Promise.resolve(rowsOf(keys))), 2);
+      const lookup = batchedLookup(
+        (_db, keys: string[]) => (keys.includes('bad') ? fail() : Promise.resolve(rowsOf(keys))),
+        2,
+      );
       const db = database();
       // Chunks [a, b], [bad, c], [d]: only the second fails.
       const results = await Promise.allSettled(['a', 'b', 'bad', 'c', 'd'].map((k) => lookup.load(db, k)));

@@ -3,7 +3,18 @@
 // build at a time under a lock, and it says what it is doing. The compile here is a fake one writing a
 // file; the entry point, copied without src/ or a compiler, starts from dist/ and never compiles.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -104,7 +115,9 @@ describe('withBuildLock', () => {
 
   it('gives up after its timeout, and takes over a crashed build’s stale lock', () => {
     mkdirSync(join(root, '.build-lock'));
-    expect(() => withBuildLock(root, () => 'built', { timeoutMs: 200, pollMs: 50 })).toThrow(/timed out waiting for another process/);
+    expect(() => withBuildLock(root, () => 'built', { timeoutMs: 200, pollMs: 50 })).toThrow(
+      /timed out waiting for another process/,
+    );
     const old = new Date(Date.now() - 600_000);
     utimesSync(join(root, '.build-lock'), old, old);
     expect(withBuildLock(root, () => 'built')).toBe('built');
@@ -121,7 +134,9 @@ describe('withBuildLock', () => {
     // This process is alive: its lock is waited for (and here times out).
     mkdirSync(join(root, '.build-lock'));
     writeFileSync(join(root, '.build-lock', 'owner'), JSON.stringify({ pid: process.pid, host: hostname() }));
-    expect(() => withBuildLock(root, () => 'built', { timeoutMs: 200, pollMs: 50 })).toThrow(/timed out waiting for another process/);
+    expect(() => withBuildLock(root, () => 'built', { timeoutMs: 200, pollMs: 50 })).toThrow(
+      /timed out waiting for another process/,
+    );
     rmSync(join(root, '.build-lock'), { recursive: true });
   });
 
@@ -170,7 +185,9 @@ describe('the entry point where there is nothing to compile from', () => {
     // A copy of bin/ alone: no src/ and no TypeScript compiler beside it.
     cpSync(join(repo, 'bin'), join(root, 'bin'), { recursive: true });
     rmSync(join(root, 'src'), { recursive: true });
-    const missing = spawnSync(process.execPath, [join(root, 'bin', 'qris-gateway.mjs'), '--version'], { encoding: 'utf8' });
+    const missing = spawnSync(process.execPath, [join(root, 'bin', 'qris-gateway.mjs'), '--version'], {
+      encoding: 'utf8',
+    });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(
       /dist is missing, and it cannot be built here \(no src\/, scripts\/build\.mjs or TypeScript compiler\): run `npm run build`/,
@@ -180,7 +197,9 @@ describe('the entry point where there is nothing to compile from', () => {
     writeFileSync(join(root, 'dist', 'cli', 'bin.js'), "process.stdout.write('started from dist\\n');\n");
     // With src/ again (an image that ships both) but still no compiler: no build.
     mkdirSync(join(root, 'src'));
-    const started = spawnSync(process.execPath, [join(root, 'bin', 'qris-gateway.mjs'), '--version'], { encoding: 'utf8' });
+    const started = spawnSync(process.execPath, [join(root, 'bin', 'qris-gateway.mjs'), '--version'], {
+      encoding: 'utf8',
+    });
     expect(started.stderr).toBe('');
     expect(started.stdout).toBe('started from dist\n');
     expect(started.status).toBe(0);

@@ -42,7 +42,9 @@ describe('barChart', () => {
     expect(named.map((g) => [g.role, g['aria-label'], g.tabindex])).toEqual(bars.map((b) => ['img', b.label, '0']));
     expect(out).toContain('<title>day 2: 3 paid, Rp 60123</title>');
     // The visible figure of each bar (shown by CSS on hover or focus).
-    expect([...out.matchAll(/<text class="figure"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual(bars.map((b) => b.label));
+    expect([...out.matchAll(/<text class="figure"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual(
+      bars.map((b) => b.label),
+    );
     // The table: a header per column, a row per day with its count and sum, each cell labelled for a phone.
     expect(out).toMatch(/<details class="chart-table"><summary>The figures as a table<\/summary>/);
     expect([...out.matchAll(/<th[^>]*>([^<]*)<\/th>/g)].map((m) => m[1])).toEqual(['Day', 'Paid', 'Amount']);

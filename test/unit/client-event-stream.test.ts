@@ -23,14 +23,22 @@ function bodyOf(text: string, cuts: number[]): ReadableStream<Uint8Array> {
   });
 }
 
-async function collect(body: ReadableStream<Uint8Array>, signal = new AbortController().signal): Promise<ServerSentEvent[]> {
+async function collect(
+  body: ReadableStream<Uint8Array>,
+  signal = new AbortController().signal,
+): Promise<ServerSentEvent[]> {
   const out: ServerSentEvent[] = [];
   for await (const e of readEvents(body, signal)) out.push(e);
   return out;
 }
 
-const lineText = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ':', 'é', '{', '"', '1', '世') }).filter((s) => !s.startsWith(' '));
-const anEvent = fc.record({ event: fc.constantFrom('status', 'message', 'ping'), data: fc.array(lineText, { minLength: 1, maxLength: 3 }) });
+const lineText = fc
+  .string({ unit: fc.constantFrom('a', 'b', ' ', ':', 'é', '{', '"', '1', '世') })
+  .filter((s) => !s.startsWith(' '));
+const anEvent = fc.record({
+  event: fc.constantFrom('status', 'message', 'ping'),
+  data: fc.array(lineText, { minLength: 1, maxLength: 3 }),
+});
 
 describe('readEvents', () => {
   it('yields exactly the events sent, whatever the line endings, comments and chunking', async () => {
@@ -42,7 +50,10 @@ describe('readEvents', () => {
         fc.boolean(),
         async (events, eol, cuts, heartbeats) => {
           const text = events
-            .map((e) => `${heartbeats ? `: heartbeat${eol}` : ''}event: ${e.event}${eol}${e.data.map((d) => `data: ${d}`).join(eol)}${eol}${eol}`)
+            .map(
+              (e) =>
+                `${heartbeats ? `: heartbeat${eol}` : ''}event: ${e.event}${eol}${e.data.map((d) => `data: ${d}`).join(eol)}${eol}${eol}`,
+            )
             .join('');
           const got = await collect(bodyOf(text, cuts));
           expect(got).toEqual(events.map((e) => ({ event: e.event, data: e.data.join('\n') })));
@@ -53,12 +64,16 @@ describe('readEvents', () => {
   });
 
   it('drops an event the stream ends in the middle of, and names a nameless one message', async () => {
-    expect(await collect(bodyOf('data: one\n\nevent: status\ndata: cut', []))).toEqual([{ event: 'message', data: 'one' }]);
+    expect(await collect(bodyOf('data: one\n\nevent: status\ndata: cut', []))).toEqual([
+      { event: 'message', data: 'one' },
+    ]);
   });
 
   it("ends with the signal's reason when it aborts mid-stream", async () => {
     const controller = new AbortController();
-    const never = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('event: status\ndata: {}\n\n')) });
+    const never = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new TextEncoder().encode('event: status\ndata: {}\n\n')),
+    });
     const seen: ServerSentEvent[] = [];
     const reading = (async () => {
       for await (const e of readEvents(never, controller.signal)) {

@@ -113,7 +113,10 @@ describe('loadConfig is strict', () => {
     [{ PUBLIC_BASE_URL: 'pay.example.com' }, /PUBLIC_BASE_URL must be an http\(s\) URL/],
     [{ PUBLIC_BASE_URL: 'ftp://pay.example.com' }, /PUBLIC_BASE_URL/],
     // Node refuses a header timeout longer than the request's.
-    [{ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' }, /HTTP_REQUEST_TIMEOUT_MS must be between 20000/],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },
+      /HTTP_REQUEST_TIMEOUT_MS must be between 20000/,
+    ],
     // Clients are told the keep-alive time in whole seconds; 0 would tell them not to reuse a connection.
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '500' }, /HTTP_KEEP_ALIVE_TIMEOUT_MS must be between 1000/],
     [{ SHUTDOWN_TIMEOUT_MS: '10s' }, /SHUTDOWN_TIMEOUT_MS must be a whole number/],
@@ -145,8 +148,12 @@ describe('PUBLIC_BASE_URL', () => {
   it('is taken as given, without trailing slashes', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com' }).publicBaseUrl).toBe('https://pay.example.com');
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl).toBe('https://pay.example.com');
-    expect(loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com/gw///' }).publicBaseUrl).toBe('https://pay.example.com/gw');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com/gw///' }).publicBaseUrl).toBe(
+      'https://pay.example.com/gw',
+    );
     // An explicit URL wins over HOST/PORT (a proxy in front).
-    expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080', PUBLIC_BASE_URL: 'http://shop.test/' }).publicBaseUrl).toBe('http://shop.test');
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080', PUBLIC_BASE_URL: 'http://shop.test/' }).publicBaseUrl).toBe(
+      'http://shop.test',
+    );
   });
 });

@@ -30,7 +30,13 @@ describe('passwords', () => {
   });
 
   it('never match a malformed or absurd stored hash', async () => {
-    for (const stored of ['', 'plain', 'scrypt$15$8$1$abc$def', 'scrypt$30$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA', 'bcrypt$...']) {
+    for (const stored of [
+      '',
+      'plain',
+      'scrypt$15$8$1$abc$def',
+      'scrypt$30$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA',
+      'bcrypt$...',
+    ]) {
       expect(await verifyPassword('anything at all', stored)).toBe(false);
     }
     expect(needsRehash('scrypt$14$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA')).toBe(true);
@@ -103,7 +109,12 @@ describe('login throttling', () => {
   });
 
   it('never shrinks the wait as failures grow, and forgets after a quiet day', () => {
-    fc.assert(fc.property(fc.nat(10_000), (n) => throttleDelayMs(ACCOUNT_THROTTLE, n + 1) >= throttleDelayMs(ACCOUNT_THROTTLE, n)));
+    fc.assert(
+      fc.property(
+        fc.nat(10_000),
+        (n) => throttleDelayMs(ACCOUNT_THROTTLE, n + 1) >= throttleDelayMs(ACCOUNT_THROTTLE, n),
+      ),
+    );
     expect(countedFailures(9, 0, THROTTLE_FORGET_MS - 1)).toBe(9);
     expect(countedFailures(9, 0, THROTTLE_FORGET_MS)).toBe(0);
   });

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvCell, csvRow } from '../../src/domain/csv.js';
-import { createdRange, parseRupiahText, parseSearch, parseTransactionFilters, wibDate, wibDayStart } from '../../src/domain/transaction-filters.js';
+import {
+  createdRange,
+  parseRupiahText,
+  parseSearch,
+  parseTransactionFilters,
+  wibDate,
+  wibDayStart,
+} from '../../src/domain/transaction-filters.js';
 
 describe('csvCell', () => {
   it('quotes what needs it and doubles quotes', () => {
@@ -75,7 +82,16 @@ describe('transaction filters', () => {
   });
 
   it('names each field that does not parse', () => {
-    expect(parseTransactionFilters({ status: 'paid', mode: 'live', from: '2024-01-01', to: '2024-01-31', q: 'x', merchant: 'mch_a' })).toEqual({
+    expect(
+      parseTransactionFilters({
+        status: 'paid',
+        mode: 'live',
+        from: '2024-01-01',
+        to: '2024-01-31',
+        q: 'x',
+        merchant: 'mch_a',
+      }),
+    ).toEqual({
       filters: {
         status: 'paid',
         mode: 'live',
@@ -87,7 +103,12 @@ describe('transaction filters', () => {
       },
       problems: [],
     });
-    expect(parseTransactionFilters({ status: 'x', mode: 'y', from: 'z', to: '2024-13-01' }).problems).toEqual(['status', 'mode', 'from', 'to']);
+    expect(parseTransactionFilters({ status: 'x', mode: 'y', from: 'z', to: '2024-13-01' }).problems).toEqual([
+      'status',
+      'mode',
+      'from',
+      'to',
+    ]);
     expect(parseTransactionFilters({ from: '2024-02-02', to: '2024-02-01' }).problems).toEqual(['range']);
     // A repeated field is not a value.
     expect(parseTransactionFilters({ status: ['paid', 'pending'] }).filters.status).toBeNull();

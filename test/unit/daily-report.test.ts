@@ -28,7 +28,10 @@ const HOUR = 3_600_000;
 
 describe('a report range', () => {
   it('takes two real dates, to not before from, at most 366 days', () => {
-    expect(parseReportRange('2026-10-01', '2026-10-31')).toEqual({ fromDay: Date.UTC(2026, 9, 1) / 86_400_000, toDay: Date.UTC(2026, 9, 31) / 86_400_000 });
+    expect(parseReportRange('2026-10-01', '2026-10-31')).toEqual({
+      fromDay: Date.UTC(2026, 9, 1) / 86_400_000,
+      toDay: Date.UTC(2026, 9, 31) / 86_400_000,
+    });
     expect(() => parseReportRange('2026-10-01', '2026-10-01')).not.toThrow();
     expect(() => parseReportRange('2025-11-01', '2026-11-01')).not.toThrow();
     for (const [from, to, param] of [
@@ -40,7 +43,9 @@ describe('a report range', () => {
       ['2026-10-01 ', '2026-10-01', 'from'],
       ['2025-01-01', '2026-01-02', 'to'],
     ] as const) {
-      expect(() => parseReportRange(from, to), `${from} ${to}`).toThrowError(expect.objectContaining({ code: 'invalid_parameter', param }));
+      expect(() => parseReportRange(from, to), `${from} ${to}`).toThrowError(
+        expect.objectContaining({ code: 'invalid_parameter', param }),
+      );
     }
   });
 
@@ -65,7 +70,9 @@ describe('a report size', () => {
   it('is at most 50000 rows, merchants x days', () => {
     const year = parseReportRange('2025-11-01', '2026-10-31');
     expect(() => checkReportSize(136, year)).not.toThrow();
-    expect(() => checkReportSize(137, year)).toThrowError(expect.objectContaining({ code: 'invalid_parameter', param: 'merchant' }));
+    expect(() => checkReportSize(137, year)).toThrowError(
+      expect.objectContaining({ code: 'invalid_parameter', param: 'merchant' }),
+    );
     expect(() => checkReportSize(50_000, parseReportRange('2026-10-01', '2026-10-01'))).not.toThrow();
   });
 });
@@ -108,7 +115,13 @@ describe('rows and totals', () => {
       by_source: { simulator: { count: 2, sum: 50_000 }, feed: { count: 1, sum: 10_000 } },
       by_cashier: { usr_k: { count: 1, sum: 10_000 } },
     });
-    expect(rows[0]).toMatchObject({ paid_count: 0, unmatched_count: 3, unmatched_sum: 30_003, received_count: 3, received_sum: 30_003 });
+    expect(rows[0]).toMatchObject({
+      paid_count: 0,
+      unmatched_count: 3,
+      unmatched_sum: 30_003,
+      received_count: 3,
+      received_sum: 30_003,
+    });
     // A refund is money given back, not received.
     expect(rows[5]).toMatchObject({ refund_count: 1, refunded_sum: 5_000, received_sum: 0 });
     const totals = reportTotals(rows);
@@ -125,7 +138,12 @@ describe('rows and totals', () => {
   });
 
   it('totals are the sums of the rows, whatever the facts', () => {
-    const fact = fc.record({ merchant_id: fc.constantFrom('a', 'b'), day: fc.integer({ min: d(-1), max: d(3) }), count: fc.nat(50), sum: fc.nat(10_000_000) });
+    const fact = fc.record({
+      merchant_id: fc.constantFrom('a', 'b'),
+      day: fc.integer({ min: d(-1), max: d(3) }),
+      count: fc.nat(50),
+      sum: fc.nat(10_000_000),
+    });
     const receivedFact = fc.record({
       merchant_id: fc.constantFrom('a', 'b'),
       day: fc.integer({ min: d(-1), max: d(3) }),
@@ -142,7 +160,8 @@ describe('rows and totals', () => {
         expect(rows).toHaveLength(6);
         for (const key of FIGURE_KEYS) expect(totals[key], key).toBe(rows.reduce((s, r) => s + r[key], 0));
         const inRange = (f: { day: number }) => f.day >= range.fromDay && f.day <= range.toDay;
-        const of = (kind: string) => received.filter((f) => inRange(f) && f.kind === kind).reduce((s, f) => s + f.sum, 0);
+        const of = (kind: string) =>
+          received.filter((f) => inRange(f) && f.kind === kind).reduce((s, f) => s + f.sum, 0);
         expect(totals.paid_sum).toBe(of('paid'));
         expect(totals.returned_sum).toBe(of('returned'));
         expect(totals.received_sum).toBe(received.filter(inRange).reduce((s, f) => s + f.sum, 0));
@@ -200,7 +219,13 @@ describe('folding empty days (issue 37, section 8)', () => {
   });
 
   it('folds each run of one merchant’s empty days into one line, keeping days with figures and the order', () => {
-    const rows = [row('a', '2026-10-01', 0), row('a', '2026-10-02', 0), row('a', '2026-10-03', 500), row('a', '2026-10-04', 0), row('b', '2026-10-01', 0)];
+    const rows = [
+      row('a', '2026-10-01', 0),
+      row('a', '2026-10-02', 0),
+      row('a', '2026-10-03', 500),
+      row('a', '2026-10-04', 0),
+      row('b', '2026-10-01', 0),
+    ];
     expect(foldEmptyDays(rows)).toEqual([
       { kind: 'empty', merchant_id: 'a', from: '2026-10-01', to: '2026-10-02', days: 2 },
       { kind: 'day', row: rows[2] },
@@ -209,23 +234,42 @@ describe('folding empty days (issue 37, section 8)', () => {
     ]);
     // A refund or an unmatched payment alone makes a day worth its own line.
     expect(foldEmptyDays([{ ...row('a', '2026-10-01', 0), refund_count: 1, refunded_sum: 100 }])[0]!.kind).toBe('day');
-    expect(foldEmptyDays([{ ...row('a', '2026-10-01', 0), unmatched_count: 1, unmatched_sum: 100 }])[0]!.kind).toBe('day');
+    expect(foldEmptyDays([{ ...row('a', '2026-10-01', 0), unmatched_count: 1, unmatched_sum: 100 }])[0]!.kind).toBe(
+      'day',
+    );
     // So does money received on a transaction kept open, or a double payment paid back (issue 37).
     expect(
-      foldEmptyDays([{ ...row('a', '2026-10-01', 0), received_open_count: 1, received_open_sum: 100, received_count: 1, received_sum: 100 }])[0]!.kind,
+      foldEmptyDays([
+        {
+          ...row('a', '2026-10-01', 0),
+          received_open_count: 1,
+          received_open_sum: 100,
+          received_count: 1,
+          received_sum: 100,
+        },
+      ])[0]!.kind,
     ).toBe('day');
-    expect(foldEmptyDays([{ ...row('a', '2026-10-01', 0), returned_count: 1, returned_sum: 100, received_count: 1, received_sum: 100 }])[0]!.kind).toBe('day');
+    expect(
+      foldEmptyDays([
+        { ...row('a', '2026-10-01', 0), returned_count: 1, returned_sum: 100, received_count: 1, received_sum: 100 },
+      ])[0]!.kind,
+    ).toBe('day');
     // Each figure alone.
-    for (const key of FIGURE_KEYS) expect(foldEmptyDays([{ ...row('a', '2026-10-01', 0), [key]: 1 }])[0]!.kind, key).toBe('day');
+    for (const key of FIGURE_KEYS)
+      expect(foldEmptyDays([{ ...row('a', '2026-10-01', 0), [key]: 1 }])[0]!.kind, key).toBe('day');
   });
 
   it('loses no day: the folded lines count every row, and no two empty lines of one merchant touch', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.constantFrom('a', 'b'), fc.boolean()), { maxLength: 60 }), (spec) => {
-        const rows = spec.map(([merchant, paid], i) => row(merchant, `2026-10-${String((i % 28) + 1).padStart(2, '0')}`, paid ? 1000 : 0));
+        const rows = spec.map(([merchant, paid], i) =>
+          row(merchant, `2026-10-${String((i % 28) + 1).padStart(2, '0')}`, paid ? 1000 : 0),
+        );
         const lines = foldEmptyDays(rows);
         expect(lines.reduce((n, l) => n + (l.kind === 'day' ? 1 : l.days), 0)).toBe(rows.length);
-        expect(lines.filter((l) => l.kind === 'day').map((l) => (l.kind === 'day' ? l.row : null))).toEqual(rows.filter((r) => r.paid_sum > 0));
+        expect(lines.filter((l) => l.kind === 'day').map((l) => (l.kind === 'day' ? l.row : null))).toEqual(
+          rows.filter((r) => r.paid_sum > 0),
+        );
         for (let i = 1; i < lines.length; i++) {
           const [a, b] = [lines[i - 1]!, lines[i]!];
           expect(a.kind === 'empty' && b.kind === 'empty' && a.merchant_id === b.merchant_id).toBe(false);

@@ -51,14 +51,20 @@ function anchorsOf(markdown: string): Set<string> {
 
 /** The targets of a page's inline links and images, external ones (with a scheme) left out. */
 function relativeLinks(markdown: string): string[] {
-  return [...prose(markdown).matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?: +"[^"]*")?\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+  return [...prose(markdown).matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?: +"[^"]*")?\)/g)]
+    .map((m) => m[1]!)
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
 
 /**
  * What is wrong with the links of these pages: `page: target (why)` for each link to a file or folder that
  * does not exist, or to an anchor its page lacks. `read` gives a page's text by its path from the root.
  */
-function brokenLinks(pages: string[], read: (path: string) => string | undefined, exists: (path: string) => boolean): string[] {
+function brokenLinks(
+  pages: string[],
+  read: (path: string) => string | undefined,
+  exists: (path: string) => boolean,
+): string[] {
   const problems: string[] = [];
   for (const page of pages) {
     for (const target of relativeLinks(read(page) ?? '')) {
@@ -70,8 +76,10 @@ function brokenLinks(pages: string[], read: (path: string) => string | undefined
       }
       if (anchor === undefined) continue;
       const text = path.endsWith('.md') ? read(path) : undefined;
-      if (text === undefined) problems.push(`${page}: ${target} (an anchor into something that is not a Markdown page)`);
-      else if (!anchorsOf(text).has(anchor)) problems.push(`${page}: ${target} (${path} has no heading with that anchor)`);
+      if (text === undefined)
+        problems.push(`${page}: ${target} (an anchor into something that is not a Markdown page)`);
+      else if (!anchorsOf(text).has(anchor))
+        problems.push(`${page}: ${target} (${path} has no heading with that anchor)`);
     }
   }
   return problems;
@@ -116,7 +124,8 @@ describe('the link check', () => {
       '```',
       'and `[inline code](docs/ignored-too.md)`',
     ].join('\n'),
-    'docs/a.md': '# A heading with `code`\n\n## Same\n\n## Same\n\n[up](../README.md#title) [second same](#same-1) [no third](#same-2)',
+    'docs/a.md':
+      '# A heading with `code`\n\n## Same\n\n## Same\n\n[up](../README.md#title) [second same](#same-1) [no third](#same-2)',
   };
   const files = new Set(['README.md', 'docs', 'docs/a.md', 'docs/x.png']);
   const problems = brokenLinks(

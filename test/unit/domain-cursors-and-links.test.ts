@@ -11,15 +11,25 @@ import { EVENT_TYPES, parseEventList, subscribes } from '../../src/domain/webhoo
 describe('a transaction list cursor', () => {
   it('decodes what it encoded', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 999_999_999_999_999 }), fc.stringMatching(/^[0-9A-Za-z]{1,64}$/), (createdAt, tail) => {
-        const id = `trx_${tail}`;
-        expect(decodeCursor(encodeCursor(createdAt, id))).toEqual({ createdAt, id });
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 999_999_999_999_999 }),
+        fc.stringMatching(/^[0-9A-Za-z]{1,64}$/),
+        (createdAt, tail) => {
+          const id = `trx_${tail}`;
+          expect(decodeCursor(encodeCursor(createdAt, id))).toEqual({ createdAt, id });
+        },
+      ),
     );
   });
 
   it('refuses a cursor it did not make, naming the parameter', () => {
-    for (const bad of ['', 'not a cursor', encodeCursor(1, 'pay_1'), Buffer.from('1:trx_1:x').toString('base64url'), 'x'.repeat(201)]) {
+    for (const bad of [
+      '',
+      'not a cursor',
+      encodeCursor(1, 'pay_1'),
+      Buffer.from('1:trx_1:x').toString('base64url'),
+      'x'.repeat(201),
+    ]) {
       let error: unknown;
       try {
         decodeCursor(bad);
@@ -42,7 +52,10 @@ describe("an endpoint's subscriptions", () => {
   it('reads a typed list: empty or * is every type, repeats once, an unknown type refused naming events', () => {
     expect(parseEventList(undefined)).toEqual(['*']);
     expect(parseEventList(' * ')).toEqual(['*']);
-    expect(parseEventList('transaction.paid, transaction.paid,payment.unmatched')).toEqual(['transaction.paid', 'payment.unmatched']);
+    expect(parseEventList('transaction.paid, transaction.paid,payment.unmatched')).toEqual([
+      'transaction.paid',
+      'payment.unmatched',
+    ]);
     expect(EVENT_TYPES).toContain('transaction.cancelled');
     expect(() => parseEventList('transaction.paid,nope')).toThrow(AppError);
   });

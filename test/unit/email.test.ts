@@ -87,7 +87,13 @@ describe('parseEmail rejects', () => {
 
 describe('parseEmail properties', () => {
   it('returns a string or throws invalid_email for any input', () => {
-    const input = fc.oneof(fc.string(), fc.string({ unit: 'grapheme-composite' }), fc.emailAddress(), fc.stringMatching(/^[a-z.@"-]{0,20}$/), fc.anything());
+    const input = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme-composite' }),
+      fc.emailAddress(),
+      fc.stringMatching(/^[a-z.@"-]{0,20}$/),
+      fc.anything(),
+    );
     fc.assert(
       fc.property(input, (raw) => {
         let result: string | null;

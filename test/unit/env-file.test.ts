@@ -62,12 +62,18 @@ describe('withEnvFile', () => {
     try {
       expect(withEnvFile({ A: '1' }, dir)).toEqual({ A: '1' });
       writeFileSync(join(dir, '.env'), 'PORT=4000\nHOST=0.0.0.0\nLOG_LEVEL=debug\n');
-      expect(withEnvFile({ PORT: '5000', LOG_LEVEL: '' }, dir)).toEqual({ PORT: '5000', HOST: '0.0.0.0', LOG_LEVEL: '' });
+      expect(withEnvFile({ PORT: '5000', LOG_LEVEL: '' }, dir)).toEqual({
+        PORT: '5000',
+        HOST: '0.0.0.0',
+        LOG_LEVEL: '',
+      });
       // null: no folder to look in, so only ENV_FILE counts.
       expect(withEnvFile({ PORT: '5000' }, null)).toEqual({ PORT: '5000' });
       writeFileSync(join(dir, 'other.env'), 'PORT=6000\n');
       expect(withEnvFile({ ENV_FILE: join(dir, 'other.env') }, null)).toMatchObject({ PORT: '6000' });
-      expect(() => withEnvFile({ ENV_FILE: 'missing.env' }, dir)).toThrow(/ENV_FILE=missing\.env: cannot read it \(ENOENT\)/);
+      expect(() => withEnvFile({ ENV_FILE: 'missing.env' }, dir)).toThrow(
+        /ENV_FILE=missing\.env: cannot read it \(ENOENT\)/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -15,7 +15,11 @@ const request = (path = '/dashboard/x', body: string | null = null): FuzzRequest
   body: body === null ? null : Buffer.from(body),
   bodyKind: 'none',
 });
-const answer = (status: number, body: string, headers: http.IncomingHttpHeaders = { 'content-type': 'text/html' }): FuzzAnswer => ({
+const answer = (
+  status: number,
+  body: string,
+  headers: http.IncomingHttpHeaders = { 'content-type': 'text/html' },
+): FuzzAnswer => ({
   status,
   headers,
   body,
@@ -52,10 +56,22 @@ describe('the fuzz checks', () => {
   });
 
   it('hold API answers to the envelope', () => {
-    const ok = { 'content-type': 'application/json', 'x-api-version': '1.0.0', 'cache-control': 'no-store', 'x-request-id': 'req_1' };
+    const ok = {
+      'content-type': 'application/json',
+      'x-api-version': '1.0.0',
+      'cache-control': 'no-store',
+      'x-request-id': 'req_1',
+    };
     const api = request('/api/payment-gateway/cstatus');
-    expect(problemsOf(api, answer(404, '{"success":false,"error":{"code":"not_found","message":"no","request_id":"req_1"}}', ok))).toEqual([]);
-    expect(problemsOf(api, answer(404, '<html>not found</html>', { ...ok, 'content-type': 'text/html' }))).toEqual(['not JSON: text/html']);
+    expect(
+      problemsOf(
+        api,
+        answer(404, '{"success":false,"error":{"code":"not_found","message":"no","request_id":"req_1"}}', ok),
+      ),
+    ).toEqual([]);
+    expect(problemsOf(api, answer(404, '<html>not found</html>', { ...ok, 'content-type': 'text/html' }))).toEqual([
+      'not JSON: text/html',
+    ]);
   });
 });
 

@@ -10,7 +10,11 @@ const inert = (text: string): boolean => !/[<>"']/.test(text) && !/&(?!(?:amp|lt
 const hostile = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme-composite' }),
-  fc.array(fc.constantFrom('<', '>', '"', "'", '&', '&amp;', '&lt;', '<script>', '" onerror="x', 'a', ' ', '\n'), { maxLength: 12 }).map((p) => p.join('')),
+  fc
+    .array(fc.constantFrom('<', '>', '"', "'", '&', '&amp;', '&lt;', '<script>', '" onerror="x', 'a', ' ', '\n'), {
+      maxLength: 12,
+    })
+    .map((p) => p.join('')),
 );
 
 describe('html``', () => {
@@ -29,7 +33,11 @@ describe('html``', () => {
   });
 
   it('escapes reversibly: decoding gives back the value', () => {
-    const decode = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+    const decode = (s: string) =>
+      s.replace(
+        /&(amp|lt|gt|quot|#39);/g,
+        (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!,
+      );
     fc.assert(fc.property(hostile, (value) => decode(html`${value}`.toString()) === value));
   });
 
@@ -39,13 +47,17 @@ describe('html``', () => {
         const inner = html`<b>${name}</b>`;
         const list = html`<ul>${items.map((i) => html`<li>${i}</li>`)}</ul>`;
         const out = html`<div>${inner}${list}</div>`.toString();
-        expect(out).toBe(`<div><b>${escapeHtml(name)}</b><ul>${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul></div>`);
+        expect(out).toBe(
+          `<div><b>${escapeHtml(name)}</b><ul>${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul></div>`,
+        );
       }),
     );
   });
 
   it('renders numbers as they are, null, undefined and false as nothing, and rawHtml without escaping', () => {
     const off = false as boolean;
-    expect(html`${12}|${null}|${undefined}|${off && 'x'}|${rawHtml('<br>')}|${'<br>'}`.toString()).toBe('12||||<br>|&lt;br&gt;');
+    expect(html`${12}|${null}|${undefined}|${off && 'x'}|${rawHtml('<br>')}|${'<br>'}`.toString()).toBe(
+      '12||||<br>|&lt;br&gt;',
+    );
   });
 });

@@ -35,7 +35,9 @@ describe('image headers', () => {
     expect(sniffFormat(jpegHeader(1, 1))).toBe('jpeg');
     expect(sniffFormat(Buffer.from('GIF89a'))).toBeNull();
     expect(sniffFormat(Buffer.from([0xff, 0xd8]))).toBeNull();
-    expect(codeOf(() => readImageHeader(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')))).toBe('image_unsupported');
+    expect(codeOf(() => readImageHeader(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')))).toBe(
+      'image_unsupported',
+    );
   });
 
   it('reads the declared size of a PNG and of a JPEG (baseline and progressive)', () => {
@@ -51,6 +53,8 @@ describe('image headers', () => {
     // Image data (SOS) before any frame header.
     expect(codeOf(() => readImageHeader(Uint8Array.from([0xff, 0xd8, 0xff, 0xda, 0x00, 0x02])))).toBe('image_corrupt');
     // A segment length that points into the middle of nowhere.
-    expect(codeOf(() => readImageHeader(Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x03, 0x00, 0x12, 0x34])))).toBe('image_corrupt');
+    expect(codeOf(() => readImageHeader(Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x03, 0x00, 0x12, 0x34])))).toBe(
+      'image_corrupt',
+    );
   });
 });

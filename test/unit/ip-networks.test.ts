@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, formatIp, networkContains, parseCidr, parseIp, parseNetworkList, refusalReason } from '../../src/domain/ip-networks.js';
+import {
+  classifyAddress,
+  formatIp,
+  networkContains,
+  parseCidr,
+  parseIp,
+  parseNetworkList,
+  refusalReason,
+} from '../../src/domain/ip-networks.js';
 
 const ip = (text: string) => {
   const parsed = parseIp(text);
@@ -90,7 +98,11 @@ describe('parseCidr and parseNetworkList', () => {
   it('splits a comma-separated list and refuses empty entries', () => {
     expect(parseNetworkList('').map((n) => n.text)).toEqual([]);
     expect(parseNetworkList('  ').map((n) => n.text)).toEqual([]);
-    expect(parseNetworkList('127.0.0.0/8, ::1/128,10.0.0.0/8').map((n) => n.text)).toEqual(['127.0.0.0/8', '::1/128', '10.0.0.0/8']);
+    expect(parseNetworkList('127.0.0.0/8, ::1/128,10.0.0.0/8').map((n) => n.text)).toEqual([
+      '127.0.0.0/8',
+      '::1/128',
+      '10.0.0.0/8',
+    ]);
     expect(() => parseNetworkList('127.0.0.0/8,')).toThrow(/empty entry/);
     expect(() => parseNetworkList('127.0.0.0/8,,10.0.0.0/8')).toThrow(/empty entry/);
   });
@@ -135,12 +147,19 @@ describe('classifyAddress: what a webhook may not reach', () => {
     expect(classifyAddress(ip(text))).toContain(why);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '172.15.255.255', '100.128.0.1', '169.255.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-    '%s is public',
-    (text) => {
-      expect(classifyAddress(ip(text))).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '169.255.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ])('%s is public', (text) => {
+    expect(classifyAddress(ip(text))).toBeNull();
+  });
 
   it('the allow-list permits exactly what it names, IPv4-mapped forms included', () => {
     const allow = parseNetworkList('127.0.0.0/8,fd00::/8');

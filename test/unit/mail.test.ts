@@ -47,7 +47,11 @@ describe('mail settings', () => {
   });
 
   it('accept smtp:// and smtps:// with credentials, and a named sender', () => {
-    const c = loadConfig({ SMTP_URL: 'smtps://u:p%40ss@mail.example.com:465', MAIL_FROM: 'Toko Kita <Pay@Example.COM>', MAIL_INTERVAL_MS: '250' });
+    const c = loadConfig({
+      SMTP_URL: 'smtps://u:p%40ss@mail.example.com:465',
+      MAIL_FROM: 'Toko Kita <Pay@Example.COM>',
+      MAIL_INTERVAL_MS: '250',
+    });
     expect(c.smtpUrl).toBe('smtps://u:p%40ss@mail.example.com:465');
     expect(c.mailFrom).toEqual({ name: 'Toko Kita', address: 'Pay@example.com' });
     expect(c.mailIntervalMs).toBe(250);
@@ -70,7 +74,13 @@ describe('mail settings', () => {
         expect((err as Error).message).not.toContain('secret');
       }
     }
-    for (const from of ['nobody', 'a@localhost', 'Evil\r\nBcc: x@example.com <a@example.com>', '"Q" <a@example.com', 'x <y> <a@example.com>']) {
+    for (const from of [
+      'nobody',
+      'a@localhost',
+      'Evil\r\nBcc: x@example.com <a@example.com>',
+      '"Q" <a@example.com',
+      'x <y> <a@example.com>',
+    ]) {
       expect(() => loadConfig({ MAIL_FROM: from }), from).toThrow(/MAIL_FROM/);
     }
     expect(() => loadConfig({ MAIL_INTERVAL_MS: '5s' })).toThrow(/MAIL_INTERVAL_MS/);
@@ -83,7 +93,9 @@ describe('mail settings', () => {
     expect(o).toMatchObject({ host: 'mail.example.com', secure: true, auth: { user: 'mailer@shop', pass: 'p@ss:w' } });
     expect(o.port).toBeUndefined();
     expect(o.socketTimeout).toBeGreaterThan(0);
-    expect(describeSmtpUrl('smtps://mailer:p%40ss@mail.example.com:465')).toBe('smtps://mailer:***@mail.example.com:465');
+    expect(describeSmtpUrl('smtps://mailer:p%40ss@mail.example.com:465')).toBe(
+      'smtps://mailer:***@mail.example.com:465',
+    );
   });
 });
 
@@ -158,7 +170,13 @@ describe('renderMail', () => {
     expect(mail.html).toContain('RRN-1&amp;2');
     expect(mail.text).toContain('setelah batas waktu tagihan');
     expect(mail.text).not.toContain('Budi');
-    const onTime = renderMail(input({ kind: 'receipt', transaction: { ...paid, paid_late: 0 }, payment: { ...payment, issuer: null, reference: null } }));
+    const onTime = renderMail(
+      input({
+        kind: 'receipt',
+        transaction: { ...paid, paid_late: 0 },
+        payment: { ...payment, issuer: null, reference: null },
+      }),
+    );
     expect(onTime.text).not.toContain('setelah batas waktu');
     expect(onTime.text).not.toContain('Dibayar melalui');
   });

@@ -7,23 +7,46 @@ const T0 = Date.UTC(2025, 0, 31, 7, 0, 0);
 const SKEW = 2 * MIN;
 
 function tx(over: Partial<MatchCandidate> = {}): MatchCandidate {
-  return { id: 'trx_a', status: 'pending', total_amount: 10_123, created_at: T0, expires_at: T0 + 15 * MIN, acquirer_reference: null, ...over };
+  return {
+    id: 'trx_a',
+    status: 'pending',
+    total_amount: 10_123,
+    created_at: T0,
+    expires_at: T0 + 15 * MIN,
+    acquirer_reference: null,
+    ...over,
+  };
 }
 
 function decide(payment: Partial<PaymentFacts>, named: MatchCandidate[], byAmount: MatchCandidate[], now = T0 + MIN) {
-  return decideMatch({ payment: { amount: 10_123, paidAt: T0 + MIN, ...payment }, named, byAmount, now, clockSkewMs: SKEW });
+  return decideMatch({
+    payment: { amount: 10_123, paidAt: T0 + MIN, ...payment },
+    named,
+    byAmount,
+    now,
+    clockSkewMs: SKEW,
+  });
 }
 
 describe('by reference', () => {
   it('a named trxid pays that transaction, whatever holds the amount', () => {
     const named = tx({ id: 'trx_named' });
     const other = tx({ id: 'trx_other' });
-    expect(decide({ trxid: 'trx_named' }, [named], [other])).toMatchObject({ outcome: 'matched', by: 'trxid', transaction: { id: 'trx_named' }, late: false });
+    expect(decide({ trxid: 'trx_named' }, [named], [other])).toMatchObject({
+      outcome: 'matched',
+      by: 'trxid',
+      transaction: { id: 'trx_named' },
+      late: false,
+    });
   });
 
   it("a reference equal to the acquirer's reference pays that transaction", () => {
     const t = tx({ id: 'trx_snap', acquirer_reference: 'ACQ-1', total_amount: 50_000 });
-    expect(decide({ amount: 50_000, reference: 'ACQ-1' }, [t], [])).toMatchObject({ outcome: 'matched', by: 'reference', transaction: { id: 'trx_snap' } });
+    expect(decide({ amount: 50_000, reference: 'ACQ-1' }, [t], [])).toMatchObject({
+      outcome: 'matched',
+      by: 'reference',
+      transaction: { id: 'trx_snap' },
+    });
   });
 
   it('a reference equal to our trxid pays that transaction', () => {
@@ -36,11 +59,18 @@ describe('by reference', () => {
 
   it('a named transaction of another amount is amount_mismatch, not a fallback to the amount rule', () => {
     const byAmount = tx({ id: 'trx_amount', total_amount: 9_999 });
-    expect(decide({ trxid: 'trx_a', amount: 9_999 }, [tx()], [byAmount])).toEqual({ outcome: 'unmatched', reason: 'amount_mismatch', transaction: tx() });
+    expect(decide({ trxid: 'trx_a', amount: 9_999 }, [tx()], [byAmount])).toEqual({
+      outcome: 'unmatched',
+      reason: 'amount_mismatch',
+      transaction: tx(),
+    });
   });
 
   it('a named transaction already paid is transaction_already_paid', () => {
-    expect(decide({ trxid: 'trx_a' }, [tx({ status: 'paid' })], [])).toMatchObject({ outcome: 'unmatched', reason: 'transaction_already_paid' });
+    expect(decide({ trxid: 'trx_a' }, [tx({ status: 'paid' })], [])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'transaction_already_paid',
+    });
   });
 
   it('an unknown reference falls back to the amount rule', () => {
@@ -48,7 +78,10 @@ describe('by reference', () => {
   });
 
   it('a trxid the candidates do not contain is ignored (another merchant is filtered out by the caller)', () => {
-    expect(decide({ trxid: 'trx_zzz' }, [tx()], [])).toMatchObject({ outcome: 'unmatched', reason: 'no_matching_transaction' });
+    expect(decide({ trxid: 'trx_zzz' }, [tx()], [])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'no_matching_transaction',
+    });
   });
 });
 
@@ -62,11 +95,18 @@ describe('by amount', () => {
   });
 
   it('candidates of another total are not matches', () => {
-    expect(decide({}, [], [tx({ total_amount: 10_124 })])).toMatchObject({ outcome: 'unmatched', reason: 'no_matching_transaction' });
+    expect(decide({}, [], [tx({ total_amount: 10_124 })])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'no_matching_transaction',
+    });
   });
 
   it('a payment dated before creation minus the skew is paid_before_creation', () => {
-    expect(decide({ paidAt: T0 - SKEW - 1 }, [], [tx()])).toMatchObject({ outcome: 'unmatched', reason: 'paid_before_creation', transaction: { id: 'trx_a' } });
+    expect(decide({ paidAt: T0 - SKEW - 1 }, [], [tx()])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'paid_before_creation',
+      transaction: { id: 'trx_a' },
+    });
   });
 
   it('a payment dated within the skew before creation matches', () => {
@@ -74,11 +114,18 @@ describe('by amount', () => {
   });
 
   it('a transaction already paid is transaction_already_paid', () => {
-    expect(decide({}, [], [tx({ status: 'paid' })])).toMatchObject({ outcome: 'unmatched', reason: 'transaction_already_paid' });
+    expect(decide({}, [], [tx({ status: 'paid' })])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'transaction_already_paid',
+    });
   });
 
   it('two holders of one total are ambiguous: nothing is guessed', () => {
-    expect(decide({}, [], [tx({ id: 'trx_1' }), tx({ id: 'trx_2' })])).toMatchObject({ outcome: 'unmatched', reason: 'ambiguous_amount', transaction: null });
+    expect(decide({}, [], [tx({ id: 'trx_1' }), tx({ id: 'trx_2' })])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'ambiguous_amount',
+      transaction: null,
+    });
   });
 
   it('the same candidate listed twice is still one', () => {
@@ -144,7 +191,11 @@ describe('properties', () => {
 describe('a transaction kept open after a part payment', () => {
   it('is never completed by the matcher, named or by amount: amount_mismatch, for a person to assign', () => {
     const part = tx({ amount_paid: 4_000 });
-    expect(decide({ trxid: 'trx_a' }, [part], [])).toEqual({ outcome: 'unmatched', reason: 'amount_mismatch', transaction: part });
+    expect(decide({ trxid: 'trx_a' }, [part], [])).toEqual({
+      outcome: 'unmatched',
+      reason: 'amount_mismatch',
+      transaction: part,
+    });
     expect(decide({}, [], [part])).toEqual({ outcome: 'unmatched', reason: 'amount_mismatch', transaction: part });
     // Once paid, a further payment is a double payment as for any paid transaction.
     const paid = tx({ amount_paid: 10_123, status: 'paid' });
@@ -154,13 +205,21 @@ describe('a transaction kept open after a part payment', () => {
   it("a person's confirmation of exactly the rest (named) completes it; any other amount, or a feed's report, does not", () => {
     const part = tx({ amount_paid: 4_000 });
     const rest = part.total_amount - 4_000;
-    expect(decide({ trxid: 'trx_a', amount: rest, confirmsRest: true }, [part], [])).toMatchObject({ outcome: 'matched', transaction: part });
+    expect(decide({ trxid: 'trx_a', amount: rest, confirmsRest: true }, [part], [])).toMatchObject({
+      outcome: 'matched',
+      transaction: part,
+    });
     expect(decide({ trxid: 'trx_a', amount: part.total_amount, confirmsRest: true }, [part], [])).toMatchObject({
       outcome: 'unmatched',
       reason: 'amount_mismatch',
     });
-    expect(decide({ trxid: 'trx_a', amount: rest }, [part], [])).toMatchObject({ outcome: 'unmatched', reason: 'amount_mismatch' });
+    expect(decide({ trxid: 'trx_a', amount: rest }, [part], [])).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'amount_mismatch',
+    });
     const paid = tx({ amount_paid: 10_123, status: 'paid' });
-    expect(decide({ trxid: 'trx_a', amount: 1, confirmsRest: true }, [paid], [])).toMatchObject({ outcome: 'unmatched' });
+    expect(decide({ trxid: 'trx_a', amount: 1, confirmsRest: true }, [paid], [])).toMatchObject({
+      outcome: 'unmatched',
+    });
   });
 });

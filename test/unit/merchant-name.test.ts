@@ -3,7 +3,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { MERCHANT_NAME_MAX, merchantNameProblem, parseMerchantName, payerMerchantName } from '../../src/domain/merchant-name.js';
+import {
+  MERCHANT_NAME_MAX,
+  merchantNameProblem,
+  parseMerchantName,
+  payerMerchantName,
+} from '../../src/domain/merchant-name.js';
 import { address, disguise } from '../helpers/link-arbitraries.js';
 
 // Plain words of names as merchants write them: letters (Latin and others), digits, and a few signs.
@@ -32,7 +37,15 @@ describe('merchant names (issue 23, finding 7)', () => {
       }),
       { numRuns: 2000 },
     );
-    for (const ok of ['Warung Saya', 'Toko Jaya 2.0', 'PT. Maju Mundur', 'Kopi @ Senayan', 'Apotek K-24', 'Bakso No. 1', '7-Eleven']) {
+    for (const ok of [
+      'Warung Saya',
+      'Toko Jaya 2.0',
+      'PT. Maju Mundur',
+      'Kopi @ Senayan',
+      'Apotek K-24',
+      'Bakso No. 1',
+      '7-Eleven',
+    ]) {
       expect(merchantNameProblem(ok), ok).toBeNull();
     }
   });
@@ -51,7 +64,14 @@ describe('merchant names (issue 23, finding 7)', () => {
   it("refuses the review's name, and says why", () => {
     const phishing = 'PERINGATAN: rekening Anda DIBLOKIR. Pulihkan di http://bank-pulih.example';
     expect(merchantNameProblem(phishing)).toBe('link');
-    for (const bad of ['Pulihkan di example.com', 'cs@bank.example', 'www.toko', 'Toko 10.0.0.1', 'hubungi admin@localhost', 'CV.Sinar']) {
+    for (const bad of [
+      'Pulihkan di example.com',
+      'cs@bank.example',
+      'www.toko',
+      'Toko 10.0.0.1',
+      'hubungi admin@localhost',
+      'CV.Sinar',
+    ]) {
       expect(merchantNameProblem(bad), bad).toBe('link');
     }
     try {

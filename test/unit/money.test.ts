@@ -130,7 +130,12 @@ describe('parseAmount properties', () => {
   it('never throws anything but its own AppErrors', () => {
     const codes = new Set(['amount_required', 'invalid_amount', 'amount_out_of_range']);
     // Mix in digit-heavy strings: purely arbitrary strings almost never reach the numeric paths.
-    const input = fc.oneof(fc.string({ unit: 'grapheme-composite' }), fc.string(), fc.stringMatching(/^[0-9.,e+\- ]{0,20}$/), fc.anything());
+    const input = fc.oneof(
+      fc.string({ unit: 'grapheme-composite' }),
+      fc.string(),
+      fc.stringMatching(/^[0-9.,e+\- ]{0,20}$/),
+      fc.anything(),
+    );
     fc.assert(
       fc.property(input, (raw) => {
         try {

@@ -11,7 +11,8 @@ const SCANNED = ['src'];
 
 /** Files allowed module state, each with the reason. */
 const ALLOWED: Record<string, string> = {
-  'src/web/static-assets.ts': 'a memo of the bytes of files shipped with the package: the same for every gateway, never changed',
+  'src/web/static-assets.ts':
+    'a memo of the bytes of files shipped with the package: the same for every gateway, never changed',
   'src/hashing/password-hasher.ts':
     "the process's pool of hashing threads: CPU-bound work sized to the machine's cores, which two gateways in one process must share rather than double; it holds no gateway's data between calls",
   'src/hashing/passwords.ts': "a memo of the decoy hash of no one's password (random, the same use for every gateway)",
@@ -19,10 +20,13 @@ const ALLOWED: Record<string, string> = {
     "the lazily loaded decoder packages and the process's pool of decoder threads, shared for the same reason as the hashing threads",
   'src/domain/ids.ts': 'a pool of CSPRNG bytes, each used once: no gateway can see or change what another draws',
   'src/domain/iso-time.ts': "a memo of today's date prefix, a pure function of the clock's value",
-  'src/domain/qris/qris.ts': 'a WeakSet marking parse results already verified: keyed by the object itself, so nothing is shared',
+  'src/domain/qris/qris.ts':
+    'a WeakSet marking parse results already verified: keyed by the object itself, so nothing is shared',
   'src/http/route-table.ts': 'a WeakMap keyed by the Fastify instance: each app has its own entry',
-  'src/dev/snap-acquirer/notify.ts': "a WeakMap keyed by the simulator partner object (the test acquirer's tokens): each partner has its own",
-  'src/storage/engine/checkpointer.ts': "the `let` is inside the checkpoint thread's source, a string run in a worker of its own",
+  'src/dev/snap-acquirer/notify.ts':
+    "a WeakMap keyed by the simulator partner object (the test acquirer's tokens): each partner has its own",
+  'src/storage/engine/checkpointer.ts':
+    "the `let` is inside the checkpoint thread's source, a string run in a worker of its own",
   'src/storage/backup-files.ts': "the `let` is inside the copy thread's source, a string run in a worker of its own",
 };
 
@@ -46,7 +50,8 @@ describe('no module-level mutable state anywhere in src/', () => {
     for (const file of SCANNED.flatMap(sources)) {
       const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
       lines.forEach((line, i) => {
-        if (MUTABLE.some((shape) => shape.test(line)) && !(file in ALLOWED)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        if (MUTABLE.some((shape) => shape.test(line)) && !(file in ALLOWED))
+          found.push(`${file}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(found).toEqual([]);
@@ -59,7 +64,11 @@ describe('no module-level mutable state anywhere in src/', () => {
       'export const seen: Set<string> = new Set();',
       'const local = new EventEmitter();',
     ];
-    const allowed = ['const FIELDS: ReadonlySet<string> = new Set([', '  let inside = 0;', 'const folder = new URL(x);'];
+    const allowed = [
+      'const FIELDS: ReadonlySet<string> = new Set([',
+      '  let inside = 0;',
+      'const folder = new URL(x);',
+    ];
     for (const line of caught)
       expect(
         MUTABLE.some((shape) => shape.test(line)),

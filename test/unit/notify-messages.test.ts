@@ -6,7 +6,13 @@ import { maskSecret, parseNotifyChannel } from '../../src/domain/notify-channel.
 import { readAlertFacts, type AlertFacts } from '../../src/domain/notify-facts.js';
 import { NOTIFY_MAX_ATTEMPTS, NOTIFY_RETRY_DELAYS_MS, notifyRetryDelayMs } from '../../src/domain/notify-retry.js';
 import { parseNetworkList } from '../../src/domain/ip-networks.js';
-import { alertEmail, DISCORD_CONTENT_LIMIT, discordContent, TELEGRAM_TEXT_LIMIT, telegramText } from '../../src/presentation/notify-messages.js';
+import {
+  alertEmail,
+  DISCORD_CONTENT_LIMIT,
+  discordContent,
+  TELEGRAM_TEXT_LIMIT,
+  telegramText,
+} from '../../src/presentation/notify-messages.js';
 import { alertFactsOfEvent } from '../../src/services/notify/alert-of-event.js';
 
 // 2026-11-26 10:03:57 UTC is 17:03:57 WIB.
@@ -45,11 +51,21 @@ describe('Telegram', () => {
 
   it('in English when the channel is, and leaves out what is not known', () => {
     const text = telegramText({ ...received, ref: null, description: null, payerName: null, issuer: null }, 'en');
-    expect(text).toBe(['Payment received: Rp25.123', '', 'Merchant: Warung Bu Sri', 'Time: 26 Nov 2026, 17:03:57 WIB', 'Transaction: trx_abc'].join('\n'));
+    expect(text).toBe(
+      [
+        'Payment received: Rp25.123',
+        '',
+        'Merchant: Warung Bu Sri',
+        'Time: 26 Nov 2026, 17:03:57 WIB',
+        'Transaction: trx_abc',
+      ].join('\n'),
+    );
   });
 
   it('tags a sandbox payment, and says an unmatched payment with its reason', () => {
-    expect(telegramText({ ...received, mode: 'test' }, 'id').split('\n')[0]).toBe('[Sandbox] Pembayaran diterima: Rp25.123');
+    expect(telegramText({ ...received, mode: 'test' }, 'id').split('\n')[0]).toBe(
+      '[Sandbox] Pembayaran diterima: Rp25.123',
+    );
     const text = telegramText(
       {
         kind: 'payment_unmatched',
@@ -110,7 +126,14 @@ describe('e-mail', () => {
 
   it('says a webhook keeps failing, and what a test is', () => {
     const failing = alertEmail(
-      { kind: 'webhook_failing', merchantName: 'W', endpointId: 'we_1', url: 'https://shop.example/hook', failures: 20, at: PAID_AT },
+      {
+        kind: 'webhook_failing',
+        merchantName: 'W',
+        endpointId: 'we_1',
+        url: 'https://shop.example/hook',
+        failures: 20,
+        at: PAID_AT,
+      },
       'en',
     );
     expect(failing.subject).toBe('qris-gateway: Webhook keeps failing');
@@ -142,7 +165,9 @@ describe('what an event tells', () => {
       issuer: 'OVO',
       paidAt: PAID_AT,
     });
-    expect(alertFactsOfEvent({ id: 'evt_2', merchantId: 'mch_1', type: 'transaction.expired', data, now: 0 })).toBeNull();
+    expect(
+      alertFactsOfEvent({ id: 'evt_2', merchantId: 'mch_1', type: 'transaction.expired', data, now: 0 }),
+    ).toBeNull();
   });
 
   it('stored facts read back; a row changed by hand reads as nothing', () => {
@@ -161,7 +186,10 @@ describe('adding a channel', () => {
       secret: TOKEN,
       chatId: '-1001234567890',
     });
-    expect(parseNotifyChannel({ type: 'telegram', botToken: TOKEN, chatId: '@warung_bu_sri', language: 'en' }, none).language).toBe('en');
+    expect(
+      parseNotifyChannel({ type: 'telegram', botToken: TOKEN, chatId: '@warung_bu_sri', language: 'en' }, none)
+        .language,
+    ).toBe('en');
   });
 
   it('refuses a malformed token or chat id, another type’s fields, an unknown type or language', () => {
@@ -176,7 +204,9 @@ describe('adding a channel', () => {
     expect(refused({ type: 'telegram', botToken: 'abc', chatId: '1' })).toBe('bot_token');
     expect(refused({ type: 'telegram', botToken: `${TOKEN}\n`.replace('\n', ' x'), chatId: '1' })).toBe('bot_token');
     expect(refused({ type: 'telegram', botToken: TOKEN, chatId: 'me' })).toBe('chat_id');
-    expect(refused({ type: 'discord', url: 'https://discord.com/api/webhooks/1/x', botToken: TOKEN })).toBe('bot_token');
+    expect(refused({ type: 'discord', url: 'https://discord.com/api/webhooks/1/x', botToken: TOKEN })).toBe(
+      'bot_token',
+    );
     expect(refused({ type: 'email', url: 'https://x.example' })).toBe('url');
     expect(refused({ type: 'sms' })).toBe('type');
     expect(refused({ type: 'email', language: 'fr' })).toBe('language');
@@ -184,11 +214,18 @@ describe('adding a channel', () => {
   });
 
   it('holds a Discord URL to the private-address guard unless the network is allowed', () => {
-    expect(() => parseNotifyChannel({ type: 'discord', url: 'http://127.0.0.1:8080/api/webhooks/1/x' }, none)).toThrow(/WEBHOOK_ALLOW_NETWORKS/);
-    expect(parseNotifyChannel({ type: 'discord', url: 'http://127.0.0.1:8080/api/webhooks/1/x' }, parseNetworkList('127.0.0.0/8')).secret).toBe(
-      'http://127.0.0.1:8080/api/webhooks/1/x',
+    expect(() => parseNotifyChannel({ type: 'discord', url: 'http://127.0.0.1:8080/api/webhooks/1/x' }, none)).toThrow(
+      /WEBHOOK_ALLOW_NETWORKS/,
     );
-    expect(() => parseNotifyChannel({ type: 'discord', url: 'https://user:pw@discord.com/api/webhooks/1/x' }, none)).toThrow(/user name or password/);
+    expect(
+      parseNotifyChannel(
+        { type: 'discord', url: 'http://127.0.0.1:8080/api/webhooks/1/x' },
+        parseNetworkList('127.0.0.0/8'),
+      ).secret,
+    ).toBe('http://127.0.0.1:8080/api/webhooks/1/x');
+    expect(() =>
+      parseNotifyChannel({ type: 'discord', url: 'https://user:pw@discord.com/api/webhooks/1/x' }, none),
+    ).toThrow(/user name or password/);
   });
 
   it('shows a secret masked: enough to tell two apart, never enough to use', () => {
@@ -202,7 +239,9 @@ describe('adding a channel', () => {
 describe('retries', () => {
   it('follow the schedule, then stop; a longer wait asked for is honoured up to its cap', () => {
     const mid = 0.5; // no jitter
-    expect(NOTIFY_RETRY_DELAYS_MS.map((_, i) => notifyRetryDelayMs(i + 1, null, mid))).toEqual([...NOTIFY_RETRY_DELAYS_MS]);
+    expect(NOTIFY_RETRY_DELAYS_MS.map((_, i) => notifyRetryDelayMs(i + 1, null, mid))).toEqual([
+      ...NOTIFY_RETRY_DELAYS_MS,
+    ]);
     expect(notifyRetryDelayMs(NOTIFY_MAX_ATTEMPTS, null, mid)).toBeNull();
     expect(notifyRetryDelayMs(1, 300_000, mid)).toBe(300_000);
     expect(notifyRetryDelayMs(1, 1_000, mid)).toBe(15_000);
@@ -211,12 +250,16 @@ describe('retries', () => {
 
   it('jitter stays within ±20%', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: NOTIFY_RETRY_DELAYS_MS.length }), fc.double({ min: 0, max: 0.999_999, noNaN: true }), (n, r) => {
-        const nominal = NOTIFY_RETRY_DELAYS_MS[n - 1]!;
-        const delay = notifyRetryDelayMs(n, null, r)!;
-        expect(delay).toBeGreaterThanOrEqual(Math.floor(nominal * 0.8));
-        expect(delay).toBeLessThanOrEqual(Math.ceil(nominal * 1.2));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: NOTIFY_RETRY_DELAYS_MS.length }),
+        fc.double({ min: 0, max: 0.999_999, noNaN: true }),
+        (n, r) => {
+          const nominal = NOTIFY_RETRY_DELAYS_MS[n - 1]!;
+          const delay = notifyRetryDelayMs(n, null, r)!;
+          expect(delay).toBeGreaterThanOrEqual(Math.floor(nominal * 0.8));
+          expect(delay).toBeLessThanOrEqual(Math.ceil(nominal * 1.2));
+        },
+      ),
     );
   });
 });

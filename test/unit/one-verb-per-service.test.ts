@@ -10,10 +10,14 @@ const ROOT = join(import.meta.dirname, '../..');
 
 /** Files that export more than one function, each with why the functions are one step. */
 const ALLOWED: Record<string, string> = {
-  'src/services/payments/record-payment.ts': 'recordPayment, and recordPaymentIn: the same step inside a unit of work its caller already holds',
-  'src/services/refunds/refunds-of.ts': "a transaction's refunds: for one transaction, and for a page of them in one read",
-  'src/services/merchants/authenticate-api-key.ts': 'finding the key behind a request, and the same through the 5 s cache the API uses',
-  'src/services/sources/live-source.ts': 'whether a merchant has an enabled live source: for one, and for a list in one read',
+  'src/services/payments/record-payment.ts':
+    'recordPayment, and recordPaymentIn: the same step inside a unit of work its caller already holds',
+  'src/services/refunds/refunds-of.ts':
+    "a transaction's refunds: for one transaction, and for a page of them in one read",
+  'src/services/merchants/authenticate-api-key.ts':
+    'finding the key behind a request, and the same through the 5 s cache the API uses',
+  'src/services/sources/live-source.ts':
+    'whether a merchant has an enabled live source: for one, and for a list in one read',
   'src/services/transactions/idempotency-row.ts': "a create's idempotency record: its key, and its row",
   'src/services/transactions/transaction-streams.ts':
     'not a step: the parts the console search and the CSV export share (their streams per merchant and mode, the order, the payments read with a page)',
@@ -23,7 +27,10 @@ const ALLOWED: Record<string, string> = {
 function exportedFunctions(source: string): string[] {
   const names: string[] = [];
   for (const match of source.matchAll(/^export (?:async )?function\*? ?(\w+)/gm)) names.push(match[1]!);
-  for (const match of source.matchAll(/^export const (\w+)(?:: [^=]+)? = (?:async )?(?:\([^)]*\)|\w+)(?:: [^=]+)? =>/gm)) names.push(match[1]!);
+  for (const match of source.matchAll(
+    /^export const (\w+)(?:: [^=]+)? = (?:async )?(?:\([^)]*\)|\w+)(?:: [^=]+)? =>/gm,
+  ))
+    names.push(match[1]!);
   return names;
 }
 

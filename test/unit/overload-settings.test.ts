@@ -28,13 +28,23 @@ describe('overload settings', () => {
   });
 
   it('refuses bad values at start with a message naming the variable', () => {
-    expect(() => loadConfig({ OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '200ms' })).toThrow('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS must be a whole number, got "200ms"');
-    expect(() => loadConfig({ OVERLOAD_MAX_HEAP_USED_BYTES: '-1' })).toThrow('OVERLOAD_MAX_HEAP_USED_BYTES must be a whole number');
-    expect(() => loadConfig({ OVERLOAD_MAX_RSS_BYTES: '1.5e9' })).toThrow('OVERLOAD_MAX_RSS_BYTES must be a whole number');
+    expect(() => loadConfig({ OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '200ms' })).toThrow(
+      'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS must be a whole number, got "200ms"',
+    );
+    expect(() => loadConfig({ OVERLOAD_MAX_HEAP_USED_BYTES: '-1' })).toThrow(
+      'OVERLOAD_MAX_HEAP_USED_BYTES must be a whole number',
+    );
+    expect(() => loadConfig({ OVERLOAD_MAX_RSS_BYTES: '1.5e9' })).toThrow(
+      'OVERLOAD_MAX_RSS_BYTES must be a whole number',
+    );
     expect(() => loadConfig({ OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '1001' })).toThrow(
       'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION must be between 0 and 1000, got 1001',
     );
-    expect(() => loadConfig({ OVERLOAD_SAMPLE_INTERVAL_MS: '5' })).toThrow('OVERLOAD_SAMPLE_INTERVAL_MS must be between 10 and 60000, got 5');
-    expect(() => loadConfig({ OVERLOAD_RETRY_AFTER_SECONDS: '0' })).toThrow('OVERLOAD_RETRY_AFTER_SECONDS must be between 1 and 3600, got 0');
+    expect(() => loadConfig({ OVERLOAD_SAMPLE_INTERVAL_MS: '5' })).toThrow(
+      'OVERLOAD_SAMPLE_INTERVAL_MS must be between 10 and 60000, got 5',
+    );
+    expect(() => loadConfig({ OVERLOAD_RETRY_AFTER_SECONDS: '0' })).toThrow(
+      'OVERLOAD_RETRY_AFTER_SECONDS must be between 1 and 3600, got 0',
+    );
   });
 });

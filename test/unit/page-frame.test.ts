@@ -18,7 +18,9 @@ function sources(dir: string): string[] {
 
 describe('the one page frame', () => {
   it('is the only file under src/web that writes a doctype', () => {
-    const writers = sources('src/web').filter((file) => /<!doctype html>/i.test(readFileSync(join(ROOT, file), 'utf8')));
+    const writers = sources('src/web').filter((file) =>
+      /<!doctype html>/i.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
     expect(writers).toEqual(['src/web/page-frame.ts']);
   });
 

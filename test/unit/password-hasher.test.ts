@@ -32,7 +32,10 @@ describe('the password hasher', () => {
     expect(hasherLoad()).toEqual({ running: HASHER_THREADS, waiting: HASHES_WAITING_MAX });
     await Promise.all(all);
     // Refused at once, before any hash ended, rather than after waiting in line.
-    expect(settled).toEqual([...Array(extra).fill('refused'), ...Array(HASHER_THREADS + HASHES_WAITING_MAX).fill('hashed')]);
+    expect(settled).toEqual([
+      ...Array(extra).fill('refused'),
+      ...Array(HASHER_THREADS + HASHES_WAITING_MAX).fill('hashed'),
+    ]);
     expect(hasherLoad()).toEqual({ running: 0, waiting: 0 });
   }, 60_000);
 });

@@ -25,7 +25,9 @@ describe('paymentDifference', () => {
     expect(differenceMessage(25_000, 25_123)).toBe(
       'payment Rp25.000 is Rp123 less than the total Rp25.123; accept the difference or keep the transaction open for the rest to assign it',
     );
-    expect(differenceMessage(1_026_000, 1_025_123)).toBe('payment Rp1.026.000 is Rp877 more than the total Rp1.025.123; accept the difference to assign it');
+    expect(differenceMessage(1_026_000, 1_025_123)).toBe(
+      'payment Rp1.026.000 is Rp877 more than the total Rp1.025.123; accept the difference to assign it',
+    );
   });
 });
 

@@ -43,39 +43,65 @@ describe("the soundbox feed's cursor", () => {
     expect(clampFeedCursor({ watermark: 0, seen }, dayStart, now)).toEqual({ watermark: dayStart - 1, seen });
     expect(clampFeedCursor({ watermark: dayStart - 86_400_000, seen: [] }, dayStart, now).watermark).toBe(dayStart - 1);
     // Today's, as the stream sent it: unchanged.
-    expect(clampFeedCursor({ watermark: dayStart + 5, seen }, dayStart, now)).toEqual({ watermark: dayStart + 5, seen });
-    expect(clampFeedCursor({ watermark: dayStart - 1, seen }, dayStart, now)).toEqual({ watermark: dayStart - 1, seen });
+    expect(clampFeedCursor({ watermark: dayStart + 5, seen }, dayStart, now)).toEqual({
+      watermark: dayStart + 5,
+      seen,
+    });
+    expect(clampFeedCursor({ watermark: dayStart - 1, seen }, dayStart, now)).toEqual({
+      watermark: dayStart - 1,
+      seen,
+    });
     // From the future: heard up to now, so what comes next is heard.
     expect(clampFeedCursor({ watermark: 999_999_999_999_999, seen }, dayStart, now)).toEqual({ watermark: now, seen });
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 999_999_999_999_999 }), fc.integer({ min: 0, max: 86_399_999 }), (watermark, into) => {
-        const clamped = clampFeedCursor({ watermark, seen: [] }, dayStart, dayStart + into).watermark;
-        return clamped >= dayStart - 1 && clamped <= dayStart + into && (watermark < dayStart - 1 || watermark > dayStart + into || clamped === watermark);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 999_999_999_999_999 }),
+        fc.integer({ min: 0, max: 86_399_999 }),
+        (watermark, into) => {
+          const clamped = clampFeedCursor({ watermark, seen: [] }, dayStart, dayStart + into).watermark;
+          return (
+            clamped >= dayStart - 1 &&
+            clamped <= dayStart + into &&
+            (watermark < dayStart - 1 || watermark > dayStart + into || clamped === watermark)
+          );
+        },
+      ),
     );
   });
 
   it('hears every row exactly once, whatever order rows commit in within the grace and wherever the page reconnects', () => {
     // Each row: its time, and how long after that time its commit becomes visible (up to the grace).
-    const row = fc.record({ at: fc.integer({ min: 0, max: 200_000 }), lag: fc.integer({ min: 0, max: FEED_GRACE_MS }) });
+    const row = fc.record({
+      at: fc.integer({ min: 0, max: 200_000 }),
+      lag: fc.integer({ min: 0, max: FEED_GRACE_MS }),
+    });
     fc.assert(
       fc.property(
         fc.array(row, { maxLength: 40 }),
         fc.array(fc.integer({ min: 0, max: 260_000 }), { minLength: 1, maxLength: 30 }),
         fc.boolean(),
         (specs, readTimes, resumeEachRead) => {
-          const rows = specs.map((s, i) => ({ id: `evt_${String(i).padStart(3, '0')}`, created_at: 1_000_000 + s.at, visibleAt: 1_000_000 + s.at + s.lag }));
+          const rows = specs.map((s, i) => ({
+            id: `evt_${String(i).padStart(3, '0')}`,
+            created_at: 1_000_000 + s.at,
+            visibleAt: 1_000_000 + s.at + s.lag,
+          }));
           const times = [...readTimes.map((t) => 1_000_000 + t), 1_000_000 + 400_000].sort((a, b) => a - b);
           const heard: string[] = [];
           // Rows visible before the page opened are its history.
           const history = rows.filter((r) => r.visibleAt <= times[0]! - 1).map((r) => r.id);
-          let cursor: FeedCursor = freshCursor(rows.filter((r) => r.visibleAt <= times[0]! - 1).sort(byOrder), times[0]! - 1);
+          let cursor: FeedCursor = freshCursor(
+            rows.filter((r) => r.visibleAt <= times[0]! - 1).sort(byOrder),
+            times[0]! - 1,
+          );
           for (const now of times) {
             const visible = rows.filter((r) => r.visibleAt <= now && r.created_at > cursor.watermark).sort(byOrder);
             const moved = advanceFeed(cursor, visible, now, false);
             heard.push(...moved.fresh.map((f) => f.row.id));
             // A page that reconnects resumes from the last event's id (or where it stood).
-            cursor = resumeEachRead ? parseFeedCursor(formatFeedCursor(moved.fresh.at(-1)?.cursor ?? cursor)) : moved.next;
+            cursor = resumeEachRead
+              ? parseFeedCursor(formatFeedCursor(moved.fresh.at(-1)?.cursor ?? cursor))
+              : moved.next;
           }
           const everything = [...history, ...heard].sort();
           expect(everything).toEqual(rows.map((r) => r.id).sort());

@@ -1,21 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { handleFromPath, handleProblem, parseHandle, paymentLinkUrl, replayBucket, RESERVED_HANDLES } from '../../src/domain/payment-link.js';
+import {
+  handleFromPath,
+  handleProblem,
+  parseHandle,
+  paymentLinkUrl,
+  replayBucket,
+  RESERVED_HANDLES,
+} from '../../src/domain/payment-link.js';
 import { loadConfig } from '../../src/config.js';
 import { typedAmount } from '../../src/web/payment-links.js';
 
 describe('payment-link handles', () => {
   it('takes 3 to 32 of a-z, 0-9 and "-", starting with a letter or a digit', () => {
-    for (const ok of ['abc', 'warung-saya', '7eleven', 'a-b', 'x'.repeat(32), 'toko--99', 'ends-']) expect(handleProblem(ok), ok).toBeNull();
+    for (const ok of ['abc', 'warung-saya', '7eleven', 'a-b', 'x'.repeat(32), 'toko--99', 'ends-'])
+      expect(handleProblem(ok), ok).toBeNull();
     expect(handleProblem('ab')).toBe('length');
     expect(handleProblem('x'.repeat(33))).toBe('length');
     expect(handleProblem('')).toBe('length');
     expect(handleProblem('-abc')).toBe('start');
-    for (const bad of ['warung saya', 'warung_saya', 'toko.id', 'café', 'abc/def', 'a%2fb']) expect(handleProblem(bad), bad).toBe('characters');
+    for (const bad of ['warung saya', 'warung_saya', 'toko.id', 'café', 'abc/def', 'a%2fb'])
+      expect(handleProblem(bad), bad).toBe('characters');
   });
 
   it('refuses the reserved words', () => {
-    for (const word of ['admin', 'api', 'dashboard', 'pay', 'checkout', 'docs', 'static', 'assets', 'login', 'signup']) {
+    for (const word of [
+      'admin',
+      'api',
+      'dashboard',
+      'pay',
+      'checkout',
+      'docs',
+      'static',
+      'assets',
+      'login',
+      'signup',
+    ]) {
       expect(RESERVED_HANDLES.has(word)).toBe(true);
       expect(handleProblem(word)).toBe('reserved');
     }
@@ -68,6 +88,7 @@ describe('PAYMENT_LINK_CREATES_PER_MINUTE', () => {
     expect(loadConfig({}).paymentLinkCreatesPerMinute).toBe(10);
     expect(loadConfig({ PAYMENT_LINK_CREATES_PER_MINUTE: '0' }).paymentLinkCreatesPerMinute).toBe(0);
     expect(loadConfig({ PAYMENT_LINK_CREATES_PER_MINUTE: '30' }).paymentLinkCreatesPerMinute).toBe(30);
-    for (const bad of ['ten', '1.5', '-1', ' 5']) expect(() => loadConfig({ PAYMENT_LINK_CREATES_PER_MINUTE: bad })).toThrow(/PAYMENT_LINK_CREATES_PER_MINUTE/);
+    for (const bad of ['ten', '1.5', '-1', ' 5'])
+      expect(() => loadConfig({ PAYMENT_LINK_CREATES_PER_MINUTE: bad })).toThrow(/PAYMENT_LINK_CREATES_PER_MINUTE/);
   });
 });

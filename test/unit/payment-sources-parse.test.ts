@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { DEFAULT_MAPPING, FeedFormatError, QRIS_HISTORY_MAPPING, parseFeed, parseFeedAmount, parseFeedTime } from '../../src/payment-sources/feed/parse.js';
+import {
+  DEFAULT_MAPPING,
+  FeedFormatError,
+  QRIS_HISTORY_MAPPING,
+  parseFeed,
+  parseFeedAmount,
+  parseFeedTime,
+} from '../../src/payment-sources/feed/parse.js';
 import { delayMs, parseRetryAfter } from '../../src/payment-sources/feed/poll.js';
 import { checkMapping, feedContentType } from '../../src/payment-sources/feed/setup.js';
 import { parseWebhookPayment } from '../../src/payment-sources/webhook/payload.js';
@@ -25,10 +32,25 @@ describe('feed amounts', () => {
     [' 10123 ', 10_123],
   ])('%j is %d', (raw, expected) => expect(parseFeedAmount(raw)).toBe(expected));
 
-  it.each(['', 'abc', '-10000', '10.12', '1,5', '10.1234', '1.23.456', '1.234,567', '0', 0, -5, 10.5, null, undefined, {}, '1e5', '9999999999999999'])(
-    '%j is unreadable',
-    (raw) => expect(parseFeedAmount(raw)).toBeNull(),
-  );
+  it.each([
+    '',
+    'abc',
+    '-10000',
+    '10.12',
+    '1,5',
+    '10.1234',
+    '1.23.456',
+    '1.234,567',
+    '0',
+    0,
+    -5,
+    10.5,
+    null,
+    undefined,
+    {},
+    '1e5',
+    '9999999999999999',
+  ])('%j is unreadable', (raw) => expect(parseFeedAmount(raw)).toBeNull());
 });
 
 describe('feed times', () => {
@@ -51,10 +73,16 @@ describe('feed times', () => {
     expect(parseFeedTime('2025-01-31 14:05', '+08:00')).toBe(Date.UTC(2025, 0, 31, 6, 5));
   });
 
-  it.each(['2025-02-30 10:00', '2025-13-01 10:00', '2025-01-31 24:00', '2025-01-31 10:60', 'yesterday', '', null, '1999-01-01 00:00'])(
-    '%j is unreadable',
-    (raw) => expect(parseFeedTime(raw)).toBeNull(),
-  );
+  it.each([
+    '2025-02-30 10:00',
+    '2025-13-01 10:00',
+    '2025-01-31 24:00',
+    '2025-01-31 10:60',
+    'yesterday',
+    '',
+    null,
+    '1999-01-01 00:00',
+  ])('%j is unreadable', (raw) => expect(parseFeedTime(raw)).toBeNull());
 });
 
 describe('feed bodies', () => {
@@ -83,7 +111,15 @@ describe('feed bodies', () => {
       ],
     });
     expect(parsed.entries).toEqual([
-      { id: 'REF-1', amount: 10_123, paidAt: Date.UTC(2025, 0, 31, 7, 5, 9), reference: 'REF-1', issuer: 'DANA', payer: 'BUDI', raw: entry() },
+      {
+        id: 'REF-1',
+        amount: 10_123,
+        paidAt: Date.UTC(2025, 0, 31, 7, 5, 9),
+        reference: 'REF-1',
+        issuer: 'DANA',
+        payer: 'BUDI',
+        raw: entry(),
+      },
     ]);
     expect(parsed.ignored).toBe(1);
     expect(parsed.skipped.map((s) => s.index)).toEqual([2, 3, 4, 5]);
@@ -94,10 +130,14 @@ describe('feed bodies', () => {
     expect(parseFeed({ status: 'success', data: [] }).entries).toEqual([]);
   });
 
-  it.each([[{ status: 'failed', message: 'invalid token' }], [{ status: 'success' }], [{ status: 'success', data: 'nope' }], [[1, 2]], ['text'], [null]])(
-    '%j is a format error',
-    (body) => expect(() => parseFeed(body)).toThrow(FeedFormatError),
-  );
+  it.each([
+    [{ status: 'failed', message: 'invalid token' }],
+    [{ status: 'success' }],
+    [{ status: 'success', data: 'nope' }],
+    [[1, 2]],
+    ['text'],
+    [null],
+  ])('%j is a format error', (body) => expect(() => parseFeed(body)).toThrow(FeedFormatError));
 
   it('without a reference the id is a stable hash; identical twins get distinct ids', () => {
     const plain = entry({ issuer_reff: '' });
@@ -127,8 +167,13 @@ describe('feed bodies', () => {
       payer: 'from',
       utcOffset: '+00:00',
     });
-    const parsed = parseFeed({ result: { rows: [{ time: '2025-01-31 07:05', nominal: 5000, ref: 'X1', from: 'ANI' }] } }, mapping);
-    expect(parsed.entries).toMatchObject([{ id: 'X1', amount: 5000, paidAt: Date.UTC(2025, 0, 31, 7, 5), issuer: null, payer: 'ANI' }]);
+    const parsed = parseFeed(
+      { result: { rows: [{ time: '2025-01-31 07:05', nominal: 5000, ref: 'X1', from: 'ANI' }] } },
+      mapping,
+    );
+    expect(parsed.entries).toMatchObject([
+      { id: 'X1', amount: 5000, paidAt: Date.UTC(2025, 0, 31, 7, 5), issuer: null, payer: 'ANI' },
+    ]);
   });
 
   it('refuses unknown mapping keys and bad offsets', () => {
@@ -186,16 +231,26 @@ describe('webhook signatures', () => {
 
   it('refuses a changed body, another secret and a timestamp outside 5 minutes', () => {
     const header = signPayload(secret, body, t);
-    expect(verifySignature(header, secret, Buffer.from(`${body.toString()} `), NOW)).toEqual({ ok: false, why: 'mismatch' });
+    expect(verifySignature(header, secret, Buffer.from(`${body.toString()} `), NOW)).toEqual({
+      ok: false,
+      why: 'mismatch',
+    });
     expect(verifySignature(header, 'whsec_other', body, NOW)).toEqual({ ok: false, why: 'mismatch' });
-    expect(verifySignature(signPayload(secret, body, t - 301), secret, body, NOW)).toEqual({ ok: false, why: 'expired' });
-    expect(verifySignature(signPayload(secret, body, t + 301), secret, body, NOW)).toEqual({ ok: false, why: 'expired' });
+    expect(verifySignature(signPayload(secret, body, t - 301), secret, body, NOW)).toEqual({
+      ok: false,
+      why: 'expired',
+    });
+    expect(verifySignature(signPayload(secret, body, t + 301), secret, body, NOW)).toEqual({
+      ok: false,
+      why: 'expired',
+    });
   });
 });
 
 describe('webhook payloads', () => {
   const limits = { min: 1, max: 10_000_000 };
-  const parse = (value: unknown) => parseWebhookPayment(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), limits, NOW);
+  const parse = (value: unknown) =>
+    parseWebhookPayment(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), limits, NOW);
   const base = { id: 'p1', amount: 10_123, paid_at: '2025-01-31T14:05:00+07:00' };
 
   it('reads every field', () => {
@@ -207,7 +262,11 @@ describe('webhook payloads', () => {
       payer: 'Budi Śantoso',
       issuer: 'DANA',
     });
-    expect(parse({ ...base, paid_at: '2025-01-31T07:05:00Z', reference: null, payer: '' })).toMatchObject({ reference: null, payer: null, issuer: null });
+    expect(parse({ ...base, paid_at: '2025-01-31T07:05:00Z', reference: null, payer: '' })).toMatchObject({
+      reference: null,
+      payer: null,
+      issuer: null,
+    });
   });
 
   const code = (value: unknown): [string, string | undefined] => {
@@ -255,9 +314,12 @@ describe('qris-history: dd/mm/yyyy HH:MM WIB and dot-thousands amounts', () => {
   };
   it('reads every minute from 2000 to 2199 back to the instant it was written at', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(2000, 0, 1, 0, 0) / 60_000, max: Date.UTC(2199, 11, 31, 16, 59) / 60_000 }), (minute) => {
-        expect(parseFeedTime(wibText(minute * 60_000))).toBe(minute * 60_000);
-      }),
+      fc.property(
+        fc.integer({ min: Date.UTC(2000, 0, 1, 0, 0) / 60_000, max: Date.UTC(2199, 11, 31, 16, 59) / 60_000 }),
+        (minute) => {
+          expect(parseFeedTime(wibText(minute * 60_000))).toBe(minute * 60_000);
+        },
+      ),
     );
   });
   it('reads every amount written with dots between thousands as whole rupiah', () => {
@@ -283,7 +345,13 @@ describe('qris-history: dd/mm/yyyy HH:MM WIB and dot-thousands amounts', () => {
       {
         qris_history: {
           success: true,
-          results: [entry({}), entry({ id: 2, status: 'OUT', kredit: '0', debet: '1.000' }), entry({ id: 3, kredit: '0' }), entry({ id: 4 }), entry({ id: 1 })],
+          results: [
+            entry({}),
+            entry({ id: 2, status: 'OUT', kredit: '0', debet: '1.000' }),
+            entry({ id: 3, kredit: '0' }),
+            entry({ id: 4 }),
+            entry({ id: 1 }),
+          ],
         },
       },
       QRIS_HISTORY_MAPPING,

@@ -24,7 +24,11 @@ const MAX = MAX_QRIS_AMOUNT;
 describe('phone notification readers', () => {
   it.each(fixtures.payments)('reads $text', (f) => {
     const reading = readNotification({ app: f.app, title: f.title, text: f.text }, MAX);
-    expect('payments' in reading ? reading.payments.map(({ amount, transactionId }) => ({ amount, transactionId })) : reading).toEqual(f.expect);
+    expect(
+      'payments' in reading
+        ? reading.payments.map(({ amount, transactionId }) => ({ amount, transactionId }))
+        : reading,
+    ).toEqual(f.expect);
   });
 
   it.each(fixtures.ignored)('pays nothing for $text ($reason)', (f) => {
@@ -33,19 +37,29 @@ describe('phone notification readers', () => {
   });
 
   it('an amount over the largest total is unreadable, not a payment', () => {
-    expect(readNotification({ app: 'id.dana', title: '', text: 'Kamu berhasil menerima Rp10001 via Gopay ke akunmu. Cek yuk!' }, 10_000)).toMatchObject({
+    expect(
+      readNotification(
+        { app: 'id.dana', title: '', text: 'Kamu berhasil menerima Rp10001 via Gopay ke akunmu. Cek yuk!' },
+        10_000,
+      ),
+    ).toMatchObject({
       ignored: 'unreadable',
     });
   });
 
   it('each reader reads back what its own app writes, for any amount and id', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...readers), fc.integer({ min: 1, max: MAX }), fc.stringMatching(/^[0-9A-Za-z]{8}$/), (reader, amount, id) => {
-        const { title, text } = reader.example(amount, id);
-        const reading = readNotification({ app: reader.packages[0] ?? null, title, text }, MAX);
-        expect(reading.reader?.name).toBe(reader.name);
-        expect('payments' in reading && reading.payments.map((p) => p.amount)).toEqual([amount]);
-      }),
+      fc.property(
+        fc.constantFrom(...readers),
+        fc.integer({ min: 1, max: MAX }),
+        fc.stringMatching(/^[0-9A-Za-z]{8}$/),
+        (reader, amount, id) => {
+          const { title, text } = reader.example(amount, id);
+          const reading = readNotification({ app: reader.packages[0] ?? null, title, text }, MAX);
+          expect(reading.reader?.name).toBe(reader.name);
+          expect('payments' in reading && reading.payments.map((p) => p.amount)).toEqual([amount]);
+        },
+      ),
     );
   });
 });
@@ -78,10 +92,18 @@ describe('rupiah amounts as the apps write them', () => {
       nobu: (a) => `Pembayaran QRIS diterima, ${a} akan dikreditkan ke Tabungan Reguler kamu 5859********8988`,
     };
     fc.assert(
-      fc.property(fc.constantFrom(...readers), fc.integer({ min: 1, max: MAX }), fc.constantFrom(...spellings), (reader, amount, spelling) => {
-        const reading = readNotification({ app: null, title: '', text: texts[reader.name]!(writeRupiah(amount, spelling)) }, MAX);
-        expect('payments' in reading && reading.payments[0]!.amount).toBe(amount);
-      }),
+      fc.property(
+        fc.constantFrom(...readers),
+        fc.integer({ min: 1, max: MAX }),
+        fc.constantFrom(...spellings),
+        (reader, amount, spelling) => {
+          const reading = readNotification(
+            { app: null, title: '', text: texts[reader.name]!(writeRupiah(amount, spelling)) },
+            MAX,
+          );
+          expect('payments' in reading && reading.payments[0]!.amount).toBe(amount);
+        },
+      ),
     );
   });
 

@@ -25,20 +25,21 @@ const insertItems = prepareRowsQuery((db: Kysely<TestDB>, rows: readonly ItemsTa
     .returning('id');
 });
 // Shared values on both sides of the IN-list, and a literal between them.
-const itemsOf = prepareRowsQuery((db: Kysely<TestDB>, ids: readonly { id: string }[], p: { owner: string; min: number }) =>
-  db
-    .selectFrom('items')
-    .select(['id', 'n', 'note'])
-    .where('owner', '=', p.owner)
-    .where('note', 'is not', null)
-    .where(
-      'id',
-      'in',
-      ids.map((r) => r.id),
-    )
-    .where('id', '!=', 'never')
-    .where('n', '>=', p.min)
-    .orderBy('id'),
+const itemsOf = prepareRowsQuery(
+  (db: Kysely<TestDB>, ids: readonly { id: string }[], p: { owner: string; min: number }) =>
+    db
+      .selectFrom('items')
+      .select(['id', 'n', 'note'])
+      .where('owner', '=', p.owner)
+      .where('note', 'is not', null)
+      .where(
+        'id',
+        'in',
+        ids.map((r) => r.id),
+      )
+      .where('id', '!=', 'never')
+      .where('n', '>=', p.min)
+      .orderBy('id'),
 );
 
 const open = (dialect: 'sqlite' | 'postgres') =>
@@ -166,7 +167,9 @@ describe.each(testDialects)('prepareRowsQuery on %s', (dialect) => {
     const dropsColumn = prepareRowsQuery((d: Kysely<TestDB>, rows: readonly ItemsTable[], _p: Record<string, never>) =>
       d.insertInto('items').values(rows.map((r) => ({ id: r.id, owner: r.owner, n: r.n, note: null }))),
     );
-    await expect(dropsColumn.execute(db, [{ id: 'a', owner: 'a', n: 1, note: 'x' }], {})).rejects.toThrow(/did not become a parameter/);
+    await expect(dropsColumn.execute(db, [{ id: 'a', owner: 'a', n: 1, note: 'x' }], {})).rejects.toThrow(
+      /did not become a parameter/,
+    );
     const inlines = prepareRowsQuery((d: Kysely<TestDB>, rows: readonly { id: string }[], p: { owner: string }) =>
       d
         .selectFrom('items')

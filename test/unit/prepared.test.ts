@@ -27,7 +27,9 @@ const byKindAndRange = prepareQuery((db: Kysely<TestDB>, p: { max: number; kind:
     .where('n', '<=', p.max)
     .orderBy('n');
 });
-const byId = prepareQuery((db: Kysely<TestDB>, p: { id: string }) => db.selectFrom('things').selectAll().where('id', '=', p.id));
+const byId = prepareQuery((db: Kysely<TestDB>, p: { id: string }) =>
+  db.selectFrom('things').selectAll().where('id', '=', p.id),
+);
 
 const ROWS: ThingsTable[] = [
   { id: 'a', kind: 'x', n: 1, note: 'one' },
@@ -123,9 +125,13 @@ describe.each(testDialects)('prepareQuery on %s', (dialect) => {
       return d.selectFrom('things').selectAll().where('id', '=', p.id);
     });
     await expect(unused.execute(db, { id: 'a', kind: 'x' })).rejects.toThrow(/parameter kind compiled to 0 positions/);
-    const twice = prepareQuery((d: Kysely<TestDB>, p: { id: string }) => d.selectFrom('things').selectAll().where('id', '=', p.id).where('kind', '!=', p.id));
+    const twice = prepareQuery((d: Kysely<TestDB>, p: { id: string }) =>
+      d.selectFrom('things').selectAll().where('id', '=', p.id).where('kind', '!=', p.id),
+    );
     await expect(twice.execute(db, { id: 'a' })).rejects.toThrow(/parameter id compiled to 2 positions/);
-    const inlined = prepareQuery((d: Kysely<TestDB>, p: { n: number }) => d.selectFrom('things').selectAll().where('n', '=', sql.lit(p.n)));
+    const inlined = prepareQuery((d: Kysely<TestDB>, p: { n: number }) =>
+      d.selectFrom('things').selectAll().where('n', '=', sql.lit(p.n)),
+    );
     await expect(inlined.execute(db, { n: 1 })).rejects.toThrow();
   });
 });

@@ -131,7 +131,9 @@ describe('parseTlv / encodeTlv', () => {
   it('reports nested errors at their position in the whole payload', () => {
     // Template 26 at offset 12; its child 01 (at 12+4+6=22, length digits at 24) declares 50 characters inside a 12-long value.
     const text = '000201010211' + '2612' + '0002AB' + '0150XY';
-    expect(rejection(() => parseTlv(text)).message).toBe('bad length at position 24: field 01 declares 50 characters but only 2 remain (inside template 26)');
+    expect(rejection(() => parseTlv(text)).message).toBe(
+      'bad length at position 24: field 01 declares 50 characters but only 2 remain (inside template 26)',
+    );
     expect(rejection(() => parseTlv('0109hello', 100)).message).toMatch(/^bad length at position 102:/);
   });
 
@@ -201,10 +203,14 @@ describe('parseQris', () => {
     const onlyNational = parseQris(buildQris(staticFields({ '26': null })));
     expect(onlyNational.acquirer).toBe('ID.CO.QRIS.WWW');
     expect(onlyNational.merchantPan).toBeNull();
-    const no51 = parseQris(buildQris(staticFields({ '51': null, '26': [field('00', 'ID.CO.X.WWW'), field('02', 'ID1234567890123')] })));
+    const no51 = parseQris(
+      buildQris(staticFields({ '51': null, '26': [field('00', 'ID.CO.X.WWW'), field('02', 'ID1234567890123')] })),
+    );
     expect(no51.nmid).toBe('ID1234567890123');
     expect(no51.criteria).toBeNull();
-    const issuer51 = parseQris(buildQris(staticFields({ '26': null, '51': [field('00', 'ID.CO.ISSUER.WWW'), field('02', 'ID1')] })));
+    const issuer51 = parseQris(
+      buildQris(staticFields({ '26': null, '51': [field('00', 'ID.CO.ISSUER.WWW'), field('02', 'ID1')] })),
+    );
     expect(issuer51.acquirer).toBe('ID.CO.ISSUER.WWW');
     const noMcc = parseQris(buildQris(staticFields({ '52': null, '01': null })));
     expect(noMcc.mcc).toBeNull();
@@ -218,7 +224,8 @@ describe('parseQris', () => {
 
   const invalidWhy: Record<string, RegExp> = {
     'wrong CRC': /^bad CRC: expected 2C3B, found AAAA$/,
-    'length field longer than the data': /^bad length at position 14: field 26 declares 72 characters but only 4 remain$/,
+    'length field longer than the data':
+      /^bad length at position 14: field 26 declares 72 characters but only 4 remain$/,
     'lowercase CRC hex': /^bad CRC: "2c3b" is not 4 upper-case hex digits$/,
     'no CRC tag': /^missing tag 63 \(CRC\)$/,
     'not a QRIS payload': /^bad tag at position 0/,
@@ -264,7 +271,12 @@ describe('parseQris', () => {
     expect(d.find((f) => f.tag === '59')).toEqual({ tag: '59', name: 'merchant name', value: 'Warung Contoh' });
     const t26 = d.find((f) => f.tag === '26')!;
     expect(t26.name).toBe('merchant account information');
-    expect(t26.children?.map((c) => c.name)).toEqual(['globally unique identifier (reverse domain)', 'merchant PAN', 'merchant id', 'merchant criteria']);
+    expect(t26.children?.map((c) => c.name)).toEqual([
+      'globally unique identifier (reverse domain)',
+      'merchant PAN',
+      'merchant id',
+      'merchant criteria',
+    ]);
     expect(d.find((f) => f.tag === '62')?.children).toEqual([{ tag: '07', name: 'terminal label', value: 'A01' }]);
     expect(d.at(-1)).toEqual({ tag: '63', name: 'CRC', value: '2C3B' });
   });
@@ -312,7 +324,9 @@ describe('toDynamic: vectors', () => {
 
 describe('toDynamic: known converter defects', () => {
   it('keeps leading zeros of CRCs below 0x1000', () => {
-    const low = fixtures.vectors.flatMap((v) => v.cases.map((c) => ({ v, c }))).filter(({ c }) => c.dynamic.slice(-4) < '1000');
+    const low = fixtures.vectors
+      .flatMap((v) => v.cases.map((c) => ({ v, c })))
+      .filter(({ c }) => c.dynamic.slice(-4) < '1000');
     expect(low.length).toBeGreaterThanOrEqual(4);
     for (const { v, c } of low) {
       const dynamic = toDynamic(v.static, c.amount);
@@ -346,7 +360,9 @@ describe('toDynamic: known converter defects', () => {
     expect(p.merchantName).toBe('TOKO 010211 5802ID');
     expect(p.merchantCity).toBe('5802ID010211');
     expect(p.amount).toBe(7777);
-    expect(rawFields(dynamic).filter((f) => !/^(01|54|63)/.test(f))).toEqual(rawFields(tricky).filter((f) => !/^(01|54|63)/.test(f)));
+    expect(rawFields(dynamic).filter((f) => !/^(01|54|63)/.test(f))).toEqual(
+      rawFields(tricky).filter((f) => !/^(01|54|63)/.test(f)),
+    );
   });
 
   it('gives exactly one 54 for an input that is already dynamic', () => {
@@ -362,12 +378,40 @@ describe('toDynamic: known converter defects', () => {
 
   it('keeps templates 27-50, 64 and 80-99 in place', () => {
     const extra = [field('00', 'ID.CO.OTHER.WWW'), field('01', 'X')];
-    const input = buildQris(staticFields({ '27': extra, '40': extra, '50': extra, '64': [field('00', 'ID'), field('01', 'Toko')], '80': extra, '99': extra }));
+    const input = buildQris(
+      staticFields({
+        '27': extra,
+        '40': extra,
+        '50': extra,
+        '64': [field('00', 'ID'), field('01', 'Toko')],
+        '80': extra,
+        '99': extra,
+      }),
+    );
     const dynamic = toDynamic(input, 12345);
     for (const raw of rawFields(input).filter((f) => /^(2[7-9]|[34]\d|50|64|[89]\d)/.test(f))) {
       expect(dynamic).toContain(raw);
     }
-    expect(tags(dynamic)).toEqual(['00', '01', '26', '27', '40', '50', '51', '52', '53', '54', '58', '59', '60', '62', '64', '80', '99', '63']);
+    expect(tags(dynamic)).toEqual([
+      '00',
+      '01',
+      '26',
+      '27',
+      '40',
+      '50',
+      '51',
+      '52',
+      '53',
+      '54',
+      '58',
+      '59',
+      '60',
+      '62',
+      '64',
+      '80',
+      '99',
+      '63',
+    ]);
   });
 
   it('rejects a hand-edited name whose length field no longer matches, with its position', () => {
@@ -379,7 +423,9 @@ describe('toDynamic: known converter defects', () => {
     const overrun = resign(warung.static.replace('6007JAKARTA', '6099JAKARTA'));
     const lengthAt = overrun.indexOf('6099JAKARTA') + 2;
     const remaining = overrun.length - lengthAt - 2;
-    expect(qrisError(overrun)).toBe(`bad length at position ${lengthAt}: field 60 declares 99 characters but only ${remaining} remain`);
+    expect(qrisError(overrun)).toBe(
+      `bad length at position ${lengthAt}: field 60 declares 99 characters but only ${remaining} remain`,
+    );
   });
 });
 
@@ -395,12 +441,18 @@ const freeText = (piece: number) =>
     .map(([a, b, c]) => a + b + c)
     .filter((s) => s.length >= 1);
 const subTag = fc.integer({ min: 0, max: 99 }).map((n) => String(n).padStart(2, '0'));
-const templateChildren = fc.array(fc.record({ tag: subTag, value: fc.string({ unit: nameChar, minLength: 1, maxLength: 12 }) }), {
-  minLength: 1,
-  maxLength: 3,
-});
+const templateChildren = fc.array(
+  fc.record({ tag: subTag, value: fc.string({ unit: nameChar, minLength: 1, maxLength: 12 }) }),
+  {
+    minLength: 1,
+    maxLength: 3,
+  },
+);
 const templates = (min: number, max: number, count: number) =>
-  fc.uniqueArray(fc.record({ n: fc.integer({ min, max }), children: templateChildren }), { selector: (r) => r.n, maxLength: count });
+  fc.uniqueArray(fc.record({ n: fc.integer({ min, max }), children: templateChildren }), {
+    selector: (r) => r.n,
+    maxLength: count,
+  });
 
 const staticPayload = fc
   .record({
@@ -434,7 +486,12 @@ const staticPayload = fc
   })
   .map((g) => {
     const fields: TlvField[] = [
-      template('26', [field('00', g.acquirer), field('01', `9360${g.pan}`), field('02', g.merchantId), field('03', g.criteria)]),
+      template('26', [
+        field('00', g.acquirer),
+        field('01', `9360${g.pan}`),
+        field('02', g.merchantId),
+        field('03', g.criteria),
+      ]),
       ...g.accounts.map((a) => template(String(a.n), a.children)),
       template('51', [field('00', 'ID.CO.QRIS.WWW'), field('02', `ID${g.nmid}`), field('03', g.criteria)]),
       field('53', '360'),
@@ -517,13 +574,17 @@ describe('parseQris: robustness', () => {
   it('throws only AppError on well-signed TLV with random fields', () => {
     const anyField = fc.record({ tag: subTag, value: fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }) });
     fc.assert(
-      fc.property(fc.array(anyField, { maxLength: 12 }), (fields) => onlyAppErrors(buildQris([field('00', '01'), ...fields]))),
+      fc.property(fc.array(anyField, { maxLength: 12 }), (fields) =>
+        onlyAppErrors(buildQris([field('00', '01'), ...fields])),
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('rejects every single-character change of a valid payload', () => {
-    const mutation = staticPayload.chain((p) => fc.tuple(fc.constant(p), fc.nat({ max: p.length - 1 }), fc.integer({ min: 0x20, max: 0x7e })));
+    const mutation = staticPayload.chain((p) =>
+      fc.tuple(fc.constant(p), fc.nat({ max: p.length - 1 }), fc.integer({ min: 0x20, max: 0x7e })),
+    );
     fc.assert(
       fc.property(mutation, ([p, i, code]) => {
         const c = String.fromCharCode(code);
@@ -534,9 +595,13 @@ describe('parseQris: robustness', () => {
       { numRuns: 1000 },
     );
     fc.assert(
-      fc.property(fc.nat({ max: warung.static.length - 1 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), (i, c) => {
-        onlyAppErrors(warung.static.slice(0, i) + c + warung.static.slice(i + 1));
-      }),
+      fc.property(
+        fc.nat({ max: warung.static.length - 1 }),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+        (i, c) => {
+          onlyAppErrors(warung.static.slice(0, i) + c + warung.static.slice(i + 1));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -11,7 +11,9 @@ function payloadsInCodeBlocks(markdown: string): string[] {
   const blocks = [...markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
   // A payload starts with tag 00 (length 02, value 01). Quoted, it runs to the closing quote (a merchant
   // name has spaces); bare, to a space or the line's end.
-  return blocks.flatMap((block) => [...block.matchAll(/'(000201[^'\n]*)'|"(000201[^"\n]*)"|(000201[^\s'"`]*)/g)].map((m) => m[1] ?? m[2] ?? m[3]!));
+  return blocks.flatMap((block) =>
+    [...block.matchAll(/'(000201[^'\n]*)'|"(000201[^"\n]*)"|(000201[^\s'"`]*)/g)].map((m) => m[1] ?? m[2] ?? m[3]!),
+  );
 }
 
 /** The Markdown files a reader is pointed at: the root's three, and every page under docs/. */

@@ -117,19 +117,25 @@ describe('redactUrl fast path', () => {
 describe('scrubSecrets fast path', () => {
   // The rewrite without its guards, as the reference.
   const unguarded = (line: string): string => {
-    const out = line.replace(API_KEY_LIKE, '[REDACTED]').replace(/((?:%3F|%26|[?&])apikey(?:=|%3D))[^&#"\s\\]*/gi, '$1[REDACTED]');
+    const out = line
+      .replace(API_KEY_LIKE, '[REDACTED]')
+      .replace(/((?:%3F|%26|[?&])apikey(?:=|%3D))[^&#"\s\\]*/gi, '$1[REDACTED]');
     if (!out.includes('%')) return out;
-    return out.replace(/[A-Za-z0-9_%]{12,}/g, (run) => (run.includes('%') && KEYLIKE_DECODED(run) ? '[REDACTED]' : run));
+    return out.replace(/[A-Za-z0-9_%]{12,}/g, (run) =>
+      run.includes('%') && KEYLIKE_DECODED(run) ? '[REDACTED]' : run,
+    );
   };
   // Decoding as redact.ts does (three rounds), to test KEY_LIKE through escapes.
   const KEYLIKE_DECODED = (run: string): boolean => {
     let text = run;
-    for (let i = 0; i < 3; i++) text = text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    for (let i = 0; i < 3; i++)
+      text = text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
     return new RegExp(API_KEY_LIKE.source).test(text);
   };
 
   it('returns a plain access line as it is', () => {
-    const line = '{"level":30,"reqId":"req_AbCdEfGh12345678","method":"GET","url":"/api/payment-gateway/cstatus?trxid=trx_x","status":200,"msg":"request"}\n';
+    const line =
+      '{"level":30,"reqId":"req_AbCdEfGh12345678","method":"GET","url":"/api/payment-gateway/cstatus?trxid=trx_x","status":200,"msg":"request"}\n';
     expect(scrubSecrets(line)).toBe(line);
   });
 

@@ -61,8 +61,14 @@ describe('refund rules', () => {
       inProgress: 4_000,
       remaining: 10_000,
     });
-    expect(refundStanding({ amount_paid: 10_000, refunded_amount: 2_500, refund_held: 0 })).toMatchObject({ standing: 'partly_refunded', remaining: 7_500 });
-    expect(refundStanding({ amount_paid: 10_000, refunded_amount: 10_000, refund_held: 0 })).toMatchObject({ standing: 'refunded', remaining: 0 });
+    expect(refundStanding({ amount_paid: 10_000, refunded_amount: 2_500, refund_held: 0 })).toMatchObject({
+      standing: 'partly_refunded',
+      remaining: 7_500,
+    });
+    expect(refundStanding({ amount_paid: 10_000, refunded_amount: 10_000, refund_held: 0 })).toMatchObject({
+      standing: 'refunded',
+      remaining: 0,
+    });
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.nat(10_000_000), fc.nat(10_000_000), (paid, a, b) => {
         const refunded = Math.min(a, paid);
@@ -153,7 +159,15 @@ describe('refund rules', () => {
   });
 
   it('ordinary reasons pass as typed (trimmed): words, and amounts with dots such as 10.000 or Rp1.500', () => {
-    for (const ok of ['Barang habis', 'Salah harga, kembalikan 5.000', 'Rp 10.000', 'Rp1.500', 'Kembali Rp 1.250.000,00', 'Dibatalkan. Maaf!', 'No. 3 rusak']) {
+    for (const ok of [
+      'Barang habis',
+      'Salah harga, kembalikan 5.000',
+      'Rp 10.000',
+      'Rp1.500',
+      'Kembali Rp 1.250.000,00',
+      'Dibatalkan. Maaf!',
+      'No. 3 rusak',
+    ]) {
       expect(parseRefundReason(` ${ok} `), ok).toBe(ok);
     }
     fc.assert(
@@ -162,7 +176,8 @@ describe('refund rules', () => {
       }),
       { numRuns: 2000 },
     );
-    for (const ok of ['TRF-77', 'BCA 1234.5678', 'DANA-778899', '20250131.001']) expect(parseRefundReference(ok), ok).toBe(ok);
+    for (const ok of ['TRF-77', 'BCA 1234.5678', 'DANA-778899', '20250131.001'])
+      expect(parseRefundReference(ok), ok).toBe(ok);
   });
 
   it('asks again after 30 s, doubling, at most hourly, and never gives up', () => {

@@ -86,11 +86,14 @@ describe('parseWibDateTime', () => {
 
   it('round-trips every instant written as WIB to the second', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2099-12-31T00:00:00Z') }), (ms) => {
-        const whole = ms - (ms % 1000);
-        const d = new Date(whole + 7 * 3_600_000).toISOString();
-        expect(parseWibDateTime(`${d.slice(0, 10)} ${d.slice(11, 19)}`)).toBe(whole);
-      }),
+      fc.property(
+        fc.integer({ min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2099-12-31T00:00:00Z') }),
+        (ms) => {
+          const whole = ms - (ms % 1000);
+          const d = new Date(whole + 7 * 3_600_000).toISOString();
+          expect(parseWibDateTime(`${d.slice(0, 10)} ${d.slice(11, 19)}`)).toBe(whole);
+        },
+      ),
     );
   });
 

@@ -5,7 +5,10 @@ import { lazyChildLogger } from '../../src/http/request-logger.js';
 
 function collector(): { logger: FastifyBaseLogger; lines: string[] } {
   const lines: string[] = [];
-  const logger = pino({ level: 'info', base: null, timestamp: false }, { write: (line: string) => void lines.push(line) });
+  const logger = pino(
+    { level: 'info', base: null, timestamp: false },
+    { write: (line: string) => void lines.push(line) },
+  );
   return { logger, lines };
 }
 

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_QRIS_AMOUNT } from '../../src/domain/money.js';
-import { englishWords, indonesianWords, MAX_SPELLED, paymentAnnouncement, speechLang } from '../../src/domain/rupiah-words.js';
+import {
+  englishWords,
+  indonesianWords,
+  MAX_SPELLED,
+  paymentAnnouncement,
+  speechLang,
+} from '../../src/domain/rupiah-words.js';
 
 // Independent readers of the words back into numbers, written from the grammar rather than from the
 // speller's code: if speller and reader agree on every amount, the words are unambiguous and complete.
@@ -58,7 +64,9 @@ const EN_SMALL: Record<string, number> = Object.fromEntries(
     .split(' ')
     .map((w, i) => [w, i + 1]),
 );
-const EN_TENS: Record<string, number> = Object.fromEntries('twenty thirty forty fifty sixty seventy eighty ninety'.split(' ').map((w, i) => [w, (i + 2) * 10]));
+const EN_TENS: Record<string, number> = Object.fromEntries(
+  'twenty thirty forty fifty sixty seventy eighty ninety'.split(' ').map((w, i) => [w, (i + 2) * 10]),
+);
 const EN_SCALES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
 
 function readEnglish(text: string): number {
@@ -79,7 +87,8 @@ function readEnglish(text: string): number {
     } else {
       const [tens, ones] = word.split('-');
       if (tens !== undefined && ones !== undefined) {
-        if (!(tens in EN_TENS) || !(ones in EN_SMALL) || (EN_SMALL[ones] as number) > 9) throw new Error(`bad "${word}"`);
+        if (!(tens in EN_TENS) || !(ones in EN_SMALL) || (EN_SMALL[ones] as number) > 9)
+          throw new Error(`bad "${word}"`);
         group += (EN_TENS[tens] as number) + (EN_SMALL[ones] as number);
       } else if (word in EN_TENS) group += EN_TENS[word] as number;
       else if (word in EN_SMALL) group += EN_SMALL[word] as number;
@@ -181,8 +190,12 @@ describe('englishWords', () => {
 
 describe('paymentAnnouncement', () => {
   it('says the amount in a sentence of the language', () => {
-    expect(paymentAnnouncement(25_123, 'id')).toBe('Pembayaran diterima. Dua puluh lima ribu seratus dua puluh tiga rupiah.');
-    expect(paymentAnnouncement(25_123, 'en')).toBe('Payment received. Twenty-five thousand one hundred twenty-three rupiah.');
+    expect(paymentAnnouncement(25_123, 'id')).toBe(
+      'Pembayaran diterima. Dua puluh lima ribu seratus dua puluh tiga rupiah.',
+    );
+    expect(paymentAnnouncement(25_123, 'en')).toBe(
+      'Payment received. Twenty-five thousand one hundred twenty-three rupiah.',
+    );
     expect(paymentAnnouncement(1000, 'id')).toBe('Pembayaran diterima. Seribu rupiah.');
     expect(speechLang('id')).toBe('id-ID');
     expect(speechLang('en')).toBe('en-US');

@@ -10,7 +10,9 @@ import type { TransactionView } from '../../src/domain/transaction.js';
 // answer with its own shape. The bytes must be the same as the union's, for every valid answer.
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
-const iso = fc.date({ min: new Date(0), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+const iso = fc
+  .date({ min: new Date(0), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString());
 const int = fc.integer({ min: 0, max: 10_000_000 });
 
 const payment = fc.record({
@@ -66,7 +68,11 @@ const view: fc.Arbitrary<TransactionView> = fc
   })
   .map(({ qr_image, ...rest }) => (qr_image === null ? rest : { ...rest, qr_image }) as TransactionView);
 
-const page = fc.record({ items: fc.array(view, { maxLength: 4 }), next_cursor: fc.option(text), has_more: fc.boolean() });
+const page = fc.record({
+  items: fc.array(view, { maxLength: 4 }),
+  next_cursor: fc.option(text),
+  has_more: fc.boolean(),
+});
 
 describe('cstatus answers serialised with their own shape', () => {
   let app: FastifyInstance;
@@ -74,7 +80,11 @@ describe('cstatus answers serialised with their own shape', () => {
   beforeAll(async () => {
     app = Fastify();
     // The reference: Fastify serialising with the documented union, as the route did before.
-    app.get('/union', { schema: { response: { 200: ok(Type.Union([Transaction, TransactionPage])) } } }, async () => current);
+    app.get(
+      '/union',
+      { schema: { response: { 200: ok(Type.Union([Transaction, TransactionPage])) } } },
+      async () => current,
+    );
     app.get('/one', async (_req, reply) => sendSerialized(reply, StatusOneBody, current as never));
     app.get('/page', async (_req, reply) => sendSerialized(reply, StatusPageBody, current as never));
     await app.ready();

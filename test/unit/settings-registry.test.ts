@@ -63,7 +63,9 @@ describe('the tools that start gateway processes clear every registered setting'
       // defaults (no settings file: ENV_FILE is the empty device; the event-loop delay shedder off in
       // test gateways, processes.ts).
       expect(SETTING_NAMES.filter((name) => env[name] === 'from-the-parent')).toEqual([]);
-      expect(Object.fromEntries(SETTING_NAMES.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]))).toEqual({
+      expect(
+        Object.fromEntries(SETTING_NAMES.filter((name) => env[name] !== undefined).map((name) => [name, env[name]])),
+      ).toEqual({
         ENV_FILE: devNull,
         PORT: '1234',
         OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
@@ -75,8 +77,13 @@ describe('the tools that start gateway processes clear every registered setting'
   });
 
   it('the bench (scripts/gateway-settings.mjs, plain JS run by node)', () => {
-    const script = "const { cleanEnv } = await import('./scripts/gateway-settings.mjs'); console.log(JSON.stringify(cleanEnv({ LOG_LEVEL: 'warn' })));";
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, env: { ...process.env, ...every }, encoding: 'utf8' });
+    const script =
+      "const { cleanEnv } = await import('./scripts/gateway-settings.mjs'); console.log(JSON.stringify(cleanEnv({ LOG_LEVEL: 'warn' })));";
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      env: { ...process.env, ...every },
+      encoding: 'utf8',
+    });
     expect(run.stderr).toBe('');
     const env = JSON.parse(run.stdout) as Record<string, string>;
     expect(SETTING_NAMES.filter((name) => env[name] !== undefined)).toEqual(['ENV_FILE', 'LOG_LEVEL']);

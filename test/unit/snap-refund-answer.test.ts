@@ -35,7 +35,11 @@ describe('refundOutcome', () => {
       referenceNo: 'R123',
       refundTime: '2026-11-28T20:10:11+07:00',
     });
-    expect(refundOutcome(ok, asked, NOW)).toEqual({ status: 'succeeded', reference: 'R123', completedAt: Date.UTC(2026, 10, 28, 13, 10, 11) });
+    expect(refundOutcome(ok, asked, NOW)).toEqual({
+      status: 'succeeded',
+      reference: 'R123',
+      completedAt: Date.UTC(2026, 10, 28, 13, 10, 11),
+    });
   });
 
   it('takes now for a missing or garbled refundTime, and no reference for a missing or unusable one', () => {
@@ -44,14 +48,22 @@ describe('refundOutcome', () => {
       expect(refundOutcome(ok, asked, NOW)).toEqual({ status: 'succeeded', reference: null, completedAt: NOW });
     }
     for (const referenceNo of ['', '   ', 'x'.repeat(65), 42]) {
-      expect(refundOutcome(answer(200, { responseCode: '2007800', referenceNo }), asked, NOW)).toMatchObject({ reference: null });
+      expect(refundOutcome(answer(200, { responseCode: '2007800', referenceNo }), asked, NOW)).toMatchObject({
+        reference: null,
+      });
     }
   });
 
   it('is in_progress on HTTP 202 or a 202xxxx responseCode', () => {
-    expect(refundOutcome(answer(202, { responseCode: '2027800', referenceNo: 'R9' }), asked, NOW)).toEqual({ status: 'in_progress', reference: 'R9' });
+    expect(refundOutcome(answer(202, { responseCode: '2027800', referenceNo: 'R9' }), asked, NOW)).toEqual({
+      status: 'in_progress',
+      reference: 'R9',
+    });
     expect(refundOutcome(answer(202, null), asked, NOW)).toEqual({ status: 'in_progress', reference: null });
-    expect(refundOutcome(answer(200, { responseCode: '2027800' }), asked, NOW)).toEqual({ status: 'in_progress', reference: null });
+    expect(refundOutcome(answer(200, { responseCode: '2027800' }), asked, NOW)).toEqual({
+      status: 'in_progress',
+      reference: null,
+    });
   });
 
   it('tells an amount over the remaining from other refusals, keeping the code and message', () => {

@@ -36,7 +36,13 @@ describe('known answers (test/fixtures/snap-signature-vectors.json)', () => {
   });
 
   it.each(of('symmetric-hmac-sha512'))('symmetric $path', (v) => {
-    const parts = { method: v.method!, path: v.path!, accessToken: v.accessToken!, body: v.body!, timestamp: v.timestamp! };
+    const parts = {
+      method: v.method!,
+      path: v.path!,
+      accessToken: v.accessToken!,
+      body: v.body!,
+      timestamp: v.timestamp!,
+    };
     expect(symmetricStringToSign(parts)).toBe(v.stringToSign);
     expect(signSymmetric(v.clientSecret!, parts, 'base64')).toBe(v.signature_base64);
     const hex = Buffer.from(v.signature_base64, 'base64').toString('hex');
@@ -46,7 +52,9 @@ describe('known answers (test/fixtures/snap-signature-vectors.json)', () => {
     expect(verifySymmetric(v.clientSecret!, parts, hex.toUpperCase())).toBe(true);
     expect(verifySymmetric('other-secret', parts, v.signature_base64)).toBe(false);
     expect(verifySymmetric(v.clientSecret!, { ...parts, body: `${v.body!} ` }, v.signature_base64)).toBe(true);
-    expect(verifySymmetric(v.clientSecret!, { ...parts, timestamp: `${v.timestamp!}x` }, v.signature_base64)).toBe(false);
+    expect(verifySymmetric(v.clientSecret!, { ...parts, timestamp: `${v.timestamp!}x` }, v.signature_base64)).toBe(
+      false,
+    );
   });
 
   it.each(of('asymmetric-access-token-rsa-sha256'))('access token $clientKey', (v) => {

@@ -19,7 +19,9 @@ describe('payment source kinds', () => {
     expect(sourceTypes).toEqual(['webhook', 'feed', 'snap', 'phone', 'moota', 'mutasibank', 'cekmutasi']);
     for (const kind of sourceKinds) {
       expect(sourceKind(kind.type)).toBe(kind);
-      expect(readFileSync(join(root, 'src/payment-sources', kind.type, 'kind.ts'), 'utf8')).toContain(`type: '${kind.type}'`);
+      expect(readFileSync(join(root, 'src/payment-sources', kind.type, 'kind.ts'), 'utf8')).toContain(
+        `type: '${kind.type}'`,
+      );
       expect(kind.label.en.length).toBeGreaterThan(0);
       expect(kind.label.id.length).toBeGreaterThan(0);
     }
@@ -32,7 +34,9 @@ describe('payment source kinds', () => {
     );
     const offenders = filesUnder(join(root, 'src'))
       .map((path) => relative(root, path))
-      .filter((path) => !kindFolders.some((folder) => path.startsWith(folder)) && path !== 'src/payment-sources/kinds.ts')
+      .filter(
+        (path) => !kindFolders.some((folder) => path.startsWith(folder)) && path !== 'src/payment-sources/kinds.ts',
+      )
       .filter((path) => branch.test(readFileSync(join(root, path), 'utf8')));
     expect(offenders).toEqual([]);
   });

@@ -50,6 +50,9 @@ describe('withJsRows', () => {
     const returning = withJsRows(db.prepare('insert into b values (?, ?, ?) returning id, note'));
     expect(returning.reader).toBe(true);
     expect(returning.all(['b3', 'a1', 'x'])).toEqual([{ id: 'b3', note: 'x' }]);
-    expect([...withJsRows(db.prepare('select id from b order by id')).iterate([])]).toEqual([{ id: 'b1' }, { id: 'b3' }]);
+    expect([...withJsRows(db.prepare('select id from b order by id')).iterate([])]).toEqual([
+      { id: 'b1' },
+      { id: 'b3' },
+    ]);
   });
 });

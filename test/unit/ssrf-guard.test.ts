@@ -7,15 +7,22 @@ import { SsrfRefusedError, assertLiteralAllowed, guardedLookup } from '../../src
 
 /** A resolver that answers from a table, as a hostile or rebinding DNS server might. */
 const fakeDns = (table: Record<string, LookupAddress[]>) =>
-  ((hostname: string, _options: unknown, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+  ((
+    hostname: string,
+    _options: unknown,
+    callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ) => {
     const answer = table[hostname];
-    if (!answer) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+    if (!answer)
+      return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
     callback(null, answer);
   }) as Parameters<typeof guardedLookup>[1];
 
 const resolve = (lookup: ReturnType<typeof guardedLookup>, host: string, all: boolean) =>
   new Promise<{ err: Error | null; address: unknown; family?: number }>((done) =>
-    lookup(host, { all }, (err, address, family) => done({ err, address, ...(family === undefined ? {} : { family }) })),
+    lookup(host, { all }, (err, address, family) =>
+      done({ err, address, ...(family === undefined ? {} : { family }) }),
+    ),
   );
 
 const dns = fakeDns({
@@ -37,7 +44,10 @@ describe('guardedLookup (the connect-time check)', () => {
   it('passes public addresses through, in both callback shapes', async () => {
     const lookup = guardedLookup([], dns);
     expect(await resolve(lookup, 'public.test', false)).toEqual({ err: null, address: '93.184.216.34', family: 4 });
-    expect(await resolve(lookup, 'public.test', true)).toEqual({ err: null, address: [{ address: '93.184.216.34', family: 4 }] });
+    expect(await resolve(lookup, 'public.test', true)).toEqual({
+      err: null,
+      address: [{ address: '93.184.216.34', family: 4 }],
+    });
   });
 
   it.each([
@@ -53,8 +63,15 @@ describe('guardedLookup (the connect-time check)', () => {
   });
 
   it('drops refused addresses and keeps the public ones of a mixed answer', async () => {
-    expect(await resolve(guardedLookup([], dns), 'mixed.test', true)).toEqual({ err: null, address: [{ address: '2606:4700::1111', family: 6 }] });
-    expect(await resolve(guardedLookup([], dns), 'mixed.test', false)).toEqual({ err: null, address: '2606:4700::1111', family: 6 });
+    expect(await resolve(guardedLookup([], dns), 'mixed.test', true)).toEqual({
+      err: null,
+      address: [{ address: '2606:4700::1111', family: 6 }],
+    });
+    expect(await resolve(guardedLookup([], dns), 'mixed.test', false)).toEqual({
+      err: null,
+      address: '2606:4700::1111',
+      family: 6,
+    });
   });
 
   it('lets the operator allow-list through', async () => {
@@ -122,8 +139,12 @@ describe('webhook settings', () => {
     expect([c.webhookTimeoutMs, c.webhookDispatchIntervalMs, c.webhookAllowNetworks]).toEqual([10_000, 1000, []]);
   });
   it('parse WEBHOOK_ALLOW_NETWORKS strictly, naming the variable', () => {
-    expect(loadConfig({ WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8, ::1/128' }).webhookAllowNetworks.map((n) => n.text)).toEqual(['127.0.0.0/8', '::1/128']);
-    expect(() => loadConfig({ WEBHOOK_ALLOW_NETWORKS: '127.0.0.1/8' })).toThrow(/^WEBHOOK_ALLOW_NETWORKS: .*host bits set/);
+    expect(
+      loadConfig({ WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8, ::1/128' }).webhookAllowNetworks.map((n) => n.text),
+    ).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(() => loadConfig({ WEBHOOK_ALLOW_NETWORKS: '127.0.0.1/8' })).toThrow(
+      /^WEBHOOK_ALLOW_NETWORKS: .*host bits set/,
+    );
     expect(() => loadConfig({ WEBHOOK_ALLOW_NETWORKS: 'localhost' })).toThrow(/WEBHOOK_ALLOW_NETWORKS/);
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10s' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
     expect(() => loadConfig({ WEBHOOK_DISPATCH_INTERVAL_MS: '0' })).toThrow(/WEBHOOK_DISPATCH_INTERVAL_MS/);

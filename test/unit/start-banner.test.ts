@@ -10,7 +10,9 @@ describe('the start banner', () => {
     expect(describeDatabase('sqlite::memory:')).toBe('SQLite, in memory');
     const pg = describeDatabase('postgres://gateway:s3cret%40pw@db.internal:6543/payments?sslmode=require');
     expect(pg).toBe('PostgreSQL, db.internal:6543/payments');
-    expect(describeDatabase('postgresql://user:pw@db.internal')).toBe('PostgreSQL, db.internal:5432/(default database)');
+    expect(describeDatabase('postgresql://user:pw@db.internal')).toBe(
+      'PostgreSQL, db.internal:5432/(default database)',
+    );
   });
 
   it('leaves the console out when it is off, and tells how to replace a key it cannot show', () => {
@@ -35,7 +37,14 @@ describe('the start banner', () => {
       ].join('\n'),
     );
     // No sandbox merchant: not a quick start, so no console how-to either.
-    const plain = startBanner({ url: 'http://h:1', consoleEnabled: true, databaseUrl: 'sqlite:/tmp/a.db', demo: null, cli: 'x', operatorExists: false });
+    const plain = startBanner({
+      url: 'http://h:1',
+      consoleEnabled: true,
+      databaseUrl: 'sqlite:/tmp/a.db',
+      demo: null,
+      cli: 'x',
+      operatorExists: false,
+    });
     expect(plain).not.toMatch(/key/i);
     expect(plain).not.toContain('user add');
     expect(workerBanner('postgres://u:pw@h/db')).toContain('  Database:  PostgreSQL, h:5432/db\n');
@@ -44,7 +53,12 @@ describe('the start banner', () => {
 
   // issue 26, item 21: a quick start names the console and the command that makes its first operator.
   it('tells a quick start where the console is and how to make an operator for it', () => {
-    const facts = { url: 'http://127.0.0.1:3000', databaseUrl: 'sqlite::memory:', cli: 'npm run -s cli --', operatorExists: false };
+    const facts = {
+      url: 'http://127.0.0.1:3000',
+      databaseUrl: 'sqlite::memory:',
+      cli: 'npm run -s cli --',
+      operatorExists: false,
+    };
     const first = startBanner({ ...facts, consoleEnabled: true, demo: { merchantId: 'mch_x', key: 'sk_test_abc' } });
     const howTo = [
       '',
@@ -55,13 +69,22 @@ describe('the start banner', () => {
     expect(first).toContain('  Console:   http://127.0.0.1:3000/dashboard\n');
     expect(first.endsWith(`  npm run -s cli -- key create --merchant mch_x --mode test\n${howTo}`)).toBe(true);
     // Later starts (the key already shown) say it too; a start with the console off does not.
-    expect(startBanner({ ...facts, consoleEnabled: true, demo: { merchantId: 'mch_x', key: null } }).endsWith(howTo)).toBe(true);
-    expect(startBanner({ ...facts, consoleEnabled: false, demo: { merchantId: 'mch_x', key: 'sk_test_abc' } })).not.toContain('dashboard');
+    expect(
+      startBanner({ ...facts, consoleEnabled: true, demo: { merchantId: 'mch_x', key: null } }).endsWith(howTo),
+    ).toBe(true);
+    expect(
+      startBanner({ ...facts, consoleEnabled: false, demo: { merchantId: 'mch_x', key: 'sk_test_abc' } }),
+    ).not.toContain('dashboard');
   });
 
   // issue 37, section 8: once an operator exists, the console's address is all it needs.
   it('says how to make the first operator only while none exists', () => {
-    const facts = { url: 'http://127.0.0.1:3000', databaseUrl: 'sqlite::memory:', cli: 'qris-gateway', consoleEnabled: true };
+    const facts = {
+      url: 'http://127.0.0.1:3000',
+      databaseUrl: 'sqlite::memory:',
+      cli: 'qris-gateway',
+      consoleEnabled: true,
+    };
     for (const key of ['sk_test_abc', null]) {
       const text = startBanner({ ...facts, demo: { merchantId: 'mch_x', key }, operatorExists: true });
       expect(text).toContain('  Console:   http://127.0.0.1:3000/dashboard\n');

@@ -35,7 +35,15 @@ describe('a failure of the database itself becomes a stable error', () => {
   });
 
   it('a full disk or a failed write: storage_unavailable', () => {
-    for (const code of ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR_FSYNC', 'ENOSPC', 'EFBIG', 'EDQUOT']) {
+    for (const code of [
+      'SQLITE_FULL',
+      'SQLITE_IOERR',
+      'SQLITE_IOERR_WRITE',
+      'SQLITE_IOERR_FSYNC',
+      'ENOSPC',
+      'EFBIG',
+      'EDQUOT',
+    ]) {
       expect(unavailableError(withCode(code))?.code, code).toBe('storage_unavailable');
     }
   });
@@ -81,10 +89,22 @@ describe('a worker waiting out an outage', () => {
     const { lines, logger } = logs();
     const backoff = new OutageBackoff(1000, logger, 'test worker');
     const pauses = Array.from({ length: 8 }, () => backoff.failed(outage()));
-    expect(pauses).toEqual([1000, 2000, 4000, 8000, 16_000, MAX_OUTAGE_BACKOFF_MS, MAX_OUTAGE_BACKOFF_MS, MAX_OUTAGE_BACKOFF_MS]);
+    expect(pauses).toEqual([
+      1000,
+      2000,
+      4000,
+      8000,
+      16_000,
+      MAX_OUTAGE_BACKOFF_MS,
+      MAX_OUTAGE_BACKOFF_MS,
+      MAX_OUTAGE_BACKOFF_MS,
+    ]);
     backoff.succeeded();
     backoff.succeeded();
-    expect(lines.map((l) => l.msg)).toEqual(['database unavailable: worker backing off until it answers', 'database available again: worker resumed']);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'database unavailable: worker backing off until it answers',
+      'database available again: worker resumed',
+    ]);
     // The next outage starts from the interval again.
     expect(backoff.failed(outage())).toBe(1000);
   });

@@ -14,7 +14,9 @@ import {
 } from '../../src/domain/unique-codes.js';
 
 // A range: its low end and how many codes it holds.
-const range = fc.tuple(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 5000 })).map(([low, size]) => ({ low, high: low + size - 1 }));
+const range = fc
+  .tuple(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 5000 }))
+  .map(([low, size]) => ({ low, high: low + size - 1 }));
 
 describe('unique-code rules', () => {
   it('candidates are distinct, within [low, high], and as many as asked or the whole range', () => {
@@ -72,19 +74,24 @@ describe('unique-code rules', () => {
     expect(codeRange({ ...limits, uniqueCodeMin: 200 }, 7_500)).toEqual({ low: 200, high: 200 });
     expect(largestCode(limits, 7_500)).toBe(99);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 1, max: 200_000 }), (min, span, amount) => {
-        const l = { uniqueCodeMin: min, uniqueCodeMax: min + span, amountMin: 1, amountMax: 100_000 };
-        const r = codeRange(l, amount, 'add');
-        if (r === null) {
-          expect(amount + min).toBeGreaterThan(l.amountMax);
-          return;
-        }
-        expect(r.low).toBe(min);
-        expect(r.high).toBeGreaterThanOrEqual(r.low);
-        expect(r.high).toBeLessThanOrEqual(l.uniqueCodeMax);
-        expect(r.high).toBeLessThanOrEqual(Math.max(99, Math.floor(amount / 100), min));
-        expect(amount + r.high).toBeLessThanOrEqual(l.amountMax);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 1, max: 200_000 }),
+        (min, span, amount) => {
+          const l = { uniqueCodeMin: min, uniqueCodeMax: min + span, amountMin: 1, amountMax: 100_000 };
+          const r = codeRange(l, amount, 'add');
+          if (r === null) {
+            expect(amount + min).toBeGreaterThan(l.amountMax);
+            return;
+          }
+          expect(r.low).toBe(min);
+          expect(r.high).toBeGreaterThanOrEqual(r.low);
+          expect(r.high).toBeLessThanOrEqual(l.uniqueCodeMax);
+          expect(r.high).toBeLessThanOrEqual(Math.max(99, Math.floor(amount / 100), min));
+          expect(amount + r.high).toBeLessThanOrEqual(l.amountMax);
+        },
+      ),
     );
   });
 

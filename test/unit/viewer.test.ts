@@ -13,9 +13,11 @@ describe("the point of sale's sales", () => {
   it('open for a cashier only when it made the sale itself; for an owner or operator whoever made it (issue 35, finding 4)', () => {
     expect(posMayOpen(viewer('cashier'), 'usr_me')).toBe(true);
     // Another cashier's sale, and an order of the API or a payment link (nobody's sale).
-    for (const maker of ['usr_other', null, undefined]) expect(posMayOpen(viewer('cashier'), maker), String(maker)).toBe(false);
+    for (const maker of ['usr_other', null, undefined])
+      expect(posMayOpen(viewer('cashier'), maker), String(maker)).toBe(false);
     for (const role of ['merchant', 'operator'] as const) {
-      for (const maker of ['usr_me', 'usr_other', null, undefined]) expect(posMayOpen(viewer(role), maker), `${role} ${String(maker)}`).toBe(true);
+      for (const maker of ['usr_me', 'usr_other', null, undefined])
+        expect(posMayOpen(viewer(role), maker), `${role} ${String(maker)}`).toBe(true);
     }
   });
 });

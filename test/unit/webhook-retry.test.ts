@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, MAX_RETRY_DELAY_MS, RETRY_DELAYS_MS, nextAttemptDelayMs, parseRetryAfter, retryDelayMs } from '../../src/domain/webhook-retry.js';
+import {
+  MAX_ATTEMPTS,
+  MAX_RETRY_DELAY_MS,
+  RETRY_DELAYS_MS,
+  nextAttemptDelayMs,
+  parseRetryAfter,
+  retryDelayMs,
+} from '../../src/domain/webhook-retry.js';
 
 const HOUR = 3_600_000;
 

@@ -2,11 +2,17 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { signStandardWebhook, signWebhookPayload, verifyStandardWebhook, verifyWebhookSignature } from '../../src/index.js';
+import {
+  signStandardWebhook,
+  signWebhookPayload,
+  verifyStandardWebhook,
+  verifyWebhookSignature,
+} from '../../src/index.js';
 import { newWebhookSecret } from '../../src/services/webhooks/webhook-secret.js';
 
 const secret = 'whsec_0123456789abcdefghijABCDEFGHIJ01';
-const body = '{"id":"evt_1","type":"transaction.paid","created_at":"2025-01-01T00:00:00.000Z","data":{"amount":12000,"note":"Rp ½ ✓"}}';
+const body =
+  '{"id":"evt_1","type":"transaction.paid","created_at":"2025-01-01T00:00:00.000Z","data":{"amount":12000,"note":"Rp ½ ✓"}}';
 const t = 1_735_689_600; // 2025-01-01T00:00:00Z
 const at = (seconds: number) => seconds * 1000;
 
@@ -23,37 +29,53 @@ describe('verifyWebhookSignature', () => {
 
   it('accepts the raw body as text, Buffer or Uint8Array', () => {
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(t) })).toBe(true);
-    expect(verifyWebhookSignature({ payload: Buffer.from(body), header, secret, now: new Date(at(t + 10)) })).toBe(true);
-    expect(verifyWebhookSignature({ payload: new Uint8Array(Buffer.from(body)), header, secret, now: at(t - 10) })).toBe(true);
+    expect(verifyWebhookSignature({ payload: Buffer.from(body), header, secret, now: new Date(at(t + 10)) })).toBe(
+      true,
+    );
+    expect(
+      verifyWebhookSignature({ payload: new Uint8Array(Buffer.from(body)), header, secret, now: at(t - 10) }),
+    ).toBe(true);
   });
 
   it('rejects any change to the body, including re-serialised JSON', () => {
     expect(verifyWebhookSignature({ payload: `${body} `, header, secret, now: at(t) })).toBe(false);
-    expect(verifyWebhookSignature({ payload: JSON.stringify(JSON.parse(body), null, 1), header, secret, now: at(t) })).toBe(false);
+    expect(
+      verifyWebhookSignature({ payload: JSON.stringify(JSON.parse(body), null, 1), header, secret, now: at(t) }),
+    ).toBe(false);
     expect(verifyWebhookSignature({ payload: body.replace('12000', '12001'), header, secret, now: at(t) })).toBe(false);
   });
 
   it('rejects another secret and a changed timestamp', () => {
     expect(verifyWebhookSignature({ payload: body, header, secret: `${secret}x`, now: at(t) })).toBe(false);
-    expect(verifyWebhookSignature({ payload: body, header: header.replace(`t=${t}`, `t=${t + 1}`), secret, now: at(t) })).toBe(false);
+    expect(
+      verifyWebhookSignature({ payload: body, header: header.replace(`t=${t}`, `t=${t + 1}`), secret, now: at(t) }),
+    ).toBe(false);
   });
 
   it('rejects stale and future timestamps beyond the tolerance (300 s by default)', () => {
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(t + 300) })).toBe(true);
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(t + 301) })).toBe(false);
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(t - 301) })).toBe(false);
-    expect(verifyWebhookSignature({ payload: body, header, secret, now: at(t + 3600), toleranceSeconds: 3600 })).toBe(true);
+    expect(verifyWebhookSignature({ payload: body, header, secret, now: at(t + 3600), toleranceSeconds: 3600 })).toBe(
+      true,
+    );
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(t + 1), toleranceSeconds: 0 })).toBe(false);
     // Default clock: a signature made now verifies, one from 2025-01-01 no longer does.
-    expect(verifyWebhookSignature({ payload: body, header: signWebhookPayload(secret, body, Date.now() / 1000), secret })).toBe(true);
+    expect(
+      verifyWebhookSignature({ payload: body, header: signWebhookPayload(secret, body, Date.now() / 1000), secret }),
+    ).toBe(true);
     expect(verifyWebhookSignature({ payload: body, header, secret })).toBe(false);
   });
 
   it('accepts any of several v1 signatures (secret rotation on the sending side)', () => {
     const old = signWebhookPayload('whsec_old', body, t).split(',')[1]!;
     const current = header.split(',')[1]!;
-    expect(verifyWebhookSignature({ payload: body, header: `t=${t},${old},${current}`, secret, now: at(t) })).toBe(true);
-    expect(verifyWebhookSignature({ payload: body, header: `t=${t}, ${current}, v2=abc`, secret, now: at(t) })).toBe(true);
+    expect(verifyWebhookSignature({ payload: body, header: `t=${t},${old},${current}`, secret, now: at(t) })).toBe(
+      true,
+    );
+    expect(verifyWebhookSignature({ payload: body, header: `t=${t}, ${current}, v2=abc`, secret, now: at(t) })).toBe(
+      true,
+    );
     expect(verifyWebhookSignature({ payload: body, header: `t=${t},${old}`, secret, now: at(t) })).toBe(false);
   });
 
@@ -75,7 +97,9 @@ describe('verifyWebhookSignature', () => {
     ['garbage', 'hello world'],
     ['oversized', `t=${t},${'v1=00,'.repeat(2000)}`],
   ])('rejects a %s header', (_why, value) => {
-    expect(verifyWebhookSignature({ payload: body, header: value as string | null | undefined, secret, now: at(t) })).toBe(false);
+    expect(
+      verifyWebhookSignature({ payload: body, header: value as string | null | undefined, secret, now: at(t) }),
+    ).toBe(false);
   });
 
   it('throws when the receiver passes no secret (a bug, not a bad request)', () => {
@@ -91,10 +115,12 @@ const oldSecret = 'whsec_0123456789abcdefghijABCDEFGHIJ01'; // the shape every e
 const newSecret = 'whsec_q83vEjRWeJq7zN7vEjRWeJq7zN7vEjRWeJq7zN7vEjQ='; // 32 bytes
 const msgId = 'evt_0001JABCDEFGHIJKLMNOPQRSTUV';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const base62 = (length: number) => fc.string({ unit: fc.constantFrom(...BASE62), minLength: length, maxLength: length });
+const base62 = (length: number) =>
+  fc.string({ unit: fc.constantFrom(...BASE62), minLength: length, maxLength: length });
 const keyOf = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 /** What the standardwebhooks package itself signs (it reads the time from a Date). */
-const theirSign = (secret: string, id: string, seconds: number, payload: string) => new Webhook(secret).sign(id, new Date(seconds * 1000), payload);
+const theirSign = (secret: string, id: string, seconds: number, payload: string) =>
+  new Webhook(secret).sign(id, new Date(seconds * 1000), payload);
 const headersFor = (signature: string, id = msgId, timestamp = String(t)) => ({ id, timestamp, signature });
 
 afterEach(() => {
@@ -111,7 +137,9 @@ describe('webhook secrets', () => {
         // Canonical: encoding the key again gives the same text, so no character was dropped or ignored.
         expect(key.toString('base64')).toBe(text);
         // The standardwebhooks package reads it as the same key.
-        expect(theirSign(secret, msgId, t, body)).toBe(`v1,${createHmac('sha256', key).update(`${msgId}.${t}.${body}`).digest('base64')}`);
+        expect(theirSign(secret, msgId, t, body)).toBe(
+          `v1,${createHmac('sha256', key).update(`${msgId}.${t}.${body}`).digest('base64')}`,
+        );
       }),
     );
   });
@@ -168,10 +196,17 @@ describe('signStandardWebhook', () => {
     ['another prefix', 'sk_test_QUJD'],
   ])('throws a TypeError for a secret that is %s', (_why, secret) => {
     expect(() => signStandardWebhook(secret, msgId, t, body)).toThrow(TypeError);
-    expect(() => verifyStandardWebhook({ payload: body, headers: headersFor(signStandardWebhook(newSecret, msgId, t, body)), secret, now: at(t) })).toThrow(
-      TypeError,
-    );
-    expect(() => verifyStandardWebhook({ payload: body, headers: headersFor('v1,x'), secret: [newSecret, secret], now: at(t) })).toThrow(TypeError);
+    expect(() =>
+      verifyStandardWebhook({
+        payload: body,
+        headers: headersFor(signStandardWebhook(newSecret, msgId, t, body)),
+        secret,
+        now: at(t),
+      }),
+    ).toThrow(TypeError);
+    expect(() =>
+      verifyStandardWebhook({ payload: body, headers: headersFor('v1,x'), secret: [newSecret, secret], now: at(t) }),
+    ).toThrow(TypeError);
   });
 
   it('refuses an id or a time it cannot put in the headers', () => {
@@ -190,8 +225,22 @@ describe('verifyStandardWebhook', () => {
     for (const secret of [oldSecret, newSecret]) {
       const theirs = theirSign(secret, msgId, t, body);
       expect(verifyStandardWebhook({ payload: body, headers: headersFor(theirs), secret, now: at(t) })).toBe(true);
-      expect(verifyStandardWebhook({ payload: Buffer.from(body), headers: headersFor(theirs), secret, now: new Date(at(t + 10)) })).toBe(true);
-      expect(verifyStandardWebhook({ payload: new Uint8Array(Buffer.from(body)), headers: headersFor(theirs), secret, now: at(t - 10) })).toBe(true);
+      expect(
+        verifyStandardWebhook({
+          payload: Buffer.from(body),
+          headers: headersFor(theirs),
+          secret,
+          now: new Date(at(t + 10)),
+        }),
+      ).toBe(true);
+      expect(
+        verifyStandardWebhook({
+          payload: new Uint8Array(Buffer.from(body)),
+          headers: headersFor(theirs),
+          secret,
+          now: at(t - 10),
+        }),
+      ).toBe(true);
     }
   });
 
@@ -199,7 +248,11 @@ describe('verifyStandardWebhook', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(at(t));
     for (const secret of [oldSecret, newSecret]) {
-      const sent = { 'webhook-id': msgId, 'webhook-timestamp': String(t), 'webhook-signature': signStandardWebhook(secret, msgId, t, body) };
+      const sent = {
+        'webhook-id': msgId,
+        'webhook-timestamp': String(t),
+        'webhook-signature': signStandardWebhook(secret, msgId, t, body),
+      };
       expect(new Webhook(secret).verify(body, sent)).toEqual(JSON.parse(body));
       expect(() => new Webhook(secret).verify(`${body} `, sent)).toThrow(/signature/);
     }
@@ -207,9 +260,30 @@ describe('verifyStandardWebhook', () => {
 
   it('rejects any change to the body, the id or the timestamp, and another secret', () => {
     expect(verifyStandardWebhook({ payload: `${body} `, headers, secret: newSecret, now: at(t) })).toBe(false);
-    expect(verifyStandardWebhook({ payload: JSON.stringify(JSON.parse(body), null, 1), headers, secret: newSecret, now: at(t) })).toBe(false);
-    expect(verifyStandardWebhook({ payload: body, headers: headersFor(signature, 'evt_other'), secret: newSecret, now: at(t) })).toBe(false);
-    expect(verifyStandardWebhook({ payload: body, headers: headersFor(signature, msgId, String(t + 1)), secret: newSecret, now: at(t) })).toBe(false);
+    expect(
+      verifyStandardWebhook({
+        payload: JSON.stringify(JSON.parse(body), null, 1),
+        headers,
+        secret: newSecret,
+        now: at(t),
+      }),
+    ).toBe(false);
+    expect(
+      verifyStandardWebhook({
+        payload: body,
+        headers: headersFor(signature, 'evt_other'),
+        secret: newSecret,
+        now: at(t),
+      }),
+    ).toBe(false);
+    expect(
+      verifyStandardWebhook({
+        payload: body,
+        headers: headersFor(signature, msgId, String(t + 1)),
+        secret: newSecret,
+        now: at(t),
+      }),
+    ).toBe(false);
     expect(verifyStandardWebhook({ payload: body, headers, secret: oldSecret, now: at(t) })).toBe(false);
     expect(verifyStandardWebhook({ payload: body, headers, secret: newWebhookSecret(), now: at(t) })).toBe(false);
   });
@@ -228,7 +302,12 @@ describe('verifyStandardWebhook', () => {
           const timestamp = String(seconds);
           const sig = signStandardWebhook(secret, id, seconds, payload);
           const check = (p: Uint8Array, i: string, ts: string) =>
-            verifyStandardWebhook({ payload: p, headers: { id: i, timestamp: ts, signature: sig }, secret, now: at(seconds) });
+            verifyStandardWebhook({
+              payload: p,
+              headers: { id: i, timestamp: ts, signature: sig },
+              secret,
+              now: at(seconds),
+            });
           expect(check(payload, id, timestamp)).toBe(true);
 
           if (payload.length > 0) {
@@ -256,10 +335,18 @@ describe('verifyStandardWebhook', () => {
     expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t + 300) })).toBe(true);
     expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t + 301) })).toBe(false);
     expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t - 301) })).toBe(false);
-    expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t + 3600), toleranceSeconds: 3600 })).toBe(true);
-    expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t + 1), toleranceSeconds: 0 })).toBe(false);
-    expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t), toleranceSeconds: -1 })).toBe(false);
-    expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t), toleranceSeconds: Number.NaN })).toBe(false);
+    expect(
+      verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t + 3600), toleranceSeconds: 3600 }),
+    ).toBe(true);
+    expect(
+      verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t + 1), toleranceSeconds: 0 }),
+    ).toBe(false);
+    expect(verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t), toleranceSeconds: -1 })).toBe(
+      false,
+    );
+    expect(
+      verifyStandardWebhook({ payload: body, headers, secret: newSecret, now: at(t), toleranceSeconds: Number.NaN }),
+    ).toBe(false);
     // Default clock: a signature made now verifies, one from 2025-01-01 no longer does.
     const nowSeconds = Math.floor(Date.now() / 1000);
     const fresh = headersFor(signStandardWebhook(newSecret, msgId, nowSeconds, body), msgId, String(nowSeconds));
@@ -269,11 +356,34 @@ describe('verifyStandardWebhook', () => {
 
   it('accepts any of several v1 signatures, separated by spaces, and ignores other versions', () => {
     const other = signStandardWebhook(oldSecret, msgId, t, body);
-    expect(verifyStandardWebhook({ payload: body, headers: headersFor(`${other} ${signature}`), secret: newSecret, now: at(t) })).toBe(true);
-    expect(verifyStandardWebhook({ payload: body, headers: headersFor(`v1a,abc ${signature} v2,xyz`), secret: newSecret, now: at(t) })).toBe(true);
-    expect(verifyStandardWebhook({ payload: body, headers: headersFor(other), secret: newSecret, now: at(t) })).toBe(false);
+    expect(
+      verifyStandardWebhook({
+        payload: body,
+        headers: headersFor(`${other} ${signature}`),
+        secret: newSecret,
+        now: at(t),
+      }),
+    ).toBe(true);
+    expect(
+      verifyStandardWebhook({
+        payload: body,
+        headers: headersFor(`v1a,abc ${signature} v2,xyz`),
+        secret: newSecret,
+        now: at(t),
+      }),
+    ).toBe(true);
+    expect(verifyStandardWebhook({ payload: body, headers: headersFor(other), secret: newSecret, now: at(t) })).toBe(
+      false,
+    );
     // The right signature under another version name is not a v1 signature.
-    expect(verifyStandardWebhook({ payload: body, headers: headersFor(signature.replace('v1,', 'v2,')), secret: newSecret, now: at(t) })).toBe(false);
+    expect(
+      verifyStandardWebhook({
+        payload: body,
+        headers: headersFor(signature.replace('v1,', 'v2,')),
+        secret: newSecret,
+        now: at(t),
+      }),
+    ).toBe(false);
   });
 
   it('accepts a list of secrets (rotation on the receiving side), in either form', () => {
@@ -304,9 +414,15 @@ describe('verifyStandardWebhook', () => {
     ['a bare version', { id: msgId, timestamp: String(t), signature: 'v1,' }],
     ['a short signature', { id: msgId, timestamp: String(t), signature: `v1,${digest.slice(4)}` }],
     ['a signature without padding', { id: msgId, timestamp: String(t), signature: `v1,${digest.slice(0, -1)}` }],
-    ['a hex signature', { id: msgId, timestamp: String(t), signature: `v1,${Buffer.from(digest, 'base64').toString('hex')}` }],
+    [
+      'a hex signature',
+      { id: msgId, timestamp: String(t), signature: `v1,${Buffer.from(digest, 'base64').toString('hex')}` },
+    ],
     ['a non-base64 signature', { id: msgId, timestamp: String(t), signature: `v1,${'!'.repeat(43)}=` }],
-    ['a signature with a comma-separated list', { id: msgId, timestamp: String(t), signature: `v1,${digest},v1,${digest}` }],
+    [
+      'a signature with a comma-separated list',
+      { id: msgId, timestamp: String(t), signature: `v1,${digest},v1,${digest}` },
+    ],
     ['an X-Signature value', { id: msgId, timestamp: String(t), signature: signWebhookPayload(newSecret, body, t) }],
     ['garbage', { id: msgId, timestamp: String(t), signature: 'hello world' }],
     ['an oversized signature', { id: msgId, timestamp: String(t), signature: `${'v1,AAAA '.repeat(600)}${sig}` }],

@@ -74,7 +74,8 @@ export class QrisGatewayClient {
       throw new TypeError(`baseUrl is not a URL: ${JSON.stringify(options.baseUrl)}`);
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('baseUrl must be http: or https:');
-    if (typeof options.apiKey !== 'string' || !KEY.test(options.apiKey)) throw new TypeError('apiKey must be a secret key, sk_test_... or sk_live_...');
+    if (typeof options.apiKey !== 'string' || !KEY.test(options.apiKey))
+      throw new TypeError('apiKey must be a secret key, sk_test_... or sk_live_...');
     this.retries = (options.maxRetries ?? 2) > 0;
     const path = base.pathname.replace(/\/+$/, '').replace(/\/api$/, '');
     this.transport = new Transport({
@@ -95,7 +96,12 @@ export class QrisGatewayClient {
       body: { amount: input.amount, email: input.email, ref: input.ref, expires_in: input.expiresIn },
       // The key makes the client's own retries safe. Without retries none is invented: a keyed create
       // costs the gateway more CPU than a plain one (npm run bench: cqris-client against cqris-post).
-      headers: input.idempotencyKey !== undefined ? { 'idempotency-key': input.idempotencyKey } : this.retries ? { 'idempotency-key': randomUUID() } : {},
+      headers:
+        input.idempotencyKey !== undefined
+          ? { 'idempotency-key': input.idempotencyKey }
+          : this.retries
+            ? { 'idempotency-key': randomUUID() }
+            : {},
       retry: 'safe',
       auth: true,
       signal: options.signal,
@@ -136,7 +142,12 @@ export class QrisGatewayClient {
       path: '/api/payment-gateway/refund',
       body: { trxid, amount: input.amount, reason: input.reason, reference: input.reference },
       // Retried only under an Idempotency-Key, so a retry can never refund twice.
-      headers: input.idempotencyKey !== undefined ? { 'idempotency-key': input.idempotencyKey } : this.retries ? { 'idempotency-key': randomUUID() } : {},
+      headers:
+        input.idempotencyKey !== undefined
+          ? { 'idempotency-key': input.idempotencyKey }
+          : this.retries
+            ? { 'idempotency-key': randomUUID() }
+            : {},
       retry: 'safe',
       auth: true,
       signal: options.signal,
@@ -144,7 +155,10 @@ export class QrisGatewayClient {
   }
 
   /** Every transaction, newest first, fetching page after page as the loop asks for more. */
-  async *listTransactions(input: ListInput = {}, options: CallOptions = {}): AsyncGenerator<Transaction, void, undefined> {
+  async *listTransactions(
+    input: ListInput = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<Transaction, void, undefined> {
     let cursor: string | undefined;
     for (;;) {
       const page = await this.transport.json<TransactionPage>({
@@ -164,7 +178,13 @@ export class QrisGatewayClient {
   /** The QR code as PNG bytes: what a chat bot sends as a photo. */
   qrPng(trxid: string, options: CallOptions = {}): Promise<Uint8Array> {
     return this.transport.bytes(
-      { method: 'GET', path: `/api/payment-gateway/qr/${encodeURIComponent(trxid)}.png`, retry: 'safe', auth: false, signal: options.signal },
+      {
+        method: 'GET',
+        path: `/api/payment-gateway/qr/${encodeURIComponent(trxid)}.png`,
+        retry: 'safe',
+        auth: false,
+        signal: options.signal,
+      },
       'image/png',
     );
   }

@@ -12,7 +12,11 @@ export interface ServerSentEvent {
  * reason when it aborts. `onData` hears of every chunk, comments (heartbeats) included, so a caller can
  * tell a quiet stream from a dead one.
  */
-export async function* readEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal, onData?: () => void): AsyncGenerator<ServerSentEvent> {
+export async function* readEvents(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  onData?: () => void,
+): AsyncGenerator<ServerSentEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';

@@ -88,7 +88,8 @@ export class Transport {
 
   url(path: string, query?: Record<string, string | number | undefined>): string {
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, String(value));
     return url.toString();
   }
 
@@ -109,14 +110,16 @@ export class Transport {
     } catch {
       throw invalidResponse(response, 'the answer is not JSON');
     }
-    if (!isRecord(parsed) || parsed.success !== true || !('data' in parsed)) throw invalidResponse(response, 'the answer has no data');
+    if (!isRecord(parsed) || parsed.success !== true || !('data' in parsed))
+      throw invalidResponse(response, 'the answer has no data');
     return parsed.data as T;
   }
 
   /** The body of a binary answer, checked to be of the expected type. */
   async bytes(call: Call, type: string): Promise<Uint8Array> {
     const { response, body } = await this.call(call, type);
-    if (!(response.headers.get('content-type') ?? '').startsWith(type)) throw invalidResponse(response, `the answer is not ${type}`);
+    if (!(response.headers.get('content-type') ?? '').startsWith(type))
+      throw invalidResponse(response, `the answer is not ${type}`);
     return body;
   }
 
@@ -158,8 +161,18 @@ export class Transport {
         if (err instanceof QrisGatewayError) throw err;
         if (call.signal?.aborted) throw call.signal.reason;
         failure = timedOut
-          ? new QrisGatewayError({ code: 'timeout', status: 0, message: `no answer from ${url} within ${timeoutMs} ms`, cause: err })
-          : new QrisGatewayError({ code: 'network_error', status: 0, message: `could not reach ${url}: ${describe(err)}`, cause: err });
+          ? new QrisGatewayError({
+              code: 'timeout',
+              status: 0,
+              message: `no answer from ${url} within ${timeoutMs} ms`,
+              cause: err,
+            })
+          : new QrisGatewayError({
+              code: 'network_error',
+              status: 0,
+              message: `could not reach ${url}: ${describe(err)}`,
+              cause: err,
+            });
         // The request may have arrived and acted: only a call that is safe to repeat is sent again.
         if (call.retry !== 'safe' || attempt >= maxRetries) throw failure;
         waitMs = backoffMs(attempt + 1);
@@ -172,7 +185,12 @@ export class Transport {
   }
 }
 
-function retryableAnswer(status: number, retryAfter: number | undefined, policy: RetryPolicy, maxRetryDelayMs: number): boolean {
+function retryableAnswer(
+  status: number,
+  retryAfter: number | undefined,
+  policy: RetryPolicy,
+  maxRetryDelayMs: number,
+): boolean {
   // The gateway answers 503 and 429 with Retry-After when it did nothing (shutting down, a lost race, a
   // rate limit); a wait longer than the caller allows (a quota until midnight) is left to the caller.
   if ((status === 503 || status === 429) && retryAfter !== undefined) return retryAfter * 1000 <= maxRetryDelayMs;

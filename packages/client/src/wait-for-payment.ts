@@ -42,7 +42,14 @@ export async function waitForPayment(
     options.timeout === undefined
       ? undefined
       : setTimeout(
-          () => stop(new QrisGatewayError({ code: 'wait_timeout', status: 0, message: `${trxid} was still pending after ${options.timeout} ms` })),
+          () =>
+            stop(
+              new QrisGatewayError({
+                code: 'wait_timeout',
+                status: 0,
+                message: `${trxid} was still pending after ${options.timeout} ms`,
+              }),
+            ),
           options.timeout,
         );
   const signal = controller.signal;
@@ -86,14 +93,25 @@ export async function waitForPayment(
 
 function transient(err: unknown): boolean {
   if (!(err instanceof QrisGatewayError)) return false;
-  return err.code === 'network_error' || err.code === 'timeout' || err.code === 'invalid_response' || err.status === 429 || err.status >= 500;
+  return (
+    err.code === 'network_error' ||
+    err.code === 'timeout' ||
+    err.code === 'invalid_response' ||
+    err.status === 429 ||
+    err.status >= 500
+  );
 }
 
 /**
  * Follows the stream until it reports a final status ('final'), ends by itself ('ended': the gateway ends
  * it at expiry), or could not be had, broke or fell silent ('unavailable').
  */
-async function followStream(transport: Transport, trxid: string, signal: AbortSignal, idleMs: number): Promise<'final' | 'ended' | 'unavailable'> {
+async function followStream(
+  transport: Transport,
+  trxid: string,
+  signal: AbortSignal,
+  idleMs: number,
+): Promise<'final' | 'ended' | 'unavailable'> {
   // The gateway writes a heartbeat every 15 s by default. A stream silent for longer than idleMs (a
   // connection that died without a reset, a proxy that holds the stream back) is given up for polling.
   const { controller: stream, release } = linkedController(signal);
@@ -108,7 +126,11 @@ async function followStream(transport: Transport, trxid: string, signal: AbortSi
       redirect: 'error',
       signal: stream.signal,
     });
-    if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || response.body === null) {
+    if (
+      !response.ok ||
+      !(response.headers.get('content-type') ?? '').startsWith('text/event-stream') ||
+      response.body === null
+    ) {
       await response.body?.cancel().catch(() => {});
       return 'unavailable';
     }

@@ -32,7 +32,10 @@ export function verifyWebhook(
   const secrets = typeof secret === 'string' ? [secret] : [...secret];
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === ''))
     throw new TypeError('verifyWebhook needs the endpoint secret (whsec_...)');
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const body =
+    typeof rawBody === 'string'
+      ? Buffer.from(rawBody, 'utf8')
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const tolerance = options.toleranceSeconds ?? 300;
   const nowSeconds = (options.now ?? Date.now()) / 1000;
 
@@ -41,23 +44,32 @@ export function verifyWebhook(
   let checkedId: string | null = null;
   if (signature !== null) {
     const timestamp = header(headers, 'webhook-timestamp');
-    if (id === null || timestamp === null) throw new WebhookVerificationError('webhook-id and webhook-timestamp are required with webhook-signature');
+    if (id === null || timestamp === null)
+      throw new WebhookVerificationError('webhook-id and webhook-timestamp are required with webhook-signature');
     checkTimestamp(timestamp, nowSeconds, tolerance);
     const keys = secrets.map(standardKey);
-    const expected = keys.map((key) => createHmac('sha256', key).update(`${id}.${timestamp}.`, 'utf8').update(body).digest());
+    const expected = keys.map((key) =>
+      createHmac('sha256', key).update(`${id}.${timestamp}.`, 'utf8').update(body).digest(),
+    );
     const given = signature
       .split(' ')
       .filter((part) => part.startsWith('v1,'))
       .map((part) => Buffer.from(part.slice(3), 'base64'));
-    if (!anyEqual(given, expected)) throw new WebhookVerificationError('no webhook-signature matches this body and secret');
+    if (!anyEqual(given, expected))
+      throw new WebhookVerificationError('no webhook-signature matches this body and secret');
     checkedId = id;
   } else {
     const legacy = header(headers, 'x-signature');
-    if (legacy === null) throw new WebhookVerificationError('the delivery carries no signature (webhook-signature or X-Signature)');
+    if (legacy === null)
+      throw new WebhookVerificationError('the delivery carries no signature (webhook-signature or X-Signature)');
     const parts = new Map<string, string[]>();
     for (const part of legacy.split(',')) {
       const eq = part.indexOf('=');
-      if (eq > 0) parts.set(part.slice(0, eq).trim(), [...(parts.get(part.slice(0, eq).trim()) ?? []), part.slice(eq + 1).trim()]);
+      if (eq > 0)
+        parts.set(part.slice(0, eq).trim(), [
+          ...(parts.get(part.slice(0, eq).trim()) ?? []),
+          part.slice(eq + 1).trim(),
+        ]);
     }
     const t = parts.get('t');
     if (t?.length !== 1) throw new WebhookVerificationError('X-Signature has no single t=');
@@ -82,21 +94,25 @@ export function verifyWebhook(
     throw new WebhookVerificationError('the signed body is not a webhook event');
   }
   // The id is signed along with the body, and must name this very event.
-  if (checkedId !== null && (event as { id: string }).id !== checkedId) throw new WebhookVerificationError('webhook-id does not match the event id');
+  if (checkedId !== null && (event as { id: string }).id !== checkedId)
+    throw new WebhookVerificationError('webhook-id does not match the event id');
   return event as WebhookEvent;
 }
 
 /** The HMAC key of a Standard Webhooks secret: the base64 after `whsec_`. */
 function standardKey(secret: string): Buffer {
   const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 === 1) throw new TypeError('the webhook secret is not whsec_ followed by base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 === 1)
+    throw new TypeError('the webhook secret is not whsec_ followed by base64');
   return Buffer.from(encoded, 'base64');
 }
 
 function checkTimestamp(value: string, nowSeconds: number, tolerance: number): void {
   if (!/^\d{1,12}$/.test(value)) throw new WebhookVerificationError('the signature timestamp is malformed');
   if (Math.abs(nowSeconds - Number(value)) > tolerance)
-    throw new WebhookVerificationError('the signature timestamp is outside the tolerance (a replay, or a clock far off)');
+    throw new WebhookVerificationError(
+      'the signature timestamp is outside the tolerance (a replay, or a clock far off)',
+    );
 }
 
 function anyEqual(given: Buffer[], expected: Buffer[]): boolean {

@@ -44,7 +44,8 @@ export function blank(text: string, secret: string | null): string {
 
 /** A service's wait in seconds (a number in its JSON answer), or its Retry-After header, as milliseconds. */
 export function retryAfterOf(seconds: unknown, header: string | null, now: number): number | null {
-  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0) return Math.min(Math.ceil(seconds * 1000), NOTIFY_MAX_RETRY_AFTER_MS);
+  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0)
+    return Math.min(Math.ceil(seconds * 1000), NOTIFY_MAX_RETRY_AFTER_MS);
   return parseRetryAfter(header, now, NOTIFY_MAX_RETRY_AFTER_MS);
 }
 

@@ -21,7 +21,8 @@ export const sendEmailAlert: AlertSender = async (context, alert, facts) => {
       refused.push(to);
     }
   }
-  if (refused.length === recipients.length) return failed(`every recipient was refused: ${refused.join(', ')}`, { permanent: true, durationMs: took() });
+  if (refused.length === recipients.length)
+    return failed(`every recipient was refused: ${refused.join(', ')}`, { permanent: true, durationMs: took() });
   return {
     result: 'succeeded',
     statusCode: null,

@@ -12,10 +12,12 @@ export const sendTelegram: AlertSender = async (context, alert, facts) => {
   const url = `${context.deps.config.telegramApiUrl}/bot${token}/sendMessage`;
   const result = await postJson(context, url, { chat_id: alert.chatId, text: telegramText(facts, alert.language) });
   const base = { statusCode: result.statusCode, durationMs: result.durationMs, retryAfterMs: null };
-  if (result.error !== null) return { ...base, result: 'failed', error: telegramProblem(context.deps.config.telegramApiUrl, result, token) };
+  if (result.error !== null)
+    return { ...base, result: 'failed', error: telegramProblem(context.deps.config.telegramApiUrl, result, token) };
   const answer = jsonObjectBody(result.responseBody);
   // A long success answer (it echoes the message) is cut at the kept length; its start still says ok.
-  const saysOk = answer?.ok === true || (answer === null && /^\s*\{\s*"ok"\s*:\s*true\b/.test(result.responseBody ?? ''));
+  const saysOk =
+    answer?.ok === true || (answer === null && /^\s*\{\s*"ok"\s*:\s*true\b/.test(result.responseBody ?? ''));
   const status = result.statusCode ?? 0;
   if (status >= 200 && status <= 299 && saysOk) return { ...base, result: 'succeeded', error: null };
   const parameters = (answer?.parameters ?? {}) as { retry_after?: unknown };
@@ -23,6 +25,9 @@ export const sendTelegram: AlertSender = async (context, alert, facts) => {
     ...base,
     result: 'failed',
     error: telegramProblem(context.deps.config.telegramApiUrl, result, token),
-    retryAfterMs: status === 429 || answer?.ok === false ? retryAfterOf(parameters.retry_after, result.retryAfter, context.deps.now()) : null,
+    retryAfterMs:
+      status === 429 || answer?.ok === false
+        ? retryAfterOf(parameters.retry_after, result.retryAfter, context.deps.now())
+        : null,
   };
 };

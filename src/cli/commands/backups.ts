@@ -11,20 +11,26 @@ export function registerBackupCommands(program: Command, ctx: CliContext): void 
 
   program
     .command('backup')
-    .description('copy the SQLite database while gateways serve it, verified before it is reported (PostgreSQL: use pg_dump)')
+    .description(
+      'copy the SQLite database while gateways serve it, verified before it is reported (PostgreSQL: use pg_dump)',
+    )
     .requiredOption('--to <file>', 'the new backup file')
     .option('--force', 'replace FILE if it exists')
     .option('--json', 'print JSON')
     .action(async (opts: { to: string; force?: boolean }) => {
       const report = await takeBackup(ctx.config().databaseUrl, opts.to, { force: opts.force === true });
       emit(io, json, { file: report.file, bytes: report.bytes, tables: report.tables }, () =>
-        [`backup written and verified: ${report.file} (${report.bytes} bytes)`, ...tableLines(report.tables)].join('\n'),
+        [`backup written and verified: ${report.file} (${report.bytes} bytes)`, ...tableLines(report.tables)].join(
+          '\n',
+        ),
       );
     });
 
   program
     .command('restore')
-    .description('replace the SQLite database with a backup; refused while any gateway has it open (PostgreSQL: use pg_restore)')
+    .description(
+      'replace the SQLite database with a backup; refused while any gateway has it open (PostgreSQL: use pg_restore)',
+    )
     .requiredOption('--from <file>', 'the backup file')
     .option('--json', 'print JSON')
     .action(async (opts: { from: string }) => {

@@ -13,7 +13,9 @@ export function registerNotifyCommands(program: Command, ctx: CliContext): void 
   const { io, json, actor } = ctx;
   const notify = program
     .command('notify')
-    .description("merchants' alert channels (Telegram, Discord, e-mail to the merchant's users): a payment received, an unmatched payment, a failing webhook");
+    .description(
+      "merchants' alert channels (Telegram, Discord, e-mail to the merchant's users): a payment received, an unmatched payment, a failing webhook",
+    );
 
   notify
     .command('add')
@@ -25,25 +27,35 @@ export function registerNotifyCommands(program: Command, ctx: CliContext): void 
     .option('--url <url>', "discord: the channel's webhook URL")
     .option('--language <lang>', 'id (Bahasa Indonesia, the default) or en')
     .option('--json', 'print JSON')
-    .action(async (opts: { merchant: string; type: string; botToken?: string; chatId?: string; url?: string; language?: string }) => {
-      const created = await ctx.withDeps((deps) =>
-        addNotifyChannel(deps, {
-          merchantId: opts.merchant,
-          type: opts.type,
-          ...(opts.botToken !== undefined ? { botToken: opts.botToken } : {}),
-          ...(opts.chatId !== undefined ? { chatId: opts.chatId } : {}),
-          ...(opts.url !== undefined ? { url: opts.url } : {}),
-          ...(opts.language !== undefined ? { language: opts.language } : {}),
-          actor: actor(),
-        }),
-      );
-      emit(
-        io,
-        json,
-        created,
-        () => `created ${created.type} channel ${created.id} for ${created.merchant_id} (${created.language}); try it with: notify test ${created.id}`,
-      );
-    });
+    .action(
+      async (opts: {
+        merchant: string;
+        type: string;
+        botToken?: string;
+        chatId?: string;
+        url?: string;
+        language?: string;
+      }) => {
+        const created = await ctx.withDeps((deps) =>
+          addNotifyChannel(deps, {
+            merchantId: opts.merchant,
+            type: opts.type,
+            ...(opts.botToken !== undefined ? { botToken: opts.botToken } : {}),
+            ...(opts.chatId !== undefined ? { chatId: opts.chatId } : {}),
+            ...(opts.url !== undefined ? { url: opts.url } : {}),
+            ...(opts.language !== undefined ? { language: opts.language } : {}),
+            actor: actor(),
+          }),
+        );
+        emit(
+          io,
+          json,
+          created,
+          () =>
+            `created ${created.type} channel ${created.id} for ${created.merchant_id} (${created.language}); try it with: notify test ${created.id}`,
+        );
+      },
+    );
 
   notify
     .command('list')
@@ -52,7 +64,13 @@ export function registerNotifyCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (opts: { merchant: string }) => {
       const rows = await ctx.withDeps((deps) => listNotifyChannels(deps, opts.merchant));
-      emitItems(io, json, rows, 'no alert channels', (r) => `${r.id}  ${r.type}  ${r.language}  ${r.secret_masked}${r.chat_id ? ` chat ${r.chat_id}` : ''}`);
+      emitItems(
+        io,
+        json,
+        rows,
+        'no alert channels',
+        (r) => `${r.id}  ${r.type}  ${r.language}  ${r.secret_masked}${r.chat_id ? ` chat ${r.chat_id}` : ''}`,
+      );
     });
 
   notify
@@ -66,7 +84,13 @@ export function registerNotifyCommands(program: Command, ctx: CliContext): void 
         const mail = channel.type === 'email' ? alertMailSender(deps) : null;
         try {
           const sent = await dispatchAlertNow(deps, alert, { mail });
-          return { id: alert, channel: channel.id, state: sent?.state ?? 'pending', status_code: sent?.statusCode ?? null, error: sent?.error ?? null };
+          return {
+            id: alert,
+            channel: channel.id,
+            state: sent?.state ?? 'pending',
+            status_code: sent?.statusCode ?? null,
+            error: sent?.error ?? null,
+          };
         } finally {
           mail?.close();
         }
@@ -84,6 +108,11 @@ export function registerNotifyCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (id: string) => {
       const row = await ctx.withDeps((deps) => removeNotifyChannel(deps, id, actor()));
-      emit(io, json, row, () => `removed ${row.id}; ${row.cancelled_deliveries} waiting alerts cancelled, history kept`);
+      emit(
+        io,
+        json,
+        row,
+        () => `removed ${row.id}; ${row.cancelled_deliveries} waiting alerts cancelled, history kept`,
+      );
     });
 }

@@ -15,13 +15,18 @@ import type { CliContext } from '../context.js';
 /** payments list|assign|confirm (reported payments). */
 export function registerPaymentCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
-  const payments = program.command('payments').description('reported payments: list, assign unmatched ones, confirm by hand');
+  const payments = program
+    .command('payments')
+    .description('reported payments: list, assign unmatched ones, confirm by hand');
 
   payments
     .command('list')
     .description('list reported payments, newest first')
     .addOption(new Option('--status <status>', 'matched or unmatched').choices(['matched', 'unmatched']))
-    .option('--double', 'only double payments: unmatched because the transaction they pay was paid already (refunded or not)')
+    .option(
+      '--double',
+      'only double payments: unmatched because the transaction they pay was paid already (refunded or not)',
+    )
     .option('--merchant <id>', 'only this merchant')
     .option('--limit <n>', 'at most this many, newest first (default 100)')
     .option('--json', 'print JSON')
@@ -32,7 +37,11 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
       }
       // Double payments are unmatched ones: with --status matched the list could only be empty.
       if (opts.double && opts.status === 'matched') {
-        throw new AppError('invalid_parameter', '--double lists unmatched payments; it does not go with --status matched', { param: 'double' });
+        throw new AppError(
+          'invalid_parameter',
+          '--double lists unmatched payments; it does not go with --status matched',
+          { param: 'double' },
+        );
       }
       const rows = await ctx.withDeps((deps) =>
         listPayments(deps, {
@@ -54,14 +63,23 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .action(async (trxid: string, opts: { reference: string; amount?: string }) => {
       const actor = ctx.actor();
       const view = await ctx.withDeps(async (deps) => {
-        const amount = opts.amount === undefined ? null : parseAmount(opts.amount, { min: 1, max: deps.config.amountMax });
+        const amount =
+          opts.amount === undefined ? null : parseAmount(opts.amount, { min: 1, max: deps.config.amountMax });
         const result = await confirmPayment(deps, { trxid, reference: opts.reference, amount, actor });
         const tx = result.transaction;
         return {
           status: result.outcome,
           reason: result.reason,
           payment: presentPayment(result.payment),
-          transaction: tx === null ? null : presentTransaction(tx, result.outcome === 'matched' ? result.payment : null, deps.now(), deps.config.publicBaseUrl),
+          transaction:
+            tx === null
+              ? null
+              : presentTransaction(
+                  tx,
+                  result.outcome === 'matched' ? result.payment : null,
+                  deps.now(),
+                  deps.config.publicBaseUrl,
+                ),
         };
       });
       emit(io, json, view, () =>
@@ -78,7 +96,10 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
       '--accept-difference',
       "pay the transaction even though the payment's amount (with what it received before) differs from its total (it is then underpaid or overpaid)",
     )
-    .option('--partial', 'when the payment (with what it received before) is short of the total, keep the transaction open for the rest')
+    .option(
+      '--partial',
+      'when the payment (with what it received before) is short of the total, keep the transaction open for the rest',
+    )
     .option('--json', 'print JSON')
     .action(async (paymentId: string, trxid: string, opts: { acceptDifference?: boolean; partial?: boolean }) => {
       const actor = ctx.actor();
@@ -91,7 +112,10 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
           keepOpen: opts.partial === true,
         });
         const paidBy = transaction.status === 'paid' ? payment : null;
-        return { payment: presentPayment(payment), transaction: presentTransaction(transaction, paidBy, deps.now(), deps.config.publicBaseUrl) };
+        return {
+          payment: presentPayment(payment),
+          transaction: presentTransaction(transaction, paidBy, deps.now(), deps.config.publicBaseUrl),
+        };
       });
       emit(io, json, view, () => {
         const { underpaid, overpaid } = view.transaction;
@@ -99,21 +123,33 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
         if (view.transaction.status !== 'paid') {
           return `${head}; kept ${view.transaction.status} with ${formatRupiah(view.transaction.amount_paid)} received, ${formatRupiah(underpaid)} still due`;
         }
-        const difference = underpaid > 0 ? `, underpaid by ${formatRupiah(underpaid)}` : overpaid > 0 ? `, overpaid by ${formatRupiah(overpaid)}` : '';
+        const difference =
+          underpaid > 0
+            ? `, underpaid by ${formatRupiah(underpaid)}`
+            : overpaid > 0
+              ? `, overpaid by ${formatRupiah(overpaid)}`
+              : '';
         return `${head}${view.transaction.paid_late ? ', late' : ''}${difference}`;
       });
     });
 
   payments
     .command('refund <payment_id>')
-    .description('record that a double payment (one for a transaction already paid) was paid back to the payer; audited')
+    .description(
+      'record that a double payment (one for a transaction already paid) was paid back to the payer; audited',
+    )
     .requiredOption('--reason <text>', 'why it was paid back')
     .option('--reference <ref>', 'the reference of the transfer that paid it back')
     .option('--json', 'print JSON')
     .action(async (paymentId: string, opts: { reason: string; reference?: string }) => {
       const actor = ctx.actor();
       const view = await ctx.withDeps(async (deps) => {
-        const { payment, refund } = await refundDoublePayment(deps, { paymentId, reason: opts.reason, reference: opts.reference ?? null, actor });
+        const { payment, refund } = await refundDoublePayment(deps, {
+          paymentId,
+          reason: opts.reason,
+          reference: opts.reference ?? null,
+          actor,
+        });
         return {
           payment: { ...presentPayment(payment), double: true, refunded: true },
           refund: {
@@ -133,13 +169,19 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
         io,
         json,
         view,
-        () => `${paymentId} (${formatRupiah(view.refund.amount)}, a double payment of ${view.refund.trxid}) recorded as refunded: ${view.refund.id}`,
+        () =>
+          `${paymentId} (${formatRupiah(view.refund.amount)}, a double payment of ${view.refund.trxid}) recorded as refunded: ${view.refund.id}`,
       );
     });
 }
 
 /** A listed payment: as presented everywhere, and whether it is a double payment and was refunded. */
-type ListedPayment = PaymentView & { double: boolean; compared_trxid: string | null; refunded: boolean; refund_id: string | null };
+type ListedPayment = PaymentView & {
+  double: boolean;
+  compared_trxid: string | null;
+  refunded: boolean;
+  refund_id: string | null;
+};
 
 function listedPayment(p: PaymentsTable & { refund_id: string | null }): ListedPayment {
   return {

@@ -25,12 +25,16 @@ export function registerReportCommands(program: Command, ctx: CliContext): void 
         dailyReport(deps, null, { from: opts.from, to: opts.to, merchantId: opts.merchant ?? null, mode: opts.mode }),
       );
       const byMerchant = opts.merchant === undefined;
-      emit(io, json, { from: report.from, to: report.to, mode: report.mode, items: report.rows, totals: report.totals }, () =>
-        [
-          `daily report ${report.from} to ${report.to} (${report.mode}, days in WIB)`,
-          ...report.rows.map((row) => line(row, byMerchant)),
-          `total: ${figures(report.totals)}`,
-        ].join('\n'),
+      emit(
+        io,
+        json,
+        { from: report.from, to: report.to, mode: report.mode, items: report.rows, totals: report.totals },
+        () =>
+          [
+            `daily report ${report.from} to ${report.to} (${report.mode}, days in WIB)`,
+            ...report.rows.map((row) => line(row, byMerchant)),
+            `total: ${figures(report.totals)}`,
+          ].join('\n'),
       );
     });
 }

@@ -18,20 +18,28 @@ interface AddOptions extends Record<string, string | string[] | undefined> {
 }
 
 /** "a, b or c" */
-const oneOf = (words: readonly string[]): string => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`);
+const oneOf = (words: readonly string[]): string =>
+  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`;
 
 /** source add|list|enable|disable (payment sources). */
 export function registerSourceCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
-  const source = program.command('source').description(`payment sources: ${sourceKinds.map((k) => k.cliName).join(', ')}`);
+  const source = program
+    .command('source')
+    .description(`payment sources: ${sourceKinds.map((k) => k.cliName).join(', ')}`);
 
   const add = source
     .command('add')
     .description('add a payment source to a merchant (a webhook secret is shown only now)')
     .requiredOption('--merchant <id>', 'merchant id')
     .addOption(new Option('--type <type>', oneOf(sourceTypes)).choices(sourceTypes).makeOptionMandatory())
-    .addOption(new Option('--mode <mode>', 'which transactions its payments pay').choices(['test', 'live']).default('live'))
-    .option('--name <name>', `what people call it, shown instead of its id (e.g. 'HP kasir'; up to ${SOURCE_NAME_MAX} characters, no link)`);
+    .addOption(
+      new Option('--mode <mode>', 'which transactions its payments pay').choices(['test', 'live']).default('live'),
+    )
+    .option(
+      '--name <name>',
+      `what people call it, shown instead of its id (e.g. 'HP kasir'; up to ${SOURCE_NAME_MAX} characters, no link)`,
+    );
   // Kinds may share an option (the bank-mutation kinds' --secret): each is listed once.
   const listed = new Set<string>();
   for (const kind of sourceKinds) {
@@ -39,7 +47,11 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
       if (listed.has(flags)) continue;
       listed.add(flags);
       if (repeatable === undefined) add.option(flags, description);
-      else add.option(flags, `${description} (repeatable)`, (value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+      else
+        add.option(flags, `${description} (repeatable)`, (value: string, previous: string[] | undefined) => [
+          ...(previous ?? []),
+          value,
+        ]);
     }
   }
   add.option('--json', 'print JSON').action(async (opts: AddOptions) => {
@@ -52,7 +64,9 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
       kind.cli.add(deps, {
         merchant: opts.merchant,
         mode: opts.mode,
-        options: Object.fromEntries(Object.entries(opts).filter((e): e is [string, string | undefined] => !Array.isArray(e[1]))),
+        options: Object.fromEntries(
+          Object.entries(opts).filter((e): e is [string, string | undefined] => !Array.isArray(e[1])),
+        ),
         repeated: (name) => {
           const value = opts[name];
           return Array.isArray(value) ? value : [];
@@ -63,7 +77,9 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
       }),
     );
     const shown = name === null ? created : { ...created, name };
-    emit(io, json, shown, () => (name === null ? kind.cli.describe(created) : `${kind.cli.describe(created)}\n  name: ${name}`));
+    emit(io, json, shown, () =>
+      name === null ? kind.cli.describe(created) : `${kind.cli.describe(created)}\n  name: ${name}`,
+    );
   });
 
   source
@@ -78,7 +94,9 @@ export function registerSourceCommands(program: Command, ctx: CliContext): void 
 
   source
     .command('rotate <id>')
-    .description("issue a phone source's new token and secret (shown only now); the old ones stay valid for PHONE_ROTATE_GRACE_SECONDS")
+    .description(
+      "issue a phone source's new token and secret (shown only now); the old ones stay valid for PHONE_ROTATE_GRACE_SECONDS",
+    )
     .option('--json', 'print JSON')
     .action(async (id: string) => {
       const actor = ctx.actor();
@@ -115,7 +133,9 @@ function readJsonFile(path: string, param: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new AppError('invalid_parameter', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { param });
+    throw new AppError('invalid_parameter', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
+      param,
+    });
   }
   try {
     return JSON.parse(text) as unknown;
@@ -125,7 +145,14 @@ function readJsonFile(path: string, param: string): unknown {
 }
 
 function sourceLine(s: SourceView): string {
-  const parts = [s.id, ...(s.name === null ? [] : [JSON.stringify(s.name)]), s.type, s.mode, s.merchant_id, s.enabled ? 'enabled' : 'disabled'];
+  const parts = [
+    s.id,
+    ...(s.name === null ? [] : [JSON.stringify(s.name)]),
+    s.type,
+    s.mode,
+    s.merchant_id,
+    s.enabled ? 'enabled' : 'disabled',
+  ];
   if (s.method !== undefined && s.method !== 'GET') parts.push(s.method);
   if (s.url) parts.push(s.url);
   for (const [name, value] of Object.entries(s.headers ?? {})) parts.push(`${name}: ${value}`);

@@ -27,7 +27,14 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
     .command('list')
     .description('list transactions of every merchant, newest first')
     .option('--merchant <id>', 'only this merchant')
-    .addOption(new Option('--status <status>', 'only this status, as a reader sees it').choices(['pending', 'paid', 'expired', 'cancelled']))
+    .addOption(
+      new Option('--status <status>', 'only this status, as a reader sees it').choices([
+        'pending',
+        'paid',
+        'expired',
+        'cancelled',
+      ]),
+    )
     .addOption(new Option('--mode <mode>', 'only test or live transactions').choices(['test', 'live']))
     .option('--limit <n>', 'at most this many, newest first (default 50)')
     .option('--json', 'print JSON')
@@ -45,7 +52,10 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
           cursor: null,
         });
         return page.items.map((i) =>
-          view(i.transaction.merchant_id, presentTransaction(i.transaction, i.payment, deps.now(), deps.config.publicBaseUrl, i.refunds)),
+          view(
+            i.transaction.merchant_id,
+            presentTransaction(i.transaction, i.payment, deps.now(), deps.config.publicBaseUrl, i.refunds),
+          ),
         );
       });
       emitItems(io, json, items, 'no transactions', line);
@@ -59,7 +69,16 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
       const id = parseTrxid(trxid, true)!;
       const shown = await ctx.withDeps(async (deps) => {
         const tx = await getTransactionById(deps, id);
-        return view(tx.merchant_id, presentTransaction(tx, await paymentOf(deps, tx), deps.now(), deps.config.publicBaseUrl, await refundsOf(deps, tx)));
+        return view(
+          tx.merchant_id,
+          presentTransaction(
+            tx,
+            await paymentOf(deps, tx),
+            deps.now(),
+            deps.config.publicBaseUrl,
+            await refundsOf(deps, tx),
+          ),
+        );
       });
       emit(io, json, shown, () => details(shown));
     });
@@ -75,19 +94,29 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
         const { merchant_id: merchantId } = await getTransactionById(deps, id);
         return view(merchantId, await cancelTransaction(deps, { trxid: id, owner: null, actor }));
       });
-      emit(io, json, cancelled, () => `${cancelled.trxid} is ${cancelled.status} (cancelled at ${cancelled.cancelled_at ?? '-'})`);
+      emit(
+        io,
+        json,
+        cancelled,
+        () => `${cancelled.trxid} is ${cancelled.status} (cancelled at ${cancelled.cancelled_at ?? '-'})`,
+      );
     });
 
   transactions
     .command('accept <trxid>')
-    .description('close a transaction kept open after a part payment: paid with what it received, the rest recorded as underpaid; audited')
+    .description(
+      'close a transaction kept open after a part payment: paid with what it received, the rest recorded as underpaid; audited',
+    )
     .option('--json', 'print JSON')
     .action(async (trxid: string) => {
       const id = parseTrxid(trxid, true)!;
       const actor = ctx.actor();
       const accepted = await ctx.withDeps(async (deps) => {
         const { transaction, payment } = await acceptReceived(deps, { trxid: id, actor });
-        return view(transaction.merchant_id, presentTransaction(transaction, payment, deps.now(), deps.config.publicBaseUrl));
+        return view(
+          transaction.merchant_id,
+          presentTransaction(transaction, payment, deps.now(), deps.config.publicBaseUrl),
+        );
       });
       emit(
         io,
@@ -112,7 +141,15 @@ export function registerTransactionCommands(program: Command, ctx: CliContext): 
       const reference = parseRefundReference(opts.reference);
       const actor = ctx.actor();
       const refunded = await ctx.withDeps(async (deps) => {
-        const result = await refundTransaction(deps, { trxid: id, owner: null, amount, reason, reference, idempotency: null, actor });
+        const result = await refundTransaction(deps, {
+          trxid: id,
+          owner: null,
+          amount,
+          reason,
+          reference,
+          idempotency: null,
+          actor,
+        });
         return { ...result.transaction, merchant_id: (await getTransactionById(deps, id)).merchant_id };
       });
       emit(io, json, refunded, () => {
@@ -137,7 +174,10 @@ function details(tx: OperatorView): string {
     ['merchant', tx.merchant_id],
     ['mode', tx.mode],
     ['status', `${tx.status}${tx.paid_late ? ' (paid late)' : ''}`],
-    ['amount', `${formatRupiah(tx.amount)} ${tx.unique_code < 0 ? '-' : '+'} unique code ${Math.abs(tx.unique_code)} = ${formatRupiah(tx.total_amount)}`],
+    [
+      'amount',
+      `${formatRupiah(tx.amount)} ${tx.unique_code < 0 ? '-' : '+'} unique code ${Math.abs(tx.unique_code)} = ${formatRupiah(tx.total_amount)}`,
+    ],
     ['ref', tx.ref],
     ['email', tx.email],
     ['created', tx.created_at],
@@ -145,8 +185,16 @@ function details(tx: OperatorView): string {
     ['cancelled', tx.cancelled_at],
     ['paid', tx.paid_at],
     ['refunded', tx.refunded_amount > 0 ? formatRupiah(tx.refunded_amount) : null],
-    ...tx.refunds.map((r): [string, string] => ['refund', `${r.id} ${formatRupiah(r.amount)} ${r.status}${r.recorded ? ' (recorded)' : ''}: ${r.reason}`]),
-    ['payment', tx.payment ? `${tx.payment.id} via ${tx.payment.source}${tx.payment.reference ? `, ref ${tx.payment.reference}` : ''}` : null],
+    ...tx.refunds.map((r): [string, string] => [
+      'refund',
+      `${r.id} ${formatRupiah(r.amount)} ${r.status}${r.recorded ? ' (recorded)' : ''}: ${r.reason}`,
+    ]),
+    [
+      'payment',
+      tx.payment
+        ? `${tx.payment.id} via ${tx.payment.source}${tx.payment.reference ? `, ref ${tx.payment.reference}` : ''}`
+        : null,
+    ],
     ['checkout', tx.checkout_url],
   ];
   return rows.map(([k, v]) => `${k.padEnd(10)}${v ?? '-'}`).join('\n');

@@ -21,7 +21,10 @@ async function readPassword(ctx: CliContext): Promise<string> {
   const fromEnv = ctx.env.ADMIN_PASSWORD;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   const line = await readSecretLine(process.stdin, 'password (not shown; then Enter): ', ctx.io.err);
-  if (line === '') throw new AppError('invalid_parameter', 'no password: set ADMIN_PASSWORD or write it on standard input', { param: 'password' });
+  if (line === '')
+    throw new AppError('invalid_parameter', 'no password: set ADMIN_PASSWORD or write it on standard input', {
+      param: 'password',
+    });
   return line;
 }
 
@@ -40,7 +43,10 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .description('add a console user (password from ADMIN_PASSWORD or standard input); audited')
     .requiredOption('--email <address>', 'the address the user logs in with')
     .addOption(
-      new Option('--role <role>', 'operator (sees everything), merchant (sees its merchants) or cashier (sells at the point of sale of its merchants)')
+      new Option(
+        '--role <role>',
+        'operator (sees everything), merchant (sees its merchants) or cashier (sells at the point of sale of its merchants)',
+      )
         .choices(['operator', 'merchant', 'cashier'])
         .makeOptionMandatory(),
     )
@@ -59,7 +65,10 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .description('make an invitation link (SIGNUP=invite or open); mailed when SMTP_URL is set, printed either way')
     .requiredOption('--email <address>', 'who is invited')
     .addOption(
-      new Option('--role <role>', 'merchant (an owner: sees its merchants) or cashier (sells at the point of sale of its merchants; needs --merchant)')
+      new Option(
+        '--role <role>',
+        'merchant (an owner: sees its merchants) or cashier (sells at the point of sale of its merchants; needs --merchant)',
+      )
         .choices(['merchant', 'cashier'])
         .default('merchant'),
     )
@@ -72,7 +81,13 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
         const made = await ctx.withDeps((deps) =>
           inviteUser(deps, mail, { email: opts.email, merchantIds: opts.merchant ?? [], role: opts.role }, ctx.actor()),
         );
-        emit(io, json, made, () => `invitation for ${made.role === 'cashier' ? 'cashier ' : ''}${made.email}${made.mailed ? ' (mailed)' : ''}: ${made.link}`);
+        emit(
+          io,
+          json,
+          made,
+          () =>
+            `invitation for ${made.role === 'cashier' ? 'cashier ' : ''}${made.email}${made.mailed ? ' (mailed)' : ''}: ${made.link}`,
+        );
       } finally {
         mail?.close();
       }
@@ -98,7 +113,12 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       .option('--json', 'print JSON')
       .action(async (who: string) => {
         const changed = await ctx.withDeps((deps) => setUserEnabled(deps, who, enabled, ctx.actor()));
-        emit(io, json, { ...short(changed), disabled: changed.disabled }, () => `${changed.email} is ${changed.disabled ? 'disabled' : 'enabled'}`);
+        emit(
+          io,
+          json,
+          { ...short(changed), disabled: changed.disabled },
+          () => `${changed.email} is ${changed.disabled ? 'disabled' : 'enabled'}`,
+        );
       });
   }
 

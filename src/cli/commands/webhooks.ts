@@ -13,7 +13,9 @@ import { emit, emitItems } from '../output.js';
 export function registerWebhookCommands(program: Command, ctx: CliContext): void {
   const { io, json } = ctx;
   const { actor } = ctx;
-  const webhooks = program.command('webhooks').description('merchant webhook endpoints; an endpoint receives events that happen after it is added');
+  const webhooks = program
+    .command('webhooks')
+    .description('merchant webhook endpoints; an endpoint receives events that happen after it is added');
 
   webhooks
     .command('add')
@@ -24,7 +26,9 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .option('--json', 'print JSON')
     .action(async (opts: { merchant: string; url: string; events?: string }) => {
       const events = parseEventList(opts.events);
-      const created = await ctx.withDeps((deps) => addWebhookEndpoint(deps, { merchantId: opts.merchant, url: opts.url, events, actor: actor() }));
+      const created = await ctx.withDeps((deps) =>
+        addWebhookEndpoint(deps, { merchantId: opts.merchant, url: opts.url, events, actor: actor() }),
+      );
       emit(io, json, { id: created.id, secret: created.secret }, () =>
         [
           `created webhook endpoint ${created.id} -> ${created.url} (${created.events.join(', ')})`,
@@ -57,12 +61,19 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .option('--json', 'print JSON')
     .action(async (id: string) => {
       const row = await ctx.withDeps((deps) => removeWebhookEndpoint(deps, id, actor()));
-      emit(io, json, row, () => `disabled ${row.id} (${row.url}); ${row.cancelled_deliveries} waiting deliveries cancelled, history kept`);
+      emit(
+        io,
+        json,
+        row,
+        () => `disabled ${row.id} (${row.url}); ${row.cancelled_deliveries} waiting deliveries cancelled, history kept`,
+      );
     });
 
   webhooks
     .command('resend [eventId]')
-    .description('send an event again (to its endpoints, or to --endpoint), or with --failed every failed delivery of --endpoint')
+    .description(
+      'send an event again (to its endpoints, or to --endpoint), or with --failed every failed delivery of --endpoint',
+    )
     .option('--endpoint <id>', 'only this endpoint (may be one added after the event)')
     .option('--failed', 'every failed delivery of --endpoint')
     .option('--json', 'print JSON')
@@ -70,12 +81,18 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
       if (opts.failed && eventId !== undefined) {
         throw new AppError('invalid_parameter', 'give an event id or --failed, not both', { param: 'failed' });
       }
-      if (opts.failed && !opts.endpoint) throw new AppError('invalid_parameter', '--failed needs --endpoint', { param: 'endpoint' });
-      if (!opts.failed && eventId === undefined) throw new AppError('invalid_parameter', 'give an event id, or --endpoint ID --failed', { param: 'event' });
+      if (opts.failed && !opts.endpoint)
+        throw new AppError('invalid_parameter', '--failed needs --endpoint', { param: 'endpoint' });
+      if (!opts.failed && eventId === undefined)
+        throw new AppError('invalid_parameter', 'give an event id, or --endpoint ID --failed', { param: 'event' });
       const result = await ctx.withDeps((deps) =>
         opts.failed
           ? resendFailed(deps, { endpointId: opts.endpoint!, actor: actor() })
-          : resendEvent(deps, { eventId: eventId!, ...(opts.endpoint ? { endpointId: opts.endpoint } : {}), actor: actor() }),
+          : resendEvent(deps, {
+              eventId: eventId!,
+              ...(opts.endpoint ? { endpointId: opts.endpoint } : {}),
+              actor: actor(),
+            }),
       );
       emit(io, json, result, () =>
         result.requeued === 0

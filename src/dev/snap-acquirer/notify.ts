@@ -26,7 +26,11 @@ export interface NotifyResult {
 
 const gatewayTokens = new WeakMap<SimulatorPartner, { token: string; expiresAt: number }>();
 
-export async function sendSimulatedNotification(acquirerKey: KeyObject, code: SimulatedCode, options: NotifyOptions): Promise<NotifyResult> {
+export async function sendSimulatedNotification(
+  acquirerKey: KeyObject,
+  code: SimulatedCode,
+  options: NotifyOptions,
+): Promise<NotifyResult> {
   const { partner } = code;
   if (!partner.notifyUrl) throw new Error('this partner has no notify URL (start the simulator with a gateway URL)');
   const url = new URL(partner.notifyUrl);
@@ -38,7 +42,12 @@ export async function sendSimulatedNotification(acquirerKey: KeyObject, code: Si
     latestTransactionStatus: options.status ?? code.status,
     transactionStatusDesc: (options.status ?? code.status) === '00' ? 'Success' : 'Pending',
     amount: { value: `${code.amount}.00`, currency: 'IDR' },
-    additionalInfo: { issuerName: code.issuer, payerName: code.payerName, rrn: code.rrn, paidTime: snapTimestamp(paid) },
+    additionalInfo: {
+      issuerName: code.issuer,
+      payerName: code.payerName,
+      rrn: code.rrn,
+      paidTime: snapTimestamp(paid),
+    },
   };
   // Pretty-printed on purpose: the receiver must hash the minified text, not the bytes as sent.
   const body = JSON.stringify(message, null, 2);
@@ -80,12 +89,17 @@ async function gatewayToken(acquirerKey: KeyObject, partner: SimulatorPartner, n
     JSON.stringify({ grantType: 'client_credentials' }),
   );
   const token = (response as { accessToken?: unknown } | null)?.accessToken;
-  if (status !== 200 || typeof token !== 'string') throw new Error(`the gateway refused a token: ${status} ${JSON.stringify(response)}`);
+  if (status !== 200 || typeof token !== 'string')
+    throw new Error(`the gateway refused a token: ${status} ${JSON.stringify(response)}`);
   gatewayTokens.set(partner, { token, expiresAt: Date.now() + 600_000 });
   return token;
 }
 
-async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; response: unknown }> {
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; response: unknown }> {
   const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
   const text = await res.text();
   let response: unknown = text;

@@ -21,14 +21,21 @@ export interface RefundDesk {
 
 const AMOUNT = /^[1-9][0-9]{0,12}\.00$/;
 
-export function simulateRefund(desk: RefundDesk, partner: SimulatorPartner, body: Record<string, unknown>, fail: Fail): Answer {
+export function simulateRefund(
+  desk: RefundDesk,
+  partner: SimulatorPartner,
+  body: Record<string, unknown>,
+  fail: Fail,
+): Answer {
   const refundNo = body.partnerRefundNo;
   const amount = body.refundAmount as { value?: unknown; currency?: unknown } | undefined;
-  if (typeof refundNo !== 'string' || refundNo === '' || refundNo.length > 64) return fail(400, '02', 'Invalid Mandatory Field [partnerRefundNo]');
+  if (typeof refundNo !== 'string' || refundNo === '' || refundNo.length > 64)
+    return fail(400, '02', 'Invalid Mandatory Field [partnerRefundNo]');
   if (typeof amount?.value !== 'string' || !AMOUNT.test(amount.value) || amount.currency !== 'IDR') {
     return fail(400, '01', 'Invalid Field Format [refundAmount]');
   }
-  if (body.reason !== undefined && (typeof body.reason !== 'string' || body.reason.length > 256)) return fail(400, '01', 'Invalid Field Format [reason]');
+  if (body.reason !== undefined && (typeof body.reason !== 'string' || body.reason.length > 256))
+    return fail(400, '01', 'Invalid Field Format [reason]');
   if (body.merchantId !== partner.merchantId) return fail(404, '08', 'Invalid Merchant');
   const code = desk.code(String(body.originalReferenceNo ?? body.originalPartnerReferenceNo ?? ''));
   if (!code || code.partner !== partner) return fail(404, '01', 'Transaction Not Found');
@@ -41,13 +48,15 @@ export function simulateRefund(desk: RefundDesk, partner: SimulatorPartner, body
   const earlier = desk.refunds.get(key);
   if (earlier) {
     // The same partnerRefundNo for another refund is a client's mistake, never a second refund.
-    if (earlier.codeReference !== code.referenceNo || earlier.amount !== value) return fail(409, '00', 'Conflict. [partnerRefundNo already used]');
+    if (earlier.codeReference !== code.referenceNo || earlier.amount !== value)
+      return fail(409, '00', 'Conflict. [partnerRefundNo already used]');
     return answerOf(code, advance(desk, code, earlier), fail);
   }
 
   if (code.status !== '00' && code.status !== '04') return fail(403, '15', 'Transaction Not Permitted. [Not Paid]');
   const remaining = code.amount - refundedSum(desk, code);
-  if (value > remaining) return fail(403, '02', `Exceeds Transaction Amount Limit. [refundAmount over the remaining ${remaining}.00]`);
+  if (value > remaining)
+    return fail(403, '02', `Exceeds Transaction Amount Limit. [refundAmount over the remaining ${remaining}.00]`);
 
   const refund: SimulatedRefund = {
     partnerRefundNo: refundNo,
@@ -78,10 +87,15 @@ export function simulateRefund(desk: RefundDesk, partner: SimulatorPartner, body
 }
 
 /** The sum of a code's refunds that are done or under way. */
-export function refundedSum(desk: Pick<RefundDesk, 'refunds'>, code: SimulatedCode, only?: SimulatedRefund['status']): number {
+export function refundedSum(
+  desk: Pick<RefundDesk, 'refunds'>,
+  code: SimulatedCode,
+  only?: SimulatedRefund['status'],
+): number {
   let sum = 0;
   for (const r of desk.refunds.values()) {
-    if (r.codeReference === code.referenceNo && r.status !== 'refused' && (only === undefined || r.status === only)) sum += r.amount;
+    if (r.codeReference === code.referenceNo && r.status !== 'refused' && (only === undefined || r.status === only))
+      sum += r.amount;
   }
   return sum;
 }
@@ -110,6 +124,15 @@ function answerOf(code: SimulatedCode, refund: SimulatedRefund, fail: Fail): Ans
     partnerRefundNo: refund.partnerRefundNo,
     refundAmount: { value: `${refund.amount}.00`, currency: 'IDR' },
   };
-  if (refund.status === 'in_progress') return [202, { responseCode: '2027800', responseMessage: 'Request In Progress', ...common }];
-  return [200, { responseCode: '2007800', responseMessage: 'Successful', ...common, refundTime: snapTimestamp(refund.refundedAt!) }];
+  if (refund.status === 'in_progress')
+    return [202, { responseCode: '2027800', responseMessage: 'Request In Progress', ...common }];
+  return [
+    200,
+    {
+      responseCode: '2007800',
+      responseMessage: 'Successful',
+      ...common,
+      refundTime: snapTimestamp(refund.refundedAt!),
+    },
+  ];
 }

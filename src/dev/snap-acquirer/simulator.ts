@@ -11,7 +11,12 @@ import { DEFAULT_NOTIFY_PATH } from '../../payment-sources/snap/config.js';
 import { parseObject } from '../../payment-sources/snap/inbound.js';
 import { sendSimulatedNotification, type NotifyOptions, type NotifyResult } from './notify.js';
 import { refundedSum, simulateRefund, type RefundDesk } from './refund.js';
-import { parseSnapTimestamp, snapTimestamp, verifyAccessToken, verifySymmetric } from '../../payment-sources/snap/signature.js';
+import {
+  parseSnapTimestamp,
+  snapTimestamp,
+  verifyAccessToken,
+  verifySymmetric,
+} from '../../payment-sources/snap/signature.js';
 import type { SimulatedCode, SimulatedRefund, SimulatorPartner } from './types.js';
 
 export type { SimulatedCode, SimulatedRefund, SimulatorPartner } from './types.js';
@@ -71,7 +76,13 @@ export class AcquirerSimulator implements RefundDesk {
    * Registers a merchant (partner) with fresh credentials and returns the source config the gateway's
    * operator would pass to `source add --type snap --config FILE`.
    */
-  addPartner(options: { gatewayUrl?: string; notifyVerification?: 'asymmetric' | 'symmetric'; signatureEncoding?: 'base64' | 'hex' } = {}) {
+  addPartner(
+    options: {
+      gatewayUrl?: string;
+      notifyVerification?: 'asymmetric' | 'symmetric';
+      signatureEncoding?: 'base64' | 'hex';
+    } = {},
+  ) {
     const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const partner: SimulatorPartner = {
       clientId: `sim-client-${randomBase62(10)}`,
@@ -115,7 +126,10 @@ export class AcquirerSimulator implements RefundDesk {
   }
 
   /** The payer pays: the code turns 00, and unless told otherwise the gateway is notified. */
-  async pay(reference: string, options: NotifyOptions & { notify?: boolean; payerName?: string; issuer?: string } = {}): Promise<NotifyResult | null> {
+  async pay(
+    reference: string,
+    options: NotifyOptions & { notify?: boolean; payerName?: string; issuer?: string } = {},
+  ): Promise<NotifyResult | null> {
     const code = this.code(reference);
     if (!code) throw new Error(`the simulator issued no code ${reference}`);
     if (code.status === '05') throw new Error(`code ${reference} was cancelled; a payer's app refuses it`);
@@ -161,13 +175,14 @@ export class AcquirerSimulator implements RefundDesk {
   private async route(req: IncomingMessage, path: string, raw: string): Promise<Answer> {
     if (req.method === 'POST' && path === '/dev/pay') {
       const body = (parseObject(raw) ?? {}) as { reference?: string };
-      if (!body.reference || !this.code(body.reference)) return [404, { error: 'no such code; send {"reference": "<referenceNo or trxid>"}' }];
+      if (!body.reference || !this.code(body.reference))
+        return [404, { error: 'no such code; send {"reference": "<referenceNo or trxid>"}' }];
       const notified = await this.pay(body.reference);
       return [200, { paid: body.reference, notification: notified }];
     }
-    const endpoint = (Object.keys(SNAP_PATHS) as Array<keyof typeof SNAP_PATHS>).find((k) => k !== 'notify' && `${this.pathPrefix}${SNAP_PATHS[k]}` === path) as
-      | Endpoint
-      | undefined;
+    const endpoint = (Object.keys(SNAP_PATHS) as Array<keyof typeof SNAP_PATHS>).find(
+      (k) => k !== 'notify' && `${this.pathPrefix}${SNAP_PATHS[k]}` === path,
+    ) as Endpoint | undefined;
     if (req.method !== 'POST' || !endpoint) return [404, { responseCode: '4040000', responseMessage: 'Not Found' }];
     this.counts[endpoint] += 1;
     const stall = this.stallNext[endpoint];
@@ -199,7 +214,16 @@ export class AcquirerSimulator implements RefundDesk {
       if (body.grantType !== 'client_credentials') return fail(400, '01', 'Invalid Field Format [grantType]');
       const token = randomBytes(24).toString('base64url');
       this.tokens.set(token, { partner, expiresAt: Date.now() + 900_000 });
-      return [200, { responseCode: '2007300', responseMessage: 'Successful', accessToken: token, tokenType: 'Bearer', expiresIn: '900' }];
+      return [
+        200,
+        {
+          responseCode: '2007300',
+          responseMessage: 'Successful',
+          accessToken: token,
+          tokenType: 'Bearer',
+          expiresIn: '900',
+        },
+      ];
     }
 
     const bearer = /^Bearer (\S+)$/.exec(h('authorization'))?.[1] ?? '';
@@ -211,7 +235,8 @@ export class AcquirerSimulator implements RefundDesk {
     const externalId = h('x-external-id');
     if (!externalId || externalId.length > 36) return fail(400, '01', 'Invalid Field Format [X-EXTERNAL-ID]');
     const signed = { method: 'POST', path, accessToken: bearer, body: raw, timestamp: h('x-timestamp') };
-    if (!verifySymmetric(partner.clientSecret, signed, h('x-signature'))) return fail(401, '00', 'Unauthorized. [Signature]');
+    if (!verifySymmetric(partner.clientSecret, signed, h('x-signature')))
+      return fail(401, '00', 'Unauthorized. [Signature]');
     if (this.externalIds.has(`${partner.clientId}:${externalId}`)) return fail(409, '00', 'Conflict');
     this.externalIds.add(`${partner.clientId}:${externalId}`);
     if (endpoint === 'generate') return this.generate(partner, body, fail);
@@ -219,10 +244,15 @@ export class AcquirerSimulator implements RefundDesk {
     return endpoint === 'cancel' ? this.cancel(partner, body, fail) : this.query(partner, body, fail);
   }
 
-  private generate(partner: SimulatorPartner, body: Record<string, unknown>, fail: (s: number, c: string, m: string) => Answer): Answer {
+  private generate(
+    partner: SimulatorPartner,
+    body: Record<string, unknown>,
+    fail: (s: number, c: string, m: string) => Answer,
+  ): Answer {
     const ref = body.partnerReferenceNo;
     const amount = body.amount as { value?: unknown; currency?: unknown } | undefined;
-    if (typeof ref !== 'string' || ref === '' || ref.length > 64) return fail(400, '02', 'Invalid Mandatory Field [partnerReferenceNo]');
+    if (typeof ref !== 'string' || ref === '' || ref.length > 64)
+      return fail(400, '02', 'Invalid Mandatory Field [partnerReferenceNo]');
     if (typeof amount?.value !== 'string' || !/^[1-9][0-9]*\.00$/.test(amount.value) || amount.currency !== 'IDR') {
       return fail(400, '01', 'Invalid Field Format [amount]');
     }
@@ -285,15 +315,29 @@ export class AcquirerSimulator implements RefundDesk {
       rrn: newExternalId().slice(-12),
     };
     this.codes.set(referenceNo, code);
-    return [200, { responseCode: '2004700', responseMessage: 'Successful', referenceNo, partnerReferenceNo: ref, qrContent: code.qrContent }];
+    return [
+      200,
+      {
+        responseCode: '2004700',
+        responseMessage: 'Successful',
+        referenceNo,
+        partnerReferenceNo: ref,
+        qrContent: code.qrContent,
+      },
+    ];
   }
 
   /** Voids an unpaid code; a paid (or refunded) one is refused as SNAP's "Transaction Not Permitted". Repeating a cancel succeeds. */
-  private cancel(partner: SimulatorPartner, body: Record<string, unknown>, fail: (s: number, c: string, m: string) => Answer): Answer {
+  private cancel(
+    partner: SimulatorPartner,
+    body: Record<string, unknown>,
+    fail: (s: number, c: string, m: string) => Answer,
+  ): Answer {
     const code = this.code(String(body.originalReferenceNo ?? body.originalPartnerReferenceNo ?? ''));
     if (!code || code.partner !== partner) return fail(404, '01', 'Transaction Not Found');
     if (body.merchantId !== partner.merchantId) return fail(404, '08', 'Invalid Merchant');
-    if (code.status === '00' || code.status === '04') return fail(403, '15', 'Transaction Not Permitted. [Already Paid]');
+    if (code.status === '00' || code.status === '04')
+      return fail(403, '15', 'Transaction Not Permitted. [Already Paid]');
     code.status = '05';
     return [
       200,
@@ -307,7 +351,11 @@ export class AcquirerSimulator implements RefundDesk {
     ];
   }
 
-  private query(partner: SimulatorPartner, body: Record<string, unknown>, fail: (s: number, c: string, m: string) => Answer): Answer {
+  private query(
+    partner: SimulatorPartner,
+    body: Record<string, unknown>,
+    fail: (s: number, c: string, m: string) => Answer,
+  ): Answer {
     const code = this.code(String(body.originalReferenceNo ?? body.originalPartnerReferenceNo ?? ''));
     if (!code || code.partner !== partner) return fail(404, '01', 'Transaction Not Found');
     if (body.serviceCode !== '47') return fail(400, '01', 'Invalid Field Format [serviceCode]');
@@ -323,7 +371,8 @@ export class AcquirerSimulator implements RefundDesk {
         transactionStatusDesc: STATUS_DESC[code.status] ?? 'Pending',
         ...(code.paidAt === null ? {} : { paidTime: snapTimestamp(code.paidAt) }),
         amount: { value: `${code.amount}.00`, currency: 'IDR' },
-        additionalInfo: code.paidAt === null ? {} : { issuerName: code.issuer, payerName: code.payerName, rrn: code.rrn },
+        additionalInfo:
+          code.paidAt === null ? {} : { issuerName: code.issuer, payerName: code.payerName, rrn: code.rrn },
       },
     ];
   }

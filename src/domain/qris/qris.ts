@@ -73,16 +73,22 @@ function parseAmountField(value: string): number {
 }
 
 /** Checks the envelope (00 first, 63 last and well-formed) and returns the CRC and whether it matches. */
-function checkEnvelope(payload: string, fields: TlvField[], requireCrcMatch: boolean): { crc: string; crcValid: boolean } {
+function checkEnvelope(
+  payload: string,
+  fields: TlvField[],
+  requireCrcMatch: boolean,
+): { crc: string; crcValid: boolean } {
   const first = fields[0];
   if (first?.tag !== '00') invalid('missing tag 00 (payload format indicator) as the first field');
-  if (first.value !== '01') invalid(`bad payload format indicator: tag 00 is ${JSON.stringify(first.value)}, expected "01"`);
+  if (first.value !== '01')
+    invalid(`bad payload format indicator: tag 00 is ${JSON.stringify(first.value)}, expected "01"`);
 
   const crcIndex = fields.findIndex((f) => f.tag === '63');
   if (crcIndex < 0) invalid('missing tag 63 (CRC)');
   if (crcIndex !== fields.length - 1) invalid('tag 63 (CRC) must be the last field');
   const crc = fields[crcIndex]!.value;
-  if (crc.length !== 4) invalid(`bad CRC field: tag 63 must have length 04, found ${String(crc.length).padStart(2, '0')}`);
+  if (crc.length !== 4)
+    invalid(`bad CRC field: tag 63 must have length 04, found ${String(crc.length).padStart(2, '0')}`);
   if (!CRC_HEX.test(crc)) invalid(`bad CRC: ${JSON.stringify(crc)} is not 4 upper-case hex digits`);
   // 63 is last and 4 long, so everything but the last 4 characters is what the CRC covers.
   const expected = formatCrc(crc16(payload.slice(0, -4)));
@@ -207,7 +213,10 @@ export function toDynamic(payload: string | ParsedQris, amount: number): string 
   }
   // A ParsedQris built anywhere but parseQris is parsed again: the CRC check is what guarantees the raw
   // values are the acquirer's.
-  const { fields } = typeof payload !== 'string' && verified.has(payload) ? payload : parseQris(typeof payload === 'string' ? payload : payload.payload);
+  const { fields } =
+    typeof payload !== 'string' && verified.has(payload)
+      ? payload
+      : parseQris(typeof payload === 'string' ? payload : payload.payload);
   const amountField = encodeField('54', String(amount));
   const hasInitiation = fields.some((f) => f.tag === '01');
 

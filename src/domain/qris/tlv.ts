@@ -30,14 +30,18 @@ function parseLevel(text: string, base: number, topLevel: boolean): TlvField[] {
     }
     const lenText = text.slice(i + 2, i + 4);
     if (!TWO_DIGITS.test(lenText)) {
-      fail(`bad length at position ${base + i + 2}: field ${tag} has length ${JSON.stringify(lenText)}, expected 2 digits`);
+      fail(
+        `bad length at position ${base + i + 2}: field ${tag} has length ${JSON.stringify(lenText)}, expected 2 digits`,
+      );
     }
     const length = Number(lenText);
     if (length === 0) fail(`bad length at position ${base + i + 2}: field ${tag} has length 00`);
     const start = i + 4;
     const remaining = text.length - start;
     if (length > remaining) {
-      fail(`bad length at position ${base + i + 2}: field ${tag} declares ${length} characters but only ${remaining} remain`);
+      fail(
+        `bad length at position ${base + i + 2}: field ${tag} declares ${length} characters but only ${remaining} remain`,
+      );
     }
     const value = text.slice(start, start + length);
     const field: TlvField = { tag, value };

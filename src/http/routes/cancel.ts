@@ -20,7 +20,10 @@ export async function cancelRoutes(app: FastifyInstance, ctx: RouteContext): Pro
   async function handle(request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>) {
     const principal = requirePrincipal(request);
     const trxid = parseTrxid(params.trxid, true)!;
-    const view = await cancelTransaction(deps, { trxid, owner: { merchantId: principal.merchantId, mode: principal.mode } });
+    const view = await cancelTransaction(deps, {
+      trxid,
+      owner: { merchantId: principal.merchantId, mode: principal.mode },
+    });
     return sendSerialized(reply, StatusOneBody, { success: true, data: view });
   }
 

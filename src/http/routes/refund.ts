@@ -31,7 +31,10 @@ export async function refundRoutes(app: FastifyInstance, ctx: RouteContext): Pro
       amount,
       reason,
       reference,
-      idempotency: idemKey === null ? null : { key: idemKey, requestHash: requestHash({ trxid, amount, reason, reference, mode: principal.mode }) },
+      idempotency:
+        idemKey === null
+          ? null
+          : { key: idemKey, requestHash: requestHash({ trxid, amount, reason, reference, mode: principal.mode }) },
       actor: apiKeyActor(principal.keyId),
     });
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');

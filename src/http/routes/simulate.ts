@@ -15,7 +15,8 @@ export async function simulateRoutes(app: FastifyInstance, ctx: RouteContext): P
   async function handle(request: FastifyRequest, params: Record<string, unknown>) {
     const principal = requirePrincipal(request);
     const trxid = parseTrxid(params.trxid, true)!;
-    const amount = params.amount === undefined ? null : parseAmount(params.amount, { min: 1, max: deps.config.amountMax });
+    const amount =
+      params.amount === undefined ? null : parseAmount(params.amount, { min: 1, max: deps.config.amountMax });
     const result = await simulatePayment(deps, principal, trxid, amount);
     return {
       success: true as const,

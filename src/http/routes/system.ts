@@ -33,7 +33,11 @@ export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<vo
       } catch (err) {
         request.log.warn({ err }, 'readiness check: database unavailable');
         // Already database_unavailable when the driver's failure was recognised (storage/unavailable.ts).
-        throw isAppError(err) ? err : new AppError('database_unavailable', 'the database is not reachable', { retryAfter: UNAVAILABLE_RETRY_AFTER });
+        throw isAppError(err)
+          ? err
+          : new AppError('database_unavailable', 'the database is not reachable', {
+              retryAfter: UNAVAILABLE_RETRY_AFTER,
+            });
       }
       return { success: true as const, data: { status: 'ready', database: deps.db.dialect } };
     },

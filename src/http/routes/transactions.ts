@@ -31,14 +31,25 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const { deps, hide, guard } = ctx;
 
-  async function create(request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>, isPost: boolean) {
+  async function create(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    params: Record<string, unknown>,
+    isPost: boolean,
+  ) {
     const principal = requirePrincipal(request);
     const { config } = deps;
     // The unique code is part of the total, so the largest base amount leaves room for the smallest code.
     const amount = parseAmount(params.amount, { min: config.amountMin, max: config.amountMax - config.uniqueCodeMin });
     const email = parseEmail(params.email);
     const ref = parseToken(params.ref, 'ref', 64);
-    const expiresIn = parseBoundedInt(params.expires_in, 'expires_in', config.expiresInMinSeconds, config.expiresInMaxSeconds, null);
+    const expiresIn = parseBoundedInt(
+      params.expires_in,
+      'expires_in',
+      config.expiresInMinSeconds,
+      config.expiresInMaxSeconds,
+      null,
+    );
     const idemKey = isPost ? parseToken(request.headers['idempotency-key'], 'Idempotency-Key', 255) : null;
     const result = await createTransaction(deps, {
       merchantId: principal.merchantId,
@@ -47,7 +58,10 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
       email,
       ref,
       expiresInSeconds: expiresIn,
-      idempotency: idemKey === null ? null : { key: idemKey, requestHash: requestHash({ amount, email, ref, expiresIn, mode: principal.mode }) },
+      idempotency:
+        idemKey === null
+          ? null
+          : { key: idemKey, requestHash: requestHash({ amount, email, ref, expiresIn, mode: principal.mode }) },
     });
     const view = presentTransaction(result.transaction, null, deps.now(), config.publicBaseUrl);
     if (params.qr_image === 'inline') view.qr_image = qrPngDataUrl(view.qris);
@@ -111,7 +125,10 @@ export async function transactionRoutes(app: FastifyInstance, ctx: RouteContext)
       const trxid = parseTrxid(request.query.trxid, false);
       if (trxid !== null) {
         const found = await getTransaction(deps, principal, trxid);
-        return sendSerialized(reply, StatusOneBody, { success: true, data: presentTransaction(found.transaction, found.payment, now, base, found.refunds) });
+        return sendSerialized(reply, StatusOneBody, {
+          success: true,
+          data: presentTransaction(found.transaction, found.payment, now, base, found.refunds),
+        });
       }
       const limit = parseBoundedInt(request.query.limit, 'limit', 1, 100, 20)!;
       const page = await listTransactions(deps, {

@@ -23,10 +23,12 @@ function unixSeconds(value: unknown): number | null {
 }
 
 function cekmutasiMutations(body: unknown): Mutation[] {
-  if (!isObject(body) || typeof body.action !== 'string') throw new AppError('invalid_body', 'the body must be an object with an action');
+  if (!isObject(body) || typeof body.action !== 'string')
+    throw new AppError('invalid_body', 'the body must be an object with an action');
   if (body.action !== 'payment_report') return [];
   const content = body.content;
-  if (!isObject(content) || !Array.isArray(content.data)) throw new AppError('invalid_body', 'a payment_report must have content.data, an array');
+  if (!isObject(content) || !Array.isArray(content.data))
+    throw new AppError('invalid_body', 'a payment_report must have content.data, an array');
   const account = { service_code: content.service_code, account_number: content.account_number };
   return content.data.map((item, i) => {
     if (!isObject(item)) throw new AppError('invalid_body', `mutation ${i} must be an object`);

@@ -71,14 +71,22 @@ export const feedKind: SourceKind<'feed'> = {
       ['--url <url>', 'feed: the URL to poll'],
       ['--interval <seconds>', 'feed: seconds between polls'],
       ['--method <method>', 'feed: GET (the default) or POST'],
-      ['--header <line>', "feed: a header sent with each poll, 'Name: value' (its value is masked wherever it is shown)", 'repeatable'],
+      [
+        '--header <line>',
+        "feed: a header sent with each poll, 'Name: value' (its value is masked wherever it is shown)",
+        'repeatable',
+      ],
       ['--body <text>', 'feed: a POST body sent as is, JSON or a form (masked wherever it is shown)'],
-      ['--mapping <file|preset>', 'feed: JSON field mapping over the OrderKuota-style defaults, or a preset: qris-history'],
+      [
+        '--mapping <file|preset>',
+        'feed: JSON field mapping over the OrderKuota-style defaults, or a preset: qris-history',
+      ],
     ],
     async add(deps, input) {
       const { url, interval, mapping, method, body } = input.options;
       if (!url) throw new AppError('invalid_parameter', '--url is required for a feed', { param: 'url' });
-      if (!interval) throw new AppError('invalid_parameter', '--interval is required for a feed', { param: 'interval' });
+      if (!interval)
+        throw new AppError('invalid_parameter', '--interval is required for a feed', { param: 'interval' });
       return {
         ...(await addFeedSource(deps, {
           merchantId: input.merchant,
@@ -89,7 +97,12 @@ export const feedKind: SourceKind<'feed'> = {
           body,
           intervalSeconds: interval,
           // A preset's name wins over a file of that name.
-          mapping: mapping === undefined ? undefined : mappingPreset(mapping) !== null ? mapping : input.readJson(mapping, 'mapping'),
+          mapping:
+            mapping === undefined
+              ? undefined
+              : mappingPreset(mapping) !== null
+                ? mapping
+                : input.readJson(mapping, 'mapping'),
           actor: input.actor,
           name: input.name,
         })),

@@ -93,7 +93,9 @@ export function parseFeed(body: unknown, mapping: FeedMapping = DEFAULT_MAPPING)
   const envelope = body as Record<string, unknown>;
   const message = typeof envelope.message === 'string' ? envelope.message.trim() : '';
   if (FAILED.has(typeof envelope.status === 'string' ? envelope.status.trim().toLowerCase() : envelope.status)) {
-    throw new FeedFormatError(`the feed answered status ${describe(envelope.status)}${message ? ` (${message.slice(0, 120)})` : ''}`);
+    throw new FeedFormatError(
+      `the feed answered status ${describe(envelope.status)}${message ? ` (${message.slice(0, 120)})` : ''}`,
+    );
   }
   const list = pick(envelope, mapping.items);
   if (Array.isArray(list)) return parseItems(list, mapping);
@@ -157,7 +159,10 @@ function parseItems(list: unknown[], mapping: FeedMapping): ParsedFeed {
     seen.set(id, copies);
     if (copies > 1) {
       if (key !== null) {
-        result.skipped.push({ index, why: `repeats the ${mapping.id === null ? 'reference' : 'id'} of an earlier entry` });
+        result.skipped.push({
+          index,
+          why: `repeats the ${mapping.id === null ? 'reference' : 'id'} of an earlier entry`,
+        });
         return;
       }
       id = `${id}:${copies}`;
@@ -199,8 +204,10 @@ function isZeroAmount(value: unknown): boolean {
   return typeof value === 'string' && /^\s*(?:(?:rp|idr)\.?\s*)?0+(?:[.,]0+)?\s*$/i.test(value);
 }
 
-const LOCAL_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;
-const DAY_FIRST = /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})(?:[ T](\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;
+const LOCAL_TIME =
+  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;
+const DAY_FIRST =
+  /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})(?:[ T](\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2}|WIB)?$/i;
 
 /**
  * Milliseconds since the epoch from "YYYY-MM-DD HH:mm:ss" (seconds optional; ISO "T" and an offset
@@ -218,7 +225,16 @@ export function parseFeedTime(value: unknown, utcOffset = '+07:00'): number | nu
   const m = LOCAL_TIME.exec(s);
   const dayFirst = m ? null : DAY_FIRST.exec(s);
   if (m) parts = [m[1]!, m[2]!, m[3]!, m[4] ?? '0', m[5] ?? '0', m[6] ?? '0', m[7] ?? ''];
-  else if (dayFirst) parts = [dayFirst[3]!, dayFirst[2]!, dayFirst[1]!, dayFirst[4] ?? '0', dayFirst[5] ?? '0', dayFirst[6] ?? '0', dayFirst[7] ?? ''];
+  else if (dayFirst)
+    parts = [
+      dayFirst[3]!,
+      dayFirst[2]!,
+      dayFirst[1]!,
+      dayFirst[4] ?? '0',
+      dayFirst[5] ?? '0',
+      dayFirst[6] ?? '0',
+      dayFirst[7] ?? '',
+    ];
   if (!parts) return null;
   const [y, mo, d, h, mi, sec] = parts.slice(0, 6).map(Number) as [number, number, number, number, number, number];
   if (y < 2000 || y > 2200 || h > 23 || mi > 59 || sec > 59) return null;

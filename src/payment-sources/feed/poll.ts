@@ -6,7 +6,14 @@ import { parseRetryAfter as parseRetryAfterWithin } from '../../domain/retry-aft
 import { guardedRequest } from '../../net/guarded-get.js';
 import { mapInLanes } from '../common.js';
 import { FeedFormatError, parseFeed } from './parse.js';
-import { feedContentType, readFeedConfig, readFeedState, type FeedConfig, type FeedMethod, type FeedState } from './setup.js';
+import {
+  feedContentType,
+  readFeedConfig,
+  readFeedState,
+  type FeedConfig,
+  type FeedMethod,
+  type FeedState,
+} from './setup.js';
 
 /** Entry ids remembered per feed: more than a feed's window holds, small enough to rewrite each poll. */
 const SEEN_LIMIT = 1000;
@@ -19,7 +26,13 @@ const MAX_RETRY_AFTER_MS = 86_400_000;
 /** How a feed is fetched: the guarded request unless a test hands in its own. */
 export type FeedFetch = (
   url: string,
-  init: { method: FeedMethod; headers: Record<string, string>; body: string | null; signal: AbortSignal; redirect: 'manual' },
+  init: {
+    method: FeedMethod;
+    headers: Record<string, string>;
+    body: string | null;
+    signal: AbortSignal;
+    redirect: 'manual';
+  },
 ) => Promise<Response>;
 
 export interface PollOptions {
@@ -44,7 +57,11 @@ class HttpStatusError extends Error {
   ) {
     // A feed that moved is told to its operator, never followed: a redirect could point anywhere,
     // the gateway's own network included.
-    super(status >= 300 && status < 400 ? `the feed answered HTTP ${status} (a redirect, not followed)` : `the feed answered HTTP ${status}`);
+    super(
+      status >= 300 && status < 400
+        ? `the feed answered HTTP ${status} (a redirect, not followed)`
+        : `the feed answered HTTP ${status}`,
+    );
   }
 }
 
@@ -67,21 +84,37 @@ async function claimAndPoll(deps: Deps, row: PaymentSourcesTable, options: PollO
   return pollFeed(deps, row, lease, options);
 }
 
-async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, options: PollOptions): Promise<PollSummary> {
+async function pollFeed(
+  deps: Deps,
+  row: PaymentSourcesTable,
+  lease: number,
+  options: PollOptions,
+): Promise<PollSummary> {
   const config = readFeedConfig(row);
   const state = readFeedState(row.state);
   const log = deps.logger.child({ source: row.id });
-  const summary: PollSummary = { sourceId: row.id, ok: false, recorded: 0, matched: 0, unmatched: 0, skipped: 0, error: null, nextPollAt: 0 };
+  const summary: PollSummary = {
+    sourceId: row.id,
+    ok: false,
+    recorded: 0,
+    matched: 0,
+    unmatched: 0,
+    skipped: 0,
+    error: null,
+    nextPollAt: 0,
+  };
   const recordedIds: string[] = [];
   let retryAfterMs: number | null = null;
   try {
     // The webhooks' SSRF guard and its setting: a feed URL is typed by a merchant or operator too.
-    const fetchImpl: FeedFetch = options.fetch ?? ((url, init) => guardedRequest(url, init, deps.config.webhookAllowNetworks));
+    const fetchImpl: FeedFetch =
+      options.fetch ?? ((url, init) => guardedRequest(url, init, deps.config.webhookAllowNetworks));
     const body = await fetchFeed(config, deps.config.feedTimeoutMs, fetchImpl);
     const parsed = parseFeed(body, config.mapping);
     summary.skipped = parsed.skipped.length;
     // A feed full of junk would otherwise log the same lines at every poll: a few examples and a count.
-    if (parsed.skipped.length > 0) log.warn({ count: parsed.skipped.length, examples: parsed.skipped.slice(0, 5) }, 'feed entries skipped');
+    if (parsed.skipped.length > 0)
+      log.warn({ count: parsed.skipped.length, examples: parsed.skipped.slice(0, 5) }, 'feed entries skipped');
     const seen = new Set(state.seen);
     const fresh = parsed.entries.filter((e) => !seen.has(e.id)).sort((a, b) => a.paidAt - b.paidAt);
     for (const entry of fresh) {
@@ -124,7 +157,10 @@ async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, opt
   if (summary.ok) {
     if (summary.recorded > 0) log.info({ matched: summary.matched, unmatched: summary.unmatched }, 'feed polled');
   } else {
-    log.warn({ error: summary.error, failures: next.failures, next_poll_at: new Date(summary.nextPollAt).toISOString() }, 'feed poll failed');
+    log.warn(
+      { error: summary.error, failures: next.failures, next_poll_at: new Date(summary.nextPollAt).toISOString() },
+      'feed poll failed',
+    );
   }
   return summary;
 }
@@ -133,7 +169,12 @@ async function pollFeed(deps: Deps, row: PaymentSourcesTable, lease: number, opt
  * The wait before the next poll: the interval when all is well; after failures the interval doubled
  * per consecutive failure, capped; after a 429 at least what Retry-After asked.
  */
-export function delayMs(config: Pick<FeedConfig, 'intervalSeconds'>, failures: number, retryAfterMs: number | null, maxBackoffMs: number): number {
+export function delayMs(
+  config: Pick<FeedConfig, 'intervalSeconds'>,
+  failures: number,
+  retryAfterMs: number | null,
+  maxBackoffMs: number,
+): number {
   const interval = config.intervalSeconds * 1000;
   if (failures === 0) return interval;
   const backoff = Math.min(interval * 2 ** Math.min(failures, 20), Math.max(maxBackoffMs, interval));
@@ -150,8 +191,15 @@ async function fetchFeed(config: FeedConfig, timeoutMs: number, fetchImpl: FeedF
     headers[name] = value;
   }
   const contentType = feedContentType(config);
-  if (contentType !== null && !Object.keys(config.headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = contentType;
-  const res = await fetchImpl(config.url, { method: config.method, headers, body: config.method === 'POST' ? config.body : null, signal, redirect: 'manual' });
+  if (contentType !== null && !Object.keys(config.headers).some((name) => name.toLowerCase() === 'content-type'))
+    headers['content-type'] = contentType;
+  const res = await fetchImpl(config.url, {
+    method: config.method,
+    headers,
+    body: config.method === 'POST' ? config.body : null,
+    signal,
+    redirect: 'manual',
+  });
   if (res.status === 429 || res.status === 503) {
     await res.body?.cancel().catch(() => {});
     throw new HttpStatusError(res.status, parseRetryAfter(res.headers.get('retry-after'), Date.now()));
@@ -192,11 +240,13 @@ async function readCapped(res: Response, limit: number): Promise<string> {
 }
 
 /** A feed's `Retry-After` as milliseconds from now, at most a day; null when absent or unreadable. */
-export const parseRetryAfter = (value: string | null, now: number): number | null => parseRetryAfterWithin(value, now, MAX_RETRY_AFTER_MS);
+export const parseRetryAfter = (value: string | null, now: number): number | null =>
+  parseRetryAfterWithin(value, now, MAX_RETRY_AFTER_MS);
 
 function describeError(err: unknown): string {
   if (err instanceof HttpStatusError || err instanceof FeedFormatError) return err.message;
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'the feed did not answer in time';
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
+    return 'the feed did not answer in time';
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
   return `${err instanceof Error ? err.message : String(err)}${cause}`.slice(0, 300);
 }

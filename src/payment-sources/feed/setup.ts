@@ -26,7 +26,16 @@ export interface FeedConfig {
 }
 
 /** Headers a feed may not set: they would break or smuggle the request (Node sets them itself). */
-const REFUSED_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
+const REFUSED_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 const MAX_HEADERS = 20;
 const MAX_HEADER_VALUE = 4096;
 /** A header's name: an RFC 9110 token. */
@@ -85,7 +94,14 @@ export async function addFeedSource(deps: Deps, input: FeedSourceInput): Promise
     intervalSeconds: checkInterval(input.intervalSeconds),
     mapping: checkMapping(input.mapping),
   };
-  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'feed', config, polled: true, actor: input.actor, name: input.name });
+  const id = await insertSource(deps, {
+    merchantId: input.merchantId,
+    type: 'feed',
+    config,
+    polled: true,
+    actor: input.actor,
+    name: input.name,
+  });
   return {
     id,
     type: 'feed',
@@ -113,7 +129,8 @@ export function maskBody(body: string | null): string | null {
 function checkMethod(raw: unknown): FeedMethod {
   if (raw === undefined || raw === null || raw === '') return 'GET';
   const method = typeof raw === 'string' ? raw.trim().toUpperCase() : '';
-  if (method !== 'GET' && method !== 'POST') throw new AppError('invalid_parameter', 'method must be GET or POST', { param: 'method' });
+  if (method !== 'GET' && method !== 'POST')
+    throw new AppError('invalid_parameter', 'method must be GET or POST', { param: 'method' });
   return method;
 }
 
@@ -147,7 +164,8 @@ export function checkHeaders(lines: readonly string[]): Record<string, string> {
 function checkBody(raw: unknown, method: FeedMethod): string | null {
   if (raw === undefined || raw === null || raw === '') return null;
   if (typeof raw !== 'string') throw new AppError('invalid_parameter', 'body must be text', { param: 'body' });
-  if (method === 'GET') throw new AppError('invalid_parameter', 'body needs --method POST: a GET carries no body', { param: 'body' });
+  if (method === 'GET')
+    throw new AppError('invalid_parameter', 'body needs --method POST: a GET carries no body', { param: 'body' });
   if (Buffer.byteLength(raw, 'utf8') > MAX_REQUEST_BODY_BYTES) {
     throw new AppError('invalid_parameter', `body must be at most ${MAX_REQUEST_BODY_BYTES} bytes`, { param: 'body' });
   }
@@ -189,8 +207,17 @@ function checkFeedUrl(raw: unknown, allow: readonly IpNetwork[]): string {
 
 function checkInterval(raw: unknown): number {
   const text = typeof raw === 'number' ? String(raw) : raw;
-  if (typeof text !== 'string' || !/^[0-9]{1,6}$/.test(text) || Number(text) < MIN_INTERVAL_SECONDS || Number(text) > MAX_INTERVAL_SECONDS) {
-    throw new AppError('invalid_parameter', `interval must be whole seconds from ${MIN_INTERVAL_SECONDS} to ${MAX_INTERVAL_SECONDS}`, { param: 'interval' });
+  if (
+    typeof text !== 'string' ||
+    !/^[0-9]{1,6}$/.test(text) ||
+    Number(text) < MIN_INTERVAL_SECONDS ||
+    Number(text) > MAX_INTERVAL_SECONDS
+  ) {
+    throw new AppError(
+      'invalid_parameter',
+      `interval must be whole seconds from ${MIN_INTERVAL_SECONDS} to ${MAX_INTERVAL_SECONDS}`,
+      { param: 'interval' },
+    );
   }
   return Number(text);
 }
@@ -203,7 +230,8 @@ export function checkMapping(raw: unknown): FeedMapping {
   };
   if (typeof raw === 'string') {
     const preset = mappingPreset(raw);
-    if (preset === null) fail(`no preset named ${JSON.stringify(raw.slice(0, 40))} (known: ${Object.keys(MAPPING_PRESETS).join(', ')})`);
+    if (preset === null)
+      fail(`no preset named ${JSON.stringify(raw.slice(0, 40))} (known: ${Object.keys(MAPPING_PRESETS).join(', ')})`);
     return { ...preset! };
   }
   if (typeof raw !== 'object' || Array.isArray(raw)) fail('must be a JSON object');
@@ -232,7 +260,10 @@ export function mappingPreset(name: string): FeedMapping | null {
 
 export function readFeedConfig(row: PaymentSourcesTable): FeedConfig {
   const raw = parseJsonObject(row.config);
-  const headers = typeof raw.headers === 'object' && raw.headers !== null && !Array.isArray(raw.headers) ? (raw.headers as Record<string, unknown>) : {};
+  const headers =
+    typeof raw.headers === 'object' && raw.headers !== null && !Array.isArray(raw.headers)
+      ? (raw.headers as Record<string, unknown>)
+      : {};
   return {
     mode: raw.mode === 'test' ? 'test' : 'live',
     url: String(raw.url ?? ''),
@@ -241,7 +272,10 @@ export function readFeedConfig(row: PaymentSourcesTable): FeedConfig {
     headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => typeof e[1] === 'string')),
     body: typeof raw.body === 'string' ? raw.body : null,
     intervalSeconds: typeof raw.intervalSeconds === 'number' ? raw.intervalSeconds : 60,
-    mapping: { ...DEFAULT_MAPPING, ...(typeof raw.mapping === 'object' && raw.mapping !== null ? (raw.mapping as Partial<FeedMapping>) : {}) },
+    mapping: {
+      ...DEFAULT_MAPPING,
+      ...(typeof raw.mapping === 'object' && raw.mapping !== null ? (raw.mapping as Partial<FeedMapping>) : {}),
+    },
   };
 }
 

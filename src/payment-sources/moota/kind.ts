@@ -41,7 +41,8 @@ export const mootaKind = mutationKind({
   cliName: 'moota',
   verify(post, secret) {
     const signatures = [header(post, 'signature'), header(post, 'x-moota-signature')].filter((s) => s !== '');
-    if (signatures.length === 0) return 'Signature is required: the hex HMAC-SHA256 of the body with the secret set at Moota';
+    if (signatures.length === 0)
+      return 'Signature is required: the hex HMAC-SHA256 of the body with the secret set at Moota';
     // Each present header is compared (in constant time); one matching is enough.
     let matched = false;
     for (const signature of signatures) matched = hmacMatches(secret, post.body, signature) || matched;

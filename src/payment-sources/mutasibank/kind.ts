@@ -21,7 +21,8 @@ import { hmacMatches } from '../shared-secret.js';
 const TIMESTAMP_WINDOW_MS = 5 * 60 * 1000;
 
 function mutasibankMutations(body: unknown): Mutation[] {
-  if (!isObject(body) || !Array.isArray(body.data_mutasi)) throw new AppError('invalid_body', 'the body must be an object with a data_mutasi array');
+  if (!isObject(body) || !Array.isArray(body.data_mutasi))
+    throw new AppError('invalid_body', 'the body must be an object with a data_mutasi array');
   const account = { account_id: body.account_id, account_number: body.account_number, module: body.module };
   return body.data_mutasi.map((item, i) => {
     if (!isObject(item)) throw new AppError('invalid_body', `mutation ${i} must be an object`);
@@ -51,7 +52,10 @@ export const mutasibankKind = mutationKind({
       return 'X-Mutasibank-Timestamp is more than 5 minutes away from the server clock';
     }
     if (!matched) return 'the signature does not match the body';
-    post.log.info({ source: post.source.id, webhook_id: header(post, 'x-mutasibank-webhook-id').slice(0, 64) }, 'mutasibank: post verified');
+    post.log.info(
+      { source: post.source.id, webhook_id: header(post, 'x-mutasibank-webhook-id').slice(0, 64) },
+      'mutasibank: post verified',
+    );
     return null;
   },
   mutations: mutasibankMutations,

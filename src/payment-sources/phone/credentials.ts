@@ -33,7 +33,8 @@ function tokenMatches(token: string, hash: Buffer): boolean {
 function currentPairs(credentials: PhoneCredentials, now: number): Array<{ secret: string; hash: Buffer }> {
   const pairs = [{ secret: credentials.secret, hash: Buffer.from(credentials.token_hash, 'hex') }];
   const previous = credentials.previous;
-  if (previous && previous.until > now) pairs.push({ secret: previous.secret, hash: Buffer.from(previous.token_hash, 'hex') });
+  if (previous && previous.until > now)
+    pairs.push({ secret: previous.secret, hash: Buffer.from(previous.token_hash, 'hex') });
   return pairs;
 }
 
@@ -51,8 +52,10 @@ export function authenticatePhonePost(
 ): PhoneAuth | null {
   const pairs = currentPairs(credentials, now);
   const signature = post.headers['x-signature'];
-  const bearer = typeof post.headers.authorization === 'string' ? BEARER.exec(post.headers.authorization)?.[1] : undefined;
-  const queryToken = typeof post.query.token === 'string' && post.query.token.length <= 200 ? post.query.token : undefined;
+  const bearer =
+    typeof post.headers.authorization === 'string' ? BEARER.exec(post.headers.authorization)?.[1] : undefined;
+  const queryToken =
+    typeof post.query.token === 'string' && post.query.token.length <= 200 ? post.query.token : undefined;
   let found: PhoneAuth | null = null;
   for (const { secret, hash } of pairs) {
     if (typeof signature === 'string') {
@@ -70,6 +73,7 @@ export function authenticatePhonePost(
 
 export function readCredentials(config: Record<string, unknown>): PhoneCredentials | null {
   const { secret, token_hash, previous } = config as Partial<PhoneCredentials>;
-  if (typeof secret !== 'string' || secret === '' || typeof token_hash !== 'string' || !HEX_DIGEST.test(token_hash)) return null;
+  if (typeof secret !== 'string' || secret === '' || typeof token_hash !== 'string' || !HEX_DIGEST.test(token_hash))
+    return null;
   return { secret, token_hash, previous: previous ?? null };
 }

@@ -23,14 +23,26 @@ export const phoneKind: SourceKind<'phone'> = {
     operatorOnly: false,
     fields: [],
     async add(deps, input) {
-      const created = await addPhoneSource(deps, { merchantId: input.merchantId, mode: input.mode, actor: input.actor, name: input.name });
+      const created = await addPhoneSource(deps, {
+        merchantId: input.merchantId,
+        mode: input.mode,
+        actor: input.actor,
+        name: input.name,
+      });
       return { shows: 'phone', ...created };
     },
   },
   cli: {
     options: [],
     // Exactly id, url, token and secret: scripts read this object.
-    add: async (deps, input) => ({ ...(await addPhoneSource(deps, { merchantId: input.merchant, mode: input.mode, actor: input.actor, name: input.name })) }),
+    add: async (deps, input) => ({
+      ...(await addPhoneSource(deps, {
+        merchantId: input.merchant,
+        mode: input.mode,
+        actor: input.actor,
+        name: input.name,
+      })),
+    }),
     describe: (created) =>
       [
         `created phone source ${String(created.id)}`,

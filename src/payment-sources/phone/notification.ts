@@ -35,7 +35,8 @@ export function parsePostedNotification(body: Buffer, headers: IncomingHttpHeade
   } else {
     try {
       const value: unknown = JSON.parse(decoded);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) fields = value as Record<string, unknown>;
+      if (typeof value === 'object' && value !== null && !Array.isArray(value))
+        fields = value as Record<string, unknown>;
     } catch {
       return null;
     }
@@ -57,7 +58,8 @@ function pickRaw(fields: Record<string, unknown>, paths: readonly string[]): unk
     let value: unknown = fields[path];
     if (value === undefined && path.includes('.')) {
       value = fields;
-      for (const part of path.split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+      for (const part of path.split('.'))
+        value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[part] : undefined;
     }
     if (value !== undefined && value !== null && value !== '') return value;
   }

@@ -29,10 +29,15 @@ export async function receivePhonePost(deps: Deps, post: InboundPost): Promise<I
   }
   const posted = parsePostedNotification(post.body, post.headers);
   const notification = { title: posted?.title ?? '', text: posted?.text ?? '', app: posted?.app ?? null };
-  const reading: ReaderVerdict = posted === null ? { ignored: 'unreadable', reader: null } : readNotification(notification, deps.config.amountMax);
+  const reading: ReaderVerdict =
+    posted === null ? { ignored: 'unreadable', reader: null } : readNotification(notification, deps.config.amountMax);
   const appName = reading.reader?.name ?? notification.app;
   const input: ReceivedNotification = {
-    source: { id: post.source.id, merchantId: post.source.merchant_id, mode: post.config.mode === 'test' ? 'test' : 'live' },
+    source: {
+      id: post.source.id,
+      merchantId: post.source.merchant_id,
+      mode: post.config.mode === 'test' ? 'test' : 'live',
+    },
     app: appName,
     title: notification.title,
     text: notification.text,
@@ -54,7 +59,13 @@ export async function receivePhonePost(deps: Deps, post: InboundPost): Promise<I
                       .slice(0, 40)}`,
             })),
           },
-    raw: { app: notification.app, title: notification.title, text: notification.text, when: posted?.when ?? null, auth },
+    raw: {
+      app: notification.app,
+      title: notification.title,
+      text: notification.text,
+      when: posted?.when ?? null,
+      auth,
+    },
   };
   const results = await recordNotification(deps, input);
   return { status: 200, body: { success: true, data: { results } } };

@@ -39,7 +39,11 @@ export async function addPhoneSource(
  * updated without losing payments (a pair older than that, from an earlier rotation, is dropped). The
  * config and its audit row (source.rotate) in one unit of work.
  */
-export async function rotatePhoneSource(deps: Deps, row: PaymentSourcesTable, actor: Actor): Promise<PhoneSourceCreated & { previous_valid_until: string }> {
+export async function rotatePhoneSource(
+  deps: Deps,
+  row: PaymentSourcesTable,
+  actor: Actor,
+): Promise<PhoneSourceCreated & { previous_valid_until: string }> {
   const config = parseJsonObject(row.config);
   const current = readCredentials(config);
   if (current === null) throw new AppError('source_not_found', 'no such payment source');
@@ -47,9 +51,15 @@ export async function rotatePhoneSource(deps: Deps, row: PaymentSourcesTable, ac
   const until = now + deps.config.phoneRotateGraceSeconds * 1000;
   const token = newPhoneToken();
   const secret = newPhoneSecret();
-  const next = { ...config, secret, token_hash: tokenHash(token), previous: { secret: current.secret, token_hash: current.token_hash, until } };
+  const next = {
+    ...config,
+    secret,
+    token_hash: tokenHash(token),
+    previous: { secret: current.secret, token_hash: current.token_hash, until },
+  };
   await deps.db.runInTransaction(async (trx) => {
-    if (!(await setPaymentSourceConfig(trx, row.id, JSON.stringify(next), now))) throw new AppError('source_not_found', 'no such payment source');
+    if (!(await setPaymentSourceConfig(trx, row.id, JSON.stringify(next), now)))
+      throw new AppError('source_not_found', 'no such payment source');
     await writeAudit(trx, {
       actor,
       action: 'source.rotate',
@@ -59,5 +69,11 @@ export async function rotatePhoneSource(deps: Deps, row: PaymentSourcesTable, ac
       now,
     });
   });
-  return { id: row.id, url: inboundEventsPath(row.id), token, secret, previous_valid_until: new Date(until).toISOString() };
+  return {
+    id: row.id,
+    url: inboundEventsPath(row.id),
+    token,
+    secret,
+    previous_valid_until: new Date(until).toISOString(),
+  };
 }

@@ -18,11 +18,16 @@ export function simulatedPhonePost(
   const credentials = readCredentials(parseJsonObject(row.config));
   if (credentials === null) throw new AppError('source_not_found', 'no such payment source');
   const reader = readerByName(input.app);
-  if (!reader) throw new AppError('invalid_parameter', `app must be ${readers.map((r) => r.name).join(', ')}`, { param: 'app' });
+  if (!reader)
+    throw new AppError('invalid_parameter', `app must be ${readers.map((r) => r.name).join(', ')}`, { param: 'app' });
   const { title, text } = reader.example(input.amount, randomBase62(8));
   const body = JSON.stringify({ from: title, text, timestamp: String(input.now) });
   const signature = createHmac('sha256', credentials.secret).update(body).digest('hex');
-  return { path: inboundEventsPath(row.id), headers: { 'content-type': 'application/json', 'x-signature': signature }, body };
+  return {
+    path: inboundEventsPath(row.id),
+    headers: { 'content-type': 'application/json', 'x-signature': signature },
+    body,
+  };
 }
 
 export const simulatedApps = (): string[] => readers.map((r) => r.name);

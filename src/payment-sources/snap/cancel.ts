@@ -13,8 +13,13 @@ import { paymentFacts, recordSnapPayment } from './record.js';
  * that refusal differently, so a refusal is followed by a query, whose status decides. No answer from
  * the acquirer is an acquirer_unavailable and changes nothing.
  */
-export async function cancelAcquirerCode(deps: Deps, source: SnapSource, tx: TransactionsTable): Promise<'cancelled' | 'paid'> {
-  if (tx.acquirer_reference === null) throw new AppError('acquirer_error', `transaction ${tx.id} has no acquirer reference to void`);
+export async function cancelAcquirerCode(
+  deps: Deps,
+  source: SnapSource,
+  tx: TransactionsTable,
+): Promise<'cancelled' | 'paid'> {
+  if (tx.acquirer_reference === null)
+    throw new AppError('acquirer_error', `transaction ${tx.id} has no acquirer reference to void`);
   const client = new SnapClient(source, deps);
   const ids = { partnerReferenceNo: tx.id, referenceNo: tx.acquirer_reference };
   try {

@@ -31,7 +31,10 @@ export function newExternalId(): string {
 }
 
 /** Whole rupiah as SNAP writes an amount: {value: "10000.00", currency: "IDR"} (generate and refund alike). */
-export const snapMoney = (rupiah: number): { value: string; currency: string } => ({ value: `${rupiah}.00`, currency: 'IDR' });
+export const snapMoney = (rupiah: number): { value: string; currency: string } => ({
+  value: `${rupiah}.00`,
+  currency: 'IDR',
+});
 
 /**
  * An acquirer's answer as it came, for calls whose refusals carry meaning (refund): the HTTP status, the
@@ -76,7 +79,8 @@ export class SnapClient {
     if (typeof referenceNo !== 'string' || referenceNo === '' || referenceNo.length > 64) {
       throw new AppError('acquirer_error', 'the acquirer answered generate without a usable referenceNo');
     }
-    if (typeof qrContent !== 'string' || qrContent === '') throw new AppError('acquirer_error', 'the acquirer answered generate without qrContent');
+    if (typeof qrContent !== 'string' || qrContent === '')
+      throw new AppError('acquirer_error', 'the acquirer answered generate without qrContent');
     if (body.partnerReferenceNo !== undefined && body.partnerReferenceNo !== input.partnerReferenceNo) {
       throw new AppError('acquirer_error', 'the acquirer answered generate for another partnerReferenceNo');
     }
@@ -101,7 +105,11 @@ export class SnapClient {
    * Asks the acquirer to void an unpaid code (service 77). Resolves when the acquirer confirms; a
    * refusal (a code already paid, among others) is an acquirer_error, no answer an acquirer_unavailable.
    */
-  async cancel(input: { partnerReferenceNo: string; referenceNo: string; reason: string }): Promise<Record<string, unknown>> {
+  async cancel(input: {
+    partnerReferenceNo: string;
+    referenceNo: string;
+    reason: string;
+  }): Promise<Record<string, unknown>> {
     const body = await this.call('cancel', SNAP_PATHS.cancel, {
       originalPartnerReferenceNo: input.partnerReferenceNo,
       originalReferenceNo: input.referenceNo,
@@ -120,7 +128,13 @@ export class SnapClient {
    * acquirer_unavailable thrown, like every other call. The same partnerRefundNo on a retry is how the
    * acquirer knows not to refund twice.
    */
-  async refund(input: { partnerReferenceNo: string; referenceNo: string; partnerRefundNo: string; amount: number; reason: string }): Promise<SnapAnswer> {
+  async refund(input: {
+    partnerReferenceNo: string;
+    referenceNo: string;
+    partnerRefundNo: string;
+    amount: number;
+    reason: string;
+  }): Promise<SnapAnswer> {
     return this.exchange('refund', SNAP_PATHS.refund, {
       merchantId: this.source.config.merchantId,
       originalPartnerReferenceNo: input.partnerReferenceNo,
@@ -160,7 +174,8 @@ export class SnapClient {
       }),
     );
     const token = body.accessToken;
-    if (typeof token !== 'string' || token === '') throw new AppError('acquirer_error', 'the acquirer answered the token request without accessToken');
+    if (typeof token !== 'string' || token === '')
+      throw new AppError('acquirer_error', 'the acquirer answered the token request without accessToken');
     const expiresIn = Number(body.expiresIn ?? 900);
     const lifeMs = (Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 900) * 1000;
     // Renew a minute early (or at 80% of a short life) so a call never carries an expiring token.
@@ -181,7 +196,11 @@ export class SnapClient {
     const body = JSON.stringify(payload);
     const timestamp = snapTimestamp(Date.now());
     const url = new URL(this.url(path));
-    const signature = signSymmetric(config.clientSecret, { method: 'POST', path: url.pathname, accessToken: token, body, timestamp }, config.signatureEncoding);
+    const signature = signSymmetric(
+      config.clientSecret,
+      { method: 'POST', path: url.pathname, accessToken: token, body, timestamp },
+      config.signatureEncoding,
+    );
     try {
       return await this.answer(what, path, body, {
         Authorization: `Bearer ${token}`,
@@ -219,7 +238,10 @@ export class SnapClient {
       });
       text = await res.text();
     } catch (err) {
-      const reason = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : 'connection failed';
+      const reason =
+        err instanceof Error && err.name === 'TimeoutError'
+          ? `no answer within ${this.timeoutMs} ms`
+          : 'connection failed';
       throw new AppError('acquirer_unavailable', `the acquirer did not answer ${what} (${reason})`, { retryAfter: 5 });
     }
     let parsed: unknown = null;
@@ -228,12 +250,22 @@ export class SnapClient {
     } catch {
       // Judged below together with the status.
     }
-    const json = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    const json =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : null;
     const code = typeof json?.responseCode === 'string' ? json.responseCode : null;
-    const answer: SnapAnswer = { status: res.status, body: json, responseCode: code, responseMessage: String(json?.responseMessage ?? '').slice(0, 120) };
+    const answer: SnapAnswer = {
+      status: res.status,
+      body: json,
+      responseCode: code,
+      responseMessage: String(json?.responseMessage ?? '').slice(0, 120),
+    };
     const described = describeAnswer(answer);
     if (res.status >= 500 || res.status === 429) {
-      throw new AppError('acquirer_unavailable', `the acquirer could not serve ${what} (${described})`, { retryAfter: 5 });
+      throw new AppError('acquirer_unavailable', `the acquirer could not serve ${what} (${described})`, {
+        retryAfter: 5,
+      });
     }
     // SNAP's x-01 case of 401 is "Invalid Token (B2B)".
     if (res.status === 401 && code !== null && /^401\d{2}01$/.test(code) && what !== 'token')
@@ -250,8 +282,10 @@ export function describeAnswer(answer: SnapAnswer): string {
 /** The body of a successful answer; a refusal or a malformed answer is an acquirer_error. */
 function successOf(what: string, answer: SnapAnswer): Record<string, unknown> {
   const described = describeAnswer(answer);
-  if (answer.status < 200 || answer.status > 299) throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
-  if (answer.body === null) throw new AppError('acquirer_error', `the acquirer answered ${what} with something other than a JSON object`);
+  if (answer.status < 200 || answer.status > 299)
+    throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
+  if (answer.body === null)
+    throw new AppError('acquirer_error', `the acquirer answered ${what} with something other than a JSON object`);
   if (answer.responseCode === null || !/^200\d{4}$/.test(answer.responseCode))
     throw new AppError('acquirer_error', `the acquirer refused ${what} (${described})`);
   return answer.body;

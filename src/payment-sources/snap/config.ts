@@ -100,14 +100,21 @@ function text(o: Record<string, unknown>, field: string, max: number, pattern = 
 function integer(o: Record<string, unknown>, field: string, min: number, max: number): number | null {
   const v = o[field];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) bad(field, `must be a whole number from ${min} to ${max}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    bad(field, `must be a whole number from ${min} to ${max}`);
   return v;
 }
 
-function oneOf<T extends string>(o: Record<string, unknown>, field: string, choices: readonly T[], fallback: T | null): T {
+function oneOf<T extends string>(
+  o: Record<string, unknown>,
+  field: string,
+  choices: readonly T[],
+  fallback: T | null,
+): T {
   const v = o[field];
   if ((v === undefined || v === null) && fallback !== null) return fallback;
-  if (typeof v !== 'string' || !choices.includes(v as T)) bad(field, `must be one of ${choices.map((c) => `"${c}"`).join(', ')}`);
+  if (typeof v !== 'string' || !choices.includes(v as T))
+    bad(field, `must be one of ${choices.map((c) => `"${c}"`).join(', ')}`);
   return v as T;
 }
 
@@ -120,7 +127,8 @@ function baseUrl(o: Record<string, unknown>): string {
     bad('baseUrl', `is not a URL: ${JSON.stringify(raw)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') bad('baseUrl', 'must be an http(s) URL');
-  if (url.search || url.hash || url.username || url.password) bad('baseUrl', 'must have no query, fragment or credentials');
+  if (url.search || url.hash || url.username || url.password)
+    bad('baseUrl', 'must have no query, fragment or credentials');
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
@@ -155,8 +163,10 @@ function statusMap(o: Record<string, unknown>): Record<string, SnapOutcome> {
   if (typeof v !== 'object' || Array.isArray(v)) bad('statusMap', 'must be an object like {"02": "paid"}');
   const out: Record<string, SnapOutcome> = {};
   for (const [code, outcome] of Object.entries(v)) {
-    if (!/^[0-9]{2}$/.test(code)) bad('statusMap', `key ${JSON.stringify(code)} is not a 2-digit latestTransactionStatus`);
-    if (!OUTCOMES.has(outcome as SnapOutcome)) bad('statusMap', `value for ${code} must be paid, pending, cancelled or failed`);
+    if (!/^[0-9]{2}$/.test(code))
+      bad('statusMap', `key ${JSON.stringify(code)} is not a 2-digit latestTransactionStatus`);
+    if (!OUTCOMES.has(outcome as SnapOutcome))
+      bad('statusMap', `value for ${code} must be paid, pending, cancelled or failed`);
     out[code] = outcome as SnapOutcome;
   }
   return out;

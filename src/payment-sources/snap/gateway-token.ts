@@ -6,7 +6,17 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../services/deps.js';
 import { insertSnapToken, snapTokenByHash } from '../../storage/queries/snap.js';
 import type { SnapSource } from './config.js';
-import { type SnapReply, TOKEN_LIFETIME_SECONDS, hashToken, header, parseObject, reject, signedPath, timestampProblem, tokenPathFor } from './inbound.js';
+import {
+  type SnapReply,
+  TOKEN_LIFETIME_SECONDS,
+  hashToken,
+  header,
+  parseObject,
+  reject,
+  signedPath,
+  timestampProblem,
+  tokenPathFor,
+} from './inbound.js';
 import { verifyAccessToken } from './signature.js';
 import { allSnapSources } from './sources.js';
 
@@ -22,7 +32,10 @@ export async function issueGatewayToken(deps: Deps, request: FastifyRequest, raw
   if (signature === null) return reject.unauthorized('Signature');
 
   const candidates = (await allSnapSources(deps)).filter(
-    (s) => s.config.notifyVerification === 'symmetric' && s.config.clientId === clientKey && tokenPathFor(s.config.notifyPath) === path,
+    (s) =>
+      s.config.notifyVerification === 'symmetric' &&
+      s.config.clientId === clientKey &&
+      tokenPathFor(s.config.notifyPath) === path,
   );
   // One answer for "unknown client" and "bad signature", so client ids cannot be probed.
   const source = candidates.find((s) => verifyAccessToken(s.acquirerPublicKey, clientKey, timestamp, signature));
@@ -36,7 +49,11 @@ export async function issueGatewayToken(deps: Deps, request: FastifyRequest, raw
   if (body.grantType !== 'client_credentials') return reject.format('grantType');
 
   const accessToken = randomBytes(32).toString('base64url');
-  await insertSnapToken(deps.db, { tokenHash: hashToken(accessToken), sourceId: source.id, expiresAt: deps.now() + TOKEN_LIFETIME_SECONDS * 1000 });
+  await insertSnapToken(deps.db, {
+    tokenHash: hashToken(accessToken),
+    sourceId: source.id,
+    expiresAt: deps.now() + TOKEN_LIFETIME_SECONDS * 1000,
+  });
   return { accessToken, expiresIn: TOKEN_LIFETIME_SECONDS };
 }
 
@@ -44,12 +61,19 @@ export async function issueGatewayToken(deps: Deps, request: FastifyRequest, raw
  * The sources a bearer token issued by issueGatewayToken speaks for: its own, and any other symmetric
  * source on the same path sharing its client credentials (an aggregator serving several merchants).
  */
-export async function sourcesOfToken(deps: Deps, token: string, candidates: SnapSource[]): Promise<SnapSource[] | null> {
+export async function sourcesOfToken(
+  deps: Deps,
+  token: string,
+  candidates: SnapSource[],
+): Promise<SnapSource[] | null> {
   const row = await snapTokenByHash(deps.db, hashToken(token));
   if (!row || row.expires_at <= deps.now()) return null;
   const owner = candidates.find((s) => s.id === row.source_id);
   if (!owner) return null;
   return candidates.filter(
-    (s) => s.config.notifyVerification === 'symmetric' && s.config.clientId === owner.config.clientId && s.config.clientSecret === owner.config.clientSecret,
+    (s) =>
+      s.config.notifyVerification === 'symmetric' &&
+      s.config.clientId === owner.config.clientId &&
+      s.config.clientSecret === owner.config.clientSecret,
   );
 }

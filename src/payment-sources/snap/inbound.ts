@@ -59,7 +59,8 @@ export function signedPath(request: FastifyRequest): string {
 export function timestampProblem(timestamp: string, now: number, windowSeconds: number): SnapReply | null {
   const at = parseSnapTimestamp(timestamp);
   if (at === null) return reject.format('X-TIMESTAMP');
-  if (Math.abs(now - at) > windowSeconds * 1000) return reject.unauthorized('X-TIMESTAMP is outside the allowed window');
+  if (Math.abs(now - at) > windowSeconds * 1000)
+    return reject.unauthorized('X-TIMESTAMP is outside the allowed window');
   return null;
 }
 

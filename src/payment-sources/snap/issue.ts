@@ -20,9 +20,15 @@ import type { SnapSource } from './config.js';
  * acquirer never holds a write lock; a create that then loses a ref race leaves an unused code at the
  * acquirer, which expires there.
  */
-export async function issueAtAcquirer(deps: Deps, source: SnapSource, input: CreateTransactionInput): Promise<TransactionsTable> {
+export async function issueAtAcquirer(
+  deps: Deps,
+  source: SnapSource,
+  input: CreateTransactionInput,
+): Promise<TransactionsTable> {
   if (input.amount > deps.config.amountMax) {
-    throw new AppError('amount_out_of_range', `amount is above the maximum of ${deps.config.amountMax}`, { param: 'amount' });
+    throw new AppError('amount_out_of_range', `amount is above the maximum of ${deps.config.amountMax}`, {
+      param: 'amount',
+    });
   }
   const now = deps.now();
   const id = newTransactionId();
@@ -50,7 +56,11 @@ export interface AcquirerCode {
 }
 
 /** Calls generate and checks that what came back is a QRIS of this amount. Never inside a DB transaction. */
-export async function requestAcquirerCode(deps: Deps, source: SnapSource, input: { trxid: string; amount: number; expiresAt: number }): Promise<AcquirerCode> {
+export async function requestAcquirerCode(
+  deps: Deps,
+  source: SnapSource,
+  input: { trxid: string; amount: number; expiresAt: number },
+): Promise<AcquirerCode> {
   const client = new SnapClient(source, deps);
   const { referenceNo, qrContent } = await client.generate({
     partnerReferenceNo: input.trxid,
@@ -62,7 +72,10 @@ export async function requestAcquirerCode(deps: Deps, source: SnapSource, input:
     amount = parseQris(qrContent).amount;
   } catch (err) {
     // The payer could not pay a broken code; say whose fault it is rather than invalid_qris.
-    throw new AppError('acquirer_error', `the acquirer's qrContent is not a valid QRIS: ${err instanceof Error ? err.message : String(err)}`);
+    throw new AppError(
+      'acquirer_error',
+      `the acquirer's qrContent is not a valid QRIS: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   if (amount !== null && amount !== input.amount) {
     throw new AppError('acquirer_error', `the acquirer's code is for ${amount}, not the ${input.amount} requested`);
@@ -82,7 +95,10 @@ export const FIRST_POLL_DELAY_MS = 5000;
 const POLL_AFTER_EXPIRY_MS = 5 * 60_000;
 
 /** Written in the create's database transaction: the query poller's schedule for this code. */
-export async function schedulePoll(trx: Tx, row: { transactionId: string; sourceId: string; createdAt: number; expiresAt: number }): Promise<void> {
+export async function schedulePoll(
+  trx: Tx,
+  row: { transactionId: string; sourceId: string; createdAt: number; expiresAt: number },
+): Promise<void> {
   await insertSnapPoll(trx, {
     transaction_id: row.transactionId,
     source_id: row.sourceId,

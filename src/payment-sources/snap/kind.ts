@@ -22,9 +22,12 @@ export const snapKind: SourceKind<'snap'> = {
     options: [['--config <file>', 'snap: the SNAP BI configuration JSON']],
     async add(deps, input) {
       const { config } = input.options;
-      if (!config) throw new AppError('invalid_parameter', '--config FILE is required for a SNAP source', { param: 'config' });
+      if (!config)
+        throw new AppError('invalid_parameter', '--config FILE is required for a SNAP source', { param: 'config' });
       // Printed as the SNAP setup returns it (at least the id): its shape is that module's to define.
-      return { ...(await addSnapSource(deps, input.merchant, input.readJson(config, 'config'), input.actor, input.name)) };
+      return {
+        ...(await addSnapSource(deps, input.merchant, input.readJson(config, 'config'), input.actor, input.name)),
+      };
     },
     describe: (created) => `created snap source ${String(created.id)}`,
   },

@@ -5,7 +5,18 @@ import type { Deps } from '../../services/deps.js';
 import { notifiedTransaction, rememberSnapExternalId, snapExternalIdSeen } from '../../storage/queries/snap.js';
 import { outcomeOf, type SnapSource } from './config.js';
 import { issueGatewayToken, sourcesOfToken } from './gateway-token.js';
-import { SnapReply, TOKEN_SUFFIX, contentTypeProblem, header, jakartaDay, parseObject, reject, sendSnap, signedPath, timestampProblem } from './inbound.js';
+import {
+  SnapReply,
+  TOKEN_SUFFIX,
+  contentTypeProblem,
+  header,
+  jakartaDay,
+  parseObject,
+  reject,
+  sendSnap,
+  signedPath,
+  timestampProblem,
+} from './inbound.js';
 import { FactError, paymentFacts, recordSnapPayment } from './record.js';
 import { verifyAsymmetric, verifySymmetric } from './signature.js';
 import { allSnapSources } from './sources.js';
@@ -36,9 +47,11 @@ export async function snapNotifyRoutes(app: FastifyInstance, deps: Deps): Promis
       const answer = refusalOf(err, deps.config.bodyLimitBytes);
       // A 503 (the database or its disk unavailable, the process overloaded) is a passing state the acquirer
       // retries through, not a fault of ours to page about: a warning.
-      if (answer.status === 503) request.log.warn({ err, responseCode: answer.responseCode(service) }, 'SNAP request refused for now');
+      if (answer.status === 503)
+        request.log.warn({ err, responseCode: answer.responseCode(service) }, 'SNAP request refused for now');
       else if (answer.status >= 500) request.log.error({ err }, 'SNAP inbound request failed');
-      else request.log.warn({ responseCode: answer.responseCode(service), why: answer.message }, 'SNAP request refused');
+      else
+        request.log.warn({ responseCode: answer.responseCode(service), why: answer.message }, 'SNAP request refused');
       if (isAppError(err) && err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
       return sendSnap(reply, service, answer);
     });
@@ -46,7 +59,8 @@ export async function snapNotifyRoutes(app: FastifyInstance, deps: Deps): Promis
     scope.post('/snap/*', { schema: { hide: true } }, async (request, reply) => {
       const raw = typeof request.body === 'string' ? request.body : '';
       const wrongType = contentTypeProblem(request);
-      if (wrongType !== null) return sendSnap(reply, signedPath(request).endsWith(TOKEN_SUFFIX) ? TOKEN : NOTIFY, wrongType);
+      if (wrongType !== null)
+        return sendSnap(reply, signedPath(request).endsWith(TOKEN_SUFFIX) ? TOKEN : NOTIFY, wrongType);
       if (signedPath(request).endsWith(TOKEN_SUFFIX)) {
         const answer = await issueGatewayToken(deps, request, raw);
         if (answer instanceof SnapReply) return sendSnap(reply, TOKEN, answer);
@@ -57,7 +71,11 @@ export async function snapNotifyRoutes(app: FastifyInstance, deps: Deps): Promis
         });
       }
       const answer = await handleNotification(deps, request, raw);
-      if (answer.status >= 400) request.log.warn({ responseCode: answer.responseCode(NOTIFY), why: answer.message }, 'SNAP notification refused');
+      if (answer.status >= 400)
+        request.log.warn(
+          { responseCode: answer.responseCode(NOTIFY), why: answer.message },
+          'SNAP notification refused',
+        );
       return sendSnap(reply, NOTIFY, answer);
     });
   });
@@ -93,9 +111,17 @@ async function handleNotification(deps: Deps, request: FastifyRequest, raw: stri
   if (signature === null) return reject.unauthorized('Signature');
 
   // 1. The signature, before anything in the body is believed.
-  const verified = await verifiedSources(deps, request, candidates, { method: 'POST', path, body: raw, timestamp }, signature);
+  const verified = await verifiedSources(
+    deps,
+    request,
+    candidates,
+    { method: 'POST', path, body: raw, timestamp },
+    signature,
+  );
   if (verified instanceof SnapReply) return verified;
-  const fresh = verified.filter((s) => timestampProblem(timestamp, deps.now(), s.config.timestampWindowSeconds) === null);
+  const fresh = verified.filter(
+    (s) => timestampProblem(timestamp, deps.now(), s.config.timestampWindowSeconds) === null,
+  );
   if (fresh.length === 0) return timestampProblem(timestamp, deps.now(), verified[0]!.config.timestampWindowSeconds)!;
 
   // 2. The message.

@@ -56,7 +56,14 @@ async function pollOne(deps: Deps, row: SnapPollsTable): Promise<PollResult> {
   };
   const tx = await polledTransaction(deps.db, row.transaction_id);
   // Expired transactions are still asked about until stop_after: a late payment marks them paid_late.
-  if (!tx || tx.status === 'paid' || tx.status === 'cancelled' || tx.acquirer_reference === null || now > row.stop_after) return stop();
+  if (
+    !tx ||
+    tx.status === 'paid' ||
+    tx.status === 'cancelled' ||
+    tx.acquirer_reference === null ||
+    now > row.stop_after
+  )
+    return stop();
   const source = await snapSourceById(deps, row.source_id);
   if (!source) return stop();
 

@@ -50,7 +50,10 @@ const AMOUNT = /^([0-9]{1,13})(?:\.([0-9]{1,2}))?$/;
 
 /** Reads a notify body or a query answer; FactError names a field that is present but malformed. */
 export function paymentFacts(body: Record<string, unknown>): SnapPaymentFacts {
-  const info = typeof body.additionalInfo === 'object' && body.additionalInfo !== null ? (body.additionalInfo as Record<string, unknown>) : {};
+  const info =
+    typeof body.additionalInfo === 'object' && body.additionalInfo !== null
+      ? (body.additionalInfo as Record<string, unknown>)
+      : {};
   const both = [body, info];
   let amount: number | null = null;
   if (body.amount !== undefined && body.amount !== null) {
@@ -58,8 +61,10 @@ export function paymentFacts(body: Record<string, unknown>): SnapPaymentFacts {
     const m = typeof a === 'object' && typeof a.value === 'string' ? AMOUNT.exec(a.value) : null;
     if (!m) throw new FactError('amount.value', 'amount.value must be a decimal string such as "10000.00"');
     // Rupiah has no minor unit in QRIS; a fraction would make the amount check meaningless.
-    if (m[2] !== undefined && Number(m[2]) !== 0) throw new FactError('amount.value', 'amount.value must be whole rupiah');
-    if (a.currency !== undefined && a.currency !== 'IDR') throw new FactError('amount.currency', 'amount.currency must be IDR');
+    if (m[2] !== undefined && Number(m[2]) !== 0)
+      throw new FactError('amount.value', 'amount.value must be whole rupiah');
+    if (a.currency !== undefined && a.currency !== 'IDR')
+      throw new FactError('amount.currency', 'amount.currency must be IDR');
     amount = Number(m[1]);
   }
   const paidText = pick(both, PAID_TIME);

@@ -20,7 +20,11 @@ const EXCEEDS_WORDS = /exceed|remaining|insufficient|melebihi|sisa|over the (pai
  */
 export function refundOutcome(answer: SnapAnswer, asked: { referenceNo: string }, now: number): IssuerRefundOutcome {
   const body = answer.body ?? {};
-  if (typeof body.originalReferenceNo === 'string' && body.originalReferenceNo !== '' && body.originalReferenceNo !== asked.referenceNo) {
+  if (
+    typeof body.originalReferenceNo === 'string' &&
+    body.originalReferenceNo !== '' &&
+    body.originalReferenceNo !== asked.referenceNo
+  ) {
     throw new AppError('acquirer_error', 'the acquirer answered refund for another originalReferenceNo');
   }
   const code = answer.responseCode ?? '';
@@ -32,9 +36,14 @@ export function refundOutcome(answer: SnapAnswer, asked: { referenceNo: string }
     return { status: 'succeeded', reference, completedAt: time ?? now };
   }
   const described = describeAnswer(answer);
-  const exceeds = EXCEEDS_CASES.has(`${code.slice(0, 3)}${code.slice(5, 7)}`) || EXCEEDS_WORDS.test(answer.responseMessage);
+  const exceeds =
+    EXCEEDS_CASES.has(`${code.slice(0, 3)}${code.slice(5, 7)}`) || EXCEEDS_WORDS.test(answer.responseMessage);
   return exceeds
-    ? { status: 'refused', code: 'refund_exceeds_remaining', message: `the acquirer counts less left to refund than asked (${described})` }
+    ? {
+        status: 'refused',
+        code: 'refund_exceeds_remaining',
+        message: `the acquirer counts less left to refund than asked (${described})`,
+      }
     : { status: 'refused', code: 'refund_refused', message: `the acquirer refused the refund (${described})` };
 }
 

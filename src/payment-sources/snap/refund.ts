@@ -14,8 +14,14 @@ import { refundOutcome } from './refund-answer.js';
  * did not answer (the refund may or may not have happened), acquirer_error when its answer was about
  * another payment; refusals are outcomes (refund-answer.ts).
  */
-export async function refundAtAcquirer(deps: Deps, source: SnapSource, tx: TransactionsTable, refund: IssuerRefund): Promise<IssuerRefundOutcome> {
-  if (tx.acquirer_reference === null) throw new AppError('acquirer_error', `transaction ${tx.id} has no acquirer reference to refund`);
+export async function refundAtAcquirer(
+  deps: Deps,
+  source: SnapSource,
+  tx: TransactionsTable,
+  refund: IssuerRefund,
+): Promise<IssuerRefundOutcome> {
+  if (tx.acquirer_reference === null)
+    throw new AppError('acquirer_error', `transaction ${tx.id} has no acquirer reference to refund`);
   const answer = await new SnapClient(source, deps).refund({
     partnerReferenceNo: tx.id,
     referenceNo: tx.acquirer_reference,

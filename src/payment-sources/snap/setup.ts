@@ -9,7 +9,13 @@ import { forgetSnapSources } from './sources.js';
  * and stores it as a payment source of the merchant. The stored config is the validated one, defaults
  * filled in, so what runs is what `source list` would show.
  */
-export async function addSnapSource(deps: Deps, merchantId: string, config: unknown, actor?: Actor, name?: string | null): Promise<{ id: string }> {
+export async function addSnapSource(
+  deps: Deps,
+  merchantId: string,
+  config: unknown,
+  actor?: Actor,
+  name?: string | null,
+): Promise<{ id: string }> {
   const parsed = parseSnapConfig(config);
   await requireMerchant(deps, merchantId);
   const id = await insertSource(deps, { merchantId, type: 'snap', config: parsed, actor, name });

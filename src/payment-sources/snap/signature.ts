@@ -62,7 +62,11 @@ export function symmetricStringToSign(p: SymmetricParts): string {
 }
 
 /** HMAC-SHA512 with the client secret, for transaction calls (and symmetric notifications). */
-export function signSymmetric(clientSecret: string, parts: SymmetricParts, encoding: SignatureEncoding = 'base64'): string {
+export function signSymmetric(
+  clientSecret: string,
+  parts: SymmetricParts,
+  encoding: SignatureEncoding = 'base64',
+): string {
   return createHmac('sha512', clientSecret).update(symmetricStringToSign(parts), 'utf8').digest(encoding);
 }
 

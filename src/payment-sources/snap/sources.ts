@@ -2,7 +2,12 @@
 // sources (keys loaded) are cached by row version so a config change is picked up on the next read.
 // Both caches are the gateway's (caches.ts, in deps.state), timed by deps.now.
 import type { Deps } from '../../services/deps.js';
-import { allEnabledSnapSources, enabledSnapSourceById, enabledSnapSourcesOfMerchant, type SnapSourceRow } from '../../storage/queries/sources.js';
+import {
+  allEnabledSnapSources,
+  enabledSnapSourceById,
+  enabledSnapSourcesOfMerchant,
+  type SnapSourceRow,
+} from '../../storage/queries/sources.js';
 import type { Mode } from '../../storage/schema.js';
 import { snapCaches } from './caches.js';
 import { loadSnapSource, type SnapSource } from './config.js';
@@ -20,7 +25,9 @@ function load(deps: Deps, row: SnapSourceRow): SnapSource {
     source = loadSnapSource(row.id, row.merchant_id, row.config);
   } catch (err) {
     // Not an AppError: a stored config that no longer validates is our fault, not the caller's (500).
-    throw new Error(`payment source ${row.id}: stored SNAP config is invalid: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(
+      `payment source ${row.id}: stored SNAP config is invalid: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   parsed.set(row.id, { version, source });
   return source;

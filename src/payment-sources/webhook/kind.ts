@@ -17,14 +17,26 @@ export const webhookKind: SourceKind<'webhook'> = {
     // Nothing to fill in: the gateway makes its secret and its URL.
     fields: [],
     async add(deps, input) {
-      const created = await addWebhookSource(deps, { merchantId: input.merchantId, mode: input.mode, actor: input.actor, name: input.name });
+      const created = await addWebhookSource(deps, {
+        merchantId: input.merchantId,
+        mode: input.mode,
+        actor: input.actor,
+        name: input.name,
+      });
       return { shows: 'secret', id: created.id, secret: created.secret, url: created.url };
     },
   },
   cli: {
     options: [],
     // Exactly id, secret and url: scripts read this object.
-    add: async (deps, input) => ({ ...(await addWebhookSource(deps, { merchantId: input.merchant, mode: input.mode, actor: input.actor, name: input.name })) }),
+    add: async (deps, input) => ({
+      ...(await addWebhookSource(deps, {
+        merchantId: input.merchant,
+        mode: input.mode,
+        actor: input.actor,
+        name: input.name,
+      })),
+    }),
     describe: (created) =>
       [
         `created webhook source ${String(created.id)}`,

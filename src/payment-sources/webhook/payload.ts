@@ -36,7 +36,8 @@ export function parseWebhookPayment(body: Buffer, limits: AmountLimits, now: num
     throw new AppError('invalid_body', 'the body must be a JSON object');
   }
   const raw = value as Record<string, unknown>;
-  for (const key of Object.keys(raw)) if (!FIELDS.has(key)) bad(key, `unknown field ${JSON.stringify(key).slice(0, 40)}`);
+  for (const key of Object.keys(raw))
+    if (!FIELDS.has(key)) bad(key, `unknown field ${JSON.stringify(key).slice(0, 40)}`);
 
   const id = raw.id;
   if (typeof id !== 'string' || id.length === 0 || id.length > 128 || !TOKEN.test(id)) {
@@ -78,6 +79,7 @@ function optionalText(value: unknown, param: string, max: number, ascii: boolean
   if (text === '') return null;
   if (text.length > max) bad(param, `${param} must be at most ${max} characters`);
   // Names may be in any script, but control characters would corrupt logs and terminals.
-  if (ascii ? !TOKEN.test(text) : /[\p{Cc}\p{Cf}]/u.test(text)) bad(param, `${param} contains characters that are not allowed`);
+  if (ascii ? !TOKEN.test(text) : /[\p{Cc}\p{Cf}]/u.test(text))
+    bad(param, `${param} contains characters that are not allowed`);
   return text;
 }

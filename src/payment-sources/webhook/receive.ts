@@ -42,7 +42,12 @@ export async function receiveWebhookPost(deps: Deps, post: InboundPost): Promise
     status: 200,
     body: {
       success: true,
-      data: { payment_id: result.payment.id, status: result.outcome, trxid: result.payment.transaction_id, reason: result.reason },
+      data: {
+        payment_id: result.payment.id,
+        status: result.outcome,
+        trxid: result.payment.transaction_id,
+        reason: result.reason,
+      },
     },
   };
 }

@@ -21,6 +21,12 @@ export async function addWebhookSource(
   await requireMerchant(deps, input.merchantId);
   const mode = parseMode(input.mode);
   const secret = `whsec_${randomBase62(43)}`;
-  const id = await insertSource(deps, { merchantId: input.merchantId, type: 'webhook', config: { mode, secret }, actor: input.actor, name: input.name });
+  const id = await insertSource(deps, {
+    merchantId: input.merchantId,
+    type: 'webhook',
+    config: { mode, secret },
+    actor: input.actor,
+    name: input.name,
+  });
   return { id, secret, url: inboundEventsPath(id) };
 }

@@ -27,7 +27,11 @@ function parseCursor(cursor: string): { createdAt: number; id: string } {
  * The audit log, newest first, for operators only (to anyone else it does not exist): optionally one
  * actor's and one action's entries, a page at a time.
  */
-export async function listAuditLog(deps: Deps, viewer: Viewer, filter: { actor: string; action: string; before: string }): Promise<AuditPage> {
+export async function listAuditLog(
+  deps: Deps,
+  viewer: Viewer,
+  filter: { actor: string; action: string; before: string },
+): Promise<AuditPage> {
   if (!isOperator(viewer)) throw new AppError('not_found', 'no audit log here');
   const rows = await auditEntries(deps.db, {
     actor: filter.actor.trim() || null,

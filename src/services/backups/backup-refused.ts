@@ -1,7 +1,12 @@
 import { sqlitePathFromUrl } from '../../storage/database.js';
 
 /** Why a backup or restore command will not go ahead; the CLI prints the code and the message. */
-export type BackupRefusal = 'use_pg_dump' | 'backup_exists' | 'database_in_use' | 'not_a_gateway_database' | 'backup_not_found';
+export type BackupRefusal =
+  | 'use_pg_dump'
+  | 'backup_exists'
+  | 'database_in_use'
+  | 'not_a_gateway_database'
+  | 'backup_not_found';
 
 export class BackupRefused extends Error {
   constructor(
@@ -22,6 +27,9 @@ export function sqliteFileOf(databaseUrl: string): string {
     );
   }
   if (sqlitePath === ':memory:')
-    throw new BackupRefused('backup_not_found', 'DATABASE_URL is an in-memory SQLite database: there is no file to back up or restore');
+    throw new BackupRefused(
+      'backup_not_found',
+      'DATABASE_URL is an in-memory SQLite database: there is no file to back up or restore',
+    );
   return sqlitePath;
 }

@@ -1,6 +1,13 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { closeIfUnused, copyFileOwnerOnly, NotAGatewayDatabase, type RowCounts, temporaryNameFor, verifyDatabaseFile } from '../../storage/backup-files.js';
+import {
+  closeIfUnused,
+  copyFileOwnerOnly,
+  NotAGatewayDatabase,
+  type RowCounts,
+  temporaryNameFor,
+  verifyDatabaseFile,
+} from '../../storage/backup-files.js';
 import { ensureOwnerOnlyDir, tightenToOwnerOnly } from '../../storage/owner-only.js';
 import { BackupRefused, sqliteFileOf } from './backup-refused.js';
 
@@ -26,7 +33,8 @@ export interface RestoreReport {
 export async function restoreBackup(databaseUrl: string, from: string, now: number): Promise<RestoreReport> {
   const target = sqliteFileOf(databaseUrl);
   const source = resolve(from);
-  if (!existsSync(source) || !statSync(source).isFile()) throw new BackupRefused('backup_not_found', `there is no backup file at ${source}`);
+  if (!existsSync(source) || !statSync(source).isFile())
+    throw new BackupRefused('backup_not_found', `there is no backup file at ${source}`);
   if (source === target) throw new BackupRefused('backup_not_found', `${source} is the database itself`);
   ensureOwnerOnlyDir(dirname(target));
   const tmp = temporaryNameFor(target);
@@ -36,7 +44,8 @@ export async function restoreBackup(databaseUrl: string, from: string, now: numb
     try {
       tables = await verifyDatabaseFile(tmp);
     } catch (err) {
-      if (err instanceof NotAGatewayDatabase) throw new BackupRefused('not_a_gateway_database', err.message.replace(tmp, source));
+      if (err instanceof NotAGatewayDatabase)
+        throw new BackupRefused('not_a_gateway_database', err.message.replace(tmp, source));
       throw err;
     }
     let kept: string | null = null;
@@ -53,7 +62,8 @@ export async function restoreBackup(databaseUrl: string, from: string, now: numb
       tightenToOwnerOnly([target, `${target}-wal`, `${target}-shm`]);
       renameSync(target, kept);
       // Empty after the checkpoint and close; an -shm left by a crash is only an index, never data.
-      for (const side of ['-wal', '-shm']) if (existsSync(`${target}${side}`)) renameSync(`${target}${side}`, `${kept}${side}`);
+      for (const side of ['-wal', '-shm'])
+        if (existsSync(`${target}${side}`)) renameSync(`${target}${side}`, `${kept}${side}`);
     }
     renameSync(tmp, target);
     return { database: target, restored_from: source, kept, bytes: statSync(target).size, tables };

@@ -30,10 +30,16 @@ export async function takeScheduledBackup(
     const source = sqliteFileOf(deps.config.databaseUrl);
     const folder = resolve(dir);
     const dirMode = ensureOwnerOnlyDir(folder);
-    const report = await verifiedCopy(join(folder, scheduledBackupName(deps.now())), (tmp) => copyDatabaseFile(source, tmp));
+    const report = await verifiedCopy(join(folder, scheduledBackupName(deps.now())), (tmp) =>
+      copyDatabaseFile(source, tmp),
+    );
     stats.successes++;
     stats.lastSuccessAt = deps.now();
-    return { ...report, removed: removeOldBackups(folder, keep), dirOpenToOthers: openToOthers(dirMode) ? dirMode.toString(8) : null };
+    return {
+      ...report,
+      removed: removeOldBackups(folder, keep),
+      dirOpenToOthers: openToOthers(dirMode) ? dirMode.toString(8) : null,
+    };
   } catch (err) {
     stats.failures++;
     throw err;

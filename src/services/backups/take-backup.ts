@@ -12,7 +12,11 @@ export async function takeBackup(databaseUrl: string, to: string, options: { for
   const source = sqliteFileOf(databaseUrl);
   const file = resolve(to);
   if (file === source) throw new BackupRefused('backup_exists', `${file} is the database itself`);
-  if (existsSync(file) && !options.force) throw new BackupRefused('backup_exists', `${file} already exists; choose another name or pass --force to replace it`);
+  if (existsSync(file) && !options.force)
+    throw new BackupRefused(
+      'backup_exists',
+      `${file} already exists; choose another name or pass --force to replace it`,
+    );
   if (!existsSync(source)) throw new BackupRefused('backup_not_found', `there is no database at ${source}`);
   return verifiedCopy(file, (tmp) => copyDatabaseFile(source, tmp));
 }

@@ -41,7 +41,11 @@ const LAST_ERROR_MAX = 500;
  * kind says how, kinds/index.ts), send, record. Without a sender (no SMTP_URL) the due rows are
  * recorded as skipped.
  */
-export async function sendDueEmails(deps: Deps, sender: MailSender | null, options: SendDueEmailsOptions = {}): Promise<EmailResult[]> {
+export async function sendDueEmails(
+  deps: Deps,
+  sender: MailSender | null,
+  options: SendDueEmailsOptions = {},
+): Promise<EmailResult[]> {
   if (sender === null) {
     await skipDueEmails(deps, SMTP_NOT_CONFIGURED);
     return [];
@@ -95,6 +99,11 @@ async function sendEmail(deps: Deps, sender: MailSender, row: Claimed<EmailsTabl
     const error = err instanceof Error ? err.message : String(err);
     // The rest would wait out the same connection timeouts for the same answer: they stay due, and
     // the next run tries again.
-    return attempt({ result: 'failed', error, permanent: err instanceof PermanentMailError, endsRun: err instanceof RelayUnavailableError });
+    return attempt({
+      result: 'failed',
+      error,
+      permanent: err instanceof PermanentMailError,
+      endsRun: err instanceof RelayUnavailableError,
+    });
   }
 }

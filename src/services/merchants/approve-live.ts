@@ -19,8 +19,17 @@ export async function approveLive(deps: Deps, viewer: Viewer, merchantId: string
     if (await markLiveApproved(trx, merchantId, now)) {
       // Approving a rejected merchant takes the rejection back too: the entry says whose it was.
       const details =
-        merchant.live_rejected_at != null ? { rejected_at: merchant.live_rejected_at, rejected_by: merchant.live_rejected_by ?? null } : undefined;
-      await writeAudit(trx, { actor: userActor(viewer), action: 'merchant.approve_live', subjectType: 'merchant', subjectId: merchantId, details, now });
+        merchant.live_rejected_at != null
+          ? { rejected_at: merchant.live_rejected_at, rejected_by: merchant.live_rejected_by ?? null }
+          : undefined;
+      await writeAudit(trx, {
+        actor: userActor(viewer),
+        action: 'merchant.approve_live',
+        subjectType: 'merchant',
+        subjectId: merchantId,
+        details,
+        now,
+      });
     }
   });
   deps.state.principals.clear(performance.now());

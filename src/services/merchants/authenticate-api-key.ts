@@ -21,8 +21,15 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
   if (row.merchant_disabled_at != null) throw new AppError('merchant_disabled', "the key's merchant has been disabled");
   // A self-service merchant's live keys wait for an operator (LIVE_KEYS=approval); test keys work at once.
   if (row.mode === 'live') {
-    const state = liveKeysState({ live_approved_at: row.merchant_live_approved_at, live_rejected_at: row.merchant_live_rejected_at }, deps.config.liveKeys);
-    if (state === 'waiting') throw new AppError('live_not_approved', "this merchant's live keys wait for an operator's approval; test keys work meanwhile");
+    const state = liveKeysState(
+      { live_approved_at: row.merchant_live_approved_at, live_rejected_at: row.merchant_live_rejected_at },
+      deps.config.liveKeys,
+    );
+    if (state === 'waiting')
+      throw new AppError(
+        'live_not_approved',
+        "this merchant's live keys wait for an operator's approval; test keys work meanwhile",
+      );
     if (state === 'rejected') {
       throw new AppError(
         'live_rejected',

@@ -11,6 +11,8 @@ import { quotaExceeded } from './quota-exceeded.js';
 export async function consumeQuota(trx: Tx, merchantId: string, limit: DailyLimit, now: number): Promise<void> {
   const day = wibDay(now);
   const counted =
-    limit.counter === 'link' ? await countLinkCreate(trx, merchantId, day, limit.limit) : await countDailyCreate(trx, merchantId, day, limit.limit);
+    limit.counter === 'link'
+      ? await countLinkCreate(trx, merchantId, day, limit.limit)
+      : await countDailyCreate(trx, merchantId, day, limit.limit);
   if (counted === null) throw quotaExceeded(limit, now);
 }

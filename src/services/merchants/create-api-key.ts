@@ -10,7 +10,10 @@ import { summary, type CreatedApiKey } from './api-key-summary.js';
 import { getMerchant } from './get-merchant.js';
 
 /** `actor` is who asks, for the audit log (a console user, or the operator running the CLI). */
-export async function createApiKey(deps: Deps, input: { merchantId: string; mode: Mode; actor?: Actor }): Promise<CreatedApiKey> {
+export async function createApiKey(
+  deps: Deps,
+  input: { merchantId: string; mode: Mode; actor?: Actor },
+): Promise<CreatedApiKey> {
   if (input.mode !== 'test' && input.mode !== 'live') {
     throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
   }

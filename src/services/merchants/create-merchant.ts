@@ -53,7 +53,8 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
   const overrides = input.allowDuplicateNmid === true && !input.memberUserId;
   await deps.db.runInTransaction(async (trx) => {
     if (input.memberUserId) await checkRoomForAnother(trx, deps.config.merchantsPerUser, input.memberUserId);
-    const duplicateOf = row.nmid === null ? [] : await checkNmidFree(trx, deps, row.nmid, overrides, input.viewer ?? null);
+    const duplicateOf =
+      row.nmid === null ? [] : await checkNmidFree(trx, deps, row.nmid, overrides, input.viewer ?? null);
     await insertMerchant(trx, row);
     if (input.memberUserId) await insertUserMerchants(trx, input.memberUserId, [row.id], row.created_at);
     await writeAudit(trx, {
@@ -81,7 +82,10 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
  */
 async function checkRoomForAnother(trx: Tx, limit: number, userId: string): Promise<void> {
   if ((await lockAndCountMerchantsOfUser(trx, userId)) >= limit) {
-    throw new AppError('merchant_limit_reached', `a self-service user may have at most ${limit} merchants (MERCHANTS_PER_USER)`);
+    throw new AppError(
+      'merchant_limit_reached',
+      `a self-service user may have at most ${limit} merchants (MERCHANTS_PER_USER)`,
+    );
   }
 }
 
@@ -91,11 +95,19 @@ async function checkRoomForAnother(trx: Tx, limit: number, userId: string): Prom
  * locked for the rest of the transaction, so two adds at once cannot both find it free. Returns the ids
  * already holding it (when overridden), for the audit entry.
  */
-async function checkNmidFree(trx: Tx, deps: Deps, nmid: string, overrides: boolean, viewer: Viewer | null): Promise<string[]> {
+async function checkNmidFree(
+  trx: Tx,
+  deps: Deps,
+  nmid: string,
+  overrides: boolean,
+  viewer: Viewer | null,
+): Promise<string[]> {
   await lockNmid(trx, deps.db.dialect, nmid);
   const holders = await merchantsWithNmids(trx, [nmid]);
   if (holders.length === 0 || overrides) return holders.map((h) => h.id);
   const named = seenBy(viewer, holders).map((h) => `${h.name} (${h.id})`);
   const which = named.length > 0 ? `: ${named.join(', ')}` : '';
-  throw new AppError('duplicate_nmid', `a merchant with NMID ${nmid} is already saved on this gateway${which}`, { param: 'qris' });
+  throw new AppError('duplicate_nmid', `a merchant with NMID ${nmid} is already saved on this gateway${which}`, {
+    param: 'qris',
+  });
 }

@@ -38,7 +38,10 @@ export async function liveApprovalQueue(deps: Deps, viewer: Viewer): Promise<App
     return {
       merchant: m,
       signedUp: member ? { email: member.email, at: member.signedUpAt, deleted: member.deleted } : null,
-      sameNmid: m.nmid === null ? [] : holders.filter((h) => h.nmid === m.nmid && h.id !== m.id).map((h) => ({ id: h.id, name: h.name })),
+      sameNmid:
+        m.nmid === null
+          ? []
+          : holders.filter((h) => h.nmid === m.nmid && h.id !== m.id).map((h) => ({ id: h.id, name: h.name })),
     };
   };
   return { waiting: waiting.map(entry), rejected: rejected.map(entry) };

@@ -4,7 +4,13 @@
 // they photographed the wrong sticker or mistyped a character.
 import { AppError } from '../../domain/errors.js';
 import { parseMerchantQris } from '../../domain/merchant-qris.js';
-import { describeQris, inspectQris, isStaticQris, type ParsedQris, type QrisFieldDescription } from '../../domain/qris/index.js';
+import {
+  describeQris,
+  inspectQris,
+  isStaticQris,
+  type ParsedQris,
+  type QrisFieldDescription,
+} from '../../domain/qris/index.js';
 import { readQrImage, type ReadQrImageOptions } from '../../imaging/read-qr-image.js';
 import type { Deps } from '../deps.js';
 

@@ -6,7 +6,11 @@ import type { DailyLimit } from '../transactions/create-input.js';
 export function quotaExceeded({ counter, limit }: DailyLimit, now: number): AppError {
   const seconds = secondsToWibMidnight(now);
   const what = counter === 'link' ? "this merchant's payment links may make" : 'this merchant may create';
-  return new AppError('quota_exceeded', `${what} ${limit} transactions a day (WIB); the count starts again at midnight WIB`, {
-    retryAfter: seconds,
-  });
+  return new AppError(
+    'quota_exceeded',
+    `${what} ${limit} transactions a day (WIB); the count starts again at midnight WIB`,
+    {
+      retryAfter: seconds,
+    },
+  );
 }

@@ -7,7 +7,11 @@ import type { Deps } from '../deps.js';
 import type { Viewer } from '../../domain/viewer.js';
 import { operatorsMerchant } from './operators-merchant.js';
 
-export async function renameMerchant(deps: Deps, viewer: Viewer, input: { id: string; name: string }): Promise<MerchantsTable> {
+export async function renameMerchant(
+  deps: Deps,
+  viewer: Viewer,
+  input: { id: string; name: string },
+): Promise<MerchantsTable> {
   const merchant = await operatorsMerchant(deps, viewer, input.id);
   const name = parseMerchantName(input.name);
   const now = deps.now();

@@ -11,7 +11,11 @@ import { operatorsMerchant } from './operators-merchant.js';
  * or enables it again. This process forgets its cached keys at once; another instance or process keeps
  * accepting a key it has cached for at most PRINCIPAL_CACHE_MS.
  */
-export async function setMerchantEnabled(deps: Deps, viewer: Viewer, input: { id: string; enabled: boolean }): Promise<MerchantsTable> {
+export async function setMerchantEnabled(
+  deps: Deps,
+  viewer: Viewer,
+  input: { id: string; enabled: boolean },
+): Promise<MerchantsTable> {
   const merchant = await operatorsMerchant(deps, viewer, input.id);
   const now = deps.now();
   const disabledAt = input.enabled ? null : (merchant.disabled_at ?? now);

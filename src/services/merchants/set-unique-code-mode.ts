@@ -11,9 +11,16 @@ import type { Deps } from '../deps.js';
  * found, as an unknown one. Transactions already made keep their total; this process's next create uses
  * the new mode at once, other processes within 5 s (static-qris-issuer.ts).
  */
-export async function setUniqueCodeMode(deps: Deps, scope: readonly string[] | null, merchantId: string, mode: string, actor: Actor): Promise<UniqueCodeMode> {
+export async function setUniqueCodeMode(
+  deps: Deps,
+  scope: readonly string[] | null,
+  merchantId: string,
+  mode: string,
+  actor: Actor,
+): Promise<UniqueCodeMode> {
   const chosen = UNIQUE_CODE_MODES.find((m) => m === mode);
-  if (chosen === undefined) throw new AppError('invalid_parameter', 'the unique code is either add or subtract', { param: 'unique_code' });
+  if (chosen === undefined)
+    throw new AppError('invalid_parameter', 'the unique code is either add or subtract', { param: 'unique_code' });
   const now = deps.now();
   await deps.db.runInTransaction(async (trx) => {
     if ((scope !== null && !scope.includes(merchantId)) || !(await setMerchantUniqueCodeMode(trx, merchantId, chosen)))

@@ -43,7 +43,13 @@ export async function addNotifyChannel(deps: Deps, input: AddNotifyChannelInput)
       subjectType: 'notify_channel',
       subjectId: row.id,
       // The audit log is read by every operator: the secret goes in masked, as lists show it.
-      details: { merchant: row.merchant_id, type: row.type, language: row.language, secret: view.secret_masked, chat_id: row.chat_id },
+      details: {
+        merchant: row.merchant_id,
+        type: row.type,
+        language: row.language,
+        secret: view.secret_masked,
+        chat_id: row.chat_id,
+      },
       now,
     });
   });

@@ -5,7 +5,12 @@ import type { Tx } from '../../storage/executor.js';
 import { endpointHealth } from '../../storage/queries/webhook-endpoints.js';
 import { fanOut } from '../outbox/fan-out.js';
 
-export async function alertIfEndpointTurnedFailing(trx: Tx, endpointId: string, failingAfter: number, now: number): Promise<void> {
+export async function alertIfEndpointTurnedFailing(
+  trx: Tx,
+  endpointId: string,
+  failingAfter: number,
+  now: number,
+): Promise<void> {
   const endpoint = await endpointHealth(trx, endpointId);
   // The update that counts failures turns an active endpoint failing exactly when the count reaches
   // `failingAfter`, and a success resets the count: so this count is the turn, and only it.

@@ -9,5 +9,6 @@ export type ClaimedAlert = Claimed<DueNotifyDelivery>;
 export const alertQueue: OutboxQueue<DueNotifyDelivery> = {
   table: 'notify_deliveries',
   due: dueNotifyDeliveries,
-  retryDelayMs: (attemptsMade, attempt, _now, random) => notifyRetryDelayMs(attemptsMade, attempt.retryAfterMs ?? null, random()),
+  retryDelayMs: (attemptsMade, attempt, _now, random) =>
+    notifyRetryDelayMs(attemptsMade, attempt.retryAfterMs ?? null, random()),
 };

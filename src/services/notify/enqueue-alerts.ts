@@ -12,7 +12,10 @@ type WithoutName<T> = T extends unknown ? Omit<T, 'merchantName'> : never;
 export type AlertFactsOf = WithoutName<AlertFacts>;
 
 /** Queues the alert to every active channel of the merchant; how many were queued. */
-export async function enqueueAlerts(db: Executor, alert: { merchantId: string; eventId: string | null; facts: AlertFactsOf; now: number }): Promise<number> {
+export async function enqueueAlerts(
+  db: Executor,
+  alert: { merchantId: string; eventId: string | null; facts: AlertFactsOf; now: number },
+): Promise<number> {
   const channels = await activeNotifyChannelIds(db, alert.merchantId);
   if (channels.length === 0) return 0;
   const merchantName = (await merchantNameOf(db, alert.merchantId)) ?? alert.merchantId;

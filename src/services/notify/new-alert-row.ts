@@ -4,7 +4,13 @@ import { pendingJob } from '../../storage/queries/outbox-jobs.js';
 import type { NotifyDeliveriesTable } from '../../storage/schema.js';
 
 /** A pending alert row to a channel, due now. */
-export function newAlertRow(channelId: string, merchantId: string, facts: AlertFacts, eventId: string | null, now: number): NotifyDeliveriesTable {
+export function newAlertRow(
+  channelId: string,
+  merchantId: string,
+  facts: AlertFacts,
+  eventId: string | null,
+  now: number,
+): NotifyDeliveriesTable {
   return {
     id: newNotifyDeliveryId(),
     channel_id: channelId,

@@ -9,7 +9,8 @@ import { newAlertRow } from './new-alert-row.js';
  * and attempt log as every other alert, so a test that arrives proves the real path works.
  */
 export async function queueTestAlert(deps: Deps, channel: NotifyChannelsTable): Promise<string> {
-  if (channel.status !== 'active') throw new AppError('invalid_parameter', `notification channel ${channel.id} is removed`, { param: 'channel' });
+  if (channel.status !== 'active')
+    throw new AppError('invalid_parameter', `notification channel ${channel.id} is removed`, { param: 'channel' });
   const now = deps.now();
   const merchantName = (await merchantNameOf(deps.db, channel.merchant_id)) ?? channel.merchant_id;
   const row = newAlertRow(channel.id, channel.merchant_id, { kind: 'test', merchantName, at: now }, null, now);

@@ -10,7 +10,11 @@ import { getNotifyChannel } from './get-notify-channel.js';
  * Removes a channel: it gets no more alerts, and those still waiting are closed as failed. Its rows stay
  * (the alerts and attempts are history the merchant may ask about). Removing a removed one changes nothing.
  */
-export async function removeNotifyChannel(deps: Deps, id: string, actor: Actor = SYSTEM_ACTOR): Promise<NotifyChannelView & { cancelled_deliveries: number }> {
+export async function removeNotifyChannel(
+  deps: Deps,
+  id: string,
+  actor: Actor = SYSTEM_ACTOR,
+): Promise<NotifyChannelView & { cancelled_deliveries: number }> {
   const channel = await getNotifyChannel(deps, id);
   const now = deps.now();
   const cancelled = await deps.db.runInTransaction(async (trx) => {

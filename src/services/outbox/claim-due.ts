@@ -19,7 +19,11 @@ export interface ClaimOptions {
 }
 
 /** Claims up to `limit` due jobs of the queue for `leaseMs`; returns those this caller won. */
-export async function claimDue<J extends Job>(deps: Deps, queue: OutboxQueue<J, never>, options: ClaimOptions): Promise<Claimed<J>[]> {
+export async function claimDue<J extends Job>(
+  deps: Deps,
+  queue: OutboxQueue<J, never>,
+  options: ClaimOptions,
+): Promise<Claimed<J>[]> {
   const now = deps.now();
   const lease = now + options.leaseMs;
   const claim = async (db: Executor, rows: J[]) => {
@@ -35,7 +39,9 @@ export async function claimDue<J extends Job>(deps: Deps, queue: OutboxQueue<J, 
   const due = { now, only: options.only };
   if (deps.db.dialect === 'postgres') {
     // SKIP LOCKED lets concurrent workers pick disjoint rows instead of queueing on each other's.
-    return deps.db.runInTransaction(async (trx) => claim(trx, await queue.due(trx, { ...due, limit: options.limit, skipLocked: true })));
+    return deps.db.runInTransaction(async (trx) =>
+      claim(trx, await queue.due(trx, { ...due, limit: options.limit, skipLocked: true })),
+    );
   }
   // SQLite has one writer at a time; each claim is its own short statement (no read-then-write
   // transaction, which could fail with SQLITE_BUSY when another connection wrote in between). Extra

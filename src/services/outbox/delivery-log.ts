@@ -35,7 +35,8 @@ export async function deliveryLog<T extends LoggedOutbox, Row extends { id: stri
   source: LogSource<T, Row>,
   cursor: string | null,
 ): Promise<{ entries: WithAttempts<T, Row>[]; next: string | null }> {
-  const m = cursor === null ? null : new RegExp(`^([0-9]{1,16})\\.(${source.idPrefix}_[0-9A-Za-z]{1,64})$`).exec(cursor);
+  const m =
+    cursor === null ? null : new RegExp(`^([0-9]{1,16})\\.(${source.idPrefix}_[0-9A-Za-z]{1,64})$`).exec(cursor);
   const before = m ? { createdAt: Number(m[1]), id: m[2]! } : null;
   const rows = await source.page(deps.db, before, LOG_ENTRIES_PER_PAGE + 1);
   const page = rows.slice(0, LOG_ENTRIES_PER_PAGE);

@@ -31,7 +31,11 @@ export async function dispatchPass<J extends Job, A extends Attempt>(
   options: { concurrency?: number; random?: () => number },
 ): Promise<PassReport> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const { claimed, reports } = await runDue(deps, queue, send, { concurrency, leaseMs: leaseMs(deps), random: options.random });
+  const { claimed, reports } = await runDue(deps, queue, send, {
+    concurrency,
+    leaseMs: leaseMs(deps),
+    random: options.random,
+  });
   for (const r of reports) {
     if (r.state === 'unrecorded') {
       // During a database outage this is expected, and the job is not lost: said as a warning.

@@ -16,7 +16,13 @@ export async function recordAttempt<J extends Job, A extends Attempt>(
   const retried = attempt.result === 'failed' && !attempt.permanent;
   const delay = retried ? queue.retryDelayMs(job.attempts + 1, attempt, now, random) : null;
   const state: Exclude<JobState, 'superseded'> =
-    attempt.result === 'failed' ? (delay === null ? 'failed' : 'retrying') : attempt.result === 'succeeded' ? 'succeeded' : 'skipped';
+    attempt.result === 'failed'
+      ? delay === null
+        ? 'failed'
+        : 'retrying'
+      : attempt.result === 'succeeded'
+        ? 'succeeded'
+        : 'skipped';
   const nextAttemptAt = delay === null ? null : now + delay;
   return deps.db.runInTransaction(async (trx) => {
     // A skip sent nothing: it is no attempt to log.

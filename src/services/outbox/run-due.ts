@@ -58,7 +58,11 @@ export async function runDue<J extends Job, A extends Attempt>(
     );
     for (const [i, r] of round.entries()) {
       const job = jobs[i]!;
-      reports.push(r.status === 'fulfilled' ? { job, ...r.value } : { job, attempt: null, state: 'unrecorded', nextAttemptAt: null, error: r.reason });
+      reports.push(
+        r.status === 'fulfilled'
+          ? { job, ...r.value }
+          : { job, attempt: null, state: 'unrecorded', nextAttemptAt: null, error: r.reason },
+      );
     }
     if (round.some((r) => r.status === 'fulfilled' && r.value.attempt.endsRun)) break;
     // Fewer than asked for: nothing more is due now (or others hold it).

@@ -1,5 +1,11 @@
 import type { Mode } from '../../domain/records.js';
-import { countEndpoints, countOpenPending, countUnmatchedPayments, failingEndpoints, paidPerDay } from '../../storage/queries/overview.js';
+import {
+  countEndpoints,
+  countOpenPending,
+  countUnmatchedPayments,
+  failingEndpoints,
+  paidPerDay,
+} from '../../storage/queries/overview.js';
 import type { Deps } from '../deps.js';
 import { merchantScope, type Viewer } from '../../domain/viewer.js';
 
@@ -22,7 +28,14 @@ export interface Overview {
   unmatched: number;
   /** Every endpoint the viewer may see, in any state: with none, "every endpoint is delivering" would be empty praise. */
   endpoints: number;
-  failingEndpoints: Array<{ id: string; merchantId: string; url: string; status: string; consecutiveFailures: number; since: number }>;
+  failingEndpoints: Array<{
+    id: string;
+    merchantId: string;
+    url: string;
+    status: string;
+    consecutiveFailures: number;
+    since: number;
+  }>;
 }
 
 /** What the console's overview shows, limited to the merchants the viewer may see. */
@@ -43,7 +56,8 @@ export async function getOverview(deps: Deps, viewer: Viewer, mode: Mode): Promi
     const found = byDay.get(Math.floor((dayStart + WIB_OFFSET_MS) / DAY_MS));
     return { dayStart, count: found?.count ?? 0, sum: found?.sum ?? 0 };
   });
-  const total = (n: number): PaidFigures => daily.slice(-n).reduce((acc, d) => ({ count: acc.count + d.count, sum: acc.sum + d.sum }), { count: 0, sum: 0 });
+  const total = (n: number): PaidFigures =>
+    daily.slice(-n).reduce((acc, d) => ({ count: acc.count + d.count, sum: acc.sum + d.sum }), { count: 0, sum: 0 });
   return {
     mode,
     today: total(1),

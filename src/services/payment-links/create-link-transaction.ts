@@ -44,9 +44,21 @@ export async function createLinkTransaction(deps: Deps, input: LinkPaymentInput)
   if (input.ref !== null) return (await createTransaction(deps, { ...base, idempotency: null })).transaction;
 
   const requestHash = sha256(JSON.stringify({ link: input.handle, amount: input.amount, email: input.email }));
-  let key = sha256(JSON.stringify(['payment-link', input.handle, input.amount, input.email, input.clientKey, replayBucket(deps.now())]));
+  let key = sha256(
+    JSON.stringify([
+      'payment-link',
+      input.handle,
+      input.amount,
+      input.email,
+      input.clientKey,
+      replayBucket(deps.now()),
+    ]),
+  );
   for (let round = 1; ; round++) {
-    const result = await createTransaction(deps, { ...base, idempotency: { key: `${LINK_NAMESPACE}${key}`, requestHash } });
+    const result = await createTransaction(deps, {
+      ...base,
+      idempotency: { key: `${LINK_NAMESPACE}${key}`, requestHash },
+    });
     const tx = result.transaction;
     if (!result.replayed || effectiveStatus(tx, deps.now()) === 'pending' || round === MAX_ROUNDS) return tx;
     key = sha256(`${key}:${tx.id}`);

@@ -7,6 +7,10 @@ export type { MerchantLinkRow } from '../../storage/queries/payment-links.js';
 export const LINKS_PAGE_SIZE = 50;
 
 /** The merchants the viewer may see with their payment-link handles, by name, one page (from 1) at a time. */
-export function listPaymentLinks(deps: Deps, viewer: Viewer, page: number): Promise<{ rows: MerchantLinkRow[]; total: number }> {
+export function listPaymentLinks(
+  deps: Deps,
+  viewer: Viewer,
+  page: number,
+): Promise<{ rows: MerchantLinkRow[]; total: number }> {
   return merchantLinksInScope(deps.db, merchantScope(viewer), LINKS_PAGE_SIZE, (page - 1) * LINKS_PAGE_SIZE);
 }

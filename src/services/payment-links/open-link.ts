@@ -5,7 +5,9 @@ import type { Deps } from '../deps.js';
  * What a payer's /pay/{handle} names: a merchant taking payments, a disabled one, one whose live
  * payments still wait for an operator's approval, or nobody.
  */
-export type OpenedLink = { state: 'open' | 'disabled' | 'awaiting_approval'; merchant: MerchantLinkRow } | { state: 'unknown' };
+export type OpenedLink =
+  | { state: 'open' | 'disabled' | 'awaiting_approval'; merchant: MerchantLinkRow }
+  | { state: 'unknown' };
 
 /** The merchant behind a (lower-case, well-formed) handle. Public: no viewer. */
 export async function openPaymentLink(deps: Deps, handle: string): Promise<OpenedLink> {

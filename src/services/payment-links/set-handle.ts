@@ -1,7 +1,12 @@
 import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { parseHandle } from '../../domain/payment-link.js';
-import { merchantByLinkHandle, merchantLinkInScope, setLinkHandleInScope, type MerchantLinkRow } from '../../storage/queries/payment-links.js';
+import {
+  merchantByLinkHandle,
+  merchantLinkInScope,
+  setLinkHandleInScope,
+  type MerchantLinkRow,
+} from '../../storage/queries/payment-links.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import { merchantScope, type Viewer } from '../../domain/viewer.js';
@@ -13,7 +18,12 @@ const taken = (handle: string) => new AppError('handle_taken', `the handle ${han
  * lower-case), or takes it away with null. Audited. Another merchant's handle is handle_taken; a
  * merchant outside the viewer's scope is merchant_not_found, exactly as an unknown one.
  */
-export async function setPaymentLinkHandle(deps: Deps, viewer: Viewer, merchantId: string, raw: string | null): Promise<MerchantLinkRow> {
+export async function setPaymentLinkHandle(
+  deps: Deps,
+  viewer: Viewer,
+  merchantId: string,
+  raw: string | null,
+): Promise<MerchantLinkRow> {
   const handle = raw === null ? null : parseHandle(raw);
   const scope = merchantScope(viewer);
   const now = deps.now();

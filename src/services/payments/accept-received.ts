@@ -29,7 +29,8 @@ export async function acceptReceived(
     if (!tx || (scope !== null && !scope.includes(tx.merchant_id))) {
       throw new AppError('transaction_not_found', `no transaction ${input.trxid}`, { param: 'trxid' });
     }
-    if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
+    if (tx.status === 'paid')
+      throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
     const received = tx.amount_paid ?? 0;
     if ((tx.status !== 'pending' && tx.status !== 'expired') || received === 0) {
       const why = received === 0 ? 'has received nothing' : `is ${tx.status}`;
@@ -43,7 +44,10 @@ export async function acceptReceived(
     }
     const payments = await paymentsOfTransaction(trx, tx.id);
     const last = payments.filter((p) => p.status === 'matched' && p.reason === null).at(-1);
-    if (!last) throw new AppError('transaction_not_kept_open', `transaction ${tx.id} has no payment bound to it`, { param: 'trxid' });
+    if (!last)
+      throw new AppError('transaction_not_kept_open', `transaction ${tx.id} has no payment bound to it`, {
+        param: 'trxid',
+      });
     const now = deps.now();
     const { underpaid } = paymentDifference(received, tx.total_amount);
     // The shared conditional update (settle-payment's): it holds only while amount_paid is still what was
@@ -59,7 +63,10 @@ export async function acceptReceived(
       overpaid: 0,
     });
     // Another part was assigned, or it was paid, since the read: nothing changed; the person looks again.
-    if (!paid) throw new AppError('transaction_already_paid', `transaction ${tx.id} changed meanwhile; look at it again`, { param: 'trxid' });
+    if (!paid)
+      throw new AppError('transaction_already_paid', `transaction ${tx.id} changed meanwhile; look at it again`, {
+        param: 'trxid',
+      });
     await announcePaid(trx, deps, paid, last, now);
     await writeAudit(trx, {
       actor: input.actor,

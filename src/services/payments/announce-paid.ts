@@ -10,7 +10,13 @@ import { enqueueEvent } from '../webhooks/enqueue-event.js';
  * event (the transaction as the API answers it, with the payment that paid it) and, when it has an e-mail
  * address, the payer's receipt. Settling a payment and accepting what a kept-open transaction received.
  */
-export async function announcePaid(trx: Tx, deps: Deps, transaction: TransactionsTable, payment: PaymentsTable, now: number): Promise<void> {
+export async function announcePaid(
+  trx: Tx,
+  deps: Deps,
+  transaction: TransactionsTable,
+  payment: PaymentsTable,
+  now: number,
+): Promise<void> {
   await enqueueEvent(trx, deps.state.statusBus, {
     merchantId: transaction.merchant_id,
     mode: transaction.mode,
@@ -21,6 +27,12 @@ export async function announcePaid(trx: Tx, deps: Deps, transaction: Transaction
     now,
   });
   if (transaction.email !== null) {
-    await enqueueEmail(trx, { merchantId: transaction.merchant_id, transactionId: transaction.id, kind: 'receipt', recipient: transaction.email, now });
+    await enqueueEmail(trx, {
+      merchantId: transaction.merchant_id,
+      transactionId: transaction.id,
+      kind: 'receipt',
+      recipient: transaction.email,
+      now,
+    });
   }
 }

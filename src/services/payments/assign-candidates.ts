@@ -19,7 +19,10 @@ const CREATED_AFTER_PAYMENT_MS = 10 * 60_000;
  * price is the payment (the payer left out the unique code) or whose total is within the unique codes'
  * range of it is one too. Nearest first: an exact total or rest, then by how far the total is.
  */
-export async function assignCandidates(deps: Deps, payment: Pick<PaymentsTable, 'merchant_id' | 'mode' | 'amount' | 'paid_at'>): Promise<TransactionsTable[]> {
+export async function assignCandidates(
+  deps: Deps,
+  payment: Pick<PaymentsTable, 'merchant_id' | 'mode' | 'amount' | 'paid_at'>,
+): Promise<TransactionsTable[]> {
   const grace = deps.config.reservationGraceSeconds * 1000;
   const skew = deps.config.matchClockSkewSeconds * 1000;
   return unpaidTransactionsOfTotal(deps.db, {

@@ -50,7 +50,9 @@ export async function assignPayment(
     const payment = await paymentInScope(trx, input.paymentId, input.merchants ?? null);
     if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });
     if (payment.status !== 'unmatched') {
-      throw new AppError('payment_already_matched', `payment ${payment.id} already pays ${payment.transaction_id}`, { param: 'payment_id' });
+      throw new AppError('payment_already_matched', `payment ${payment.id} already pays ${payment.transaction_id}`, {
+        param: 'payment_id',
+      });
     }
     await refuseRefunded(trx, payment.id);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -62,13 +64,17 @@ export async function assignPayment(
         return done;
       }
     }
-    throw new AppError('transaction_already_paid', `transaction ${input.trxid} kept changing; try again`, { param: 'trxid' });
+    throw new AppError('transaction_already_paid', `transaction ${input.trxid} kept changing; try again`, {
+      param: 'trxid',
+    });
   });
 }
 
 async function refuseRefunded(trx: Tx, paymentId: string): Promise<void> {
   if (await refundOfPayment(trx, paymentId)) {
-    throw new AppError('payment_already_refunded', `payment ${paymentId} was refunded: it pays nothing`, { param: 'payment_id' });
+    throw new AppError('payment_already_refunded', `payment ${paymentId} was refunded: it pays nothing`, {
+      param: 'payment_id',
+    });
   }
 }
 
@@ -81,19 +87,28 @@ async function assignOnce(
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable; keptOpen: boolean } | null> {
   // Another merchant's (or the other mode's) transaction is not found, as everywhere else.
   const tx = await paymentTransactionOf(trx, input.trxid, { merchantId: payment.merchant_id, mode: payment.mode });
-  if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid} of this payment's merchant and mode`, { param: 'trxid' });
-  if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
+  if (!tx)
+    throw new AppError('transaction_not_found', `no transaction ${input.trxid} of this payment's merchant and mode`, {
+      param: 'trxid',
+    });
+  if (tx.status === 'paid')
+    throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
   const before = tx.amount_paid ?? 0;
   const amounts = amountsAfter(before, payment.amount, tx.total_amount);
   const fit = assignFit(before, payment.amount, tx.total_amount);
   const keep = fit === 'short' && input.keepOpen === true;
   const signed = amounts.amountPaid - tx.total_amount;
-  const accepted = input.acceptDifference === true && (input.acceptedDifference === undefined || input.acceptedDifference === signed);
+  const accepted =
+    input.acceptDifference === true && (input.acceptedDifference === undefined || input.acceptedDifference === signed);
   if (fit !== 'exact' && !keep && !accepted) {
-    throw new AppError('amount_differs', differenceMessage(payment.amount, tx.total_amount, before), { param: 'trxid' });
+    throw new AppError('amount_differs', differenceMessage(payment.amount, tx.total_amount, before), {
+      param: 'trxid',
+    });
   }
   const now = deps.now();
-  const done = keep ? await keepOpen(trx, payment, tx, now) : await settlePayment(trx, deps, payment, tx, isLate(tx, payment.paid_at, now), now);
+  const done = keep
+    ? await keepOpen(trx, payment, tx, now)
+    : await settlePayment(trx, deps, payment, tx, isLate(tx, payment.paid_at, now), now);
   if (!done) return null;
   await writeAudit(trx, {
     actor: input.actor,

@@ -28,7 +28,8 @@ export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Pr
   return deps.db.runInTransaction(async (trx) => {
     const tx = await readTransaction(trx, input.trxid);
     if (!tx) throw new AppError('transaction_not_found', `no transaction ${input.trxid}`, { param: 'trxid' });
-    if (tx.status === 'paid') throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
+    if (tx.status === 'paid')
+      throw new AppError('transaction_already_paid', `transaction ${tx.id} is already paid`, { param: 'trxid' });
     const now = deps.now();
     // A transaction kept open after a part payment is owed only the rest: that is what is confirmed.
     const received = tx.amount_paid ?? 0;
@@ -47,14 +48,24 @@ export async function confirmPayment(deps: Deps, input: ConfirmPaymentInput): Pr
       confirmsRest: received > 0,
     });
     if (result.outcome === 'duplicate') {
-      throw new AppError('reference_already_recorded', `reference ${reference} was already recorded as payment ${result.payment.id}`, { param: 'reference' });
+      throw new AppError(
+        'reference_already_recorded',
+        `reference ${reference} was already recorded as payment ${result.payment.id}`,
+        { param: 'reference' },
+      );
     }
     await writeAudit(trx, {
       actor: input.actor,
       action: 'payment.confirm',
       subjectType: 'transaction',
       subjectId: tx.id,
-      details: { payment_id: result.payment.id, reference, amount: result.payment.amount, outcome: result.outcome, reason: result.reason },
+      details: {
+        payment_id: result.payment.id,
+        reference,
+        amount: result.payment.amount,
+        outcome: result.outcome,
+        reason: result.reason,
+      },
       now,
     });
     return result;

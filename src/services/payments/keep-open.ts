@@ -21,10 +21,17 @@ export async function keepOpen(
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
   const before = candidate.amount_paid ?? 0;
   const amounts = amountsAfter(before, payment.amount, candidate.total_amount);
-  const transaction = await addPartPayment(trx, candidate.id, { amountPaidBefore: before, amountPaid: amounts.amountPaid, underpaid: amounts.underpaid, now });
+  const transaction = await addPartPayment(trx, candidate.id, {
+    amountPaidBefore: before,
+    amountPaid: amounts.amountPaid,
+    underpaid: amounts.underpaid,
+    now,
+  });
   if (!transaction) return null;
   if (!(await bindUnmatchedPayment(trx, payment.id, candidate.id))) {
-    throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, { param: 'payment_id' });
+    throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, {
+      param: 'payment_id',
+    });
   }
   return { payment: { ...payment, status: 'matched', reason: null, transaction_id: candidate.id }, transaction };
 }

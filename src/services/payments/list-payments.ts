@@ -11,6 +11,14 @@ export interface ListPaymentsInput {
 }
 
 /** Reported payments, newest first (operators look for the unmatched ones), with their refund's id. */
-export async function listPayments(deps: Deps, input: ListPaymentsInput = {}): Promise<(PaymentsTable & { refund_id: string | null })[]> {
-  return listPaymentRows(deps.db, { status: input.status, double: input.double, merchantId: input.merchantId, limit: input.limit ?? 100 });
+export async function listPayments(
+  deps: Deps,
+  input: ListPaymentsInput = {},
+): Promise<(PaymentsTable & { refund_id: string | null })[]> {
+  return listPaymentRows(deps.db, {
+    status: input.status,
+    double: input.double,
+    merchantId: input.merchantId,
+    limit: input.limit ?? 100,
+  });
 }

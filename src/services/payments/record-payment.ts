@@ -88,7 +88,8 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
   if (!stored) return duplicate(trx, report);
   // A disabled merchant's sources may still report (a feed already polling, a request in flight, an
   // operator's confirmation): stored as above, but it pays nothing.
-  if ((await merchantDisabledAt(trx, report.merchantId)) != null) return unmatched(trx, deps, payment, 'merchant_disabled', null, now);
+  if ((await merchantDisabledAt(trx, report.merchantId)) != null)
+    return unmatched(trx, deps, payment, 'merchant_disabled', null, now);
 
   const named = await namedCandidates(trx, report);
   // Every row namedCandidates returns is one decideMatch picks as named, and a named transaction decides
@@ -115,7 +116,10 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
     // (this one is a double payment), or a person kept it open after a part payment (it is owed less).
     const current = (await readTransaction(trx, decision.transaction.id)) ?? decision.transaction;
     if (current.status === 'paid')
-      return (await corroborated(trx, deps, payment, current)) ?? unmatched(trx, deps, payment, 'transaction_already_paid', current, now);
+      return (
+        (await corroborated(trx, deps, payment, current)) ??
+        unmatched(trx, deps, payment, 'transaction_already_paid', current, now)
+      );
     return unmatched(trx, deps, payment, 'amount_mismatch', current, now);
   }
   if (decision.reason === 'transaction_already_paid' && decision.transaction !== null) {
@@ -134,7 +138,12 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
  * duplicate, without a `payment.unmatched` event. The transaction's row is locked first on PostgreSQL, so
  * two reports at once are counted one after the other; null when it is a payment of its own.
  */
-async function corroborated(trx: Tx, deps: Deps, payment: PaymentsTable, tx: TransactionsTable): Promise<RecordPaymentResult | null> {
+async function corroborated(
+  trx: Tx,
+  deps: Deps,
+  payment: PaymentsTable,
+  tx: TransactionsTable,
+): Promise<RecordPaymentResult | null> {
   const windowMs = deps.config.crossSourceWindowSeconds * 1000;
   // Only the merchant's payment sources observe payments: the sandbox's simulator and an operator's
   // confirmation (`manual`) are statements of a payment, never a second view of one.
@@ -154,7 +163,13 @@ async function corroborated(trx: Tx, deps: Deps, payment: PaymentsTable, tx: Tra
   )
     return null;
   await bindCorroboration(trx, payment.id, tx.id, REPORTED_BY_ANOTHER_SOURCE);
-  const bound: PaymentsTable = { ...payment, status: 'matched', reason: REPORTED_BY_ANOTHER_SOURCE, transaction_id: tx.id, compared_transaction_id: null };
+  const bound: PaymentsTable = {
+    ...payment,
+    status: 'matched',
+    reason: REPORTED_BY_ANOTHER_SOURCE,
+    transaction_id: tx.id,
+    compared_transaction_id: null,
+  };
   return { outcome: 'duplicate', payment: bound, transaction: tx, reason: REPORTED_BY_ANOTHER_SOURCE };
 }
 
@@ -196,11 +211,22 @@ async function namedCandidates(trx: Tx, report: ReportedPayment): Promise<Transa
  * take, so it no longer names anyone (whether or not the sweeper has deleted it yet).
  */
 async function amountCandidates(trx: Tx, report: ReportedPayment, now: number): Promise<TransactionsTable[]> {
-  return paymentCandidatesByAmount(trx, { merchantId: report.merchantId, mode: report.mode, amount: report.amount, now });
+  return paymentCandidatesByAmount(trx, {
+    merchantId: report.merchantId,
+    mode: report.mode,
+    amount: report.amount,
+    now,
+  });
 }
 
 async function duplicate(trx: Tx, report: ReportedPayment): Promise<RecordPaymentResult> {
   const payment = await paymentBySourceId(trx, report.source, report.sourcePaymentId);
-  const transaction = payment.transaction_id === null ? null : ((await readTransaction(trx, payment.transaction_id)) ?? null);
-  return { outcome: 'duplicate', payment, transaction, reason: (payment.reason as RecordPaymentResult['reason']) ?? null };
+  const transaction =
+    payment.transaction_id === null ? null : ((await readTransaction(trx, payment.transaction_id)) ?? null);
+  return {
+    outcome: 'duplicate',
+    payment,
+    transaction,
+    reason: (payment.reason as RecordPaymentResult['reason']) ?? null,
+  };
 }

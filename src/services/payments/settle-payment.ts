@@ -44,7 +44,10 @@ export async function settlePayment(
   // Only an operator's assign can meet a payment bound meanwhile (two assigns of one payment at once,
   // to two transactions of the same total: on PostgreSQL both read it unmatched). The loser is told as
   // if it had come second; throwing rolls its payment of the transaction back with it.
-  if (!bound) throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, { param: 'payment_id' });
+  if (!bound)
+    throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, {
+      param: 'payment_id',
+    });
 
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
   await announcePaid(trx, deps, transaction, settled, now);

@@ -31,14 +31,24 @@ const SALE_NAMESPACE = 'pos:';
  * Live only once a live sale can be paid (`saleModesOf`): never for the demo merchant, and not before the
  * merchant's live payments are open and it has an enabled live payment source; the sandbox until then.
  */
-export async function chargeSale(deps: Deps, viewer: Viewer, form: SaleForm): Promise<{ transaction: TransactionsTable; replayed: boolean }> {
-  if (!SALE_KEY.test(form.key)) throw new AppError('invalid_parameter', 'the sale form has no valid key; open the point of sale again', { param: 'key' });
+export async function chargeSale(
+  deps: Deps,
+  viewer: Viewer,
+  form: SaleForm,
+): Promise<{ transaction: TransactionsTable; replayed: boolean }> {
+  if (!SALE_KEY.test(form.key))
+    throw new AppError('invalid_parameter', 'the sale form has no valid key; open the point of sale again', {
+      param: 'key',
+    });
   const merchant = await getVisibleMerchant(deps, viewer, form.merchantId);
-  if (merchant.disabled_at != null) throw new AppError('merchant_disabled', 'this merchant is disabled and cannot take payments');
+  if (merchant.disabled_at != null)
+    throw new AppError('merchant_disabled', 'this merchant is disabled and cannot take payments');
   const amount = parseAmount(form.amount, { min: deps.config.amountMin, max: deps.config.amountMax });
   const note = form.note.trim();
-  if (note.length > NOTE_MAX) throw new AppError('invalid_parameter', `the note may be at most ${NOTE_MAX} characters`, { param: 'note' });
-  if (/[\p{Cc}\p{Cf}]/u.test(note)) throw new AppError('invalid_parameter', 'the note must not contain control characters', { param: 'note' });
+  if (note.length > NOTE_MAX)
+    throw new AppError('invalid_parameter', `the note may be at most ${NOTE_MAX} characters`, { param: 'note' });
+  if (/[\p{Cc}\p{Cf}]/u.test(note))
+    throw new AppError('invalid_parameter', 'the note must not contain control characters', { param: 'note' });
   const { mode } = (await saleModesOf(deps, [merchant])).get(merchant.id)!;
   const requestHash = createHash('sha256')
     .update(JSON.stringify(['pos', viewer.userId, merchant.id, amount, note]))

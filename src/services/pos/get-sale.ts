@@ -11,6 +11,7 @@ import { getVisibleTransaction } from '../transactions/get-visible-transaction.j
  */
 export async function getSale(deps: Deps, viewer: Viewer, trxid: string): Promise<TransactionsTable> {
   const tx = await getVisibleTransaction(deps, viewer, trxid);
-  if (!posMayOpen(viewer, tx.created_by_user_id)) throw new AppError('transaction_not_found', 'no such transaction', { param: 'trxid' });
+  if (!posMayOpen(viewer, tx.created_by_user_id))
+    throw new AppError('transaction_not_found', 'no such transaction', { param: 'trxid' });
   return tx;
 }

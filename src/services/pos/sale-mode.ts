@@ -15,12 +15,23 @@ export async function saleModesOf(
   deps: Deps,
   merchants: ReadonlyArray<Pick<MerchantsTable, 'id' | 'qris_static' | 'live_approved_at' | 'live_rejected_at'>>,
 ): Promise<Map<string, SaleMode>> {
-  const facts = merchants.map((m) => ({ id: m.id, demo: m.qris_static === demoStaticQris(), liveRefused: liveKeysRefused(m, deps.config.liveKeys) }));
+  const facts = merchants.map((m) => ({
+    id: m.id,
+    demo: m.qris_static === demoStaticQris(),
+    liveRefused: liveKeysRefused(m, deps.config.liveKeys),
+  }));
   const unsourced = await merchantsWithoutLiveSource(
     deps,
     facts.filter((f) => !f.demo && !f.liveRefused).map((f) => f.id),
   );
   return new Map(
-    facts.map((f) => [f.id, posSaleMode({ demo: f.demo, liveRefused: f.liveRefused, liveSource: !f.demo && !f.liveRefused && !unsourced.has(f.id) })]),
+    facts.map((f) => [
+      f.id,
+      posSaleMode({
+        demo: f.demo,
+        liveRefused: f.liveRefused,
+        liveSource: !f.demo && !f.liveRefused && !unsourced.has(f.id),
+      }),
+    ]),
   );
 }

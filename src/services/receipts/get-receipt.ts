@@ -17,6 +17,7 @@ export interface Receipt extends ReceiptRow {
  */
 export async function getReceipt(deps: Deps, token: string): Promise<Receipt> {
   const found = isReceiptToken(token) ? await receiptByToken(deps.db, token) : undefined;
-  if (found?.transaction.status !== 'paid' || found.transaction.paid_at === null) throw new AppError('not_found', 'no such receipt');
+  if (found?.transaction.status !== 'paid' || found.transaction.paid_at === null)
+    throw new AppError('not_found', 'no such receipt');
   return { ...found, refunds: refundStanding(found.transaction) };
 }

@@ -15,12 +15,21 @@ import { getVisibleTransaction } from '../transactions/get-visible-transaction.j
  */
 export async function makeReceiptLink(deps: Deps, viewer: Viewer, trxid: string): Promise<string> {
   const tx = await getVisibleTransaction(deps, viewer, trxid);
-  if (tx.status !== 'paid') throw new AppError('not_found', 'a transaction that is not paid has no receipt', { param: 'trxid' });
+  if (tx.status !== 'paid')
+    throw new AppError('not_found', 'a transaction that is not paid has no receipt', { param: 'trxid' });
   const now = deps.now();
   return deps.db.runInTransaction(async (trx) => {
     const { token, created } = await insertReceiptTokenIfAbsent(trx, tx.id, newReceiptToken(), now);
     // Asked again, the link is the same one: nothing new to record.
-    if (created) await writeAudit(trx, { actor: userActor(viewer), action: 'receipt.link', subjectType: 'transaction', subjectId: tx.id, details: null, now });
+    if (created)
+      await writeAudit(trx, {
+        actor: userActor(viewer),
+        action: 'receipt.link',
+        subjectType: 'transaction',
+        subjectId: tx.id,
+        details: null,
+        now,
+      });
     return token;
   });
 }

@@ -14,7 +14,13 @@ import { enqueueEvent } from '../webhooks/enqueue-event.js';
  * one notice per transaction a REFUND_NOTICE_WINDOW_SECONDS, the refunds of a window told together
  * (scheduleRefundNotice). The notice's row is queued by its first refund; the others find it there.
  */
-export async function announceRefund(trx: Tx, deps: Deps, tx: TransactionsTable, payment: PaymentsTable | null, refund: RefundsTable): Promise<void> {
+export async function announceRefund(
+  trx: Tx,
+  deps: Deps,
+  tx: TransactionsTable,
+  payment: PaymentsTable | null,
+  refund: RefundsTable,
+): Promise<void> {
   const now = deps.now();
   const refunds = await refundsOfTransaction(trx, tx.id);
   await enqueueEvent(trx, deps.state.statusBus, {
@@ -22,12 +28,22 @@ export async function announceRefund(trx: Tx, deps: Deps, tx: TransactionsTable,
     mode: tx.mode,
     type: refund.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
     transactionId: tx.id,
-    data: { ...presentTransaction(tx, payment, now, deps.config.publicBaseUrl, refunds), refund: presentRefund(refund) },
+    data: {
+      ...presentTransaction(tx, payment, now, deps.config.publicBaseUrl, refunds),
+      refund: presentRefund(refund),
+    },
     now,
   });
   if (refund.status === 'succeeded' && tx.email !== null) {
     const due = await scheduleRefundNotice(trx, tx.id, now, deps.config.refundNoticeWindowSeconds * 1000);
     await setRefundNoticeDue(trx, refund.id, due);
-    await enqueueEmail(trx, { merchantId: tx.merchant_id, transactionId: tx.id, kind: `refunds:${due}`, recipient: tx.email, now, dueAt: due });
+    await enqueueEmail(trx, {
+      merchantId: tx.merchant_id,
+      transactionId: tx.id,
+      kind: `refunds:${due}`,
+      recipient: tx.email,
+      now,
+      dueAt: due,
+    });
   }
 }

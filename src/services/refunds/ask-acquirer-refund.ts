@@ -1,6 +1,13 @@
 import { AppError, isAppError } from '../../domain/errors.js';
 import { nextRefundAttemptAt } from '../../domain/refund.js';
-import { deferPendingRefund, markRefundFailed, markRefundSucceeded, moveHeldToRefunded, readRefund, releaseRefundHold } from '../../storage/queries/refunds.js';
+import {
+  deferPendingRefund,
+  markRefundFailed,
+  markRefundSucceeded,
+  moveHeldToRefunded,
+  readRefund,
+  releaseRefundHold,
+} from '../../storage/queries/refunds.js';
 import type { PaymentsTable, RefundsTable, TransactionsTable } from '../../storage/schema.js';
 import type { CodeIssuer, Deps } from '../deps.js';
 import { announceRefund } from './announce-refund.js';
@@ -37,29 +44,53 @@ export async function askAcquirerRefund(
     outcome = await issuer.refund(deps, tx, { id: refund.id, amount: refund.amount, reason: refund.reason });
   } catch (err) {
     const now = deps.now();
-    await deferPendingRefund(deps.db, refund.id, { reference: null, attempts, nextAttemptAt: nextRefundAttemptAt(attempts, now), now });
-    if (!(isAppError(err) && err.code === 'acquirer_unavailable')) deps.logger.error({ err, refundId: refund.id }, 'refund ask failed; it stays pending');
-    const error = isAppError(err) && err.code === 'acquirer_unavailable' ? err : new AppError('acquirer_unavailable', 'the acquirer gave no usable answer');
+    await deferPendingRefund(deps.db, refund.id, {
+      reference: null,
+      attempts,
+      nextAttemptAt: nextRefundAttemptAt(attempts, now),
+      now,
+    });
+    if (!(isAppError(err) && err.code === 'acquirer_unavailable'))
+      deps.logger.error({ err, refundId: refund.id }, 'refund ask failed; it stays pending');
+    const error =
+      isAppError(err) && err.code === 'acquirer_unavailable'
+        ? err
+        : new AppError('acquirer_unavailable', 'the acquirer gave no usable answer');
     return { refund: await current(deps, refund), error: withRetryAfter(error) };
   }
 
   if (outcome.status === 'in_progress') {
     const now = deps.now();
-    await deferPendingRefund(deps.db, refund.id, { reference: outcome.reference, attempts, nextAttemptAt: nextRefundAttemptAt(attempts, now), now });
+    await deferPendingRefund(deps.db, refund.id, {
+      reference: outcome.reference,
+      attempts,
+      nextAttemptAt: nextRefundAttemptAt(attempts, now),
+      now,
+    });
     return { refund: await current(deps, refund), error: null };
   }
 
   const final = await deps.db.runInTransaction(async (trx) => {
     const now = deps.now();
     if (outcome.status === 'succeeded') {
-      const done = await markRefundSucceeded(trx, refund.id, { reference: outcome.reference, completedAt: outcome.completedAt, attempts, now });
+      const done = await markRefundSucceeded(trx, refund.id, {
+        reference: outcome.reference,
+        completedAt: outcome.completedAt,
+        attempts,
+        now,
+      });
       // Another resolver recorded its final answer first: nothing more to move.
       if (!done) return (await readRefund(trx, refund.id))!;
       const updated = await moveHeldToRefunded(trx, tx.id, done.amount, now);
       await announceRefund(trx, deps, updated, payment, done);
       return done;
     }
-    const failed = await markRefundFailed(trx, refund.id, { code: outcome.code, message: outcome.message.slice(0, 500), attempts, now });
+    const failed = await markRefundFailed(trx, refund.id, {
+      code: outcome.code,
+      message: outcome.message.slice(0, 500),
+      attempts,
+      now,
+    });
     if (!failed) return (await readRefund(trx, refund.id))!;
     const updated = await releaseRefundHold(trx, tx.id, failed.amount, now);
     await announceRefund(trx, deps, updated, payment, failed);

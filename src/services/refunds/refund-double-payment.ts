@@ -23,12 +23,20 @@ import { writeAudit } from '../audit.js';
  */
 export async function refundDoublePayment(
   deps: Deps,
-  input: { paymentId: string; reason: string; reference?: string | null; actor: Actor; merchants?: readonly string[] | null },
+  input: {
+    paymentId: string;
+    reason: string;
+    reference?: string | null;
+    actor: Actor;
+    merchants?: readonly string[] | null;
+  },
 ): Promise<{ payment: PaymentsTable; refund: RefundsTable }> {
   const reason = input.reason.trim();
-  if (reason === '' || reason.length > 500) throw new AppError('invalid_parameter', 'reason is required (at most 500 characters)', { param: 'reason' });
+  if (reason === '' || reason.length > 500)
+    throw new AppError('invalid_parameter', 'reason is required (at most 500 characters)', { param: 'reason' });
   const reference = input.reference?.trim() || null;
-  if (reference !== null && reference.length > 200) throw new AppError('invalid_parameter', 'reference is at most 200 characters', { param: 'reference' });
+  if (reference !== null && reference.length > 200)
+    throw new AppError('invalid_parameter', 'reference is at most 200 characters', { param: 'reference' });
   // Neither is mailed to the payer today, but they are a refund's words like any other: no link or address.
   refuseLinkInRefundText(reason, 'reason');
   if (reference !== null) refuseLinkInRefundText(reference, 'reference');
@@ -36,12 +44,19 @@ export async function refundDoublePayment(
   const payment = await paymentInScope(deps.db, input.paymentId, input.merchants ?? null);
   if (!payment) throw new AppError('payment_not_found', `no payment ${input.paymentId}`, { param: 'payment_id' });
   if (!isDoublePayment(payment)) {
-    throw new AppError('payment_not_double', `payment ${payment.id} is not a double payment (a payment for a transaction already paid)`, {
-      param: 'payment_id',
-    });
+    throw new AppError(
+      'payment_not_double',
+      `payment ${payment.id} is not a double payment (a payment for a transaction already paid)`,
+      {
+        param: 'payment_id',
+      },
+    );
   }
   const paid = await readTransaction(deps.db, payment.compared_transaction_id!);
-  if (!paid) throw new AppError('transaction_not_found', `no transaction ${payment.compared_transaction_id}`, { param: 'payment_id' });
+  if (!paid)
+    throw new AppError('transaction_not_found', `no transaction ${payment.compared_transaction_id}`, {
+      param: 'payment_id',
+    });
   // Asked before the database transaction: the issuer resolver may read sources, never inside it.
   const issuer = await deps.issuers.forTransaction(deps, paid);
   if (issuer.refunds !== 'record') {
@@ -54,7 +69,9 @@ export async function refundDoublePayment(
   return deps.db.runInTransaction(async (trx) => {
     // The payment's row is held from here on, so an assign of it waits for this refund and then sees it.
     if (!(await lockUnmatchedPayment(trx, payment.id))) {
-      throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, { param: 'payment_id' });
+      throw new AppError('payment_already_matched', `payment ${payment.id} was matched meanwhile`, {
+        param: 'payment_id',
+      });
     }
     if (await refundOfPayment(trx, payment.id)) throw alreadyRefunded(payment.id);
     const now = deps.now();

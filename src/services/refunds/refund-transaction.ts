@@ -4,7 +4,13 @@ import { newRefundId } from '../../domain/ids.js';
 import { presentRefund, refundableRemainder, type RefundView } from '../../domain/refund.js';
 import { effectiveStatus, presentTransaction, type TransactionView } from '../../domain/transaction.js';
 import type { Tx } from '../../storage/executor.js';
-import { findRefundByKey, holdRefund, insertRefundUnlessKeyTaken, markRefundSucceeded, moveHeldToRefunded } from '../../storage/queries/refunds.js';
+import {
+  findRefundByKey,
+  holdRefund,
+  insertRefundUnlessKeyTaken,
+  markRefundSucceeded,
+  moveHeldToRefunded,
+} from '../../storage/queries/refunds.js';
 import { readExistingTransaction, readTransaction } from '../../storage/queries/transactions.js';
 import type { Mode, PaymentsTable, RefundsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
@@ -50,7 +56,10 @@ const FIRST_ASK_LEASE_MS = 120_000;
  * succeeds at once. An acquirer's code is refunded by asking the acquirer (ask-acquirer-refund.ts).
  */
 export async function refundTransaction(deps: Deps, input: RefundTransactionInput): Promise<RefundResult> {
-  const tx = input.owner === null ? await getTransactionById(deps, input.trxid) : (await getTransaction(deps, input.owner, input.trxid)).transaction;
+  const tx =
+    input.owner === null
+      ? await getTransactionById(deps, input.trxid)
+      : (await getTransaction(deps, input.owner, input.trxid)).transaction;
   const idemKey = input.idempotency === null ? null : `${tx.mode}:${input.idempotency.key}`;
   const earlier = idemKey === null ? undefined : await findRefundByKey(deps.db, tx.merchant_id, idemKey);
   if (earlier) return replay(deps, input, earlier);
@@ -78,7 +87,14 @@ export async function refundTransaction(deps: Deps, input: RefundTransactionInpu
 }
 
 /** Records the refund and holds its amount (and, for a recorded one, completes it), in one unit of work. */
-async function admit(trx: Tx, deps: Deps, input: RefundTransactionInput, idemKey: string | null, recorded: boolean, payment: PaymentsTable | null) {
+async function admit(
+  trx: Tx,
+  deps: Deps,
+  input: RefundTransactionInput,
+  idemKey: string | null,
+  recorded: boolean,
+  payment: PaymentsTable | null,
+) {
   const now = deps.now();
   const tx = await readExistingTransaction(trx, input.trxid);
   if (tx.status !== 'paid') throw notPaid(tx.id);
@@ -129,7 +145,12 @@ async function admit(trx: Tx, deps: Deps, input: RefundTransactionInput, idemKey
     now,
   });
   if (!recorded) return row;
-  const done = (await markRefundSucceeded(trx, row.id, { reference: input.reference, completedAt: now, attempts: 0, now }))!;
+  const done = (await markRefundSucceeded(trx, row.id, {
+    reference: input.reference,
+    completedAt: now,
+    attempts: 0,
+    now,
+  }))!;
   const updated = await moveHeldToRefunded(trx, tx.id, amount, now);
   await announceRefund(trx, deps, updated, payment, done);
   return done;
@@ -138,7 +159,9 @@ async function admit(trx: Tx, deps: Deps, input: RefundTransactionInput, idemKey
 /** The same Idempotency-Key again: the same request answers its refund as it now stands; another is refused. */
 async function replay(deps: Deps, input: RefundTransactionInput, earlier: RefundsTable): Promise<RefundResult> {
   if (earlier.request_hash !== input.idempotency!.requestHash) {
-    throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request', { param: 'Idempotency-Key' });
+    throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request', {
+      param: 'Idempotency-Key',
+    });
   }
   if (earlier.status === 'failed') throw failureOf(earlier);
   return { transaction: await answer(deps, earlier), replayed: true };
@@ -146,7 +169,13 @@ async function replay(deps: Deps, input: RefundTransactionInput, earlier: Refund
 
 async function answer(deps: Deps, refund: RefundsTable): Promise<RefundResult['transaction']> {
   const tx = (await readTransaction(deps.db, refund.transaction_id))!;
-  const view = presentTransaction(tx, await paymentOf(deps, tx), deps.now(), deps.config.publicBaseUrl, await refundsOf(deps, tx));
+  const view = presentTransaction(
+    tx,
+    await paymentOf(deps, tx),
+    deps.now(),
+    deps.config.publicBaseUrl,
+    await refundsOf(deps, tx),
+  );
   return { ...view, refund: { ...presentRefund(refund), note: noteOf(refund) } };
 }
 
@@ -156,12 +185,15 @@ function noteOf(refund: Pick<RefundsTable, 'recorded' | 'status'>): string {
     return 'Recorded only: the gateway moved no money. This code was made from your static QRIS, so the payment went to your own account; this records that you paid it back yourself.';
   }
   if (refund.status === 'succeeded') return 'Refunded by the acquirer to the payer.';
-  if (refund.status === 'pending') return 'Asked of the acquirer; not final yet. Its amount is held until the acquirer answers.';
+  if (refund.status === 'pending')
+    return 'Asked of the acquirer; not final yet. Its amount is held until the acquirer answers.';
   return 'Refused: nothing was refunded.';
 }
 
 function notPaid(trxid: string): AppError {
-  return new AppError('transaction_not_paid', `transaction ${trxid} is not paid: there is nothing to refund`, { param: 'trxid' });
+  return new AppError('transaction_not_paid', `transaction ${trxid} is not paid: there is nothing to refund`, {
+    param: 'trxid',
+  });
 }
 
 function limitReached(trxid: string, max: number): AppError {
@@ -173,7 +205,11 @@ function limitReached(trxid: string, max: number): AppError {
 }
 
 function exceeds(trxid: string, remainder: number): AppError {
-  return new AppError('refund_exceeds_remaining', `the refunds of transaction ${trxid} would exceed what it received: ${remainder} remains`, {
-    param: 'amount',
-  });
+  return new AppError(
+    'refund_exceeds_remaining',
+    `the refunds of transaction ${trxid} would exceed what it received: ${remainder} remains`,
+    {
+      param: 'amount',
+    },
+  );
 }

@@ -12,7 +12,10 @@ export async function refundsOf(deps: Deps, tx: TransactionsTable): Promise<Refu
 }
 
 /** The refunds of a page of transactions, by transaction id; one query, and only if one of them has any. */
-export async function refundsOfMany(deps: Deps, txs: readonly TransactionsTable[]): Promise<Map<string, RefundsTable[]>> {
+export async function refundsOfMany(
+  deps: Deps,
+  txs: readonly TransactionsTable[],
+): Promise<Map<string, RefundsTable[]>> {
   const byTransaction = new Map<string, RefundsTable[]>();
   const ids = txs.filter((t) => t.refund_count).map((t) => t.id);
   if (ids.length === 0) return byTransaction;

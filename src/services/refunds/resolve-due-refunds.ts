@@ -26,14 +26,20 @@ export async function resolveDueRefunds(deps: Deps, limit = 20): Promise<number>
       const { refund: after } = await askAcquirerRefund(deps, issuer, tx, await paymentOf(deps, tx), refund);
       if (after.status === 'pending' && after.attempts % 24 === 0) {
         // Money may have moved at the acquirer, so it is never failed for want of an answer: say so instead.
-        deps.logger.warn({ refundId: after.id, attempts: after.attempts }, 'refund still has no final answer from the acquirer');
+        deps.logger.warn(
+          { refundId: after.id, attempts: after.attempts },
+          'refund still has no final answer from the acquirer',
+        );
       }
     } catch (err) {
       // The database away is the worker's to wait out (outage-backoff.ts), not this refund's.
       if (isAppError(err) && (err.code === 'database_unavailable' || err.code === 'storage_unavailable')) throw err;
       // One refund that cannot be asked (its source disabled meanwhile, a fault) must not hold up the
       // others of the round; its claim runs out and it is asked again then.
-      deps.logger.warn({ err, refundId: refund.id }, 'could not ask the acquirer about a pending refund; asked again once its claim runs out');
+      deps.logger.warn(
+        { err, refundId: refund.id },
+        'could not ask the acquirer about a pending refund; asked again once its claim runs out',
+      );
       continue;
     }
     asked++;

@@ -18,7 +18,8 @@ export async function queueDailyReportMails(deps: Deps): Promise<Array<{ merchan
   for (const merchantId of await merchantsDueForDailyReport(deps.db, day)) {
     const mails = await deps.db.runInTransaction(async (trx) => {
       const owners = await mailableOwnersOf(trx, merchantId);
-      if (!(await claimDailyReportRun(trx, { merchant_id: merchantId, day, mails: owners.length, created_at: now }))) return null;
+      if (!(await claimDailyReportRun(trx, { merchant_id: merchantId, day, mails: owners.length, created_at: now })))
+        return null;
       for (const owner of owners) {
         await insertEmailOnce(trx, {
           id: newEmailId(),

@@ -12,7 +12,16 @@ export async function renderQueuedDailyReport(deps: Deps, key: string): Promise<
   if (parsed === null) return null;
   const merchant = await merchantById(deps.db, parsed.merchantId);
   if (!merchant) return null;
-  const report = await reportOf(deps, [{ id: merchant.id, name: merchant.name }], { fromDay: parsed.day, toDay: parsed.day }, 'live');
+  const report = await reportOf(
+    deps,
+    [{ id: merchant.id, name: merchant.name }],
+    { fromDay: parsed.day, toDay: parsed.day },
+    'live',
+  );
   const row = report.rows[0]!;
-  return renderDailyReportMail({ merchantName: merchant.name, row, sourceNames: await sourceNamesOf(deps, Object.keys(row.by_source)) });
+  return renderDailyReportMail({
+    merchantName: merchant.name,
+    row,
+    sourceNames: await sourceNamesOf(deps, Object.keys(row.by_source)),
+  });
 }

@@ -15,10 +15,25 @@ export interface DailyReport {
 }
 
 /** The rows and totals of these merchants over a range already validated (the daily e-mail's one day). */
-export async function reportOf(deps: Deps, merchants: Array<{ id: string; name: string }>, range: ReportRange, mode: Mode): Promise<DailyReport> {
+export async function reportOf(
+  deps: Deps,
+  merchants: Array<{ id: string; name: string }>,
+  range: ReportRange,
+  mode: Mode,
+): Promise<DailyReport> {
   const ids = merchants.map((m) => m.id);
   const { from, before } = rangeBounds(range);
-  const [received, refunded] = await Promise.all([receivedByDay(deps.db, ids, mode, from, before), refundedByDay(deps.db, ids, mode, from, before)]);
+  const [received, refunded] = await Promise.all([
+    receivedByDay(deps.db, ids, mode, from, before),
+    refundedByDay(deps.db, ids, mode, from, before),
+  ]);
   const rows = buildDailyRows(range, ids, { received, refunded });
-  return { from: wibDayText(range.fromDay), to: wibDayText(range.toDay), mode, merchants, rows, totals: reportTotals(rows) };
+  return {
+    from: wibDayText(range.fromDay),
+    to: wibDayText(range.toDay),
+    mode,
+    merchants,
+    rows,
+    totals: reportTotals(rows),
+  };
 }

@@ -1,5 +1,11 @@
 import { AppError } from '../../domain/errors.js';
-import { advanceFeed, clampFeedCursor, freshCursor, parseFeedCursor, type FeedCursor } from '../../domain/payment-feed.js';
+import {
+  advanceFeed,
+  clampFeedCursor,
+  freshCursor,
+  parseFeedCursor,
+  type FeedCursor,
+} from '../../domain/payment-feed.js';
 import { canSeeMerchant } from '../../domain/viewer.js';
 import type { Viewer } from '../../domain/viewer.js';
 import { wibDay, wibDayStart } from '../../domain/wib.js';
@@ -42,7 +48,12 @@ export interface FeedOpening {
  * back older payments (which a cashier may not see) nor costs more than a fresh open (issue 35, finding 3).
  * Another merchant's feed, or an unknown one, is merchant_not_found.
  */
-export async function openPaymentFeed(deps: Deps, viewer: Viewer, merchantId: string, after: string | null): Promise<FeedOpening> {
+export async function openPaymentFeed(
+  deps: Deps,
+  viewer: Viewer,
+  merchantId: string,
+  after: string | null,
+): Promise<FeedOpening> {
   const merchant = canSeeMerchant(viewer, merchantId) ? await merchantById(deps.db, merchantId) : undefined;
   if (!merchant) throw new AppError('merchant_not_found', 'no such merchant', { param: 'merchant' });
   const now = deps.now();

@@ -17,7 +17,11 @@ export interface NotificationView {
  * The latest notifications of each of these sources, newest first. The ids come from a list already scoped
  * to the viewer (listVisibleSources), so this reads only sources the viewer may see.
  */
-export async function listSourceNotifications(deps: Deps, sourceIds: readonly string[], limit = 20): Promise<Map<string, NotificationView[]>> {
+export async function listSourceNotifications(
+  deps: Deps,
+  sourceIds: readonly string[],
+  limit = 20,
+): Promise<Map<string, NotificationView[]>> {
   const lists = await Promise.all(sourceIds.map((id) => latestNotificationsOfSource(deps.db, id, limit)));
   return new Map(
     sourceIds.map((id, i) => [

@@ -19,6 +19,10 @@ export async function hasEnabledLiveSource(deps: Deps, merchantId: string): Prom
 /** Of these merchants, those with no enabled live payment source (one read for all of them). */
 export async function merchantsWithoutLiveSource(deps: Deps, merchantIds: readonly string[]): Promise<Set<string>> {
   if (merchantIds.length === 0) return new Set();
-  const covered = new Set((await paymentSourcesInScope(deps.db, merchantIds)).filter((row) => marksLivePaid(deps, row)).map((row) => row.merchant_id));
+  const covered = new Set(
+    (await paymentSourcesInScope(deps.db, merchantIds))
+      .filter((row) => marksLivePaid(deps, row))
+      .map((row) => row.merchant_id),
+  );
   return new Set(merchantIds.filter((id) => !covered.has(id)));
 }

@@ -1,6 +1,9 @@
 import { newNotificationId } from '../../domain/ids.js';
 import type { Mode, SourceNotificationsTable } from '../../storage/schema.js';
-import { deleteSourceNotificationsBeyond, insertSourceNotifications } from '../../storage/queries/source-notifications.js';
+import {
+  deleteSourceNotificationsBeyond,
+  insertSourceNotifications,
+} from '../../storage/queries/source-notifications.js';
 import type { Deps } from '../deps.js';
 import { recordPaymentIn } from '../payments/record-payment.js';
 

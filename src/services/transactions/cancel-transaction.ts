@@ -30,7 +30,10 @@ export interface CancelTransactionInput {
  * matched to it and marks it paid late. An acquirer-issued code is voided at the acquirer first.
  */
 export async function cancelTransaction(deps: Deps, input: CancelTransactionInput): Promise<TransactionView> {
-  const current = input.owner === null ? await getTransactionById(deps, input.trxid) : (await getTransaction(deps, input.owner, input.trxid)).transaction;
+  const current =
+    input.owner === null
+      ? await getTransactionById(deps, input.trxid)
+      : (await getTransaction(deps, input.owner, input.trxid)).transaction;
   const decision = cancelDecision(current, deps.now());
   if (decision === 'already_cancelled') return present(deps, current);
   if (decision !== 'cancel') throw refusal(decision, current.id);

@@ -9,7 +9,12 @@ import { LostRace } from './lost-race.js';
  * The static-QRIS paths (lone and batched) claim it before any reservation, so every create takes its
  * locks in one order, key then total (on PostgreSQL crossed orders could deadlock two racing retries).
  */
-export async function claimKey(trx: Tx, input: CreateTransactionInput, transactionId: string, now: number): Promise<void> {
+export async function claimKey(
+  trx: Tx,
+  input: CreateTransactionInput,
+  transactionId: string,
+  now: number,
+): Promise<void> {
   const claimed = await claimIdempotencyKey(trx, idempotencyRow(input, transactionId, now));
   if (!claimed) throw new LostRace();
 }

@@ -41,7 +41,11 @@ export const MAX_CREATE_BATCH = 200;
 type Outcome = TransactionsTable | AppError | null;
 
 /** Creates one transaction with a free unique code, together with the other creates of this turn. */
-export function createInBatch(deps: Deps, create: BatchedCreate, alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<TransactionsTable> {
+export function createInBatch(
+  deps: Deps,
+  create: BatchedCreate,
+  alone: (c: BatchedCreate) => Promise<TransactionsTable>,
+): Promise<TransactionsTable> {
   const queue = deps.state.creates;
   return new Promise<TransactionsTable>((resolve, reject) => {
     queue.waiting.push({ ...create, resolve, reject });
@@ -60,7 +64,12 @@ function flush(deps: Deps, queue: CreateQueue, alone: (c: BatchedCreate) => Prom
   }
 }
 
-async function runBatch(deps: Deps, stats: CreateBatchStats, batch: WaitingCreate[], alone: (c: BatchedCreate) => Promise<TransactionsTable>): Promise<void> {
+async function runBatch(
+  deps: Deps,
+  stats: CreateBatchStats,
+  batch: WaitingCreate[],
+  alone: (c: BatchedCreate) => Promise<TransactionsTable>,
+): Promise<void> {
   if (batch.length === 1) {
     const only = batch[0]!;
     alone(only).then(only.resolve, only.reject);
@@ -220,7 +229,13 @@ async function createAll(deps: Deps, trx: Tx, batch: BatchedCreate[]): Promise<O
  * amount is exhausted and those creates are refused here, exactly as the one-by-one path would refuse
  * them. Lapsed holds are left to the one-by-one path, which reclaims them with a conditional update.
  */
-async function placeCrowded(trx: Tx, now: number, group: Plan[], unavailable: Set<number>, chosen: Plan[]): Promise<void> {
+async function placeCrowded(
+  trx: Tx,
+  now: number,
+  group: Plan[],
+  unavailable: Set<number>,
+  chosen: Plan[],
+): Promise<void> {
   const crowded = new Map<string, Plan[]>();
   for (const p of group) {
     if (p.code !== null) continue;
@@ -235,7 +250,8 @@ async function placeCrowded(trx: Tx, now: number, group: Plan[], unavailable: Se
     const held = await readReservationsBetween(trx, merchantId, mode, amount + create.low, amount + create.high);
     const taken = new Set(held.map((r) => r.total_amount));
     const free: number[] = [];
-    for (let c = create.low; c <= create.high; c++) if (!taken.has(amount + c) && !unavailable.has(amount + c)) free.push(c);
+    for (let c = create.low; c <= create.high; c++)
+      if (!taken.has(amount + c) && !unavailable.has(amount + c)) free.push(c);
     const anyLapsed = held.some((r) => r.reserved_until <= now);
     for (const p of waiting) {
       if (free.length === 0) {

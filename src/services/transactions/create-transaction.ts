@@ -58,12 +58,18 @@ export async function createTransaction(deps: Deps, input: CreateTransactionInpu
 /** The API's refs and keys are its own: those of payment links (`link:...`) can be neither made nor replayed by it. */
 function refuseLinkNamespace(input: CreateTransactionInput): void {
   if (input.ref !== null && inLinkNamespace(input.ref)) {
-    throw new AppError('invalid_parameter', `refs beginning with ${LINK_NAMESPACE} are reserved for payment links`, { param: 'ref' });
+    throw new AppError('invalid_parameter', `refs beginning with ${LINK_NAMESPACE} are reserved for payment links`, {
+      param: 'ref',
+    });
   }
   if (input.idempotency && inLinkNamespace(input.idempotency.key)) {
-    throw new AppError('invalid_parameter', `Idempotency-Keys beginning with ${LINK_NAMESPACE} are reserved for payment links`, {
-      param: 'Idempotency-Key',
-    });
+    throw new AppError(
+      'invalid_parameter',
+      `Idempotency-Keys beginning with ${LINK_NAMESPACE} are reserved for payment links`,
+      {
+        param: 'Idempotency-Key',
+      },
+    );
   }
 }
 

@@ -53,7 +53,17 @@ export interface TransactionDetail {
 
 // Entries of the same millisecond in the order they happen: an operator's action, then the payment it
 // records, the status it sets, the e-mail that change queues, and the event announcing it.
-const RANK: Record<TimelineEntry['kind'], number> = { created: 0, audit: 1, payment: 2, paid: 3, cancelled: 3, expired: 3, email: 4, emailSent: 5, event: 6 };
+const RANK: Record<TimelineEntry['kind'], number> = {
+  created: 0,
+  audit: 1,
+  payment: 2,
+  paid: 3,
+  cancelled: 3,
+  expired: 3,
+  email: 4,
+  emailSent: 5,
+  event: 6,
+};
 
 export async function getTransactionTimeline(deps: Deps, viewer: Viewer, trxid: string): Promise<TransactionDetail> {
   const tx = await getVisibleTransaction(deps, viewer, trxid);
@@ -94,7 +104,9 @@ export async function getTransactionTimeline(deps: Deps, viewer: Viewer, trxid: 
     if (email.sent_at !== null) entries.push({ at: email.sent_at, kind: 'emailSent', email });
   }
   for (const event of events) {
-    const mine = deliveries.filter((d) => d.event_id === event.id).map((d) => ({ ...d, attemptList: attempts.filter((a) => a.delivery_id === d.id) }));
+    const mine = deliveries
+      .filter((d) => d.event_id === event.id)
+      .map((d) => ({ ...d, attemptList: attempts.filter((a) => a.delivery_id === d.id) }));
     entries.push({ at: event.created_at, kind: 'event', event: { id: event.id, type: event.type }, deliveries: mine });
   }
   entries.sort((a, b) => a.at - b.at || RANK[a.kind] - RANK[b.kind]);

@@ -15,7 +15,13 @@ import { queueInvoice } from './queue-invoice.js';
  * The transaction row, its Idempotency-Key claim (unless the caller made it first) and its invoice
  * e-mail; LostRace on a lost unique key.
  */
-export async function insertRow(trx: Tx, input: CreateTransactionInput, row: TransactionsTable, now: number, keyClaimed = false): Promise<void> {
+export async function insertRow(
+  trx: Tx,
+  input: CreateTransactionInput,
+  row: TransactionsTable,
+  now: number,
+  keyClaimed = false,
+): Promise<void> {
   if (!(await insertTransactionIfAbsent(trx, row))) throw new LostRace();
   if (input.dailyQuota != null) await consumeQuota(trx, input.merchantId, input.dailyQuota, now);
   if (input.idempotency && !keyClaimed) await claimKey(trx, input, row.id, now);
@@ -27,7 +33,12 @@ export async function insertRow(trx: Tx, input: CreateTransactionInput, row: Tra
       action: 'transaction.sale',
       subjectType: 'transaction',
       subjectId: row.id,
-      details: { amount: row.amount, total_amount: row.total_amount, mode: row.mode, description: input.sale.description },
+      details: {
+        amount: row.amount,
+        total_amount: row.total_amount,
+        mode: row.mode,
+        description: input.sale.description,
+      },
       now,
     });
   }

@@ -4,7 +4,15 @@ import type { CreateTransactionInput } from './create-input.js';
 /** A new pending transaction: the issuers differ only in these values. */
 export function pendingRow(
   input: CreateTransactionInput,
-  v: { id: string; now: number; expiresAt: number; uniqueCode: number; qris: string; sourceId: string | null; acquirerReference: string | null },
+  v: {
+    id: string;
+    now: number;
+    expiresAt: number;
+    uniqueCode: number;
+    qris: string;
+    sourceId: string | null;
+    acquirerReference: string | null;
+  },
 ): TransactionsTable {
   return {
     id: v.id,

@@ -22,7 +22,12 @@ export interface TransactionSearchPage {
 }
 
 /** Up to `limit` rows past the cursor over all streams, in the cursor's direction (newest first without one). */
-async function readMerged(deps: Deps, streams: StreamQuery[], cursor: StreamCursor, limit: number): Promise<TransactionsTable[]> {
+async function readMerged(
+  deps: Deps,
+  streams: StreamQuery[],
+  cursor: StreamCursor,
+  limit: number,
+): Promise<TransactionsTable[]> {
   const rows: TransactionsTable[] = [];
   // One after another: on SQLite they share one connection anyway, and on PostgreSQL one page must not
   // take the whole pool.

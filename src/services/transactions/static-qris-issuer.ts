@@ -46,7 +46,11 @@ async function merchantCode(deps: Deps, merchantId: string): Promise<StaticCode>
   if (cached && now < cached.until) return cached;
   const stored = await readMerchantStaticQris(deps.db, merchantId);
   if (stored === undefined) throw new AppError('merchant_not_found', 'the merchant of this key no longer exists');
-  const entry: StaticCode = { code: cached?.code ?? parseQris(stored.qris), uniqueCodeMode: stored.uniqueCodeMode, until: now + MODE_CACHE_MS };
+  const entry: StaticCode = {
+    code: cached?.code ?? parseQris(stored.qris),
+    uniqueCodeMode: stored.uniqueCodeMode,
+    until: now + MODE_CACHE_MS,
+  };
   deps.state.staticCodes.set(merchantId, entry);
   return entry;
 }
@@ -71,7 +75,11 @@ async function issue(deps: Deps, input: CreateTransactionInput): Promise<Transac
   // each create's own transaction.
   // A point-of-sale charge also goes one by one: its row has columns (the cashier, the note) that the
   // batch's multi-row insert does not carry, and its audit entry belongs in its own transaction.
-  const plain = input.ref === null && input.dailyQuota == null && input.sale === undefined && wideEnoughToSample(range.low, range.high);
+  const plain =
+    input.ref === null &&
+    input.dailyQuota == null &&
+    input.sale === undefined &&
+    wideEnoughToSample(range.low, range.high);
   return plain ? createInBatch(deps, create, (c) => insertWithFreeCode(deps, c)) : insertWithFreeCode(deps, create);
 }
 
@@ -86,7 +94,15 @@ function insertWithFreeCode(deps: Deps, { input, code, low, high }: BatchedCreat
     const claim = { trx, merchantId: input.merchantId, mode: input.mode, amount: input.amount, id, now, reservedUntil };
     const uniqueCode = await claimCode(claim, low, high);
     const total = input.amount + uniqueCode;
-    const row = pendingRow(input, { id, now, expiresAt, uniqueCode, qris: toDynamic(code, total), sourceId: null, acquirerReference: null });
+    const row = pendingRow(input, {
+      id,
+      now,
+      expiresAt,
+      uniqueCode,
+      qris: toDynamic(code, total),
+      sourceId: null,
+      acquirerReference: null,
+    });
     await insertRow(trx, input, row, now, true);
     return row;
   });

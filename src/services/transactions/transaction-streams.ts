@@ -41,7 +41,12 @@ async function merchantsOf(deps: Deps, viewer: Viewer, merchantId: string | null
 }
 
 /** The filters as queries: one per merchant and mode in scope (or one for all, when there are many). */
-export async function streamsOf(deps: Deps, viewer: Viewer, filters: TransactionFilters, now: number): Promise<StreamQuery[]> {
+export async function streamsOf(
+  deps: Deps,
+  viewer: Viewer,
+  filters: TransactionFilters,
+  now: number,
+): Promise<StreamQuery[]> {
   const merchants = await merchantsOf(deps, viewer, filters.merchantId);
   const range = createdRange(filters);
   // A cashier sees today's transactions only (WIB), whatever days it asks for.
@@ -66,5 +71,8 @@ export async function withPayments(deps: Deps, rows: TransactionsTable[]): Promi
   const ids = rows.map((r) => r.payment_id).filter((id): id is string => id !== null);
   const payments = new Map<string, PaymentsTable>();
   if (ids.length > 0) for (const p of await readPaymentsByIds(deps.db, ids)) payments.set(p.id, p);
-  return rows.map((transaction) => ({ transaction, payment: transaction.payment_id === null ? null : (payments.get(transaction.payment_id) ?? null) }));
+  return rows.map((transaction) => ({
+    transaction,
+    payment: transaction.payment_id === null ? null : (payments.get(transaction.payment_id) ?? null),
+  }));
 }

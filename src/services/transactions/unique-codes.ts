@@ -1,6 +1,12 @@
 import { exhausted, sampleCodes, takeRandom, wideEnoughToSample } from '../../domain/unique-codes.js';
 import type { Tx } from '../../storage/executor.js';
-import { readReservationsAt, readReservationsBetween, reclaimLapsedTotal, reserveTotalIfFree, type Reservation } from '../../storage/queries/reservations.js';
+import {
+  readReservationsAt,
+  readReservationsBetween,
+  reclaimLapsedTotal,
+  reserveTotalIfFree,
+  type Reservation,
+} from '../../storage/queries/reservations.js';
 import type { Mode } from '../../storage/schema.js';
 
 /**
@@ -54,15 +60,27 @@ export async function claimCode(claim: Claim, low: number, high: number): Promis
  * total is claimed with INSERT .. DO NOTHING, and a lapsed reservation with an UPDATE whose condition
  * is re-checked (neither locks a row it skips).
  */
-async function claimOneOf({ trx, merchantId, mode, amount, id, now, reservedUntil }: Claim, codes: number[], rows: Reservation[]): Promise<number | null> {
+async function claimOneOf(
+  { trx, merchantId, mode, amount, id, now, reservedUntil }: Claim,
+  codes: number[],
+  rows: Reservation[],
+): Promise<number | null> {
   const stale = new Set(rows.filter((r) => r.reserved_until <= now).map((r) => r.total_amount - amount));
   const taken = new Set(rows.filter((r) => r.reserved_until > now).map((r) => r.total_amount - amount));
   const free = codes.filter((c) => !taken.has(c));
   while (free.length > 0) {
     const pick = takeRandom(free);
     const total = amount + pick;
-    const reservation = { merchant_id: merchantId, mode, total_amount: total, transaction_id: id, reserved_until: reservedUntil };
-    const won = stale.has(pick) ? await reclaimLapsedTotal(trx, reservation, now) : await reserveTotalIfFree(trx, reservation);
+    const reservation = {
+      merchant_id: merchantId,
+      mode,
+      total_amount: total,
+      transaction_id: id,
+      reserved_until: reservedUntil,
+    };
+    const won = stale.has(pick)
+      ? await reclaimLapsedTotal(trx, reservation, now)
+      : await reserveTotalIfFree(trx, reservation);
     if (won === id) return pick;
   }
   return null;

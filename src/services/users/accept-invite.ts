@@ -18,7 +18,12 @@ import { merchantUserRow } from './merchant-user-row.js';
  * Accepts an invitation: the user is made (address confirmed, with the invitation's merchants and role:
  * a cashier when the invitation says so, else a merchant user) and logged in.
  */
-export async function acceptInvite(deps: Deps, token: string, password: string, client: Client): Promise<{ sessionId: string; user: UsersTable }> {
+export async function acceptInvite(
+  deps: Deps,
+  token: string,
+  password: string,
+  client: Client,
+): Promise<{ sessionId: string; user: UsersTable }> {
   // The link is looked up before anything is hashed: a made-up token costs one indexed read.
   if (!(await linkIsLive(deps, token, 'invite'))) throw invalidLink();
   checkPassword(password);
@@ -28,8 +33,14 @@ export async function acceptInvite(deps: Deps, token: string, password: string, 
     const used = await consumeUserToken(trx, hashLinkToken(token), 'invite', now);
     if (!used) throw invalidLink();
     const existing = await userByEmail(trx, used.email);
-    if (existing) throw new AppError('user_exists', `a user with the address ${used.email} already exists; log in instead`, { param: 'email' });
-    const row = { ...merchantUserRow(used.email, passwordHash, now, now), role: used.role === 'cashier' ? ('cashier' as const) : ('merchant' as const) };
+    if (existing)
+      throw new AppError('user_exists', `a user with the address ${used.email} already exists; log in instead`, {
+        param: 'email',
+      });
+    const row = {
+      ...merchantUserRow(used.email, passwordHash, now, now),
+      role: used.role === 'cashier' ? ('cashier' as const) : ('merchant' as const),
+    };
     await insertUser(trx, row);
     const wanted = used.merchant_ids ? (JSON.parse(used.merchant_ids) as string[]) : [];
     const still: string[] = [];

@@ -32,13 +32,18 @@ export async function addUser(deps: Deps, input: AddUserInput, actor: Actor): Pr
   checkPassword(input.password);
   const merchantIds = [...new Set(input.merchantIds ?? [])];
   if (role !== 'operator' && merchantIds.length === 0) {
-    throw new AppError('invalid_parameter', `a ${role === 'cashier' ? 'cashier' : 'merchant user'} needs at least one --merchant`, { param: 'merchant' });
+    throw new AppError(
+      'invalid_parameter',
+      `a ${role === 'cashier' ? 'cashier' : 'merchant user'} needs at least one --merchant`,
+      { param: 'merchant' },
+    );
   }
   if (role === 'operator' && merchantIds.length > 0) {
     throw new AppError('invalid_parameter', 'an operator sees every merchant; do not name any', { param: 'merchant' });
   }
   for (const id of merchantIds) {
-    if (!(await merchantById(deps.db, id))) throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
+    if (!(await merchantById(deps.db, id)))
+      throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
   }
   // Hashed before the transaction: 50-100 ms of scrypt must not hold SQLite's group commit.
   const passwordHash = await hashPassword(input.password);
@@ -57,10 +62,18 @@ export async function addUser(deps: Deps, input: AddUserInput, actor: Actor): Pr
   };
   try {
     await deps.db.runInTransaction(async (trx) => {
-      if (await userByEmail(trx, email)) throw new AppError('user_exists', `a user with the address ${email} already exists`, { param: 'email' });
+      if (await userByEmail(trx, email))
+        throw new AppError('user_exists', `a user with the address ${email} already exists`, { param: 'email' });
       await insertUser(trx, row);
       await insertUserMerchants(trx, row.id, merchantIds, now);
-      await writeAudit(trx, { actor, action: 'user.add', subjectType: 'user', subjectId: row.id, details: { email, role, merchant_ids: merchantIds }, now });
+      await writeAudit(trx, {
+        actor,
+        action: 'user.add',
+        subjectType: 'user',
+        subjectId: row.id,
+        details: { email, role, merchant_ids: merchantIds },
+        now,
+      });
     });
   } catch (err) {
     // Two adds of one address at once: the unique index refuses the second.

@@ -67,6 +67,9 @@ export async function countOrWait(deps: Deps, keys: readonly ThrottleKey[]): Pro
 
 /** The seconds until every running wait among these rows has passed; 0 when none is running. */
 function secondsLeft(rows: readonly LoginThrottlesTable[], now: number): number {
-  const waitMs = Math.max(0, ...rows.filter((r) => now - r.last_failure_at < THROTTLE_FORGET_MS).map((r) => r.blocked_until - now));
+  const waitMs = Math.max(
+    0,
+    ...rows.filter((r) => now - r.last_failure_at < THROTTLE_FORGET_MS).map((r) => r.blocked_until - now),
+  );
   return Math.ceil(waitMs / 1000);
 }

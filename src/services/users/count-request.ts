@@ -11,5 +11,7 @@ export async function countRequest(deps: Deps, key: string, free: number): Promi
   const rule: ThrottleRule = { free, firstDelayMs: 60_000, maxDelayMs: 24 * 3600_000 };
   const seconds = await countOrWait(deps, [{ key, rule }]);
   if (typeof seconds === 'number')
-    throw new AppError('rate_limited', `too many requests from this address; try again in ${seconds} s`, { retryAfter: seconds });
+    throw new AppError('rate_limited', `too many requests from this address; try again in ${seconds} s`, {
+      retryAfter: seconds,
+    });
 }

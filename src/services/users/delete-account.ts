@@ -10,7 +10,13 @@ import { endSessionsOfUser } from '../../storage/queries/sessions.js';
 import { disableSourcesOfMerchant } from '../../storage/queries/sources.js';
 import { disableEndpointsOfMerchant } from '../../storage/queries/webhook-endpoints.js';
 import { deleteTokensOfUser } from '../../storage/queries/user-tokens.js';
-import { anonymiseUser, deleteMembershipsOfUser, merchantIdsOfUser, otherMembersOf, userById } from '../../storage/queries/users.js';
+import {
+  anonymiseUser,
+  deleteMembershipsOfUser,
+  merchantIdsOfUser,
+  otherMembersOf,
+  userById,
+} from '../../storage/queries/users.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 import type { Viewer } from '../../domain/viewer.js';
@@ -22,9 +28,15 @@ import type { Viewer } from '../../domain/viewer.js';
  * its payment-link handle freed (all in the deletion's own database transaction), while its transactions
  * and payments stay for the merchant's books. Operators are removed by another operator (`user disable`), never by themselves.
  */
-export async function deleteAccount(deps: Deps, viewer: Viewer, password: string): Promise<{ merchantsClosed: string[] }> {
+export async function deleteAccount(
+  deps: Deps,
+  viewer: Viewer,
+  password: string,
+): Promise<{ merchantsClosed: string[] }> {
   if (viewer.role !== 'merchant')
-    throw new AppError('invalid_parameter', 'an operator account is disabled by another operator, not deleted', { param: 'role' });
+    throw new AppError('invalid_parameter', 'an operator account is disabled by another operator, not deleted', {
+      param: 'role',
+    });
   const user = await userById(deps.db, viewer.userId);
   if (!user || !(await verifyPassword(password, user.password_hash))) {
     throw new AppError('invalid_parameter', 'the password is wrong', { param: 'password' });
@@ -51,7 +63,13 @@ export async function deleteAccount(deps: Deps, viewer: Viewer, password: string
     await deleteTokensOfUser(trx, user.id, user.email);
     await endSessionsOfUser(trx, user.id, now);
     // Nobody can log in with these: the address is no address, and no password hashes to random bytes.
-    await anonymiseUser(trx, user.id, `deleted-${user.id}@invalid`, `deleted$${randomBytes(16).toString('base64url')}`, now);
+    await anonymiseUser(
+      trx,
+      user.id,
+      `deleted-${user.id}@invalid`,
+      `deleted$${randomBytes(16).toString('base64url')}`,
+      now,
+    );
     // The row names the user by the address read before it was erased, as every other action of theirs.
     await writeAudit(trx, {
       actor: userActor(user),

@@ -9,6 +9,12 @@ export async function endViewerSession(deps: Deps, viewer: Viewer): Promise<void
   const now = deps.now();
   await deps.db.runInTransaction(async (trx) => {
     await endSession(trx, viewer.sessionKey, now);
-    await writeAudit(trx, { actor: userActor(viewer), action: 'user.logout', subjectType: 'user', subjectId: viewer.userId, now });
+    await writeAudit(trx, {
+      actor: userActor(viewer),
+      action: 'user.logout',
+      subjectType: 'user',
+      subjectId: viewer.userId,
+      now,
+    });
   });
 }

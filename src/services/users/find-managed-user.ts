@@ -11,7 +11,10 @@ import type { Deps } from '../deps.js';
  */
 export async function findManagedUser(deps: Deps, viewer: Viewer, id: string): Promise<UsersTable> {
   const row = id.startsWith('usr_') ? await userById(deps.db, id) : undefined;
-  if (!row || !managesUser(viewer, { id: row.id, role: row.role, merchantIds: await merchantIdsOfUser(deps.db, row.id) })) {
+  if (
+    !row ||
+    !managesUser(viewer, { id: row.id, role: row.role, merchantIds: await merchantIdsOfUser(deps.db, row.id) })
+  ) {
     throw new AppError('not_found', 'not found');
   }
   return row;

@@ -6,7 +6,9 @@ import type { Deps } from '../deps.js';
 
 /** A user by id (usr_...) or e-mail address. */
 export async function findUser(deps: Deps, idOrEmail: string): Promise<UsersTable> {
-  const row = idOrEmail.startsWith('usr_') ? await userById(deps.db, idOrEmail) : await userByEmail(deps.db, normaliseEmail(idOrEmail));
+  const row = idOrEmail.startsWith('usr_')
+    ? await userById(deps.db, idOrEmail)
+    : await userByEmail(deps.db, normaliseEmail(idOrEmail));
   if (!row) throw new AppError('user_not_found', `no user ${idOrEmail}`, { param: 'user' });
   return row;
 }

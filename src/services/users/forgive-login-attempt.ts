@@ -12,7 +12,8 @@ import type { Counted } from './count-or-wait.js';
 export async function forgiveLoginAttempt(deps: Deps, counted: Counted, clearAccount: boolean): Promise<void> {
   const [account, address] = counted.keys;
   await deps.db.runInTransaction(async (trx) => {
-    if (!(clearAccount && (await clearThrottleAt(trx, account!.key, counted.counts[0]!)))) await uncountAttempt(trx, account!.key);
+    if (!(clearAccount && (await clearThrottleAt(trx, account!.key, counted.counts[0]!))))
+      await uncountAttempt(trx, account!.key);
     await uncountAttempt(trx, address!.key);
   });
 }

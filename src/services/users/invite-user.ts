@@ -22,20 +22,35 @@ export async function inviteUser(
   input: { email: string; merchantIds?: readonly string[]; role?: 'merchant' | 'cashier' },
   actor: Actor,
 ): Promise<{ email: string; role: 'merchant' | 'cashier'; link: string; mailed: boolean }> {
-  if (deps.config.signup === 'closed') throw new AppError('invalid_parameter', 'invitations need SIGNUP=invite or SIGNUP=open', { param: 'signup' });
+  if (deps.config.signup === 'closed')
+    throw new AppError('invalid_parameter', 'invitations need SIGNUP=invite or SIGNUP=open', { param: 'signup' });
   const email = normaliseEmail(input.email);
   const merchantIds = [...new Set(input.merchantIds ?? [])];
   const role = input.role ?? 'merchant';
-  if (role === 'cashier' && merchantIds.length === 0) throw new AppError('invalid_parameter', 'a cashier needs a merchant to sell for', { param: 'merchant' });
+  if (role === 'cashier' && merchantIds.length === 0)
+    throw new AppError('invalid_parameter', 'a cashier needs a merchant to sell for', { param: 'merchant' });
   for (const id of merchantIds) {
-    if (!(await merchantById(deps.db, id))) throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
+    if (!(await merchantById(deps.db, id)))
+      throw new AppError('merchant_not_found', `no merchant ${id}`, { param: 'merchant' });
   }
   const existing = await userByEmail(deps.db, email);
-  if (existing && !existing.deleted_at) throw new AppError('user_exists', `a user with the address ${email} already exists`, { param: 'email' });
+  if (existing && !existing.deleted_at)
+    throw new AppError('user_exists', `a user with the address ${email} already exists`, { param: 'email' });
   const now = deps.now();
   const link = await deps.db.runInTransaction(async (trx) => {
-    const made = await issueLink(trx, deps.config.publicBaseUrl, 'invite', email, now, { merchantIds, createdBy: actorText(actor), role });
-    await writeAudit(trx, { actor, action: 'user.invite', subjectType: 'invitation', subjectId: email, details: { merchant_ids: merchantIds, role }, now });
+    const made = await issueLink(trx, deps.config.publicBaseUrl, 'invite', email, now, {
+      merchantIds,
+      createdBy: actorText(actor),
+      role,
+    });
+    await writeAudit(trx, {
+      actor,
+      action: 'user.invite',
+      subjectType: 'invitation',
+      subjectId: email,
+      details: { merchant_ids: merchantIds, role },
+      now,
+    });
     return made;
   });
   if (mail) await sendAccountMail(mail, renderAccountMail('invite', email, link, `acct-${now}-invite`));

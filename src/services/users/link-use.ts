@@ -7,4 +7,5 @@ export interface Client {
 }
 
 /** The one refusal of a link that cannot be used, whatever the reason, so a guess learns nothing. */
-export const invalidLink = () => new AppError('link_invalid', 'this link was already used, has expired or is not one of ours');
+export const invalidLink = () =>
+  new AppError('link_invalid', 'this link was already used, has expired or is not one of ours');

@@ -12,6 +12,8 @@ import type { UserView } from './user-view.js';
 export async function listManagedUsers(deps: Deps, viewer: Viewer): Promise<UserView[]> {
   const users = await listUsers(deps, viewer.role === 'operator' ? null : 'cashier');
   return users.filter(
-    (u) => (viewer.role === 'operator' && u.id === viewer.userId) || managesUser(viewer, { id: u.id, role: u.role, merchantIds: u.merchant_ids }),
+    (u) =>
+      (viewer.role === 'operator' && u.id === viewer.userId) ||
+      managesUser(viewer, { id: u.id, role: u.role, merchantIds: u.merchant_ids }),
   );
 }

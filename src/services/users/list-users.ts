@@ -5,5 +5,7 @@ import { type UserView, userView } from './user-view.js';
 
 export async function listUsers(deps: Deps, role: UserRole | null = null): Promise<UserView[]> {
   const rows = await usersInOrder(deps.db, role);
-  return Promise.all(rows.map(async (r) => userView(r, r.role !== 'operator' ? await merchantIdsOfUser(deps.db, r.id) : [])));
+  return Promise.all(
+    rows.map(async (r) => userView(r, r.role !== 'operator' ? await merchantIdsOfUser(deps.db, r.id) : [])),
+  );
 }

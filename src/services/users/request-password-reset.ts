@@ -13,7 +13,12 @@ import { countRequest } from './count-request.js';
  * usable account gets the mail, which goes out after the answer, so a known address answers no slower
  * than an unknown one.
  */
-export async function requestPasswordReset(deps: Deps, mail: AccountMailer, rawEmail: string, clientAddress: string): Promise<void> {
+export async function requestPasswordReset(
+  deps: Deps,
+  mail: AccountMailer,
+  rawEmail: string,
+  clientAddress: string,
+): Promise<void> {
   await countRequest(deps, `reset:${clientAddressKey(clientAddress)}`, deps.config.signupsPerAddress);
   const email = normaliseEmail(rawEmail);
   const now = deps.now();
@@ -23,6 +28,8 @@ export async function requestPasswordReset(deps: Deps, mail: AccountMailer, rawE
     await deps.db.runInTransaction((trx) => retireUserTokens(trx, email, 'reset', now));
     return;
   }
-  const link = await deps.db.runInTransaction((trx) => issueLink(trx, deps.config.publicBaseUrl, 'reset', email, now, { userId: user.id }));
+  const link = await deps.db.runInTransaction((trx) =>
+    issueLink(trx, deps.config.publicBaseUrl, 'reset', email, now, { userId: user.id }),
+  );
   mail.post(renderAccountMail('reset', email, link, `acct-${now}-${user.id}`));
 }

@@ -13,7 +13,12 @@ import { invalidLink, type Client } from './link-use.js';
 import { startSession } from './start-session.js';
 
 /** Uses a reset link: a new password, every other session ended, the address confirmed, logged in. */
-export async function resetPassword(deps: Deps, token: string, password: string, client: Client): Promise<{ sessionId: string; user: UsersTable }> {
+export async function resetPassword(
+  deps: Deps,
+  token: string,
+  password: string,
+  client: Client,
+): Promise<{ sessionId: string; user: UsersTable }> {
   // The link is looked up before anything is hashed: a made-up token costs one indexed read.
   if (!(await linkIsLive(deps, token, 'reset'))) throw invalidLink();
   checkPassword(password);
@@ -26,7 +31,13 @@ export async function resetPassword(deps: Deps, token: string, password: string,
     await setUserPasswordHash(trx, found.id, passwordHash, now);
     await markEmailVerified(trx, found.id, now);
     await endSessionsOfUser(trx, found.id, now);
-    await writeAudit(trx, { actor: userActor(found), action: 'user.password_reset', subjectType: 'user', subjectId: found.id, now });
+    await writeAudit(trx, {
+      actor: userActor(found),
+      action: 'user.password_reset',
+      subjectType: 'user',
+      subjectId: found.id,
+      now,
+    });
     return found;
   });
   return { sessionId: await startSession(deps, user, client, 'user.login'), user };

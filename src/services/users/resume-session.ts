@@ -18,5 +18,11 @@ export async function resumeSession(deps: Deps, sessionId: string | undefined): 
   if (sessionState(session, now, deps.config.sessionIdleMinutes * 60_000) !== 'active') return null;
   if (needsTouch(session, now)) await touchSession(deps.db, idHash, now);
   const merchantIds = session.user.role !== 'operator' ? await merchantIdsOfUser(deps.db, session.user.id) : [];
-  return { userId: session.user.id, email: session.user.email, role: session.user.role, merchantIds, sessionKey: idHash };
+  return {
+    userId: session.user.id,
+    email: session.user.email,
+    role: session.user.role,
+    merchantIds,
+    sessionKey: idHash,
+  };
 }

@@ -6,6 +6,8 @@ export async function sendAccountMail(mail: MailSender, outgoing: Parameters<Mai
   try {
     await mail.send(outgoing);
   } catch {
-    throw new AppError('service_unavailable', 'the e-mail could not be sent just now; try again in a minute', { retryAfter: 60 });
+    throw new AppError('service_unavailable', 'the e-mail could not be sent just now; try again in a minute', {
+      retryAfter: 60,
+    });
   }
 }

@@ -13,7 +13,13 @@ export async function setUserEnabled(deps: Deps, idOrEmail: string, enabled: boo
   await deps.db.runInTransaction(async (trx) => {
     await setUserDisabled(trx, user.id, enabled ? null : now, now);
     if (!enabled) await endSessionsOfUser(trx, user.id, now);
-    await writeAudit(trx, { actor, action: enabled ? 'user.enable' : 'user.disable', subjectType: 'user', subjectId: user.id, now });
+    await writeAudit(trx, {
+      actor,
+      action: enabled ? 'user.enable' : 'user.disable',
+      subjectType: 'user',
+      subjectId: user.id,
+      now,
+    });
   });
   return userView({ ...user, disabled_at: enabled ? null : now }, await merchantIdsOfUser(deps.db, user.id));
 }

@@ -12,7 +12,13 @@ import { type UserView, userView } from './user-view.js';
  * Sets a new password. Every other session of the user ends (someone who knew the old password is
  * logged out); `keepSession` is the changer's own, when they change it from the console.
  */
-export async function setUserPassword(deps: Deps, idOrEmail: string, password: string, actor: Actor, keepSession: string | null = null): Promise<UserView> {
+export async function setUserPassword(
+  deps: Deps,
+  idOrEmail: string,
+  password: string,
+  actor: Actor,
+  keepSession: string | null = null,
+): Promise<UserView> {
   const user = await findUser(deps, idOrEmail);
   checkPassword(password);
   const passwordHash = await hashPassword(password);

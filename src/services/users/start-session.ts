@@ -7,7 +7,12 @@ import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
 
 /** Starts a session for a user who has just proven who they are (password, or a link from their mailbox). */
-export async function startSession(deps: Deps, user: UsersTable, client: { clientAddress: string; userAgent: string | null }, action: string): Promise<string> {
+export async function startSession(
+  deps: Deps,
+  user: UsersTable,
+  client: { clientAddress: string; userAgent: string | null },
+  action: string,
+): Promise<string> {
   const now = deps.now();
   const sessionId = newSessionId();
   await deps.db.runInTransaction(async (trx) => {
@@ -22,7 +27,14 @@ export async function startSession(deps: Deps, user: UsersTable, client: { clien
       user_agent: client.userAgent?.slice(0, 256) ?? null,
     });
     await markUserLoggedIn(trx, user.id, now);
-    await writeAudit(trx, { actor: userActor(user), action, subjectType: 'user', subjectId: user.id, details: { address: client.clientAddress }, now });
+    await writeAudit(trx, {
+      actor: userActor(user),
+      action,
+      subjectType: 'user',
+      subjectId: user.id,
+      details: { address: client.clientAddress },
+      now,
+    });
   });
   return sessionId;
 }

@@ -20,12 +20,18 @@ import { loginKeys } from '../../domain/console-session.js';
  * signed up the same address (issue 23). The password is counted by the login throttle like a login,
  * and a wrong one (`login_failed`) leaves the link as it was.
  */
-export async function verifyEmail(deps: Deps, token: string, password: string, client: Client): Promise<{ sessionId: string; user: UsersTable }> {
+export async function verifyEmail(
+  deps: Deps,
+  token: string,
+  password: string,
+  client: Client,
+): Promise<{ sessionId: string; user: UsersTable }> {
   if (!LINK_TOKEN.test(token)) throw invalidLink();
   const now = deps.now();
   const live = await liveUserToken(deps.db, hashLinkToken(token), 'verify', now);
   const found = live?.user_id ? await userById(deps.db, live.user_id) : undefined;
-  if (!live || !found || found.email !== live.email || found.deleted_at || found.disabled_at !== null) throw invalidLink();
+  if (!live || !found || found.email !== live.email || found.deleted_at || found.disabled_at !== null)
+    throw invalidLink();
   const keys = loginKeys(found.email, client.clientAddress);
   const counted = await countLoginAttempt(deps, keys);
   if (!(await checkCounted(deps, counted, () => verifyPassword(password, found.password_hash)))) {
@@ -47,7 +53,13 @@ export async function verifyEmail(deps: Deps, token: string, password: string, c
       throw invalidLink();
     }
     await markEmailVerified(trx, current.id, now);
-    await writeAudit(trx, { actor: userActor(current), action: 'user.verify', subjectType: 'user', subjectId: current.id, now });
+    await writeAudit(trx, {
+      actor: userActor(current),
+      action: 'user.verify',
+      subjectType: 'user',
+      subjectId: current.id,
+      now,
+    });
     return current;
   });
   return { sessionId: await startSession(deps, user, client, 'user.login'), user };

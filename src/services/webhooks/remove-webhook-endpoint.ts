@@ -19,7 +19,13 @@ export async function removeWebhookEndpoint(
   const cancelled = await deps.db.runInTransaction(async (trx) => {
     if (!(await disableWebhookEndpoint(trx, id, now))) return 0;
     const closed = await failPendingJobs(trx, 'deliveries', 'endpoint_id', id);
-    await writeAudit(trx, { actor, action: 'webhook_endpoint.remove', subjectType: 'webhook_endpoint', subjectId: id, now });
+    await writeAudit(trx, {
+      actor,
+      action: 'webhook_endpoint.remove',
+      subjectType: 'webhook_endpoint',
+      subjectId: id,
+      now,
+    });
     return closed;
   });
   return { ...view(await getWebhookEndpoint(deps, id)), cancelled_deliveries: cancelled };

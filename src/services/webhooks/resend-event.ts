@@ -21,13 +21,20 @@ export interface ResendResult {
  * Resends one event: to every endpoint it was delivered to (or meant for), or to one endpoint, which
  * may be one added after the event (it then gets a delivery of its own).
  */
-export async function resendEvent(deps: Deps, input: { eventId: string; endpointId?: string; actor?: Actor }): Promise<ResendResult> {
+export async function resendEvent(
+  deps: Deps,
+  input: { eventId: string; endpointId?: string; actor?: Actor },
+): Promise<ResendResult> {
   const event = await eventMerchant(deps.db, input.eventId);
   if (!event) throw new AppError('not_found', `no event ${input.eventId}`, { param: 'event' });
   const endpoint = input.endpointId ? await usableEndpoint(deps, input.endpointId) : null;
   if (endpoint && endpoint.merchant_id !== event.merchant_id) {
     // Another merchant's endpoint must never receive this merchant's events.
-    throw new AppError('invalid_parameter', `event ${event.id} belongs to another merchant than endpoint ${endpoint.id}`, { param: 'endpoint' });
+    throw new AppError(
+      'invalid_parameter',
+      `event ${event.id} belongs to another merchant than endpoint ${endpoint.id}`,
+      { param: 'endpoint' },
+    );
   }
   const now = deps.now();
   const ids = await deps.db.runInTransaction(async (trx) => {

@@ -12,7 +12,8 @@ export type ClaimedDelivery = Claimed<DueDelivery>;
 export const webhookQueue: OutboxQueue<DueDelivery> = {
   table: 'deliveries',
   due: dueDeliveries,
-  retryDelayMs: (attemptsMade, attempt, _now, random) => nextAttemptDelayMs(attemptsMade, attempt.retryAfterMs ?? null, random()),
+  retryDelayMs: (attemptsMade, attempt, _now, random) =>
+    nextAttemptDelayMs(attemptsMade, attempt.retryAfterMs ?? null, random()),
   async afterAttempt(trx, delivery, attempt, now) {
     // The endpoint's health follows every attempt made, superseded or not: it is about the receiver.
     if (attempt.result === 'succeeded') {

@@ -61,7 +61,8 @@ export function batchedLookup<D, K, V extends object>(
         (rows) => {
           for (const key of chunk) {
             const row = rows.get(key);
-            for (const [i, w] of turn.waiting.get(key)!.entries()) w.resolve(row === undefined || i === 0 ? row : { ...row });
+            for (const [i, w] of turn.waiting.get(key)!.entries())
+              w.resolve(row === undefined || i === 0 ? row : { ...row });
           }
         },
         (err: unknown) => {

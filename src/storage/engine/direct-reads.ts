@@ -15,7 +15,10 @@ export interface DirectReads {
 }
 
 /** The direct reader over SQLite's one connection and the database's statement cache. */
-export function directReads(connection: { readonly inTransaction: boolean }, prepare: (sql: string) => JsRowsStatement): DirectReads {
+export function directReads(
+  connection: { readonly inTransaction: boolean },
+  prepare: (sql: string) => JsRowsStatement,
+): DirectReads {
   return {
     all(sql, parameters) {
       if (connection.inTransaction) return null;

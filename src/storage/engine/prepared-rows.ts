@@ -50,7 +50,9 @@ export function prepareRowsQuery<D, R extends object, P extends object, O>(
         let count = 0;
         for (const key in row) if (Object.hasOwn(row, key)) count++;
         if (count !== columns.length || columns.some((c) => row[c] === undefined)) {
-          throw new Error(`prepared rows query: row ${i} does not have exactly the columns ${columns.join(', ')}, all defined`);
+          throw new Error(
+            `prepared rows query: row ${i} does not have exactly the columns ${columns.join(', ')}, all defined`,
+          );
         }
       }
       // Batches run in transactions, a new Kysely object each time: texts are kept per database.
@@ -69,7 +71,11 @@ export function prepareRowsQuery<D, R extends object, P extends object, O>(
       }
       const { query, slots } = c;
       const parameters = slots.map((s, i) =>
-        s === null ? query.parameters[i] : s instanceof RowValue ? values[s.row]![s.column] : (shared as Record<string, unknown>)[s.name],
+        s === null
+          ? query.parameters[i]
+          : s instanceof RowValue
+            ? values[s.row]![s.column]
+            : (shared as Record<string, unknown>)[s.name],
       );
       return runCompiled<D, O>(db, query, parameters);
     },
@@ -82,10 +88,15 @@ function compile<D, R, P>(
   count: number,
   columns: readonly string[],
 ): Compiled {
-  const rows = Array.from({ length: count }, (_, i) => Object.fromEntries(columns.map((c) => [c, new RowValue(i, c)])) as R);
+  const rows = Array.from(
+    { length: count },
+    (_, i) => Object.fromEntries(columns.map((c) => [c, new RowValue(i, c)])) as R,
+  );
   const { p, placeholders: shared } = placeholderSource<P>();
   const query = build(db, rows, p).compile();
-  const slots = query.parameters.map((value) => (value instanceof RowValue || value instanceof Placeholder ? value : null));
+  const slots = query.parameters.map((value) =>
+    value instanceof RowValue || value instanceof Placeholder ? value : null,
+  );
   const seen = new Set<RowValue | Placeholder>();
   for (const s of slots) {
     if (s === null) continue;

@@ -52,7 +52,9 @@ interface Compiled {
   names: ReadonlyArray<string | null>;
 }
 
-export function prepareQuery<D, P extends Record<string, unknown>, O>(build: (db: Kysely<D>, p: P) => Compilable<O>): PreparedQuery<D, P, O> {
+export function prepareQuery<D, P extends Record<string, unknown>, O>(
+  build: (db: Kysely<D>, p: P) => Compilable<O>,
+): PreparedQuery<D, P, O> {
   const compiled = new WeakMap<object, Compiled>();
 
   const compiledFor = (db: Kysely<D>): Compiled => {
@@ -78,7 +80,11 @@ export function prepareQuery<D, P extends Record<string, unknown>, O>(build: (db
 }
 
 /** Runs a compiled text with these values: prepared.ts and prepared-rows.ts both end here. */
-export async function runCompiled<D, O>(db: Kysely<D>, query: CompiledQuery, parameters: readonly unknown[]): Promise<O[]> {
+export async function runCompiled<D, O>(
+  db: Kysely<D>,
+  query: CompiledQuery,
+  parameters: readonly unknown[],
+): Promise<O[]> {
   // SQLite, outside a transaction, a read-only statement runs at once (direct-reads.ts). Only a
   // database's own instance has a direct reader, and it has no plugins: Kysely would hand back these
   // very rows.
@@ -95,7 +101,9 @@ export async function runCompiled<D, O>(db: Kysely<D>, query: CompiledQuery, par
  * so its queries are compiled once per database, not once per transaction. An instance with plugins
  * (which rewrite queries as they compile) keeps texts of its own.
  */
-export function compileScope(db: { getExecutor(): { readonly plugins: readonly unknown[]; readonly adapter: object } }): object {
+export function compileScope(db: {
+  getExecutor(): { readonly plugins: readonly unknown[]; readonly adapter: object };
+}): object {
   const executor = db.getExecutor();
   return executor.plugins.length === 0 ? executor.adapter : db;
 }
@@ -107,7 +115,9 @@ function compile<D, P>(db: Kysely<D>, build: (db: Kysely<D>, p: P) => Compilable
   for (const name of placeholders.keys()) {
     const count = names.filter((n) => n === name).length;
     if (count !== 1) {
-      throw new Error(`prepared query: parameter ${name} compiled to ${count} positions (need exactly one): ${query.sql}`);
+      throw new Error(
+        `prepared query: parameter ${name} compiled to ${count} positions (need exactly one): ${query.sql}`,
+      );
     }
   }
   return { query, names };

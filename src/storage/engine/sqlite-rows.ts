@@ -20,7 +20,9 @@ export function withJsRows(stmt: BetterSqlite3.Statement): JsRowsStatement {
   const names = stmt.columns().map((c) => c.name);
   if (names.length === 0 || names.includes('__proto__')) return stmt;
   // Keys are quoted by JSON.stringify, so a column name can never become code.
-  const build = new Function('r', `return { ${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')} };`) as (r: unknown[]) => unknown;
+  const build = new Function('r', `return { ${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')} };`) as (
+    r: unknown[],
+  ) => unknown;
   const raw = stmt.raw(true);
   return {
     reader: true,

@@ -212,7 +212,11 @@ async function runUnits(conn: Kysely<DB>, counts: BatchStats, units: Unit[]): Pr
 }
 
 /** One unit in its savepoint. `broken` means the shared transaction itself can no longer be trusted. */
-async function runUnit(trx: ControlledTransaction<DB>, name: string, fn: UnitOfWork<unknown>): Promise<Outcome | { broken: unknown }> {
+async function runUnit(
+  trx: ControlledTransaction<DB>,
+  name: string,
+  fn: UnitOfWork<unknown>,
+): Promise<Outcome | { broken: unknown }> {
   let sp: ControlledTransaction<DB, [string]>;
   try {
     sp = await trx.savepoint(name).execute();

@@ -47,8 +47,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   // A merchant's order id identifies one transaction per mode; NULLs never collide in either database.
-  await db.schema.createIndex('transactions_ref_unique').on('transactions').columns(['merchant_id', 'mode', 'ref']).unique().execute();
-  await db.schema.createIndex('transactions_list').on('transactions').columns(['merchant_id', 'mode', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('transactions_ref_unique')
+    .on('transactions')
+    .columns(['merchant_id', 'mode', 'ref'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('transactions_list')
+    .on('transactions')
+    .columns(['merchant_id', 'mode', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('transactions_due').on('transactions').columns(['status', 'expires_at']).execute();
 
   await db.schema
@@ -90,7 +99,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('raw', 'text')
     .addUniqueConstraint('payments_source_unique', ['source', 'source_payment_id'])
     .execute();
-  await db.schema.createIndex('payments_status').on('payments').columns(['merchant_id', 'status', 'received_at']).execute();
+  await db.schema
+    .createIndex('payments_status')
+    .on('payments')
+    .columns(['merchant_id', 'status', 'received_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

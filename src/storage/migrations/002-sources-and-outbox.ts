@@ -14,11 +14,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payment_sources_merchant').on('payment_sources').columns(['merchant_id', 'type']).execute();
+  await db.schema
+    .createIndex('payment_sources_merchant')
+    .on('payment_sources')
+    .columns(['merchant_id', 'type'])
+    .execute();
 
   await db.schema.alterTable('transactions').addColumn('source_id', 'text').execute();
   await db.schema.alterTable('transactions').addColumn('acquirer_reference', 'text').execute();
-  await db.schema.createIndex('transactions_acquirer_reference').on('transactions').columns(['merchant_id', 'acquirer_reference']).execute();
+  await db.schema
+    .createIndex('transactions_acquirer_reference')
+    .on('transactions')
+    .columns(['merchant_id', 'acquirer_reference'])
+    .execute();
 
   await db.schema
     .createTable('audit_log')
@@ -86,7 +94,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('response_body', 'text')
     .addColumn('error', 'text')
     .execute();
-  await db.schema.createIndex('delivery_attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempted_at']).execute();
+  await db.schema
+    .createIndex('delivery_attempts_delivery')
+    .on('delivery_attempts')
+    .columns(['delivery_id', 'attempted_at'])
+    .execute();
 
   await db.schema
     .createTable('emails')
@@ -108,7 +120,15 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['emails', 'delivery_attempts', 'deliveries', 'webhook_endpoints', 'events', 'audit_log', 'payment_sources']) {
+  for (const table of [
+    'emails',
+    'delivery_attempts',
+    'deliveries',
+    'webhook_endpoints',
+    'events',
+    'audit_log',
+    'payment_sources',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
   await db.schema.dropIndex('transactions_acquirer_reference').ifExists().execute();

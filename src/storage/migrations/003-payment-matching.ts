@@ -5,7 +5,11 @@ import type { Kysely } from 'kysely';
 // a crashed poller's claim simply runs out).
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('payment_sources').addColumn('next_poll_at', 'bigint').execute();
-  await db.schema.createIndex('payment_sources_due').on('payment_sources').columns(['type', 'enabled', 'next_poll_at']).execute();
+  await db.schema
+    .createIndex('payment_sources_due')
+    .on('payment_sources')
+    .columns(['type', 'enabled', 'next_poll_at'])
+    .execute();
   // payments list --status unmatched across merchants, and the lookups of a transaction's payments.
   await db.schema.createIndex('payments_status_received').on('payments').columns(['status', 'received_at']).execute();
   await db.schema.createIndex('payments_transaction').on('payments').columns(['transaction_id']).execute();

@@ -6,7 +6,13 @@ import type { Kysely } from 'kysely';
 // implies IS NOT NULL, so both SQLite and PostgreSQL keep using them; uniqueness is unchanged because
 // NULLs never collided anyway.
 const PARTIAL: Array<{ name: string; table: string; columns: string[]; column: string; unique: boolean }> = [
-  { name: 'transactions_ref_unique', table: 'transactions', columns: ['merchant_id', 'mode', 'ref'], column: 'ref', unique: true },
+  {
+    name: 'transactions_ref_unique',
+    table: 'transactions',
+    columns: ['merchant_id', 'mode', 'ref'],
+    column: 'ref',
+    unique: true,
+  },
   {
     name: 'transactions_acquirer_reference',
     table: 'transactions',
@@ -14,7 +20,13 @@ const PARTIAL: Array<{ name: string; table: string; columns: string[]; column: s
     column: 'acquirer_reference',
     unique: false,
   },
-  { name: 'payments_transaction', table: 'payments', columns: ['transaction_id'], column: 'transaction_id', unique: false },
+  {
+    name: 'payments_transaction',
+    table: 'payments',
+    columns: ['transaction_id'],
+    column: 'transaction_id',
+    unique: false,
+  },
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -69,7 +69,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // The overview's paid sums by day. Partial: a create (paid_at still null) writes no entry, so the
   // API's hot path pays nothing for it; only the update that marks a transaction paid does.
-  await db.schema.createIndex('transactions_paid_at').on('transactions').column('paid_at').where('paid_at', 'is not', null).execute();
+  await db.schema
+    .createIndex('transactions_paid_at')
+    .on('transactions')
+    .column('paid_at')
+    .where('paid_at', 'is not', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('notify_channels_merchant').on('notify_channels').columns(['merchant_id', 'status']).execute();
+  await db.schema
+    .createIndex('notify_channels_merchant')
+    .on('notify_channels')
+    .columns(['merchant_id', 'status'])
+    .execute();
 
   await db.schema
     .createTable('notify_deliveries')
@@ -37,8 +41,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_status_code', 'integer')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('notify_deliveries_due').on('notify_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('notify_deliveries_channel').on('notify_deliveries').columns(['channel_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('notify_deliveries_due')
+    .on('notify_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('notify_deliveries_channel')
+    .on('notify_deliveries')
+    .columns(['channel_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('notify_attempts')
@@ -50,7 +62,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status_code', 'integer')
     .addColumn('error', 'text')
     .execute();
-  await db.schema.createIndex('notify_attempts_delivery').on('notify_attempts').columns(['delivery_id', 'attempted_at']).execute();
+  await db.schema
+    .createIndex('notify_attempts_delivery')
+    .on('notify_attempts')
+    .columns(['delivery_id', 'attempted_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -52,7 +52,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // A transaction's refunds, oldest first (the API's refunds list).
   await db.schema.createIndex('refunds_transaction').on('refunds').columns(['transaction_id', 'created_at']).execute();
   // Reports: a merchant's refunds of a range of days.
-  await db.schema.createIndex('refunds_merchant_created').on('refunds').columns(['merchant_id', 'mode', 'created_at']).execute();
+  await db.schema
+    .createIndex('refunds_merchant_created')
+    .on('refunds')
+    .columns(['merchant_id', 'mode', 'created_at'])
+    .execute();
   await db.schema
     .createIndex('refunds_idempotency_key')
     .on('refunds')
@@ -60,9 +64,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .unique()
     .where('idempotency_key', 'is not', null)
     .execute();
-  await db.schema.createIndex('refunds_payment').on('refunds').column('payment_id').unique().where('payment_id', 'is not', null).execute();
+  await db.schema
+    .createIndex('refunds_payment')
+    .on('refunds')
+    .column('payment_id')
+    .unique()
+    .where('payment_id', 'is not', null)
+    .execute();
   // The refunds an acquirer has not answered finally yet, by when to ask again.
-  await db.schema.createIndex('refunds_pending').on('refunds').column('next_attempt_at').where(sql.ref('status'), '=', 'pending').execute();
+  await db.schema
+    .createIndex('refunds_pending')
+    .on('refunds')
+    .column('next_attempt_at')
+    .where(sql.ref('status'), '=', 'pending')
+    .execute();
 
   await db.schema
     .alterTable('transactions')

@@ -21,7 +21,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('reason', 'text')
     .addColumn('payment_id', 'text')
     .execute();
-  await db.schema.createIndex('source_notifications_latest').on('source_notifications').columns(['source_id', 'received_at', 'id']).execute();
+  await db.schema
+    .createIndex('source_notifications_latest')
+    .on('source_notifications')
+    .columns(['source_id', 'received_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

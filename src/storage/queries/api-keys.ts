@@ -29,7 +29,11 @@ export interface ApiKeyListRow {
  * newest first. The scope is in the query, so a merchant user's list holds only its own merchants' keys.
  * (api_keys has no index on merchant_id: a gateway has few keys, and the whole table is a few pages.)
  */
-export async function apiKeysOfMerchants(db: Db, merchants: readonly string[] | null, limit: number): Promise<ApiKeyListRow[]> {
+export async function apiKeysOfMerchants(
+  db: Db,
+  merchants: readonly string[] | null,
+  limit: number,
+): Promise<ApiKeyListRow[]> {
   if (merchants !== null && merchants.length === 0) return [];
   let query = db
     .selectFrom('api_keys')
@@ -51,7 +55,12 @@ export async function apiKeysOfMerchants(db: Db, merchants: readonly string[] | 
 
 /** Sets revoked_at on a key not yet revoked (a second revoke keeps the first time). */
 export async function markApiKeyRevoked(db: Executor, id: string, now: number): Promise<void> {
-  await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 export async function apiKeyById(db: Executor, id: string): Promise<ApiKeysTable | undefined> {
@@ -100,7 +109,11 @@ export async function markApiKeysUsed(trx: Tx, ids: readonly string[], at: numbe
 }
 
 /** One key, if its merchant is in `merchants` (null: any merchant). */
-export async function apiKeyInScope(db: Db, id: string, merchants: readonly string[] | null): Promise<ApiKeysTable | undefined> {
+export async function apiKeyInScope(
+  db: Db,
+  id: string,
+  merchants: readonly string[] | null,
+): Promise<ApiKeysTable | undefined> {
   if (merchants !== null && merchants.length === 0) return undefined;
   let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
@@ -109,5 +122,10 @@ export async function apiKeyInScope(db: Db, id: string, merchants: readonly stri
 
 /** Revokes every key of a merchant not yet revoked (its last member deleted the account). */
 export async function revokeKeysOfMerchant(trx: Executor, merchantId: string, now: number): Promise<void> {
-  await trx.updateTable('api_keys').set({ revoked_at: now }).where('merchant_id', '=', merchantId).where('revoked_at', 'is', null).execute();
+  await trx
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

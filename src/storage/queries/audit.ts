@@ -7,7 +7,10 @@ export async function insertAuditEntry(db: Executor, row: AuditLogTable): Promis
 }
 
 /** The audit entries about these subjects (of one type each), oldest first. Empty lists are skipped. */
-export async function auditEntriesOf(db: Executor, subjects: Array<{ type: string; ids: readonly string[] }>): Promise<AuditLogTable[]> {
+export async function auditEntriesOf(
+  db: Executor,
+  subjects: Array<{ type: string; ids: readonly string[] }>,
+): Promise<AuditLogTable[]> {
   const wanted = subjects.filter((s) => s.ids.length > 0);
   if (wanted.length === 0) return [];
   return db
@@ -39,7 +42,12 @@ export async function auditEntries(db: Db, q: AuditQuery): Promise<AuditLogTable
   if (q.action !== null) query = query.where('action', '=', q.action);
   const before = q.before;
   if (before !== null) {
-    query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.createdAt),
+        eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+      ]),
+    );
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }

@@ -6,7 +6,12 @@ import type { Executor, Tx } from '../executor.js';
  * or null when the quota was already used up. Run inside the create's own transaction: a create that
  * rolls back takes its count with it, so each created transaction is counted exactly once.
  */
-export async function countDailyCreate(trx: Tx, merchantId: string, day: number, quota: number): Promise<number | null> {
+export async function countDailyCreate(
+  trx: Tx,
+  merchantId: string,
+  day: number,
+  quota: number,
+): Promise<number | null> {
   if (quota <= 0) return null;
   const row = await trx
     .insertInto('daily_creates')
@@ -44,23 +49,41 @@ export async function countLinkCreate(trx: Tx, merchantId: string, day: number, 
 
 /** How many transactions the merchant's payment links made on that day. */
 export async function linkCreates(db: Executor, merchantId: string, day: number): Promise<number> {
-  const row = await db.selectFrom('link_daily_creates').select('count').where('merchant_id', '=', merchantId).where('day', '=', day).executeTakeFirst();
+  const row = await db
+    .selectFrom('link_daily_creates')
+    .select('count')
+    .where('merchant_id', '=', merchantId)
+    .where('day', '=', day)
+    .executeTakeFirst();
   return row ? Number(row.count) : 0;
 }
 
 /** How many transactions the merchant created on that day. */
 export async function dailyCreates(db: Executor, merchantId: string, day: number): Promise<number> {
-  const row = await db.selectFrom('daily_creates').select('count').where('merchant_id', '=', merchantId).where('day', '=', day).executeTakeFirst();
+  const row = await db
+    .selectFrom('daily_creates')
+    .select('count')
+    .where('merchant_id', '=', merchantId)
+    .where('day', '=', day)
+    .executeTakeFirst();
   return row ? Number(row.count) : 0;
 }
 
 export async function merchantQuota(db: Executor, merchantId: string): Promise<number | null | undefined> {
-  const row = await db.selectFrom('merchants').select('daily_create_quota').where('id', '=', merchantId).executeTakeFirst();
+  const row = await db
+    .selectFrom('merchants')
+    .select('daily_create_quota')
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
   return row === undefined ? undefined : (row.daily_create_quota ?? null);
 }
 
 export async function setMerchantQuota(trx: Tx, merchantId: string, quota: number | null): Promise<boolean> {
-  const result = await trx.updateTable('merchants').set({ daily_create_quota: quota }).where('id', '=', merchantId).executeTakeFirst();
+  const result = await trx
+    .updateTable('merchants')
+    .set({ daily_create_quota: quota })
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

@@ -32,7 +32,16 @@ export async function dueDeliveries(db: Executor, due: DueJobs): Promise<DueDeli
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     // A disabled merchant's deliveries wait (they go out if an operator enables it again).
     .innerJoin('merchants as m', 'm.id', 'w.merchant_id')
-    .select(['d.id', 'd.event_id as eventId', 'e.type as eventType', 'd.endpoint_id as endpointId', 'w.url', 'w.secret', 'e.payload', 'd.attempts'])
+    .select([
+      'd.id',
+      'd.event_id as eventId',
+      'e.type as eventType',
+      'd.endpoint_id as endpointId',
+      'w.url',
+      'w.secret',
+      'e.payload',
+      'd.attempts',
+    ])
     .where(dueAt('d', now))
     .where('w.status', '!=', 'disabled')
     .where('m.disabled_at', 'is', null)
@@ -82,14 +91,23 @@ export async function deliveryIdsOfEvent(trx: Tx, eventId: string, endpointId: s
 
 /** Ids of an endpoint's deliveries that ran out of retries. */
 export async function failedDeliveryIdsOf(trx: Tx, endpointId: string): Promise<string[]> {
-  const rows = await trx.selectFrom('deliveries').select('id').where('endpoint_id', '=', endpointId).where('status', '=', 'failed').execute();
+  const rows = await trx
+    .selectFrom('deliveries')
+    .select('id')
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'failed')
+    .execute();
   return rows.map((r) => r.id);
 }
 
 /** Puts deliveries back in the queue: pending, due now, no attempts, unclaimed. Nothing for no ids. */
 export async function requeueDeliveries(trx: Tx, ids: string[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  await trx.updateTable('deliveries').set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null }).where('id', 'in', ids).execute();
+  await trx
+    .updateTable('deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Closes as failed every delivery still waiting for any endpoint of a merchant; how many. */
@@ -122,7 +140,17 @@ export async function deliveriesOfEvents(db: Db, eventIds: readonly string[]): P
   return db
     .selectFrom('deliveries as d')
     .leftJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-    .select(['d.id', 'd.event_id', 'd.endpoint_id', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.created_at', 'w.url', 'w.status as endpoint_status'])
+    .select([
+      'd.id',
+      'd.event_id',
+      'd.endpoint_id',
+      'd.status',
+      'd.attempts',
+      'd.next_attempt_at',
+      'd.created_at',
+      'w.url',
+      'w.status as endpoint_status',
+    ])
     .where('d.event_id', 'in', eventIds)
     .orderBy('d.created_at')
     .orderBy('d.id')

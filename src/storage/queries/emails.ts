@@ -6,7 +6,13 @@ import { type DueJobs, dueAt } from './outbox-jobs.js';
 
 /** Rows pending, due at `now` and unleased (or the one of id `only`), oldest first. */
 export async function dueEmails(db: Executor, due: DueJobs): Promise<EmailsTable[]> {
-  let query = db.selectFrom('emails').selectAll().where(dueAt('emails', due.now)).orderBy('next_attempt_at').orderBy('id').limit(due.limit);
+  let query = db
+    .selectFrom('emails')
+    .selectAll()
+    .where(dueAt('emails', due.now))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(due.limit);
   if (due.only !== undefined) query = query.where('id', '=', due.only);
   return (due.skipLocked ? query.forUpdate().skipLocked() : query).execute();
 }
@@ -49,5 +55,11 @@ export async function skipQueuedInvoice(trx: Tx, transactionId: string, reason: 
 
 /** A transaction's e-mails (its invoice and receipt), oldest first. */
 export async function emailsOfTransaction(db: Db, transactionId: string): Promise<EmailsTable[]> {
-  return db.selectFrom('emails').selectAll().where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('emails')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

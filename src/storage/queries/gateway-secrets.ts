@@ -14,6 +14,10 @@ export async function gatewaySecret(db: Db, name: string, make: () => string, no
       .onConflict((oc) => oc.column('name').doNothing())
       .execute(),
   );
-  const stored = await db.selectFrom('gateway_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  const stored = await db
+    .selectFrom('gateway_secrets')
+    .select('value')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return stored.value;
 }

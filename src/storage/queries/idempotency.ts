@@ -2,7 +2,11 @@ import type { Executor, Tx } from '../executor.js';
 import type { IdempotencyKeysTable } from '../schema.js';
 
 /** The request hash and transaction recorded under a merchant's Idempotency-Key, if any. */
-export function readIdempotencyKey(db: Executor, merchantId: string, idemKey: string): Promise<{ request_hash: string; transaction_id: string } | undefined> {
+export function readIdempotencyKey(
+  db: Executor,
+  merchantId: string,
+  idemKey: string,
+): Promise<{ request_hash: string; transaction_id: string } | undefined> {
   return db
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'transaction_id'])

@@ -12,7 +12,12 @@ export function throttlesByKey(db: Executor, keys: readonly string[]): Promise<L
  * order, and the caller decides on that count before doing the work it guards. On PostgreSQL the upsert
  * holds the row's lock until the caller's transaction ends, so a wait it sets there is seen by the next.
  */
-export function countAttemptUnlessWaiting(trx: Tx, key: string, now: number, forgetBefore: number): Promise<LoginThrottlesTable | undefined> {
+export function countAttemptUnlessWaiting(
+  trx: Tx,
+  key: string,
+  now: number,
+  forgetBefore: number,
+): Promise<LoginThrottlesTable | undefined> {
   return trx
     .insertInto('login_throttles')
     .values({ key, failures: 1, last_failure_at: now, blocked_until: 0 })
@@ -29,7 +34,12 @@ export function countAttemptUnlessWaiting(trx: Tx, key: string, now: number, for
             .end(),
           last_failure_at: now,
         }))
-        .where((eb) => eb.or([eb('login_throttles.blocked_until', '<=', now), eb('login_throttles.last_failure_at', '<', forgetBefore)])),
+        .where((eb) =>
+          eb.or([
+            eb('login_throttles.blocked_until', '<=', now),
+            eb('login_throttles.last_failure_at', '<', forgetBefore),
+          ]),
+        ),
     )
     .returningAll()
     .executeTakeFirst();
@@ -57,7 +67,11 @@ export function setBlockedUntil(trx: Tx, key: string, until: number): Promise<un
 
 /** Forgets the key's count if it is still `count` (nothing was counted since); true when it did. */
 export async function clearThrottleAt(trx: Tx, key: string, count: number): Promise<boolean> {
-  const result = await trx.deleteFrom('login_throttles').where('key', '=', key).where('failures', '=', count).executeTakeFirst();
+  const result = await trx
+    .deleteFrom('login_throttles')
+    .where('key', '=', key)
+    .where('failures', '=', count)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

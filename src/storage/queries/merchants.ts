@@ -31,25 +31,52 @@ export async function anyMerchantExists(db: Executor): Promise<boolean> {
 
 /** The oldest merchant saved with exactly this static QRIS (the sandbox merchant's is built in), or undefined. */
 export async function firstMerchantIdWithStaticQris(db: Db, qris: string): Promise<string | undefined> {
-  const row = await db.selectFrom('merchants').select('id').where('qris_static', '=', qris).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('merchants')
+    .select('id')
+    .where('qris_static', '=', qris)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
   return row?.id;
 }
 
 /** The merchant's static QRIS as stored, or undefined when there is no such merchant. */
-export async function readMerchantStaticQris(db: Db, merchantId: string): Promise<{ qris: string; uniqueCodeMode: UniqueCodeMode } | undefined> {
-  const row = await db.selectFrom('merchants').select(['qris_static', 'unique_code_mode']).where('id', '=', merchantId).executeTakeFirst();
+export async function readMerchantStaticQris(
+  db: Db,
+  merchantId: string,
+): Promise<{ qris: string; uniqueCodeMode: UniqueCodeMode } | undefined> {
+  const row = await db
+    .selectFrom('merchants')
+    .select(['qris_static', 'unique_code_mode'])
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
   return row && { qris: row.qris_static, uniqueCodeMode: row.unique_code_mode ?? 'add' };
 }
 
 /** Sets how a merchant's unique code makes the total; false when there is no such merchant. */
-export async function setMerchantUniqueCodeMode(db: Executor, merchantId: string, mode: UniqueCodeMode): Promise<boolean> {
-  const result = await db.updateTable('merchants').set({ unique_code_mode: mode }).where('id', '=', merchantId).executeTakeFirst();
+export async function setMerchantUniqueCodeMode(
+  db: Executor,
+  merchantId: string,
+  mode: UniqueCodeMode,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('merchants')
+    .set({ unique_code_mode: mode })
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
 /** Disables a merchant that is still enabled (a second disable keeps the first time). */
 export async function markMerchantDisabled(db: Executor, id: string, now: number): Promise<void> {
-  await db.updateTable('merchants').set({ disabled_at: now }).where('id', '=', id).where('disabled_at', 'is', null).execute();
+  await db
+    .updateTable('merchants')
+    .set({ disabled_at: now })
+    .where('id', '=', id)
+    .where('disabled_at', 'is', null)
+    .execute();
 }
 
 /** Merchants whose live keys wait for an operator's approval (not rejected), oldest first. */
@@ -127,7 +154,10 @@ export async function clearLiveRejected(trx: Tx, id: string): Promise<boolean> {
 }
 
 /** The merchants saved with one of these NMIDs, oldest first (at most 100). */
-export async function merchantsWithNmids(db: Executor, nmids: readonly string[]): Promise<Array<{ id: string; name: string; nmid: string }>> {
+export async function merchantsWithNmids(
+  db: Executor,
+  nmids: readonly string[],
+): Promise<Array<{ id: string; name: string; nmid: string }>> {
   if (nmids.length === 0) return [];
   const rows = await db
     .selectFrom('merchants')
@@ -151,7 +181,10 @@ export async function lockNmid(trx: Tx, dialect: Dialect, nmid: string): Promise
 }
 
 /** The ids and names of these merchants (null: of every merchant), by name. */
-export async function merchantNames(db: Db, ids: readonly string[] | null): Promise<Array<{ id: string; name: string }>> {
+export async function merchantNames(
+  db: Db,
+  ids: readonly string[] | null,
+): Promise<Array<{ id: string; name: string }>> {
   if (ids !== null && ids.length === 0) return [];
   let query = db.selectFrom('merchants').select(['id', 'name']);
   if (ids !== null) query = query.where('id', 'in', ids);
@@ -167,7 +200,11 @@ export async function merchantsInScope(db: Db, merchants: readonly string[] | nu
 }
 
 /** One merchant, if it is in `merchants` (null: any merchant). */
-export async function merchantInScope(db: Executor, id: string, merchants: readonly string[] | null): Promise<MerchantsTable | undefined> {
+export async function merchantInScope(
+  db: Executor,
+  id: string,
+  merchants: readonly string[] | null,
+): Promise<MerchantsTable | undefined> {
   if (merchants !== null && merchants.length === 0) return undefined;
   let query = db.selectFrom('merchants').selectAll().where('id', '=', id);
   if (merchants !== null) query = query.where('id', 'in', merchants);
@@ -181,7 +218,11 @@ export async function setMerchantName(trx: Tx, id: string, name: string): Promis
 
 /** Disables (a time) or enables (null) a merchant; false when there is no such merchant. */
 export async function setMerchantDisabledAt(trx: Tx, id: string, disabledAt: number | null): Promise<boolean> {
-  const result = await trx.updateTable('merchants').set({ disabled_at: disabledAt }).where('id', '=', id).executeTakeFirst();
+  const result = await trx
+    .updateTable('merchants')
+    .set({ disabled_at: disabledAt })
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

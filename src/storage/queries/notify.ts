@@ -8,7 +8,10 @@ export async function insertNotifyChannel(trx: Tx, row: NotifyChannelsTable): Pr
 }
 
 /** Channels of these merchants (all when null) that are not removed, newest first. */
-export async function notifyChannelsInScope(db: Db, merchants: readonly string[] | null): Promise<NotifyChannelsTable[]> {
+export async function notifyChannelsInScope(
+  db: Db,
+  merchants: readonly string[] | null,
+): Promise<NotifyChannelsTable[]> {
   if (merchants !== null && merchants.length === 0) return [];
   let query = db.selectFrom('notify_channels').selectAll().where('status', '=', 'active');
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
@@ -16,7 +19,11 @@ export async function notifyChannelsInScope(db: Db, merchants: readonly string[]
 }
 
 /** A channel by id, only if it is of one of these merchants (any when null); removed ones included. */
-export async function notifyChannelInScope(db: Executor, id: string, merchants: readonly string[] | null): Promise<NotifyChannelsTable | undefined> {
+export async function notifyChannelInScope(
+  db: Executor,
+  id: string,
+  merchants: readonly string[] | null,
+): Promise<NotifyChannelsTable | undefined> {
   if (merchants !== null && merchants.length === 0) return undefined;
   let query = db.selectFrom('notify_channels').selectAll().where('id', '=', id);
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
@@ -25,7 +32,12 @@ export async function notifyChannelInScope(db: Executor, id: string, merchants: 
 
 /** A merchant's active channels: where an alert about it goes. */
 export async function activeNotifyChannelIds(db: Executor, merchantId: string): Promise<string[]> {
-  const rows = await db.selectFrom('notify_channels').select('id').where('merchant_id', '=', merchantId).where('status', '=', 'active').execute();
+  const rows = await db
+    .selectFrom('notify_channels')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'active')
+    .execute();
   return rows.map((r) => r.id);
 }
 

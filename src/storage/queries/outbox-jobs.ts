@@ -55,8 +55,19 @@ export function olderThan(ref: string, before: { createdAt: number; id: string }
  * Claims a job until `lease` if it is still due and unclaimed at `now` (the due query's condition,
  * re-checked atomically): of two workers that both saw it free, only the first wins.
  */
-export async function leaseOutboxRow(db: Executor, table: OutboxTable, id: string, now: number, lease: number): Promise<boolean> {
-  const result = await db.updateTable(table).set({ locked_until: lease }).where('id', '=', id).where(dueAt(table, now)).executeTakeFirst();
+export async function leaseOutboxRow(
+  db: Executor,
+  table: OutboxTable,
+  id: string,
+  now: number,
+  lease: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable(table)
+    .set({ locked_until: lease })
+    .where('id', '=', id)
+    .where(dueAt(table, now))
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -82,7 +93,14 @@ function outcomeColumns(table: OutboxTable, o: JobOutcome) {
     const sent = o.state === 'succeeded' ? { status: 'sent' as const, sent_at: o.now } : { status };
     return { ...counted, ...next, ...sent, locked_until: null, last_error: o.error };
   }
-  return { ...counted, ...next, status, locked_until: null, last_attempt_at: o.attemptedAt, last_status_code: o.statusCode };
+  return {
+    ...counted,
+    ...next,
+    status,
+    locked_until: null,
+    last_attempt_at: o.attemptedAt,
+    last_status_code: o.statusCode,
+  };
 }
 
 /**
@@ -90,7 +108,13 @@ function outcomeColumns(table: OutboxTable, o: JobOutcome) {
  * still carries `lease`; false when another claim (a resend, an expired lease taken over) has it
  * meanwhile, and then nothing is written.
  */
-export async function recordOutboxOutcome(db: Executor, table: OutboxTable, id: string, lease: number, outcome: JobOutcome): Promise<boolean> {
+export async function recordOutboxOutcome(
+  db: Executor,
+  table: OutboxTable,
+  id: string,
+  lease: number,
+  outcome: JobOutcome,
+): Promise<boolean> {
   const updated = await db
     .updateTable(table)
     // One statement for three tables: the columns are those of `table` (outcomeColumns), which the
@@ -118,7 +142,11 @@ export async function insertOutboxAttempt(
 }
 
 /** Every attempt of these jobs, oldest first (by the log's index on delivery_id). */
-export async function attemptsOfJobs<T extends LoggedOutbox>(db: Executor, table: T, jobIds: readonly string[]): Promise<AttemptRowOf<T>[]> {
+export async function attemptsOfJobs<T extends LoggedOutbox>(
+  db: Executor,
+  table: T,
+  jobIds: readonly string[],
+): Promise<AttemptRowOf<T>[]> {
   if (jobIds.length === 0) return [];
   // The two logs share every column but a webhook's response_body; the compiler is told one of them.
   const rows = await db
@@ -132,7 +160,12 @@ export async function attemptsOfJobs<T extends LoggedOutbox>(db: Executor, table
 }
 
 /** Closes the pending jobs of one endpoint or channel (`column` is `id`) as failed; how many. */
-export async function failPendingJobs(trx: Tx, table: LoggedOutbox, column: 'endpoint_id' | 'channel_id', id: string): Promise<number> {
+export async function failPendingJobs(
+  trx: Tx,
+  table: LoggedOutbox,
+  column: 'endpoint_id' | 'channel_id',
+  id: string,
+): Promise<number> {
   const closed = await trx
     .updateTable(table)
     .set({ status: 'failed', locked_until: null })

@@ -8,7 +8,10 @@ export async function insertEvent(db: Executor, event: EventsTable): Promise<voi
 }
 
 /** An event's id and merchant, if it exists. */
-export async function eventMerchant(db: Executor, eventId: string): Promise<{ id: string; merchant_id: string } | undefined> {
+export async function eventMerchant(
+  db: Executor,
+  eventId: string,
+): Promise<{ id: string; merchant_id: string } | undefined> {
   return db.selectFrom('events').select(['id', 'merchant_id']).where('id', '=', eventId).executeTakeFirst();
 }
 
@@ -22,12 +25,26 @@ export async function insertEmailOnce(db: Executor, email: EmailsTable): Promise
 }
 
 /** A transaction's events, oldest first (without their payloads). */
-export async function eventsOfTransaction(db: Db, transactionId: string): Promise<Array<Pick<EventsTable, 'id' | 'type' | 'created_at'>>> {
-  return db.selectFrom('events').select(['id', 'type', 'created_at']).where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+export async function eventsOfTransaction(
+  db: Db,
+  transactionId: string,
+): Promise<Array<Pick<EventsTable, 'id' | 'type' | 'created_at'>>> {
+  return db
+    .selectFrom('events')
+    .select(['id', 'type', 'created_at'])
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Whether the event exists and is about this transaction. */
 export async function isEventOfTransaction(db: Db, eventId: string, transactionId: string): Promise<boolean> {
-  const found = await db.selectFrom('events').select('id').where('id', '=', eventId).where('transaction_id', '=', transactionId).executeTakeFirst();
+  const found = await db
+    .selectFrom('events')
+    .select('id')
+    .where('id', '=', eventId)
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst();
   return found !== undefined;
 }

@@ -20,7 +20,11 @@ export async function paidPerDay(
   const day = sql<number>`(paid_at + ${sql.lit(Math.trunc(offsetMs))}) / 86400000`;
   let q = db
     .selectFrom('transactions')
-    .select([day.as('day'), (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('total_amount').as('sum')])
+    .select([
+      day.as('day'),
+      (eb) => eb.fn.countAll<number>().as('count'),
+      (eb) => eb.fn.sum<number>('total_amount').as('sum'),
+    ])
     .where('paid_at', '>=', since)
     .where('status', '=', 'paid')
     .where('mode', '=', mode);
@@ -51,7 +55,11 @@ export async function countUnmatchedPayments(db: Db, merchants: Scope, mode: Mod
     .where('mode', '=', mode)
     // A double payment the merchant has paid back stays unmatched, but nobody needs to review it any more
     // (the lookup is by the refunds' unique index on payment_id).
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('refunds').select('refunds.id').whereRef('refunds.payment_id', '=', 'payments.id'))));
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('refunds').select('refunds.id').whereRef('refunds.payment_id', '=', 'payments.id')),
+      ),
+    );
   if (merchants !== null) q = q.where('merchant_id', 'in', merchants);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
@@ -93,14 +101,26 @@ export async function lastReportOfSources(db: Db, sourceIds: readonly string[]):
  * EXISTS stops at its first row (transactions_list and payments_status lead with merchant_id for a
  * merchant's user), so a busy gateway does not count its month to learn that it has one.
  */
-export async function modesWithActivity(db: Db, merchants: Scope, since: number): Promise<{ live: boolean; test: boolean }> {
+export async function modesWithActivity(
+  db: Db,
+  merchants: Scope,
+  since: number,
+): Promise<{ live: boolean; test: boolean }> {
   if (merchants !== null && merchants.length === 0) return { live: false, test: false };
   const transactions = (mode: Mode) => {
-    const q = db.selectFrom('transactions').select(sql.lit(1).as('one')).where('mode', '=', mode).where('created_at', '>=', since);
+    const q = db
+      .selectFrom('transactions')
+      .select(sql.lit(1).as('one'))
+      .where('mode', '=', mode)
+      .where('created_at', '>=', since);
     return merchants === null ? q : q.where('merchant_id', 'in', merchants);
   };
   const payments = (mode: Mode) => {
-    const q = db.selectFrom('payments').select(sql.lit(1).as('one')).where('mode', '=', mode).where('received_at', '>=', since);
+    const q = db
+      .selectFrom('payments')
+      .select(sql.lit(1).as('one'))
+      .where('mode', '=', mode)
+      .where('received_at', '>=', since);
     return merchants === null ? q : q.where('merchant_id', 'in', merchants);
   };
   // Kysely puts a subquery in its own parentheses, which EXISTS needs (and SQLite takes no second pair).

@@ -18,12 +18,27 @@ export interface PaidEventRow {
 }
 
 /** The merchant's paid events created after `after`, oldest first, at most `limit`. */
-export async function paidEventsAfter(db: Db, merchantId: string, after: number, limit: number): Promise<PaidEventRow[]> {
+export async function paidEventsAfter(
+  db: Db,
+  merchantId: string,
+  after: number,
+  limit: number,
+): Promise<PaidEventRow[]> {
   const rows = await db
     .selectFrom('events as e')
     .innerJoin('transactions as t', 't.id', 'e.transaction_id')
     .leftJoin('payments as p', 'p.id', 't.payment_id')
-    .select(['e.id', 'e.created_at', 't.id as transaction_id', 't.mode', 't.total_amount', 't.ref', 't.paid_at', 't.paid_late', 'p.issuer'])
+    .select([
+      'e.id',
+      'e.created_at',
+      't.id as transaction_id',
+      't.mode',
+      't.total_amount',
+      't.ref',
+      't.paid_at',
+      't.paid_late',
+      'p.issuer',
+    ])
     .where('e.merchant_id', '=', merchantId)
     .where('e.created_at', '>', after)
     .where('e.type', '=', 'transaction.paid')

@@ -18,7 +18,16 @@ export interface MerchantLinkRow {
   live_rejected_at: number | null;
 }
 
-const COLUMNS = ['id', 'name', 'merchant_name', 'merchant_city', 'payment_link_handle', 'disabled_at', 'live_approved_at', 'live_rejected_at'] as const;
+const COLUMNS = [
+  'id',
+  'name',
+  'merchant_name',
+  'merchant_city',
+  'payment_link_handle',
+  'disabled_at',
+  'live_approved_at',
+  'live_rejected_at',
+] as const;
 
 type Stored = Omit<MerchantLinkRow, 'payment_link_handle' | 'disabled_at' | 'live_approved_at' | 'live_rejected_at'> & {
   payment_link_handle?: string | null;
@@ -39,12 +48,20 @@ function normalise(row: Stored): MerchantLinkRow {
 
 /** The merchant whose link has this (lower-case) handle, disabled or not. */
 export async function merchantByLinkHandle(db: Executor, handle: string): Promise<MerchantLinkRow | undefined> {
-  const row = await db.selectFrom('merchants').select(COLUMNS).where('payment_link_handle', '=', handle).executeTakeFirst();
+  const row = await db
+    .selectFrom('merchants')
+    .select(COLUMNS)
+    .where('payment_link_handle', '=', handle)
+    .executeTakeFirst();
   return row && normalise(row);
 }
 
 /** A merchant the viewer may see, by id. */
-export async function merchantLinkInScope(db: Executor, scope: Scope, id: string): Promise<MerchantLinkRow | undefined> {
+export async function merchantLinkInScope(
+  db: Executor,
+  scope: Scope,
+  id: string,
+): Promise<MerchantLinkRow | undefined> {
   if (scope !== null && scope.length === 0) return undefined;
   let q = db.selectFrom('merchants').select(COLUMNS).where('id', '=', id);
   if (scope !== null) q = q.where('id', 'in', scope);
@@ -53,7 +70,12 @@ export async function merchantLinkInScope(db: Executor, scope: Scope, id: string
 }
 
 /** One page of the merchants the viewer may see, by name, and how many there are. */
-export async function merchantLinksInScope(db: Executor, scope: Scope, limit: number, offset: number): Promise<{ rows: MerchantLinkRow[]; total: number }> {
+export async function merchantLinksInScope(
+  db: Executor,
+  scope: Scope,
+  limit: number,
+  offset: number,
+): Promise<{ rows: MerchantLinkRow[]; total: number }> {
   if (scope !== null && scope.length === 0) return { rows: [], total: 0 };
   let list = db.selectFrom('merchants').select(COLUMNS);
   let count = db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n'));
@@ -61,7 +83,10 @@ export async function merchantLinksInScope(db: Executor, scope: Scope, limit: nu
     list = list.where('id', 'in', scope);
     count = count.where('id', 'in', scope);
   }
-  const [rows, total] = await Promise.all([list.orderBy('name').orderBy('id').limit(limit).offset(offset).execute(), count.executeTakeFirstOrThrow()]);
+  const [rows, total] = await Promise.all([
+    list.orderBy('name').orderBy('id').limit(limit).offset(offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
   return { rows: rows.map(normalise), total: Number(total.n) };
 }
 
@@ -76,8 +101,13 @@ export async function setLinkHandleInScope(trx: Tx, scope: Scope, id: string, ha
 
 /** Frees a merchant's handle (any merchant may then take it); the handle it had, or null. */
 export async function clearLinkHandleOfMerchant(trx: Tx, merchantId: string): Promise<string | null> {
-  const row = await trx.selectFrom('merchants').select('payment_link_handle').where('id', '=', merchantId).executeTakeFirst();
+  const row = await trx
+    .selectFrom('merchants')
+    .select('payment_link_handle')
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
   const handle = row?.payment_link_handle ?? null;
-  if (handle !== null) await trx.updateTable('merchants').set({ payment_link_handle: null }).where('id', '=', merchantId).execute();
+  if (handle !== null)
+    await trx.updateTable('merchants').set({ payment_link_handle: null }).where('id', '=', merchantId).execute();
   return handle;
 }

@@ -32,7 +32,13 @@ export type PaymentListFilter = PaymentStatus | 'double';
  */
 export async function paymentPage(
   db: Db,
-  filter: { merchants: Scope; status: PaymentListFilter; mode: Mode | null; before: { receivedAt: number; id: string } | null; limit: number },
+  filter: {
+    merchants: Scope;
+    status: PaymentListFilter;
+    mode: Mode | null;
+    before: { receivedAt: number; id: string } | null;
+    limit: number;
+  },
 ): Promise<PaymentListRow[]> {
   if (filter.merchants !== null && filter.merchants.length === 0) return [];
   let q = db
@@ -49,7 +55,10 @@ export async function paymentPage(
     ]);
   if (filter.merchants !== null) q = q.where('p.merchant_id', 'in', filter.merchants);
   if (filter.status === 'double') {
-    q = q.where('p.status', '=', 'unmatched').where('p.reason', '=', 'transaction_already_paid').where('p.compared_transaction_id', 'is not', null);
+    q = q
+      .where('p.status', '=', 'unmatched')
+      .where('p.reason', '=', 'transaction_already_paid')
+      .where('p.compared_transaction_id', 'is not', null);
   } else {
     q = q.where('p.status', '=', filter.status);
   }
@@ -57,7 +66,10 @@ export async function paymentPage(
   const before = filter.before;
   if (before !== null) {
     q = q.where((eb) =>
-      eb.or([eb('p.received_at', '<', before.receivedAt), eb.and([eb('p.received_at', '=', before.receivedAt), eb('p.id', '<', before.id)])]),
+      eb.or([
+        eb('p.received_at', '<', before.receivedAt),
+        eb.and([eb('p.received_at', '=', before.receivedAt), eb('p.id', '<', before.id)]),
+      ]),
     );
   }
   return q.orderBy('p.received_at', 'desc').orderBy('p.id', 'desc').limit(filter.limit).execute();
@@ -80,7 +92,16 @@ export async function paymentInScope(db: Executor, id: string, merchants: Scope)
  */
 export async function unpaidTransactionsOfTotal(
   db: Db,
-  query: { merchantId: string; mode: Mode; amount: number; near: number; createdFrom: number; createdTo: number; endedAfter: number; limit: number },
+  query: {
+    merchantId: string;
+    mode: Mode;
+    amount: number;
+    near: number;
+    createdFrom: number;
+    createdTo: number;
+    endedAfter: number;
+    limit: number;
+  },
 ): Promise<TransactionsTable[]> {
   const rest = sql<number>`total_amount - coalesce(amount_paid, 0)`;
   return db
@@ -108,7 +129,10 @@ export async function unpaidTransactionsOfTotal(
           eb('expires_at', '>=', query.endedAfter),
           eb.or([
             eb('amount', '=', query.amount),
-            eb.and([eb('total_amount', '>=', query.amount - query.near), eb('total_amount', '<=', query.amount + query.near)]),
+            eb.and([
+              eb('total_amount', '>=', query.amount - query.near),
+              eb('total_amount', '<=', query.amount + query.near),
+            ]),
           ]),
         ]),
       ]),

@@ -17,11 +17,25 @@ export async function insertPaymentUnlessDuplicate(trx: Tx, payment: PaymentsTab
 
 /** The stored payment of one source's payment id (which must exist). */
 export async function paymentBySourceId(db: Executor, source: string, sourcePaymentId: string): Promise<PaymentsTable> {
-  return db.selectFrom('payments').selectAll().where('source', '=', source).where('source_payment_id', '=', sourcePaymentId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('source', '=', source)
+    .where('source_payment_id', '=', sourcePaymentId)
+    .executeTakeFirstOrThrow();
 }
 
-export async function setPaymentReason(trx: Tx, paymentId: string, reason: string, comparedTransactionId: string | null): Promise<void> {
-  await trx.updateTable('payments').set({ reason, compared_transaction_id: comparedTransactionId }).where('id', '=', paymentId).execute();
+export async function setPaymentReason(
+  trx: Tx,
+  paymentId: string,
+  reason: string,
+  comparedTransactionId: string | null,
+): Promise<void> {
+  await trx
+    .updateTable('payments')
+    .set({ reason, compared_transaction_id: comparedTransactionId })
+    .where('id', '=', paymentId)
+    .execute();
 }
 
 /** Binds an unmatched payment to a transaction; false when it is no longer unmatched. */
@@ -43,10 +57,17 @@ export async function listPaymentRows(
   db: Db,
   filter: { status?: PaymentStatus; double?: boolean; merchantId?: string; limit: number },
 ): Promise<(PaymentsTable & { refund_id: string | null })[]> {
-  let query = db.selectFrom('payments as p').leftJoin('refunds as r', 'r.payment_id', 'p.id').selectAll('p').select('r.id as refund_id');
+  let query = db
+    .selectFrom('payments as p')
+    .leftJoin('refunds as r', 'r.payment_id', 'p.id')
+    .selectAll('p')
+    .select('r.id as refund_id');
   if (filter.status) query = query.where('p.status', '=', filter.status);
   if (filter.double) {
-    query = query.where('p.status', '=', 'unmatched').where('p.reason', '=', 'transaction_already_paid').where('p.compared_transaction_id', 'is not', null);
+    query = query
+      .where('p.status', '=', 'unmatched')
+      .where('p.reason', '=', 'transaction_already_paid')
+      .where('p.compared_transaction_id', 'is not', null);
   }
   if (filter.merchantId) query = query.where('p.merchant_id', '=', filter.merchantId);
   return query.orderBy('p.received_at', 'desc').orderBy('p.id', 'desc').limit(filter.limit).execute();
@@ -60,7 +81,16 @@ export async function listPaymentRows(
 export function markTransactionPaid(
   trx: Tx,
   transactionId: string,
-  paid: { paymentId: string; paidAt: number; late: boolean; now: number; amountPaidBefore: number; amountPaid: number; underpaid: number; overpaid: number },
+  paid: {
+    paymentId: string;
+    paidAt: number;
+    late: boolean;
+    now: number;
+    amountPaidBefore: number;
+    amountPaid: number;
+    underpaid: number;
+    overpaid: number;
+  },
 ): Promise<TransactionsTable | undefined> {
   return trx
     .updateTable('transactions')
@@ -106,7 +136,11 @@ export function addPartPayment(
 }
 
 /** A transaction by id, only if it is of the given merchant and mode. */
-export async function paymentTransactionOf(db: Executor, id: string, owner: { merchantId: string; mode: Mode }): Promise<TransactionsTable | undefined> {
+export async function paymentTransactionOf(
+  db: Executor,
+  id: string,
+  owner: { merchantId: string; mode: Mode },
+): Promise<TransactionsTable | undefined> {
   return db
     .selectFrom('transactions')
     .selectAll()
@@ -161,7 +195,13 @@ export async function paymentCandidatesByAmount(
 
 /** The payments bound to a transaction (normally one), in the order they were received. */
 export async function paymentsOfTransaction(db: Executor, transactionId: string): Promise<PaymentsTable[]> {
-  return db.selectFrom('payments').selectAll().where('transaction_id', '=', transactionId).orderBy('received_at').orderBy('id').execute();
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute();
 }
 
 /**
@@ -169,7 +209,10 @@ export async function paymentsOfTransaction(db: Executor, transactionId: string)
  * kept unmatched beside it. Read along payments_status (merchant_id, status, received_at) from the
  * transaction's creation on: the merchant's unmatched payments since then, which are few.
  */
-export async function doublePaymentsOfTransaction(db: Db, tx: Pick<TransactionsTable, 'id' | 'merchant_id' | 'created_at'>): Promise<PaymentsTable[]> {
+export async function doublePaymentsOfTransaction(
+  db: Db,
+  tx: Pick<TransactionsTable, 'id' | 'merchant_id' | 'created_at'>,
+): Promise<PaymentsTable[]> {
   return db
     .selectFrom('payments')
     .selectAll()
@@ -213,14 +256,23 @@ export async function reportsOfPaidTransaction(
     .where((eb) =>
       eb.or([
         eb('transaction_id', '=', tx.id),
-        eb.and([eb('compared_transaction_id', '=', tx.id), eb('reason', '=', 'transaction_already_paid'), eb('status', '=', 'unmatched')]),
+        eb.and([
+          eb('compared_transaction_id', '=', tx.id),
+          eb('reason', '=', 'transaction_already_paid'),
+          eb('status', '=', 'unmatched'),
+        ]),
       ]),
     )
     .execute();
 }
 
 /** Binds an unmatched report to the transaction another source's report of the same payment paid. */
-export async function bindCorroboration(trx: Tx, paymentId: string, transactionId: string, reason: string): Promise<void> {
+export async function bindCorroboration(
+  trx: Tx,
+  paymentId: string,
+  transactionId: string,
+  reason: string,
+): Promise<void> {
   await trx
     .updateTable('payments')
     .set({ status: 'matched', reason, transaction_id: transactionId, compared_transaction_id: null })

@@ -14,13 +14,21 @@ export async function insertReceiptTokenIfAbsent(
     .values({ transaction_id: transactionId, token, created_at: now })
     .onConflict((oc) => oc.column('transaction_id').doNothing())
     .executeTakeFirst();
-  const row = await db.selectFrom('receipt_links').select('token').where('transaction_id', '=', transactionId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('receipt_links')
+    .select('token')
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirstOrThrow();
   return { token: row.token, created: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 };
 }
 
 /** The token of the transaction's receipt link, if one was made. */
 export async function receiptTokenOf(db: Db, transactionId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('receipt_links').select('token').where('transaction_id', '=', transactionId).executeTakeFirst();
+  const row = await db
+    .selectFrom('receipt_links')
+    .select('token')
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst();
   return row?.token;
 }
 
@@ -32,9 +40,17 @@ export interface ReceiptRow {
 
 /** What a receipt shows, found by its link's token (whatever the transaction's status). */
 export async function receiptByToken(db: Db, token: string): Promise<ReceiptRow | undefined> {
-  const link = await db.selectFrom('receipt_links').select('transaction_id').where('token', '=', token).executeTakeFirst();
+  const link = await db
+    .selectFrom('receipt_links')
+    .select('transaction_id')
+    .where('token', '=', token)
+    .executeTakeFirst();
   if (!link) return undefined;
-  const transaction = await db.selectFrom('transactions').selectAll().where('id', '=', link.transaction_id).executeTakeFirst();
+  const transaction = await db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', link.transaction_id)
+    .executeTakeFirst();
   if (!transaction) return undefined;
   const merchant = await db
     .selectFrom('merchants')
@@ -44,6 +60,10 @@ export async function receiptByToken(db: Db, token: string): Promise<ReceiptRow 
   const payment =
     transaction.payment_id === null
       ? null
-      : ((await db.selectFrom('payments').select(['issuer', 'reference', 'payer_name']).where('id', '=', transaction.payment_id).executeTakeFirst()) ?? null);
+      : ((await db
+          .selectFrom('payments')
+          .select(['issuer', 'reference', 'payer_name'])
+          .where('id', '=', transaction.payment_id)
+          .executeTakeFirst()) ?? null);
   return { transaction, merchant, payment };
 }

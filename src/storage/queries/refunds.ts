@@ -16,7 +16,9 @@ export async function insertRefundUnlessKeyTaken(trx: Tx, row: RefundsTable): Pr
   const inserted = await trx
     .insertInto('refunds')
     .values(row)
-    .onConflict((oc) => oc.columns(['merchant_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+    .onConflict((oc) =>
+      oc.columns(['merchant_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
+    )
     .returning('id')
     .executeTakeFirst();
   return inserted !== undefined;
@@ -27,7 +29,13 @@ export async function insertRefundUnlessKeyTaken(trx: Tx, row: RefundsTable): Pr
  * succeeded and pending refunds and it has had fewer than `maxCount` refunds (of any status); the updated
  * row, or undefined (not paid, not enough left, or no refund left of the bound).
  */
-export function holdRefund(trx: Tx, transactionId: string, amount: number, maxCount: number, now: number): Promise<TransactionsTable | undefined> {
+export function holdRefund(
+  trx: Tx,
+  transactionId: string,
+  amount: number,
+  maxCount: number,
+  now: number,
+): Promise<TransactionsTable | undefined> {
   return trx
     .updateTable('transactions')
     .set({
@@ -44,10 +52,19 @@ export function holdRefund(trx: Tx, transactionId: string, amount: number, maxCo
 }
 
 /** Moves a succeeded refund's amount from the held sum to the refunded sum; the updated row. */
-export function moveHeldToRefunded(trx: Tx, transactionId: string, amount: number, now: number): Promise<TransactionsTable> {
+export function moveHeldToRefunded(
+  trx: Tx,
+  transactionId: string,
+  amount: number,
+  now: number,
+): Promise<TransactionsTable> {
   return trx
     .updateTable('transactions')
-    .set({ refund_held: sql<number>`refund_held - ${amount}`, refunded_amount: sql<number>`refunded_amount + ${amount}`, updated_at: now })
+    .set({
+      refund_held: sql<number>`refund_held - ${amount}`,
+      refunded_amount: sql<number>`refunded_amount + ${amount}`,
+      updated_at: now,
+    })
     .where('id', '=', transactionId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -68,7 +85,12 @@ export function moveHeldToRefunded(trx: Tx, transactionId: string, amount: numbe
  * - else a new one due a window after the last, which the refunds until then join.
  * So notices are due at least a window apart, whatever the number of refunds and instances.
  */
-export async function scheduleRefundNotice(trx: Tx, transactionId: string, now: number, windowMs: number): Promise<number> {
+export async function scheduleRefundNotice(
+  trx: Tx,
+  transactionId: string,
+  now: number,
+  windowMs: number,
+): Promise<number> {
   const row = await trx
     .updateTable('transactions')
     .set({
@@ -114,7 +136,12 @@ export function refundsOfNotice(db: Executor, transactionId: string, due: number
 }
 
 /** Gives a failed refund's held amount back to what remains refundable; the updated row. */
-export function releaseRefundHold(trx: Tx, transactionId: string, amount: number, now: number): Promise<TransactionsTable> {
+export function releaseRefundHold(
+  trx: Tx,
+  transactionId: string,
+  amount: number,
+  now: number,
+): Promise<TransactionsTable> {
   return trx
     .updateTable('transactions')
     .set({ refund_held: sql<number>`refund_held - ${amount}`, updated_at: now })
@@ -195,7 +222,12 @@ export function readRefund(db: Executor, id: string): Promise<RefundsTable | und
 
 /** The refund a merchant asked for under an Idempotency-Key (stored as `mode:key`), if any. */
 export function findRefundByKey(db: Executor, merchantId: string, idemKey: string): Promise<RefundsTable | undefined> {
-  return db.selectFrom('refunds').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', idemKey).executeTakeFirst();
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('idempotency_key', '=', idemKey)
+    .executeTakeFirst();
 }
 
 /**

@@ -36,7 +36,13 @@ const receivedKind = sql<ReceivedKind>`case
  * reported_by_another_source) is not money received and is left out. Read along payments_status
  * (merchant_id, status, received_at), or payments_status_received for every merchant.
  */
-export async function receivedByDay(db: Executor, merchants: Scope, mode: Mode, from: number, before: number): Promise<DayFacts['received']> {
+export async function receivedByDay(
+  db: Executor,
+  merchants: Scope,
+  mode: Mode,
+  from: number,
+  before: number,
+): Promise<DayFacts['received']> {
   if (merchants !== null && merchants.length === 0) return [];
   const day = wibDayOf('p.received_at');
   let q = db
@@ -75,12 +81,23 @@ export async function receivedByDay(db: Executor, merchants: Scope, mode: Mode, 
  * no money. A double payment's refund (payment_id set) is not one: receivedByDay counts that payment as
  * returned.
  */
-export async function refundedByDay(db: Executor, merchants: Scope, mode: Mode, from: number, before: number): Promise<DayFacts['refunded']> {
+export async function refundedByDay(
+  db: Executor,
+  merchants: Scope,
+  mode: Mode,
+  from: number,
+  before: number,
+): Promise<DayFacts['refunded']> {
   if (merchants !== null && merchants.length === 0) return [];
   const day = wibDayOf('completed_at');
   let q = db
     .selectFrom('refunds')
-    .select(['merchant_id', day.as('day'), (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('amount').as('sum')])
+    .select([
+      'merchant_id',
+      day.as('day'),
+      (eb) => eb.fn.countAll<number>().as('count'),
+      (eb) => eb.fn.sum<number>('amount').as('sum'),
+    ])
     .where('status', '=', 'succeeded')
     .where('mode', '=', mode)
     .where('completed_at', '>=', from)
@@ -99,7 +116,14 @@ export async function merchantsDueForDailyReport(db: Executor, day: number): Pro
     .where('m.daily_report_email', '=', 1)
     .where('m.disabled_at', 'is', null)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('daily_report_runs as r').select('r.day').whereRef('r.merchant_id', '=', 'm.id').where('r.day', '=', day))),
+      not(
+        exists(
+          selectFrom('daily_report_runs as r')
+            .select('r.day')
+            .whereRef('r.merchant_id', '=', 'm.id')
+            .where('r.day', '=', day),
+        ),
+      ),
     )
     .orderBy('m.id')
     .execute();
@@ -107,7 +131,10 @@ export async function merchantsDueForDailyReport(db: Executor, day: number): Pro
 }
 
 /** Claims a merchant's day for its report e-mails: true for the one caller whose insert made the row. */
-export async function claimDailyReportRun(db: Executor, run: { merchant_id: string; day: number; mails: number; created_at: number }): Promise<boolean> {
+export async function claimDailyReportRun(
+  db: Executor,
+  run: { merchant_id: string; day: number; mails: number; created_at: number },
+): Promise<boolean> {
   const result = await db
     .insertInto('daily_report_runs')
     .values(run)

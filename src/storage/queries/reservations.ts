@@ -15,30 +15,37 @@ export interface Reservation {
 
 // A merchant's reservations of some totals, and of a range of totals: read by the one-by-one claim and by
 // batched creates, compiled once per database (and list length).
-const reservationsAt = prepareRowsQuery((db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
-  db
-    .selectFrom('reserved_totals')
-    .select(['total_amount', 'reserved_until'])
-    .where('merchant_id', '=', p.merchantId)
-    .where('mode', '=', p.mode)
-    .where(
-      'total_amount',
-      'in',
-      totals.map((t) => t.total),
-    ),
+const reservationsAt = prepareRowsQuery(
+  (db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
+    db
+      .selectFrom('reserved_totals')
+      .select(['total_amount', 'reserved_until'])
+      .where('merchant_id', '=', p.merchantId)
+      .where('mode', '=', p.mode)
+      .where(
+        'total_amount',
+        'in',
+        totals.map((t) => t.total),
+      ),
 );
-const reservationsBetween = prepareQuery((db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
-  db
-    .selectFrom('reserved_totals')
-    .select(['total_amount', 'reserved_until'])
-    .where('merchant_id', '=', p.merchantId)
-    .where('mode', '=', p.mode)
-    .where('total_amount', '>=', p.from)
-    .where('total_amount', '<=', p.to),
+const reservationsBetween = prepareQuery(
+  (db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
+    db
+      .selectFrom('reserved_totals')
+      .select(['total_amount', 'reserved_until'])
+      .where('merchant_id', '=', p.merchantId)
+      .where('mode', '=', p.mode)
+      .where('total_amount', '>=', p.from)
+      .where('total_amount', '<=', p.to),
 );
 
 /** The merchant's reservations (of one mode) of these totals (not empty); totals with none are absent. */
-export function readReservationsAt(db: Executor, merchantId: string, mode: Mode, totals: readonly number[]): Promise<Reservation[]> {
+export function readReservationsAt(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  totals: readonly number[],
+): Promise<Reservation[]> {
   return reservationsAt.execute(
     db,
     totals.map((total) => ({ total })),
@@ -47,17 +54,24 @@ export function readReservationsAt(db: Executor, merchantId: string, mode: Mode,
 }
 
 /** The merchant's reservations (of one mode) of totals from `from` to `to`, both included. */
-export function readReservationsBetween(db: Executor, merchantId: string, mode: Mode, from: number, to: number): Promise<Reservation[]> {
+export function readReservationsBetween(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  from: number,
+  to: number,
+): Promise<Reservation[]> {
   return reservationsBetween.execute(db, { merchantId, mode, from, to });
 }
 
 // A batch's reservations in one insert, compiled once per batch size (prepared-rows.ts).
-const reserveTotalsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly ReservedTotalsTable[], _p: Record<string, never>) =>
-  db
-    .insertInto('reserved_totals')
-    .values([...rows])
-    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
-    .returning('transaction_id'),
+const reserveTotalsInsert = prepareRowsQuery(
+  (db: Kysely<DB>, rows: readonly ReservedTotalsTable[], _p: Record<string, never>) =>
+    db
+      .insertInto('reserved_totals')
+      .values([...rows])
+      .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'total_amount']).doNothing())
+      .returning('transaction_id'),
 );
 
 /**

@@ -83,16 +83,30 @@ export async function standingSessionsAmong(db: Db, idHashes: readonly string[],
 
 /** Moves last_seen_at forward (never back: two page views may race). */
 export function touchSession(db: Executor, idHash: string, now: number): Promise<unknown> {
-  return db.updateTable('sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).where('last_seen_at', '<', now).execute();
+  return db
+    .updateTable('sessions')
+    .set({ last_seen_at: now })
+    .where('id_hash', '=', idHash)
+    .where('last_seen_at', '<', now)
+    .execute();
 }
 
 export function endSession(db: Executor, idHash: string, now: number): Promise<unknown> {
-  return db.updateTable('sessions').set({ ended_at: now }).where('id_hash', '=', idHash).where('ended_at', 'is', null).execute();
+  return db
+    .updateTable('sessions')
+    .set({ ended_at: now })
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .execute();
 }
 
 /** Ends every open session of a user, but the one kept (a password change keeps the changer's own). */
 export function endSessionsOfUser(trx: Tx, userId: string, now: number, keep: string | null = null): Promise<unknown> {
-  let q = trx.updateTable('sessions').set({ ended_at: now }).where('user_id', '=', userId).where('ended_at', 'is', null);
+  let q = trx
+    .updateTable('sessions')
+    .set({ ended_at: now })
+    .where('user_id', '=', userId)
+    .where('ended_at', 'is', null);
   if (keep !== null) q = q.where('id_hash', '!=', keep);
   return q.execute();
 }

@@ -12,7 +12,13 @@ export async function insertSnapPoll(trx: Tx, row: SnapPollsTable): Promise<void
 
 /** Polls due at `now`, soonest first. */
 export async function dueSnapPolls(db: Executor, now: number, limit: number): Promise<SnapPollsTable[]> {
-  return db.selectFrom('snap_polls').selectAll().where('next_poll_at', '<=', now).orderBy('next_poll_at').limit(limit).execute();
+  return db
+    .selectFrom('snap_polls')
+    .selectAll()
+    .where('next_poll_at', '<=', now)
+    .orderBy('next_poll_at')
+    .limit(limit)
+    .execute();
 }
 
 /**
@@ -46,12 +52,25 @@ export async function polledTransaction(db: Executor, transactionId: string): Pr
 
 // Gateway-issued B2B tokens.
 
-export async function insertSnapToken(db: Executor, row: { tokenHash: string; sourceId: string; expiresAt: number }): Promise<void> {
-  await db.insertInto('snap_tokens').values({ token_hash: row.tokenHash, source_id: row.sourceId, expires_at: row.expiresAt }).execute();
+export async function insertSnapToken(
+  db: Executor,
+  row: { tokenHash: string; sourceId: string; expiresAt: number },
+): Promise<void> {
+  await db
+    .insertInto('snap_tokens')
+    .values({ token_hash: row.tokenHash, source_id: row.sourceId, expires_at: row.expiresAt })
+    .execute();
 }
 
-export async function snapTokenByHash(db: Executor, tokenHash: string): Promise<{ source_id: string; expires_at: number } | undefined> {
-  return db.selectFrom('snap_tokens').select(['source_id', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+export async function snapTokenByHash(
+  db: Executor,
+  tokenHash: string,
+): Promise<{ source_id: string; expires_at: number } | undefined> {
+  return db
+    .selectFrom('snap_tokens')
+    .select(['source_id', 'expires_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
 }
 
 // Notifications.
@@ -65,13 +84,23 @@ export async function notifiedTransaction(
   among: { merchantIds: string[]; sourceIds: string[] },
   ref: { referenceNo: string } | { transactionId: string },
 ): Promise<TransactionsTable | undefined> {
-  let query = db.selectFrom('transactions').selectAll().where('merchant_id', 'in', among.merchantIds).where('source_id', 'in', among.sourceIds);
-  query = 'referenceNo' in ref ? query.where('acquirer_reference', '=', ref.referenceNo) : query.where('id', '=', ref.transactionId);
+  let query = db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('merchant_id', 'in', among.merchantIds)
+    .where('source_id', 'in', among.sourceIds);
+  query =
+    'referenceNo' in ref
+      ? query.where('acquirer_reference', '=', ref.referenceNo)
+      : query.where('id', '=', ref.transactionId);
   return query.executeTakeFirst();
 }
 
 /** Whether a source already sent this X-EXTERNAL-ID on this (Jakarta) day. */
-export async function snapExternalIdSeen(db: Executor, key: { sourceId: string; day: string; externalId: string }): Promise<boolean> {
+export async function snapExternalIdSeen(
+  db: Executor,
+  key: { sourceId: string; day: string; externalId: string },
+): Promise<boolean> {
   const seen = await db
     .selectFrom('snap_external_ids')
     .select('external_id')
@@ -83,7 +112,10 @@ export async function snapExternalIdSeen(db: Executor, key: { sourceId: string; 
 }
 
 /** Remembers a handled X-EXTERNAL-ID; one already remembered is left as it is. */
-export async function rememberSnapExternalId(db: Executor, row: { sourceId: string; day: string; externalId: string; createdAt: number }): Promise<void> {
+export async function rememberSnapExternalId(
+  db: Executor,
+  row: { sourceId: string; day: string; externalId: string; createdAt: number },
+): Promise<void> {
   await db
     .insertInto('snap_external_ids')
     .values({ source_id: row.sourceId, day: row.day, external_id: row.externalId, created_at: row.createdAt })

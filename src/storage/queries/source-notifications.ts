@@ -16,14 +16,24 @@ export async function deleteSourceNotificationsBeyond(trx: Tx, sourceId: string,
     .deleteFrom('source_notifications')
     .where('source_id', '=', sourceId)
     .where('id', 'not in', (eb) =>
-      eb.selectFrom('source_notifications').select('id').where('source_id', '=', sourceId).orderBy('received_at', 'desc').orderBy('id', 'desc').limit(keep),
+      eb
+        .selectFrom('source_notifications')
+        .select('id')
+        .where('source_id', '=', sourceId)
+        .orderBy('received_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(keep),
     )
     .executeTakeFirst();
   return Number(deleted.numDeletedRows);
 }
 
 /** A source's latest notifications, newest first. */
-export async function latestNotificationsOfSource(db: Executor, sourceId: string, limit: number): Promise<SourceNotificationsTable[]> {
+export async function latestNotificationsOfSource(
+  db: Executor,
+  sourceId: string,
+  limit: number,
+): Promise<SourceNotificationsTable[]> {
   return db
     .selectFrom('source_notifications')
     .selectAll()

@@ -5,7 +5,15 @@ import type { PaymentSourcesTable, SourceType } from '../schema.js';
 /** Stores a new, enabled source; a polled one is due at `now`. */
 export async function insertPaymentSource(
   db: Executor,
-  input: { id: string; merchantId: string; type: SourceType; config: string; now: number; polled: boolean; name: string | null },
+  input: {
+    id: string;
+    merchantId: string;
+    type: SourceType;
+    config: string;
+    now: number;
+    polled: boolean;
+    name: string | null;
+  },
 ): Promise<void> {
   await db
     .insertInto('payment_sources')
@@ -36,7 +44,10 @@ export async function paymentSourcesInOrder(db: Executor, merchantId?: string): 
 }
 
 /** Sources of these merchants (all when null), oldest first. */
-export async function paymentSourcesInScope(db: Executor, merchants: readonly string[] | null): Promise<PaymentSourcesTable[]> {
+export async function paymentSourcesInScope(
+  db: Executor,
+  merchants: readonly string[] | null,
+): Promise<PaymentSourcesTable[]> {
   if (merchants !== null && merchants.length === 0) return [];
   let query = db.selectFrom('payment_sources').selectAll();
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
@@ -44,7 +55,11 @@ export async function paymentSourcesInScope(db: Executor, merchants: readonly st
 }
 
 /** A source by id, only if it is of one of these merchants (any when null). */
-export async function paymentSourceInScope(db: Executor, id: string, merchants: readonly string[] | null): Promise<PaymentSourcesTable | undefined> {
+export async function paymentSourceInScope(
+  db: Executor,
+  id: string,
+  merchants: readonly string[] | null,
+): Promise<PaymentSourcesTable | undefined> {
   if (merchants !== null && merchants.length === 0) return undefined;
   let query = db.selectFrom('payment_sources').selectAll().where('id', '=', id);
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
@@ -59,7 +74,11 @@ export async function updatePaymentSourceEnabled(
 ): Promise<PaymentSourcesTable> {
   return trx
     .updateTable('payment_sources')
-    .set({ enabled: change.enabled ? 1 : 0, updated_at: change.now, ...(change.pollNow ? { next_poll_at: change.now } : {}) })
+    .set({
+      enabled: change.enabled ? 1 : 0,
+      updated_at: change.now,
+      ...(change.pollNow ? { next_poll_at: change.now } : {}),
+    })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -93,7 +112,12 @@ export async function leaseFeedPoll(db: Executor, id: string, now: number, lease
 }
 
 /** Stores a poll's state and schedule, only while the feed still holds this poll's `lease`. */
-export async function saveFeedPoll(db: Executor, id: string, lease: number, result: { state: string; nextPollAt: number; now: number }): Promise<void> {
+export async function saveFeedPoll(
+  db: Executor,
+  id: string,
+  lease: number,
+  result: { state: string; nextPollAt: number; now: number },
+): Promise<void> {
   await db
     .updateTable('payment_sources')
     .set({ state: result.state, next_poll_at: result.nextPollAt, updated_at: result.now })
@@ -107,7 +131,11 @@ export async function saveFeedPoll(db: Executor, id: string, lease: number, resu
 export type SnapSourceRow = Pick<PaymentSourcesTable, 'id' | 'merchant_id' | 'config' | 'updated_at'>;
 
 function enabledSnap(db: Executor) {
-  return db.selectFrom('payment_sources').select(['id', 'merchant_id', 'config', 'updated_at']).where('type', '=', 'snap').where('enabled', '=', 1);
+  return db
+    .selectFrom('payment_sources')
+    .select(['id', 'merchant_id', 'config', 'updated_at'])
+    .where('type', '=', 'snap')
+    .where('enabled', '=', 1);
 }
 
 /** A merchant's enabled SNAP sources, newest first. */
@@ -136,12 +164,25 @@ export async function disableSourcesOfMerchant(trx: Tx, merchantId: string, now:
 }
 
 /** Replaces a source's stored configuration (a rotated secret); the updated row. */
-export async function setPaymentSourceConfig(trx: Tx, id: string, config: string, now: number): Promise<PaymentSourcesTable | undefined> {
-  return trx.updateTable('payment_sources').set({ config, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+export async function setPaymentSourceConfig(
+  trx: Tx,
+  id: string,
+  config: string,
+  now: number,
+): Promise<PaymentSourcesTable | undefined> {
+  return trx
+    .updateTable('payment_sources')
+    .set({ config, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The names of these sources that have one, by id. */
-export async function paymentSourceNames(db: Executor, ids: readonly string[]): Promise<Array<{ id: string; name: string }>> {
+export async function paymentSourceNames(
+  db: Executor,
+  ids: readonly string[],
+): Promise<Array<{ id: string; name: string }>> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('payment_sources')

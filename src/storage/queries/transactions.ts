@@ -38,8 +38,12 @@ function inList(ids: string[]): { id: string }[] {
   return Array.from({ length }, (_, i) => ({ id: ids[Math.min(i, ids.length - 1)]! }));
 }
 const byId = <R extends { id: string }>(rows: R[]): Map<string, R> => new Map(rows.map((r) => [r.id, r]));
-const transactionById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => byId(await transactionsIn.execute(db, inList(ids), {})));
-const paymentById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => byId(await paymentsIn.execute(db, inList(ids), {})));
+const transactionById = batchedLookup(async (db: Kysely<DB>, ids: string[]) =>
+  byId(await transactionsIn.execute(db, inList(ids), {})),
+);
+const paymentById = batchedLookup(async (db: Kysely<DB>, ids: string[]) =>
+  byId(await paymentsIn.execute(db, inList(ids), {})),
+);
 
 /**
  * One transaction by id, through the batched read (reads of one turn share a statement). Inside a unit of
@@ -76,8 +80,19 @@ export function readExistingTransaction(db: Executor, id: string): Promise<Trans
 }
 
 /** A merchant's transaction of one mode by its ref. */
-export function readTransactionByRef(db: Executor, merchantId: string, mode: Mode, ref: string): Promise<TransactionsTable | undefined> {
-  return db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('mode', '=', mode).where('ref', '=', ref).executeTakeFirst();
+export function readTransactionByRef(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  ref: string,
+): Promise<TransactionsTable | undefined> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('ref', '=', ref)
+    .executeTakeFirst();
 }
 
 /** Inserts the row unless its id or ref is taken; false when another row holds a unique key. */
@@ -92,8 +107,9 @@ export async function insertTransactionIfAbsent(trx: Tx, row: TransactionsTable)
 }
 
 // A batch's transaction rows in one insert, compiled once per batch size (prepared-rows.ts).
-const transactionsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly TransactionsTable[], _p: Record<string, never>) =>
-  db.insertInto('transactions').values([...rows]),
+const transactionsInsert = prepareRowsQuery(
+  (db: Kysely<DB>, rows: readonly TransactionsTable[], _p: Record<string, never>) =>
+    db.insertInto('transactions').values([...rows]),
 );
 
 /** Inserts these transaction rows in one statement (a batch of creates). */
@@ -118,7 +134,14 @@ export function cancelPendingTransaction(trx: Tx, id: string, now: number): Prom
 
 /** Up to `limit` pending transactions whose expiry is at or before `now`, the earliest first. */
 export function readDuePending(trx: Tx, now: number, limit: number): Promise<TransactionsTable[]> {
-  return trx.selectFrom('transactions').selectAll().where('status', '=', 'pending').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).execute();
+  return trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
 }
 
 /** Marks a pending transaction expired; false when it was no longer pending. */
@@ -154,13 +177,17 @@ export function readTransactionPage(db: Db, q: TransactionPageQuery): Promise<Tr
   if (q.status === 'pending') {
     query = query.where('status', '=', 'pending').where('expires_at', '>', now);
   } else if (q.status === 'expired') {
-    query = query.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
+    query = query.where((eb) =>
+      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]),
+    );
   } else if (q.status !== null) {
     query = query.where('status', '=', q.status);
   }
   const c = q.before;
   if (c !== null) {
-    query = query.where((eb) => eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]));
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]),
+    );
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }
@@ -204,12 +231,18 @@ export function searchTransactionPage(db: Db, q: TransactionSearchQuery): Promis
   const { now } = q;
   const idKey = db.dialect === 'postgres' ? sql<string>`id collate "C"` : sql<string>`id`;
   let query = db.selectFrom('transactions').selectAll();
-  if (q.merchants !== null) query = q.merchants.length === 1 ? query.where('merchant_id', '=', q.merchants[0]!) : query.where('merchant_id', 'in', q.merchants);
+  if (q.merchants !== null)
+    query =
+      q.merchants.length === 1
+        ? query.where('merchant_id', '=', q.merchants[0]!)
+        : query.where('merchant_id', 'in', q.merchants);
   if (q.mode !== null) query = query.where('mode', '=', q.mode);
   if (q.status === 'pending') {
     query = query.where('status', '=', 'pending').where('expires_at', '>', now);
   } else if (q.status === 'expired') {
-    query = query.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
+    query = query.where((eb) =>
+      eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]),
+    );
   } else if (q.status !== null) {
     query = query.where('status', '=', q.status);
   }
@@ -243,7 +276,11 @@ export function searchTransactionPage(db: Db, q: TransactionSearchQuery): Promis
 }
 
 /** One transaction by id, only if it is of one of `merchants` (null: any merchant). */
-export function readScopedTransaction(db: Db, merchants: readonly string[] | null, id: string): Promise<TransactionsTable | undefined> {
+export function readScopedTransaction(
+  db: Db,
+  merchants: readonly string[] | null,
+  id: string,
+): Promise<TransactionsTable | undefined> {
   if (merchants !== null && merchants.length === 0) return Promise.resolve(undefined);
   let query = db.selectFrom('transactions').selectAll().where('id', '=', id);
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);

@@ -6,7 +6,12 @@ export function insertUserToken(trx: Tx, row: UserTokensTable): Promise<unknown>
 }
 
 /** A link's token, if it is of this purpose, unused and not expired at `now`. */
-export function liveUserToken(db: Executor, tokenHash: string, purpose: TokenPurpose, now: number): Promise<UserTokensTable | undefined> {
+export function liveUserToken(
+  db: Executor,
+  tokenHash: string,
+  purpose: TokenPurpose,
+  now: number,
+): Promise<UserTokensTable | undefined> {
   return db
     .selectFrom('user_tokens')
     .selectAll()
@@ -21,7 +26,12 @@ export function liveUserToken(db: Executor, tokenHash: string, purpose: TokenPur
  * Uses a token up: one statement that succeeds for exactly one caller, however many open the link at
  * once. Returns the token's row, or undefined when it was used, expired or never existed.
  */
-export function consumeUserToken(trx: Tx, tokenHash: string, purpose: TokenPurpose, now: number): Promise<UserTokensTable | undefined> {
+export function consumeUserToken(
+  trx: Tx,
+  tokenHash: string,
+  purpose: TokenPurpose,
+  now: number,
+): Promise<UserTokensTable | undefined> {
   return trx
     .updateTable('user_tokens')
     .set({ used_at: now })
@@ -35,7 +45,13 @@ export function consumeUserToken(trx: Tx, tokenHash: string, purpose: TokenPurpo
 
 /** Every unused token of a user (or of an address) of this purpose stops working (a newer one was sent). */
 export function retireUserTokens(trx: Tx, email: string, purpose: TokenPurpose, now: number): Promise<unknown> {
-  return trx.updateTable('user_tokens').set({ used_at: now }).where('email', '=', email).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+  return trx
+    .updateTable('user_tokens')
+    .set({ used_at: now })
+    .where('email', '=', email)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 export function deleteTokensOfUser(trx: Tx, userId: string, email: string): Promise<unknown> {

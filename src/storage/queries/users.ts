@@ -33,12 +33,20 @@ export async function enabledOperatorExists(db: Db): Promise<boolean> {
 }
 
 export async function setUserDisabled(trx: Tx, id: string, disabledAt: number | null, now: number): Promise<boolean> {
-  const result = await trx.updateTable('users').set({ disabled_at: disabledAt, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  const result = await trx
+    .updateTable('users')
+    .set({ disabled_at: disabledAt, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 export async function setUserPasswordHash(trx: Tx, id: string, passwordHash: string, now: number): Promise<boolean> {
-  const result = await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  const result = await trx
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -46,7 +54,12 @@ export function markUserLoggedIn(trx: Tx, id: string, now: number): Promise<unkn
   return trx.updateTable('users').set({ last_login_at: now }).where('id', '=', id).execute();
 }
 
-export function insertUserMerchants(trx: Tx, userId: string, merchantIds: readonly string[], now: number): Promise<unknown> {
+export function insertUserMerchants(
+  trx: Tx,
+  userId: string,
+  merchantIds: readonly string[],
+  now: number,
+): Promise<unknown> {
   if (merchantIds.length === 0) return Promise.resolve();
   return trx
     .insertInto('user_merchants')
@@ -57,12 +70,23 @@ export function insertUserMerchants(trx: Tx, userId: string, merchantIds: readon
 
 /** The merchants a merchant user may see, oldest membership first. */
 export async function merchantIdsOfUser(db: Executor, userId: string): Promise<string[]> {
-  const rows = await db.selectFrom('user_merchants').select('merchant_id').where('user_id', '=', userId).orderBy('created_at').orderBy('merchant_id').execute();
+  const rows = await db
+    .selectFrom('user_merchants')
+    .select('merchant_id')
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('merchant_id')
+    .execute();
   return rows.map((r) => r.merchant_id);
 }
 
 export function markEmailVerified(trx: Tx, id: string, now: number): Promise<unknown> {
-  return trx.updateTable('users').set({ email_verified_at: now, updated_at: now }).where('id', '=', id).where('email_verified_at', 'is', null).execute();
+  return trx
+    .updateTable('users')
+    .set({ email_verified_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('email_verified_at', 'is', null)
+    .execute();
 }
 
 /** The other members of a merchant (who keep it when this user leaves). */
@@ -86,7 +110,13 @@ export function deleteMembershipsOfUser(trx: Tx, userId: string): Promise<unknow
  * Erases a user's personal data: the address becomes a placeholder nobody can log in with, the
  * password hash one that matches nothing. The row stays, so the audit log's entries keep their subject.
  */
-export function anonymiseUser(trx: Tx, id: string, placeholderEmail: string, unusableHash: string, now: number): Promise<unknown> {
+export function anonymiseUser(
+  trx: Tx,
+  id: string,
+  placeholderEmail: string,
+  unusableHash: string,
+  now: number,
+): Promise<unknown> {
   return trx
     .updateTable('users')
     .set({ email: placeholderEmail, password_hash: unusableHash, disabled_at: now, deleted_at: now, updated_at: now })
@@ -146,7 +176,8 @@ export async function firstMembersOf(
     .orderBy('users.id')
     .execute();
   for (const r of rows) {
-    if (!firsts.has(r.merchant_id)) firsts.set(r.merchant_id, { email: r.email, signedUpAt: r.created_at, deleted: r.deleted_at != null });
+    if (!firsts.has(r.merchant_id))
+      firsts.set(r.merchant_id, { email: r.email, signedUpAt: r.created_at, deleted: r.deleted_at != null });
   }
   return firsts;
 }

@@ -19,8 +19,16 @@ export async function webhookEndpointById(db: Executor, id: string): Promise<Web
 }
 
 /** The id and subscribed event types (JSON) of a merchant's endpoints that are not disabled. */
-export async function enabledEndpointSubscriptions(db: Executor, merchantId: string): Promise<{ id: string; events: string }[]> {
-  return db.selectFrom('webhook_endpoints').select(['id', 'events']).where('merchant_id', '=', merchantId).where('status', '!=', 'disabled').execute();
+export async function enabledEndpointSubscriptions(
+  db: Executor,
+  merchantId: string,
+): Promise<{ id: string; events: string }[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('merchant_id', '=', merchantId)
+    .where('status', '!=', 'disabled')
+    .execute();
 }
 
 /** Disables an endpoint; false when it was disabled already (or does not exist). */
@@ -38,7 +46,11 @@ export async function disableWebhookEndpoint(trx: Tx, id: string, now: number): 
 export async function markEndpointSucceeded(trx: Tx, id: string, now: number): Promise<void> {
   await trx
     .updateTable('webhook_endpoints')
-    .set({ consecutive_failures: 0, status: sql`case when status = 'failing' then 'active' else status end`, updated_at: now })
+    .set({
+      consecutive_failures: 0,
+      status: sql`case when status = 'failing' then 'active' else status end`,
+      updated_at: now,
+    })
     .where('id', '=', id)
     .where((eb) => eb.or([eb('consecutive_failures', '>', 0), eb('status', '=', 'failing')]))
     .execute();
@@ -58,7 +70,10 @@ export async function markEndpointFailed(trx: Tx, id: string, now: number, faili
 }
 
 /** Endpoints of these merchants (all when null), newest first. */
-export async function webhookEndpointsInScope(db: Db, merchants: readonly string[] | null): Promise<WebhookEndpointsTable[]> {
+export async function webhookEndpointsInScope(
+  db: Db,
+  merchants: readonly string[] | null,
+): Promise<WebhookEndpointsTable[]> {
   if (merchants !== null && merchants.length === 0) return [];
   let query = db.selectFrom('webhook_endpoints').selectAll();
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
@@ -66,7 +81,11 @@ export async function webhookEndpointsInScope(db: Db, merchants: readonly string
 }
 
 /** An endpoint by id, only if it is of one of these merchants (any when null). */
-export async function webhookEndpointInScope(db: Executor, id: string, merchants: readonly string[] | null): Promise<WebhookEndpointsTable | undefined> {
+export async function webhookEndpointInScope(
+  db: Executor,
+  id: string,
+  merchants: readonly string[] | null,
+): Promise<WebhookEndpointsTable | undefined> {
   if (merchants !== null && merchants.length === 0) return undefined;
   let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id);
   if (merchants !== null) query = query.where('merchant_id', 'in', merchants);
@@ -89,5 +108,9 @@ export async function endpointHealth(
   db: Executor,
   endpointId: string,
 ): Promise<{ merchant_id: string; url: string; status: string; consecutive_failures: number } | undefined> {
-  return db.selectFrom('webhook_endpoints').select(['merchant_id', 'url', 'status', 'consecutive_failures']).where('id', '=', endpointId).executeTakeFirst();
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['merchant_id', 'url', 'status', 'consecutive_failures'])
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
 }

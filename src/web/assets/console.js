@@ -33,7 +33,8 @@ document.addEventListener('click', (event) => {
 /** Selects with data-autosubmit send their form when changed (filters). */
 document.addEventListener('change', (event) => {
   const select = event.target;
-  if (select instanceof HTMLSelectElement && select.dataset.autosubmit !== undefined && select.form) select.form.requestSubmit();
+  if (select instanceof HTMLSelectElement && select.dataset.autosubmit !== undefined && select.form)
+    select.form.requestSubmit();
 });
 
 /** Buttons with data-print open the browser's print dialog (the payment link's QR sheet). */
@@ -64,7 +65,12 @@ function showFieldsFor(select) {
     const shown = (field.dataset.forKinds ?? '').split(' ').includes(select.value);
     field.hidden = !shown;
     for (const input of field.querySelectorAll('input, textarea, select')) {
-      if (input instanceof HTMLInputElement || input instanceof HTMLTextAreaElement || input instanceof HTMLSelectElement) input.disabled = !shown;
+      if (
+        input instanceof HTMLInputElement ||
+        input instanceof HTMLTextAreaElement ||
+        input instanceof HTMLSelectElement
+      )
+        input.disabled = !shown;
     }
   }
 }
@@ -91,7 +97,12 @@ for (const form of document.querySelectorAll('form[data-chat-search]')) {
     if (Date.now() - started > LIMIT_MS) return say(form.dataset.gaveUp);
     try {
       const body = new URLSearchParams(/** @type {any} */ (new FormData(form)));
-      const res = await fetch(form.action, { method: 'POST', body, credentials: 'same-origin', headers: { 'X-Chat-Search': 'poll' } });
+      const res = await fetch(form.action, {
+        method: 'POST',
+        body,
+        credentials: 'same-origin',
+        headers: { 'X-Chat-Search': 'poll' },
+      });
       const answer = res.headers.get('X-Chat-Search');
       if (answer === 'found') {
         const next = await res.text();

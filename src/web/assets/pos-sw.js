@@ -21,7 +21,9 @@ self.addEventListener('activate', (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((n) => n.startsWith('qg-pos:') && n !== CACHE).map((n) => caches.delete(n))))
+      .then((names) =>
+        Promise.all(names.filter((n) => n.startsWith('qg-pos:') && n !== CACHE).map((n) => caches.delete(n))),
+      )
       .then(() => self.clients.claim()),
   );
 });

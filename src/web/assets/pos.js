@@ -126,7 +126,9 @@
     const base = lang.slice(0, 2).toLowerCase();
     /** @type {SpeechSynthesisVoice[]} */
     const all = await voices();
-    const voice = all.find((v) => v.lang.replace('_', '-').toLowerCase() === lang.toLowerCase()) ?? all.find((v) => v.lang.toLowerCase().startsWith(base));
+    const voice =
+      all.find((v) => v.lang.replace('_', '-').toLowerCase() === lang.toLowerCase()) ??
+      all.find((v) => v.lang.toLowerCase().startsWith(base));
     if (!voice) return;
     const utterance = new SpeechSynthesisUtterance(text);
     utterance.lang = lang;

@@ -9,7 +9,9 @@ for (const button of document.querySelectorAll('[data-print]')) {
 // when fonts arrive, on resize and just before printing.
 const slip = document.querySelector('.receipt');
 const width = document.body.classList.contains('paper-80') ? 80 : 58;
-const sheet = Array.from(document.styleSheets).find((s) => s.href !== null && new URL(s.href).pathname.startsWith('/receipt/assets/'));
+const sheet = Array.from(document.styleSheets).find(
+  (s) => s.href !== null && new URL(s.href).pathname.startsWith('/receipt/assets/'),
+);
 /** @type {CSSRule | null} */
 let added = null;
 function fitPage() {

@@ -76,7 +76,12 @@
     time.className = 'muted';
     time.textContent = p.time;
     item.append(amount, ' ', time);
-    const facts = [p.test ? text('test') : '', p.late ? text('late') : '', p.issuer ?? '', p.ref ? `${text('reference')} ${p.ref}` : ''].filter(Boolean);
+    const facts = [
+      p.test ? text('test') : '',
+      p.late ? text('late') : '',
+      p.issuer ?? '',
+      p.ref ? `${text('reference')} ${p.ref}` : '',
+    ].filter(Boolean);
     if (facts.length > 0) {
       const more = document.createElement('div');
       more.className = 'muted';

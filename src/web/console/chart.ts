@@ -53,12 +53,15 @@ ${bars.map((b, i) => {
 <rect class="slot" x="${pct(i * step)}" y="${TOP}" width="${pct(step)}" height="${BASE - TOP}"/>
 <rect class="fill" x="${pct(centre - barWidth / 2)}" y="${BASE - h}" width="${pct(barWidth)}" height="${h}"/>
 <text class="figure" x="100%" y="${FIGURE_Y}" text-anchor="end">${b.label}</text></g>${
-    b.tick === null ? '' : html`<text class="tick" x="${pct(centre)}" y="${TICK_Y}" text-anchor="middle" aria-hidden="true">${b.tick}</text>`
+    b.tick === null
+      ? ''
+      : html`<text class="tick" x="${pct(centre)}" y="${TICK_Y}" text-anchor="middle" aria-hidden="true">${b.tick}</text>`
   }`;
 })}
 </svg>`;
   // The first column names the row; the others are figures, right-aligned like every number column.
-  const cell = (text: string, c: number) => html`<td${c > 0 ? html` class="num"` : ''} data-label="${words.columns[c] ?? ''}">${text}</td>`;
+  const cell = (text: string, c: number) =>
+    html`<td${c > 0 ? html` class="num"` : ''} data-label="${words.columns[c] ?? ''}">${text}</td>`;
   const table = html`<details class="chart-table"><summary>${words.table}</summary><div class="table-wrap"><table>
 <thead><tr>${words.columns.map((c, i) => html`<th${i > 0 ? html` class="num"` : ''}>${c}</th>`)}</tr></thead>
 <tbody>${bars.map((b) => html`<tr>${b.cells.map(cell)}</tr>`)}</tbody></table></div></details>`;

@@ -56,10 +56,17 @@ function jobStateWord(t: Translate<LogWord>, status: LoggedJob['status']): strin
   return t(status === 'pending' ? 'dPending' : status === 'succeeded' ? 'dSucceeded' : 'dFailed');
 }
 
-export function renderDeliveryLog<E extends LoggedJob & { attemptLog: LoggedAttempt[] }>(entries: E[], v: LogView<E>): SafeHtml {
+export function renderDeliveryLog<E extends LoggedJob & { attemptLog: LoggedAttempt[] }>(
+  entries: E[],
+  v: LogView<E>,
+): SafeHtml {
   const { t, when } = v;
   const badge = (a: LoggedAttempt) =>
-    a.status_code === null ? (a.succeeded === 1 ? t('dSucceeded') : t('noResponse')) : t('statusCode', { code: a.status_code });
+    a.status_code === null
+      ? a.succeeded === 1
+        ? t('dSucceeded')
+        : t('noResponse')
+      : t('statusCode', { code: a.status_code });
   return html`<h2>${t('deliveries')}</h2>
 ${
   entries.length === 0
@@ -75,7 +82,9 @@ ${
     : html`<ol class="timeline">${d.attemptLog.map(
         (a) => html`<li><span class="badge ${a.succeeded === 1 ? 'succeeded' : 'failed'}">${badge(a)}</span>
 ${when(a.attempted_at)} · ${t('duration', { ms: a.duration_ms })}${
-          a.error === null ? '' : html`<br><span class="error-text">${v.errorText ? v.errorText(a.error) : a.error}</span>`
+          a.error === null
+            ? ''
+            : html`<br><span class="error-text">${v.errorText ? v.errorText(a.error) : a.error}</span>`
         }${v.extra?.(a)}</li>`,
       )}</ol>`
 }

@@ -82,7 +82,9 @@ export function renderPage(frame: Frame, body: SafeHtml): string {
     ? SECTIONS.filter((s) => shownTo(s, viewer) && (s.key !== 'approvals' || waiting !== null)).map(
         (s) =>
           html`<a href="${s.path}"${frame.active === s.key ? html` aria-current="page"` : ''}>${
-            s.key === 'approvals' ? t('approvalsCount', { count: waiting ?? 0 }) : t(s.key === 'users' && viewer.role === 'merchant' ? 'cashiers' : s.key)
+            s.key === 'approvals'
+              ? t('approvalsCount', { count: waiting ?? 0 })
+              : t(s.key === 'users' && viewer.role === 'merchant' ? 'cashiers' : s.key)
           }</a>`,
       )
     : [];

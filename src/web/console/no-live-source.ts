@@ -8,6 +8,8 @@ import { noLiveSourceText } from '../../presentation/shared-texts.js';
  * payment source), with the link to add one for whoever may open the sources page.
  */
 export function noLiveSourceNotice(viewer: Viewer, lang: Lang, merchant: { id: string; name: string }): SafeHtml {
-  const link = mayOpen(viewer, '/dashboard/sources') ? html` <a href="/dashboard/sources">${noLiveSourceText('add', lang)}</a>` : '';
+  const link = mayOpen(viewer, '/dashboard/sources')
+    ? html` <a href="/dashboard/sources">${noLiveSourceText('add', lang)}</a>`
+    : '';
   return html`<p class="notice error no-live-source" role="note" data-merchant="${merchant.id}">${noLiveSourceText('sentence', lang, { merchant: merchant.name })}${link}</p>`;
 }

@@ -32,9 +32,21 @@ export function redirectWithNotice(reply: FastifyReply, location: string, notice
  */
 export function leaveNotice(reply: FastifyReply, notice: Notice): void {
   // base64url: the value then needs no cookie encoding, whatever the text holds.
-  const link = notice.link && CONSOLE_PATH.test(notice.link.href) ? { href: notice.link.href, text: notice.link.text.slice(0, MAX_TEXT) } : undefined;
-  const value = Buffer.from(JSON.stringify({ kind: notice.kind, text: notice.text.slice(0, MAX_TEXT), link })).toString('base64url');
-  reply.setCookie(NOTICE_COOKIE, value, { path: '/dashboard', httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true, maxAge: NOTICE_SECONDS });
+  const link =
+    notice.link && CONSOLE_PATH.test(notice.link.href)
+      ? { href: notice.link.href, text: notice.link.text.slice(0, MAX_TEXT) }
+      : undefined;
+  const value = Buffer.from(JSON.stringify({ kind: notice.kind, text: notice.text.slice(0, MAX_TEXT), link })).toString(
+    'base64url',
+  );
+  reply.setCookie(NOTICE_COOKIE, value, {
+    path: '/dashboard',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: 'auto',
+    signed: true,
+    maxAge: NOTICE_SECONDS,
+  });
 }
 
 /** The notice left by the previous action, cleared as it is read; null when there is none (or it was tampered with). */
@@ -50,11 +62,16 @@ export function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice
       text?: unknown;
       link?: { href?: unknown; text?: unknown };
     };
-    if ((parsed.kind === 'success' || parsed.kind === 'error' || parsed.kind === 'info') && typeof parsed.text === 'string') {
+    if (
+      (parsed.kind === 'success' || parsed.kind === 'error' || parsed.kind === 'info') &&
+      typeof parsed.text === 'string'
+    ) {
       const href = parsed.link?.href;
       const linkText = parsed.link?.text;
       const linked = typeof href === 'string' && CONSOLE_PATH.test(href) && typeof linkText === 'string';
-      return linked ? { kind: parsed.kind, text: parsed.text, link: { href, text: linkText } } : { kind: parsed.kind, text: parsed.text };
+      return linked
+        ? { kind: parsed.kind, text: parsed.text, link: { href, text: linkText } }
+        : { kind: parsed.kind, text: parsed.text };
     }
   } catch {
     // A cookie that is not ours to read is no notice.

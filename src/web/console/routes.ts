@@ -44,7 +44,12 @@ declare module 'fastify' {
  * here is registered in its own Fastify scope, so its cookies, CSRF checks, security headers and
  * multipart parsing add nothing to the API's routes.
  */
-export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: MailSender | null = null, accountMail: AccountMailer | null = null): Promise<void> {
+export async function consoleRoutes(
+  app: FastifyInstance,
+  deps: Deps,
+  mail: MailSender | null = null,
+  accountMail: AccountMailer | null = null,
+): Promise<void> {
   const secret = await consoleCookieSecret(deps);
   // The image reader's decoder threads (merchant uploads) end with the server.
   app.addHook('onClose', () => closeQrImageReaders());
@@ -97,7 +102,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       });
       await scope.register(multipart, {
         attachFieldsToBody: 'keyValues',
-        limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 30, parts: 31, fieldSize: 64 * 1024, headerPairs: 50 },
+        limits: {
+          fileSize: UPLOAD_LIMIT_BYTES,
+          files: 1,
+          fields: 30,
+          parts: 31,
+          fieldSize: 64 * 1024,
+          headerPairs: 50,
+        },
       });
       // Then the CSRF check, before the schemas look at the form: a post another site started is refused as
       // such (403), whatever it holds, and nothing else about it is looked at.
@@ -106,7 +118,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
         // A post with no body at all is an empty form (its schema then finds its fields absent).
         if (request.method !== 'GET' && request.method !== 'HEAD') {
           request.body ??= {};
-          await new Promise<void>((resolve, reject) => scope.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())));
+          await new Promise<void>((resolve, reject) =>
+            scope.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve())),
+          );
         }
       });
 
@@ -126,7 +140,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
           // Logged out (or the session ended): to the login form, and back here afterwards. Nothing a
           // logged-out request posts is acted on.
           const next = request.method === 'GET' ? request.url : '/dashboard';
-          return reply.redirect(`/dashboard?next=${encodeURIComponent(next)}&expired=${request.cookies[SESSION_COOKIE] ? 1 : 0}`, 303);
+          return reply.redirect(
+            `/dashboard?next=${encodeURIComponent(next)}&expired=${request.cookies[SESSION_COOKIE] ? 1 : 0}`,
+            303,
+          );
         }
         // A cashier's sections are few (domain/viewer.ts); every other one is not found, whatever its
         // method, before its form is read or its page asks for anything.
@@ -139,14 +156,21 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       const app = scope.withTypeProvider<TypeBoxTypeProvider>();
       const assets = consoleAssets();
       for (const asset of [assets.css, assets.js, assets.soundboxJs, assets.icon]) {
-        app.get(asset.url.slice('/dashboard'.length), { schema: pageSchema({}), config: { consolePublic: true } }, (_req, reply) => {
-          reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
-        });
+        app.get(
+          asset.url.slice('/dashboard'.length),
+          { schema: pageSchema({}), config: { consolePublic: true } },
+          (_req, reply) => {
+            reply.header('Cache-Control', asset.cacheControl).type(asset.type).send(asset.body);
+          },
+        );
       }
 
       app.get(
         '/lang/:lang',
-        { schema: pageSchema({ params: Params({ lang: Segment() }), querystring: Query({ back: Text() }) }), config: { consolePublic: true } },
+        {
+          schema: pageSchema({ params: Params({ lang: Segment() }), querystring: Query({ back: Text() }) }),
+          config: { consolePublic: true },
+        },
         async (request, reply) => {
           const lang = request.params.lang;
           if (lang !== 'en' && lang !== 'id') return pagedError(request, reply, 404, 'notFound');
@@ -156,36 +180,49 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       );
 
       const loginForm = Form({ email: Text(), password: Text(), next: Text() });
-      app.post('/login', { schema: pageSchema({ body: loginForm }), config: { consolePublic: true } }, async (request, reply) => {
-        const lang = request.consoleLang;
-        const email = request.body.email ?? '';
-        const next = safeNext(request.body.next);
-        try {
-          const { sessionId } = await logIn(deps, {
-            email,
-            password: request.body.password ?? '',
-            clientAddress: request.ip,
-            userAgent: request.headers['user-agent'] ?? null,
-          });
-          reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 });
-          return reply.redirect(next, 303);
-        } catch (err) {
-          const shown = ['login_failed', 'login_throttled', 'email_unverified', 'service_unavailable'];
-          if (!(err instanceof AppError) || !shown.includes(err.code)) throw err;
-          // service_unavailable: too many password hashes at once (hashing/password-hasher.ts).
-          const notice: LoginNotice =
-            err.code === 'login_throttled'
-              ? { kind: 'throttled', seconds: err.retryAfter ?? 1 }
-              : err.code === 'email_unverified'
-                ? { kind: 'unverified' }
-                : err.code === 'service_unavailable'
-                  ? { kind: 'busy' }
-                  : { kind: 'failed' };
-          if (err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
-          const page = renderLogin(lang, reply.generateCsrf({ userInfo: LOGGED_OUT }), '/dashboard', next, email.slice(0, 254), notice, signupOpen, canMail);
-          return reply.code(statusFor(err.code)).type('text/html; charset=utf-8').send(page);
-        }
-      });
+      app.post(
+        '/login',
+        { schema: pageSchema({ body: loginForm }), config: { consolePublic: true } },
+        async (request, reply) => {
+          const lang = request.consoleLang;
+          const email = request.body.email ?? '';
+          const next = safeNext(request.body.next);
+          try {
+            const { sessionId } = await logIn(deps, {
+              email,
+              password: request.body.password ?? '',
+              clientAddress: request.ip,
+              userAgent: request.headers['user-agent'] ?? null,
+            });
+            reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 });
+            return reply.redirect(next, 303);
+          } catch (err) {
+            const shown = ['login_failed', 'login_throttled', 'email_unverified', 'service_unavailable'];
+            if (!(err instanceof AppError) || !shown.includes(err.code)) throw err;
+            // service_unavailable: too many password hashes at once (hashing/password-hasher.ts).
+            const notice: LoginNotice =
+              err.code === 'login_throttled'
+                ? { kind: 'throttled', seconds: err.retryAfter ?? 1 }
+                : err.code === 'email_unverified'
+                  ? { kind: 'unverified' }
+                  : err.code === 'service_unavailable'
+                    ? { kind: 'busy' }
+                    : { kind: 'failed' };
+            if (err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
+            const page = renderLogin(
+              lang,
+              reply.generateCsrf({ userInfo: LOGGED_OUT }),
+              '/dashboard',
+              next,
+              email.slice(0, 254),
+              notice,
+              signupOpen,
+              canMail,
+            );
+            return reply.code(statusFor(err.code)).type('text/html; charset=utf-8').send(page);
+          }
+        },
+      );
 
       app.post('/logout', { schema: pageSchema({ body: Form({}) }) }, async (request, reply) => {
         if (request.viewer) await endViewerSession(deps, request.viewer);
@@ -196,32 +233,44 @@ export async function consoleRoutes(app: FastifyInstance, deps: Deps, mail: Mail
       // The console's front door: the overview when logged in, else the login form.
       // `mode` is the overview's; the others the login form's.
       const frontDoorQuery = Query({ next: Text(), expired: Text(), mode: Text() });
-      app.get('/', { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } }, async (request, reply) => {
-        request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
-        // A cashier has no overview: its console is the point of sale.
-        if (request.viewer?.role === 'cashier') return reply.redirect('/dashboard/pos', 303);
-        request.approvalsWaiting = await approvalsInNav(deps, request.viewer);
-        if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
-        // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
-        const carried = takeNotice(request, reply);
-        const notice: LoginNotice = carried ? { kind: 'carried', notice: carried } : request.query.expired === '1' ? { kind: 'expired' } : null;
-        const page = renderLogin(
-          request.consoleLang,
-          reply.generateCsrf({ userInfo: LOGGED_OUT }),
-          request.url,
-          safeNext(request.query.next),
-          '',
-          notice,
-          signupOpen,
-          canMail,
-        );
-        return reply.type('text/html; charset=utf-8').send(page);
-      });
+      app.get(
+        '/',
+        { schema: pageSchema({ querystring: frontDoorQuery }), config: { consolePublic: true } },
+        async (request, reply) => {
+          request.viewer = await resumeSession(deps, request.cookies[SESSION_COOKIE]);
+          // A cashier has no overview: its console is the point of sale.
+          if (request.viewer?.role === 'cashier') return reply.redirect('/dashboard/pos', 303);
+          request.approvalsWaiting = await approvalsInNav(deps, request.viewer);
+          if (request.viewer) return CONSOLE_PAGES.overview(deps, request, reply, { mode: request.query.mode });
+          // A logout's notice (notice.ts) comes first; `expired` is the login check's own redirect (routes.ts).
+          const carried = takeNotice(request, reply);
+          const notice: LoginNotice = carried
+            ? { kind: 'carried', notice: carried }
+            : request.query.expired === '1'
+              ? { kind: 'expired' }
+              : null;
+          const page = renderLogin(
+            request.consoleLang,
+            reply.generateCsrf({ userInfo: LOGGED_OUT }),
+            request.url,
+            safeNext(request.query.next),
+            '',
+            notice,
+            signupOpen,
+            canMail,
+          );
+          return reply.type('text/html; charset=utf-8').send(page);
+        },
+      );
 
       const kit: ConsoleKit = {
         mail,
         accountMail,
-        setSession: (reply, sessionId) => void reply.setCookie(SESSION_COOKIE, sessionId, { ...cookieBase, maxAge: deps.config.sessionMaxHours * 3600 }),
+        setSession: (reply, sessionId) =>
+          void reply.setCookie(SESSION_COOKIE, sessionId, {
+            ...cookieBase,
+            maxAge: deps.config.sessionMaxHours * 3600,
+          }),
         loggedOutCsrf: (reply) => reply.generateCsrf({ userInfo: LOGGED_OUT }),
       };
       for (const register of CONSOLE_PAGES.sections) await register(scope, deps, kit);
@@ -266,15 +315,25 @@ function pagedError(
 }
 
 function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: FastifyError): FastifyReply {
-  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return pagedError(request, reply, statusFor('csrf_failed'), 'csrf');
-  if (error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.statusCode === 413) {
+  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')
+    return pagedError(request, reply, statusFor('csrf_failed'), 'csrf');
+  if (
+    error.code === 'FST_REQ_FILE_TOO_LARGE' ||
+    error.code === 'FST_PARTS_LIMIT' ||
+    error.code === 'FST_FILES_LIMIT' ||
+    error.statusCode === 413
+  ) {
     return pagedError(request, reply, 413, 'tooLarge', `${Math.round(UPLOAD_LIMIT_BYTES / 1024 / 1024)} MB`);
   }
   // A form, query or path that does not fit its route's schema (web/forms.ts): the field is named.
   if (error.validation) {
     const first = error.validation[0];
-    const missing = first?.params && typeof first.params === 'object' && 'missingProperty' in first.params ? String(first.params.missingProperty) : '';
-    const name = (first?.instancePath ?? '').replace(/^\//, '').split('/')[0] || missing || (error.validationContext ?? '');
+    const missing =
+      first?.params && typeof first.params === 'object' && 'missingProperty' in first.params
+        ? String(first.params.missingProperty)
+        : '';
+    const name =
+      (first?.instancePath ?? '').replace(/^\//, '').split('/')[0] || missing || (error.validationContext ?? '');
     return pagedError(request, reply, 400, 'invalid', name, formPage(request));
   }
   if (error instanceof AppError) {
@@ -288,7 +347,8 @@ function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: Fast
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return pagedError(request, reply, error.statusCode, 'refused', error.message);
   }
-  if (request.readingForm && error.statusCode === undefined) return pagedError(request, reply, 400, 'refused', 'The form could not be read.');
+  if (request.readingForm && error.statusCode === undefined)
+    return pagedError(request, reply, 400, 'refused', 'The form could not be read.');
   request.log.error({ err: error }, 'console request failed');
   return pagedError(request, reply, 500, 'failed');
 }

@@ -58,7 +58,11 @@ export class SoundboxFeed {
     const first = opening.fresh[0];
     // Until the fresh payments are sent, the page stands where it came from (held to today).
     const position = formatFeedCursor(first && opening.resumedAt !== null ? opening.resumedAt : opening.cursor);
-    this.stream.send('hello', { totals: this.shownTotals(), recent: opening.recent.map((p) => this.shown(p)) }, position);
+    this.stream.send(
+      'hello',
+      { totals: this.shownTotals(), recent: opening.recent.map((p) => this.shown(p)) },
+      position,
+    );
     for (const { payment, cursor } of opening.fresh) this.sendPayment(payment, cursor);
   }
 
@@ -111,7 +115,8 @@ export class SoundboxFeed {
       // A read refused because the database is out of reach says so, as the heartbeat's check does: ended
       // silently, the page would say "reconnecting" for as long as the database is away (its reconnects
       // are refused before any stream opens to tell it why). Seen when a wake-up came before the check.
-      if (err instanceof AppError && (err.code === 'database_unavailable' || err.code === 'storage_unavailable')) this.trouble();
+      if (err instanceof AppError && (err.code === 'database_unavailable' || err.code === 'storage_unavailable'))
+        this.trouble();
       else this.stream.close();
     } finally {
       this.reading = false;

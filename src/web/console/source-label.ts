@@ -6,5 +6,7 @@ import { html, type SafeHtml } from '../../domain/html.js';
  */
 export function sourceLabel(names: ReadonlyMap<string, string>, id: string): SafeHtml {
   const name = names.get(id);
-  return name === undefined ? html`<span class="mono">${id}</span>` : html`${name} <span class="mono muted">${id}</span>`;
+  return name === undefined
+    ? html`<span class="mono">${id}</span>`
+    : html`${name} <span class="mono muted">${id}</span>`;
 }

@@ -29,7 +29,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -88,7 +90,8 @@ export class Stack {
     if (options.checkout && options.dir) return stack;
     cpSync(join(REPO_ROOT, 'compose.yaml'), join(stack.dir, 'compose.yaml'));
     if (options.checkout) {
-      for (const file of CHECKOUT_FILES) cpSync(join(REPO_ROOT, file), join(stack.dir, file), { recursive: true, preserveTimestamps: true });
+      for (const file of CHECKOUT_FILES)
+        cpSync(join(REPO_ROOT, file), join(stack.dir, file), { recursive: true, preserveTimestamps: true });
       return stack;
     }
     mkdirSync(join(stack.dir, 'deploy'));
@@ -102,7 +105,10 @@ export class Stack {
       HTTPS_PORT: `127.0.0.1:${stack.httpsPort}`,
       ...options.env,
     };
-    writeFileSync(join(stack.dir, '.env'), `${readFileSync(join(REPO_ROOT, '.env.example'), 'utf8')}# set by the deploy test\n`);
+    writeFileSync(
+      join(stack.dir, '.env'),
+      `${readFileSync(join(REPO_ROOT, '.env.example'), 'utf8')}# set by the deploy test\n`,
+    );
     stack.setEnv(settings);
     return stack;
   }
@@ -160,7 +166,9 @@ export class Stack {
   /** A text file of a service's container (a volume's too), read with docker cp. */
   async readText(service: string, path: string): Promise<string> {
     const id = await this.container(service);
-    const { stdout } = await run('sh', ['-c', 'docker cp "$1:$2" - | tar -xO', 'sh', id, path], { env: dockerEnv(this.daemon.host) });
+    const { stdout } = await run('sh', ['-c', 'docker cp "$1:$2" - | tar -xO', 'sh', id, path], {
+      env: dockerEnv(this.daemon.host),
+    });
     return stdout;
   }
 
@@ -185,7 +193,9 @@ export class Stack {
 
   /** Everything compose made: containers, the network, the volumes; and the folder. */
   async destroy(): Promise<void> {
-    const down = await this.compose(['down', '--volumes', '--remove-orphans', '--timeout', '20'], { allowFailure: true });
+    const down = await this.compose(['down', '--volumes', '--remove-orphans', '--timeout', '20'], {
+      allowFailure: true,
+    });
     // What compose did not remove (a `down` that failed half-way: `.env` without a required value makes
     // compose refuse every command) goes by compose's project label, and the failure is printed: the
     // run's teardown still names anything left that no stack owned.

@@ -29,7 +29,11 @@ export function dockerEnv(host: string, extra: NodeJS.ProcessEnv = {}): NodeJS.P
 }
 
 async function answers(host: string): Promise<boolean> {
-  const r = await run('docker', ['version', '--format', '{{.Server.Version}}'], { env: dockerEnv(host), allowFailure: true, timeoutMs: 20_000 });
+  const r = await run('docker', ['version', '--format', '{{.Server.Version}}'], {
+    env: dockerEnv(host),
+    allowFailure: true,
+    timeoutMs: 20_000,
+  });
   return r.code === 0;
 }
 
@@ -40,7 +44,8 @@ export async function startDocker(): Promise<DockerDaemon> {
     return { host: given, own: false, stop: async () => {} };
   }
   const system = 'unix:///var/run/docker.sock';
-  if (existsSync('/var/run/docker.sock') && (await answers(system))) return { host: system, own: false, stop: async () => {} };
+  if (existsSync('/var/run/docker.sock') && (await answers(system)))
+    return { host: system, own: false, stop: async () => {} };
   return startOwnDaemon();
 }
 
@@ -51,14 +56,21 @@ export async function startDocker(): Promise<DockerDaemon> {
 export async function leftovers(daemon: DockerDaemon, label?: string): Promise<string[]> {
   const env = dockerEnv(daemon.host);
   const filter = label === undefined ? [] : ['--filter', `label=${label}`];
-  const list = async (args: string[]) => (await run('docker', [...args, ...filter], { env })).stdout.split('\n').filter((line) => line !== '');
+  const list = async (args: string[]) =>
+    (await run('docker', [...args, ...filter], { env })).stdout.split('\n').filter((line) => line !== '');
   const containers = await list(['ps', '-aq']);
   for (const id of containers) await run('docker', ['rm', '--force', '--volumes', id], { env, allowFailure: true });
   const volumes = await list(['volume', 'ls', '-q']);
   for (const name of volumes) await run('docker', ['volume', 'rm', '--force', name], { env, allowFailure: true });
-  const networks = (await list(['network', 'ls', '--format', '{{.Name}}'])).filter((name) => !['bridge', 'host', 'none'].includes(name));
+  const networks = (await list(['network', 'ls', '--format', '{{.Name}}'])).filter(
+    (name) => !['bridge', 'host', 'none'].includes(name),
+  );
   for (const name of networks) await run('docker', ['network', 'rm', name], { env, allowFailure: true });
-  return [...containers.map((c) => `container ${c}`), ...volumes.map((v) => `volume ${v}`), ...networks.map((n) => `network ${n}`)];
+  return [
+    ...containers.map((c) => `container ${c}`),
+    ...volumes.map((v) => `volume ${v}`),
+    ...networks.map((n) => `network ${n}`),
+  ];
 }
 
 async function startOwnDaemon(): Promise<DockerDaemon> {

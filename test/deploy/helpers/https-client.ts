@@ -19,7 +19,12 @@ export interface Reply {
   authorized: boolean;
 }
 
-export function https(target: HttpsTarget, method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+export function https(
+  target: HttpsTarget,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -40,7 +45,12 @@ export function https(target: HttpsTarget, method: string, path: string, options
           body += chunk;
         });
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, authorized: (res.socket as import('node:tls').TLSSocket).authorized }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            authorized: (res.socket as import('node:tls').TLSSocket).authorized,
+          }),
         );
       },
     );
@@ -53,14 +63,17 @@ export function https(target: HttpsTarget, method: string, path: string, options
 /** A plain-HTTP GET to Caddy's published HTTP port with the domain as Host (fetch would not send that Host). */
 export function plainHttpGet(port: number, domain: string, path: string): Promise<Omit<Reply, 'authorized'>> {
   return new Promise((resolve, reject) => {
-    const req = plainRequest({ host: '127.0.0.1', port, path, headers: { host: domain }, agent: false, timeout: 30_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = plainRequest(
+      { host: '127.0.0.1', port, path, headers: { host: domain }, agent: false, timeout: 30_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer in 30 s`)));
     req.on('error', reject);
     req.end();
@@ -79,7 +92,8 @@ export async function waitForHttps(target: HttpsTarget, path = '/readyz', timeou
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`no 200 from https://${target.domain}${path} in ${timeoutMs} ms: ${String(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`no 200 from https://${target.domain}${path} in ${timeoutMs} ms: ${String(last)}`);
     await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -16,7 +16,11 @@ export interface ImageInfo {
   env: string[];
 }
 
-export async function docker(daemon: DockerDaemon, args: readonly string[], options: { allowFailure?: boolean; input?: string; timeoutMs?: number } = {}) {
+export async function docker(
+  daemon: DockerDaemon,
+  args: readonly string[],
+  options: { allowFailure?: boolean; input?: string; timeoutMs?: number } = {},
+) {
   return run('docker', args, { env: dockerEnv(daemon.host), ...options });
 }
 
@@ -41,7 +45,11 @@ async function imageId(daemon: DockerDaemon, name: string): Promise<string | nul
  * Returns what removes the image (and the stage images it must not keep).
  */
 export async function buildImage(daemon: DockerDaemon, tag: string, keepCache: boolean): Promise<() => Promise<void>> {
-  const build = (args: string[]) => run('docker', ['build', '--network', 'host', ...args, REPO_ROOT], { env: dockerEnv(daemon.host), timeoutMs: 1_800_000 });
+  const build = (args: string[]) =>
+    run('docker', ['build', '--network', 'host', ...args, REPO_ROOT], {
+      env: dockerEnv(daemon.host),
+      timeoutMs: 1_800_000,
+    });
   const stageTag = (stage: string) => (keepCache ? `${CACHE_REPOSITORY}:${stage}` : `${tag}-${stage}`);
   const replaced: string[] = [];
   const remove = async () => {
@@ -69,7 +77,13 @@ export async function inspectImage(daemon: DockerDaemon, tag: string): Promise<I
   const [raw] = JSON.parse(stdout) as Array<{
     Id: string;
     Size: number;
-    Config: { User: string; Cmd: string[]; Healthcheck?: { Test: string[] }; Volumes?: Record<string, unknown>; Env: string[] };
+    Config: {
+      User: string;
+      Cmd: string[];
+      Healthcheck?: { Test: string[] };
+      Volumes?: Record<string, unknown>;
+      Env: string[];
+    };
   }>;
   if (!raw) throw new Error(`no image ${tag}`);
   return {

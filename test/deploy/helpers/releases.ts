@@ -9,14 +9,17 @@ import { dockerEnv, type DockerDaemon } from './docker-daemon.js';
 import { CACHE_REPOSITORY, docker, REPO_ROOT } from './image.js';
 import { run } from './run.js';
 
-const git = (args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (args: string[]) =>
+  execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /** The full id of a commit of this repository; a clear error when the clone does not hold it (a shallow one). */
 export function commitOf(revision: string): string {
   try {
     return git(['rev-parse', '--verify', `${revision}^{commit}`]);
   } catch {
-    throw new Error(`the upgrade test builds the previous release from commit ${revision}, which this clone does not have: git fetch --unshallow`);
+    throw new Error(
+      `the upgrade test builds the previous release from commit ${revision}, which this clone does not have: git fetch --unshallow`,
+    );
   }
 }
 
@@ -55,8 +58,12 @@ export async function buildRelease(daemon: DockerDaemon, commit: string, keep: b
     execFileSync('sh', ['-c', `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`, 'sh', REPO_ROOT, commit, dir]);
     for (const file of ['Dockerfile', '.dockerignore']) cpSync(join(REPO_ROOT, file), join(dir, file));
     // The Dockerfile copies the build's helper module, which releases before it did not have.
-    if (!existsSync(join(dir, 'scripts', 'build-steps.mjs'))) writeFileSync(join(dir, 'scripts', 'build-steps.mjs'), 'export {};\n');
-    await run('docker', ['build', '--network', 'host', '-t', tag, dir], { env: dockerEnv(daemon.host), timeoutMs: 1_800_000 });
+    if (!existsSync(join(dir, 'scripts', 'build-steps.mjs')))
+      writeFileSync(join(dir, 'scripts', 'build-steps.mjs'), 'export {};\n');
+    await run('docker', ['build', '--network', 'host', '-t', tag, dir], {
+      env: dockerEnv(daemon.host),
+      timeoutMs: 1_800_000,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -89,7 +96,10 @@ fs.writeFileSync(file, text.replace(${JSON.stringify(anchor)}, ${JSON.stringify(
       join(dir, 'Dockerfile'),
       `FROM ${image}\nUSER root\nCOPY patch.cjs /tmp/patch.cjs\nRUN node /tmp/patch.cjs && rm /tmp/patch.cjs\nUSER node\n`,
     );
-    await run('docker', ['build', '--network', 'host', '-t', tag, dir], { env: dockerEnv(daemon.host), timeoutMs: 300_000 });
+    await run('docker', ['build', '--network', 'host', '-t', tag, dir], {
+      env: dockerEnv(daemon.host),
+      timeoutMs: 300_000,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

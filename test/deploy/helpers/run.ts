@@ -20,7 +20,11 @@ export interface RunResult {
 
 export function run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -38,7 +42,11 @@ export function run(command: string, args: readonly string[], options: RunOption
       clearTimeout(timer);
       const result = { code: code ?? (signal ? 128 : 1), stdout, stderr };
       if (result.code !== 0 && !options.allowFailure) {
-        reject(new Error(`${command} ${args.join(' ')} exited with ${code ?? signal}\n${stderr.slice(-4000) || stdout.slice(-4000)}`));
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} exited with ${code ?? signal}\n${stderr.slice(-4000) || stdout.slice(-4000)}`,
+          ),
+        );
       } else resolve(result);
     });
     // A program that exits without reading its input (EPIPE) is not an error of the run.

@@ -19,5 +19,8 @@ export function wantsStandIns(daemon: DockerDaemon): boolean {
 /** Builds (or finds current) the stand-ins; a second run with a warm cache takes seconds. */
 export async function ensureStandIns(daemon: DockerDaemon): Promise<void> {
   if (!wantsStandIns(daemon)) return;
-  await run('bash', [STAND_IN_SCRIPT], { env: dockerEnv(daemon.host, { QG_DEPLOY_CACHE: deployCache() }), timeoutMs: 1_200_000 });
+  await run('bash', [STAND_IN_SCRIPT], {
+    env: dockerEnv(daemon.host, { QG_DEPLOY_CACHE: deployCache() }),
+    timeoutMs: 1_200_000,
+  });
 }

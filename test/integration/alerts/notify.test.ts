@@ -70,11 +70,21 @@ afterEach(async () => {
 const dispatch = (deps: Deps = t.deps) => dispatchDueAlerts(deps, { random, mail });
 
 const addTelegram = (merchantId = t.merchant.id, language?: string) =>
-  addNotifyChannel(t.deps, { merchantId, type: 'telegram', botToken: BOT_TOKEN, chatId: '-1001234567890', ...(language ? { language } : {}) });
-const addDiscord = (merchantId = t.merchant.id) => addNotifyChannel(t.deps, { merchantId, type: 'discord', url: discord.webhookUrl() });
+  addNotifyChannel(t.deps, {
+    merchantId,
+    type: 'telegram',
+    botToken: BOT_TOKEN,
+    chatId: '-1001234567890',
+    ...(language ? { language } : {}),
+  });
+const addDiscord = (merchantId = t.merchant.id) =>
+  addNotifyChannel(t.deps, { merchantId, type: 'discord', url: discord.webhookUrl() });
 
 async function payNewTransaction(amount = 25_000, ref = 'meja-7'): Promise<{ trxid: string; total: number }> {
-  const res = await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}&ref=${ref}-${Date.now()}`, headers: { 'x-api-key': t.testKey } });
+  const res = await t.app.inject({
+    url: `/api/payment-gateway/cqris?amount=${amount}&ref=${ref}-${Date.now()}`,
+    headers: { 'x-api-key': t.testKey },
+  });
   expect(res.statusCode).toBe(200);
   const tx = res.json().data as { trxid: string; total_amount: number };
   await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, tx.trxid);
@@ -82,9 +92,20 @@ async function payNewTransaction(amount = 25_000, ref = 'meja-7'): Promise<{ trx
 }
 
 const alertsOf = (channelId: string) =>
-  t.deps.db.selectFrom('notify_deliveries').selectAll().where('channel_id', '=', channelId).orderBy('created_at').execute();
+  t.deps.db
+    .selectFrom('notify_deliveries')
+    .selectAll()
+    .where('channel_id', '=', channelId)
+    .orderBy('created_at')
+    .execute();
 const attemptsOf = (deliveryId: string) =>
-  t.deps.db.selectFrom('notify_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempted_at').orderBy('id').execute();
+  t.deps.db
+    .selectFrom('notify_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .execute();
 
 async function ownerClient(email = 'owner@warung.test'): Promise<ConsoleClient> {
   const c = new ConsoleClient(t.app);
@@ -112,7 +133,9 @@ describe('a paid transaction', () => {
     expect(telegram.requests[0]!.json).toEqual({ chat_id: '-1001234567890', text: message.text });
 
     expect(discord.delivered).toHaveLength(1);
-    expect(discord.delivered[0]!.content).toContain(`**\\[Sandbox\\] Pembayaran diterima: ${formatRupiah(paid.total)}**`);
+    expect(discord.delivered[0]!.content).toContain(
+      `**\\[Sandbox\\] Pembayaran diterima: ${formatRupiah(paid.total)}**`,
+    );
     expect(discord.requests[0]!.json).toEqual({ content: discord.delivered[0]!.content });
 
     // Sent once: the next pass has nothing to send.
@@ -132,13 +155,21 @@ describe('a paid transaction', () => {
 
   it('a 500 is retried after the backoff and then delivered; both attempts are kept and listed in the console', async () => {
     const tg = await addTelegram();
-    telegram.failures.push({ status: 500, body: '{"ok":false,"error_code":500,"description":"Internal Server Error"}' });
+    telegram.failures.push({
+      status: 500,
+      body: '{"ok":false,"error_code":500,"description":"Internal Server Error"}',
+    });
     await payNewTransaction();
     const started = t.clock.now();
 
     expect((await dispatch()).states).toEqual(['retrying']);
     const [alert] = await alertsOf(tg.id);
-    expect(alert).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, next_attempt_at: started + NOTIFY_RETRY_DELAYS_MS[0]! });
+    expect(alert).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status_code: 500,
+      next_attempt_at: started + NOTIFY_RETRY_DELAYS_MS[0]!,
+    });
     expect(telegram.delivered).toHaveLength(0);
     expect((await dispatch()).claimed).toBe(0); // not due yet
 
@@ -164,7 +195,10 @@ describe('a paid transaction', () => {
     const tg = await addTelegram();
     telegram.failures.push(
       { status: 200, body: '{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}' },
-      { status: 429, body: '{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 300","parameters":{"retry_after":300}}' },
+      {
+        status: 429,
+        body: '{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 300","parameters":{"retry_after":300}}',
+      },
     );
     await payNewTransaction();
     expect((await dispatch()).states).toEqual(['retrying']);
@@ -185,7 +219,12 @@ describe('a paid transaction', () => {
 
   it('an unknown bot token is a failure that never shows the token', async () => {
     const badToken = '7012345678:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-    const tg = await addNotifyChannel(t.deps, { merchantId: t.merchant.id, type: 'telegram', botToken: badToken, chatId: '42' });
+    const tg = await addNotifyChannel(t.deps, {
+      merchantId: t.merchant.id,
+      type: 'telegram',
+      botToken: badToken,
+      chatId: '42',
+    });
     await payNewTransaction();
     expect((await dispatch()).states).toEqual(['retrying']);
     const [attempt] = await attemptsOf((await alertsOf(tg.id))[0]!.id);
@@ -247,7 +286,9 @@ describe('other alerts', () => {
       await dispatch();
       expect(telegram.delivered).toHaveLength(1);
       expect(telegram.delivered[0]!.text).toContain('Webhook terus gagal');
-      expect(telegram.delivered[0]!.text).toContain(`${receiver.url()} gagal ${FAILING_AFTER_CONSECUTIVE_FAILURES} kali berturut-turut`);
+      expect(telegram.delivered[0]!.text).toContain(
+        `${receiver.url()} gagal ${FAILING_AFTER_CONSECUTIVE_FAILURES} kali berturut-turut`,
+      );
       // Failing on: no new alert.
       t.clock.advance(3600_000);
       await dispatchDueDeliveries(t.deps, { random });
@@ -286,14 +327,25 @@ describe('the private-address guard', () => {
     const guarded = await createTestContext({ TELEGRAM_API_URL: telegram.url });
     try {
       const m = await seedMerchant(guarded.deps);
-      await expect(addNotifyChannel(guarded.deps, { merchantId: m.merchant.id, type: 'discord', url: discord.webhookUrl() })).rejects.toMatchObject({
+      await expect(
+        addNotifyChannel(guarded.deps, { merchantId: m.merchant.id, type: 'discord', url: discord.webhookUrl() }),
+      ).rejects.toMatchObject({
         code: 'invalid_parameter',
         param: 'url',
       });
-      const tg = await addNotifyChannel(guarded.deps, { merchantId: m.merchant.id, type: 'telegram', botToken: BOT_TOKEN, chatId: '42' });
+      const tg = await addNotifyChannel(guarded.deps, {
+        merchantId: m.merchant.id,
+        type: 'telegram',
+        botToken: BOT_TOKEN,
+        chatId: '42',
+      });
       const id = await queueTestAlert(guarded.deps, await getNotifyChannel(guarded.deps, tg.id));
       expect((await dispatchDueAlerts(guarded.deps, { random, mail: null })).states).toEqual(['retrying']);
-      const [attempt] = await guarded.deps.db.selectFrom('notify_attempts').selectAll().where('delivery_id', '=', id).execute();
+      const [attempt] = await guarded.deps.db
+        .selectFrom('notify_attempts')
+        .selectAll()
+        .where('delivery_id', '=', id)
+        .execute();
       expect(attempt!.error).toMatch(/destination refused: 127\.0\.0\.1 is .*WEBHOOK_ALLOW_NETWORKS/);
       expect(attempt!.error).not.toContain(BOT_TOKEN.split(':')[1]);
       expect(telegram.requests).toHaveLength(0);
@@ -350,8 +402,12 @@ describe('the console', () => {
     const theirs = await addTelegram(other.merchant.id);
     const owner = await ownerClient();
     expect((await owner.get(`/dashboard/notifications/${theirs.id}`)).statusCode).toBe(404);
-    expect((await owner.post(`/dashboard/notifications/${theirs.id}/test`, {}, '/dashboard/notifications')).statusCode).toBe(404);
-    expect((await owner.post(`/dashboard/notifications/${theirs.id}/remove`, {}, '/dashboard/notifications')).statusCode).toBe(404);
+    expect(
+      (await owner.post(`/dashboard/notifications/${theirs.id}/test`, {}, '/dashboard/notifications')).statusCode,
+    ).toBe(404);
+    expect(
+      (await owner.post(`/dashboard/notifications/${theirs.id}/remove`, {}, '/dashboard/notifications')).statusCode,
+    ).toBe(404);
     expect((await owner.get('/dashboard/notifications')).body).not.toContain(theirs.id);
     expect(await alertsOf(theirs.id)).toHaveLength(0);
     expect((await getNotifyChannel(t.deps, theirs.id)).status).toBe('active');
@@ -374,7 +430,11 @@ describe('the console', () => {
     expect(bad.headers.location).toBe('/dashboard/notifications');
     expect(noticeOf((await owner.get('/dashboard/notifications')).body)).toContain('bot token must look like');
     const dc = await addDiscord();
-    const removed = await owner.post(`/dashboard/notifications/${dc.id}/remove`, {}, `/dashboard/notifications/${dc.id}`);
+    const removed = await owner.post(
+      `/dashboard/notifications/${dc.id}/remove`,
+      {},
+      `/dashboard/notifications/${dc.id}`,
+    );
     expect(removed.headers.location).toBe('/dashboard/notifications');
     expect((await getNotifyChannel(t.deps, dc.id)).status).toBe('disabled');
   });
@@ -397,12 +457,22 @@ describe('secrets in logs', () => {
         { merchant: logged.merchant.id, type: 'telegram', bot_token: unknownToken, chat_id: '1' },
         '/dashboard/notifications',
       );
-      await owner.post('/dashboard/notifications', { merchant: logged.merchant.id, type: 'discord', url: discordUrl }, '/dashboard/notifications');
+      await owner.post(
+        '/dashboard/notifications',
+        { merchant: logged.merchant.id, type: 'discord', url: discordUrl },
+        '/dashboard/notifications',
+      );
       discord.failures.push({ status: 500, body: '{"message":"boom"}' });
-      const channels = await logged.deps.db.selectFrom('notify_channels').select('id').where('merchant_id', '=', logged.merchant.id).execute();
-      for (const c of channels) await owner.post(`/dashboard/notifications/${c.id}/test`, {}, `/dashboard/notifications/${c.id}`);
+      const channels = await logged.deps.db
+        .selectFrom('notify_channels')
+        .select('id')
+        .where('merchant_id', '=', logged.merchant.id)
+        .execute();
+      for (const c of channels)
+        await owner.post(`/dashboard/notifications/${c.id}/test`, {}, `/dashboard/notifications/${c.id}`);
       expect(logged.logs.join('\n')).toContain('alert attempt failed');
-      for (const secret of [unknownToken.split(':')[1]!, 'SeCrEtDiScOrDtOkEn']) expect(logged.logs.join('\n')).not.toContain(secret);
+      for (const secret of [unknownToken.split(':')[1]!, 'SeCrEtDiScOrDtOkEn'])
+        expect(logged.logs.join('\n')).not.toContain(secret);
     } finally {
       await logged.close();
     }
@@ -420,7 +490,9 @@ describe('connecting Telegram without reading JSON (issue 37, section 7)', () =>
   const find = (owner: ConsoleClient, page: string) =>
     owner.post(
       '/dashboard/notifications/telegram/find',
-      Object.fromEntries(['merchant', 'language', 'bot_token', 'bot', 'nonce', '_csrf'].map((n) => [n, field(page, n)])),
+      Object.fromEntries(
+        ['merchant', 'language', 'bot_token', 'bot', 'nonce', '_csrf'].map((n) => [n, field(page, n)]),
+      ),
     );
 
   it("shows the bot's link, and finds the chat in which Start was pressed on it", async () => {
@@ -448,7 +520,13 @@ describe('connecting Telegram without reading JSON (issue 37, section 7)', () =>
     expect(channelPage).toMatch(/^\/dashboard\/notifications\/nch_/);
     expect(noticeOf((await owner.get(channelPage)).body)).toBe('Connected to the chat. Try it with Send test.');
     const channel = await getNotifyChannel(t.deps, channelPage.split('/').at(-1)!);
-    expect(channel).toMatchObject({ type: 'telegram', chat_id: '5550001', secret: BOT_TOKEN, language: 'en', merchant_id: t.merchant.id });
+    expect(channel).toMatchObject({
+      type: 'telegram',
+      chat_id: '5550001',
+      secret: BOT_TOKEN,
+      language: 'en',
+      merchant_id: t.merchant.id,
+    });
   });
 
   it("says what went wrong in the console's language: the Indonesian page in Indonesian, also in the attempt log", async () => {
@@ -474,7 +552,9 @@ describe('connecting Telegram without reading JSON (issue 37, section 7)', () =>
     const wrong = await connect(owner, '7012345678:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
     expect(wrong.statusCode).toBe(303);
     const back = await owner.get('/dashboard/notifications');
-    expect(noticeOf(back.body)).toBe('Telegram could not be used: the bot token is wrong: copy it again from @BotFather (it looks like 123456789:AA...).');
+    expect(noticeOf(back.body)).toBe(
+      'Telegram could not be used: the bot token is wrong: copy it again from @BotFather (it looks like 123456789:AA...).',
+    );
     expect(back.body).not.toContain('AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
 
     const page = await connect(owner);
@@ -496,13 +576,16 @@ describe('connecting Telegram without reading JSON (issue 37, section 7)', () =>
     expect(page.statusCode).toBe(200);
     // The token rides in the POST's own answer only, never cached.
     expect(page.headers['cache-control']).toContain('no-store');
-    for (let i = 1; i < TELEGRAM_LOOKUPS_PER_MINUTE; i += 1) expect((await find(owner, page.body)).headers['x-chat-search']).toBe('waiting');
+    for (let i = 1; i < TELEGRAM_LOOKUPS_PER_MINUTE; i += 1)
+      expect((await find(owner, page.body)).headers['x-chat-search']).toBe('waiting');
     expect(telegram.requests).toHaveLength(TELEGRAM_LOOKUPS_PER_MINUTE);
 
     const over = await find(owner, page.body);
     expect(over.statusCode).toBe(429);
     expect(over.headers['x-chat-search']).toBe('limited');
-    expect(noticeOf(over.body)).toBe('Telegram was asked too often in the last minute. Wait a minute, then press Find the chat.');
+    expect(noticeOf(over.body)).toBe(
+      'Telegram was asked too often in the last minute. Wait a minute, then press Find the chat.',
+    );
     // The page can still look again later: its form is there.
     expect(field(over.body, 'nonce')).toBe(field(page.body, 'nonce'));
     expect(telegram.requests).toHaveLength(TELEGRAM_LOOKUPS_PER_MINUTE);

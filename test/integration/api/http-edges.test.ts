@@ -3,7 +3,13 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApiKey } from '../../../src/services/merchants/create-api-key.js';
 import { revokeApiKey } from '../../../src/services/merchants/revoke-api-key.js';
 import { createTestApp, type TestApp } from '../../helpers/context.js';
-import { expectCommonHeaders, expectError, listeningPort, rawRequest, REQUEST_ID_SHAPE } from '../../helpers/http-assertions.js';
+import {
+  expectCommonHeaders,
+  expectError,
+  listeningPort,
+  rawRequest,
+  REQUEST_ID_SHAPE,
+} from '../../helpers/http-assertions.js';
 import { CQRIS, CSTATUS } from '../../helpers/api.js';
 
 describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
@@ -77,7 +83,14 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
 
   describe('routing', () => {
     it('answers an unknown route with 404 not_found in the envelope', async () => {
-      for (const url of ['/', '/api', '/api/payment-gateway', '/api/payment-gateway/cqris/extra', '/nope?apikey=x', '/api/api/api/payment-gateway/cqris']) {
+      for (const url of [
+        '/',
+        '/api',
+        '/api/payment-gateway',
+        '/api/payment-gateway/cqris/extra',
+        '/nope?apikey=x',
+        '/api/api/api/payment-gateway/cqris',
+      ]) {
         const body = expectError(await get(url), 404, 'not_found');
         expect(body.error.message).not.toContain('apikey=x');
       }
@@ -99,7 +112,11 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
         const qr = await get(`${base}/payment-gateway/qr/${b.json().data.trxid}.svg`);
         expect(qr.statusCode).toBe(200);
         expect(qr.headers['content-type']).toMatch(/^image\/svg\+xml/);
-        const sim = await t.app.inject({ method: 'POST', url: `${base}/payment-gateway/simulate?trxid=trx_doesnotexist`, headers: withKey() });
+        const sim = await t.app.inject({
+          method: 'POST',
+          url: `${base}/payment-gateway/simulate?trxid=trx_doesnotexist`,
+          headers: withKey(),
+        });
         expectError(sim, 404, 'transaction_not_found', 'trxid');
       }
     });
@@ -113,7 +130,11 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       const big = JSON.stringify({ amount: '3000', pad: 'x'.repeat(16_400) });
       expect(Buffer.byteLength(big)).toBeGreaterThan(16_384);
       expectError(await post(big, 'application/json'), 413, 'payload_too_large');
-      expectError(await post(`amount=3000&pad=${'x'.repeat(16_400)}`, 'application/x-www-form-urlencoded'), 413, 'payload_too_large');
+      expectError(
+        await post(`amount=3000&pad=${'x'.repeat(16_400)}`, 'application/x-www-form-urlencoded'),
+        413,
+        'payload_too_large',
+      );
 
       const fits = JSON.stringify({ amount: '3000', pad: 'x'.repeat(16_000) });
       expect(Buffer.byteLength(fits)).toBeLessThanOrEqual(16_384);
@@ -147,11 +168,21 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       expectError(await get(`${exact}p`, withKey()), 414, 'uri_too_long');
       // Before authentication and routing: no key, unknown path, any method.
       expectError(await get(`/nowhere?x=${'y'.repeat(5000)}`), 414, 'uri_too_long');
-      expectError(await t.app.inject({ method: 'POST', url: `${CQRIS}?x=${'y'.repeat(5000)}`, payload: { amount: '1' } }), 414, 'uri_too_long');
+      expectError(
+        await t.app.inject({ method: 'POST', url: `${CQRIS}?x=${'y'.repeat(5000)}`, payload: { amount: '1' } }),
+        414,
+        'uri_too_long',
+      );
     });
 
     it('rejects an unsupported content type with 415 unsupported_media_type', async () => {
-      for (const type of ['application/xml', 'text/plain', 'multipart/form-data; boundary=x', 'application/octet-stream', 'image/png']) {
+      for (const type of [
+        'application/xml',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        'application/octet-stream',
+        'image/png',
+      ]) {
         expectError(await post('amount=3000', type), 415, 'unsupported_media_type');
       }
     });
@@ -207,15 +238,30 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
     });
 
     it('query and header both present and different: 400 api_key_mismatch; equal: accepted', async () => {
-      expectError(await get(`${CQRIS}?amount=1000&apikey=${t.testKey}`, { 'x-api-key': t.liveKey }), 400, 'api_key_mismatch');
-      expectError(await get(`${CQRIS}?amount=1000&apikey=${t.testKey}`, { 'x-api-key': 'sk_test_other' }), 400, 'api_key_mismatch');
-      expectError(await get(`${CQRIS}?amount=1000&apikey=${t.testKey}`, { authorization: `Bearer ${t.liveKey}` }), 400, 'api_key_mismatch');
+      expectError(
+        await get(`${CQRIS}?amount=1000&apikey=${t.testKey}`, { 'x-api-key': t.liveKey }),
+        400,
+        'api_key_mismatch',
+      );
+      expectError(
+        await get(`${CQRIS}?amount=1000&apikey=${t.testKey}`, { 'x-api-key': 'sk_test_other' }),
+        400,
+        'api_key_mismatch',
+      );
+      expectError(
+        await get(`${CQRIS}?amount=1000&apikey=${t.testKey}`, { authorization: `Bearer ${t.liveKey}` }),
+        400,
+        'api_key_mismatch',
+      );
       expectError(await get(`${CQRIS}?amount=1000&apikey=${t.testKey}&apikey=${t.liveKey}`), 400, 'api_key_mismatch');
 
       const same = await get(`${CQRIS}?amount=1001&apikey=${t.testKey}`, { 'x-api-key': t.testKey });
       expect(same.statusCode, same.body).toBe(200);
       expect(same.json().data.mode).toBe('test');
-      const all = await get(`${CSTATUS}?apikey=${t.testKey}`, { 'x-api-key': t.testKey, authorization: `Bearer ${t.testKey}` });
+      const all = await get(`${CSTATUS}?apikey=${t.testKey}`, {
+        'x-api-key': t.testKey,
+        authorization: `Bearer ${t.testKey}`,
+      });
       expect(all.statusCode, all.body).toBe(200);
     });
 
@@ -233,7 +279,11 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
       const res = await get('/openapi.json');
       expect(res.statusCode).toBe(200);
       expectCommonHeaders(res);
-      const doc = res.json() as { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>> };
+      const doc = res.json() as {
+        openapi: string;
+        info: { version: string };
+        paths: Record<string, Record<string, unknown>>;
+      };
       expect(doc.openapi).toMatch(/^3\.1\./);
       expect(doc.info.version).toBe('1.0.0');
       const cqris = doc.paths['/api/payment-gateway/cqris'];
@@ -253,7 +303,9 @@ describe('HTTP edges: envelope, headers, routing, limits, keys', () => {
         'transaction.paid',
       ]);
       const paidBody = webhooks['transaction.paid'].post.requestBody.content['application/json'].schema;
-      expect(paidBody.properties.data.required).toEqual(expect.arrayContaining(['trxid', 'status', 'total_amount', 'paid_late']));
+      expect(paidBody.properties.data.required).toEqual(
+        expect.arrayContaining(['trxid', 'status', 'total_amount', 'paid_late']),
+      );
       expect(webhooks['payment.unmatched'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
         'webhook-id',
         'webhook-timestamp',
@@ -404,14 +456,23 @@ describe('refusals of the static file sender', () => {
       const res = await t.app.inject({ url: '/docs/static/index.css', headers: { range } });
       expectError(res, 400, 'invalid_parameter');
     }
-    expect((await t.app.inject({ url: '/docs/static/index.css', headers: { range: 'bytes=0-0' } })).statusCode).toBe(206);
+    expect((await t.app.inject({ url: '/docs/static/index.css', headers: { range: 'bytes=0-0' } })).statusCode).toBe(
+      206,
+    );
   });
 
   it('a path out of the folder is a 404 envelope', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
-    for (const path of ['/docs/static/../../../../etc/passwd', '/docs/static/%2e%2e', '/docs/static/%2e%2e/%2e%2e/package.json']) {
+    for (const path of [
+      '/docs/static/../../../../etc/passwd',
+      '/docs/static/%2e%2e',
+      '/docs/static/%2e%2e/%2e%2e/package.json',
+    ]) {
       // Over a raw socket: the path reaches the server exactly as written, unnormalised.
-      const res = await rawRequest(listeningPort(t.app), `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const res = await rawRequest(
+        listeningPort(t.app),
+        `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      );
       expect(res.status, path).toBe(404);
       expect(JSON.parse(res.body).error.code).toBe('not_found');
     }

@@ -47,7 +47,8 @@ async function timed(data: string) {
   return { ...res, ms: Date.now() - started };
 }
 
-const BODY_STALL = 'POST /api/payment-gateway/cqris HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"amount":';
+const BODY_STALL =
+  'POST /api/payment-gateway/cqris HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"amount":';
 
 describe('server timeouts', () => {
   it('half a header line: 408 request_timeout and the connection closed after HTTP_HEADERS_TIMEOUT_MS', async () => {

@@ -57,7 +57,11 @@ describe('HEAD on routes that change state', () => {
     }
     const rows = await t.deps.db.selectFrom('transactions').select('id').execute();
     expect(rows).toHaveLength(0);
-    const status = await t.app.inject({ method: 'HEAD', url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } });
+    const status = await t.app.inject({
+      method: 'HEAD',
+      url: '/api/payment-gateway/cstatus',
+      headers: { 'x-api-key': t.testKey },
+    });
     expect(status.statusCode).toBe(200);
   });
 });
@@ -101,7 +105,11 @@ describe('NUL characters in requests', () => {
     });
     expect(snap.statusCode).toBe(400);
     expect(snap.json().responseCode).toMatch(/^400/);
-    const merchant = await w.t.deps.db.selectFrom('merchants').select('name').where('id', '=', A.ids.merchantId).executeTakeFirstOrThrow();
+    const merchant = await w.t.deps.db
+      .selectFrom('merchants')
+      .select('name')
+      .where('id', '=', A.ids.merchantId)
+      .executeTakeFirstOrThrow();
     expect(merchant.name).toBe(A.name);
   });
 });

@@ -13,7 +13,9 @@ describe('/metrics', () => {
     const res = await t.app.inject({ url: '/metrics' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/plain');
-    expect(res.body).toMatch(/qris_http_requests_total\{route="\/api\/payment-gateway\/cqris",method="GET",status="200"\} 1/);
+    expect(res.body).toMatch(
+      /qris_http_requests_total\{route="\/api\/payment-gateway\/cqris",method="GET",status="200"\} 1/,
+    );
     expect(res.body).toContain('route="/api/payment-gateway/qr/:file"');
     expect(res.body).not.toContain('trx_unknown123');
     expect(res.body).not.toContain(t.testKey);
@@ -22,7 +24,8 @@ describe('/metrics', () => {
   it('keeps one series per route, method and status, and times every request of a route', async () => {
     t = await createTestApp();
     const headers = { 'x-api-key': t.testKey };
-    for (let i = 0; i < 3; i++) await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${10_000 + i * 5000}`, headers });
+    for (let i = 0; i < 3; i++)
+      await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${10_000 + i * 5000}`, headers });
     await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': 'sk_test_wrong' } });
     await t.app.inject({ method: 'POST', url: '/api/payment-gateway/cqris', headers, payload: { amount: 20_000 } });
     const body = (await t.app.inject({ url: '/metrics' })).body;
@@ -36,7 +39,9 @@ describe('/metrics', () => {
   it('reports group commits and the units they carried', async () => {
     t = await createTestApp();
     const headers = { 'x-api-key': t.testKey };
-    await Promise.all([0, 1, 2, 3].map((i) => t.app.inject({ url: `/api/payment-gateway/cqris?amount=${30_000 + i * 1000}`, headers })));
+    await Promise.all(
+      [0, 1, 2, 3].map((i) => t.app.inject({ url: `/api/payment-gateway/cqris?amount=${30_000 + i * 1000}`, headers })),
+    );
     const body = (await t.app.inject({ url: '/metrics' })).body;
     const commits = Number(/^qris_group_commits_total (\d+)$/m.exec(body)?.[1]);
     const units = Number(/^qris_group_commit_units_total (\d+)$/m.exec(body)?.[1]);
@@ -54,7 +59,9 @@ describe('/metrics', () => {
     // Plain creates of one turn are made together, on either database (create-batch.ts). The first
     // create warms the merchant's caches so that the rest reach the queue in one turn.
     await createTransaction(t.deps, createInput(t.merchant.id, 39_000));
-    await Promise.all([0, 1, 2, 3, 4].map((i) => createTransaction(t.deps, createInput(t.merchant.id, 40_000 + i * 1000))));
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => createTransaction(t.deps, createInput(t.merchant.id, 40_000 + i * 1000))),
+    );
     const body = (await t.app.inject({ url: '/metrics' })).body;
     const stats = t.deps.state.creates.stats;
     expect(stats.made).toBeGreaterThanOrEqual(2);
@@ -67,7 +74,11 @@ describe('/metrics', () => {
   it('requires the token when METRICS_TOKEN is set', async () => {
     t = await createTestApp({ METRICS_TOKEN: 'scrape-secret' });
     expect((await t.app.inject({ url: '/metrics' })).statusCode).toBe(401);
-    expect((await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-secret!' } })).statusCode).toBe(401);
-    expect((await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer scrape-secret' } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-secret!' } })).statusCode,
+    ).toBe(401);
+    expect(
+      (await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer scrape-secret' } })).statusCode,
+    ).toBe(200);
   });
 });

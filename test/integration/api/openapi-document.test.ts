@@ -62,7 +62,8 @@ describe('the OpenAPI document', () => {
     // HEAD twins of GET routes are left out of the document (@fastify/swagger's default).
     const routes = routeTable(t.app).filter((r) => !r.hidden && r.method !== 'HEAD');
     expect(routes.length).toBeGreaterThan(0);
-    for (const r of routes) expect(documented, `${r.method} ${r.url}`).toContain(`${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`);
+    for (const r of routes)
+      expect(documented, `${r.method} ${r.url}`).toContain(`${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`);
     expect(routes.length).toBe(Object.keys(doc.paths).reduce((n, path) => n + Object.keys(doc.paths[path]!).length, 0));
   });
 
@@ -75,7 +76,9 @@ describe('the OpenAPI document', () => {
   it('names the server at PUBLIC_BASE_URL and the license of package.json', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: t.config.publicBaseUrl })]);
     expect(t.config.publicBaseUrl).toBe('http://gateway.test');
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { license: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      license: string;
+    };
     expect(doc.info.license).toEqual({ name: pkg.license, identifier: pkg.license });
   });
 

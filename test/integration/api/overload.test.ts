@@ -127,25 +127,38 @@ describe('load shedding', () => {
       expectError(r, 503, 'overloaded');
       expect(r.headers['retry-after']).toBe('2');
     }
-    expect(await t.deps.db.selectFrom('transactions').select('id').where('amount', '>=', 20_000).where('amount', '<', 20_010).execute()).toHaveLength(3);
+    expect(
+      await t.deps.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('amount', '>=', 20_000)
+        .where('amount', '<', 20_010)
+        .execute(),
+    ).toHaveLength(3);
     // Pages and health checks are not API requests: a burst of them is never refused by this limit.
     const pages = await Promise.all(Array.from({ length: 10 }, () => t.app.inject({ url: '/healthz' })));
     expect(pages.every((r) => r.statusCode === 200)).toBe(true);
     // Every answered request left the count, a refused one included: bursts of three, one after another, all pass.
     for (let round = 0; round < 3; round++) {
       const ok = await Promise.all(
-        Array.from({ length: 3 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${30_000 + round * 3 + i}`, headers: { 'x-api-key': t.testKey } })),
+        Array.from({ length: 3 }, (_, i) =>
+          t.app.inject({ url: `${CQRIS}?amount=${30_000 + round * 3 + i}`, headers: { 'x-api-key': t.testKey } }),
+        ),
       );
       expect(ok.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     }
     // A client that goes away before its answer leaves the count too.
     const aborted = new AbortController();
-    const slow = t.app.inject({ url: `${CQRIS}?amount=40000`, headers: { 'x-api-key': t.testKey }, signal: aborted.signal }).catch(() => null);
+    const slow = t.app
+      .inject({ url: `${CQRIS}?amount=40000`, headers: { 'x-api-key': t.testKey }, signal: aborted.signal })
+      .catch(() => null);
     aborted.abort();
     await slow;
     await t.deps.db.settled();
     const after = await Promise.all(
-      Array.from({ length: 3 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${41_000 + i}`, headers: { 'x-api-key': t.testKey } })),
+      Array.from({ length: 3 }, (_, i) =>
+        t.app.inject({ url: `${CQRIS}?amount=${41_000 + i}`, headers: { 'x-api-key': t.testKey } }),
+      ),
     );
     expect(after.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qris_requests_shed_total 7$/m);
@@ -163,7 +176,9 @@ describe('load shedding', () => {
     expect(t.app.isUnderPressure()).toBe(false);
     await expectServed();
     const burst = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${50_000 + i}`, headers: { 'x-api-key': t.testKey } })),
+      Array.from({ length: 300 }, (_, i) =>
+        t.app.inject({ url: `${CQRIS}?amount=${50_000 + i}`, headers: { 'x-api-key': t.testKey } }),
+      ),
     );
     expect(burst.filter((r) => r.statusCode !== 200)).toEqual([]);
     expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qris_requests_shed_total 0$/m);

@@ -4,12 +4,23 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/context.js';
 import { addOperator } from '../../helpers/console.js';
-import { requestFrom, startForwardingProxy, type ForwardingProxy, type PlainResponse } from '../../helpers/forwarding-proxy.js';
+import {
+  requestFrom,
+  startForwardingProxy,
+  type ForwardingProxy,
+  type PlainResponse,
+} from '../../helpers/forwarding-proxy.js';
 import { startTestSmtpServer, type TestSmtpServer } from '../../helpers/smtp-server.js';
 import { setPaymentLinkHandle } from '../../../src/services/payment-links/set-handle.js';
 import type { Viewer } from '../../../src/domain/viewer.js';
 
-const OPERATOR: Viewer = { userId: 'usr_test', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
+const OPERATOR: Viewer = {
+  userId: 'usr_test',
+  email: 'ops@example.test',
+  role: 'operator',
+  merchantIds: [],
+  sessionKey: 'k',
+};
 
 // Two real clients, told apart by the loopback address they connect from.
 const ALICE = '127.0.0.2';
@@ -32,7 +43,13 @@ describe('TRUST_PROXY=1 behind a proxy that appends to X-Forwarded-For', () => {
   });
 
   async function start(env: Record<string, string>) {
-    t = await createTestApp({ TRUST_PROXY: '1', SIGNUP: 'open', SMTP_URL: smtp.url, MAIL_FROM: 'Gateway <noreply@gateway.test>', ...env });
+    t = await createTestApp({
+      TRUST_PROXY: '1',
+      SIGNUP: 'open',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Gateway <noreply@gateway.test>',
+      ...env,
+    });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const address = t.app.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
@@ -68,7 +85,11 @@ describe('TRUST_PROXY=1 behind a proxy that appends to X-Forwarded-For', () => {
     expect(accepted).toBeGreaterThan(0);
     expect(alice).toEqual([...Array(accepted).fill(200), ...Array(12 - accepted).fill(429)]);
 
-    const audit = await t.deps.db.selectFrom('audit_log').select(['details']).where('action', '=', 'user.signup').execute();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .select(['details'])
+      .where('action', '=', 'user.signup')
+      .execute();
     const addresses = audit.map((a) => (JSON.parse(a.details!) as { address: string }).address);
     expect(addresses).toHaveLength(accepted * 2);
     expect(new Set(addresses)).toEqual(new Set([ALICE, BOB]));
@@ -81,7 +102,13 @@ describe('TRUST_PROXY=1 behind a proxy that appends to X-Forwarded-For', () => {
     // The limit counts per wall-clock minute of the test clock, which stands still here.
     const opens: number[] = [];
     for (let i = 0; i < 12; i++) {
-      opens.push((await requestFrom(ALICE, `${proxy.url}/pay/warung-saya/${20_000 + i}`, { headers: { 'x-forwarded-for': forged(i) } })).status);
+      opens.push(
+        (
+          await requestFrom(ALICE, `${proxy.url}/pay/warung-saya/${20_000 + i}`, {
+            headers: { 'x-forwarded-for': forged(i) },
+          })
+        ).status,
+      );
     }
     expect(opens).toEqual([...Array(4).fill(303), ...Array(8).fill(429)]);
     // Another real address has its own count.

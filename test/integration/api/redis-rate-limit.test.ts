@@ -40,7 +40,10 @@ describe('rate limits shared through Redis', () => {
     }
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await apps[i % 2]!.inject({ url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } });
+      const res = await apps[i % 2]!.inject({
+        url: '/api/payment-gateway/cstatus',
+        headers: { 'x-api-key': t.testKey },
+      });
       statuses.push(res.statusCode);
       if (res.statusCode === 429) {
         expect(res.json().error.code).toBe('rate_limited');
@@ -70,7 +73,9 @@ describe('rate limits shared through Redis', () => {
     closers.push(() => t.close());
     const codes: number[] = [];
     for (let i = 0; i < 4; i++) {
-      codes.push((await t.app.inject({ url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } })).statusCode);
+      codes.push(
+        (await t.app.inject({ url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': t.testKey } })).statusCode,
+      );
     }
     expect(codes).toEqual([200, 200, 200, 429]);
   });
@@ -86,10 +91,13 @@ describe('rate limits shared through Redis by separate gateway processes', () =>
       // Each process's Redis connection made and its script loaded first, by a request with another key
       // (a window of its own): a first command on a loaded machine can pass the 500 ms command timeout,
       // and that process then rightly counts in its own memory, which is not what this test is about.
-      for (const g of gateways) await fetch(`${g.url}/api/payment-gateway/cstatus`, { headers: { 'x-api-key': t.liveKey } });
+      for (const g of gateways)
+        await fetch(`${g.url}/api/payment-gateway/cstatus`, { headers: { 'x-api-key': t.liveKey } });
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
-        const res = await fetch(`${gateways[i % 2]!.url}/api/payment-gateway/cstatus`, { headers: { 'x-api-key': t.testKey } });
+        const res = await fetch(`${gateways[i % 2]!.url}/api/payment-gateway/cstatus`, {
+          headers: { 'x-api-key': t.testKey },
+        });
         statuses.push(res.status);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);

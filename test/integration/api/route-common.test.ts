@@ -78,8 +78,18 @@ describe('the rules every route shares', () => {
       expect(paths.has(twin), `${url} has no twin ${twin}`).toBe(true);
     }
     // The rule that picks the keyless routes picks exactly these (a new keyless route is a decision: add it).
-    const keyless = [...new Set(api.filter((r) => isAllowed(r) && !takesKey(r) && !r.url.startsWith('/api/api/')).map((r) => `${r.method} ${r.url}`))].sort();
-    expect(keyless).toEqual(['GET /api/payment-gateway/qr/:file', 'HEAD /api/payment-gateway/qr/:file', 'POST /api/payment-sources/:source/events']);
+    const keyless = [
+      ...new Set(
+        api
+          .filter((r) => isAllowed(r) && !takesKey(r) && !r.url.startsWith('/api/api/'))
+          .map((r) => `${r.method} ${r.url}`),
+      ),
+    ].sort();
+    expect(keyless).toEqual([
+      'GET /api/payment-gateway/qr/:file',
+      'HEAD /api/payment-gateway/qr/:file',
+      'POST /api/payment-sources/:source/events',
+    ]);
   });
 
   // Moved here: the per-route checks of cstatus (http-edges.test.ts), cqris (create-transaction.test.ts),
@@ -89,7 +99,10 @@ describe('the rules every route shares', () => {
     const before = await transactions();
     const checked: string[] = [];
     for (const route of api.filter((r) => isAllowed(r) && takesKey(r))) {
-      const request: InjectOptions = { method: route.method as InjectOptions['method'], url: `${fillParams(route.url, IDS)}?trxid=${tx.trxid}&amount=10000` };
+      const request: InjectOptions = {
+        method: route.method as InjectOptions['method'],
+        url: `${fillParams(route.url, IDS)}?trxid=${tx.trxid}&amount=10000`,
+      };
       const res = await t.app.inject(request);
       if (route.method === 'HEAD') {
         // A HEAD answer has no body to carry the envelope.
@@ -108,7 +121,11 @@ describe('the rules every route shares', () => {
       ]),
     );
     expect(await transactions()).toBe(before);
-    const stored = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+    const stored = await t.deps.db
+      .selectFrom('transactions')
+      .select('status')
+      .where('id', '=', tx.trxid)
+      .executeTakeFirstOrThrow();
     expect(stored.status).toBe('pending');
   });
 
@@ -118,7 +135,11 @@ describe('the rules every route shares', () => {
     // Every method of every path, not only the refusals the table holds: a new path that forgot them fails.
     for (const url of new Set(api.map((r) => r.url))) {
       for (const method of METHODS.filter((m) => !allowedAt(url).includes(m))) {
-        const res = await t.app.inject({ method, url: `${fillParams(url, IDS)}?amount=1000`, headers: { 'x-api-key': t.testKey } });
+        const res = await t.app.inject({
+          method,
+          url: `${fillParams(url, IDS)}?amount=1000`,
+          headers: { 'x-api-key': t.testKey },
+        });
         const what = `${method} ${url}`;
         if (method === 'HEAD') expect(res.statusCode, what).toBe(405);
         else expectError(res, 405, 'method_not_allowed');
@@ -137,7 +158,11 @@ describe('the rules every route shares', () => {
       ]),
     );
     // A 405 must not have created anything.
-    const list = await t.app.inject({ method: 'GET', url: `${CSTATUS}?limit=100`, headers: { 'x-api-key': t.testKey } });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `${CSTATUS}?limit=100`,
+      headers: { 'x-api-key': t.testKey },
+    });
     expect(list.json().data.items.filter((i: { amount: number }) => i.amount === 1000)).toHaveLength(0);
   });
 
@@ -145,10 +170,18 @@ describe('the rules every route shares', () => {
   // -webhooks and -audit (their logged-out form posts stay there: they check that nothing was acted on).
   it('sends a logged-out visitor of every non-public console page to the login form, back to that page', async () => {
     const pages = routeTable(t.app).filter(
-      (r) => r.method === 'GET' && (r.url === '/dashboard' || r.url.startsWith('/dashboard/')) && r.config.consolePublic !== true,
+      (r) =>
+        r.method === 'GET' &&
+        (r.url === '/dashboard' || r.url.startsWith('/dashboard/')) &&
+        r.config.consolePublic !== true,
     );
     expect(pages.map((r) => r.url)).toEqual(
-      expect.arrayContaining(['/dashboard/transactions', '/dashboard/transactions.csv', '/dashboard/transactions/:trxid', '/dashboard/audit']),
+      expect.arrayContaining([
+        '/dashboard/transactions',
+        '/dashboard/transactions.csv',
+        '/dashboard/transactions/:trxid',
+        '/dashboard/audit',
+      ]),
     );
     for (const route of pages) {
       // With its query too: the login form brings the visitor back to the filtered list it asked for.

@@ -6,7 +6,12 @@ import { createTestApp, type TestApp } from '../../helpers/context.js';
 describe('the route table', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ CONSOLE: 'true', SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' });
+    t = await createTestApp({
+      CONSOLE: 'true',
+      SIGNUP: 'open',
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      MAIL_FROM: 'gateway@example.com',
+    });
   });
   afterAll(async () => t.close());
 

@@ -16,7 +16,8 @@ let serverOut = '';
 let port: number;
 
 // Nothing but ENV_FILE (unset) in the environment, so the folder's `.env` is what the command reads.
-const run = (args: string[], env: Record<string, string> = {}) => runCommand(args, { ENV_FILE: '', ...env }, 120_000, null, dir);
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runCommand(args, { ENV_FILE: '', ...env }, 120_000, null, dir);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'qg-envfile-'));
@@ -45,7 +46,11 @@ afterAll(async () => {
 
 describe('a .env file in the working directory', () => {
   it('is read by serve and by the CLI, and the environment wins over it', async () => {
-    server = spawn(process.execPath, [bin, 'serve'], { cwd: dir, env: childEnv({ ENV_FILE: '' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(process.execPath, [bin, 'serve'], {
+      cwd: dir,
+      env: childEnv({ ENV_FILE: '' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     server.stdout!.setEncoding('utf8').on('data', (c: string) => (serverOut += c));
     server.stderr!.setEncoding('utf8').on('data', (c: string) => (serverOut += c));
     const base = `http://127.0.0.1:${port}`;
@@ -64,21 +69,38 @@ describe('a .env file in the working directory', () => {
     const key = /^ {2}(sk_test_\w+)$/m.exec(serverOut)![1]!;
     // Started outside the checkout, the banner's key hint names the entry point by its path, and works
     // from this folder as printed (the same .env gives it the same database).
-    const hint = new RegExp(`^ {2}node ${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} (key create --merchant ${merchant} --mode test)$`, 'm').exec(serverOut);
+    const hint = new RegExp(
+      `^ {2}node ${bin.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} (key create --merchant ${merchant} --mode test)$`,
+      'm',
+    ).exec(serverOut);
     expect(hint, serverOut).not.toBeNull();
     const another = await run([...hint![1]!.split(' '), '--json']);
     expect(another.code, another.stderr + another.stdout).toBe(0);
     expect(JSON.parse(another.stdout).key).toMatch(/^sk_test_/);
 
     // The walkthrough's webhook on 127.0.0.1 passes: WEBHOOK_ALLOW_NETWORKS came from the file.
-    const added = await run(['webhooks', 'add', '--merchant', merchant, '--url', 'http://127.0.0.1:8080/webhooks/qris', '--json']);
+    const added = await run([
+      'webhooks',
+      'add',
+      '--merchant',
+      merchant,
+      '--url',
+      'http://127.0.0.1:8080/webhooks/qris',
+      '--json',
+    ]);
     expect(added.code, added.stderr + added.stdout).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ id: expect.stringMatching(/^we_/), secret: expect.stringMatching(/^whsec_/) });
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      id: expect.stringMatching(/^we_/),
+      secret: expect.stringMatching(/^whsec_/),
+    });
 
     // The environment wins: another allow-list refuses the same URL.
-    const refused = await run(['webhooks', 'add', '--merchant', merchant, '--url', 'http://127.0.0.1:8080/webhooks/qris', '--json'], {
-      WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/8',
-    });
+    const refused = await run(
+      ['webhooks', 'add', '--merchant', merchant, '--url', 'http://127.0.0.1:8080/webhooks/qris', '--json'],
+      {
+        WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/8',
+      },
+    );
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
 
@@ -89,7 +111,9 @@ describe('a .env file in the working directory', () => {
     const shown = await run(['transactions', 'show', trxid, '--json']);
     expect(shown.code, shown.stderr + shown.stdout).toBe(0);
     expect(JSON.parse(shown.stdout).checkout_url).toBe(`${base}/checkout/${trxid}`);
-    const overridden = await run(['transactions', 'show', trxid, '--json'], { PUBLIC_BASE_URL: 'https://pay.example.com' });
+    const overridden = await run(['transactions', 'show', trxid, '--json'], {
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+    });
     expect(JSON.parse(overridden.stdout).checkout_url).toBe(`https://pay.example.com/checkout/${trxid}`);
 
     server.kill('SIGTERM');

@@ -99,11 +99,16 @@ describe('start-up refusals, from a real process', () => {
     const env = { DATABASE_URL: databaseUrl, PORT: String(await freePort()), SIGNUP: 'open' };
     const served = await runCommand(['serve'], env);
     expect(served.code).toBe(1);
-    expect(served.stderr).toMatch(/^error: invalid_setting: SIGNUP=open needs SMTP_URL and MAIL_FROM: sign-up links are sent by e-mail$/m);
+    expect(served.stderr).toMatch(
+      /^error: invalid_setting: SIGNUP=open needs SMTP_URL and MAIL_FROM: sign-up links are sent by e-mail$/m,
+    );
     expect(served.stderr + served.stdout).not.toContain('internal_error');
     const listed = await runCommand(['merchant', 'list', '--json'], env);
     expect(listed.code).toBe(1);
-    expect(JSON.parse(listed.stdout).error).toMatchObject({ code: 'invalid_setting', message: expect.stringMatching(/^SIGNUP=open needs SMTP_URL/) });
+    expect(JSON.parse(listed.stdout).error).toMatchObject({
+      code: 'invalid_setting',
+      message: expect.stringMatching(/^SIGNUP=open needs SMTP_URL/),
+    });
   }, 180_000);
 
   it('a malformed setting is invalid_setting naming the variable', async () => {
@@ -117,7 +122,12 @@ describe('start-up refusals, from a real process', () => {
     const holder = createServer();
     blocker = holder;
     await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
-    const r = await runCommand(['serve'], { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+    const r = await runCommand(['serve'], {
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       `error: port_in_use: port ${port} on 127.0.0.1 is already in use (EADDRINUSE): stop what listens there, or set PORT to a free port\n`,

@@ -18,7 +18,8 @@ let databaseUrl: string;
 let trxid: string;
 
 // ENV_FILE unset: the folder's `.env`, when a test writes one, is what the command reads.
-const run = (args: string[], env: Record<string, string>) => runCommand(args, { ENV_FILE: '', DATABASE_URL: databaseUrl, ...env }, 120_000, null, dir);
+const run = (args: string[], env: Record<string, string>) =>
+  runCommand(args, { ENV_FILE: '', DATABASE_URL: databaseUrl, ...env }, 120_000, null, dir);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'qg-link-base-'));
@@ -60,7 +61,9 @@ describe('the links a CLI command prints', () => {
     // Nothing set at all: the defaults, named as such.
     const defaults = await run(['transactions', 'show', trxid, '--json'], {});
     expect(JSON.parse(defaults.stdout).checkout_url).toBe(`http://127.0.0.1:3000/checkout/${trxid}`);
-    expect(defaults.stderr).toMatch(/^note: links use http:\/\/127\.0\.0\.1:3000 \(PUBLIC_BASE_URL is not set; from the default HOST and PORT\)/);
+    expect(defaults.stderr).toMatch(
+      /^note: links use http:\/\/127\.0\.0\.1:3000 \(PUBLIC_BASE_URL is not set; from the default HOST and PORT\)/,
+    );
   }, 120_000);
 
   it('use PUBLIC_BASE_URL from .env, without a note; PORT from .env is named as from it', async () => {

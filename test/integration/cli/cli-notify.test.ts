@@ -41,7 +41,12 @@ beforeAll(async () => {
   t = await createTestContext();
   seeded = await seedMerchant(t.deps, 0, 'Warung');
   other = await seedMerchant(t.deps, 1, 'Sembako');
-  env = { DATABASE_URL: t.databaseUrl, QRIS_OPERATOR: 'ops@test', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8', TELEGRAM_API_URL: telegram.url };
+  env = {
+    DATABASE_URL: t.databaseUrl,
+    QRIS_OPERATOR: 'ops@test',
+    WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+    TELEGRAM_API_URL: telegram.url,
+  };
 });
 afterAll(async () => {
   await t?.close();
@@ -50,8 +55,25 @@ afterAll(async () => {
 
 describe('notify', () => {
   it('add telegram prints the channel with its token masked, audited', async () => {
-    const body = await jsonOk('notify', 'add', '--merchant', seeded.merchant.id, '--type', 'telegram', '--bot-token', BOT_TOKEN, '--chat-id', '4242');
-    expect(body).toMatchObject({ merchant_id: seeded.merchant.id, type: 'telegram', language: 'id', chat_id: '4242', status: 'active' });
+    const body = await jsonOk(
+      'notify',
+      'add',
+      '--merchant',
+      seeded.merchant.id,
+      '--type',
+      'telegram',
+      '--bot-token',
+      BOT_TOKEN,
+      '--chat-id',
+      '4242',
+    );
+    expect(body).toMatchObject({
+      merchant_id: seeded.merchant.id,
+      type: 'telegram',
+      language: 'id',
+      chat_id: '4242',
+      status: 'active',
+    });
     expect(body.id).toMatch(/^nch_/);
     expect(body.secret_masked).toBe(`7012345678:••••${BOT_TOKEN.slice(-4)}`);
     expect(JSON.stringify(body)).not.toContain(BOT_TOKEN.split(':')[1]);
@@ -62,7 +84,18 @@ describe('notify', () => {
 
   it('add discord and list: the merchant’s channels only, secrets masked', async () => {
     const url = discord.webhookUrl();
-    const dc = await jsonOk('notify', 'add', '--merchant', seeded.merchant.id, '--type', 'discord', '--url', url, '--language', 'en');
+    const dc = await jsonOk(
+      'notify',
+      'add',
+      '--merchant',
+      seeded.merchant.id,
+      '--type',
+      'discord',
+      '--url',
+      url,
+      '--language',
+      'en',
+    );
     expect(dc).toMatchObject({ type: 'discord', language: 'en', chat_id: null });
     expect(dc.secret_masked).toBe(`http://127.0.0.1:${discord.port}/••••${url.slice(-4)}`);
     await jsonOk('notify', 'add', '--merchant', other.merchant.id, '--type', 'email');
@@ -82,7 +115,10 @@ describe('notify', () => {
     expect(telegram.delivered.at(-1)).toMatchObject({ chatId: '4242' });
     expect(telegram.delivered.at(-1)!.text).toContain('Uji notifikasi');
 
-    telegram.failures.push({ status: 500, body: '{"ok":false,"error_code":500,"description":"Internal Server Error"}' });
+    telegram.failures.push({
+      status: 500,
+      body: '{"ok":false,"error_code":500,"description":"Internal Server Error"}',
+    });
     const failed = await jsonOk('notify', 'test', tg.id);
     expect(failed).toMatchObject({ state: 'retrying', status_code: 500, error: 'Telegram: Internal Server Error' });
   });
@@ -90,16 +126,38 @@ describe('notify', () => {
   it('remove keeps the history; refusals are clear errors', async () => {
     const list = await jsonOk('notify', 'list', '--merchant', seeded.merchant.id);
     const dc = list.items.find((c: { type: string }) => c.type === 'discord');
-    expect(await jsonOk('notify', 'remove', dc.id)).toMatchObject({ id: dc.id, status: 'disabled', cancelled_deliveries: 0 });
+    expect(await jsonOk('notify', 'remove', dc.id)).toMatchObject({
+      id: dc.id,
+      status: 'disabled',
+      cancelled_deliveries: 0,
+    });
     expect((await jsonOk('notify', 'list', '--merchant', seeded.merchant.id)).items).toHaveLength(1);
     expect(await jsonError('notify', 'test', dc.id)).toMatchObject({ code: 'invalid_parameter', param: 'channel' });
     expect(await jsonError('notify', 'remove', 'nch_unknown')).toMatchObject({ code: 'not_found' });
-    expect(await jsonError('notify', 'list', '--merchant', 'mch_unknown')).toMatchObject({ code: 'merchant_not_found' });
-    expect(await jsonError('notify', 'add', '--merchant', seeded.merchant.id, '--type', 'telegram', '--bot-token', 'nope', '--chat-id', '1')).toMatchObject({
+    expect(await jsonError('notify', 'list', '--merchant', 'mch_unknown')).toMatchObject({
+      code: 'merchant_not_found',
+    });
+    expect(
+      await jsonError(
+        'notify',
+        'add',
+        '--merchant',
+        seeded.merchant.id,
+        '--type',
+        'telegram',
+        '--bot-token',
+        'nope',
+        '--chat-id',
+        '1',
+      ),
+    ).toMatchObject({
       code: 'invalid_parameter',
       param: 'bot_token',
     });
-    expect(await jsonError('notify', 'add', '--merchant', seeded.merchant.id, '--type', 'pager')).toMatchObject({ code: 'invalid_parameter', param: 'type' });
+    expect(await jsonError('notify', 'add', '--merchant', seeded.merchant.id, '--type', 'pager')).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'type',
+    });
   });
 
   it('a Discord URL on a private address is refused without WEBHOOK_ALLOW_NETWORKS', async () => {

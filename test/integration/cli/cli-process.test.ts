@@ -38,7 +38,11 @@ class Server {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [bin, 'serve'], {
+      cwd: root,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout!.setEncoding('utf8').on('data', (c: string) => (this.stdout += c));
     this.child.stderr!.setEncoding('utf8').on('data', (c: string) => (this.stderr += c));
     this.exited = new Promise((resolve) => this.child.on('close', (code, signal) => resolve({ code, signal })));
@@ -54,8 +58,10 @@ class Server {
     for (;;) {
       const value = await ready();
       if (value !== null) return value;
-      if (!this.running) throw new Error(`server exited while waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (!this.running)
+        throw new Error(`server exited while waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -123,7 +129,9 @@ describe('qris-gateway as a process', () => {
     const env = { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl };
     const base = `http://127.0.0.1:${port}`;
     // The kind and where, never a user or password (the suite's PostgreSQL is 127.0.0.1:5432/test).
-    const databaseLine = onPostgres ? `PostgreSQL, ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}` : `SQLite, ${join(dir, 'gateway.db')}`;
+    const databaseLine = onPostgres
+      ? `PostgreSQL, ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`
+      : `SQLite, ${join(dir, 'gateway.db')}`;
 
     // A first start that cannot bind fails, and must not have used up the one showing of the key.
     const blocker = createServer();
@@ -140,7 +148,11 @@ describe('qris-gateway as a process', () => {
 
     const first = new Server(env);
     servers.push(first);
-    const [, docs, key, curlKey, curlUrl, demoMerchant] = await first.waitFor('the first-run banner', () => BANNER.exec(first.stdout), 120_000);
+    const [, docs, key, curlKey, curlUrl, demoMerchant] = await first.waitFor(
+      'the first-run banner',
+      () => BANNER.exec(first.stdout),
+      120_000,
+    );
     expect(first.stdout).toContain(
       `\nqris-gateway is running at ${base}\n  API docs:  ${base}/docs\n  Console:   ${base}/dashboard\n  Database:  ${databaseLine}\n`,
     );
@@ -168,7 +180,9 @@ describe('qris-gateway as a process', () => {
       expect(res.status, url).toBe(200);
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       const file = url.replace(/\.[0-9a-f]{12}\./, '.').slice('/checkout/assets/'.length);
-      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(root, 'src', 'web', 'assets', file)))).toBe(true);
+      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(root, 'src', 'web', 'assets', file)))).toBe(
+        true,
+      );
     }
 
     // The CLI pays it through the same database while the server runs.
@@ -176,7 +190,9 @@ describe('qris-gateway as a process', () => {
     expect(paid.code, paid.stderr).toBe(0);
     expect(onlyJsonLine(paid.stdout)).toMatchObject({ trxid: tx.trxid, status: 'paid', total_amount: tx.total_amount });
 
-    const status = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
+    const status = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, {
+      headers: { 'X-Api-Key': key! },
+    });
     expect(status.status).toBe(200);
     const seen = ((await status.json()) as { data: { status: string; payment: { source: string } | null } }).data;
     expect(seen.status).toBe('paid');
@@ -190,7 +206,11 @@ describe('qris-gateway as a process', () => {
     // still says where it runs and how to make a new key, and that command works as printed.
     const second = new Server(env);
     servers.push(second);
-    const [, laterMerchant, keyCreate] = await second.waitFor('the banner of a later start', () => LATER_BANNER.exec(second.stdout), 60_000);
+    const [, laterMerchant, keyCreate] = await second.waitFor(
+      'the banner of a later start',
+      () => LATER_BANNER.exec(second.stdout),
+      60_000,
+    );
     expect(laterMerchant).toBe(demoMerchant);
     expect(second.stdout).toContain(
       `\nqris-gateway is running at ${base}\n  API docs:  ${base}/docs\n  Console:   ${base}/dashboard\n  Database:  ${databaseLine}\n`,
@@ -198,14 +218,19 @@ describe('qris-gateway as a process', () => {
     expect(second.stdout).not.toMatch(/sk_(test|live)_/);
     expect(second.stdout).not.toContain('Created a sandbox merchant');
     // The old key still works against the restarted server.
-    const again = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': key! } });
+    const again = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, {
+      headers: { 'X-Api-Key': key! },
+    });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { data: { status: string } }).data.status).toBe('paid');
     const made = await runBin([...keyCreate!.split(' '), '--json'], { DATABASE_URL: databaseUrl });
     expect(made.code, made.stderr).toBe(0);
     const newKey = onlyJsonLine(made.stdout).key as string;
     expect(newKey).toMatch(/^sk_test_/);
-    expect((await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': newKey } })).status).toBe(200);
+    expect(
+      (await fetch(`${base}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'X-Api-Key': newKey } }))
+        .status,
+    ).toBe(200);
 
     expect(await second.stop(15_000)).toEqual({ code: 0, signal: null });
     expect(await countRows(databaseUrl)).toEqual({ merchants: 1, keys: 2 });

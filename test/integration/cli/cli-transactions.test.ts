@@ -63,7 +63,12 @@ describe('transactions list|show|cancel', () => {
     const all = await json('transactions', 'list');
     expect(all.code).toBe(0);
     expect(all.body.items.map((t: any) => t.trxid)).toEqual(made.map((t) => t.id).reverse());
-    expect(all.body.items[0]).toMatchObject({ merchant_id: a.merchant.id, status: 'pending', mode: 'live', total_amount: made[3]!.total_amount });
+    expect(all.body.items[0]).toMatchObject({
+      merchant_id: a.merchant.id,
+      status: 'pending',
+      mode: 'live',
+      total_amount: made[3]!.total_amount,
+    });
 
     const onlyB = await json('transactions', 'list', '--merchant', b.merchant.id);
     expect(onlyB.body.items.map((t: any) => t.trxid)).toEqual([made[2]!.id]);
@@ -77,7 +82,8 @@ describe('transactions list|show|cancel', () => {
   });
 
   it('cancels a pending transaction of any merchant, audited, and lists it by status', async () => {
-    const tx = (await createTransaction(runtime.deps, createInput(b.merchant.id, 21_000, { mode: 'live' }))).transaction;
+    const tx = (await createTransaction(runtime.deps, createInput(b.merchant.id, 21_000, { mode: 'live' })))
+      .transaction;
     const res = await json('transactions', 'cancel', tx.id);
     expect(res.code).toBe(0);
     expect(res.body).toMatchObject({ trxid: tx.id, status: 'cancelled', merchant_id: b.merchant.id });
@@ -130,12 +136,38 @@ describe('transactions list|show|cancel', () => {
       expect(linked.code).toBe(1);
       expect(linked.body.error).toMatchObject({ code: 'invalid_parameter', param: 'reason' });
     }
-    const linkedReference = await json('transactions', 'refund', tx.id, '--amount', '1', '--reason', 'ok', '--reference', 'x@evil.example');
+    const linkedReference = await json(
+      'transactions',
+      'refund',
+      tx.id,
+      '--amount',
+      '1',
+      '--reason',
+      'ok',
+      '--reference',
+      'x@evil.example',
+    );
     expect(linkedReference.body.error).toMatchObject({ code: 'invalid_parameter', param: 'reference' });
-    const part = await json('transactions', 'refund', tx.id, '--amount', '2000', '--reason', 'one cup', '--reference', 'CASH-1');
+    const part = await json(
+      'transactions',
+      'refund',
+      tx.id,
+      '--amount',
+      '2000',
+      '--reason',
+      'one cup',
+      '--reference',
+      'CASH-1',
+    );
     expect(part.code).toBe(0);
     expect(part.body).toMatchObject({ trxid: tx.id, merchant_id: b.merchant.id, refunded_amount: 2000 });
-    expect(part.body.refund).toMatchObject({ amount: 2000, status: 'succeeded', recorded: true, reference: 'CASH-1', reason: 'one cup' });
+    expect(part.body.refund).toMatchObject({
+      amount: 2000,
+      status: 'succeeded',
+      recorded: true,
+      reference: 'CASH-1',
+      reason: 'one cup',
+    });
     const rest = await json('transactions', 'refund', tx.id, '--reason', 'the rest');
     expect(rest.body.refunded_amount).toBe(rest.body.amount_paid);
     expect(rest.body.refunds.map((r: { amount: number }) => r.amount)).toEqual([2000, rest.body.amount_paid - 2000]);
@@ -152,12 +184,18 @@ describe('transactions list|show|cancel', () => {
       .where('action', '=', 'transaction.refund')
       .execute();
     expect(audit.map((r) => r.actor)).toEqual(['ops@example.test', 'ops@example.test']);
-    const rows = await runtime.deps.db.selectFrom('refunds').select('requested_by').where('transaction_id', '=', tx.id).execute();
+    const rows = await runtime.deps.db
+      .selectFrom('refunds')
+      .select('requested_by')
+      .where('transaction_id', '=', tx.id)
+      .execute();
     expect(rows.map((r) => r.requested_by)).toEqual(['ops@example.test', 'ops@example.test']);
   });
 
   it('prints its version', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     for (const flag of ['--version', '-V']) {
       const r = await cli(flag);
       expect(r.code).toBe(0);

@@ -77,7 +77,12 @@ afterAll(() => {
 describe('migrate', () => {
   it('creates the database and reports it as JSON', async () => {
     const body = await jsonOk('migrate');
-    expect(body).toEqual({ migrated: true, database: env.DATABASE_URL, applied: Object.keys(MIGRATIONS).sort(), backup: null });
+    expect(body).toEqual({
+      migrated: true,
+      database: env.DATABASE_URL,
+      applied: Object.keys(MIGRATIONS).sort(),
+      backup: null,
+    });
     expect(existsSync(join(dir, 'db.sqlite'))).toBe(true);
   });
 
@@ -124,21 +129,29 @@ describe('merchant add / list', () => {
     const r = await cli('merchant', 'add', '--name', 'Kopi', '--qris', kopi.static);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/^created merchant mch_[0-9A-Za-z]{16} \(Kopi & Roti "Pagi", BANDUNG, NMID ID1022000000003\)\n$/);
+    expect(r.stdout).toMatch(
+      /^created merchant mch_[0-9A-Za-z]{16} \(Kopi & Roti "Pagi", BANDUNG, NMID ID1022000000003\)\n$/,
+    );
   });
 
-  it.each(vectors.invalid.map((v) => [v.why, v.payload]))('rejects an invalid QRIS (%s) as JSON', async (_why, payload) => {
-    const error = await jsonError('merchant', 'add', '--name', 'Bad', '--qris', payload);
-    expect(error.code).toBe('invalid_qris');
-    expect(error.param).toBe('qris');
-  });
+  it.each(vectors.invalid.map((v) => [v.why, v.payload]))(
+    'rejects an invalid QRIS (%s) as JSON',
+    async (_why, payload) => {
+      const error = await jsonError('merchant', 'add', '--name', 'Bad', '--qris', payload);
+      expect(error.code).toBe('invalid_qris');
+      expect(error.param).toBe('qris');
+    },
+  );
 
-  it.each(vectors.invalid.map((v) => [v.why, v.payload]))('rejects an invalid QRIS (%s) on stderr', async (_why, payload) => {
-    const r = await cli('merchant', 'add', '--name', 'Bad', '--qris', payload);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: invalid_qris: \S.*\n$/);
-  });
+  it.each(vectors.invalid.map((v) => [v.why, v.payload]))(
+    'rejects an invalid QRIS (%s) on stderr',
+    async (_why, payload) => {
+      const r = await cli('merchant', 'add', '--name', 'Bad', '--qris', payload);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: invalid_qris: \S.*\n$/);
+    },
+  );
 
   it('rejects a dynamic QRIS: a merchant needs its static code', async () => {
     const dynamic = warung.cases[2]!.dynamic;
@@ -156,7 +169,11 @@ describe('merchant add / list', () => {
   it('rejects a name with a link or an address', async () => {
     for (const name of ['Pulihkan di http://pulih.example', 'cs@bank.example', 'www.toko-saya.id']) {
       const error = await jsonError('merchant', 'add', '--name', name, '--qris', warung.static);
-      expect(error, name).toMatchObject({ code: 'invalid_parameter', param: 'name', message: expect.stringMatching(/link or an address/) });
+      expect(error, name).toMatchObject({
+        code: 'invalid_parameter',
+        param: 'name',
+        message: expect.stringMatching(/link or an address/),
+      });
     }
   });
 
@@ -189,7 +206,9 @@ describe('merchant add / list', () => {
     expect(body.items.map((m: { qris: string }) => m.qris)).toEqual([warung.static, kopi.static]);
     const r = await cli('merchant', 'list', '--payload');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${warungId}  Warung A  (Warung Contoh, JAKARTA, NMID ID1020000000001)\n    ${warung.static}\n`);
+    expect(r.stdout).toContain(
+      `${warungId}  Warung A  (Warung Contoh, JAKARTA, NMID ID1020000000001)\n    ${warung.static}\n`,
+    );
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(4);
   });
 
@@ -197,17 +216,31 @@ describe('merchant add / list', () => {
   it('refuses a second merchant with the same NMID (409 duplicate_nmid, naming the first) unless --allow-duplicate-nmid, which is audited', async () => {
     const error = await jsonError('merchant', 'add', '--name', 'Warung B', '--qris', warung.static);
     expect(error).toMatchObject({ code: 'duplicate_nmid', param: 'qris' });
-    expect(error.message).toBe(`a merchant with NMID ID1020000000001 is already saved on this gateway: Warung A (${warungId})`);
+    expect(error.message).toBe(
+      `a merchant with NMID ID1020000000001 is already saved on this gateway: Warung A (${warungId})`,
+    );
     const r = await cli('merchant', 'add', '--name', 'Warung B', '--qris', warung.static);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: duplicate_nmid: a merchant with NMID ID1020000000001 is already saved/);
     expect((await jsonOk('merchant', 'list')).items.map((m: { name: string }) => m.name)).toEqual(['Warung A', 'Kopi']);
 
-    const saved = await jsonOk('merchant', 'add', '--name', 'Warung B', '--qris', warung.static, '--allow-duplicate-nmid');
+    const saved = await jsonOk(
+      'merchant',
+      'add',
+      '--name',
+      'Warung B',
+      '--qris',
+      warung.static,
+      '--allow-duplicate-nmid',
+    );
     expect(saved).toMatchObject({ name: 'Warung B', nmid: 'ID1020000000001' });
     const runtime = await openRuntime(loadConfig(env));
     try {
-      const audit = await runtime.deps.db.selectFrom('audit_log').select(['action', 'details']).where('subject_id', '=', saved.id).execute();
+      const audit = await runtime.deps.db
+        .selectFrom('audit_log')
+        .select(['action', 'details'])
+        .where('subject_id', '=', saved.id)
+        .execute();
       expect(audit).toHaveLength(1);
       expect(audit[0]!.action).toBe('merchant.add');
       expect(JSON.parse(audit[0]!.details!)).toMatchObject({ nmid: 'ID1020000000001', duplicate_nmid_of: [warungId] });
@@ -304,7 +337,11 @@ describe('keys', () => {
   });
 
   it('revokes a key so that it no longer authenticates', async () => {
-    await expect(authenticateApiKey(runtime.deps, testKey.key)).resolves.toMatchObject({ keyId: testKey.id, merchantId, mode: 'test' });
+    await expect(authenticateApiKey(runtime.deps, testKey.key)).resolves.toMatchObject({
+      keyId: testKey.id,
+      merchantId,
+      mode: 'test',
+    });
 
     const body = await jsonOk('key', 'revoke', testKey.id);
     expect(body.id).toBe(testKey.id);
@@ -313,7 +350,10 @@ describe('keys', () => {
 
     await expect(authenticateApiKey(runtime.deps, testKey.key)).rejects.toMatchObject({ code: 'invalid_api_key' });
     // Only that key: the merchant's other key still works.
-    await expect(authenticateApiKey(runtime.deps, liveKey.key)).resolves.toMatchObject({ keyId: liveKey.id, mode: 'live' });
+    await expect(authenticateApiKey(runtime.deps, liveKey.key)).resolves.toMatchObject({
+      keyId: liveKey.id,
+      mode: 'live',
+    });
 
     // Revoking again changes nothing, in particular not the revocation time.
     const again = await jsonOk('key', 'revoke', testKey.id);
@@ -334,8 +374,17 @@ describe('qris sample', () => {
     expect(r.code).toBe(0);
     const payload = r.stdout.trimEnd();
     expect(r.stdout).toBe(`${payload}\n`);
-    expect(await jsonOk('qris', 'sample')).toEqual({ payload, merchant_name: 'Toko Demo Sandbox', merchant_city: 'JAKARTA', nmid: 'ID1020000000001' });
-    expect(await jsonOk('qris', 'decode', payload)).toMatchObject({ initiation: 'static', merchantName: 'Toko Demo Sandbox', crc: payload.slice(-4) });
+    expect(await jsonOk('qris', 'sample')).toEqual({
+      payload,
+      merchant_name: 'Toko Demo Sandbox',
+      merchant_city: 'JAKARTA',
+      nmid: 'ID1020000000001',
+    });
+    expect(await jsonOk('qris', 'decode', payload)).toMatchObject({
+      initiation: 'static',
+      merchantName: 'Toko Demo Sandbox',
+      crc: payload.slice(-4),
+    });
     // The payload the first start's sandbox merchant is made from (ensureDemoMerchant).
     expect(payload).toBe(demoStaticQris());
   });
@@ -369,14 +418,22 @@ describe('qris decode', () => {
       { tag: '02', name: 'merchant id', value: '000000000000001' },
       { tag: '03', name: 'merchant criteria', value: 'UMI' },
     ]);
-    expect(body.fields.find((f: { tag: string }) => f.tag === '59')).toEqual({ tag: '59', name: 'merchant name', value: 'Warung Contoh' });
+    expect(body.fields.find((f: { tag: string }) => f.tag === '59')).toEqual({
+      tag: '59',
+      name: 'merchant name',
+      value: 'Warung Contoh',
+    });
   });
 
   it('decodes a dynamic payload with its amount', async () => {
     const c = warung.cases.find((x) => x.amount === 10123)!;
     const body = await jsonOk('qris', 'decode', c.dynamic);
     expect(body).toMatchObject({ initiation: 'dynamic', amount: 10123, merchantName: 'Warung Contoh' });
-    expect(body.fields.find((f: { tag: string }) => f.tag === '54')).toEqual({ tag: '54', name: 'transaction amount', value: '10123' });
+    expect(body.fields.find((f: { tag: string }) => f.tag === '54')).toEqual({
+      tag: '54',
+      name: 'transaction amount',
+      value: '10123',
+    });
   });
 
   it('keeps quotes and ampersands intact', async () => {
@@ -409,13 +466,16 @@ describe('qris decode', () => {
     expect(lines).toContain('  63 CRC: 2C3B');
   });
 
-  it.each([['garbage', 'hello world'], ...vectors.invalid.map((v) => [v.why, v.payload])])('fails on %s', async (_why, payload) => {
-    expect((await jsonError('qris', 'decode', payload!)).code).toBe('invalid_qris');
-    const res = await cli('qris', 'decode', payload!);
-    expect(res.code).toBe(1);
-    expect(res.stdout).toBe('');
-    expect(res.stderr).toMatch(/^error: invalid_qris: /);
-  });
+  it.each([['garbage', 'hello world'], ...vectors.invalid.map((v) => [v.why, v.payload])])(
+    'fails on %s',
+    async (_why, payload) => {
+      expect((await jsonError('qris', 'decode', payload!)).code).toBe('invalid_qris');
+      const res = await cli('qris', 'decode', payload!);
+      expect(res.code).toBe(1);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toMatch(/^error: invalid_qris: /);
+    },
+  );
 });
 
 describe('pay', () => {
@@ -424,7 +484,8 @@ describe('pay', () => {
 
   beforeAll(async () => {
     // The fixtures hold three codes, all saved above by now: this one is saved again on purpose.
-    merchantId = (await jsonOk('merchant', 'add', '--name', 'Payee', '--qris', warung.static, '--allow-duplicate-nmid')).id;
+    merchantId = (await jsonOk('merchant', 'add', '--name', 'Payee', '--qris', warung.static, '--allow-duplicate-nmid'))
+      .id;
     runtime = await openRuntime(loadConfig(env));
   });
   afterAll(async () => runtime.close());
@@ -443,7 +504,11 @@ describe('pay', () => {
   }
 
   async function statusOf(trxid: string) {
-    return await runtime.deps.db.selectFrom('transactions').select(['status', 'payment_id']).where('id', '=', trxid).executeTakeFirstOrThrow();
+    return await runtime.deps.db
+      .selectFrom('transactions')
+      .select(['status', 'payment_id'])
+      .where('id', '=', trxid)
+      .executeTakeFirstOrThrow();
   }
 
   it('pays a test transaction', async () => {
@@ -482,7 +547,10 @@ describe('pay', () => {
   });
 
   it('reports an unknown transaction', async () => {
-    expect(await jsonError('pay', 'trx_0000000000000000000000')).toMatchObject({ code: 'transaction_not_found', param: 'trxid' });
+    expect(await jsonError('pay', 'trx_0000000000000000000000')).toMatchObject({
+      code: 'transaction_not_found',
+      param: 'trxid',
+    });
   });
 
   it('rejects a malformed --amount before paying anything', async () => {

@@ -46,13 +46,29 @@ afterAll(async () => t.close());
 
 describe('webhooks add', () => {
   it('prints exactly {"id", "secret"}; the secret is whsec_ and the base64 of 32 bytes', async () => {
-    const body = await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/hooks/qris');
+    const body = await jsonOk(
+      'webhooks',
+      'add',
+      '--merchant',
+      seeded.merchant.id,
+      '--url',
+      'https://shop.example.com/hooks/qris',
+    );
     expect(Object.keys(body)).toEqual(['id', 'secret']);
     expect(body.id).toMatch(/^we_[0-9A-Za-z]{16}$/);
     expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(body.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
-    const row = await t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ merchant_id: seeded.merchant.id, secret: body.secret, events: '["*"]', status: 'active' });
+    const row = await t.deps.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      merchant_id: seeded.merchant.id,
+      secret: body.secret,
+      events: '["*"]',
+      status: 'active',
+    });
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', body.id).execute();
     expect(audit.map((a) => [a.actor, a.action])).toEqual([['ops@test', 'webhook_endpoint.add']]);
   });
@@ -68,7 +84,11 @@ describe('webhooks add', () => {
       '--events',
       'transaction.paid,payment.unmatched',
     );
-    const row = await t.deps.db.selectFrom('webhook_endpoints').select('events').where('id', '=', body.id).executeTakeFirstOrThrow();
+    const row = await t.deps.db
+      .selectFrom('webhook_endpoints')
+      .select('events')
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.events)).toEqual(['transaction.paid', 'payment.unmatched']);
     const error = await jsonError(
       'webhooks',
@@ -101,7 +121,14 @@ describe('webhooks add', () => {
     const saved = env;
     env = { ...env, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' };
     try {
-      const body = await jsonOk('webhooks', 'add', '--merchant', other.merchant.id, '--url', 'http://127.0.0.1:3000/hook');
+      const body = await jsonOk(
+        'webhooks',
+        'add',
+        '--merchant',
+        other.merchant.id,
+        '--url',
+        'http://127.0.0.1:3000/hook',
+      );
       expect(body.id).toMatch(/^we_/);
     } finally {
       env = saved;
@@ -109,11 +136,20 @@ describe('webhooks add', () => {
   });
 
   it('refuses an unknown merchant and a malformed allow-list', async () => {
-    expect(await jsonError('webhooks', 'add', '--merchant', 'mch_nope', '--url', 'https://shop.example.com/')).toMatchObject({ code: 'merchant_not_found' });
+    expect(
+      await jsonError('webhooks', 'add', '--merchant', 'mch_nope', '--url', 'https://shop.example.com/'),
+    ).toMatchObject({ code: 'merchant_not_found' });
     const saved = env;
     env = { ...env, WEBHOOK_ALLOW_NETWORKS: '127.0.0.1/8' };
     try {
-      const error = await jsonError('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/');
+      const error = await jsonError(
+        'webhooks',
+        'add',
+        '--merchant',
+        seeded.merchant.id,
+        '--url',
+        'https://shop.example.com/',
+      );
       expect(error.message).toMatch(/WEBHOOK_ALLOW_NETWORKS.*host bits set/);
     } finally {
       env = saved;
@@ -135,7 +171,16 @@ describe('webhooks list and remove', () => {
     const all = await jsonOk('webhooks', 'list');
     expect(all.items.length).toBe(4);
     expect(JSON.stringify(all)).not.toContain('whsec_');
-    expect(Object.keys(all.items[0]).sort()).toEqual(['consecutive_failures', 'created_at', 'events', 'id', 'merchant_id', 'status', 'updated_at', 'url']);
+    expect(Object.keys(all.items[0]).sort()).toEqual([
+      'consecutive_failures',
+      'created_at',
+      'events',
+      'id',
+      'merchant_id',
+      'status',
+      'updated_at',
+      'url',
+    ]);
     const mine = await jsonOk('webhooks', 'list', '--merchant', other.merchant.id);
     expect(mine.items.map((e: { url: string }) => e.url)).toEqual(['http://127.0.0.1:3000/hook']);
   });
@@ -155,7 +200,9 @@ describe('webhooks resend', () => {
   let endpointId: string;
 
   beforeAll(async () => {
-    endpointId = (await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/resend')).id;
+    endpointId = (
+      await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/resend')
+    ).id;
     const result = await recordPayment(t.deps, {
       merchantId: seeded.merchant.id,
       mode: 'test',
@@ -164,10 +211,18 @@ describe('webhooks resend', () => {
       amount: 4321,
       paidAt: t.clock.now(),
     });
-    const event = await t.deps.db.selectFrom('events').select('id').where('payment_id', '=', result.payment.id).executeTakeFirstOrThrow();
+    const event = await t.deps.db
+      .selectFrom('events')
+      .select('id')
+      .where('payment_id', '=', result.payment.id)
+      .executeTakeFirstOrThrow();
     eventId = event.id;
     // Pretend the deliveries ran out of retries.
-    await t.deps.db.updateTable('deliveries').set({ status: 'failed', attempts: 22, next_attempt_at: 0 }).where('event_id', '=', eventId).execute();
+    await t.deps.db
+      .updateTable('deliveries')
+      .set({ status: 'failed', attempts: 22, next_attempt_at: 0 })
+      .where('event_id', '=', eventId)
+      .execute();
   });
 
   const deliveries = () => t.deps.db.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).execute();
@@ -190,11 +245,15 @@ describe('webhooks resend', () => {
     expect(body.requeued).toBe(1);
     const mine = (await deliveries()).filter((d) => d.endpoint_id === endpointId);
     expect(mine.map((d) => d.status)).toEqual(['pending']);
-    expect((await deliveries()).filter((d) => d.endpoint_id !== endpointId).every((d) => d.status === 'failed')).toBe(true);
+    expect((await deliveries()).filter((d) => d.endpoint_id !== endpointId).every((d) => d.status === 'failed')).toBe(
+      true,
+    );
   });
 
   it('sends an event to one endpoint, even one added after it', async () => {
-    const later = (await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/later')).id;
+    const later = (
+      await jsonOk('webhooks', 'add', '--merchant', seeded.merchant.id, '--url', 'https://shop.example.com/later')
+    ).id;
     expect((await deliveries()).some((d) => d.endpoint_id === later)).toBe(false);
     const body = await jsonOk('webhooks', 'resend', eventId, '--endpoint', later);
     expect(body.requeued).toBe(1);
@@ -203,13 +262,25 @@ describe('webhooks resend', () => {
 
   it('refuses what makes no sense', async () => {
     expect(await jsonError('webhooks', 'resend')).toMatchObject({ code: 'invalid_parameter' });
-    expect(await jsonError('webhooks', 'resend', '--failed')).toMatchObject({ code: 'invalid_parameter', param: 'endpoint' });
-    expect(await jsonError('webhooks', 'resend', eventId, '--failed', '--endpoint', endpointId)).toMatchObject({ code: 'invalid_parameter' });
+    expect(await jsonError('webhooks', 'resend', '--failed')).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'endpoint',
+    });
+    expect(await jsonError('webhooks', 'resend', eventId, '--failed', '--endpoint', endpointId)).toMatchObject({
+      code: 'invalid_parameter',
+    });
     expect(await jsonError('webhooks', 'resend', 'evt_missing')).toMatchObject({ code: 'not_found', param: 'event' });
     const foreign = (await jsonOk('webhooks', 'list', '--merchant', other.merchant.id)).items[0].id;
-    expect(await jsonError('webhooks', 'resend', eventId, '--endpoint', foreign)).toMatchObject({ code: 'invalid_parameter', param: 'endpoint' });
-    const disabled = (await jsonOk('webhooks', 'list', '--merchant', seeded.merchant.id)).items.find((e: { status: string }) => e.status === 'disabled').id;
-    expect(await jsonError('webhooks', 'resend', '--endpoint', disabled, '--failed')).toMatchObject({ code: 'invalid_parameter' });
+    expect(await jsonError('webhooks', 'resend', eventId, '--endpoint', foreign)).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'endpoint',
+    });
+    const disabled = (await jsonOk('webhooks', 'list', '--merchant', seeded.merchant.id)).items.find(
+      (e: { status: string }) => e.status === 'disabled',
+    ).id;
+    expect(await jsonError('webhooks', 'resend', '--endpoint', disabled, '--failed')).toMatchObject({
+      code: 'invalid_parameter',
+    });
   });
 
   it('says what it did without --json', async () => {

@@ -74,7 +74,12 @@ describe('console audit log', () => {
     // The login is the newest entry; the confirm of 2 January (UTC) is the oldest.
     expect(table[0]!.slice(1, 3)).toEqual(['user:ops@example.test', 'user.login']);
     const last = table[table.length - 1]!;
-    expect(last.slice(0, 4)).toEqual(['03 Jan 2025, 00:30:00 WIB', 'user:&lt;script&gt;@x', 'payment.confirm', 'payment pay_1']);
+    expect(last.slice(0, 4)).toEqual([
+      '03 Jan 2025, 00:30:00 WIB',
+      'user:&lt;script&gt;@x',
+      'payment.confirm',
+      'payment pay_1',
+    ]);
     expect(last[4]).toContain('amount: 5000');
   });
 
@@ -95,13 +100,17 @@ describe('console audit log', () => {
     expect(next).toMatch(/^\/dashboard\/audit\?action=transaction\.cancel&before=/);
     const second = await c.get(next!);
     const two = rows(second.body);
-    expect(two.map((r) => r[3])).toEqual(Array.from({ length: 10 }, (_, i) => `transaction trx_${String(9 - i).padStart(3, '0')}`));
+    expect(two.map((r) => r[3])).toEqual(
+      Array.from({ length: 10 }, (_, i) => `transaction trx_${String(9 - i).padStart(3, '0')}`),
+    );
     expect(second.body).not.toContain('rel="next"');
     expect(second.body).toContain('Newest entries');
 
     const byActor = rows((await c.get('/dashboard/audit?actor=user%3Ab%40example.test')).body);
     expect(byActor.map((r) => r[2])).toEqual(['payment.assign', 'payment.assign', 'payment.assign']);
-    expect(rows((await c.get('/dashboard/audit?actor=user%3Ab%40example.test&action=transaction.cancel')).body)).toEqual([]);
+    expect(
+      rows((await c.get('/dashboard/audit?actor=user%3Ab%40example.test&action=transaction.cancel')).body),
+    ).toEqual([]);
     expect((await c.get('/dashboard/audit?actor=nobody')).body).toContain('No entries.');
   });
 
@@ -127,6 +136,8 @@ describe('console audit log', () => {
     await c.post(`/dashboard/merchants/${t.merchant.id}/disable`, {}, from);
     await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: 'test' }, '/dashboard/keys');
     const actions = rows((await c.get('/dashboard/audit?actor=user%3Aops%40example.test')).body).map((r) => r[2]);
-    expect(actions).toEqual(expect.arrayContaining(['merchant.rename', 'merchant.disable', 'api_key.create', 'user.login']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['merchant.rename', 'merchant.disable', 'api_key.create', 'user.login']),
+    );
   });
 });

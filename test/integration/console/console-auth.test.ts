@@ -18,7 +18,9 @@ describe('console login and sessions', () => {
     expect(page.body).toMatch(/<button type="submit">Log in<\/button>/);
     const away = await c.get('/dashboard/transactions?status=paid');
     expect(away.statusCode).toBe(303);
-    expect(away.headers.location).toBe(`/dashboard?next=${encodeURIComponent('/dashboard/transactions?status=paid')}&expired=0`);
+    expect(away.headers.location).toBe(
+      `/dashboard?next=${encodeURIComponent('/dashboard/transactions?status=paid')}&expired=0`,
+    );
   });
 
   it("the login form's line follows SIGNUP: an account the operator made where nobody can sign up, the sign-up link where anyone can, never both (issue 26, item 15)", async () => {
@@ -26,12 +28,18 @@ describe('console login and sessions', () => {
       t = await createTestApp(env);
       const page = await t.app.inject({ url: '/dashboard', headers: { 'accept-language': lang } });
       await t.close();
-      return { operator: /operator made for you|dibuat operator untuk Anda/.test(page.body), signUp: page.body.includes('href="/dashboard/signup"') };
+      return {
+        operator: /operator made for you|dibuat operator untuk Anda/.test(page.body),
+        signUp: page.body.includes('href="/dashboard/signup"'),
+      };
     };
     const open = { SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' };
     for (const lang of ['en', 'id']) {
       expect(await said({}, lang), lang).toEqual({ operator: true, signUp: false });
-      expect(await said({ SIGNUP: 'invite', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' }, lang), lang).toEqual({
+      expect(
+        await said({ SIGNUP: 'invite', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' }, lang),
+        lang,
+      ).toEqual({
         operator: true,
         signUp: false,
       });
@@ -44,7 +52,9 @@ describe('console login and sessions', () => {
     const boundary = 'x-boundary';
     const big = Buffer.alloc(2 * 1024 * 1024, 0x41);
     const payload = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       big,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
@@ -169,7 +179,9 @@ describe('console login and sessions', () => {
   });
 
   // Sixteen scrypt checks in a row: seconds on a quiet machine, far more beside a loaded suite.
-  it('slows guessing: per account after 5 failures, with a growing wait, the same for unknown accounts', { timeout: 120_000 }, async () => {
+  it('slows guessing: per account after 5 failures, with a growing wait, the same for unknown accounts', {
+    timeout: 120_000,
+  }, async () => {
     t = await createTestApp();
     await addOperator(t.deps);
     for (const email of ['ops@example.test', 'ghost@example.test']) {
@@ -207,7 +219,12 @@ describe('console login and sessions', () => {
     const tokens = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/dashboard')).body)));
     const answers = await Promise.all(
       clients.map((c, i) =>
-        c.post('/dashboard/login', { email: 'ops@example.test', password: i === 30 ? PASSWORD : `wrong guess ${i}`, next: '/dashboard', _csrf: tokens[i]! }),
+        c.post('/dashboard/login', {
+          email: 'ops@example.test',
+          password: i === 30 ? PASSWORD : `wrong guess ${i}`,
+          next: '/dashboard',
+          _csrf: tokens[i]!,
+        }),
       ),
     );
     const codes = answers.map((a) => a.statusCode);
@@ -223,7 +240,14 @@ describe('console login and sessions', () => {
     const clients = Array.from({ length: 40 }, () => new ConsoleClient(t.app));
     const tokens = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/dashboard')).body)));
     const answers = await Promise.all(
-      clients.map((c, i) => c.post('/dashboard/login', { email: `user${i}@example.test`, password: 'wrong guess', next: '/dashboard', _csrf: tokens[i]! })),
+      clients.map((c, i) =>
+        c.post('/dashboard/login', {
+          email: `user${i}@example.test`,
+          password: 'wrong guess',
+          next: '/dashboard',
+          _csrf: tokens[i]!,
+        }),
+      ),
     );
     const codes = answers.map((a) => a.statusCode);
     // 503: the hashing threads' queue was full (password-hasher.ts); such an attempt is not counted.
@@ -243,7 +267,10 @@ describe('console login and sessions', () => {
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.headers['referrer-policy']).toBe('same-origin');
     expect(page.headers['cache-control']).toBe('no-store');
-    const api = await t.app.inject({ url: '/api/payment-gateway/cstatus?trxid=trx_x', headers: { 'x-api-key': t.testKey } });
+    const api = await t.app.inject({
+      url: '/api/payment-gateway/cstatus?trxid=trx_x',
+      headers: { 'x-api-key': t.testKey },
+    });
     expect(api.headers['content-security-policy']).toBeUndefined();
     expect(api.headers['set-cookie']).toBeUndefined();
   });
@@ -328,7 +355,8 @@ describe('forgot password on a gateway that sends no mail', () => {
       expect(posted.body, lang).toContain(`<html lang="${lang}">`);
       expect(posted.body, lang).toContain(said);
       expect(posted.body, lang).toContain(`<a href="/dashboard">${back}</a>`);
-      for (const wrong of ['cannot send e-mail', 'Back to the overview', 'Kembali ke ringkasan']) expect(posted.body, `${lang}: ${wrong}`).not.toContain(wrong);
+      for (const wrong of ['cannot send e-mail', 'Back to the overview', 'Kembali ke ringkasan'])
+        expect(posted.body, `${lang}: ${wrong}`).not.toContain(wrong);
     }
   });
 

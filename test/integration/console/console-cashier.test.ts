@@ -37,7 +37,11 @@ describe('a cashier in the console', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ CONSOLE: 'true' });
-    await addUser(t.deps, { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    await addUser(
+      t.deps,
+      { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
     yesterdays = (await createTransaction(t.deps, createInput(t.merchant.id, 11_000))).transaction.id;
     t.clock.advance(24 * 3600_000);
     const today = (await createTransaction(t.deps, createInput(t.merchant.id, 10_000))).transaction;
@@ -61,7 +65,11 @@ describe('a cashier in the console', () => {
   /** A sale through the point of sale's own form, as the keypad sends it; its trxid. */
   async function sell(client: ConsoleClient, amount: string): Promise<string> {
     const key = `sale-key-${Math.random().toString(36).slice(2)}-0000`;
-    const res = await client.post('/dashboard/pos', { merchant: t.merchant.id, amount, note: '', key }, '/dashboard/pos');
+    const res = await client.post(
+      '/dashboard/pos',
+      { merchant: t.merchant.id, amount, note: '', key },
+      '/dashboard/pos',
+    );
     expect(res.statusCode, res.body).toBe(303);
     return /^\/dashboard\/pos\/(trx_\w+)$/.exec(String(res.headers.location))![1]!;
   }
@@ -78,7 +86,9 @@ describe('a cashier in the console', () => {
     const token = csrfOf((await c.get('/dashboard/pos')).body);
     const refused: string[] = [];
     const allowed: string[] = [];
-    const routes = routeTable(t.app).filter((r) => r.url.startsWith('/dashboard') && (r.method === 'GET' || r.method === 'POST'));
+    const routes = routeTable(t.app).filter(
+      (r) => r.url.startsWith('/dashboard') && (r.method === 'GET' || r.method === 'POST'),
+    );
     for (const route of routes) {
       const name = `${route.method} ${route.url}`;
       const may = CASHIER_MAY.some((re) => re.test(name));
@@ -87,7 +97,10 @@ describe('a cashier in the console', () => {
       // Logging out would end the walk; it is open to everyone and tested elsewhere.
       if (name === 'POST /dashboard/logout') continue;
       // The point of sale opens the cashier's own sales only (the next test); everything else, any of today's.
-      const url = route.url.replace(/:(\w+)/g, (_m, p: string) => (p === 'trxid' && route.url.startsWith('/dashboard/pos/') ? sale : own[p]) ?? 'x');
+      const url = route.url.replace(
+        /:(\w+)/g,
+        (_m, p: string) => (p === 'trxid' && route.url.startsWith('/dashboard/pos/') ? sale : own[p]) ?? 'x',
+      );
       // The soundbox's stream never ends by itself: HEAD runs its handler and ends with the headers.
       const res =
         route.url === '/dashboard/soundbox/events'
@@ -141,17 +154,24 @@ describe('a cashier in the console', () => {
   });
 
   it('opens and cancels only its own sales at the point of sale; an owner and an operator keep their cancels (issue 35, finding 4)', async () => {
-    await addUser(t.deps, { email: 'kasir2@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    await addUser(
+      t.deps,
+      { email: 'kasir2@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
     await addMerchantUser(t.deps, [t.merchant.id], 'owner@example.test');
     await addOperator(t.deps);
     const other = new ConsoleClient(t.app);
     expect((await other.logIn('kasir2@example.test')).statusCode).toBe(303);
-    const statusOf = async (id: string) => (await t.deps.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const statusOf = async (id: string) =>
+      (await t.deps.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+        .status;
 
     const mine = await sell(c, '13000');
     const theirs = await sell(other, '14000');
     // The shop's own order, made through the API: nobody's sale.
-    const order = (await createTransaction(t.deps, createInput(t.merchant.id, 15_000, { ref: 'web-order-1' }))).transaction.id;
+    const order = (await createTransaction(t.deps, createInput(t.merchant.id, 15_000, { ref: 'web-order-1' })))
+      .transaction.id;
     for (const id of [theirs, order]) {
       expect((await c.get(`/dashboard/pos/${id}`)).statusCode, id).toBe(404);
       expect((await c.post(`/dashboard/pos/${id}/cancel`, {}, '/dashboard/pos')).statusCode, id).toBe(404);
@@ -175,7 +195,10 @@ describe('a cashier in the console', () => {
     const owner = new ConsoleClient(t.app);
     expect((await owner.logIn('owner@example.test')).statusCode).toBe(303);
     expect((await owner.get(`/dashboard/pos/${theirs}`)).statusCode).toBe(200);
-    expect((await owner.post(`/dashboard/transactions/${theirs}/cancel`, {}, `/dashboard/transactions/${theirs}`)).statusCode).toBe(303);
+    expect(
+      (await owner.post(`/dashboard/transactions/${theirs}/cancel`, {}, `/dashboard/transactions/${theirs}`))
+        .statusCode,
+    ).toBe(303);
     expect(await statusOf(theirs)).toBe('cancelled');
     const operator = new ConsoleClient(t.app);
     expect((await operator.logIn('ops@example.test')).statusCode).toBe(303);

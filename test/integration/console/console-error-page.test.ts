@@ -31,7 +31,8 @@ describe('the console error page with the database out of reach', () => {
     return { app, c };
   }
 
-  const links = (page: string) => [...page.matchAll(/<a [^>]*href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => `${m[2]} -> ${m[1]}`);
+  const links = (page: string) =>
+    [...page.matchAll(/<a [^>]*href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => `${m[2]} -> ${m[1]}`);
 
   it('in Indonesian: "Sementara tidak tersedia", its text in Indonesian, and "Coba lagi" to the same page', async () => {
     const { c } = await loggedIn('id');

@@ -74,7 +74,11 @@ describe('console API keys', () => {
     expect(statusOf(res.body)).toMatch(/^Key sk_test_\w+… created for Test Merchant \(test\)\.$/);
     expect(res.headers['cache-control']).toBe('no-store');
 
-    const row = await t.deps.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow();
+    const row = await t.deps.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', hashApiKey(key))
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(key);
     expect(keysIn((await c.get('/dashboard/keys')).body)).toEqual([]);
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', row.id).execute();
@@ -103,7 +107,9 @@ describe('console API keys', () => {
     }
     expect(await t.deps.db.selectFrom('api_keys').select('id').execute()).toHaveLength(4);
     // Its own merchant: allowed.
-    expect((await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: 'test' }, '/dashboard/keys')).statusCode).toBe(201);
+    expect(
+      (await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: 'test' }, '/dashboard/keys')).statusCode,
+    ).toBe(201);
   });
 
   it("shows a merchant user only its merchants' keys, and another merchant's key is a 404 to revoke", async () => {
@@ -113,7 +119,11 @@ describe('console API keys', () => {
     const c = await logIn('shop@example.test');
     const page = await c.get('/dashboard/keys');
     const own = await t.deps.db.selectFrom('api_keys').selectAll().where('merchant_id', '=', t.merchant.id).execute();
-    const foreign = await t.deps.db.selectFrom('api_keys').selectAll().where('merchant_id', '=', other.merchant.id).execute();
+    const foreign = await t.deps.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('merchant_id', '=', other.merchant.id)
+      .execute();
     for (const k of own) expect(page.body).toContain(k.key_prefix);
     for (const k of foreign) {
       expect(page.body).not.toContain(k.key_prefix);
@@ -122,7 +132,9 @@ describe('console API keys', () => {
       expect(res.statusCode).toBe(404);
     }
     expect((await c.post('/dashboard/keys/key_nosuchkey/revoke', {}, '/dashboard/keys')).statusCode).toBe(404);
-    expect(await t.deps.db.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null).execute()).toEqual([]);
+    expect(await t.deps.db.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null).execute()).toEqual(
+      [],
+    );
     expect((await api(t, other.testKey)).statusCode).toBe(201);
   });
 
@@ -131,11 +143,21 @@ describe('console API keys', () => {
     await addOperator(t.deps);
     const c = await logIn('ops@example.test');
     expect((await api(t, t.testKey)).statusCode).toBe(201);
-    const row = await t.deps.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(t.testKey)).executeTakeFirstOrThrow();
+    const row = await t.deps.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', hashApiKey(t.testKey))
+      .executeTakeFirstOrThrow();
     const page = await c.get('/dashboard/keys');
-    expect(page.body).toContain(`action="/dashboard/keys/${row.id}/revoke" class="inline" data-confirm="Revoke key ${row.key_prefix}?`);
+    expect(page.body).toContain(
+      `action="/dashboard/keys/${row.id}/revoke" class="inline" data-confirm="Revoke key ${row.key_prefix}?`,
+    );
 
-    const forged = await t.app.inject({ method: 'POST', url: `/dashboard/keys/${row.id}/revoke`, headers: { cookie: c.jar.header() } });
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/keys/${row.id}/revoke`,
+      headers: { cookie: c.jar.header() },
+    });
     expect(forged.statusCode).toBe(403);
     expect((await api(t, t.testKey)).statusCode).toBe(201);
 
@@ -193,7 +215,9 @@ describe('console API keys', () => {
 
   it('a key of a disabled merchant is noted as used by nobody (refused requests are not uses)', async () => {
     t = await createTestApp();
-    await t.deps.db.runInTransaction((trx) => trx.updateTable('merchants').set({ disabled_at: 1 }).where('id', '=', t.merchant.id).execute());
+    await t.deps.db.runInTransaction((trx) =>
+      trx.updateTable('merchants').set({ disabled_at: 1 }).where('id', '=', t.merchant.id).execute(),
+    );
     expect((await api(t, t.testKey)).statusCode).toBe(403);
     expect((await api(t, 'sk_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')).statusCode).toBe(401);
     expect(t.deps.state.keyUses.size).toBe(0);
@@ -220,16 +244,28 @@ describe('console API keys', () => {
     const c = await logIn('ops@example.test');
     const overview = '<p><a href="/dashboard">Back to the overview</a></p>';
 
-    const keys = await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: ['test', 'live'] }, '/dashboard/keys');
+    const keys = await c.post(
+      '/dashboard/keys',
+      { merchant: t.merchant.id, mode: ['test', 'live'] },
+      '/dashboard/keys',
+    );
     expect(keys.statusCode).toBe(400);
     expect(keys.body).toContain(`<p><a href="/dashboard/keys">Back to the form</a></p>\n${overview}`);
 
-    const link = await c.post(`/dashboard/links/${t.merchant.id}`, { handle: ['a', 'b'] }, `/dashboard/links/${t.merchant.id}`);
+    const link = await c.post(
+      `/dashboard/links/${t.merchant.id}`,
+      { handle: ['a', 'b'] },
+      `/dashboard/links/${t.merchant.id}`,
+    );
     expect(link.statusCode).toBe(400);
     expect(link.body).toContain(`<p><a href="/dashboard/links/${t.merchant.id}">Back to the form</a></p>`);
 
     // No page at /dashboard/users/invite: the form is on /dashboard/users, which this page cannot know.
-    const invite = await c.post('/dashboard/users/invite', { email: ['a@example.test', 'b@example.test'] }, '/dashboard/users');
+    const invite = await c.post(
+      '/dashboard/users/invite',
+      { email: ['a@example.test', 'b@example.test'] },
+      '/dashboard/users',
+    );
     expect(invite.statusCode).toBe(400);
     expect(invite.body).toContain('<h1>This form could not be used</h1>');
     expect(invite.body).not.toContain('Back to the form');
@@ -238,6 +274,8 @@ describe('console API keys', () => {
     await c.get('/dashboard/lang/id');
     const id = await c.post('/dashboard/keys', { merchant: t.merchant.id, mode: ['test', 'live'] }, '/dashboard/keys');
     expect(id.statusCode).toBe(400);
-    expect(id.body).toContain('<p><a href="/dashboard/keys">Kembali ke formulir</a></p>\n<p><a href="/dashboard">Kembali ke ringkasan</a></p>');
+    expect(id.body).toContain(
+      '<p><a href="/dashboard/keys">Kembali ke formulir</a></p>\n<p><a href="/dashboard">Kembali ke ringkasan</a></p>',
+    );
   });
 });

@@ -11,7 +11,13 @@ import type { Viewer } from '../../../src/domain/viewer.js';
 // jsqr is CommonJS with ES-style typings (see test/unit/qr-image.test.ts).
 const jsQR = jsQRModule.default;
 
-const operatorViewer = (email = 'ops@example.test'): Viewer => ({ userId: 'usr_x', email, role: 'operator', merchantIds: [], sessionKey: 'k' });
+const operatorViewer = (email = 'ops@example.test'): Viewer => ({
+  userId: 'usr_x',
+  email,
+  role: 'operator',
+  merchantIds: [],
+  sessionKey: 'k',
+});
 
 describe('console: payment links', () => {
   let t: TestApp;
@@ -32,9 +38,16 @@ describe('console: payment links', () => {
   }
 
   const handleOf = async (merchantId: string) =>
-    (await t.deps.db.selectFrom('merchants').select('payment_link_handle').where('id', '=', merchantId).executeTakeFirstOrThrow()).payment_link_handle;
+    (
+      await t.deps.db
+        .selectFrom('merchants')
+        .select('payment_link_handle')
+        .where('id', '=', merchantId)
+        .executeTakeFirstOrThrow()
+    ).payment_link_handle;
 
-  const notice = (res: LightMyRequestResponse) => /<p class="notice (?:success|error)" role="(?:status|alert)">([^<]*)<\/p>/.exec(res.body)?.[1];
+  const notice = (res: LightMyRequestResponse) =>
+    /<p class="notice (?:success|error)" role="(?:status|alert)">([^<]*)<\/p>/.exec(res.body)?.[1];
 
   // The logged-out page: route-common.test.ts.
   it('sends a logged-out form post to the login form', async () => {
@@ -62,7 +75,11 @@ describe('console: payment links', () => {
     const page = await c.get(`/dashboard/links/${t.merchant.id}`);
     expect(page.body).toContain('<label for="link-handle">Handle</label>');
     expect(page.body).not.toContain('qr.png');
-    const saved = await c.post(`/dashboard/links/${t.merchant.id}`, { handle: ' Warung-Saya ' }, `/dashboard/links/${t.merchant.id}`);
+    const saved = await c.post(
+      `/dashboard/links/${t.merchant.id}`,
+      { handle: ' Warung-Saya ' },
+      `/dashboard/links/${t.merchant.id}`,
+    );
     expect(saved.statusCode).toBe(303);
     expect(saved.headers.location).toBe(`/dashboard/links/${t.merchant.id}`);
     expect(await handleOf(t.merchant.id)).toBe('warung-saya');
@@ -78,9 +95,9 @@ describe('console: payment links', () => {
     expect(png.statusCode).toBe(200);
     expect(png.headers['content-type']).toBe('image/png');
     const img = PNG.sync.read(png.rawPayload);
-    expect(jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data).toBe(
-      'https://pay.example.test/pay/warung-saya',
-    );
+    expect(
+      jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data,
+    ).toBe('https://pay.example.test/pay/warung-saya');
 
     const print = await c.get(`/dashboard/links/${t.merchant.id}/print`);
     expect(print.statusCode).toBe(200);
@@ -96,7 +113,11 @@ describe('console: payment links', () => {
       .where('action', 'like', 'merchant.payment_link%')
       .execute();
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor: 'user:ops@example.test', action: 'merchant.payment_link_set', subject_type: 'merchant' });
+    expect(audit[0]).toMatchObject({
+      actor: 'user:ops@example.test',
+      action: 'merchant.payment_link_set',
+      subject_type: 'merchant',
+    });
     expect(JSON.parse(audit[0]!.details!)).toEqual({ from: null, to: 'warung-saya' });
     expect((await c.get('/dashboard/links')).body).toContain('/pay/warung-saya');
   });
@@ -138,13 +159,20 @@ describe('console: payment links', () => {
     const c = await as('ops@example.test');
     await c.post(`/dashboard/links/${t.merchant.id}`, { handle: 'warung' });
     const res = await c.post(`/dashboard/links/${other.merchant.id}`, { handle: 'WARUNG' });
-    expect(notice(await c.get(res.headers.location as string))).toBe('The handle &quot;WARUNG&quot; is taken by another merchant. Choose another.');
+    expect(notice(await c.get(res.headers.location as string))).toBe(
+      'The handle &quot;WARUNG&quot; is taken by another merchant. Choose another.',
+    );
     expect(await handleOf(other.merchant.id)).toBeNull();
     // Saving one's own handle again is fine (and writes no audit row).
     const same = await c.post(`/dashboard/links/${t.merchant.id}`, { handle: 'warung' });
     expect(same.headers.location).toBe(`/dashboard/links/${t.merchant.id}`);
     expect(
-      await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', t.merchant.id).where('action', 'like', 'merchant.payment_link%').execute(),
+      await t.deps.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('subject_id', '=', t.merchant.id)
+        .where('action', 'like', 'merchant.payment_link%')
+        .execute(),
     ).toHaveLength(1);
   });
 
@@ -196,7 +224,9 @@ describe('console: payment links', () => {
     const from = `/dashboard/links/${t.merchant.id}`;
     const res = await c.post(`/dashboard/links/${t.merchant.id}/remove`, { _csrf: csrfOf((await c.get(from)).body) });
     expect(res.headers.location).toBe(`/dashboard/links/${t.merchant.id}`);
-    expect(notice(await c.get(res.headers.location as string))).toBe('The payment link is removed: its address no longer opens a payment.');
+    expect(notice(await c.get(res.headers.location as string))).toBe(
+      'The payment link is removed: its address no longer opens a payment.',
+    );
     expect(await handleOf(t.merchant.id)).toBeNull();
     expect((await c.get(`/dashboard/links/${t.merchant.id}/qr.png`)).statusCode).toBe(404);
     // The handle is free again for anyone.
@@ -208,11 +238,17 @@ describe('console: payment links', () => {
     await setup();
     const c = await as('ops@example.test');
     await t.deps.db.updateTable('merchants').set({ live_approved_at: null }).where('id', '=', t.merchant.id).execute();
-    await t.deps.db.updateTable('merchants').set({ disabled_at: t.clock.ms }).where('id', '=', other.merchant.id).execute();
+    await t.deps.db
+      .updateTable('merchants')
+      .set({ disabled_at: t.clock.ms })
+      .where('id', '=', other.merchant.id)
+      .execute();
     const list = await c.get('/dashboard/links');
     expect(list.body).toContain('<span class="badge pending">awaiting approval</span>');
     expect(list.body).toContain('<span class="badge disabled">disabled</span>');
-    expect((await c.get(`/dashboard/links/${t.merchant.id}`)).body).toContain('Live payments of this merchant wait for an operator&#39;s approval');
+    expect((await c.get(`/dashboard/links/${t.merchant.id}`)).body).toContain(
+      'Live payments of this merchant wait for an operator&#39;s approval',
+    );
     expect((await c.get(`/dashboard/links/${other.merchant.id}`)).body).toContain('This merchant is disabled');
   });
 
@@ -232,7 +268,9 @@ describe('console: payment links', () => {
     const ids = [t.merchant.id, other.merchant.id, ...extra.map((s) => s.merchant.id)];
     for (let round = 0; round < 5; round++) {
       const handle = `shared-${round}`;
-      const outcomes = await Promise.allSettled(ids.map((id) => setPaymentLinkHandle(t.deps, operatorViewer(), id, handle)));
+      const outcomes = await Promise.allSettled(
+        ids.map((id) => setPaymentLinkHandle(t.deps, operatorViewer(), id, handle)),
+      );
       const won = outcomes.filter((o) => o.status === 'fulfilled');
       expect(won, `round ${round}`).toHaveLength(1);
       for (const o of outcomes) {
@@ -241,7 +279,11 @@ describe('console: payment links', () => {
           expect((o.reason as AppError).code).toBe('handle_taken');
         }
       }
-      const holders = await t.deps.db.selectFrom('merchants').select('id').where('payment_link_handle', '=', handle).execute();
+      const holders = await t.deps.db
+        .selectFrom('merchants')
+        .select('id')
+        .where('payment_link_handle', '=', handle)
+        .execute();
       expect(holders).toHaveLength(1);
       // Free them for the next round.
       for (const id of ids) await setPaymentLinkHandle(t.deps, operatorViewer(), id, null);
@@ -253,15 +295,23 @@ describe('console: payment links', () => {
     const a = await as('ops@example.test');
     await addOperator(t.deps, 'ops2@example.test');
     const b = await as('ops2@example.test');
-    const [tokenA, tokenB] = [csrfOf((await a.get('/dashboard/links')).body), csrfOf((await b.get('/dashboard/links')).body)];
+    const [tokenA, tokenB] = [
+      csrfOf((await a.get('/dashboard/links')).body),
+      csrfOf((await b.get('/dashboard/links')).body),
+    ];
     const [ra, rb] = await Promise.all([
       a.post(`/dashboard/links/${t.merchant.id}`, { handle: 'race', _csrf: tokenA }),
       b.post(`/dashboard/links/${other.merchant.id}`, { handle: 'race', _csrf: tokenB }),
     ]);
     // Each back to its own page, which says the outcome (issue 24, item 3: the notice is no longer in the URL).
-    expect([ra.headers.location, rb.headers.location]).toEqual([`/dashboard/links/${t.merchant.id}`, `/dashboard/links/${other.merchant.id}`]);
+    expect([ra.headers.location, rb.headers.location]).toEqual([
+      `/dashboard/links/${t.merchant.id}`,
+      `/dashboard/links/${other.merchant.id}`,
+    ]);
     const said = [notice(await a.get(String(ra.headers.location))), notice(await b.get(String(rb.headers.location)))];
     expect(said.filter((s) => s === 'The payment link is saved.')).toHaveLength(1);
-    expect(said.filter((s) => s === 'The handle &quot;race&quot; is taken by another merchant. Choose another.')).toHaveLength(1);
+    expect(
+      said.filter((s) => s === 'The handle &quot;race&quot; is taken by another merchant. Choose another.'),
+    ).toHaveLength(1);
   });
 });

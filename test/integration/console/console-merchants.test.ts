@@ -14,7 +14,8 @@ import { photoVariant, renderPhotoJpeg } from '../../helpers/qr-photo.js';
 const STATIC_1 = vectors.vectors[1]!.static;
 const STATIC_2 = vectors.vectors[2]!.static;
 /** The first vector's static QRIS with another name in tag 59. */
-const qrisNamed = (name: string) => buildQris(parseQris(STATIC_1).fields.map((f) => (f.tag === '59' ? { tag: '59', value: name } : f)));
+const qrisNamed = (name: string) =>
+  buildQris(parseQris(STATIC_1).fields.map((f) => (f.tag === '59' ? { tag: '59', value: name } : f)));
 /** A page's <main>. */
 const mainOf = (body: string) => /<main id="content">([\s\S]*)<\/main>/.exec(body)?.[1] ?? '';
 const DYNAMIC = vectors.vectors[0]!.cases[0]!.dynamic;
@@ -50,8 +51,17 @@ describe('console merchants', () => {
   // The logged-out pages: route-common.test.ts.
   it('sends a logged-out visitor to the login form from every action', async () => {
     t = await createTestApp();
-    for (const url of ['/dashboard/merchants', '/dashboard/merchants/preview', `/dashboard/merchants/${t.merchant.id}/disable`]) {
-      const res = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=x' });
+    for (const url of [
+      '/dashboard/merchants',
+      '/dashboard/merchants/preview',
+      `/dashboard/merchants/${t.merchant.id}/disable`,
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'name=x',
+      });
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toMatch(/^\/dashboard\?next=/);
     }
@@ -82,18 +92,29 @@ describe('console merchants', () => {
     const same = await createMerchant(t.deps, { name: 'WARUNG SAMA', qris: qrisNamed('WARUNG SAMA') });
     const c = await operator();
     const list = mainOf((await c.get('/dashboard/merchants')).body);
-    const rowOf = (id: string) => new RegExp(`<tr><td data-label="Name"><a href="/dashboard/merchants/${id}">[\\s\\S]*?</tr>`).exec(list)?.[0] ?? '';
-    expect(rowOf(t.merchant.id)).toContain('>Test Merchant</a><span class="muted qris-name"> QRIS name: Warung Contoh</span></td>');
+    const rowOf = (id: string) =>
+      new RegExp(`<tr><td data-label="Name"><a href="/dashboard/merchants/${id}">[\\s\\S]*?</tr>`).exec(list)?.[0] ??
+      '';
+    expect(rowOf(t.merchant.id)).toContain(
+      '>Test Merchant</a><span class="muted qris-name"> QRIS name: Warung Contoh</span></td>',
+    );
     expect(rowOf(same.id)).toContain('>WARUNG SAMA</a></td>');
     expect(list).not.toContain('<th>Name in the QRIS</th>');
 
     const detail = mainOf((await c.get(`/dashboard/merchants/${t.merchant.id}`)).body);
-    expect(detail).toContain('<h1>Test Merchant</h1>\n<p class="muted">QRIS name: Warung Contoh. The name above is what this console calls');
-    expect(detail).toContain('payers see the name in its QRIS, on the checkout page, in their e-mails and in their bank app.');
+    expect(detail).toContain(
+      '<h1>Test Merchant</h1>\n<p class="muted">QRIS name: Warung Contoh. The name above is what this console calls',
+    );
+    expect(detail).toContain(
+      'payers see the name in its QRIS, on the checkout page, in their e-mails and in their bank app.',
+    );
     const sameDetail = mainOf((await c.get(`/dashboard/merchants/${same.id}`)).body);
     expect(sameDetail).not.toContain('QRIS name:');
     // The payer's page names the merchant as its QRIS does.
-    const created = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=20000', headers: { 'x-api-key': t.testKey } });
+    const created = await t.app.inject({
+      url: '/api/payment-gateway/cqris?amount=20000',
+      headers: { 'x-api-key': t.testKey },
+    });
     const checkout = (await t.app.inject({ url: `/checkout/${created.json().data.trxid}` })).body;
     expect(checkout).toContain('<h1>Warung Contoh</h1>');
     expect(checkout).not.toContain('Test Merchant');
@@ -114,7 +135,11 @@ describe('console merchants', () => {
     const own = await c.get(`/dashboard/merchants/${t.merchant.id}`);
     expect(own.body).not.toContain('Disable merchant');
     expect(own.body).not.toContain('/rename');
-    for (const url of [`/dashboard/merchants/${other.merchant.id}`, '/dashboard/merchants/new', '/dashboard/merchants/mch_nosuchmerchant']) {
+    for (const url of [
+      `/dashboard/merchants/${other.merchant.id}`,
+      '/dashboard/merchants/new',
+      '/dashboard/merchants/mch_nosuchmerchant',
+    ]) {
       const res = await c.get(url);
       expect(res.statusCode, url).toBe(404);
       expect(res.body).toContain('There is nothing here, or it is not yours to see.');
@@ -126,7 +151,9 @@ describe('console merchants', () => {
     }
     expect((await c.post('/dashboard/merchants', { name: 'New', qris: STATIC_2 })).statusCode).toBe(404);
     expect((await postPreview(t, c, { name: 'New', qris: STATIC_2 })).statusCode).toBe(404);
-    const names = (await t.deps.db.selectFrom('merchants').select(['name', 'disabled_at']).orderBy('name').execute()).map((m) => [m.name, m.disabled_at]);
+    const names = (
+      await t.deps.db.selectFrom('merchants').select(['name', 'disabled_at']).orderBy('name').execute()
+    ).map((m) => [m.name, m.disabled_at]);
     expect(names).toEqual([
       ['Other Shop', null],
       ['Test Merchant', null],
@@ -158,17 +185,34 @@ describe('console merchants', () => {
     expect(preview.body).toContain('<input type="hidden" name="name" value="Sembako Makmur">');
     expect(await t.deps.db.selectFrom('merchants').select('id').execute()).toHaveLength(1);
 
-    const saved = await c.post('/dashboard/merchants', { _csrf: csrfOf(preview.body), name: 'Sembako Makmur', qris: STATIC_1 });
+    const saved = await c.post('/dashboard/merchants', {
+      _csrf: csrfOf(preview.body),
+      name: 'Sembako Makmur',
+      qris: STATIC_1,
+    });
     expect(saved.statusCode).toBe(303);
-    const row = await t.deps.db.selectFrom('merchants').selectAll().where('name', '=', 'Sembako Makmur').executeTakeFirstOrThrow();
+    const row = await t.deps.db
+      .selectFrom('merchants')
+      .selectAll()
+      .where('name', '=', 'Sembako Makmur')
+      .executeTakeFirstOrThrow();
     expect(saved.headers.location).toBe('/dashboard/merchants');
-    expect(row).toMatchObject({ merchant_name: 'TOKO SEMBAKO MAKMUR JAYA', merchant_city: 'SURABAYA', nmid: 'ID2021000000002', qris_static: STATIC_1 });
+    expect(row).toMatchObject({
+      merchant_name: 'TOKO SEMBAKO MAKMUR JAYA',
+      merchant_city: 'SURABAYA',
+      nmid: 'ID2021000000002',
+      qris_static: STATIC_1,
+    });
     const list = await c.get(saved.headers.location as string);
     expect(statusOf(list.body)).toContain('Merchant Sembako Makmur added.');
     expect(list.body).toContain('TOKO SEMBAKO MAKMUR JAYA');
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', row.id).execute();
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor: 'user:ops@example.test', action: 'merchant.add', subject_type: 'merchant' });
+    expect(audit[0]).toMatchObject({
+      actor: 'user:ops@example.test',
+      action: 'merchant.add',
+      subject_type: 'merchant',
+    });
   });
 
   it('also takes the pasted payload from a plain (not multipart) form', async () => {
@@ -213,7 +257,12 @@ describe('console merchants', () => {
     t = await createTestApp();
     const c = await operator();
     const png = await QRCode.toBuffer(STATIC_1, { type: 'png', errorCorrectionLevel: 'M', scale: 6 });
-    const fromPng = await postPreview(t, c, { name: 'From PNG', qris: '' }, { name: 'image', filename: 'qris.png', type: 'image/png', data: png });
+    const fromPng = await postPreview(
+      t,
+      c,
+      { name: 'From PNG', qris: '' },
+      { name: 'image', filename: 'qris.png', type: 'image/png', data: png },
+    );
     expect(fromPng.statusCode).toBe(200);
     expect(fromPng.body).toContain('TOKO SEMBAKO MAKMUR JAYA');
     expect(fromPng.body).toContain(`<input type="hidden" name="qris" value="${STATIC_1}">`);
@@ -228,7 +277,11 @@ describe('console merchants', () => {
     expect(fromPhoto.statusCode).toBe(200);
     expect(fromPhoto.body).toContain('Kopi &amp; Roti &quot;Pagi&quot;');
     expect(fromPhoto.body).toContain('<span class="badge ok">static</span>');
-    const saved = await c.post('/dashboard/merchants', { _csrf: csrfOf(fromPhoto.body), name: 'From photo', qris: STATIC_2 });
+    const saved = await c.post('/dashboard/merchants', {
+      _csrf: csrfOf(fromPhoto.body),
+      name: 'From photo',
+      qris: STATIC_2,
+    });
     expect(saved.statusCode).toBe(303);
   }, 60_000);
 
@@ -237,10 +290,26 @@ describe('console merchants', () => {
     const c = await operator();
     const blank = await QRCode.toBuffer('not a qris at all, just text', { type: 'png', scale: 4 });
     const cases: Array<[{ filename: string; type: string; data: Buffer }, number, string | RegExp]> = [
-      [{ filename: 'notes.txt', type: 'text/plain', data: Buffer.from('hello, this is text') }, 415, 'This file is not a PNG or JPEG image.'],
-      [{ filename: 'fake.png', type: 'image/png', data: Buffer.from('GIF89a not really') }, 415, 'This file is not a PNG or JPEG image.'],
-      [{ filename: 'cut.png', type: 'image/png', data: blank.subarray(0, 60) }, 422, 'The image could not be decoded: the file is damaged or incomplete.'],
-      [{ filename: 'white.png', type: 'image/png', data: await whitePng() }, 422, /^No QR code was found in the image\./],
+      [
+        { filename: 'notes.txt', type: 'text/plain', data: Buffer.from('hello, this is text') },
+        415,
+        'This file is not a PNG or JPEG image.',
+      ],
+      [
+        { filename: 'fake.png', type: 'image/png', data: Buffer.from('GIF89a not really') },
+        415,
+        'This file is not a PNG or JPEG image.',
+      ],
+      [
+        { filename: 'cut.png', type: 'image/png', data: blank.subarray(0, 60) },
+        422,
+        'The image could not be decoded: the file is damaged or incomplete.',
+      ],
+      [
+        { filename: 'white.png', type: 'image/png', data: await whitePng() },
+        422,
+        /^No QR code was found in the image\./,
+      ],
       [{ filename: 'other.png', type: 'image/png', data: blank }, 400, /^This is not a valid QRIS: /],
       // issue 23, finding 10: a 1x1 PNG made the decoder throw, and the page answered 500.
       [{ filename: 'dot.png', type: 'image/png', data: await dotPng() }, 422, /^No QR code was found in the image\./],
@@ -258,23 +327,41 @@ describe('console merchants', () => {
   // issue 23, finding 10: the portal (a self-service user on SIGNUP=open) uploads through the same form.
   it("refuses a 1x1 PNG on the portal's form with the clear message, not a 500", async () => {
     // No mail goes out here: the user is added directly.
-    t = await createTestApp({ SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'Gateway <noreply@gateway.test>' });
+    t = await createTestApp({
+      SIGNUP: 'open',
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      MAIL_FROM: 'Gateway <noreply@gateway.test>',
+    });
     await addMerchantUser(t.deps, [t.merchant.id]);
     const c = new ConsoleClient(t.app);
     expect((await c.logIn('shop@example.test')).statusCode).toBe(303);
-    const res = await postPreview(t, c, { name: 'Warung' }, { name: 'image', filename: 'dot.png', type: 'image/png', data: await dotPng() });
+    const res = await postPreview(
+      t,
+      c,
+      { name: 'Warung' },
+      { name: 'image', filename: 'dot.png', type: 'image/png', data: await dotPng() },
+    );
     expect(res.statusCode).toBe(422);
     expect(alertOf(res.body)).toMatch(/^No QR code was found in the image\./);
     expect(res.body).toContain('value="Warung"');
   });
 
   it('has its own words for each refusal of the image reader, in both languages', () => {
-    const codes = ['image_unsupported', 'image_too_large', 'image_corrupt', 'qr_not_found', 'image_decode_timeout', 'invalid_qris'] as const;
+    const codes = [
+      'image_unsupported',
+      'image_too_large',
+      'image_corrupt',
+      'qr_not_found',
+      'image_decode_timeout',
+      'invalid_qris',
+    ] as const;
     for (const lang of ['en', 'id'] as const) {
       const texts = codes.map((code) => qrisErrorWords(lang, new AppError(code, 'detail here')));
       expect(new Set(texts).size, lang).toBe(codes.length);
     }
-    expect(qrisErrorWords('en', new AppError('image_decode_timeout', 'x'))).toBe('Reading the image took too long. Try a smaller or sharper picture.');
+    expect(qrisErrorWords('en', new AppError('image_decode_timeout', 'x'))).toBe(
+      'Reading the image took too long. Try a smaller or sharper picture.',
+    );
     expect(qrisErrorWords('id', new AppError('qr_not_found', 'x'))).toMatch(/^Tidak ada kode QR/);
   });
 
@@ -307,7 +394,12 @@ describe('console merchants', () => {
     ];
     for (const url of ['/dashboard/merchants/preview', '/dashboard/keys', '/dashboard/reset', '/dashboard/login']) {
       for (const [type, payload] of bodies) {
-        const res = await t.app.inject({ method: 'POST', url, headers: { cookie: c.jar.header(), 'content-type': type }, payload });
+        const res = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { cookie: c.jar.header(), 'content-type': type },
+          payload,
+        });
         expect(res.statusCode, `${url} ${type}`).toBe(400);
         expect(res.body).toContain('The form could not be read.');
       }
@@ -326,7 +418,9 @@ describe('console merchants', () => {
     const saved = await c.post('/dashboard/merchants', { name: decoded, qris: STATIC_1 }, '/dashboard/merchants/new');
     expect(saved.statusCode).toBe(303);
     // A name typed still wins.
-    expect((await postPreview(t, c, { name: 'Kedai Saya', qris: STATIC_1 })).body).toContain('<dt>Name</dt><dd><strong>Kedai Saya</strong></dd>');
+    expect((await postPreview(t, c, { name: 'Kedai Saya', qris: STATIC_1 })).body).toContain(
+      '<dt>Name</dt><dd><strong>Kedai Saya</strong></dd>',
+    );
 
     // A QRIS whose name holds a domain: the form comes back with it, to be changed, and no Save.
     const linked = qrisNamed('WARUNG.EXAMPLE.COM');
@@ -353,7 +447,11 @@ describe('console merchants', () => {
   it('refuses a save or a change without its CSRF token', async () => {
     t = await createTestApp();
     const c = await operator();
-    for (const url of ['/dashboard/merchants', `/dashboard/merchants/${t.merchant.id}/rename`, `/dashboard/merchants/${t.merchant.id}/disable`]) {
+    for (const url of [
+      '/dashboard/merchants',
+      `/dashboard/merchants/${t.merchant.id}/rename`,
+      `/dashboard/merchants/${t.merchant.id}/disable`,
+    ]) {
       const res = await t.app.inject({
         method: 'POST',
         url,
@@ -391,7 +489,12 @@ describe('console merchants', () => {
     expect(bad.statusCode).toBe(400);
     expect(alertOf(bad.body)).toBe('Give the merchant a name of 1 to 100 characters.');
     expect((await c.post('/dashboard/merchants/mch_unknown/rename', { name: 'X' }, from)).statusCode).toBe(404);
-    const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', t.merchant.id).where('action', '!=', 'merchant.add').execute();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', t.merchant.id)
+      .where('action', '!=', 'merchant.add')
+      .execute();
     expect(audit.map((a) => [a.actor, a.action, JSON.parse(a.details!)])).toEqual([
       ['user:ops@example.test', 'merchant.rename', { from: 'Test Merchant', to: 'Warung Baru' }],
     ]);
@@ -408,7 +511,11 @@ describe('console merchants', () => {
     expect(preview.statusCode).toBe(400);
     expect(alertOf(preview.body)).toMatch(linkWords);
     expect(preview.body).not.toContain('>Save</button>');
-    const saved = await c.post('/dashboard/merchants', { name: 'Toko cs@bank.example', qris: STATIC_1 }, '/dashboard/merchants/new');
+    const saved = await c.post(
+      '/dashboard/merchants',
+      { name: 'Toko cs@bank.example', qris: STATIC_1 },
+      '/dashboard/merchants/new',
+    );
     expect(saved.statusCode).toBe(400);
     expect(alertOf(saved.body)).toMatch(linkWords);
     const from = `/dashboard/merchants/${t.merchant.id}`;
@@ -419,10 +526,18 @@ describe('console merchants', () => {
     await addMerchantUser(t.deps, [t.merchant.id]);
     const shop = new ConsoleClient(t.app);
     await shop.logIn('shop@example.test');
-    const own = await shop.post('/dashboard/merchants/preview', { name: 'Warung pulih．example', qris: STATIC_2 }, '/dashboard/merchants/new');
+    const own = await shop.post(
+      '/dashboard/merchants/preview',
+      { name: 'Warung pulih．example', qris: STATIC_2 },
+      '/dashboard/merchants/new',
+    );
     expect(own.statusCode).toBe(400);
     expect(alertOf(own.body)).toMatch(linkWords);
-    const ownSave = await shop.post('/dashboard/merchants', { name: 'Warung 10.0.0.1', qris: STATIC_2 }, '/dashboard/merchants/new');
+    const ownSave = await shop.post(
+      '/dashboard/merchants',
+      { name: 'Warung 10.0.0.1', qris: STATIC_2 },
+      '/dashboard/merchants/new',
+    );
     expect(ownSave.statusCode).toBe(400);
     const rows = await t.deps.db.selectFrom('merchants').select('name').execute();
     expect(rows.map((r) => r.name)).toEqual(['Test Merchant']);
@@ -437,13 +552,19 @@ describe('console merchants', () => {
     const trxid = created.json().data.trxid as string;
     const from = `/dashboard/merchants/${t.merchant.id}`;
     const detail = await c.get(from);
-    expect(detail.body).toMatch(/data-confirm="Disable Test Merchant\? Its API keys will be refused until you enable it again\."/);
+    expect(detail.body).toMatch(
+      /data-confirm="Disable Test Merchant\? Its API keys will be refused until you enable it again\."/,
+    );
     const off = await c.post(`/dashboard/merchants/${t.merchant.id}/disable`, {}, from);
     expect(off.statusCode).toBe(303);
     expect(off.headers.location).toBe(from);
     expect(statusOf((await c.get(off.headers.location as string)).body)).toContain('Merchant disabled');
 
-    for (const res of [await api(t, t.testKey), await api(t, t.liveKey), await api(t, t.testKey, `/api/payment-gateway/cstatus?trxid=${trxid}`, 'GET')]) {
+    for (const res of [
+      await api(t, t.testKey),
+      await api(t, t.liveKey),
+      await api(t, t.testKey, `/api/payment-gateway/cstatus?trxid=${trxid}`, 'GET'),
+    ]) {
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ error: { code: 'merchant_disabled' } });
     }

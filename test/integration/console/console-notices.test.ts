@@ -16,7 +16,9 @@ describe('console notices after a form post', () => {
     const c = new ConsoleClient(t.app);
     expect((await c.logIn('ops@example.test')).statusCode).toBe(303);
     const create = async (amount: number) =>
-      (await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })).json().data.trxid as string;
+      (
+        await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })
+      ).json().data.trxid as string;
     const trxid = await create(10_000);
     const paidId = await create(11_000);
     await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, paidId);
@@ -47,10 +49,25 @@ describe('console notices after a form post', () => {
       { post: `/dashboard/users/${other.id}/disable`, fields: {}, back: '/dashboard/users', says: 'Done.' },
       { post: `${merchant}/rename`, fields: { name: 'Warung Baru' }, back: merchant, says: 'Renamed to Warung Baru.' },
       { post: link, fields: { handle: 'warung' }, back: link, says: 'The payment link is saved.' },
-      { post: `${link}/remove`, fields: {}, back: link, says: 'The payment link is removed: its address no longer opens a payment.' },
+      {
+        post: `${link}/remove`,
+        fields: {},
+        back: link,
+        says: 'The payment link is removed: its address no longer opens a payment.',
+      },
       { post: `${transaction}/cancel`, fields: {}, back: transaction, says: 'The transaction is cancelled.' },
-      { post: `${paid}/cancel`, fields: {}, back: paid, says: 'This transaction is already paid. Nothing was changed.' },
-      { post: '/dashboard/keys', fields: { merchant: t.merchant.id, mode: 'prod' }, back: '/dashboard/keys', says: 'Choose the mode: test or live.' },
+      {
+        post: `${paid}/cancel`,
+        fields: {},
+        back: paid,
+        says: 'This transaction is already paid. Nothing was changed.',
+      },
+      {
+        post: '/dashboard/keys',
+        fields: { merchant: t.merchant.id, mode: 'prod' },
+        back: '/dashboard/keys',
+        says: 'Choose the mode: test or live.',
+      },
     ];
     for (const { post, fields, back, says } of actions) {
       const res = await c.post(post, fields, back);

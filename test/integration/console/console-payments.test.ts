@@ -14,7 +14,8 @@ const MINUTE = 60_000;
 
 /** A page's <main>, the part that differs between answers (the frame carries the URL and a fresh token). */
 const mainOf = (body: string) => /<main id="content">([\s\S]*)<\/main>/.exec(body)?.[1] ?? '';
-const audits = (t: TestApp, action: string) => t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
+const audits = (t: TestApp, action: string) =>
+  t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
 
 describe('console payments', () => {
   let t: TestApp;
@@ -28,7 +29,13 @@ describe('console payments', () => {
    * A payment of `total` learned after the transaction's reservation lapsed, though it was paid while
    * the transaction was open (a feed catching up): unmatched, with that transaction as its candidate.
    */
-  async function latePayment(merchantId: string, mode: Mode, total: number, paidAt: number, id = `late-${total}-${paidAt}`) {
+  async function latePayment(
+    merchantId: string,
+    mode: Mode,
+    total: number,
+    paidAt: number,
+    id = `late-${total}-${paidAt}`,
+  ) {
     const result = await recordPayment(t.deps, {
       merchantId,
       mode,
@@ -52,7 +59,12 @@ describe('console payments', () => {
   }
 
   /** Posts the assign form of `paymentId` as the page at `from` has it, and follows the redirect. */
-  async function assign(c: ConsoleClient, paymentId: string, trxid: string, from = '/dashboard/payments?status=unmatched') {
+  async function assign(
+    c: ConsoleClient,
+    paymentId: string,
+    trxid: string,
+    from = '/dashboard/payments?status=unmatched',
+  ) {
     const res = await c.post(`/dashboard/payments/${paymentId}/assign`, { trxid, back: from }, from);
     if (res.statusCode !== 303) return { res, page: null };
     // A fragment is the browser's to scroll to, never sent.
@@ -99,7 +111,9 @@ describe('console payments', () => {
     expect(after!.body).not.toContain(`id="pay-${payment.id}"`);
     const paid = await readTransaction(t.deps.db, tx.id);
     expect(paid).toMatchObject({ status: 'paid', payment_id: payment.id, paid_late: 1 });
-    expect(await audits(t, 'payment.assign')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: payment.id }]);
+    expect(await audits(t, 'payment.assign')).toMatchObject([
+      { actor: 'user:ops@example.test', subject_id: payment.id },
+    ]);
     // The notice is shown once.
     expect(notice((await c.get('/dashboard/payments?status=unmatched')).body)).toBeNull();
     // Listed as matched now, with its transaction paid.
@@ -134,7 +148,9 @@ describe('console payments', () => {
     }
     // Another merchant's transaction is refused exactly as an unknown one.
     const { page: foreignPage } = await assign(c, payment.id, foreign.id);
-    expect(notice(foreignPage!.body)).toBe(`There is no transaction ${foreign.id} of this payment's merchant and mode.`);
+    expect(notice(foreignPage!.body)).toBe(
+      `There is no transaction ${foreign.id} of this payment's merchant and mode.`,
+    );
     expect((await readTransaction(t.deps.db, foreign.id))!.status).not.toBe('paid');
     expect((await readTransaction(t.deps.db, tx.id))!.status).not.toBe('paid');
     expect(await audits(t, 'payment.assign')).toEqual([]);
@@ -157,41 +173,75 @@ describe('console payments', () => {
     const payment = await latePayment(t.merchant.id, 'test', short, tx.created_at + MINUTE);
     const c = await operator();
     const from = '/dashboard/payments?status=unmatched';
-    const checkbox = new RegExp(`<input type="checkbox" id="assign-${payment.id}-accept" name="accept_difference" value="-123" required`);
+    const checkbox = new RegExp(
+      `<input type="checkbox" id="assign-${payment.id}-accept" name="accept_difference" value="-123" required`,
+    );
 
     // No checkbox before the transaction is named.
     expect((await c.get(from)).body).not.toContain('name="accept_difference"');
     const { res, page } = await assign(c, payment.id, tx.id);
-    expect(res.headers.location).toBe(`/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${tx.id}#pay-${payment.id}`);
+    expect(res.headers.location).toBe(
+      `/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${tx.id}#pay-${payment.id}`,
+    );
     expect(notice(page!.body)).toBe(
       `The amount of payment ${payment.id} differs from the total of ${tx.id}. Nothing was changed: confirm the difference to assign it.`,
     );
     const rp = (n: number) => `Rp${n.toLocaleString('id-ID')}`;
-    expect(page!.body).toContain(`Payment ${rp(short)} is Rp123 less than the total ${rp(tx.total_amount)} of transaction ${tx.id}.`);
+    expect(page!.body).toContain(
+      `Payment ${rp(short)} is Rp123 less than the total ${rp(tx.total_amount)} of transaction ${tx.id}.`,
+    );
     expect(page!.body).toMatch(checkbox);
-    expect(page!.body).toContain(`<label for="assign-${payment.id}-accept" class="inline">Accept the difference of Rp123</label>`);
+    expect(page!.body).toContain(
+      `<label for="assign-${payment.id}-accept" class="inline">Accept the difference of Rp123</label>`,
+    );
     expect(page!.body).toMatch(new RegExp(`id="assign-${payment.id}"[^>]*value="${tx.id}"`));
     expect((await readTransaction(t.deps.db, tx.id))!.status).not.toBe('paid');
     // In Indonesian too.
-    const idPage = await c.get(`/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${tx.id}`, { cookie: `${c.jar.header()}; qg_lang=id` });
+    const idPage = await c.get(`/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${tx.id}`, {
+      cookie: `${c.jar.header()}; qg_lang=id`,
+    });
     expect(idPage.body).toContain('>Terima selisih Rp123</label>');
-    expect(idPage.body).toContain(`Pembayaran ${rp(short)} kurang Rp123 dari total ${rp(tx.total_amount)} transaksi ${tx.id}.`);
+    expect(idPage.body).toContain(
+      `Pembayaran ${rp(short)} kurang Rp123 dari total ${rp(tx.total_amount)} transaksi ${tx.id}.`,
+    );
     // A confirmation names a payment on the page and an unpaid transaction of its merchant: anything else shows none.
-    for (const q of [`confirm=pay_nope&trxid=${tx.id}`, `confirm=${payment.id}&trxid=trx_nope`, `confirm=${payment.id}&trxid=<x>`]) {
+    for (const q of [
+      `confirm=pay_nope&trxid=${tx.id}`,
+      `confirm=${payment.id}&trxid=trx_nope`,
+      `confirm=${payment.id}&trxid=<x>`,
+    ]) {
       expect((await c.get(`/dashboard/payments?status=unmatched&${q}`)).body).not.toContain('name="accept_difference"');
     }
 
     // An acceptance of another difference (the form's transaction changed after confirming) is refused again.
-    const changed = await c.post(`/dashboard/payments/${payment.id}/assign`, { trxid: other.id, back: from, accept_difference: '-123' }, from);
-    expect(changed.headers.location).toBe(`/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${other.id}#pay-${payment.id}`);
+    const changed = await c.post(
+      `/dashboard/payments/${payment.id}/assign`,
+      { trxid: other.id, back: from, accept_difference: '-123' },
+      from,
+    );
+    expect(changed.headers.location).toBe(
+      `/dashboard/payments?status=unmatched&confirm=${payment.id}&trxid=${other.id}#pay-${payment.id}`,
+    );
     expect((await readTransaction(t.deps.db, other.id))!.status).not.toBe('paid');
     expect(await audits(t, 'payment.assign')).toEqual([]);
 
-    const accepted = await c.post(`/dashboard/payments/${payment.id}/assign`, { trxid: tx.id, back: from, accept_difference: '-123' }, from);
+    const accepted = await c.post(
+      `/dashboard/payments/${payment.id}/assign`,
+      { trxid: tx.id, back: from, accept_difference: '-123' },
+      from,
+    );
     expect(accepted.headers.location).toBe(from);
     const after = await c.get(from);
-    expect(notice(after.body)).toBe(`Payment ${payment.id} now pays ${tx.id}; the transaction is paid, underpaid by Rp123.`);
-    expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'paid', payment_id: payment.id, amount_paid: short, underpaid: 123, overpaid: 0 });
+    expect(notice(after.body)).toBe(
+      `Payment ${payment.id} now pays ${tx.id}; the transaction is paid, underpaid by Rp123.`,
+    );
+    expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+      status: 'paid',
+      payment_id: payment.id,
+      amount_paid: short,
+      underpaid: 123,
+      overpaid: 0,
+    });
     const [audit] = await audits(t, 'payment.assign');
     expect(audit).toMatchObject({ actor: 'user:ops@example.test', subject_id: payment.id });
     expect(JSON.parse(audit!.details!)).toMatchObject({ trxid: tx.id, amount: short, underpaid: 123, overpaid: 0 });
@@ -227,7 +277,9 @@ describe('console payments', () => {
         // Waiting on the holder, or in the queue behind one that waits on it.
         const waiting = async () =>
           (
-            await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity a where ${holderPid} = any(pg_blocking_pids(a.pid))
+            await sql<{
+              n: number;
+            }>`select count(*)::int as n from pg_stat_activity a where ${holderPid} = any(pg_blocking_pids(a.pid))
               or exists (select 1 from pg_stat_activity w where ${holderPid} = any(pg_blocking_pids(w.pid)) and w.pid = any(pg_blocking_pids(a.pid)))`.execute(
               t.deps.db,
             )
@@ -245,9 +297,15 @@ describe('console payments', () => {
       await holder?.end();
     }
     // Exactly one transaction is paid, by this payment, once; the loser's payment of its transaction was rolled back.
-    const paid = (await Promise.all([a.id, b.id].map((id) => readTransaction(t.deps.db, id)))).filter((x) => x!.status === 'paid');
+    const paid = (await Promise.all([a.id, b.id].map((id) => readTransaction(t.deps.db, id)))).filter(
+      (x) => x!.status === 'paid',
+    );
     expect(paid).toHaveLength(1);
-    const stored = await t.deps.db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    const stored = await t.deps.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', payment.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ status: 'matched', transaction_id: paid[0]!.id });
     expect(paid[0]!.payment_id).toBe(payment.id);
     expect(await audits(t, 'payment.assign')).toHaveLength(1);
@@ -271,9 +329,14 @@ describe('console payments', () => {
   it('shows no notice from a cookie it did not sign', async () => {
     t = await createTestApp();
     const c = await operator();
-    const forged = Buffer.from(JSON.stringify({ kind: 'error', text: 'Call +62 800 to unlock your account' })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ kind: 'error', text: 'Call +62 800 to unlock your account' })).toString(
+      'base64url',
+    );
     for (const value of [forged, `s:${forged}.bad-signature`]) {
-      const res = await t.app.inject({ url: '/dashboard/payments', headers: { cookie: `${c.jar.header()}; qg_notice=${value}` } });
+      const res = await t.app.inject({
+        url: '/dashboard/payments',
+        headers: { cookie: `${c.jar.header()}; qg_notice=${value}` },
+      });
       expect(res.statusCode).toBe(200);
       expect(notice(res.body)).toBeNull();
       expect(res.body).not.toContain('unlock your account');
@@ -312,13 +375,24 @@ describe('console payments', () => {
     expect(page.body).not.toContain(theirs.id);
     expect(page.body).not.toContain('Other Shop');
 
-    const foreign = await c.post(`/dashboard/payments/${theirs.id}/assign`, { trxid: theirTx.id, back: '/dashboard/payments' }, '/dashboard/payments');
-    const unknown = await c.post('/dashboard/payments/pay_doesnotexist0/assign', { trxid: theirTx.id, back: '/dashboard/payments' }, '/dashboard/payments');
+    const foreign = await c.post(
+      `/dashboard/payments/${theirs.id}/assign`,
+      { trxid: theirTx.id, back: '/dashboard/payments' },
+      '/dashboard/payments',
+    );
+    const unknown = await c.post(
+      '/dashboard/payments/pay_doesnotexist0/assign',
+      { trxid: theirTx.id, back: '/dashboard/payments' },
+      '/dashboard/payments',
+    );
     expect(foreign.statusCode).toBe(404);
     expect(unknown.statusCode).toBe(404);
     expect(mainOf(foreign.body)).toContain('Not found');
     expect(mainOf(foreign.body)).toBe(mainOf(unknown.body));
-    expect((await t.deps.db.selectFrom('payments').select('status').where('id', '=', theirs.id).executeTakeFirstOrThrow()).status).toBe('unmatched');
+    expect(
+      (await t.deps.db.selectFrom('payments').select('status').where('id', '=', theirs.id).executeTakeFirstOrThrow())
+        .status,
+    ).toBe('unmatched');
   });
 
   it('filters by status and mode, newest first, with cursor pages', async () => {
@@ -388,21 +462,34 @@ describe('console payments', () => {
       amount: 1_234,
       paidAt: t.clock.now(),
     });
-    expect([mismatched.reason, again.reason, stray.reason]).toEqual(['amount_mismatch', 'transaction_already_paid', 'no_matching_transaction']);
+    expect([mismatched.reason, again.reason, stray.reason]).toEqual([
+      'amount_mismatch',
+      'transaction_already_paid',
+      'no_matching_transaction',
+    ]);
     const stored = async (id: string) =>
-      (await t.deps.db.selectFrom('payments').select('compared_transaction_id').where('id', '=', id).executeTakeFirstOrThrow()).compared_transaction_id;
+      (
+        await t.deps.db
+          .selectFrom('payments')
+          .select('compared_transaction_id')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).compared_transaction_id;
     expect(await stored(mismatched.payment.id)).toBe(named.id);
     expect(await stored(again.payment.id)).toBe(paid.id);
     expect(await stored(stray.payment.id)).toBeNull();
 
     const c = await operator();
     const page = mainOf((await c.get('/dashboard/payments?status=unmatched')).body);
-    const row = (id: string) => new RegExp(`<tr>(?:(?!</tr>)[\\s\\S])*#pay-${id}(?:(?!</tr>)[\\s\\S])*</tr>`).exec(page)?.[0] ?? '';
-    const link = (trxid: string) => `<div class="compared">Compared with <a class="mono" href="/dashboard/transactions/${trxid}">${trxid}</a></div>`;
+    const row = (id: string) =>
+      new RegExp(`<tr>(?:(?!</tr>)[\\s\\S])*#pay-${id}(?:(?!</tr>)[\\s\\S])*</tr>`).exec(page)?.[0] ?? '';
+    const link = (trxid: string) =>
+      `<div class="compared">Compared with <a class="mono" href="/dashboard/transactions/${trxid}">${trxid}</a></div>`;
     expect(row(mismatched.payment.id)).toContain(link(named.id));
     expect(row(again.payment.id)).toContain(link(paid.id));
     expect(row(stray.payment.id)).not.toContain('Compared with');
-    const card = (id: string) => new RegExp(`<section class="card review" id="pay-${id}"[\\s\\S]*?</section>`).exec(page)?.[0] ?? '';
+    const card = (id: string) =>
+      new RegExp(`<section class="card review" id="pay-${id}"[\\s\\S]*?</section>`).exec(page)?.[0] ?? '';
     expect(card(mismatched.payment.id)).toContain(`The transaction it named has another total.${link(named.id)}`);
     expect(card(stray.payment.id)).not.toContain('Compared with');
     // The link opens the transaction it names.
@@ -441,7 +528,9 @@ describe('assign candidates', () => {
 
     const paidAt = t.clock.now() + MINUTE;
     const ids = async (amount: number, at = paidAt) =>
-      (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount, paid_at: at })).map((x) => x.id);
+      (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount, paid_at: at })).map(
+        (x) => x.id,
+      );
     expect(await ids(open.total_amount)).toEqual([open.id]);
     expect(await ids(cancelled.total_amount)).toContain(cancelled.id);
     for (const tx of [ancient, paid, otherMode, otherMerchant]) expect(await ids(tx.total_amount)).not.toContain(tx.id);
@@ -456,13 +545,21 @@ describe('assign candidates', () => {
 
   it("offer a pending transaction of the price paid without its unique code, and those within the codes' range, nearest first", async () => {
     t = await createTestApp();
-    const make = async (amount: number) => (await createTransaction(t.deps, createInput(t.merchant.id, amount))).transaction;
+    const make = async (amount: number) =>
+      (await createTransaction(t.deps, createInput(t.merchant.id, amount))).transaction;
     const price = await make(50_000);
     const near = await make(50_100);
     const far = await make(50_000 + t.config.uniqueCodeMax + 2_000);
     const cancelled = await make(50_000);
     await cancelTransaction(t.deps, { trxid: cancelled.id, owner: null, actor: TEST_ACTOR });
-    const candidates = (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount: 50_000, paid_at: t.clock.now() })).map((x) => x.id);
+    const candidates = (
+      await assignCandidates(t.deps, {
+        merchant_id: t.merchant.id,
+        mode: 'test',
+        amount: 50_000,
+        paid_at: t.clock.now(),
+      })
+    ).map((x) => x.id);
     // Nearest first: by how far each total is from the payment (the codes are random).
     const distance = (tx: { total_amount: number }) => Math.abs(tx.total_amount - 50_000);
     const expected = [price, near].sort((a, b) => distance(a) - distance(b)).map((x) => x.id);
@@ -471,9 +568,14 @@ describe('assign candidates', () => {
     // Only pending ones are offered for a near amount: a cancelled transaction needs its exact total.
     expect(candidates).not.toContain(cancelled.id);
     // The exact total still comes first, before any near one.
-    const exact = (await assignCandidates(t.deps, { merchant_id: t.merchant.id, mode: 'test', amount: near.total_amount, paid_at: t.clock.now() })).map(
-      (x) => x.id,
-    );
+    const exact = (
+      await assignCandidates(t.deps, {
+        merchant_id: t.merchant.id,
+        mode: 'test',
+        amount: near.total_amount,
+        paid_at: t.clock.now(),
+      })
+    ).map((x) => x.id);
     expect(exact[0]).toBe(near.id);
     expect(exact).toContain(price.id);
   });

@@ -7,7 +7,8 @@ import { createTestApp, seedMerchant, type TestApp } from '../../helpers/context
 let t: TestApp;
 let other = '';
 const optedIn = async (id: string) =>
-  (await t.deps.db.selectFrom('merchants').select('daily_report_email').where('id', '=', id).executeTakeFirstOrThrow()).daily_report_email;
+  (await t.deps.db.selectFrom('merchants').select('daily_report_email').where('id', '=', id).executeTakeFirstOrThrow())
+    .daily_report_email;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -33,7 +34,11 @@ describe('the daily report e-mail switch on the merchant page', () => {
     const foreign = await c.post(`/dashboard/merchants/${other}/daily-report`, { daily_report: 'on' }, page);
     expect(foreign.statusCode).toBe(404);
     expect(await optedIn(other)).toBe(0);
-    const audits = await t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', 'merchant.daily_report').execute();
+    const audits = await t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'merchant.daily_report')
+      .execute();
     expect(audits.map((a) => [a.actor, a.subject_id])).toEqual([
       ['user:owner@shop.test', t.merchant.id],
       ['user:owner@shop.test', t.merchant.id],
@@ -43,7 +48,10 @@ describe('the daily report e-mail switch on the merchant page', () => {
   it('a post without the CSRF token is refused and changes nothing', async () => {
     const c = new ConsoleClient(t.app);
     await c.logIn('owner@shop.test');
-    const res = await c.post(`/dashboard/merchants/${t.merchant.id}/daily-report`, { daily_report: 'on', _csrf: 'forged' });
+    const res = await c.post(`/dashboard/merchants/${t.merchant.id}/daily-report`, {
+      daily_report: 'on',
+      _csrf: 'forged',
+    });
     expect(res.statusCode).toBe(403);
     expect(await optedIn(t.merchant.id)).toBe(0);
   });
@@ -68,7 +76,9 @@ describe('the reports page', () => {
     expect((await c.get(`/dashboard/reports.csv?merchant=${other}`)).statusCode).toBe(404);
     const csv = await c.get('/dashboard/reports.csv?from=2026-10-01&to=2026-10-03');
     expect(csv.statusCode).toBe(200);
-    expect(csv.headers['content-disposition']).toBe('attachment; filename="daily-report-live-2026-10-01-2026-10-03.csv"');
+    expect(csv.headers['content-disposition']).toBe(
+      'attachment; filename="daily-report-live-2026-10-01-2026-10-03.csv"',
+    );
     expect(csv.body.trim().split('\r\n')).toHaveLength(4);
   });
 

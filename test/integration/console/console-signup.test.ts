@@ -28,7 +28,8 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     smtp.messages.length = 0;
   });
 
-  const open = (extra: Record<string, string> = {}) => createTestApp({ SIGNUP: 'open', SMTP_URL: smtp.url, MAIL_FROM: FROM, ...extra });
+  const open = (extra: Record<string, string> = {}) =>
+    createTestApp({ SIGNUP: 'open', SMTP_URL: smtp.url, MAIL_FROM: FROM, ...extra });
 
   /** The mails to `to` once there are `count` of them (account mails go out after the answer). */
   async function mailsTo(to: string, count = 1, timeoutMs = 10_000) {
@@ -60,7 +61,9 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
 
   it('SIGNUP=open needs a way to send mail', () => {
     expect(() => loadConfig({ SIGNUP: 'open' })).toThrow(/SMTP_URL/);
-    expect(loadConfig({ SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: FROM }).liveKeys).toBe('approval');
+    expect(loadConfig({ SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: FROM }).liveKeys).toBe(
+      'approval',
+    );
     expect(loadConfig({}).liveKeys).toBe('auto');
     expect(() => loadConfig({ SIGNUP: 'maybe' })).toThrow(/SIGNUP must be one of/);
   });
@@ -94,7 +97,11 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const confirmed = await c.post('/dashboard/signup/verify', { token, password: PASSWORD }, link);
     expect(confirmed.statusCode).toBe(303);
     expect((await c.get('/dashboard')).body).toContain('<h1>Overview</h1>');
-    const again = await new ConsoleClient(t.app).post('/dashboard/signup/verify', { token, password: PASSWORD }, '/dashboard/reset');
+    const again = await new ConsoleClient(t.app).post(
+      '/dashboard/signup/verify',
+      { token, password: PASSWORD },
+      '/dashboard/reset',
+    );
     expect(again.statusCode).toBe(410);
     expect(again.body).toContain('This link cannot be used');
     expect((await new ConsoleClient(t.app).logIn('new@shop.test')).statusCode).toBe(303);
@@ -108,8 +115,16 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     await a.post('/dashboard/signup/verify', { token, password: PASSWORD }, '/dashboard/reset');
 
     const strip = (body: string) => body.replace(/value="[^"]*"/g, '').replace(/[a-z]+@shop\.test/g, 'X');
-    const taken = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'owner@shop.test', password: 'a different secret' }, '/dashboard/signup');
-    const fresh = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'fresh@shop.test', password: 'a different secret' }, '/dashboard/signup');
+    const taken = await new ConsoleClient(t.app).post(
+      '/dashboard/signup',
+      { email: 'owner@shop.test', password: 'a different secret' },
+      '/dashboard/signup',
+    );
+    const fresh = await new ConsoleClient(t.app).post(
+      '/dashboard/signup',
+      { email: 'fresh@shop.test', password: 'a different secret' },
+      '/dashboard/signup',
+    );
     expect(taken.statusCode).toBe(fresh.statusCode);
     expect(strip(taken.body)).toBe(strip(fresh.body));
     const owners = await mailsTo('owner@shop.test', 2);
@@ -125,21 +140,42 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     await c.post('/dashboard/signup', { email: 'forgetful@shop.test', password: PASSWORD }, '/dashboard/signup');
     await c.post(
       '/dashboard/signup/verify',
-      { token: new URL(await linkTo('forgetful@shop.test'), 'http://x').searchParams.get('token')!, password: PASSWORD },
+      {
+        token: new URL(await linkTo('forgetful@shop.test'), 'http://x').searchParams.get('token')!,
+        password: PASSWORD,
+      },
       '/dashboard/reset',
     );
     const before = smtp.messages.length;
-    const unknown = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'ghost@shop.test' }, '/dashboard/reset');
-    const known = await new ConsoleClient(t.app).post('/dashboard/reset', { email: 'forgetful@shop.test' }, '/dashboard/reset');
+    const unknown = await new ConsoleClient(t.app).post(
+      '/dashboard/reset',
+      { email: 'ghost@shop.test' },
+      '/dashboard/reset',
+    );
+    const known = await new ConsoleClient(t.app).post(
+      '/dashboard/reset',
+      { email: 'forgetful@shop.test' },
+      '/dashboard/reset',
+    );
     expect(unknown.statusCode).toBe(known.statusCode);
-    expect(unknown.body.replace(/ghost/g, 'X').replace(/value="[^"]*"/g, '')).toBe(known.body.replace(/forgetful/g, 'X').replace(/value="[^"]*"/g, ''));
+    expect(unknown.body.replace(/ghost/g, 'X').replace(/value="[^"]*"/g, '')).toBe(
+      known.body.replace(/forgetful/g, 'X').replace(/value="[^"]*"/g, ''),
+    );
     const link = await linkTo('forgetful@shop.test', 2);
     expect(smtp.messages.length).toBe(before + 1);
     expect(link).toMatch(/^\/dashboard\/reset\/confirm\?token=/);
     const r = new ConsoleClient(t.app);
-    const weak = await r.post('/dashboard/reset/confirm', { token: new URL(link, 'http://x').searchParams.get('token')!, password: 'short' }, link);
+    const weak = await r.post(
+      '/dashboard/reset/confirm',
+      { token: new URL(link, 'http://x').searchParams.get('token')!, password: 'short' },
+      link,
+    );
     expect(weak.statusCode).toBe(400);
-    const ok = await r.post('/dashboard/reset/confirm', { token: new URL(link, 'http://x').searchParams.get('token')!, password: 'my brand new secret' }, link);
+    const ok = await r.post(
+      '/dashboard/reset/confirm',
+      { token: new URL(link, 'http://x').searchParams.get('token')!, password: 'my brand new secret' },
+      link,
+    );
     expect(ok.statusCode).toBe(303);
     // The earlier session (from the sign-up) ended with the reset.
     expect((await c.get('/dashboard')).body).toContain('login-password');
@@ -154,8 +190,12 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const link = await linkTo('racer@shop.test');
     const token = new URL(link, 'http://x').searchParams.get('token')!;
     const clients = Array.from({ length: 5 }, () => new ConsoleClient(t.app));
-    const tokens = await Promise.all(clients.map(async (k) => (await k.get(link)).body.match(/name="_csrf" value="([^"]+)"/)![1]!));
-    const answers = await Promise.all(clients.map((k, i) => k.post('/dashboard/signup/verify', { token, password: PASSWORD, _csrf: tokens[i]! })));
+    const tokens = await Promise.all(
+      clients.map(async (k) => (await k.get(link)).body.match(/name="_csrf" value="([^"]+)"/)![1]!),
+    );
+    const answers = await Promise.all(
+      clients.map((k, i) => k.post('/dashboard/signup/verify', { token, password: PASSWORD, _csrf: tokens[i]! })),
+    );
     expect(answers.map((a) => a.statusCode).sort()).toEqual([303, 410, 410, 410, 410]);
   });
 
@@ -164,7 +204,13 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const codes: number[] = [];
     for (let i = 0; i < 5; i++)
       codes.push(
-        (await new ConsoleClient(t.app).post('/dashboard/signup', { email: `spam${i}@shop.test`, password: PASSWORD }, '/dashboard/signup')).statusCode,
+        (
+          await new ConsoleClient(t.app).post(
+            '/dashboard/signup',
+            { email: `spam${i}@shop.test`, password: PASSWORD },
+            '/dashboard/signup',
+          )
+        ).statusCode,
       );
     expect(codes).toEqual([200, 200, 200, 200, 429]);
   });
@@ -180,14 +226,26 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
 
     const strip = (body: string) => body.replace(/value="[^"]*"/g, '').replace(/[a-z]+@shop\.test/g, 'X');
     const attacker = new ConsoleClient(t.app);
-    const again = await attacker.post('/dashboard/signup', { email: 'victim@shop.test', password: 'the attacker secret' }, '/dashboard/signup');
-    const fresh = await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'fresh@shop.test', password: 'the attacker secret' }, '/dashboard/signup');
+    const again = await attacker.post(
+      '/dashboard/signup',
+      { email: 'victim@shop.test', password: 'the attacker secret' },
+      '/dashboard/signup',
+    );
+    const fresh = await new ConsoleClient(t.app).post(
+      '/dashboard/signup',
+      { email: 'fresh@shop.test', password: 'the attacker secret' },
+      '/dashboard/signup',
+    );
     expect(again.statusCode).toBe(fresh.statusCode);
     expect(strip(again.body)).toBe(strip(fresh.body));
     // The new mail went to the address only: a fresh verification link.
     const newest = await linkTo('victim@shop.test', 2);
     await mailsTo('fresh@shop.test');
-    expect(smtp.messages.flatMap((m) => m.to).sort()).toEqual(['fresh@shop.test', 'victim@shop.test', 'victim@shop.test']);
+    expect(smtp.messages.flatMap((m) => m.to).sort()).toEqual([
+      'fresh@shop.test',
+      'victim@shop.test',
+      'victim@shop.test',
+    ]);
     expect(newest).toMatch(/^\/dashboard\/signup\/verify\?token=/);
     expect((await victim.get(first)).statusCode).toBe(410);
 
@@ -200,7 +258,11 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       expect(noticeOf(refused.body)).toBe('The password is wrong.');
       expect(victim.jar.has('qg_session')).toBe(false);
     }
-    const confirmed = await victim.post('/dashboard/signup/verify', { token: tokenOf(newest), password: PASSWORD }, newest);
+    const confirmed = await victim.post(
+      '/dashboard/signup/verify',
+      { token: tokenOf(newest), password: PASSWORD },
+      newest,
+    );
     expect(confirmed.statusCode).toBe(303);
     expect((await victim.get('/dashboard')).body).toContain('<h1>Overview</h1>');
     // From then on only the victim's password logs in.
@@ -213,7 +275,11 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
   // and the first password (the attacker's) never logs in.
   it('a pending address signed up first by someone else is recovered by a reset, never by the other password', async () => {
     t = await open();
-    await new ConsoleClient(t.app).post('/dashboard/signup', { email: 'owner@shop.test', password: 'the attacker secret' }, '/dashboard/signup');
+    await new ConsoleClient(t.app).post(
+      '/dashboard/signup',
+      { email: 'owner@shop.test', password: 'the attacker secret' },
+      '/dashboard/signup',
+    );
     const owner = new ConsoleClient(t.app);
     await owner.post('/dashboard/signup', { email: 'owner@shop.test', password: PASSWORD }, '/dashboard/signup');
     const link = await linkTo('owner@shop.test', 2);
@@ -224,7 +290,11 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     await owner.post('/dashboard/reset', { email: 'owner@shop.test' }, '/dashboard/reset');
     const reset = await linkTo('owner@shop.test', 3);
     expect(reset).toMatch(/^\/dashboard\/reset\/confirm\?token=/);
-    const done = await owner.post('/dashboard/reset/confirm', { token: new URL(reset, 'http://x').searchParams.get('token')!, password: PASSWORD }, reset);
+    const done = await owner.post(
+      '/dashboard/reset/confirm',
+      { token: new URL(reset, 'http://x').searchParams.get('token')!, password: PASSWORD },
+      reset,
+    );
     expect(done.statusCode).toBe(303);
     expect((await new ConsoleClient(t.app).logIn('owner@shop.test', 'the attacker secret')).statusCode).toBe(401);
     expect((await new ConsoleClient(t.app).logIn('owner@shop.test', PASSWORD)).statusCode).toBe(303);
@@ -237,7 +307,10 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     await c.post('/dashboard/signup', { email: 'slow@shop.test', password: PASSWORD }, '/dashboard/signup');
     const link = await linkTo('slow@shop.test');
     const token = new URL(link, 'http://x').searchParams.get('token')!;
-    for (let i = 0; i < 6; i++) expect((await c.post('/dashboard/signup/verify', { token, password: `wrong guess ${i}` }, link)).statusCode).toBe(401);
+    for (let i = 0; i < 6; i++)
+      expect((await c.post('/dashboard/signup/verify', { token, password: `wrong guess ${i}` }, link)).statusCode).toBe(
+        401,
+      );
     const waiting = await c.post('/dashboard/signup/verify', { token, password: PASSWORD }, link);
     expect(waiting.statusCode).toBe(429);
     expect(waiting.headers['retry-after']).toBe('1');
@@ -253,7 +326,9 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const clients = Array.from({ length: 40 }, () => new ConsoleClient(t.app));
     const tokens = await Promise.all(clients.map(async (c) => csrfOf((await c.get('/dashboard/signup')).body)));
     const answers = await Promise.all(
-      clients.map((c, i) => c.post('/dashboard/signup', { email: `burst${i}@shop.test`, password: PASSWORD, _csrf: tokens[i]! })),
+      clients.map((c, i) =>
+        c.post('/dashboard/signup', { email: `burst${i}@shop.test`, password: PASSWORD, _csrf: tokens[i]! }),
+      ),
     );
     const codes = answers.map((a) => a.statusCode);
     expect(codes.filter((c) => c === 200)).toHaveLength(6);
@@ -290,7 +365,9 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       release();
       await expect.poll(() => held.messages.length, { timeout: 15_000, interval: 20 }).toBe(2);
       expect(held.messages.flatMap((m) => m.to).sort()).toEqual(['known@shop.test', 'newcomer@shop.test']);
-      expect((await held.messages.find((m) => m.to.includes('known@shop.test'))!.parse()).subject).toContain('Reset your password');
+      expect((await held.messages.find((m) => m.to.includes('known@shop.test'))!.parse()).subject).toContain(
+        'Reset your password',
+      );
     } finally {
       release();
       await t.close();
@@ -305,25 +382,45 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const path = made.link.replace('http://gateway.test', '');
     const c = new ConsoleClient(t.app);
     expect((await c.get(path)).body).toContain('Choose a password for staff@shop.test.');
-    const ok = await c.post('/dashboard/invite', { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD }, path);
+    const ok = await c.post(
+      '/dashboard/invite',
+      { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD },
+      path,
+    );
     expect(ok.statusCode).toBe(303);
-    const user = await t.deps.db.selectFrom('users').selectAll().where('email', '=', 'staff@shop.test').executeTakeFirstOrThrow();
+    const user = await t.deps.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', 'staff@shop.test')
+      .executeTakeFirstOrThrow();
     expect(user.role).toBe('merchant');
     expect(user.email_verified_at).not.toBeNull();
-    const members = await t.deps.db.selectFrom('user_merchants').select('merchant_id').where('user_id', '=', user.id).execute();
+    const members = await t.deps.db
+      .selectFrom('user_merchants')
+      .select('merchant_id')
+      .where('user_id', '=', user.id)
+      .execute();
     expect(members.map((m) => m.merchant_id)).toEqual([t.merchant.id]);
   });
 
   it('deleting an account erases its personal data, closes a merchant nobody else has, and keeps its transactions', async () => {
     t = await createTestApp({ SIGNUP: 'invite' });
-    const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    const made = await inviteUser(
+      t.deps,
+      null,
+      { email: 'leaving@shop.test', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
     const c = new ConsoleClient(t.app);
     await c.post(
       '/dashboard/invite',
       { token: new URL(made.link).searchParams.get('token')!, password: PASSWORD },
       made.link.replace('http://gateway.test', ''),
     );
-    const created = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
+    const created = await t.app.inject({
+      url: '/api/payment-gateway/cqris?amount=10000',
+      headers: { 'x-api-key': t.testKey },
+    });
     expect(created.statusCode).toBe(200);
     const wrong = await c.post('/dashboard/account/delete', { password: 'not my password' }, '/dashboard/account');
     expect(wrong.statusCode).toBe(400);
@@ -331,11 +428,20 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     expect(gone.statusCode).toBe(303);
     const users = await t.deps.db.selectFrom('users').selectAll().where('email', 'like', '%leaving%').execute();
     expect(users).toEqual([]);
-    const key = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': t.testKey } });
+    const key = await t.app.inject({
+      url: '/api/payment-gateway/cqris?amount=10000',
+      headers: { 'x-api-key': t.testKey },
+    });
     expect(key.statusCode).toBe(401);
-    const merchant = await t.deps.db.selectFrom('merchants').select('disabled_at').where('id', '=', t.merchant.id).executeTakeFirstOrThrow();
+    const merchant = await t.deps.db
+      .selectFrom('merchants')
+      .select('disabled_at')
+      .where('id', '=', t.merchant.id)
+      .executeTakeFirstOrThrow();
     expect(merchant.disabled_at).not.toBeNull();
-    expect(await t.deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', t.merchant.id).execute()).toHaveLength(1);
+    expect(
+      await t.deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', t.merchant.id).execute(),
+    ).toHaveLength(1);
     expect((await new ConsoleClient(t.app).logIn('leaving@shop.test')).statusCode).toBe(401);
   });
 
@@ -343,7 +449,12 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
   // was user:<email>, so the audit page's filter by actor lost the last thing they did.
   it("audits an account's deletion under the same name as its other actions", async () => {
     t = await createTestApp({ SIGNUP: 'invite' });
-    const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    const made = await inviteUser(
+      t.deps,
+      null,
+      { email: 'leaving@shop.test', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
     const c = new ConsoleClient(t.app);
     await c.post(
       '/dashboard/invite',
@@ -352,10 +463,18 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     );
     const links = `/dashboard/links/${t.merchant.id}`;
     expect((await c.post(links, { handle: 'warung-pergi' }, links)).statusCode).toBe(303);
-    expect((await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(303);
+    expect((await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(
+      303,
+    );
     const mine = ['user.accept_invite', 'merchant.payment_link_set', 'user.delete'];
-    const rows = await t.deps.db.selectFrom('audit_log').select(['actor', 'action']).where('action', 'in', mine).execute();
-    expect(rows.map((r) => [r.action, r.actor]).sort()).toEqual(mine.map((action) => [action, 'user:leaving@shop.test']).sort());
+    const rows = await t.deps.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('action', 'in', mine)
+      .execute();
+    expect(rows.map((r) => [r.action, r.actor]).sort()).toEqual(
+      mine.map((action) => [action, 'user:leaving@shop.test']).sort(),
+    );
   });
 
   // issue 23, finding 9: the review's repro. A deleted user's signed source still marked a transaction
@@ -364,7 +483,12 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
     const receiver = await Receiver.start();
     try {
       t = await createTestApp({ SIGNUP: 'invite', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
-      const made = await inviteUser(t.deps, null, { email: 'leaving@shop.test', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+      const made = await inviteUser(
+        t.deps,
+        null,
+        { email: 'leaving@shop.test', merchantIds: [t.merchant.id] },
+        TEST_ACTOR,
+      );
       const c = new ConsoleClient(t.app);
       await c.post(
         '/dashboard/invite',
@@ -377,11 +501,23 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       const source = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
       await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: receiver.url() });
       const create = async (amount: number) =>
-        (await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } })).json().data;
+        (
+          await t.app.inject({
+            url: `/api/payment-gateway/cqris?amount=${amount}`,
+            headers: { 'x-api-key': t.testKey },
+          })
+        ).json().data;
       let n = 0;
       const report = (total: number) => {
-        const body = JSON.stringify({ id: `wallet-${++n}`, amount: total, paid_at: new Date(t.clock.now()).toISOString() });
-        const headers = { 'content-type': 'application/json', 'x-signature': signPayload(source.secret, body, Math.floor(t.clock.now() / 1000)) };
+        const body = JSON.stringify({
+          id: `wallet-${++n}`,
+          amount: total,
+          paid_at: new Date(t.clock.now()).toISOString(),
+        });
+        const headers = {
+          'content-type': 'application/json',
+          'x-signature': signPayload(source.secret, body, Math.floor(t.clock.now() / 1000)),
+        };
         return t.app.inject({ method: 'POST', url: source.url, headers, payload: body });
       };
 
@@ -392,13 +528,19 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       const queued = await t.deps.db.selectFrom('deliveries').select(['id', 'status']).execute();
       expect(queued.map((d) => d.status)).toEqual(['pending']);
 
-      expect((await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(303);
+      expect((await c.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(
+        303,
+      );
 
       // The signed source is gone: its report is refused, nothing is stored, the transaction stays open.
       const refused = await report(open.total_amount);
       expect(refused.statusCode).toBe(404);
       expect(refused.json().error.code).toBe('source_not_found');
-      const status = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', open.trxid).executeTakeFirstOrThrow();
+      const status = await t.deps.db
+        .selectFrom('transactions')
+        .select('status')
+        .where('id', '=', open.trxid)
+        .executeTakeFirstOrThrow();
       expect(status.status).toBe('pending');
       // A report that still reaches recordPayment (a poll or request already under way) is kept, but pays nothing.
       const late = await recordPayment(t.deps, {
@@ -409,18 +551,44 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
         amount: open.total_amount,
         paidAt: t.clock.now(),
       });
-      expect([late.outcome, late.reason, late.payment.transaction_id]).toEqual(['unmatched', 'merchant_disabled', null]);
-      expect((await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, open.trxid)).outcome).toBe('unmatched');
-      expect((await t.deps.db.selectFrom('transactions').select('status').where('id', '=', open.trxid).executeTakeFirstOrThrow()).status).toBe('pending');
+      expect([late.outcome, late.reason, late.payment.transaction_id]).toEqual([
+        'unmatched',
+        'merchant_disabled',
+        null,
+      ]);
+      expect((await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, open.trxid)).outcome).toBe(
+        'unmatched',
+      );
+      expect(
+        (
+          await t.deps.db
+            .selectFrom('transactions')
+            .select('status')
+            .where('id', '=', open.trxid)
+            .executeTakeFirstOrThrow()
+        ).status,
+      ).toBe('pending');
 
       // The queued delivery is closed (as when an endpoint is removed): the dispatcher sends nothing.
       expect((await dispatchDueDeliveries(t.deps, { random: () => 0.5 })).claimed).toBe(0);
       expect(receiver.requests).toHaveLength(0);
-      const closed = await t.deps.db.selectFrom('deliveries').select('status').where('id', '=', queued[0]!.id).executeTakeFirstOrThrow();
+      const closed = await t.deps.db
+        .selectFrom('deliveries')
+        .select('status')
+        .where('id', '=', queued[0]!.id)
+        .executeTakeFirstOrThrow();
       expect(closed.status).toBe('failed');
-      const endpoints = await t.deps.db.selectFrom('webhook_endpoints').select('status').where('merchant_id', '=', t.merchant.id).execute();
+      const endpoints = await t.deps.db
+        .selectFrom('webhook_endpoints')
+        .select('status')
+        .where('merchant_id', '=', t.merchant.id)
+        .execute();
       expect(endpoints.map((e) => e.status)).toEqual(['disabled']);
-      const sources = await t.deps.db.selectFrom('payment_sources').select('enabled').where('merchant_id', '=', t.merchant.id).execute();
+      const sources = await t.deps.db
+        .selectFrom('payment_sources')
+        .select('enabled')
+        .where('merchant_id', '=', t.merchant.id)
+        .execute();
       expect(sources.map((x) => x.enabled)).toEqual([0]);
 
       // The handle is free: its page is a 404, and another merchant takes it.
@@ -432,11 +600,22 @@ describe('sign-up, links by e-mail, reset, invitations and deleting an account',
       const otherLinks = `/dashboard/links/${other.merchant.id}`;
       const taken = await ops.post(otherLinks, { handle: 'warung-pergi' }, otherLinks);
       expect(taken.headers.location).toBe(otherLinks);
-      const holder = await t.deps.db.selectFrom('merchants').select('id').where('payment_link_handle', '=', 'warung-pergi').execute();
+      const holder = await t.deps.db
+        .selectFrom('merchants')
+        .select('id')
+        .where('payment_link_handle', '=', 'warung-pergi')
+        .execute();
       expect(holder.map((h) => h.id)).toEqual([other.merchant.id]);
       expect((await t.app.inject({ url: '/pay/warung-pergi' })).statusCode).toBe(200);
-      const audit = await t.deps.db.selectFrom('audit_log').select('details').where('action', '=', 'user.delete').executeTakeFirstOrThrow();
-      expect(JSON.parse(audit.details!)).toEqual({ merchants_closed: [t.merchant.id], handles_freed: ['warung-pergi'] });
+      const audit = await t.deps.db
+        .selectFrom('audit_log')
+        .select('details')
+        .where('action', '=', 'user.delete')
+        .executeTakeFirstOrThrow();
+      expect(JSON.parse(audit.details!)).toEqual({
+        merchants_closed: [t.merchant.id],
+        handles_freed: ['warung-pergi'],
+      });
     } finally {
       await receiver.close();
     }

@@ -8,10 +8,12 @@ import { signPayload } from '../../../src/payment-sources/webhook/signature.js';
 
 const mainOf = (body: string) => /<main id="content">([\s\S]*)<\/main>/.exec(body)?.[1] ?? '';
 const sources = (t: TestApp) => t.deps.db.selectFrom('payment_sources').selectAll().orderBy('created_at').execute();
-const audits = (t: TestApp, action: string) => t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
+const audits = (t: TestApp, action: string) =>
+  t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
 /** The text of one source's card. */
 const cardOf = (body: string, id: string) =>
-  new RegExp(`<section class="card source" aria-labelledby="source-${id}">([\\s\\S]*?)</section>`).exec(body)?.[1] ?? '';
+  new RegExp(`<section class="card source" aria-labelledby="source-${id}">([\\s\\S]*?)</section>`).exec(body)?.[1] ??
+  '';
 
 describe('console payment sources', () => {
   let t: TestApp;
@@ -35,7 +37,10 @@ describe('console payment sources', () => {
     return t.app.inject({
       method: 'POST',
       url,
-      headers: { 'content-type': 'application/json', 'x-signature': signPayload(secret, body, Math.floor(t.clock.now() / 1000)) },
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': signPayload(secret, body, Math.floor(t.clock.now() / 1000)),
+      },
       payload: body,
     });
   }
@@ -71,7 +76,11 @@ describe('console payment sources', () => {
     expect(empty.body).not.toMatch(/data-for-kinds="[^"]*webhook/);
     expect(empty.body).toMatch(/<button type="submit">Add source<\/button>/);
 
-    const res = await c.post('/dashboard/sources', { type: 'webhook', merchant: t.merchant.id, mode: 'test' }, '/dashboard/sources');
+    const res = await c.post(
+      '/dashboard/sources',
+      { type: 'webhook', merchant: t.merchant.id, mode: 'test' },
+      '/dashboard/sources',
+    );
     expect(res.statusCode).toBe(201);
     const [row] = await sources(t);
     const secret = JSON.parse(row!.config).secret as string;
@@ -81,7 +90,11 @@ describe('console payment sources', () => {
     expect(res.body).toContain(`<p class="secret" id="source-url">${url}</p>`);
     expect(noticeOf(res.body)).toBe(`Webhook source ${row!.id} added.`);
     expect(await audits(t, 'source.add')).toMatchObject([
-      { actor: 'user:ops@example.test', subject_id: row!.id, details: JSON.stringify({ type: 'webhook', merchant_id: t.merchant.id }) },
+      {
+        actor: 'user:ops@example.test',
+        subject_id: row!.id,
+        details: JSON.stringify({ type: 'webhook', merchant_id: t.merchant.id }),
+      },
     ]);
 
     const list = await c.get('/dashboard/sources');
@@ -92,7 +105,9 @@ describe('console payment sources', () => {
 
     // The secret shown is the one that verifies reports; the source's health then shows the report.
     expect((await report(`/api/payment-sources/${row!.id}/events`, secret, 12_345)).statusCode).toBe(200);
-    expect(cardOf((await c.get('/dashboard/sources')).body, row!.id)).toMatch(/<dt>Last payment reported<\/dt><dd>[^<]*WIB<\/dd>/);
+    expect(cardOf((await c.get('/dashboard/sources')).body, row!.id)).toMatch(
+      /<dt>Last payment reported<\/dt><dd>[^<]*WIB<\/dd>/,
+    );
   });
 
   it('adds a feed, shows it with its token masked and its poll health', async () => {
@@ -115,7 +130,9 @@ describe('console payment sources', () => {
       intervalSeconds: 30,
       mapping: { type: null },
     });
-    expect(noticeOf(page!.body)).toBe(`Feed source ${row!.id} added: polls https://feed.example.test/mutasi?token=*** every 30 s.`);
+    expect(noticeOf(page!.body)).toBe(
+      `Feed source ${row!.id} added: polls https://feed.example.test/mutasi?token=*** every 30 s.`,
+    );
     expect(page!.body).not.toContain('secret-token');
     expect(await audits(t, 'source.add')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: row!.id }]);
 
@@ -130,7 +147,14 @@ describe('console payment sources', () => {
   it("validates every field with the setup functions' own messages, and stores nothing", async () => {
     t = await createTestApp();
     const c = await operator();
-    const feed = { type: 'feed', merchant: t.merchant.id, mode: 'live', url: 'https://feed.example.test/', interval: '30', mapping: '' };
+    const feed = {
+      type: 'feed',
+      merchant: t.merchant.id,
+      mode: 'live',
+      url: 'https://feed.example.test/',
+      interval: '30',
+      mapping: '',
+    };
     const cases: Array<[Record<string, string>, string]> = [
       [{ ...feed, type: '' }, 'Choose the type of source.'],
       [{ ...feed, merchant: '' }, 'Choose the merchant whose payments this source reports.'],
@@ -141,7 +165,10 @@ describe('console payment sources', () => {
       [{ ...feed, mapping: '{nope' }, 'The field mapping is not valid JSON.'],
       [{ ...feed, mapping: '{"colour": "x"}' }, 'This cannot be saved: mapping: unknown key "colour"'],
       [{ ...feed, mode: 'sandbox' }, 'This cannot be saved: mode must be test or live'],
-      [{ type: 'webhook', merchant: t.merchant.id, mode: 'sandbox' }, 'This cannot be saved: mode must be test or live'],
+      [
+        { type: 'webhook', merchant: t.merchant.id, mode: 'sandbox' },
+        'This cannot be saved: mode must be test or live',
+      ],
     ];
     for (const [fields, message] of cases) {
       const { res, page } = await submit(c, '/dashboard/sources', fields);
@@ -149,7 +176,10 @@ describe('console payment sources', () => {
       expect(noticeOf(page!.body)).toBe(message);
       expect(page!.body).toContain('class="notice error" role="alert"');
     }
-    expect((await c.post('/dashboard/sources', { type: 'webhook', merchant: 'mch_unknown' }, '/dashboard/sources')).statusCode).toBe(404);
+    expect(
+      (await c.post('/dashboard/sources', { type: 'webhook', merchant: 'mch_unknown' }, '/dashboard/sources'))
+        .statusCode,
+    ).toBe(404);
     expect(await sources(t)).toEqual([]);
     expect(await audits(t, 'source.add')).toEqual([]);
   });
@@ -176,7 +206,14 @@ describe('console payment sources', () => {
     expect((await sources(t))[0]!.enabled).toBe(1);
     expect(cardOf(again!.body, created.id)).toContain('<span class="badge ok">enabled</span>');
     expect((await report(created.url, created.secret, 5_001)).statusCode).toBe(200);
-    expect(await t.deps.db.selectFrom('audit_log').select(['action', 'actor']).where('subject_id', '=', created.id).orderBy('created_at').execute()).toEqual([
+    expect(
+      await t.deps.db
+        .selectFrom('audit_log')
+        .select(['action', 'actor'])
+        .where('subject_id', '=', created.id)
+        .orderBy('created_at')
+        .execute(),
+    ).toEqual([
       { action: 'source.disable', actor: 'user:ops@example.test' },
       { action: 'source.enable', actor: 'user:ops@example.test' },
     ]);
@@ -201,7 +238,11 @@ describe('console payment sources', () => {
     t = await createTestApp();
     const other = await seedMerchant(t.deps, 1, 'Other Shop');
     const mine = await addWebhookSource(t.deps, { merchantId: t.merchant.id });
-    const theirs = await addFeedSource(t.deps, { merchantId: other.merchant.id, url: 'https://feed.example.test/theirs', intervalSeconds: 60 });
+    const theirs = await addFeedSource(t.deps, {
+      merchantId: other.merchant.id,
+      url: 'https://feed.example.test/theirs',
+      intervalSeconds: 60,
+    });
     await addMerchantUser(t.deps, [t.merchant.id]);
     const c = new ConsoleClient(t.app);
     await c.logIn('shop@example.test');
@@ -222,7 +263,15 @@ describe('console payment sources', () => {
       expect(res.statusCode).toBe(404);
       expect(mainOf(res.body)).toBe(mainOf(unknown.body));
     }
-    expect((await c.post('/dashboard/sources', { type: 'webhook', merchant: other.merchant.id, mode: 'live' }, '/dashboard/sources')).statusCode).toBe(404);
+    expect(
+      (
+        await c.post(
+          '/dashboard/sources',
+          { type: 'webhook', merchant: other.merchant.id, mode: 'live' },
+          '/dashboard/sources',
+        )
+      ).statusCode,
+    ).toBe(404);
     const { page } = await submit(c, '/dashboard/sources', {
       type: 'feed',
       merchant: t.merchant.id,
@@ -230,13 +279,23 @@ describe('console payment sources', () => {
       url: 'http://127.0.0.1:6379/',
       interval: '5',
     });
-    expect(noticeOf(page!.body)).toBe('Only an operator can add a feed: the gateway fetches its URL from inside its own network.');
+    expect(noticeOf(page!.body)).toBe(
+      'Only an operator can add a feed: the gateway fetches its URL from inside its own network.',
+    );
     expect((await sources(t)).map((s) => [s.id, s.enabled])).toEqual([
       [mine.id, 1],
       [theirs.id, 1],
     ]);
 
     expect((await submit(c, `/dashboard/sources/${mine.id}/disable`, {})).res.statusCode).toBe(303);
-    expect((await c.post('/dashboard/sources', { type: 'webhook', merchant: t.merchant.id, mode: 'live' }, '/dashboard/sources')).statusCode).toBe(201);
+    expect(
+      (
+        await c.post(
+          '/dashboard/sources',
+          { type: 'webhook', merchant: t.merchant.id, mode: 'live' },
+          '/dashboard/sources',
+        )
+      ).statusCode,
+    ).toBe(201);
   });
 });

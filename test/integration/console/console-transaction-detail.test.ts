@@ -9,10 +9,15 @@ import { addMerchantUser, addOperator, ConsoleClient } from '../../helpers/conso
 import { createTestApp, seedMerchant, type TestApp } from '../../helpers/context.js';
 import { Receiver } from '../../helpers/receiver.js';
 
-const notice = (body: string) => /<p class="notice (success|error)" role="(?:status|alert)">([^<]*)<\/p>/.exec(body)?.slice(1, 3) ?? null;
+const notice = (body: string) =>
+  /<p class="notice (success|error)" role="(?:status|alert)">([^<]*)<\/p>/.exec(body)?.slice(1, 3) ?? null;
 /** The timeline's entries as text, tags and time stamps left out, in the order shown. */
 const timeline = (body: string) =>
-  [...(/<ol class="timeline">([\s\S]*?)<\/ol>/.exec(body)?.[1] ?? '').matchAll(/<li class="tl-(\w+)">[\s\S]*?<div class="what">([\s\S]*?)<\/div>/g)].map(
+  [
+    ...(/<ol class="timeline">([\s\S]*?)<\/ol>/.exec(body)?.[1] ?? '').matchAll(
+      /<li class="tl-(\w+)">[\s\S]*?<div class="what">([\s\S]*?)<\/div>/g,
+    ),
+  ].map(
     (m) =>
       `${m[1]}: ${m[2]!
         .replace(/<[^>]+>/g, '')
@@ -44,14 +49,19 @@ describe('console transaction page', () => {
   });
 
   async function create(amount: number, extra = ''): Promise<{ trxid: string; total_amount: number }> {
-    const res = await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}${extra}`, headers: { 'x-api-key': t.testKey } });
+    const res = await t.app.inject({
+      url: `/api/payment-gateway/cqris?amount=${amount}${extra}`,
+      headers: { 'x-api-key': t.testKey },
+    });
     expect(res.statusCode).toBe(200);
     return res.json().data;
   }
   const dispatch = () => dispatchDueDeliveries(t.deps, { random: () => 0.5 });
-  const auditOf = (trxid: string) => t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', trxid).execute();
+  const auditOf = (trxid: string) =>
+    t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', trxid).execute();
   const statusOf = async (trxid: string) =>
-    (await t.deps.db.selectFrom('transactions').select('status').where('id', '=', trxid).executeTakeFirstOrThrow()).status;
+    (await t.deps.db.selectFrom('transactions').select('status').where('id', '=', trxid).executeTakeFirstOrThrow())
+      .status;
 
   it('shows the fields and a timeline of the e-mails, the payment, the status and every webhook attempt', async () => {
     await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: receiver.url() });
@@ -83,7 +93,9 @@ describe('console transaction page', () => {
     expect(page.body).toContain(`Reference SIM-${tx.trxid.slice(4, 16)}`);
     // Both attempts of the delivery, oldest first, with their codes.
     const attempts = /<table class="attempts">[\s\S]*?<\/table>/.exec(page.body)![0];
-    expect([...attempts.matchAll(/<span class="badge (ok|failed)">(\d+)<\/span>/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual(['failed 500', 'ok 204']);
+    expect(
+      [...attempts.matchAll(/<span class="badge (ok|failed)">(\d+)<\/span>/g)].map((m) => `${m[1]} ${m[2]}`),
+    ).toEqual(['failed 500', 'ok 204']);
     expect(page.body).toContain(receiver.url());
     expect(page.body).toContain('>Resend</button>');
     // Paid: no cancel and no manual confirmation.
@@ -97,7 +109,9 @@ describe('console transaction page', () => {
   it("answers another merchant's, an unknown and a malformed trxid with the same 404 page", async () => {
     await addWebhookEndpoint(t.deps, { merchantId: otherMerchant, url: receiver.url() });
     const key = (await createApiKey(t.deps, { merchantId: otherMerchant, mode: 'test' })).key;
-    const otherTrxid = (await t.app.inject({ url: '/api/payment-gateway/cqris?amount=5000', headers: { 'x-api-key': key } })).json().data.trxid as string;
+    const otherTrxid = (
+      await t.app.inject({ url: '/api/payment-gateway/cqris?amount=5000', headers: { 'x-api-key': key } })
+    ).json().data.trxid as string;
     expect((await ops.get(`/dashboard/transactions/${otherTrxid}`)).statusCode).toBe(200);
     const pages = await Promise.all([
       shop.get(`/dashboard/transactions/${otherTrxid}`),
@@ -113,7 +127,11 @@ describe('console transaction page', () => {
     }
     // Nor can it act on it: every action is the same 404, and nothing changes.
     for (const action of ['cancel', 'confirm', 'resend']) {
-      const res = await shop.post(`/dashboard/transactions/${otherTrxid}/${action}`, { reference: 'REF-1', event: 'evt_x' }, '/dashboard/transactions');
+      const res = await shop.post(
+        `/dashboard/transactions/${otherTrxid}/${action}`,
+        { reference: 'REF-1', event: 'evt_x' },
+        '/dashboard/transactions',
+      );
       expect(res.statusCode).toBe(404);
     }
     expect(await statusOf(otherTrxid)).toBe('pending');
@@ -123,14 +141,18 @@ describe('console transaction page', () => {
   it('cancels a pending transaction, audited as the user, and says so', async () => {
     const tx = await create(12_000);
     const before = await ops.get(`/dashboard/transactions/${tx.trxid}`);
-    expect(before.body).toMatch(/<form method="post" action="\/dashboard\/transactions\/trx_\w+\/cancel" data-confirm="Cancel this transaction\?">/);
+    expect(before.body).toMatch(
+      /<form method="post" action="\/dashboard\/transactions\/trx_\w+\/cancel" data-confirm="Cancel this transaction\?">/,
+    );
     const res = await ops.post(`/dashboard/transactions/${tx.trxid}/cancel`, {}, `/dashboard/transactions/${tx.trxid}`);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(`/dashboard/transactions/${tx.trxid}`);
     const after = await ops.get(res.headers.location as string);
     expect(notice(after.body)).toEqual(['success', 'The transaction is cancelled.']);
     expect(await statusOf(tx.trxid)).toBe('cancelled');
-    expect((await auditOf(tx.trxid)).map((a) => [a.actor, a.action])).toEqual([['user:ops@example.test', 'transaction.cancel']]);
+    expect((await auditOf(tx.trxid)).map((a) => [a.actor, a.action])).toEqual([
+      ['user:ops@example.test', 'transaction.cancel'],
+    ]);
     expect(timeline(after.body)).toEqual([
       `created: Created for Rp${tx.total_amount.toLocaleString('id-ID')}`,
       'audit: Cancel requested by user:ops@example.test',
@@ -144,7 +166,10 @@ describe('console transaction page', () => {
     await simulatePayment(t.deps, { merchantId: t.merchant.id, mode: 'test' }, paid.trxid);
     const res = await shop.post(`/dashboard/transactions/${paid.trxid}/cancel`, {}, '/dashboard/transactions');
     expect(res.headers.location).toBe(`/dashboard/transactions/${paid.trxid}`);
-    expect(notice((await shop.get(res.headers.location as string)).body)).toEqual(['error', 'This transaction is already paid. Nothing was changed.']);
+    expect(notice((await shop.get(res.headers.location as string)).body)).toEqual([
+      'error',
+      'This transaction is already paid. Nothing was changed.',
+    ]);
 
     const late = await create(14_000);
     t.clock.advance(16 * 60_000);
@@ -177,7 +202,10 @@ describe('console transaction page', () => {
 
     const empty = await shop.post(`${detail}/confirm`, { reference: '   ' }, detail);
     expect(empty.statusCode).toBe(400);
-    expect(notice(empty.body)).toEqual(['error', 'Give the payment reference: 1 to 128 characters, without control characters.']);
+    expect(notice(empty.body)).toEqual([
+      'error',
+      'Give the payment reference: 1 to 128 characters, without control characters.',
+    ]);
     expect(empty.body).toContain('aria-invalid="true"');
     const long = await shop.post(`${detail}/confirm`, { reference: 'x'.repeat(129) }, detail);
     expect(long.statusCode).toBe(400);
@@ -190,13 +218,21 @@ describe('console transaction page', () => {
     const page = await shop.get(ok.headers.location as string);
     expect(notice(page.body)).toEqual(['success', 'The payment is recorded and the transaction is paid.']);
     expect(await statusOf(tx.trxid)).toBe('paid');
-    expect((await auditOf(tx.trxid)).map((a) => [a.actor, a.action])).toEqual([['user:shop@example.test', 'payment.confirm']]);
-    expect(timeline(page.body)).toContain(`payment: Payment confirmed by hand: Rp${tx.total_amount.toLocaleString('id-ID')}`);
+    expect((await auditOf(tx.trxid)).map((a) => [a.actor, a.action])).toEqual([
+      ['user:shop@example.test', 'payment.confirm'],
+    ]);
+    expect(timeline(page.body)).toContain(
+      `payment: Payment confirmed by hand: Rp${tx.total_amount.toLocaleString('id-ID')}`,
+    );
     expect(timeline(page.body)).toContain('audit: Payment confirmed by user:shop@example.test');
 
     // The same bank reference cannot pay a second transaction.
     const second = await create(17_000);
-    const again = await shop.post(`/dashboard/transactions/${second.trxid}/confirm`, { reference: 'BCA-778899' }, detail);
+    const again = await shop.post(
+      `/dashboard/transactions/${second.trxid}/confirm`,
+      { reference: 'BCA-778899' },
+      detail,
+    );
     expect(again.headers.location).toBe(`/dashboard/transactions/${second.trxid}`);
     expect(await statusOf(second.trxid)).toBe('pending');
     expect(await auditOf(second.trxid)).toEqual([]);
@@ -214,7 +250,10 @@ describe('console transaction page', () => {
     const res = await ops.post(`${detail}/resend`, { event: eventId }, detail);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(detail);
-    expect(notice((await ops.get(res.headers.location as string)).body)).toEqual(['success', 'Queued the webhook delivery to send now.']);
+    expect(notice((await ops.get(res.headers.location as string)).body)).toEqual([
+      'success',
+      'Queued the webhook delivery to send now.',
+    ]);
     const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', eventId).execute();
     expect(audit.map((a) => [a.actor, a.action])).toEqual([['user:ops@example.test', 'webhook.resend']]);
     await dispatch();

@@ -9,12 +9,14 @@ import { createTestApp, seedMerchant, type TestApp } from '../../helpers/context
 import { insertRows, transactionRow } from '../../helpers/transaction-rows.js';
 
 /** The trxids of a list page, in the order shown. */
-const listed = (body: string) => [...body.matchAll(/<a class="mono" href="\/dashboard\/transactions\/(trx_[0-9A-Za-z]+)">/g)].map((m) => m[1]!);
+const listed = (body: string) =>
+  [...body.matchAll(/<a class="mono" href="\/dashboard\/transactions\/(trx_[0-9A-Za-z]+)">/g)].map((m) => m[1]!);
 const link = (body: string, rel: 'next' | 'prev') => {
   const m = new RegExp(`rel="${rel}" href="([^"]+)"`).exec(body);
   return m ? m[1]!.replace(/&amp;/g, '&') : null;
 };
-const alerts = (body: string) => [...body.matchAll(/<p class="notice error" role="alert">([^<]*)<\/p>/g)].map((m) => m[1]!);
+const alerts = (body: string) =>
+  [...body.matchAll(/<p class="notice error" role="alert">([^<]*)<\/p>/g)].map((m) => m[1]!);
 
 /** A CSV text as records of fields (RFC 4180: quoted fields may hold commas, quotes and line breaks). */
 function parseCsv(text: string): string[][] {
@@ -67,7 +69,10 @@ describe('console transaction list', () => {
   it('lists newest first with links to each; a merchant user sees only its merchant, without a merchant filter', async () => {
     const { other, ops, shop } = await setup();
     const now = t.clock.now();
-    const mine = [transactionRow(t.merchant.id, now - 3000, { ref: 'order-1' }), transactionRow(t.merchant.id, now - 1000, { ref: 'order-2' })];
+    const mine = [
+      transactionRow(t.merchant.id, now - 3000, { ref: 'order-1' }),
+      transactionRow(t.merchant.id, now - 1000, { ref: 'order-2' }),
+    ];
     const theirs = [transactionRow(other, now - 2000, { ref: 'their-order' })];
     await insertRows(t.deps, [...mine, ...theirs]);
 
@@ -136,7 +141,8 @@ describe('console transaction list', () => {
     const b = transactionRow(m, now - 4000, { ref: 'inv_100%', email: 'sari@example.id', total_amount: 25_000 });
     const c = transactionRow(m, now - 3000, { ref: null, email: null, total_amount: 10_124 });
     await insertRows(t.deps, [a, b, c]);
-    const search = async (q: string) => listed((await ops.get(`/dashboard/transactions?q=${encodeURIComponent(q)}`)).body);
+    const search = async (q: string) =>
+      listed((await ops.get(`/dashboard/transactions?q=${encodeURIComponent(q)}`)).body);
     expect(await search(c.id)).toEqual([c.id]);
     expect(await search('inv-2024')).toEqual([a.id]);
     expect(await search('INV')).toEqual([b.id, a.id]);
@@ -167,7 +173,9 @@ describe('console transaction list', () => {
     // A page link that this console did not make.
     const stale = await ops.get('/dashboard/transactions?status=paid&older=not-a-cursor');
     expect(stale.statusCode).toBe(400);
-    expect(alerts(stale.body)).toEqual(['This page link is not valid. Apply the filters again to start from the newest.']);
+    expect(alerts(stale.body)).toEqual([
+      'This page link is not valid. Apply the filters again to start from the newest.',
+    ]);
     expect(stale.body).toContain('<option value="paid" selected>');
   });
 
@@ -176,10 +184,14 @@ describe('console transaction list', () => {
     const now = t.clock.now();
     // Many rows share a creation time, across merchants and modes: the cursor's id breaks the ties.
     const rows = Array.from({ length: 120 }, (_, i) =>
-      transactionRow(i % 3 === 0 ? other : t.merchant.id, now - 100_000 + Math.floor(i / 7) * 1000, { mode: i % 2 === 0 ? 'live' : 'test' }),
+      transactionRow(i % 3 === 0 ? other : t.merchant.id, now - 100_000 + Math.floor(i / 7) * 1000, {
+        mode: i % 2 === 0 ? 'live' : 'test',
+      }),
     );
     await insertRows(t.deps, rows);
-    const newestFirst = [...rows].sort((x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : 1)).map((r) => r.id);
+    const newestFirst = [...rows]
+      .sort((x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : 1))
+      .map((r) => r.id);
 
     const p1 = await ops.get('/dashboard/transactions');
     expect(listed(p1.body)).toEqual(newestFirst.slice(0, 50));
@@ -209,9 +221,27 @@ describe('console transaction CSV export', () => {
     await ops.logIn('ops@example.test');
     const now = t.clock.now();
     const m = t.merchant.id;
-    const refs = ['=HYPERLINK("http://evil.example","x")', '+1+2', '-3', '@SUM(A1)', '\tTab', '\rCR', 'a,b', 'say "hi"', 'two\nlines', 'plain'];
-    const rows = refs.map((ref, i) => transactionRow(m, now - 10_000 + i, { ref, email: i === 0 ? '=cmd@example.id' : null }));
-    const paid = transactionRow(m, now - 20_000, { status: 'paid', paid_at: now - 19_000, paid_late: 1, ref: 'paid-one' });
+    const refs = [
+      '=HYPERLINK("http://evil.example","x")',
+      '+1+2',
+      '-3',
+      '@SUM(A1)',
+      '\tTab',
+      '\rCR',
+      'a,b',
+      'say "hi"',
+      'two\nlines',
+      'plain',
+    ];
+    const rows = refs.map((ref, i) =>
+      transactionRow(m, now - 10_000 + i, { ref, email: i === 0 ? '=cmd@example.id' : null }),
+    );
+    const paid = transactionRow(m, now - 20_000, {
+      status: 'paid',
+      paid_at: now - 19_000,
+      paid_late: 1,
+      ref: 'paid-one',
+    });
     await insertRows(t.deps, [...rows, paid]);
     // Paid with an accepted difference of Rp100 short (issue 28, section 2).
     await t.deps.db
@@ -251,7 +281,11 @@ describe('console transaction CSV export', () => {
     expect(p[12]).toBe(new Date(paid.paid_at!).toISOString());
     expect(p[13]).toBe('true');
     const column = (name: (typeof CSV_COLUMNS)[number]) => CSV_COLUMNS.indexOf(name);
-    expect([p[column('amount_paid')], p[column('underpaid')], p[column('overpaid')]]).toEqual([String(paid.total_amount - 100), '100', '0']);
+    expect([p[column('amount_paid')], p[column('underpaid')], p[column('overpaid')]]).toEqual([
+      String(paid.total_amount - 100),
+      '100',
+      '0',
+    ]);
     expect(byRef.get(rows[0]!.id)![column('amount_paid')]).toBe('0');
   });
 
@@ -298,7 +332,10 @@ describe('console transaction CSV export', () => {
     // 1000th newest) and, in the smaller pages below, across the chunks each stream is read in.
     const at = (i: number) => (i >= 600 && i <= 799 ? 700 : i >= 190 && i <= 210 ? 200 : i);
     const rows = Array.from({ length: 1200 }, (_, i) =>
-      transactionRow(i % 2 === 0 ? other : t.merchant.id, now - 2_000_000 + at(i) * 1000, { ref: `r-${i}`, mode: i % 3 === 0 ? 'live' : 'test' }),
+      transactionRow(i % 2 === 0 ? other : t.merchant.id, now - 2_000_000 + at(i) * 1000, {
+        ref: `r-${i}`,
+        mode: i % 3 === 0 ? 'live' : 'test',
+      }),
     );
     await insertRows(t.deps, rows);
     const expected = [...rows].sort((x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : 1)).map((r) => r.id);
@@ -316,7 +353,13 @@ describe('console transaction CSV export', () => {
     expect(got).toEqual(expected);
 
     // The service behind it reads in pages of 500.
-    const viewer = { userId: 'u', email: 'ops@example.test', role: 'operator' as const, merchantIds: [], sessionKey: 'k' };
+    const viewer = {
+      userId: 'u',
+      email: 'ops@example.test',
+      role: 'operator' as const,
+      merchantIds: [],
+      sessionKey: 'k',
+    };
     const { pages } = await exportTransactions(t.deps, viewer, parseTransactionFilters({}).filters);
     const sizes: number[] = [];
     for await (const page of pages) sizes.push(page.length);

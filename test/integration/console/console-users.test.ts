@@ -14,7 +14,11 @@ describe('console users, concurrently', () => {
     await h.setup();
     const results = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) =>
-        addUser(h.ctx.deps, { email: i % 2 ? 'Same@Example.test' : 'same@example.test', password: PASSWORD, role: 'operator' }, TEST_ACTOR),
+        addUser(
+          h.ctx.deps,
+          { email: i % 2 ? 'Same@Example.test' : 'same@example.test', password: PASSWORD, role: 'operator' },
+          TEST_ACTOR,
+        ),
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -28,7 +32,14 @@ describe('console users, concurrently', () => {
     await h.setup();
     await addUser(h.ctx.deps, { email: 'ops@example.test', password: PASSWORD, role: 'operator' }, TEST_ACTOR);
     const attempts = await Promise.allSettled(
-      Array.from({ length: 12 }, () => logIn(h.ctx.deps, { email: 'ops@example.test', password: 'wrong guess!', clientAddress: '192.0.2.7', userAgent: null })),
+      Array.from({ length: 12 }, () =>
+        logIn(h.ctx.deps, {
+          email: 'ops@example.test',
+          password: 'wrong guess!',
+          clientAddress: '192.0.2.7',
+          userAgent: null,
+        }),
+      ),
     );
     const codes = attempts.map((a) => (a.status === 'rejected' ? (a.reason as { code: string }).code : 'logged in'));
     expect(codes.filter((c) => c === 'login_failed')).toHaveLength(6);

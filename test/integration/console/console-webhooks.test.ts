@@ -9,7 +9,8 @@ import { dispatchDueDeliveries } from '../../../src/workers/webhook-dispatcher.j
 const ALL_EVENTS = ['transaction.paid', 'transaction.expired', 'transaction.cancelled', 'payment.unmatched'];
 const mainOf = (body: string) => /<main id="content">([\s\S]*)<\/main>/.exec(body)?.[1] ?? '';
 const endpoints = (t: TestApp) => t.deps.db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at').execute();
-const audits = (t: TestApp, action: string) => t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
+const audits = (t: TestApp, action: string) =>
+  t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', action).execute();
 
 describe('console webhooks', () => {
   let t: TestApp;
@@ -23,7 +24,12 @@ describe('console webhooks', () => {
   }
 
   /** Posts a form from the list page and follows a redirect. */
-  async function submit(c: ConsoleClient, url: string, fields: Record<string, string | string[]>, from = '/dashboard/webhooks') {
+  async function submit(
+    c: ConsoleClient,
+    url: string,
+    fields: Record<string, string | string[]>,
+    from = '/dashboard/webhooks',
+  ) {
     const res = await c.post(url, fields, from);
     return { res, page: res.statusCode === 303 ? await c.get(res.headers.location as string) : null };
   }
@@ -32,7 +38,15 @@ describe('console webhooks', () => {
   it('logged out, the forms send to the login', async () => {
     t = await createTestApp();
     const c = new ConsoleClient(t.app);
-    expect((await c.post('/dashboard/webhooks', { merchant: t.merchant.id, url: 'https://hooks.example.test/', events: ALL_EVENTS })).statusCode).toBe(303);
+    expect(
+      (
+        await c.post('/dashboard/webhooks', {
+          merchant: t.merchant.id,
+          url: 'https://hooks.example.test/',
+          events: ALL_EVENTS,
+        })
+      ).statusCode,
+    ).toBe(303);
     expect(await endpoints(t)).toEqual([]);
   });
 
@@ -47,7 +61,11 @@ describe('console webhooks', () => {
 
     const res = await c.post(
       '/dashboard/webhooks',
-      { merchant: t.merchant.id, url: 'https://hooks.example.test/qris', events: ['transaction.paid', 'payment.unmatched'] },
+      {
+        merchant: t.merchant.id,
+        url: 'https://hooks.example.test/qris',
+        events: ['transaction.paid', 'payment.unmatched'],
+      },
       '/dashboard/webhooks',
     );
     expect(res.statusCode).toBe(201);
@@ -61,7 +79,9 @@ describe('console webhooks', () => {
     expect(row!.secret).toMatch(/^whsec_/);
     expect(res.body.split(row!.secret)).toHaveLength(2);
     expect(noticeOf(res.body)).toBe(`Endpoint ${row!.id} added.`);
-    expect(await audits(t, 'webhook_endpoint.add')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: row!.id }]);
+    expect(await audits(t, 'webhook_endpoint.add')).toMatchObject([
+      { actor: 'user:ops@example.test', subject_id: row!.id },
+    ]);
 
     const list = await c.get('/dashboard/webhooks');
     expect(list.body).not.toContain(row!.secret);
@@ -85,7 +105,10 @@ describe('console webhooks', () => {
         { ...base, url: 'http://10.1.2.3/hook' },
         /^This cannot be saved: url points at 10\.1\.2\.3, which is .*private.*; set WEBHOOK_ALLOW_NETWORKS to allow it$/,
       ],
-      [{ ...base, url: 'http://localhost:8080/' }, /^This cannot be saved: url points at 127\.0\.0\.1, which is loopback/],
+      [
+        { ...base, url: 'http://localhost:8080/' },
+        /^This cannot be saved: url points at 127\.0\.0\.1, which is loopback/,
+      ],
       [{ ...base, url: 'http://169.254.169.254/latest/meta-data/' }, /which is link-local/],
     ];
     for (const [fields, message] of cases) {
@@ -96,7 +119,9 @@ describe('console webhooks', () => {
       else expect(noticeOf(page!.body)).toMatch(message);
     }
     // An unknown merchant is the 404 page.
-    expect((await c.post('/dashboard/webhooks', { ...base, merchant: 'mch_unknown' }, '/dashboard/webhooks')).statusCode).toBe(404);
+    expect(
+      (await c.post('/dashboard/webhooks', { ...base, merchant: 'mch_unknown' }, '/dashboard/webhooks')).statusCode,
+    ).toBe(404);
     expect(await endpoints(t)).toEqual([]);
   });
 
@@ -104,7 +129,13 @@ describe('console webhooks', () => {
     t = await createTestApp({ WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/8' });
     const c = await operator();
     expect(
-      (await c.post('/dashboard/webhooks', { merchant: t.merchant.id, url: 'http://10.1.2.3/hook', events: ALL_EVENTS }, '/dashboard/webhooks')).statusCode,
+      (
+        await c.post(
+          '/dashboard/webhooks',
+          { merchant: t.merchant.id, url: 'http://10.1.2.3/hook', events: ALL_EVENTS },
+          '/dashboard/webhooks',
+        )
+      ).statusCode,
     ).toBe(201);
   });
 
@@ -123,7 +154,10 @@ describe('console webhooks', () => {
 
   it('shows deliveries newest first with every attempt escaped, and resends the failed ones', async () => {
     t = await createTestApp();
-    const endpoint = await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: 'https://hooks.example.test/qris' });
+    const endpoint = await addWebhookEndpoint(t.deps, {
+      merchantId: t.merchant.id,
+      url: 'https://hooks.example.test/qris',
+    });
     await recordPayment(t.deps, {
       merchantId: t.merchant.id,
       mode: 'test',
@@ -133,7 +167,13 @@ describe('console webhooks', () => {
       paidAt: t.clock.now(),
     });
     // Every attempt of the first event's delivery fails, until it runs out of retries.
-    const post = async () => ({ statusCode: 500, responseBody: '<script>alert("x")</script>', retryAfter: null, error: null, durationMs: 42 });
+    const post = async () => ({
+      statusCode: 500,
+      responseBody: '<script>alert("x")</script>',
+      retryAfter: null,
+      error: null,
+      durationMs: 42,
+    });
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
       expect((await dispatchDueDeliveries(t.deps, { post, random: () => 0.5 })).claimed).toBe(1);
       t.clock.advance(MAX_RETRY_DELAY_MS * 2);
@@ -148,7 +188,13 @@ describe('console webhooks', () => {
       paidAt: t.clock.now(),
     });
     await dispatchDueDeliveries(t.deps, {
-      post: async () => ({ statusCode: null, responseBody: null, retryAfter: null, error: 'connect ECONNREFUSED', durationMs: 3 }),
+      post: async () => ({
+        statusCode: null,
+        responseBody: null,
+        retryAfter: null,
+        error: 'connect ECONNREFUSED',
+        durationMs: 3,
+      }),
       random: () => 0.5,
     });
     const deliveries = await t.deps.db.selectFrom('deliveries').selectAll().orderBy('created_at').execute();
@@ -158,7 +204,9 @@ describe('console webhooks', () => {
     const page = await c.get(`/dashboard/webhooks/${endpoint.id}`);
     expect(page.statusCode).toBe(200);
     const body = mainOf(page.body);
-    expect(body.indexOf(`id="delivery-${deliveries[1]!.id}"`)).toBeLessThan(body.indexOf(`id="delivery-${deliveries[0]!.id}"`));
+    expect(body.indexOf(`id="delivery-${deliveries[1]!.id}"`)).toBeLessThan(
+      body.indexOf(`id="delivery-${deliveries[0]!.id}"`),
+    );
     expect(body.split('<li>')).toHaveLength(MAX_ATTEMPTS + 1 + 1);
     expect(body).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
     expect(body).not.toContain('<script>alert');
@@ -169,7 +217,12 @@ describe('console webhooks', () => {
     expect(body).toContain('<span class="badge failed">failed</span>');
     expect(body).toMatch(/<button type="submit" class="secondary"[^>]*>Resend failed<\/button>/);
 
-    const { res, page: after } = await submit(c, `/dashboard/webhooks/${endpoint.id}/resend-failed`, {}, `/dashboard/webhooks/${endpoint.id}`);
+    const { res, page: after } = await submit(
+      c,
+      `/dashboard/webhooks/${endpoint.id}/resend-failed`,
+      {},
+      `/dashboard/webhooks/${endpoint.id}`,
+    );
     expect(res.headers.location).toBe(`/dashboard/webhooks/${endpoint.id}`);
     expect(noticeOf(after!.body)).toBe('1 failed deliveries queued to be sent now.');
     const requeued = await t.deps.db
@@ -178,26 +231,47 @@ describe('console webhooks', () => {
       .where('id', '=', deliveries[0]!.id)
       .executeTakeFirstOrThrow();
     expect(requeued).toMatchObject({ status: 'pending', attempts: 0 });
-    expect(await audits(t, 'webhook.resend_failed')).toMatchObject([{ actor: 'user:ops@example.test', subject_id: endpoint.id }]);
-    const { page: nothing } = await submit(c, `/dashboard/webhooks/${endpoint.id}/resend-failed`, {}, `/dashboard/webhooks/${endpoint.id}`);
+    expect(await audits(t, 'webhook.resend_failed')).toMatchObject([
+      { actor: 'user:ops@example.test', subject_id: endpoint.id },
+    ]);
+    const { page: nothing } = await submit(
+      c,
+      `/dashboard/webhooks/${endpoint.id}/resend-failed`,
+      {},
+      `/dashboard/webhooks/${endpoint.id}`,
+    );
     expect(noticeOf(nothing!.body)).toBe('There are no failed deliveries to resend.');
   });
 
   it('removes an endpoint (confirmed in the browser), keeps its history, and resends nothing to it', async () => {
     t = await createTestApp();
-    const endpoint = await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: 'https://hooks.example.test/qris' });
+    const endpoint = await addWebhookEndpoint(t.deps, {
+      merchantId: t.merchant.id,
+      url: 'https://hooks.example.test/qris',
+    });
     const c = await operator();
     const list = await c.get('/dashboard/webhooks');
-    expect(list.body).toMatch(new RegExp(`<form method="post" action="/dashboard/webhooks/${endpoint.id}/remove" class="inline" data-confirm="[^"]+">`));
+    expect(list.body).toMatch(
+      new RegExp(
+        `<form method="post" action="/dashboard/webhooks/${endpoint.id}/remove" class="inline" data-confirm="[^"]+">`,
+      ),
+    );
     const { res, page } = await submit(c, `/dashboard/webhooks/${endpoint.id}/remove`, {});
     expect(res.headers.location).toBe('/dashboard/webhooks');
-    expect(noticeOf(page!.body)).toBe('Endpoint https://hooks.example.test/qris removed; 0 waiting deliveries cancelled. Its history is kept.');
+    expect(noticeOf(page!.body)).toBe(
+      'Endpoint https://hooks.example.test/qris removed; 0 waiting deliveries cancelled. Its history is kept.',
+    );
     expect((await endpoints(t))[0]!.status).toBe('disabled');
     expect(page!.body).toContain('<span class="badge disabled">removed</span>');
     expect(await audits(t, 'webhook_endpoint.remove')).toMatchObject([{ actor: 'user:ops@example.test' }]);
     const detail = await c.get(`/dashboard/webhooks/${endpoint.id}`);
     expect(detail.body).not.toContain('Resend failed');
-    const { page: refused } = await submit(c, `/dashboard/webhooks/${endpoint.id}/resend-failed`, {}, `/dashboard/webhooks/${endpoint.id}`);
+    const { page: refused } = await submit(
+      c,
+      `/dashboard/webhooks/${endpoint.id}/resend-failed`,
+      {},
+      `/dashboard/webhooks/${endpoint.id}`,
+    );
     expect(noticeOf(refused!.body)).toMatch(/^Nothing was resent: webhook endpoint .* is disabled$/);
   });
 
@@ -205,7 +279,10 @@ describe('console webhooks', () => {
     t = await createTestApp();
     const other = await seedMerchant(t.deps, 1, 'Other Shop');
     const mine = await addWebhookEndpoint(t.deps, { merchantId: t.merchant.id, url: 'https://mine.example.test/' });
-    const theirs = await addWebhookEndpoint(t.deps, { merchantId: other.merchant.id, url: 'https://theirs.example.test/' });
+    const theirs = await addWebhookEndpoint(t.deps, {
+      merchantId: other.merchant.id,
+      url: 'https://theirs.example.test/',
+    });
     await addMerchantUser(t.deps, [t.merchant.id]);
     const c = new ConsoleClient(t.app);
     await c.logIn('shop@example.test');
@@ -221,7 +298,9 @@ describe('console webhooks', () => {
     expect(detail.statusCode).toBe(404);
     expect(mainOf(detail.body)).toBe(mainOf(unknown.body));
     for (const action of ['remove', 'resend-failed']) {
-      expect((await c.post(`/dashboard/webhooks/${theirs.id}/${action}`, {}, '/dashboard/webhooks')).statusCode).toBe(404);
+      expect((await c.post(`/dashboard/webhooks/${theirs.id}/${action}`, {}, '/dashboard/webhooks')).statusCode).toBe(
+        404,
+      );
     }
     const add = await c.post(
       '/dashboard/webhooks',

@@ -21,7 +21,11 @@ describe('the warning that no source will mark a live sale paid', () => {
   beforeAll(async () => {
     t = await createTestApp({ CONSOLE: 'true', LIVE_KEYS: 'auto' });
     await addMerchantUser(t.deps, [t.merchant.id], 'owner@example.test');
-    await addUser(t.deps, { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    await addUser(
+      t.deps,
+      { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
     owner = new ConsoleClient(t.app);
     expect((await owner.logIn('owner@example.test')).statusCode).toBe(303);
     cashier = new ConsoleClient(t.app);
@@ -73,7 +77,11 @@ describe('the warning that no source will mark a live sale paid', () => {
   });
 
   it('warns on the page that shows a live key just made, and escapes the merchant name', async () => {
-    await t.deps.db.updateTable('merchants').set({ name: 'Toko <b>Satu</b>' }).where('id', '=', t.merchant.id).execute();
+    await t.deps.db
+      .updateTable('merchants')
+      .set({ name: 'Toko <b>Satu</b>' })
+      .where('id', '=', t.merchant.id)
+      .execute();
     const res = await owner.post('/dashboard/keys', { merchant: t.merchant.id, mode: 'live' }, '/dashboard/keys');
     expect(res.statusCode).toBe(201);
     expect(warnings(res.body)).toBe(1);

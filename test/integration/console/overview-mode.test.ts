@@ -9,8 +9,20 @@ import { recordPayment } from '../../../src/services/payments/record-payment.js'
 import { createTransaction } from '../../../src/services/transactions/create-transaction.js';
 import { seedMerchant, useSeededContext } from '../../helpers/context.js';
 
-const operator: Viewer = { userId: 'usr_ops', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
-const userOf = (merchantIds: string[]): Viewer => ({ userId: 'usr_shop', email: 'shop@example.test', role: 'merchant', merchantIds, sessionKey: 'k' });
+const operator: Viewer = {
+  userId: 'usr_ops',
+  email: 'ops@example.test',
+  role: 'operator',
+  merchantIds: [],
+  sessionKey: 'k',
+};
+const userOf = (merchantIds: string[]): Viewer => ({
+  userId: 'usr_shop',
+  email: 'shop@example.test',
+  role: 'merchant',
+  merchantIds,
+  sessionKey: 'k',
+});
 const DAY_MS = 86_400_000;
 
 describe('the overview mode', () => {
@@ -34,7 +46,10 @@ describe('the overview mode', () => {
     await s.setup();
     await sandboxPayments(3);
     await expect(overviewMode(s.ctx.deps, operator, undefined)).resolves.toEqual({ mode: 'test', chosen: 'default' });
-    await expect(overviewMode(s.ctx.deps, userOf([s.seeded.merchant.id]), undefined)).resolves.toEqual({ mode: 'test', chosen: 'default' });
+    await expect(overviewMode(s.ctx.deps, userOf([s.seeded.merchant.id]), undefined)).resolves.toEqual({
+      mode: 'test',
+      chosen: 'default',
+    });
   });
 
   it('is test for a test transaction nobody has paid yet', async () => {
@@ -82,7 +97,9 @@ describe('the overview mode', () => {
     await sandboxPayments(1);
     // The operator sees the other merchant's live sale; the first merchant's user sees only its sandbox.
     await expect(overviewMode(s.ctx.deps, operator, undefined)).resolves.toMatchObject({ mode: 'live' });
-    await expect(overviewMode(s.ctx.deps, userOf([s.seeded.merchant.id]), undefined)).resolves.toMatchObject({ mode: 'test' });
+    await expect(overviewMode(s.ctx.deps, userOf([s.seeded.merchant.id]), undefined)).resolves.toMatchObject({
+      mode: 'test',
+    });
   });
 
   it('shows the mode asked for, whatever the data', async () => {

@@ -16,9 +16,15 @@ describe('the account mail queue', () => {
 
   it('posts without waiting for the relay, tries a refused send again, and sends what is queued before closing', async () => {
     smtp = await startTestSmtpServer({ rejectFirst: 1, delayMs: 300 });
-    const queue = new AccountMailQueue(createSmtpSender(smtp.url, FROM), pino({ level: 'silent' }), { retryDelaysMs: [50] });
-    queue.post(renderAccountMail('reset', 'one@shop.test', 'http://gateway.test/dashboard/reset/confirm?token=x', 'acct-1'));
-    queue.post(renderAccountMail('verify', 'two@shop.test', 'http://gateway.test/dashboard/signup/verify?token=y', 'acct-2'));
+    const queue = new AccountMailQueue(createSmtpSender(smtp.url, FROM), pino({ level: 'silent' }), {
+      retryDelaysMs: [50],
+    });
+    queue.post(
+      renderAccountMail('reset', 'one@shop.test', 'http://gateway.test/dashboard/reset/confirm?token=x', 'acct-1'),
+    );
+    queue.post(
+      renderAccountMail('verify', 'two@shop.test', 'http://gateway.test/dashboard/signup/verify?token=y', 'acct-2'),
+    );
     // post() returned (it is synchronous) before the relay was offered either mail.
     expect(smtp.dataAttempts).toBe(0);
     await queue.idle();

@@ -57,15 +57,21 @@ async function create(t: TestApp, query: string, key = t.testKey) {
 }
 
 async function pay(t: TestApp, trxid: string, key = t.testKey) {
-  const res = await t.app.inject({ method: 'POST', url: `/api/payment-gateway/simulate?trxid=${trxid}`, headers: { 'x-api-key': key } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/payment-gateway/simulate?trxid=${trxid}`,
+    headers: { 'x-api-key': key },
+  });
   expect(res.statusCode, res.body).toBe(200);
 }
 
-const emails = (t: TestApp, trxid: string) => t.deps.db.selectFrom('emails').selectAll().where('transaction_id', '=', trxid).orderBy('kind').execute();
+const emails = (t: TestApp, trxid: string) =>
+  t.deps.db.selectFrom('emails').selectAll().where('transaction_id', '=', trxid).orderBy('kind').execute();
 
 function decodeQr(png: Buffer): string | undefined {
   const img = PNG.sync.read(png);
-  return jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data;
+  return jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)
+    ?.data;
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
@@ -241,7 +247,9 @@ describe('payer e-mail over SMTP', () => {
     const stale = await create(t, `amount=31000&email=${PAYER}`);
     t.clock.advance(16 * 60_000);
     await sendDueEmails(t.deps, mailer);
-    expect((await emails(t, stale.trxid)).map((r) => [r.status, r.last_error])).toEqual([['skipped', 'transaction_expired']]);
+    expect((await emails(t, stale.trxid)).map((r) => [r.status, r.last_error])).toEqual([
+      ['skipped', 'transaction_expired'],
+    ]);
 
     // Paid after expiry: the receipt says so.
     await pay(t, stale.trxid);
@@ -363,7 +371,10 @@ describe('payer e-mail over SMTP', () => {
 
   it('logs in with the credentials of SMTP_URL and never logs the password', async () => {
     const server = await smtp({ login: { username: 'mailer', password: 'p@ss:w/rd' } });
-    const t = await app({ SMTP_URL: `smtp://mailer:${encodeURIComponent('p@ss:w/rd')}@127.0.0.1:${server.port}`, MAIL_FROM: FROM });
+    const t = await app({
+      SMTP_URL: `smtp://mailer:${encodeURIComponent('p@ss:w/rd')}@127.0.0.1:${server.port}`,
+      MAIL_FROM: FROM,
+    });
     const tx = await create(t, `amount=70000&email=${PAYER}`);
     const logs: string[] = [];
     const logger = createLogger({ level: 'trace', destination: { write: (line) => logs.push(line) } });
@@ -397,16 +408,27 @@ describe('payer e-mail over SMTP', () => {
       qris: vectors.vectors[1]!.static,
     });
     expect(phishing.statusCode).toBe(400);
-    expect((await owner.post('/dashboard/merchants', { name: 'Warung Baru', qris: vectors.vectors[1]!.static })).statusCode).toBe(303);
-    const merchant = await t.deps.db.selectFrom('merchants').selectAll().where('name', '=', 'Warung Baru').executeTakeFirstOrThrow();
+    expect(
+      (await owner.post('/dashboard/merchants', { name: 'Warung Baru', qris: vectors.vectors[1]!.static })).statusCode,
+    ).toBe(303);
+    const merchant = await t.deps.db
+      .selectFrom('merchants')
+      .selectAll()
+      .where('name', '=', 'Warung Baru')
+      .executeTakeFirstOrThrow();
     expect(merchant.live_approved_at).toBeNull();
     const key = (await createApiKey(t.deps, { merchantId: merchant.id, mode: 'test' })).key;
-    const cqris = (query: string, k = key) => t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': k } });
+    const cqris = (query: string, k = key) =>
+      t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': k } });
 
-    const stranger = await cqris(`amount=10000&email=anyone@elsewhere.test&ref=${encodeURIComponent('http://pulih.example/login')}`);
+    const stranger = await cqris(
+      `amount=10000&email=anyone@elsewhere.test&ref=${encodeURIComponent('http://pulih.example/login')}`,
+    );
     expect(stranger.statusCode).toBe(403);
     expect(stranger.json().error).toMatchObject({ code: 'email_not_allowed', param: 'email' });
-    expect(await t.deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', merchant.id).execute()).toEqual([]);
+    expect(
+      await t.deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', merchant.id).execute(),
+    ).toEqual([]);
     // Without an e-mail the test key works as before; with the owner's own address the invoice goes to the owner.
     expect((await cqris('amount=10001')).statusCode).toBe(200);
     expect((await cqris('amount=10002&email=Owner@Warung.test')).statusCode).toBe(200);

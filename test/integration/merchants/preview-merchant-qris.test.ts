@@ -52,12 +52,22 @@ describe('previewMerchantQris', () => {
     });
     expect(preview.fields.find((f) => f.tag === '59')).toMatchObject({ name: 'merchant name', value: 'Warung Contoh' });
     const saved = await createMerchant(ctx.deps, { name: 'Warung', qris: preview.payload });
-    expect(saved).toMatchObject({ merchant_name: preview.merchantName, merchant_city: preview.city, nmid: preview.nmid, acquirer: preview.acquirer });
+    expect(saved).toMatchObject({
+      merchant_name: preview.merchantName,
+      merchant_city: preview.city,
+      nmid: preview.nmid,
+      acquirer: preview.acquirer,
+    });
   });
 
   it('reads the code from an uploaded image: a clean PNG and a phone photo', async () => {
     const fromPng = await previewMerchantQris(ctx.deps, { image: await renderCleanPng(warung.static) });
-    expect(fromPng).toMatchObject({ source: 'image', payload: warung.static, merchantName: 'Warung Contoh', savable: true });
+    expect(fromPng).toMatchObject({
+      source: 'image',
+      payload: warung.static,
+      merchantName: 'Warung Contoh',
+      savable: true,
+    });
     const photo = await renderPhotoJpeg(kopi.static, {
       seed: 11,
       width: 1600,
@@ -71,13 +81,25 @@ describe('previewMerchantQris', () => {
       quality: 80,
     });
     const fromPhoto = await previewMerchantQris(ctx.deps, { image: photo });
-    expect(fromPhoto).toMatchObject({ payload: kopi.static, merchantName: 'Kopi & Roti "Pagi"', city: 'BANDUNG', isStatic: true, savable: true });
+    expect(fromPhoto).toMatchObject({
+      payload: kopi.static,
+      merchantName: 'Kopi & Roti "Pagi"',
+      city: 'BANDUNG',
+      isStatic: true,
+      savable: true,
+    });
   });
 
   it('shows a dynamic code as such, and Save refuses it for the reason shown', async () => {
     const dynamic = warung.cases[1]!.dynamic;
     const preview = await previewMerchantQris(ctx.deps, { payload: dynamic });
-    expect(preview).toMatchObject({ isStatic: false, crcValid: true, pointOfInitiation: 'dynamic', amount: 1500, savable: false });
+    expect(preview).toMatchObject({
+      isStatic: false,
+      crcValid: true,
+      pointOfInitiation: 'dynamic',
+      amount: 1500,
+      savable: false,
+    });
     const refused = await failure(createMerchant(ctx.deps, { name: 'X', qris: dynamic }));
     expect(refused.code).toBe('invalid_qris');
     expect(preview.refusal).toBe(refused.message);
@@ -92,15 +114,25 @@ describe('previewMerchantQris', () => {
   });
 
   it('refuses text that is not a QRIS, naming where it came from', async () => {
-    expect(await failure(previewMerchantQris(ctx.deps, { payload: 'hello' }))).toMatchObject({ code: 'invalid_qris', param: 'qris' });
-    const other = await failure(previewMerchantQris(ctx.deps, { image: await renderCleanPng('https://example.com/menu') }));
+    expect(await failure(previewMerchantQris(ctx.deps, { payload: 'hello' }))).toMatchObject({
+      code: 'invalid_qris',
+      param: 'qris',
+    });
+    const other = await failure(
+      previewMerchantQris(ctx.deps, { image: await renderCleanPng('https://example.com/menu') }),
+    );
     expect(other).toMatchObject({ code: 'invalid_qris', param: 'image' });
     expect(other.message).toMatch(/^the QR code in the image is not a QRIS/);
   });
 
   it("passes the image reader's errors on", async () => {
-    expect(await failure(previewMerchantQris(ctx.deps, { image: Buffer.from('not an image') }))).toMatchObject({ code: 'image_unsupported', param: 'image' });
+    expect(await failure(previewMerchantQris(ctx.deps, { image: Buffer.from('not an image') }))).toMatchObject({
+      code: 'image_unsupported',
+      param: 'image',
+    });
     const png = await renderCleanPng(warung.static);
-    expect(await failure(previewMerchantQris(ctx.deps, { image: png, imageOptions: { maxBytes: 100 } }))).toMatchObject({ code: 'image_too_large' });
+    expect(await failure(previewMerchantQris(ctx.deps, { image: png, imageOptions: { maxBytes: 100 } }))).toMatchObject(
+      { code: 'image_too_large' },
+    );
   });
 });

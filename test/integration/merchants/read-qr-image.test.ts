@@ -11,8 +11,11 @@ import { closeQrImageReaders, createQrImageReader, readQrImage } from '../../../
 import { renderCleanPng, renderPhotoJpeg } from '../../helpers/qr-photo.js';
 import { root, runCommand } from '../../helpers/processes.js';
 
-const vectors = (JSON.parse(readFileSync(new URL('../../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as { vectors: Array<{ static: string }> })
-  .vectors;
+const vectors = (
+  JSON.parse(readFileSync(new URL('../../fixtures/qris-vectors.json', import.meta.url), 'utf8')) as {
+    vectors: Array<{ static: string }>;
+  }
+).vectors;
 const [first, second, third] = vectors.map((v) => v.static) as [string, string, string];
 
 /** What a promise rejects with (an AppError's code and message), or code 'resolved'. */
@@ -49,7 +52,16 @@ let small: Buffer;
 beforeAll(async () => {
   clean = await renderCleanPng(first);
   // A phone photo of the sticker: 4000x3000, rotated 23 degrees, tilted, lit from one side, noisy.
-  photo = await renderPhotoJpeg(second, { seed: 7, qrPixels: 1000, rotation: 23, tilt: 0.2, lighting: 'gradient', noise: 18, blur: 0.7, quality: 92 });
+  photo = await renderPhotoJpeg(second, {
+    seed: 7,
+    qrPixels: 1000,
+    rotation: 23,
+    tilt: 0.2,
+    lighting: 'gradient',
+    noise: 18,
+    blur: 0.7,
+    quality: 92,
+  });
   small = await renderPhotoJpeg(third, {
     seed: 8,
     width: 800,
@@ -152,7 +164,10 @@ describe('readQrImage', () => {
       const tiny = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
         .png()
         .toBuffer();
-      expect(await failure(readQrImage(tiny)), `${width}x${height}`).toEqual({ code: 'qr_not_found', message: 'no QR code was found in the image' });
+      expect(await failure(readQrImage(tiny)), `${width}x${height}`).toEqual({
+        code: 'qr_not_found',
+        message: 'no QR code was found in the image',
+      });
     }
   });
 
@@ -286,14 +301,22 @@ describe('readQrImage and decompression bombs', () => {
         await closeQrImageReaders();
         `,
       );
-      const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let errors = '';
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
       child.stderr.setEncoding('utf8').on('data', (c: string) => (errors += c));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(code, errors).toBe(0);
-      const result = JSON.parse(out.trim().split('\n').at(-1)!) as { bytes: number; codes: string[]; before: number; after: number };
+      const result = JSON.parse(out.trim().split('\n').at(-1)!) as {
+        bytes: number;
+        codes: string[];
+        before: number;
+        after: number;
+      };
       expect(result.bytes).toBeLessThan(1_000_000);
       for (const c of result.codes) expect(['qr_not_found', 'image_decode_timeout']).toContain(c);
       // Threads kept ~370 MB of 8 bombs; a process per decode keeps nothing. The ceiling is generous.
@@ -320,7 +343,9 @@ describe('readQrImage from the built dist/', () => {
         console.log(await readQrImage(readFileSync(dir + '/clean.png')));
         console.log(await readQrImage(readFileSync(dir + '/photo.jpg'), { timeoutMs: 150 }).catch((e) => e.code));
       `;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let errors = '';
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));

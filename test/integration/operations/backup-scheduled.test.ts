@@ -58,7 +58,8 @@ describe.skipIf(onPostgres)('scheduled backups (SQLite, a real gateway process)'
     const backups = join(dir, 'backups');
     const started = Date.now() / 1000;
     // Files the feature did not make are never removed, whatever their age or name.
-    const own = (): string[] => (existsSync(backups) ? readdirSync(backups).filter((n) => SCHEDULED_BACKUP_NAME.test(n)) : []);
+    const own = (): string[] =>
+      existsSync(backups) ? readdirSync(backups).filter((n) => SCHEDULED_BACKUP_NAME.test(n)) : [];
     const gateway = await startGateway(env(dbPath, { BACKUP_DIR: backups, BACKUP_KEEP: '2' }));
     gateways.push(gateway);
     await until('a first backup', () => (own().length > 0 ? true : null));
@@ -128,7 +129,15 @@ describe.skipIf(onPostgres)('scheduled backups (SQLite, a real gateway process)'
         backupsParent: mode(join(home, 'backups')),
         backupDir: mode(backups),
         backups: [...new Set(backupModes)],
-      }).toEqual({ data: '700', db: '600', wal: '600', shm: '600', backupsParent: '700', backupDir: '700', backups: ['600'] });
+      }).toEqual({
+        data: '700',
+        db: '600',
+        wal: '600',
+        shm: '600',
+        backupsParent: '700',
+        backupDir: '700',
+        backups: ['600'],
+      });
       // Every other file in it too, a backup in the making (and its journal) included.
       for (const name of readdirSync(backups)) {
         const m = statSync(join(backups, name), { throwIfNoEntry: false });
@@ -144,10 +153,13 @@ describe.skipIf(onPostgres)('scheduled backups (SQLite, a real gateway process)'
       chmodSync(shared, 0o755);
       const again = await startGateway(env(db, { BACKUP_DIR: shared }));
       gateways.push(again);
-      await until('two backups in the shared folder', () => (readdirSync(shared).filter((n) => SCHEDULED_BACKUP_NAME.test(n)).length > 1 ? true : null));
+      await until('two backups in the shared folder', () =>
+        readdirSync(shared).filter((n) => SCHEDULED_BACKUP_NAME.test(n)).length > 1 ? true : null,
+      );
       expect(mode(db)).toBe('600');
       expect(mode(shared)).toBe('755');
-      for (const name of readdirSync(shared).filter((n) => SCHEDULED_BACKUP_NAME.test(n))) expect(mode(join(shared, name)), name).toBe('600');
+      for (const name of readdirSync(shared).filter((n) => SCHEDULED_BACKUP_NAME.test(n)))
+        expect(mode(join(shared, name)), name).toBe('600');
       expect(again.output().match(/BACKUP_DIR is open to other users/g)).toHaveLength(1);
       await again.stop();
     } finally {
@@ -161,7 +173,9 @@ describe.skipIf(onPostgres)('scheduled backups (SQLite, a real gateway process)'
     writeFileSync(notADir, 'not a folder');
     const gateway = await startGateway(env(dbPath, { BACKUP_DIR: notADir, LOG_LEVEL: 'warn' }));
     gateways.push(gateway);
-    await until('two failures counted', async () => ((await metric(gateway.url, 'qris_backup_failures_total')) >= 2 ? true : null));
+    await until('two failures counted', async () =>
+      (await metric(gateway.url, 'qris_backup_failures_total')) >= 2 ? true : null,
+    );
     expect(gateway.output()).toMatch(/scheduled backup failed/);
     expect(await metric(gateway.url, 'qris_backup_last_success_timestamp')).toBe(0);
     expect((await fetch(`${gateway.url}/healthz`)).ok).toBe(true);

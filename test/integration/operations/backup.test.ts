@@ -1,7 +1,17 @@
 // Issue 25, part 5: `backup` and `restore` as an operator runs them, against a real gateway process on a
 // real SQLite file: a backup taken under a create load holds every create acknowledged before it began,
 // restores into a fresh gateway that serves it, and restore refuses while a gateway has the file open.
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -12,7 +22,12 @@ import { CQRIS, CSTATUS } from '../../helpers/api.js';
 import { onPostgres, seedMerchant } from '../../helpers/context.js';
 import { runCommand, startGateway, type GatewayProcess } from '../../helpers/processes.js';
 
-const env = (db: string) => ({ DATABASE_URL: `sqlite:${db}`, DEMO_MERCHANT: 'false', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
+const env = (db: string) => ({
+  DATABASE_URL: `sqlite:${db}`,
+  DEMO_MERCHANT: 'false',
+  RATE_LIMIT_PER_MINUTE: '0',
+  LOG_LEVEL: 'warn',
+});
 
 function onlyJson(stdout: string): Record<string, any> {
   const lines = stdout.split('\n');
@@ -74,7 +89,8 @@ describe.skipIf(onPostgres)('backup and restore (SQLite, real processes)', () =>
     const worker = async () => {
       while (running) {
         const res = await fetch(`${gateway!.url}${CQRIS}?amount=${amount++}`, { headers: { 'x-api-key': key } });
-        if (res.status === 200) acked.push({ id: ((await res.json()) as { data: { trxid: string } }).data.trxid, at: performance.now() });
+        if (res.status === 200)
+          acked.push({ id: ((await res.json()) as { data: { trxid: string } }).data.trxid, at: performance.now() });
         else failures++;
       }
     };

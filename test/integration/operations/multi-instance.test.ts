@@ -39,10 +39,24 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     database = openDatabase(fresh.url);
     await migrateToLatest(database, database.dialect);
     const config = loadConfig({ DATABASE_URL: fresh.url, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
-    deps = { db: database, config, now: Date.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+    deps = {
+      db: database,
+      config,
+      now: Date.now,
+      logger: silentLogger(),
+      issuers: codeIssuers,
+      sources: sourceCatalog,
+      state: newServiceState(),
+    };
     seeded = await seedMerchant(deps);
     receiver = await Receiver.start();
-    webhookSecret = (await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] })).secret;
+    webhookSecret = (
+      await addWebhookEndpoint(deps, {
+        merchantId: seeded.merchant.id,
+        url: receiver.url(),
+        events: ['transaction.paid'],
+      })
+    ).secret;
     const env = {
       DATABASE_URL: fresh.url,
       DEMO_MERCHANT: 'false',
@@ -83,7 +97,11 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
       expect(r.body.error.code).toBe('unique_code_exhausted');
       expect(Number(r.retryAfter)).toBeGreaterThan(0);
     }
-    const stored = await deps.db.selectFrom('transactions').select(['total_amount']).where('amount', '=', 50000).execute();
+    const stored = await deps.db
+      .selectFrom('transactions')
+      .select(['total_amount'])
+      .where('amount', '=', 50000)
+      .execute();
     expect(stored).toHaveLength(250);
     expect(new Set(stored.map((s) => s.total_amount)).size).toBe(250);
   });
@@ -93,17 +111,24 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     await setDailyQuota(deps, limited.merchant.id, 3, TEST_ACTOR);
     const results = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
-        const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=${70_000 + i}`, { headers: { 'x-api-key': limited.liveKey } });
+        const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=${70_000 + i}`, {
+          headers: { 'x-api-key': limited.liveKey },
+        });
         return { status: res.status, body: (await res.json()) as any };
       }),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
-    for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.body.error.code]).toEqual([429, 'quota_exceeded']);
-    expect(await deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', limited.merchant.id).execute()).toHaveLength(3);
+    for (const r of results.filter((x) => x.status !== 200))
+      expect([r.status, r.body.error.code]).toEqual([429, 'quota_exceeded']);
+    expect(
+      await deps.db.selectFrom('transactions').select('id').where('merchant_id', '=', limited.merchant.id).execute(),
+    ).toHaveLength(3);
   });
 
   it('a payment reported to one instance pays a transaction created on another, and every instance sees it', async () => {
-    const created = await fetch(`${gateways[0]!.url}/api/payment-gateway/cqris?amount=61000`, { headers: { 'x-api-key': seeded.testKey } });
+    const created = await fetch(`${gateways[0]!.url}/api/payment-gateway/cqris?amount=61000`, {
+      headers: { 'x-api-key': seeded.testKey },
+    });
     const tx = ((await created.json()) as any).data;
     const paid = await fetch(`${gateways[1]!.url}/api/payment-gateway/simulate?trxid=${tx.trxid}`, {
       method: 'POST',
@@ -111,13 +136,17 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     });
     expect(paid.status).toBe(200);
     for (const g of gateways) {
-      const status = await fetch(`${g.url}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, { headers: { 'x-api-key': seeded.testKey } });
+      const status = await fetch(`${g.url}/api/payment-gateway/cstatus?trxid=${tx.trxid}`, {
+        headers: { 'x-api-key': seeded.testKey },
+      });
       expect(((await status.json()) as any).data.status).toBe('paid');
     }
   });
 
   it('a checkout page open on one instance hears of a payment made through another', async () => {
-    const created = await fetch(`${gateways[0]!.url}/api/payment-gateway/cqris?amount=62000`, { headers: { 'x-api-key': seeded.testKey } });
+    const created = await fetch(`${gateways[0]!.url}/api/payment-gateway/cqris?amount=62000`, {
+      headers: { 'x-api-key': seeded.testKey },
+    });
     const tx = ((await created.json()) as any).data;
     const stream = await fetch(`${gateways[2]!.url}/checkout/${tx.trxid}/events`);
     const reader = stream.body!.getReader();
@@ -132,7 +161,10 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     };
     await read(/"status":"pending"/);
     const started = Date.now();
-    await fetch(`${gateways[1]!.url}/api/payment-gateway/simulate?trxid=${tx.trxid}`, { method: 'POST', headers: { 'x-api-key': seeded.testKey } });
+    await fetch(`${gateways[1]!.url}/api/payment-gateway/simulate?trxid=${tx.trxid}`, {
+      method: 'POST',
+      headers: { 'x-api-key': seeded.testKey },
+    });
     await read(/"status":"paid"/);
     expect(text).toContain('"status":"paid"');
     // Heard through NOTIFY, not the stream's slow fallback re-read (10 s).
@@ -143,12 +175,17 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
   it('every instance dispatches webhooks, and each event reaches the receiver exactly once', async () => {
     const trxids: string[] = [];
     for (let i = 0; i < 24; i++) {
-      const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=${70000 + i}`, { headers: { 'x-api-key': seeded.testKey } });
+      const res = await fetch(`${gateways[i % 3]!.url}/api/payment-gateway/cqris?amount=${70000 + i}`, {
+        headers: { 'x-api-key': seeded.testKey },
+      });
       trxids.push(((await res.json()) as any).data.trxid);
     }
     await Promise.all(
       trxids.map((trxid, i) =>
-        fetch(`${gateways[(i + 1) % 3]!.url}/api/payment-gateway/simulate?trxid=${trxid}`, { method: 'POST', headers: { 'x-api-key': seeded.testKey } }),
+        fetch(`${gateways[(i + 1) % 3]!.url}/api/payment-gateway/simulate?trxid=${trxid}`, {
+          method: 'POST',
+          headers: { 'x-api-key': seeded.testKey },
+        }),
       ),
     );
     const ours = () => receiver.requests.filter((r) => trxids.includes(JSON.parse(r.body).data.trxid));
@@ -158,14 +195,19 @@ describe.runIf(onPostgres)('three gateway instances on one PostgreSQL database',
     // arrived, before the count, so a duplicate any of them would send has been sent.
     const passes = (g: GatewayProcess) => g.output().split('"msg":"webhook dispatch pass"').length - 1;
     const arrived = gateways.map(passes);
-    await vi.waitFor(() => expect(gateways.every((g, i) => passes(g) >= arrived[i]! + 4)).toBe(true), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(() => expect(gateways.every((g, i) => passes(g) >= arrived[i]! + 4)).toBe(true), {
+      timeout: 30_000,
+      interval: 50,
+    });
     const received = ours();
     expect(received).toHaveLength(trxids.length);
     expect(new Set(received.map((r) => r.headers['x-event-id'])).size).toBe(trxids.length);
     expect(new Set(received.map((r) => JSON.parse(r.body).data.trxid))).toEqual(new Set(trxids));
     for (const r of received) {
       expect(r.headers['x-event-type']).toBe('transaction.paid');
-      expect(verifyWebhookSignature({ payload: r.body, header: String(r.headers['x-signature']), secret: webhookSecret })).toBe(true);
+      expect(
+        verifyWebhookSignature({ payload: r.body, header: String(r.headers['x-signature']), secret: webhookSecret }),
+      ).toBe(true);
     }
   });
 });

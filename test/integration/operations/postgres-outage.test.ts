@@ -42,9 +42,12 @@ interface Answer {
 // `.ci/run` sets QG_REQUIRE_PG_BINARIES=1: there the test must run, never quietly skip.
 const required = process.env.QG_REQUIRE_PG_BINARIES === '1';
 describe.runIf(onPostgres && bins === null)('PostgreSQL outage', () => {
-  it.skipIf(!required)('needs PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/<version>/bin', () => {
-    expect.fail('QG_REQUIRE_PG_BINARIES=1 but initdb and pg_ctl were not found');
-  });
+  it.skipIf(!required)(
+    'needs PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/<version>/bin',
+    () => {
+      expect.fail('QG_REQUIRE_PG_BINARIES=1 but initdb and pg_ctl were not found');
+    },
+  );
 });
 
 describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and comes back', () => {
@@ -59,10 +62,22 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
     database = openDatabase(cluster.url, { poolSize: 2 });
     await migrateToLatest(database, database.dialect);
     const config = loadConfig({ DATABASE_URL: cluster.url, WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
-    const deps: Deps = { db: database, config, now: Date.now, logger: silentLogger(), issuers: codeIssuers, sources: sourceCatalog, state: newServiceState() };
+    const deps: Deps = {
+      db: database,
+      config,
+      now: Date.now,
+      logger: silentLogger(),
+      issuers: codeIssuers,
+      sources: sourceCatalog,
+      state: newServiceState(),
+    };
     seeded = await seedMerchant(deps);
     receiver = await Receiver.start();
-    await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] });
+    await addWebhookEndpoint(deps, {
+      merchantId: seeded.merchant.id,
+      url: receiver.url(),
+      events: ['transaction.paid'],
+    });
     // The seeding connections are closed before the faults: only the gateway's meet them.
     await database.close();
     gateway = await startGateway({
@@ -83,7 +98,8 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
   }, 180_000);
 
   afterAll(async () => {
-    if (gateway && gateway.child.exitCode !== null) console.log(`gateway exited ${gateway.child.exitCode}:\n${gateway.output().slice(-4000)}`);
+    if (gateway && gateway.child.exitCode !== null)
+      console.log(`gateway exited ${gateway.child.exitCode}:\n${gateway.output().slice(-4000)}`);
     await gateway?.stop();
     await receiver?.close();
     await cluster?.destroy();
@@ -214,8 +230,14 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
     expect(readyWhileDown).toEqual({ status: 503, code: 'database_unavailable', retryAfter: '2' });
     expect(healthWhileDown).toBe(200);
     expect([readyWhileFrozen.status, readyWhileFrozen.code]).toEqual([503, 'database_unavailable']);
-    expect(answers.filter((a) => a.phase === 'frozen' && a.status === 503).length, 'the frozen server was given up on').toBeGreaterThan(0);
-    expect(answers.filter((a) => a.phase === 'thawed' && a.op === 'create' && a.status === 200).length, 'creates succeed after the thaw').toBeGreaterThan(0);
+    expect(
+      answers.filter((a) => a.phase === 'frozen' && a.status === 503).length,
+      'the frozen server was given up on',
+    ).toBeGreaterThan(0);
+    expect(
+      answers.filter((a) => a.phase === 'thawed' && a.op === 'create' && a.status === 200).length,
+      'creates succeed after the thaw',
+    ).toBeGreaterThan(0);
     expect(
       answers.filter((a) => a.phase === 'after' && a.op === 'create' && a.status === 200).length,
       'creates succeed again without a restart',
@@ -227,8 +249,11 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
     const check = new pg.Client({ connectionString: cluster.url });
     await check.connect();
     try {
-      const rows = (await check.query<{ id: string; ref: string | null; status: string }>("SELECT id, ref, status FROM transactions WHERE ref LIKE 'outage-%'"))
-        .rows;
+      const rows = (
+        await check.query<{ id: string; ref: string | null; status: string }>(
+          "SELECT id, ref, status FROM transactions WHERE ref LIKE 'outage-%'",
+        )
+      ).rows;
       const byRef = new Map<string, Array<{ id: string; status: string }>>();
       for (const r of rows) byRef.set(r.ref!, [...(byRef.get(r.ref!) ?? []), r]);
       const doubled = [...byRef].filter(([, list]) => list.length > 1).map(([ref]) => ref);
@@ -290,10 +315,16 @@ describe.runIf(onPostgres && bins !== null)('PostgreSQL goes away under load and
         .map((l) => JSON.parse(l) as { level: number; msg: string; worker?: string });
       // Per worker, its outage lines alternate: one warning as a spell starts, one info as it ends; never a
       // line per round (a worker that logged each 100 ms round would show dozens in the 3 s down alone).
-      const outageLines = lines.filter((l) => l.msg.startsWith('database unavailable: worker backing off') || l.msg.startsWith('database available again'));
+      const outageLines = lines.filter(
+        (l) =>
+          l.msg.startsWith('database unavailable: worker backing off') || l.msg.startsWith('database available again'),
+      );
       const perWorker = new Map<string, string[]>();
       for (const l of outageLines)
-        perWorker.set(l.worker ?? '', [...(perWorker.get(l.worker ?? '') ?? []), l.msg.startsWith('database unavailable') ? 'off' : 'on']);
+        perWorker.set(l.worker ?? '', [
+          ...(perWorker.get(l.worker ?? '') ?? []),
+          l.msg.startsWith('database unavailable') ? 'off' : 'on',
+        ]);
       expect(
         lines.filter((l) => l.level >= 50).map((l) => l.msg),
         'errors logged',

@@ -14,7 +14,11 @@ import { startSeededGateway } from '../../helpers/seeded-gateway.js';
 const hasRedis = commandRuns('redis-server');
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
     try {
       execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' });
@@ -46,13 +50,20 @@ describe.skipIf(!hasRedis)('when Redis goes away (REDIS_URL set)', () => {
     closers.push(() => stopRedis(redis));
     const t = await createTestApp();
     closers.push(() => t.close());
-    const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, 3, silentLogger(), 60_000, `qg:outage:${randomBytes(4).toString('hex')}:`);
+    const limiter = new RedisRateLimiter(
+      `redis://127.0.0.1:${port}`,
+      3,
+      silentLogger(),
+      60_000,
+      `qg:outage:${randomBytes(4).toString('hex')}:`,
+    );
     const app = await buildApp({ deps: t.deps, rateLimiter: limiter });
     closers.push(async () => {
       await app.close();
       await limiter.close();
     });
-    const statusOf = async (key: string) => (await app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': key } })).statusCode;
+    const statusOf = async (key: string) =>
+      (await app.inject({ url: '/api/payment-gateway/cqris?amount=10000', headers: { 'x-api-key': key } })).statusCode;
 
     // Up: the count lives in Redis.
     const up = [];
@@ -81,7 +92,9 @@ describe.skipIf(!hasRedis)('when Redis goes away (REDIS_URL set)', () => {
         { timeout: 15_000, interval: 200 },
       )
       .toBe(false);
-    const keys = execFileSync('redis-cli', ['-p', String(port), '--scan', '--pattern', 'qg:outage:*'], { encoding: 'utf8' });
+    const keys = execFileSync('redis-cli', ['-p', String(port), '--scan', '--pattern', 'qg:outage:*'], {
+      encoding: 'utf8',
+    });
     expect(keys).toContain('probe');
   }, 60_000);
 
@@ -93,7 +106,11 @@ describe.skipIf(!hasRedis)('when Redis goes away (REDIS_URL set)', () => {
       let redis = await startRedis(port);
       closers.push(() => stopRedis(redis));
       // A limit far above the load: what is measured is that the API keeps answering, not the count.
-      const g = await startSeededGateway({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'info' });
+      const g = await startSeededGateway({
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        LOG_LEVEL: 'info',
+      });
       closers.push(() => g.stop());
       const answers: Array<{ phase: string; status: number }> = [];
       const broken: string[] = [];
@@ -103,10 +120,13 @@ describe.skipIf(!hasRedis)('when Redis goes away (REDIS_URL set)', () => {
         while (!stop) {
           const at = phase;
           try {
-            const res = await fetch(`${g.url}/api/payment-gateway/cqris?amount=${10_000 + Math.floor(Math.random() * 1_000_000)}`, {
-              headers: { 'x-api-key': g.testKey },
-              signal: AbortSignal.timeout(20_000),
-            });
+            const res = await fetch(
+              `${g.url}/api/payment-gateway/cqris?amount=${10_000 + Math.floor(Math.random() * 1_000_000)}`,
+              {
+                headers: { 'x-api-key': g.testKey },
+                signal: AbortSignal.timeout(20_000),
+              },
+            );
             await res.arrayBuffer();
             answers.push({ phase: at, status: res.status });
           } catch (err) {
@@ -144,11 +164,17 @@ describe.skipIf(!hasRedis)('when Redis goes away (REDIS_URL set)', () => {
       // Said once per change of state (redis-rate-limit.ts), not once per request: 'unavailable' and 'back'
       // alternate, starting with the outage. A loaded host may add a change of its own (a command past its
       // 500 ms timeout while Redis is up is an outage to the limiter too), so pairs are counted, not exactly one.
-      const said = logged.filter((l) => /redis/i.test(l.msg) && l.level === 40).map((l) => (/back/.test(l.msg) ? 'back' : 'down'));
+      const said = logged
+        .filter((l) => /redis/i.test(l.msg) && l.level === 40)
+        .map((l) => (/back/.test(l.msg) ? 'back' : 'down'));
       expect(said.length).toBeGreaterThanOrEqual(2);
       expect(said).toEqual(said.map((_, i) => (i % 2 === 0 ? 'down' : 'back')));
       expect(said.length).toBeLessThan(answers.length / 10);
-      console.log(JSON.stringify(Object.fromEntries(['up', 'down', 'back'].map((p) => [p, answers.filter((a) => a.phase === p).length]))));
+      console.log(
+        JSON.stringify(
+          Object.fromEntries(['up', 'down', 'back'].map((p) => [p, answers.filter((a) => a.phase === p).length])),
+        ),
+      );
     },
     90_000,
   );

@@ -25,20 +25,37 @@ describe('serve --role', () => {
   function config() {
     const dir = mkdtempSync(join(tmpdir(), 'qg-role-'));
     dirs.push(dir);
-    return loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, PORT: '0', SWEEP_INTERVAL_MS: '100', DEMO_MERCHANT: 'false' });
+    return loadConfig({
+      DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
+      PORT: '0',
+      SWEEP_INTERVAL_MS: '100',
+      DEMO_MERCHANT: 'false',
+    });
   }
 
   async function dueTransaction(server: RunningServer) {
     const { merchant } = await seedMerchant(server.runtime.deps);
     const { transaction } = await createTransaction(
       { ...server.runtime.deps, now: () => Date.now() - 3_600_000 },
-      { merchantId: merchant.id, mode: 'test', amount: 5000, email: null, ref: null, expiresInSeconds: 60, idempotency: null },
+      {
+        merchantId: merchant.id,
+        mode: 'test',
+        amount: 5000,
+        email: null,
+        ref: null,
+        expiresInSeconds: 60,
+        idempotency: null,
+      },
     );
     return transaction.id;
   }
 
   async function storedStatus(server: RunningServer, id: string) {
-    const row = await server.runtime.deps.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await server.runtime.deps.db
+      .selectFrom('transactions')
+      .select('status')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     return row.status;
   }
 
@@ -66,6 +83,8 @@ describe('serve --role', () => {
     running.push(all);
     expect((await fetch(`${all.url}/healthz`)).status).toBe(200);
     expect(all.jobs).toEqual(worker.jobs);
-    expect(all.jobs).toEqual(expect.arrayContaining(['expiry-sweeper', 'webhook-dispatcher', 'notify-dispatcher', 'mailer']));
+    expect(all.jobs).toEqual(
+      expect.arrayContaining(['expiry-sweeper', 'webhook-dispatcher', 'notify-dispatcher', 'mailer']),
+    );
   });
 });

@@ -59,7 +59,13 @@ afterAll(async () => {
 });
 
 async function gateway(env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const g = await startGateway({ DATABASE_URL: databaseUrl, DEMO_MERCHANT: 'false', RATE_LIMIT_PER_MINUTE: '0', DATABASE_POOL_SIZE: '5', ...env });
+  const g = await startGateway({
+    DATABASE_URL: databaseUrl,
+    DEMO_MERCHANT: 'false',
+    RATE_LIMIT_PER_MINUTE: '0',
+    DATABASE_POOL_SIZE: '5',
+    ...env,
+  });
   gateways.push(g);
   return g;
 }
@@ -84,7 +90,13 @@ describe('SIGTERM', () => {
     const onOutcome = (o: Outcome) => {
       if (o.kind === 'created' && ++acknowledged === beforeSignal) reached();
     };
-    const load = runCreateLoad({ base: g.url, key: seeded.testKey, connections: 32, until: new Promise<void>((r) => (giveUp = r)), onOutcome });
+    const load = runCreateLoad({
+      base: g.url,
+      key: seeded.testKey,
+      connections: 32,
+      until: new Promise<void>((r) => (giveUp = r)),
+      onOutcome,
+    });
     const safety = setTimeout(giveUp, 30_000);
     await Promise.race([loaded, load]);
     expect(acknowledged, g.output()).toBeGreaterThanOrEqual(beforeSignal);
@@ -99,7 +111,9 @@ describe('SIGTERM', () => {
       reset: report.count('reset'),
       other: report.count('other'),
     };
-    console.log(`shutdown under load (${databaseUrl.startsWith('sqlite') ? 'sqlite' : 'postgres'}): ${JSON.stringify(counts)}, exited in ${exit.ms} ms`);
+    console.log(
+      `shutdown under load (${databaseUrl.startsWith('sqlite') ? 'sqlite' : 'postgres'}): ${JSON.stringify(counts)}, exited in ${exit.ms} ms`,
+    );
     const broken = report.outcomes.filter((o) => o.kind === 'reset' || o.kind === 'other');
     expect(broken, g.output()).toEqual([]);
     expect(counts.created).toBeGreaterThanOrEqual(beforeSignal);
@@ -140,7 +154,9 @@ describe('SIGTERM', () => {
     g.child.kill('SIGTERM');
     // Once new connections are refused, the server is closing; the idle one must still be open.
     await expect.poll(() => refused(port), { timeout: 5000, interval: 20 }).toBe(true);
-    socket.write(`GET /api/payment-gateway/cqris?amount=5000 HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${seeded.testKey}\r\n\r\n`);
+    socket.write(
+      `GET /api/payment-gateway/cqris?amount=5000 HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${seeded.testKey}\r\n\r\n`,
+    );
     const second = await reader.next();
     expect(second.status).toBe(503);
     expect(second.headers.connection).toBe('close');
@@ -176,7 +192,11 @@ describe('SIGTERM', () => {
     const receiver = await Receiver.start();
     receiver.respond = () => ({ status: 200, hang: true });
     try {
-      await addWebhookEndpoint(deps, { merchantId: seeded.merchant.id, url: receiver.url(), events: ['transaction.paid'] });
+      await addWebhookEndpoint(deps, {
+        merchantId: seeded.merchant.id,
+        url: receiver.url(),
+        events: ['transaction.paid'],
+      });
       const g = await gateway({
         SHUTDOWN_TIMEOUT_MS: '1500',
         WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
@@ -184,8 +204,13 @@ describe('SIGTERM', () => {
         WEBHOOK_DISPATCH_INTERVAL_MS: '50',
       });
       const headers = { 'x-api-key': seeded.testKey };
-      const created = (await (await fetch(`${g.url}/api/payment-gateway/cqris?amount=7000`, { headers })).json()) as { data: { trxid: string } };
-      expect((await fetch(`${g.url}/api/payment-gateway/simulate?trxid=${created.data.trxid}`, { method: 'POST', headers })).status).toBe(200);
+      const created = (await (await fetch(`${g.url}/api/payment-gateway/cqris?amount=7000`, { headers })).json()) as {
+        data: { trxid: string };
+      };
+      expect(
+        (await fetch(`${g.url}/api/payment-gateway/simulate?trxid=${created.data.trxid}`, { method: 'POST', headers }))
+          .status,
+      ).toBe(200);
       await expect.poll(() => receiver.requests.length, { timeout: 10_000 }).toBeGreaterThan(0);
       const exit = await terminate(g);
       // Waited out its grace, then cut short by the timeout (the send hangs for good, its own timeout is 60 s).
@@ -258,7 +283,10 @@ function responses(socket: net.Socket): { next(): Promise<RawReply>; ended: Prom
       for (;;) {
         const reply = take();
         if (reply) return reply;
-        await Promise.race([new Promise<void>((r) => (wake = r)), ended.then(() => Promise.reject(new Error(`closed before a response: ${buffer}`)))]);
+        await Promise.race([
+          new Promise<void>((r) => (wake = r)),
+          ended.then(() => Promise.reject(new Error(`closed before a response: ${buffer}`))),
+        ]);
       }
     },
   };

@@ -15,11 +15,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function startAndStop(): Promise<string> {
   const printed: string[] = [];
-  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, PORT: '0', DEMO_MERCHANT: 'true', CONSOLE: 'true' });
-  const server = await serve(config, { role: 'api', logger: pino({ level: 'silent' }), print: (text) => void printed.push(text) });
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
+    PORT: '0',
+    DEMO_MERCHANT: 'true',
+    CONSOLE: 'true',
+  });
+  const server = await serve(config, {
+    role: 'api',
+    logger: pino({ level: 'silent' }),
+    print: (text) => void printed.push(text),
+  });
   try {
     if (printed.join('').includes('user add'))
-      await addUser(server.runtime.deps, { email: 'first@example.test', role: 'operator', password: 'a long enough secret' }, SYSTEM_ACTOR);
+      await addUser(
+        server.runtime.deps,
+        { email: 'first@example.test', role: 'operator', password: 'a long enough secret' },
+        SYSTEM_ACTOR,
+      );
   } finally {
     await server.stop();
   }

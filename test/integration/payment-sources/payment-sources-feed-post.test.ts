@@ -43,7 +43,11 @@ beforeAll(async () => {
         res.end(JSON.stringify(value));
       };
       if (req.method !== 'POST') return answer(405, { error: 'POST only' });
-      if (req.headers['x-auth-token'] !== 'header-secret-456' || body !== BODY || req.headers['content-type'] !== 'application/x-www-form-urlencoded') {
+      if (
+        req.headers['x-auth-token'] !== 'header-secret-456' ||
+        body !== BODY ||
+        req.headers['content-type'] !== 'application/x-www-form-urlencoded'
+      ) {
         return answer(401, { error: 'bad login' });
       }
       answer(200, { qris_history: { success: true, results } });
@@ -58,13 +62,32 @@ afterAll(async () => {
   await t.close();
 });
 
-const payments = (source: string) => t.deps.db.selectFrom('payments').selectAll().where('source', '=', source).execute();
+const payments = (source: string) =>
+  t.deps.db.selectFrom('payments').selectAll().where('source', '=', source).execute();
 
 /** `source add --type feed` polling the test server every 10 s, with these options. */
 const addFeed = (options: string[]) =>
-  cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', url, '--interval', '10', ...options, '--json'], ALLOW);
+  cli(
+    t,
+    [
+      'source',
+      'add',
+      '--merchant',
+      t.merchant.id,
+      '--type',
+      'feed',
+      '--url',
+      url,
+      '--interval',
+      '10',
+      ...options,
+      '--json',
+    ],
+    ALLOW,
+  );
 /** A POST feed with the login the test server agrees to, read with the qris-history preset. */
-const addPostFeed = (extra: string[] = []) => addFeed(['--method', 'POST', '--header', HEADER, '--body', BODY, '--mapping', 'qris-history', ...extra]);
+const addPostFeed = (extra: string[] = []) =>
+  addFeed(['--method', 'POST', '--header', HEADER, '--body', BODY, '--mapping', 'qris-history', ...extra]);
 
 describe('a polled history asked with a POST (qris-history)', () => {
   it('an IN entry pays a pending transaction end to end, OUT pays nothing, a second poll adds nothing', async () => {
@@ -116,7 +139,9 @@ describe('a polled history asked with a POST (qris-history)', () => {
       payment: { source: id, amount: tx.total_amount, reference: 'NOBU / EK***', issuer: 'DANA' },
     });
     const stored = await payments(id);
-    expect(stored.map((p) => [p.source_payment_id, p.amount, p.paid_at])).toEqual([['9101', tx.total_amount, Math.floor(t.clock.now() / 60_000) * 60_000]]);
+    expect(stored.map((p) => [p.source_payment_id, p.amount, p.paid_at])).toEqual([
+      ['9101', tx.total_amount, Math.floor(t.clock.now() / 60_000) * 60_000],
+    ]);
 
     t.clock.advance(10_000);
     expect((await pollDueFeeds(t.deps)).find((s) => s.sourceId === id)).toMatchObject({ ok: true, recorded: 0 });
@@ -127,11 +152,26 @@ describe('a polled history asked with a POST (qris-history)', () => {
   it('the server refuses a GET (405) and a wrong login (401): failed polls, nothing recorded', async () => {
     const get = await addFeed(['--mapping', 'qris-history']);
     const id = get.json!.id as string;
-    expect((await pollDueFeeds(t.deps)).find((s) => s.sourceId === id)).toMatchObject({ ok: false, error: 'the feed answered HTTP 405' });
+    expect((await pollDueFeeds(t.deps)).find((s) => s.sourceId === id)).toMatchObject({
+      ok: false,
+      error: 'the feed answered HTTP 405',
+    });
     await setSourceEnabled(t.deps, { id, enabled: false, actor: TEST_ACTOR });
-    const wrong = await addFeed(['--method', 'post', '--body', 'username=x&token=y', '--header', HEADER, '--mapping', 'qris-history']);
+    const wrong = await addFeed([
+      '--method',
+      'post',
+      '--body',
+      'username=x&token=y',
+      '--header',
+      HEADER,
+      '--mapping',
+      'qris-history',
+    ]);
     const wrongId = wrong.json!.id as string;
-    expect((await pollDueFeeds(t.deps)).find((s) => s.sourceId === wrongId)).toMatchObject({ ok: false, error: 'the feed answered HTTP 401' });
+    expect((await pollDueFeeds(t.deps)).find((s) => s.sourceId === wrongId)).toMatchObject({
+      ok: false,
+      error: 'the feed answered HTTP 401',
+    });
     await setSourceEnabled(t.deps, { id: wrongId, enabled: false, actor: TEST_ACTOR });
     expect(await payments(id)).toEqual([]);
     expect(await payments(wrongId)).toEqual([]);
@@ -206,7 +246,10 @@ describe('a polled history asked with a POST (qris-history)', () => {
     const c = new ConsoleClient(t.app);
     expect((await c.logIn('ops@example.test')).statusCode).toBe(303);
     const page = (await c.get('/dashboard/sources')).body;
-    const card = new RegExp(`<section class="card source" aria-labelledby="source-${id}">([\\s\\S]*?)</section>`).exec(page)?.[1] ?? '';
+    const card =
+      new RegExp(`<section class="card source" aria-labelledby="source-${id}">([\\s\\S]*?)</section>`).exec(
+        page,
+      )?.[1] ?? '';
     expect(card).toContain('X-Auth-Token: ***');
     expect(card).toMatch(/<dt>Body<\/dt><dd class="mono">\*\*\*<\/dd>/);
     for (const s of secrets) expect(page).not.toContain(s);
@@ -241,7 +284,12 @@ describe('a polled history asked with a POST (qris-history)', () => {
     expect(res.statusCode).toBe(303);
     const page = (await c.get(res.headers.location as string)).body;
     for (const s of ['header-secret-456', 'body-secret-123', 'acct-secret-789']) expect(page).not.toContain(s);
-    const row = await t.deps.db.selectFrom('payment_sources').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const row = await t.deps.db
+      .selectFrom('payment_sources')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.config)).toMatchObject({
       method: 'POST',
       headers: { 'X-Auth-Token': 'header-secret-456', 'Accept-Language': 'id' },

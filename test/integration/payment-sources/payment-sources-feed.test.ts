@@ -31,7 +31,11 @@ let amount = 60_000;
 
 beforeAll(async () => {
   // The fake feed is on loopback, which the poller refuses unless the operator allows it.
-  t = await createTestApp({ FEED_TIMEOUT_MS: '500', FEED_MAX_BACKOFF_SECONDS: '300', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' });
+  t = await createTestApp({
+    FEED_TIMEOUT_MS: '500',
+    FEED_MAX_BACKOFF_SECONDS: '300',
+    WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+  });
   base = await listen(t);
   feedServer = createServer((_req, res) => {
     hits += 1;
@@ -89,7 +93,13 @@ async function sourceRow(id: string) {
 describe('mutation feed source', () => {
   // issue 23, finding 9: a disabled merchant's feed keeps its reports, but they pay nothing.
   it("stores a disabled merchant's payments from its feed as unmatched (merchant_disabled); its transaction stays open", async () => {
-    const operator = { userId: 'usr_test', email: 'ops@example.test', role: 'operator' as const, merchantIds: [], sessionKey: '' };
+    const operator = {
+      userId: 'usr_test',
+      email: 'ops@example.test',
+      role: 'operator' as const,
+      merchantIds: [],
+      sessionKey: '',
+    };
     const id = await newFeed();
     const tx = await createLive(base, t.liveKey, ++amount);
     await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });
@@ -97,8 +107,14 @@ describe('mutation feed source', () => {
       answer = { body: feed(entry(tx.total_amount, { issuer_reff: 'DANA-OFF-1' })) };
       expect(await poll()).toMatchObject({ ok: true, recorded: 1, matched: 0, unmatched: 1 });
       const stored = await t.deps.db.selectFrom('payments').selectAll().where('source', '=', id).execute();
-      expect(stored.map((p) => [p.status, p.reason, p.transaction_id])).toEqual([['unmatched', 'merchant_disabled', null]]);
-      const row = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+      expect(stored.map((p) => [p.status, p.reason, p.transaction_id])).toEqual([
+        ['unmatched', 'merchant_disabled', null],
+      ]);
+      const row = await t.deps.db
+        .selectFrom('transactions')
+        .select('status')
+        .where('id', '=', tx.trxid)
+        .executeTakeFirstOrThrow();
       expect(row.status).toBe('pending');
     } finally {
       await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: true });
@@ -106,11 +122,21 @@ describe('mutation feed source', () => {
   });
 
   it('source add --type feed --json; source list never shows the token', async () => {
-    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json'], {
-      WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
-    });
+    const added = await cli(
+      t,
+      ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--interval', '30', '--json'],
+      {
+        WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+      },
+    );
     expect(added.code, added.stdout).toBe(0);
-    expect(added.json).toMatchObject({ id: expect.stringMatching(/^src_/), type: 'feed', url: feedUrl, interval_seconds: 30, mode: 'live' });
+    expect(added.json).toMatchObject({
+      id: expect.stringMatching(/^src_/),
+      type: 'feed',
+      url: feedUrl,
+      interval_seconds: 30,
+      mode: 'live',
+    });
     const listed = await cli(t, ['source', 'list', '--merchant', t.merchant.id, '--json']);
     expect(listed.stdout).not.toContain('secret-token');
     expect(listed.json!.items.find((s: any) => s.id === added.json!.id)).toMatchObject({
@@ -121,11 +147,27 @@ describe('mutation feed source', () => {
     });
     await setSourceEnabled(t.deps, { id: added.json!.id, enabled: false, actor: TEST_ACTOR });
 
-    const bad = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', 'ftp://x', '--interval', '30', '--json']);
+    const bad = await cli(t, [
+      'source',
+      'add',
+      '--merchant',
+      t.merchant.id,
+      '--type',
+      'feed',
+      '--url',
+      'ftp://x',
+      '--interval',
+      '30',
+      '--json',
+    ]);
     expect(bad.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'url' });
-    const noInterval = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json'], {
-      WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
-    });
+    const noInterval = await cli(
+      t,
+      ['source', 'add', '--merchant', t.merchant.id, '--type', 'feed', '--url', feedUrl, '--json'],
+      {
+        WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+      },
+    );
     expect(noInterval.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'interval' });
   });
 
@@ -136,13 +178,24 @@ describe('mutation feed source', () => {
     // Thousands separators and WIB time without seconds, as such feeds write them.
     const dotted = String(tx.total_amount).replace(/\B(?=(\d{3})+(?!\d))/g, '.');
     expect(dotted).toContain('.');
-    answer = { body: feed(entry(dotted, { date: wib(t.clock.now(), false), issuer_reff: 'DANA-REF-1' }), entry(5, { type: 'DR' })) };
+    answer = {
+      body: feed(
+        entry(dotted, { date: wib(t.clock.now(), false), issuer_reff: 'DANA-REF-1' }),
+        entry(5, { type: 'DR' }),
+      ),
+    };
     const summary = await poll();
     expect(summary).toMatchObject({ ok: true, recorded: 1, matched: 1, unmatched: 0 });
     expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
       status: 'paid',
       paid_late: false,
-      payment: { source: id, reference: 'DANA-REF-1', issuer: 'DANA', payer_name: 'BUDI SANTOSO', amount: tx.total_amount },
+      payment: {
+        source: id,
+        reference: 'DANA-REF-1',
+        issuer: 'DANA',
+        payer_name: 'BUDI SANTOSO',
+        amount: tx.total_amount,
+      },
     });
     const row = await sourceRow(id);
     expect(row.next_poll_at).toBe(t.clock.now() + 10_000);
@@ -196,7 +249,11 @@ describe('mutation feed source', () => {
 
   it('backs off on 429, honouring Retry-After, and recovers', async () => {
     const id = await newFeed(10);
-    answer = { status: 429, headers: { 'retry-after': '120' }, body: { status: 'failed', message: 'too many requests' } };
+    answer = {
+      status: 429,
+      headers: { 'retry-after': '120' },
+      body: { status: 'failed', message: 'too many requests' },
+    };
     expect(await poll()).toMatchObject({ ok: false, error: 'the feed answered HTTP 429' });
     let row = await sourceRow(id);
     expect(row.next_poll_at).toBe(t.clock.now() + 120_000);
@@ -245,7 +302,17 @@ describe('mutation feed source', () => {
       t.clock.advance(3_600_000);
     }
     const tx = await createLive(base, t.liveKey, ++amount);
-    answer = { body: feed(null, 'x', 42, entry('abc'), entry(tx.total_amount, { date: '31/02/2025 10:00' }), entry(tx.total_amount), { type: 'CR' }) };
+    answer = {
+      body: feed(
+        null,
+        'x',
+        42,
+        entry('abc'),
+        entry(tx.total_amount, { date: '31/02/2025 10:00' }),
+        entry(tx.total_amount),
+        { type: 'CR' },
+      ),
+    };
     expect(await poll()).toMatchObject({ ok: true, matched: 1, skipped: 6 });
     expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
   });
@@ -287,17 +354,29 @@ describe('mutation feed source', () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
       const id = await newFeed(10);
-      answer = { status: 302, headers: { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/internal` } };
+      answer = {
+        status: 302,
+        headers: { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/internal` },
+      };
       const before = hits;
       const lines: string[] = [];
       const logger = createLogger({ level: 'info', destination: { write: (line) => lines.push(line) } });
       const summaries = await pollDueFeeds({ ...t.deps, logger });
-      expect(summaries.find((x) => x.sourceId === id)).toMatchObject({ ok: false, error: 'the feed answered HTTP 302 (a redirect, not followed)' });
+      expect(summaries.find((x) => x.sourceId === id)).toMatchObject({
+        ok: false,
+        error: 'the feed answered HTTP 302 (a redirect, not followed)',
+      });
       expect(hits - before).toBe(1);
       expect(elsewhere).toBe(0);
-      expect(JSON.parse((await sourceRow(id)).state!)).toMatchObject({ failures: 1, lastError: 'the feed answered HTTP 302 (a redirect, not followed)' });
+      expect(JSON.parse((await sourceRow(id)).state!)).toMatchObject({
+        failures: 1,
+        lastError: 'the feed answered HTTP 302 (a redirect, not followed)',
+      });
       expect(lines.map((l) => JSON.parse(l) as { msg: string; error?: string })).toContainEqual(
-        expect.objectContaining({ msg: 'feed poll failed', error: 'the feed answered HTTP 302 (a redirect, not followed)' }),
+        expect.objectContaining({
+          msg: 'feed poll failed',
+          error: 'the feed answered HTTP 302 (a redirect, not followed)',
+        }),
       );
     } finally {
       await new Promise((resolve) => other.close(resolve));
@@ -325,8 +404,18 @@ describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
     const guarded = await createTestApp({ FEED_TIMEOUT_MS: '500' });
     try {
       // Added: refused at once, as a webhook URL is.
-      for (const url of [feedUrl, feedUrl.replace('127.0.0.1', 'localhost'), 'http://[::1]/feed', 'http://10.1.2.3/feed', 'http://169.254.169.254/latest']) {
-        const refusal = await addFeedSource(guarded.deps, { merchantId: guarded.merchant.id, url, intervalSeconds: 10 }).then(
+      for (const url of [
+        feedUrl,
+        feedUrl.replace('127.0.0.1', 'localhost'),
+        'http://[::1]/feed',
+        'http://10.1.2.3/feed',
+        'http://169.254.169.254/latest',
+      ]) {
+        const refusal = await addFeedSource(guarded.deps, {
+          merchantId: guarded.merchant.id,
+          url,
+          intervalSeconds: 10,
+        }).then(
           () => null,
           (err: { code: string; message: string }) => err,
         );
@@ -352,8 +441,15 @@ describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
 
       // Stored while the setting allowed it (or a name that resolves to loopback): the poller refuses
       // it before connecting, as the webhook dispatcher does.
-      const allowing = { ...guarded.deps, config: { ...guarded.deps.config, webhookAllowNetworks: t.deps.config.webhookAllowNetworks } };
-      const source = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl, intervalSeconds: 10 });
+      const allowing = {
+        ...guarded.deps,
+        config: { ...guarded.deps.config, webhookAllowNetworks: t.deps.config.webhookAllowNetworks },
+      };
+      const source = await addFeedSource(allowing, {
+        merchantId: guarded.merchant.id,
+        url: feedUrl,
+        intervalSeconds: 10,
+      });
       const before = hits;
       const [summary] = await pollDueFeeds(guarded.deps);
       expect(summary).toMatchObject({
@@ -364,7 +460,11 @@ describe('mutation feed source without WEBHOOK_ALLOW_NETWORKS', () => {
       expect(hits).toBe(before);
       // By name: the check is on the address connected to.
       await setSourceEnabled(guarded.deps, { id: source.id, enabled: false, actor: TEST_ACTOR });
-      const named = await addFeedSource(allowing, { merchantId: guarded.merchant.id, url: feedUrl.replace('127.0.0.1', 'localhost'), intervalSeconds: 10 });
+      const named = await addFeedSource(allowing, {
+        merchantId: guarded.merchant.id,
+        url: feedUrl.replace('127.0.0.1', 'localhost'),
+        intervalSeconds: 10,
+      });
       const [byName] = await pollDueFeeds(guarded.deps);
       expect(byName).toMatchObject({
         sourceId: named.id,

@@ -17,26 +17,42 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const audits = (subjectId: string) => t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', subjectId).orderBy('created_at').execute();
+const audits = (subjectId: string) =>
+  t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', subjectId).orderBy('created_at').execute();
 
 describe('payments confirm', () => {
   it('a manual confirmation pays a pending transaction, audited with the operator and time', async () => {
     const tx = await createLive(base, t.liveKey, ++amount);
     const before = Date.now();
-    const r = await cli(t, ['payments', 'confirm', tx.trxid, '--reference', 'BCA-20250131-001', '--json'], { QRIS_OPERATOR: 'siti' });
+    const r = await cli(t, ['payments', 'confirm', tx.trxid, '--reference', 'BCA-20250131-001', '--json'], {
+      QRIS_OPERATOR: 'siti',
+    });
     expect(r.code, r.stdout).toBe(0);
     expect(r.json).toMatchObject({
       status: 'matched',
       reason: null,
-      payment: { source: 'manual', reference: 'BCA-20250131-001', amount: tx.total_amount, status: 'matched', trxid: tx.trxid },
+      payment: {
+        source: 'manual',
+        reference: 'BCA-20250131-001',
+        amount: tx.total_amount,
+        status: 'matched',
+        trxid: tx.trxid,
+      },
       transaction: { trxid: tx.trxid, status: 'paid' },
     });
-    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({ status: 'paid', payment: { source: 'manual', reference: 'BCA-20250131-001' } });
+    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
+      status: 'paid',
+      payment: { source: 'manual', reference: 'BCA-20250131-001' },
+    });
     const [audit, ...rest] = await audits(tx.trxid);
     expect(rest).toHaveLength(0);
     expect(audit).toMatchObject({ actor: 'siti', action: 'payment.confirm', subject_type: 'transaction' });
     expect(audit!.created_at).toBeGreaterThanOrEqual(before);
-    expect(JSON.parse(audit!.details!)).toMatchObject({ payment_id: r.json!.payment.id, reference: 'BCA-20250131-001', outcome: 'matched' });
+    expect(JSON.parse(audit!.details!)).toMatchObject({
+      payment_id: r.json!.payment.id,
+      reference: 'BCA-20250131-001',
+      outcome: 'matched',
+    });
     const events = await t.deps.db.selectFrom('events').select('type').where('transaction_id', '=', tx.trxid).execute();
     expect(events.map((e) => e.type)).toEqual(['transaction.paid']);
   });
@@ -61,9 +77,22 @@ describe('payments confirm', () => {
 
   it('another amount is recorded as unmatched and the transaction stays pending', async () => {
     const tx = await createLive(base, t.liveKey, ++amount);
-    const r = await cli(t, ['payments', 'confirm', tx.trxid, '--reference', `PART-${amount}`, '--amount', String(tx.amount), '--json']);
+    const r = await cli(t, [
+      'payments',
+      'confirm',
+      tx.trxid,
+      '--reference',
+      `PART-${amount}`,
+      '--amount',
+      String(tx.amount),
+      '--json',
+    ]);
     expect(r.code).toBe(0);
-    expect(r.json).toMatchObject({ status: 'unmatched', reason: 'amount_mismatch', payment: { status: 'unmatched', amount: tx.amount } });
+    expect(r.json).toMatchObject({
+      status: 'unmatched',
+      reason: 'amount_mismatch',
+      payment: { status: 'unmatched', amount: tx.amount },
+    });
     expect((await status(base, t.liveKey, tx.trxid)).status).toBe('pending');
     expect(await audits(tx.trxid)).toHaveLength(1);
   });
@@ -107,7 +136,13 @@ describe('payments assign and list', () => {
     expect(stray).toMatchObject({ outcome: 'unmatched', reason: 'paid_before_creation' });
     const listed = await cli(t, ['payments', 'list', '--status', 'unmatched', '--merchant', t.merchant.id, '--json']);
     expect(Object.keys(listed.json!)).toEqual(['items']);
-    expect(listed.json!.items[0]).toMatchObject({ id: stray.payment.id, status: 'unmatched', reason: 'paid_before_creation', issuer: 'OVO', trxid: null });
+    expect(listed.json!.items[0]).toMatchObject({
+      id: stray.payment.id,
+      status: 'unmatched',
+      reason: 'paid_before_creation',
+      issuer: 'OVO',
+      trxid: null,
+    });
 
     const r = await cli(t, ['payments', 'assign', stray.payment.id, tx.trxid, '--json'], { QRIS_OPERATOR: 'andi' });
     expect(r.code, r.stdout).toBe(0);
@@ -117,7 +152,11 @@ describe('payments assign and list', () => {
     });
     const events = await t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', tx.trxid).execute();
     expect(events.map((e) => e.type)).toEqual(['transaction.paid']);
-    expect(JSON.parse(events[0]!.payload).data).toMatchObject({ trxid: tx.trxid, status: 'paid', payment: { id: stray.payment.id } });
+    expect(JSON.parse(events[0]!.payload).data).toMatchObject({
+      trxid: tx.trxid,
+      status: 'paid',
+      payment: { id: stray.payment.id },
+    });
     expect(await audits(stray.payment.id)).toMatchObject([{ actor: 'andi', action: 'payment.assign' }]);
 
     const matched = await cli(t, ['payments', 'list', '--status', 'matched', '--json']);
@@ -160,7 +199,17 @@ describe('payments assign and list', () => {
 
 describe('source commands', () => {
   it('source list never prints a secret, in JSON or as text', async () => {
-    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--mode', 'test', '--json']);
+    const added = await cli(t, [
+      'source',
+      'add',
+      '--merchant',
+      t.merchant.id,
+      '--type',
+      'webhook',
+      '--mode',
+      'test',
+      '--json',
+    ]);
     const secret = added.json!.secret as string;
     const json = await cli(t, ['source', 'list', '--json']);
     const text = await cli(t, ['source', 'list']);
@@ -182,16 +231,27 @@ describe('source commands', () => {
 
   it('source disable and enable, audited', async () => {
     const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--json']);
-    expect((await cli(t, ['source', 'disable', added.json!.id, '--json'])).json).toMatchObject({ id: added.json!.id, enabled: false });
+    expect((await cli(t, ['source', 'disable', added.json!.id, '--json'])).json).toMatchObject({
+      id: added.json!.id,
+      enabled: false,
+    });
     expect((await cli(t, ['source', 'enable', added.json!.id, '--json'])).json).toMatchObject({ enabled: true });
-    expect((await audits(added.json!.id)).map((a) => a.action)).toEqual(['source.add', 'source.disable', 'source.enable']);
+    expect((await audits(added.json!.id)).map((a) => a.action)).toEqual([
+      'source.add',
+      'source.disable',
+      'source.enable',
+    ]);
     expect((await cli(t, ['source', 'disable', 'src_nope', '--json'])).json!.error.code).toBe('source_not_found');
   });
 
   it('source add refuses an unknown merchant, a missing type and a snap source without --config', async () => {
-    expect((await cli(t, ['source', 'add', '--merchant', 'mch_nope', '--type', 'webhook', '--json'])).json!.error.code).toBe('merchant_not_found');
+    expect(
+      (await cli(t, ['source', 'add', '--merchant', 'mch_nope', '--type', 'webhook', '--json'])).json!.error.code,
+    ).toBe('merchant_not_found');
     expect((await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--json'])).code).toBe(2);
-    expect((await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'snap', '--json'])).json!.error).toMatchObject({
+    expect(
+      (await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'snap', '--json'])).json!.error,
+    ).toMatchObject({
       code: 'invalid_parameter',
       param: 'config',
     });

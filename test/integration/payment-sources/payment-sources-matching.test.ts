@@ -4,7 +4,11 @@ import { createMerchant } from '../../../src/services/merchants/create-merchant.
 import { createTransaction } from '../../../src/services/transactions/create-transaction.js';
 import { expireDue } from '../../../src/services/transactions/expire-due.js';
 import { getTransaction } from '../../../src/services/transactions/get-transaction.js';
-import { recordPayment, type RecordPaymentResult, type ReportedPayment } from '../../../src/services/payments/record-payment.js';
+import {
+  recordPayment,
+  type RecordPaymentResult,
+  type ReportedPayment,
+} from '../../../src/services/payments/record-payment.js';
 import { presentTransaction } from '../../../src/domain/transaction.js';
 import type { Mode, TransactionsTable } from '../../../src/storage/schema.js';
 import { createTestContext, type TestContext } from '../../helpers/context.js';
@@ -15,10 +19,20 @@ let seq = 0;
 async function newMerchant(t: TestContext): Promise<string> {
   // Each with an NMID of its own: a second merchant with one NMID is refused.
   seq += 1;
-  return (await createMerchant(t.deps, { name: `Match ${seq}`, qris: staticQrisWithNmid(`ID10299${String(seq).padStart(8, '0')}`) })).id;
+  return (
+    await createMerchant(t.deps, {
+      name: `Match ${seq}`,
+      qris: staticQrisWithNmid(`ID10299${String(seq).padStart(8, '0')}`),
+    })
+  ).id;
 }
 
-async function create(t: TestContext, merchantId: string, amount: number, options: { ttl?: number; mode?: Mode } = {}): Promise<TransactionsTable> {
+async function create(
+  t: TestContext,
+  merchantId: string,
+  amount: number,
+  options: { ttl?: number; mode?: Mode } = {},
+): Promise<TransactionsTable> {
   const { transaction } = await createTransaction(t.deps, {
     merchantId,
     mode: options.mode ?? 'live',
@@ -31,11 +45,23 @@ async function create(t: TestContext, merchantId: string, amount: number, option
   return transaction;
 }
 
-function report(t: TestContext, merchantId: string, over: Partial<ReportedPayment> & { amount: number }): ReportedPayment {
-  return { merchantId, mode: 'live', source: 'test-feed', sourcePaymentId: `p-${++seq}`, paidAt: t.clock.now(), ...over };
+function report(
+  t: TestContext,
+  merchantId: string,
+  over: Partial<ReportedPayment> & { amount: number },
+): ReportedPayment {
+  return {
+    merchantId,
+    mode: 'live',
+    source: 'test-feed',
+    sourcePaymentId: `p-${++seq}`,
+    paidAt: t.clock.now(),
+    ...over,
+  };
 }
 
-const row = (t: TestContext, id: string) => t.deps.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const row = (t: TestContext, id: string) =>
+  t.deps.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('record-payment with the matcher', () => {
   let t: TestContext;
@@ -49,8 +75,15 @@ describe('record-payment with the matcher', () => {
   it('pays the pending transaction holding the total, and cstatus shows the payment details', async () => {
     const tx = await create(t, m, 10_000);
     t.clock.advance(5_000);
-    const r = await recordPayment(t.deps, report(t, m, { amount: tx.total_amount, reference: 'REF-A', issuer: 'DANA', payerName: 'BUDI' }));
-    expect(r).toMatchObject({ outcome: 'matched', reason: null, transaction: { id: tx.id, status: 'paid', paid_late: 0 } });
+    const r = await recordPayment(
+      t.deps,
+      report(t, m, { amount: tx.total_amount, reference: 'REF-A', issuer: 'DANA', payerName: 'BUDI' }),
+    );
+    expect(r).toMatchObject({
+      outcome: 'matched',
+      reason: null,
+      transaction: { id: tx.id, status: 'paid', paid_late: 0 },
+    });
     const { transaction, payment } = await getTransaction(t.deps, { merchantId: m, mode: 'live' }, tx.id);
     const view = presentTransaction(transaction, payment, t.clock.now(), t.config.publicBaseUrl);
     expect(view).toMatchObject({
@@ -81,7 +114,11 @@ describe('record-payment with the matcher', () => {
     const before = await t.deps.db.selectFrom('events').select('id').execute();
     t.clock.advance(1_000);
     const r2 = await recordPayment(t.deps, { ...first, amount: tx.total_amount + 1, paidAt: t.clock.now() });
-    expect(r2).toMatchObject({ outcome: 'duplicate', payment: { id: r1.payment.id, amount: tx.total_amount, status: 'matched' }, transaction: { id: tx.id } });
+    expect(r2).toMatchObject({
+      outcome: 'duplicate',
+      payment: { id: r1.payment.id, amount: tx.total_amount, status: 'matched' },
+      transaction: { id: tx.id },
+    });
     expect(await t.deps.db.selectFrom('events').select('id').execute()).toHaveLength(before.length);
   });
 
@@ -89,8 +126,16 @@ describe('record-payment with the matcher', () => {
     const tx = await create(t, m, 12_000);
     await recordPayment(t.deps, report(t, m, { amount: tx.total_amount }));
     const again = await recordPayment(t.deps, report(t, m, { amount: tx.total_amount }));
-    expect(again).toMatchObject({ outcome: 'unmatched', reason: 'transaction_already_paid', payment: { status: 'unmatched', transaction_id: null } });
-    const unmatchedEvents = await t.deps.db.selectFrom('events').selectAll().where('payment_id', '=', again.payment.id).execute();
+    expect(again).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'transaction_already_paid',
+      payment: { status: 'unmatched', transaction_id: null },
+    });
+    const unmatchedEvents = await t.deps.db
+      .selectFrom('events')
+      .selectAll()
+      .where('payment_id', '=', again.payment.id)
+      .execute();
     expect(unmatchedEvents.map((e) => e.type)).toEqual(['payment.unmatched']);
   });
 
@@ -121,7 +166,10 @@ describe('record-payment with the matcher', () => {
     const test = await create(t, m, 15_000, { mode: 'test' });
     const other = await newMerchant(t);
     expect((await recordPayment(t.deps, report(t, m, { amount: test.total_amount }))).outcome).toBe('unmatched');
-    expect((await recordPayment(t.deps, report(t, other, { mode: 'test', amount: test.total_amount, trxid: test.id }))).outcome).toBe('unmatched');
+    expect(
+      (await recordPayment(t.deps, report(t, other, { mode: 'test', amount: test.total_amount, trxid: test.id })))
+        .outcome,
+    ).toBe('unmatched');
     expect((await row(t, test.id)).status).toBe('pending');
   });
 
@@ -169,7 +217,12 @@ describe('the clock-skew window', () => {
   let m: string;
   beforeAll(async () => {
     // One possible code, so a later transaction of the same amount reuses the same total.
-    t = await createTestContext({ UNIQUE_CODE_MIN: '7', UNIQUE_CODE_MAX: '7', RESERVATION_GRACE_SECONDS: '60', MATCH_CLOCK_SKEW_SECONDS: '120' });
+    t = await createTestContext({
+      UNIQUE_CODE_MIN: '7',
+      UNIQUE_CODE_MAX: '7',
+      RESERVATION_GRACE_SECONDS: '60',
+      MATCH_CLOCK_SKEW_SECONDS: '120',
+    });
     m = await newMerchant(t);
   });
   afterAll(async () => t.close());
@@ -182,8 +235,15 @@ describe('the clock-skew window', () => {
     const second = await create(t, m, 30_000, { ttl: 600 });
     expect(second.total_amount).toBe(first.total_amount);
     const late = await recordPayment(t.deps, report(t, m, { amount: first.total_amount, paidAt: paidForFirst }));
-    expect(late).toMatchObject({ outcome: 'unmatched', reason: 'paid_before_creation', transaction: { id: second.id } });
-    const skewed = await recordPayment(t.deps, report(t, m, { amount: second.total_amount, paidAt: second.created_at - 119_000 }));
+    expect(late).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'paid_before_creation',
+      transaction: { id: second.id },
+    });
+    const skewed = await recordPayment(
+      t.deps,
+      report(t, m, { amount: second.total_amount, paidAt: second.created_at - 119_000 }),
+    );
     expect(skewed).toMatchObject({ outcome: 'matched', transaction: { id: second.id } });
   });
 });
@@ -191,7 +251,12 @@ describe('the clock-skew window', () => {
 describe('property: random interleavings of creates, expiries and reports', () => {
   let t: TestContext;
   beforeAll(async () => {
-    t = await createTestContext({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '3', RESERVATION_GRACE_SECONDS: '120', MATCH_CLOCK_SKEW_SECONDS: '30' });
+    t = await createTestContext({
+      UNIQUE_CODE_MIN: '1',
+      UNIQUE_CODE_MAX: '3',
+      RESERVATION_GRACE_SECONDS: '120',
+      MATCH_CLOCK_SKEW_SECONDS: '30',
+    });
   });
   afterAll(async () => t.close());
 
@@ -201,7 +266,14 @@ describe('property: random interleavings of creates, expiries and reports', () =
     | { k: 'report'; keys: number[]; pick: number; offset: number; named: boolean };
 
   const cmd: fc.Arbitrary<Cmd> = fc.oneof(
-    { weight: 3, arbitrary: fc.record({ k: fc.constant('create' as const), base: fc.constantFrom(10_000, 20_000), ttl: fc.constantFrom(60, 120) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        k: fc.constant('create' as const),
+        base: fc.constantFrom(10_000, 20_000),
+        ttl: fc.constantFrom(60, 120),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ k: fc.constant('advance' as const), s: fc.integer({ min: 1, max: 150 }) }) },
     {
       weight: 5,
@@ -254,12 +326,21 @@ describe('property: random interleavings of creates, expiries and reports', () =
               return [key, r] as const;
             });
             const results = await Promise.all(reports.map(([, r]) => recordPayment(t.deps, r)));
-            for (const [i, res] of results.entries()) outcomes.set(reports[i]![0], [...(outcomes.get(reports[i]![0]) ?? []), res.outcome]);
+            for (const [i, res] of results.entries())
+              outcomes.set(reports[i]![0], [...(outcomes.get(reports[i]![0]) ?? []), res.outcome]);
           }
         }
 
-        const payments = await t.deps.db.selectFrom('payments').selectAll().where('merchant_id', '=', merchantId).execute();
-        const transactions = await t.deps.db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).execute();
+        const payments = await t.deps.db
+          .selectFrom('payments')
+          .selectAll()
+          .where('merchant_id', '=', merchantId)
+          .execute();
+        const transactions = await t.deps.db
+          .selectFrom('transactions')
+          .selectAll()
+          .where('merchant_id', '=', merchantId)
+          .execute();
         // Every report stored exactly once, with the first report's content.
         expect(payments.map((p) => p.source_payment_id).sort()).toEqual([...sent.keys()].map((k) => `k${k}`).sort());
         for (const [key, list] of outcomes) {

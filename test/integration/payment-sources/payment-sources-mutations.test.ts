@@ -107,15 +107,33 @@ const services: Service[] = [
   },
 ];
 
-async function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}${url}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   return { status: res.status, body: await res.json() };
 }
 
 describe('source add for the mutation services', () => {
   it('takes the secret set at the service and prints exactly id and url', async () => {
     for (const type of ['moota', 'mutasibank', 'cekmutasi']) {
-      const created = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', type, '--secret', 'a-secret-of-mine', '--json']);
+      const created = await cli(t, [
+        'source',
+        'add',
+        '--merchant',
+        t.merchant.id,
+        '--type',
+        type,
+        '--secret',
+        'a-secret-of-mine',
+        '--json',
+      ]);
       expect(created.code, created.stdout + created.stderr).toBe(0);
       expect(Object.keys(created.json!).sort()).toEqual(['id', 'url']);
       expect(created.json!.url).toBe(`/api/payment-sources/${created.json!.id}/events`);
@@ -139,7 +157,17 @@ describe.each(services)('$type source', (service) => {
   const secret = `sekret-${service.type}-0123456789`;
   let url: string;
   beforeAll(async () => {
-    const created = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', service.type, '--secret', secret, '--json']);
+    const created = await cli(t, [
+      'source',
+      'add',
+      '--merchant',
+      t.merchant.id,
+      '--type',
+      service.type,
+      '--secret',
+      secret,
+      '--json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     url = created.json!.url as string;
   });
@@ -165,14 +193,27 @@ describe.each(services)('$type source', (service) => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
       success: true,
-      data: [{ id: mutation.id, status: 'matched', payment_id: expect.stringMatching(/^pay_/), trxid: tx.trxid, reason: null }],
+      data: [
+        {
+          id: mutation.id,
+          status: 'matched',
+          payment_id: expect.stringMatching(/^pay_/),
+          trxid: tx.trxid,
+          reason: null,
+        },
+      ],
     });
-    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({ status: 'paid', payment: { id: res.body.data[0].payment_id, amount: tx.total_amount } });
+    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
+      status: 'paid',
+      payment: { id: res.body.data[0].payment_id, amount: tx.total_amount },
+    });
 
     const before = await footprint(t);
     const again = await send([mutation]);
     expect(again.status).toBe(200);
-    expect(again.body.data).toEqual([{ id: mutation.id, status: 'duplicate', payment_id: res.body.data[0].payment_id, trxid: tx.trxid, reason: null }]);
+    expect(again.body.data).toEqual([
+      { id: mutation.id, status: 'duplicate', payment_id: res.body.data[0].payment_id, trxid: tx.trxid, reason: null },
+    ]);
     expect(await footprint(t)).toEqual(before);
   });
 
@@ -183,7 +224,9 @@ describe.each(services)('$type source', (service) => {
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect(answers.map((a) => a.body.data[0].status).sort()).toEqual(['duplicate', 'matched']);
     expect(answers[0]!.body.data[0].payment_id).toBe(answers[1]!.body.data[0].payment_id);
-    expect((await t.deps.db.selectFrom('payments').select('id').where('transaction_id', '=', tx.trxid).execute()).length).toBe(1);
+    expect(
+      (await t.deps.db.selectFrom('payments').select('id').where('transaction_id', '=', tx.trxid).execute()).length,
+    ).toBe(1);
   });
 
   it('records each mutation of a post separately; a debit is not a payment', async () => {
@@ -256,7 +299,17 @@ describe('service specifics', () => {
   const urls: Record<string, string> = {};
   beforeAll(async () => {
     for (const type of ['moota', 'mutasibank']) {
-      const created = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', type, '--secret', secret, '--json']);
+      const created = await cli(t, [
+        'source',
+        'add',
+        '--merchant',
+        t.merchant.id,
+        '--type',
+        type,
+        '--secret',
+        secret,
+        '--json',
+      ]);
       urls[type] = created.json!.url as string;
     }
   });
@@ -282,19 +335,29 @@ describe('service specifics', () => {
     const body = services[1]!.body([{ id: `mb-${++nextId}`, amount: tx.total_amount }]);
     const before = await footprint(t);
     for (const ts of [unix() - 301, unix() + 301]) {
-      const res = await post(urls.mutasibank!, body, { 'X-Mutasibank-Signature': hmac(secret, body), 'X-Mutasibank-Timestamp': String(ts) });
+      const res = await post(urls.mutasibank!, body, {
+        'X-Mutasibank-Signature': hmac(secret, body),
+        'X-Mutasibank-Timestamp': String(ts),
+      });
       expect(res.status).toBe(401);
     }
     const res = await post(urls.mutasibank!, body, { 'X-Mutasibank-Signature': hmac(secret, body) });
     expect(res.status).toBe(401);
     expect(await footprint(t)).toEqual(before);
-    const ok = await post(urls.mutasibank!, body, { 'X-Mutasibank-Signature': hmac(secret, body), 'X-Mutasibank-Timestamp': String(unix() - 200) });
+    const ok = await post(urls.mutasibank!, body, {
+      'X-Mutasibank-Signature': hmac(secret, body),
+      'X-Mutasibank-Timestamp': String(unix() - 200),
+    });
     expect(ok.status).toBe(200);
     expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
   });
 
   it('Mutasibank: the api_key of the body is not kept with the payment', async () => {
-    const rows = await t.deps.db.selectFrom('payments').select('raw').where('merchant_id', '=', t.merchant.id).execute();
+    const rows = await t.deps.db
+      .selectFrom('payments')
+      .select('raw')
+      .where('merchant_id', '=', t.merchant.id)
+      .execute();
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.raw ?? '').not.toContain('the-merchants-api-token');
   });

@@ -20,18 +20,30 @@ beforeAll(async () => {
   const created = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'phone', '--json']);
   expect(created.code, created.stdout + created.stderr).toBe(0);
   source = created.json as typeof source;
-  other = (await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'phone', '--json'])).json as typeof other;
+  other = (await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'phone', '--json']))
+    .json as typeof other;
 });
 afterAll(async () => t.close());
 
-type Auth = 'x-signature' | 'signature' | 'bearer' | 'query' | 'none' | { header: Record<string, string>; query?: string };
+type Auth =
+  | 'x-signature'
+  | 'signature'
+  | 'bearer'
+  | 'query'
+  | 'none'
+  | { header: Record<string, string>; query?: string };
 
-async function post(body: string, auth: Auth = 'x-signature', options: { contentType?: string; to?: typeof source } = {}) {
+async function post(
+  body: string,
+  auth: Auth = 'x-signature',
+  options: { contentType?: string; to?: typeof source } = {},
+) {
   const to = options.to ?? source;
   const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json' };
   let url = `${base}${to.url}`;
   if (auth === 'x-signature') headers['x-signature'] = createHmac('sha256', to.secret).update(body).digest('hex');
-  else if (auth === 'signature') headers['x-signature'] = signPayload(to.secret, body, Math.floor(t.clock.now() / 1000));
+  else if (auth === 'signature')
+    headers['x-signature'] = signPayload(to.secret, body, Math.floor(t.clock.now() / 1000));
   else if (auth === 'bearer') headers.authorization = `Bearer ${to.token}`;
   else if (auth === 'query') url += `?token=${to.token}`;
   else if (auth !== 'none') {
@@ -47,7 +59,12 @@ const notification = (text: string, extra: Record<string, unknown> = {}) =>
 const gopayLine = (n: number, id: string) => `Rp${dotted(n)} berhasil diterima. ID transaksi: ${id}`;
 
 async function notificationRows(sourceId = source.id) {
-  return t.deps.db.selectFrom('source_notifications').selectAll().where('source_id', '=', sourceId).orderBy('received_at', 'desc').execute();
+  return t.deps.db
+    .selectFrom('source_notifications')
+    .selectAll()
+    .where('source_id', '=', sourceId)
+    .orderBy('received_at', 'desc')
+    .execute();
 }
 
 describe('phone source', () => {
@@ -62,10 +79,21 @@ describe('phone source', () => {
   it('accepts each way of proving the sender, and pays a pending transaction', async () => {
     for (const auth of ['x-signature', 'signature', 'bearer', 'query'] as const) {
       const tx = await createLive(base, t.liveKey, ++amount);
-      const res = await post(notification(`Kamu berhasil menerima Rp${tx.total_amount} via Gopay ke akunmu. Cek yuk!`, { package: 'id.dana' }), auth);
+      const res = await post(
+        notification(`Kamu berhasil menerima Rp${tx.total_amount} via Gopay ke akunmu. Cek yuk!`, {
+          package: 'id.dana',
+        }),
+        auth,
+      );
       expect(res.status, `${auth}: ${JSON.stringify(res.body)}`).toBe(200);
       expect(res.body.data.results).toEqual([
-        { outcome: 'matched', reason: null, payment_id: expect.stringMatching(/^pay_/), trxid: tx.trxid, amount: tx.total_amount },
+        {
+          outcome: 'matched',
+          reason: null,
+          payment_id: expect.stringMatching(/^pay_/),
+          trxid: tx.trxid,
+          amount: tx.total_amount,
+        },
       ]);
       expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
     }
@@ -116,10 +144,15 @@ describe('phone source', () => {
     expect(first.body.data.results[0]).toMatchObject({ outcome: 'matched', trxid: tx.trxid });
     const paymentId = first.body.data.results[0].payment_id;
     const retry = await post(body);
-    expect(retry.body.data.results).toEqual([{ outcome: 'duplicate', reason: null, payment_id: paymentId, trxid: tx.trxid, amount: tx.total_amount }]);
+    expect(retry.body.data.results).toEqual([
+      { outcome: 'duplicate', reason: null, payment_id: paymentId, trxid: tx.trxid, amount: tx.total_amount },
+    ]);
     // The GoPay customer app on the same phone shows the same text a moment later.
     t.clock.advance(3_000);
-    const copy = await post(notification(gopayLine(tx.total_amount, 'RtY7Kq2P'), { package: 'com.gojek.gopay' }), 'bearer');
+    const copy = await post(
+      notification(gopayLine(tx.total_amount, 'RtY7Kq2P'), { package: 'com.gojek.gopay' }),
+      'bearer',
+    );
     expect(copy.body.data.results[0]).toMatchObject({ outcome: 'duplicate', payment_id: paymentId });
 
     // Without an id (DANA): the same text at the same time is the same payment; a later one is another.
@@ -127,14 +160,20 @@ describe('phone source', () => {
     const a = await post(dana);
     const b = await post(dana);
     expect(a.body.data.results[0].outcome).toBe('unmatched');
-    expect(b.body.data.results[0]).toMatchObject({ outcome: 'duplicate', payment_id: a.body.data.results[0].payment_id });
+    expect(b.body.data.results[0]).toMatchObject({
+      outcome: 'duplicate',
+      payment_id: a.body.data.results[0].payment_id,
+    });
     t.clock.advance(60_000);
     const later = await post(notification('Kamu berhasil menerima Rp77123 dari BUDI', { package: 'id.dana' }));
     expect(later.body.data.results[0].payment_id).not.toBe(a.body.data.results[0].payment_id);
   });
 
   it('the same notification posted twice at once is one payment (a forwarder retrying in parallel)', async () => {
-    const texts = [(n: number) => `Kamu berhasil menerima Rp${n} via Gopay ke akunmu. Cek yuk!`, (n: number) => gopayLine(n, `par${n}`)];
+    const texts = [
+      (n: number) => `Kamu berhasil menerima Rp${n} via Gopay ke akunmu. Cek yuk!`,
+      (n: number) => gopayLine(n, `par${n}`),
+    ];
     for (const text of texts) {
       const tx = await createLive(base, t.liveKey, ++amount);
       const body = notification(text(tx.total_amount));
@@ -143,26 +182,43 @@ describe('phone source', () => {
       expect(results.map((r) => r.outcome).sort()).toEqual(['duplicate', 'duplicate', 'matched']);
       expect(new Set(results.map((r) => r.payment_id)).size).toBe(1);
       expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
-      expect((await t.deps.db.selectFrom('payments').select('id').where('transaction_id', '=', tx.trxid).execute()).length).toBe(1);
+      expect(
+        (await t.deps.db.selectFrom('payments').select('id').where('transaction_id', '=', tx.trxid).execute()).length,
+      ).toBe(1);
     }
   });
 
   it('a grouped notification pays each of its transactions, and the checkout pages turn paid', async () => {
     const one = await createLive(base, t.liveKey, ++amount);
     const two = await createLive(base, t.liveKey, ++amount);
-    for (const tx of [one, two]) expect(await (await fetch(`${base}/checkout/${tx.trxid}/status`)).json()).toMatchObject({ data: { status: 'pending' } });
+    for (const tx of [one, two])
+      expect(await (await fetch(`${base}/checkout/${tx.trxid}/status`)).json()).toMatchObject({
+        data: { status: 'pending' },
+      });
     const text = `${gopayLine(one.total_amount, 'Grp1aaaa')}\n${gopayLine(two.total_amount, 'Grp2bbbb')}`;
     const res = await post(
-      JSON.stringify({ title: 'Pembayaran QRIS diterima!', bigText: text, text: gopayLine(two.total_amount, 'Grp2bbbb'), package: 'com.gojek.resto' }),
+      JSON.stringify({
+        title: 'Pembayaran QRIS diterima!',
+        bigText: text,
+        text: gopayLine(two.total_amount, 'Grp2bbbb'),
+        package: 'com.gojek.resto',
+      }),
     );
     expect(res.body.data.results.map((r: any) => [r.outcome, r.trxid])).toEqual([
       ['matched', one.trxid],
       ['matched', two.trxid],
     ]);
-    for (const tx of [one, two]) expect(await (await fetch(`${base}/checkout/${tx.trxid}/status`)).json()).toMatchObject({ data: { status: 'paid' } });
+    for (const tx of [one, two])
+      expect(await (await fetch(`${base}/checkout/${tx.trxid}/status`)).json()).toMatchObject({
+        data: { status: 'paid' },
+      });
     // The next grouped notification repeats a line already forwarded: that line is a duplicate.
     const again = await post(
-      JSON.stringify({ title: 'x', text: `${gopayLine(two.total_amount, 'Grp2bbbb')}\n${gopayLine(999, 'Grp3cccc')}`, package: 'com.gojek.resto' }),
+      JSON.stringify({
+        title: 'x',
+        text: `${gopayLine(two.total_amount, 'Grp2bbbb')}\n${gopayLine(999, 'Grp3cccc')}`,
+        package: 'com.gojek.resto',
+      }),
     );
     expect(again.body.data.results.map((r: any) => r.outcome)).toEqual(['duplicate', 'unmatched']);
   });
@@ -174,17 +230,25 @@ describe('phone source', () => {
       [`Kamu berhasil menerima cashback Rp${tx.total_amount}! Cek yuk!`, 'id.dana', 'promotion'],
       [`Promo! Diskon Rp${dotted(tx.total_amount)} untuk QRIS`, 'com.gojek.gopaymerchant', 'promotion'],
       [`Pembayaran Rp${dotted(tx.total_amount)} ke Toko Sinar Jaya berhasil`, 'com.gojek.gopay', 'outgoing'],
-      [`Penarikan Rp${dotted(tx.total_amount)} ke rekening BCA sedang diproses`, 'com.gojek.gopaymerchant', 'withdrawal'],
+      [
+        `Penarikan Rp${dotted(tx.total_amount)} ke rekening BCA sedang diproses`,
+        'com.gojek.gopaymerchant',
+        'withdrawal',
+      ],
       ['Ada pembayaran masuk, cek aplikasi', 'com.gojek.gopaymerchant', 'unreadable'],
       [`Rp${dotted(tx.total_amount)} sudah saya transfer ya`, 'com.whatsapp', 'unknown_app'],
     ] as const;
     for (const [text, app, reason] of cases) {
       const res = await post(notification(text, { package: app }), 'query');
       expect(res.status).toBe(200);
-      expect(res.body.data.results, text).toEqual([{ outcome: 'ignored', reason, payment_id: null, trxid: null, amount: null }]);
+      expect(res.body.data.results, text).toEqual([
+        { outcome: 'ignored', reason, payment_id: null, trxid: null, amount: null },
+      ]);
     }
     const broken = await post('{"text": not json', 'bearer');
-    expect(broken.body.data.results).toEqual([{ outcome: 'ignored', reason: 'unreadable', payment_id: null, trxid: null, amount: null }]);
+    expect(broken.body.data.results).toEqual([
+      { outcome: 'ignored', reason: 'unreadable', payment_id: null, trxid: null, amount: null },
+    ]);
     expect(await footprint(t)).toEqual(before);
     expect((await status(base, t.liveKey, tx.trxid)).status).toBe('pending');
     const kept = (await notificationRows()).slice(0, cases.length + 1);
@@ -220,7 +284,11 @@ describe('phone source', () => {
     expect((await post(body, 'bearer', { to: other })).status).toBe(401);
     expect((await post(body, 'x-signature', { to: other })).status).toBe(401);
     expect((await post(body, 'query', { to: fresh })).status).toBe(200);
-    const audit = await t.deps.db.selectFrom('audit_log').select(['action', 'actor']).where('subject_id', '=', other.id).execute();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('subject_id', '=', other.id)
+      .execute();
     expect(audit.map((a) => a.action)).toContain('source.rotate');
     // A kind without credentials to rotate says so.
     const webhook = (await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--json'])).json!;
@@ -231,7 +299,19 @@ describe('phone source', () => {
   it('dev notify posts what the forwarder would, signed, and pays the transaction', async () => {
     for (const app of ['gopay', 'dana', 'nobu']) {
       const tx = await createLive(base, t.liveKey, ++amount);
-      const res = await cli(t, ['dev', 'notify', '--gateway-url', base, '--source', source.id, '--app', app, '--amount', String(tx.total_amount), '--json']);
+      const res = await cli(t, [
+        'dev',
+        'notify',
+        '--gateway-url',
+        base,
+        '--source',
+        source.id,
+        '--app',
+        app,
+        '--amount',
+        String(tx.total_amount),
+        '--json',
+      ]);
       expect(res.code, res.stdout + res.stderr).toBe(0);
       expect(res.json!.answer.data.results[0]).toMatchObject({ outcome: 'matched', trxid: tx.trxid });
       expect((await status(base, t.liveKey, tx.trxid)).status).toBe('paid');
@@ -239,9 +319,16 @@ describe('phone source', () => {
   });
 
   it(`keeps only the latest ${NOTIFICATIONS_KEPT} notifications of a source`, async () => {
-    const input = { source: { id: other.id, merchantId: t.merchant.id, mode: 'live' as const }, app: null, title: 't', raw: null };
+    const input = {
+      source: { id: other.id, merchantId: t.merchant.id, mode: 'live' as const },
+      app: null,
+      title: 't',
+      raw: null,
+    };
     await Promise.all(
-      Array.from({ length: NOTIFICATIONS_KEPT + 5 }, (_, i) => recordNotification(t.deps, { ...input, text: `n${i}`, reading: { ignored: 'unreadable' } })),
+      Array.from({ length: NOTIFICATIONS_KEPT + 5 }, (_, i) =>
+        recordNotification(t.deps, { ...input, text: `n${i}`, reading: { ignored: 'unreadable' } }),
+      ),
     );
     t.clock.advance(1000);
     await recordNotification(t.deps, { ...input, text: 'newest', reading: { ignored: 'unreadable' } });

@@ -27,7 +27,10 @@ async function post(
   body: string,
   options: { secret?: string; t?: number; header?: string | null; url?: string; contentType?: string } = {},
 ): Promise<{ status: number; body: any }> {
-  const signature = options.header !== undefined ? options.header : signPayload(options.secret ?? source.secret, body, options.t ?? unix());
+  const signature =
+    options.header !== undefined
+      ? options.header
+      : signPayload(options.secret ?? source.secret, body, options.t ?? unix());
   const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json' };
   if (signature !== null) headers['x-signature'] = signature;
   const res = await fetch(`${base}${options.url ?? source.url}`, { method: 'POST', headers, body });
@@ -49,7 +52,9 @@ describe('signed webhook source', () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
     const route = doc.paths['/api/payment-sources/{source}/events'];
     expect(route?.post).toMatchObject({ security: [] });
-    expect(Object.keys(doc.paths).filter((p) => p.includes('payment-sources'))).toEqual(['/api/payment-sources/{source}/events']);
+    expect(Object.keys(doc.paths).filter((p) => p.includes('payment-sources'))).toEqual([
+      '/api/payment-sources/{source}/events',
+    ]);
   });
 
   it('a signed post pays a pending transaction, and cstatus shows who paid', async () => {
@@ -57,7 +62,10 @@ describe('signed webhook source', () => {
     const body = payment(tx.total_amount, { reference: 'DANA-778899', payer: 'Budi Santoso', issuer: 'DANA' });
     const res = await post(body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { payment_id: expect.stringMatching(/^pay_/), status: 'matched', trxid: tx.trxid, reason: null } });
+    expect(res.body).toEqual({
+      success: true,
+      data: { payment_id: expect.stringMatching(/^pay_/), status: 'matched', trxid: tx.trxid, reason: null },
+    });
     expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
       status: 'paid',
       paid_late: false,
@@ -74,19 +82,39 @@ describe('signed webhook source', () => {
     // The same post again (a sender's retry) is a duplicate of the same payment.
     const again = await post(body);
     expect(again.status).toBe(200);
-    expect(again.body.data).toEqual({ payment_id: res.body.data.payment_id, status: 'duplicate', trxid: tx.trxid, reason: null });
+    expect(again.body.data).toEqual({
+      payment_id: res.body.data.payment_id,
+      status: 'duplicate',
+      trxid: tx.trxid,
+      reason: null,
+    });
   });
 
   // issue 23, finding 9: a disabled merchant's signed source is answered clearly, and pays nothing.
   it("stores a disabled merchant's report and answers unmatched with reason merchant_disabled", async () => {
-    const operator = { userId: 'usr_test', email: 'ops@example.test', role: 'operator' as const, merchantIds: [], sessionKey: '' };
+    const operator = {
+      userId: 'usr_test',
+      email: 'ops@example.test',
+      role: 'operator' as const,
+      merchantIds: [],
+      sessionKey: '',
+    };
     const tx = await createLive(base, t.liveKey, ++amount);
     await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });
     try {
       const res = await post(payment(tx.total_amount));
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.data).toEqual({ payment_id: expect.stringMatching(/^pay_/), status: 'unmatched', trxid: null, reason: 'merchant_disabled' });
-      const row = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+      expect(res.body.data).toEqual({
+        payment_id: expect.stringMatching(/^pay_/),
+        status: 'unmatched',
+        trxid: null,
+        reason: 'merchant_disabled',
+      });
+      const row = await t.deps.db
+        .selectFrom('transactions')
+        .select('status')
+        .where('id', '=', tx.trxid)
+        .executeTakeFirstOrThrow();
       expect(row.status).toBe('pending');
     } finally {
       await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: true });
@@ -105,10 +133,18 @@ describe('signed webhook source', () => {
   it('a payment nobody expected is unmatched, listed, and can be assigned', async () => {
     const tx = await createLive(base, t.liveKey, ++amount);
     const res = await post(payment(tx.total_amount + 500_000));
-    expect(res.body.data).toEqual({ payment_id: expect.any(String), status: 'unmatched', trxid: null, reason: 'no_matching_transaction' });
+    expect(res.body.data).toEqual({
+      payment_id: expect.any(String),
+      status: 'unmatched',
+      trxid: null,
+      reason: 'no_matching_transaction',
+    });
     const listed = await cli(t, ['payments', 'list', '--status', 'unmatched', '--merchant', t.merchant.id, '--json']);
     expect(listed.json!.items.map((p: any) => p.id)).toContain(res.body.data.payment_id);
-    expect(listed.json!.items.find((p: any) => p.id === res.body.data.payment_id)).toMatchObject({ reason: 'no_matching_transaction', source: source.id });
+    expect(listed.json!.items.find((p: any) => p.id === res.body.data.payment_id)).toMatchObject({
+      reason: 'no_matching_transaction',
+      source: source.id,
+    });
 
     // The amounts disagree, so the operator cannot assign it to this transaction without accepting the difference.
     const refused = await cli(t, ['payments', 'assign', res.body.data.payment_id, tx.trxid, '--json']);
@@ -132,11 +168,17 @@ describe('signed webhook source', () => {
       paid_late: true,
       payment: { id: res.body.data.payment_id, source: source.id },
     });
-    const audit = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', res.body.data.payment_id).execute();
+    const audit = await t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', res.body.data.payment_id)
+      .execute();
     expect(audit).toMatchObject([{ actor: 'test-operator', action: 'payment.assign', subject_type: 'payment' }]);
 
     // Assigning it again, or another payment to the paid transaction, is refused.
-    expect((await cli(t, ['payments', 'assign', res.body.data.payment_id, tx.trxid, '--json'])).json!.error.code).toBe('payment_already_matched');
+    expect((await cli(t, ['payments', 'assign', res.body.data.payment_id, tx.trxid, '--json'])).json!.error.code).toBe(
+      'payment_already_matched',
+    );
   });
 
   describe('refusals change nothing', () => {
@@ -183,8 +225,16 @@ describe('signed webhook source', () => {
     });
 
     it('an unknown, malformed or disabled source is 404, checked before the signature', async () => {
-      await refused(post(payment(tx.total_amount), { url: '/api/payment-sources/src_doesnotexist0000/events' }), 404, 'source_not_found');
-      await refused(post(payment(tx.total_amount), { url: '/api/payment-sources/..%2Fx/events' }), 404, 'source_not_found');
+      await refused(
+        post(payment(tx.total_amount), { url: '/api/payment-sources/src_doesnotexist0000/events' }),
+        404,
+        'source_not_found',
+      );
+      await refused(
+        post(payment(tx.total_amount), { url: '/api/payment-sources/..%2Fx/events' }),
+        404,
+        'source_not_found',
+      );
       const spare = await addWebhookSource(t.deps, { merchantId: t.merchant.id });
       await setSourceEnabled(t.deps, { id: spare.id, enabled: false, actor: TEST_ACTOR });
       await refused(post(payment(tx.total_amount), { url: spare.url, secret: spare.secret }), 404, 'source_not_found');

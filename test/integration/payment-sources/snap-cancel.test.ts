@@ -10,12 +10,20 @@ beforeAll(async () => {
 afterAll(async () => w.close());
 
 async function cancel(trxid: string, method: 'GET' | 'POST' = 'GET') {
-  const res = await fetch(`${w.gatewayUrl}/api/payment-gateway/cancel?trxid=${trxid}`, { method, headers: { 'X-Api-Key': w.t.liveKey } });
+  const res = await fetch(`${w.gatewayUrl}/api/payment-gateway/cancel?trxid=${trxid}`, {
+    method,
+    headers: { 'X-Api-Key': w.t.liveKey },
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
 async function eventTypes(trxid: string): Promise<string[]> {
-  const rows = await w.t.deps.db.selectFrom('events').select('type').where('transaction_id', '=', trxid).orderBy('created_at').execute();
+  const rows = await w.t.deps.db
+    .selectFrom('events')
+    .select('type')
+    .where('transaction_id', '=', trxid)
+    .orderBy('created_at')
+    .execute();
   return rows.map((r) => r.type);
 }
 
@@ -47,7 +55,11 @@ describe('cancel of an acquirer-issued code', () => {
     expect(after.status).toBe('paid');
     expect(after.paid_late).toBe(false);
     expect(after.cancelled_at).toBeNull();
-    expect(after.payment).toMatchObject({ source: w.sourceId, payer_name: 'Siti Aminah', reference: w.sim.code(tx.trxid)!.referenceNo });
+    expect(after.payment).toMatchObject({
+      source: w.sourceId,
+      payer_name: 'Siti Aminah',
+      reference: w.sim.code(tx.trxid)!.referenceNo,
+    });
     expect(await eventTypes(tx.trxid)).toEqual(['transaction.paid']);
     // The late notification is then a duplicate of the payment already stored.
     await w.sim.notify(tx.trxid);

@@ -26,14 +26,28 @@ describe('cqris for a merchant with a SNAP source', () => {
     const parsed = parseQris(tx.qris);
     expect(parsed.initiation).toBe('dynamic');
     expect(parsed.amount).toBe(25_000);
-    expect(parsed.fields.find((f) => f.tag === '62')?.children?.find((c) => c.tag === '05')?.value).toBe(code.referenceNo);
+    expect(parsed.fields.find((f) => f.tag === '62')?.children?.find((c) => c.tag === '05')?.value).toBe(
+      code.referenceNo,
+    );
 
-    const row = await w.t.deps.db.selectFrom('transactions').selectAll().where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+    const row = await w.t.deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', tx.trxid)
+      .executeTakeFirstOrThrow();
     expect(row.acquirer_reference).toBe(code.referenceNo);
     expect(row.source_id).toBe(w.sourceId);
-    const reserved = await w.t.deps.db.selectFrom('reserved_totals').selectAll().where('transaction_id', '=', tx.trxid).execute();
+    const reserved = await w.t.deps.db
+      .selectFrom('reserved_totals')
+      .selectAll()
+      .where('transaction_id', '=', tx.trxid)
+      .execute();
     expect(reserved).toEqual([]);
-    const poll = await w.t.deps.db.selectFrom('snap_polls').selectAll().where('transaction_id', '=', tx.trxid).executeTakeFirstOrThrow();
+    const poll = await w.t.deps.db
+      .selectFrom('snap_polls')
+      .selectAll()
+      .where('transaction_id', '=', tx.trxid)
+      .executeTakeFirstOrThrow();
     expect(poll.source_id).toBe(w.sourceId);
     expect(poll.next_poll_at).toBe(row.created_at + 5000);
   });
@@ -140,15 +154,23 @@ describe('SNAP source configuration', () => {
   });
 
   it('rejects keys that are not RSA or too short', () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
     expect(problem({ ...w.config, privateKeyPem: ec }).message).toContain('RSA');
-    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
     expect(problem({ ...w.config, acquirerPublicKeyPem: small }).message).toContain('2048');
   });
 
   it('addSnapSource stores the validated config and refuses an unknown merchant', async () => {
     await expect(addSnapSource(w.t.deps, 'mch_nope', w.config)).rejects.toMatchObject({ code: 'merchant_not_found' });
-    const row = await w.t.deps.db.selectFrom('payment_sources').selectAll().where('id', '=', w.sourceId).executeTakeFirstOrThrow();
+    const row = await w.t.deps.db
+      .selectFrom('payment_sources')
+      .selectAll()
+      .where('id', '=', w.sourceId)
+      .executeTakeFirstOrThrow();
     expect(row.type).toBe('snap');
     expect(row.enabled).toBe(1);
     expect(JSON.parse(row.config).notifyPath).toBe('/snap/v1.0/qr/qr-mpm-notify');

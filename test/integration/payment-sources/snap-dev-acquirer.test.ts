@@ -49,11 +49,19 @@ describe('dev acquirer', () => {
       const source = JSON.parse(added.join('')) as { id: string };
       expect(source.id).toMatch(/^src_/);
       expect(added.join('')).not.toContain(String(printed.config.clientSecret));
-      const created = await fetch(`${gatewayUrl}/api/payment-gateway/cqris?amount=15000`, { headers: { 'X-Api-Key': t.liveKey } });
+      const created = await fetch(`${gatewayUrl}/api/payment-gateway/cqris?amount=15000`, {
+        headers: { 'X-Api-Key': t.liveKey },
+      });
       const trxid = ((await created.json()) as { data: { trxid: string } }).data.trxid;
-      const paid = await fetch(printed.payUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ reference: trxid }) });
+      const paid = await fetch(printed.payUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reference: trxid }),
+      });
       expect(paid.status).toBe(200);
-      const status = await fetch(`${gatewayUrl}/api/payment-gateway/cstatus?trxid=${trxid}`, { headers: { 'X-Api-Key': t.liveKey } });
+      const status = await fetch(`${gatewayUrl}/api/payment-gateway/cstatus?trxid=${trxid}`, {
+        headers: { 'X-Api-Key': t.liveKey },
+      });
       expect(((await status.json()) as { data: { status: string } }).data.status).toBe('paid');
     } finally {
       // Ctrl-C, delivered only to the command's own listener (not to the test runner's, if any).

@@ -19,7 +19,12 @@ async function unchanged(trxid: string): Promise<void> {
   const tx = await w.t.deps.db.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
   expect(tx.status).toBe('pending');
   expect(tx.payment_id).toBeNull();
-  const payments = await w.t.deps.db.selectFrom('payments').select('id').where('source', '=', w.sourceId).where('transaction_id', '=', trxid).execute();
+  const payments = await w.t.deps.db
+    .selectFrom('payments')
+    .select('id')
+    .where('source', '=', w.sourceId)
+    .where('transaction_id', '=', trxid)
+    .execute();
   expect(payments).toEqual([]);
 }
 
@@ -38,7 +43,13 @@ describe('SNAP notification (asymmetric)', () => {
     const view = await w.cstatus(trxid);
     expect(view.status).toBe('paid');
     expect(view.paid_late).toBe(false);
-    expect(view.payment).toMatchObject({ source: w.sourceId, reference: referenceNo, issuer: 'DANA', payer_name: 'Siti Aminah', amount: view.total_amount });
+    expect(view.payment).toMatchObject({
+      source: w.sourceId,
+      reference: referenceNo,
+      issuer: 'DANA',
+      payer_name: 'Siti Aminah',
+      amount: view.total_amount,
+    });
   });
 
   it('acknowledges a repeated notification and records the payment once', async () => {
@@ -64,13 +75,21 @@ describe('SNAP notification (asymmetric)', () => {
     const forged = n.body.replace(/"value": "\d+\.00"/, '"value": "1.00"');
     expect(forged).not.toBe(n.body);
     const res = await postNotification({ ...n, body: forged });
-    expect(res).toEqual({ status: 401, body: { responseCode: '4015200', responseMessage: 'Unauthorized. [Signature]' } });
+    expect(res).toEqual({
+      status: 401,
+      body: { responseCode: '4015200', responseMessage: 'Unauthorized. [Signature]' },
+    });
     const noSig = await postNotification({ ...n, headers: { ...n.headers, 'X-SIGNATURE': '' } });
     expect(noSig.status).toBe(401);
     // Signed with a key that is not the acquirer's.
     const { generateKeyPairSync } = await import('node:crypto');
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    const signature = signAsymmetric(stranger, { method: 'POST', path: new URL(n.url).pathname, body: n.body, timestamp: n.headers['X-TIMESTAMP']! });
+    const signature = signAsymmetric(stranger, {
+      method: 'POST',
+      path: new URL(n.url).pathname,
+      body: n.body,
+      timestamp: n.headers['X-TIMESTAMP']!,
+    });
     expect((await postNotification({ ...n, headers: { ...n.headers, 'X-SIGNATURE': signature } })).status).toBe(401);
     await unchanged(trxid);
   });
@@ -82,9 +101,13 @@ describe('SNAP notification (asymmetric)', () => {
     const res = await postNotification(stale);
     expect(res.status).toBe(401);
     expect(res.body.responseCode).toBe('4015200');
-    const future = await postNotification(await w.sim.notify(trxid, { send: false, timestamp: snapTimestamp(Date.now() + 10 * 60_000) }));
+    const future = await postNotification(
+      await w.sim.notify(trxid, { send: false, timestamp: snapTimestamp(Date.now() + 10 * 60_000) }),
+    );
     expect(future.status).toBe(401);
-    const malformed = await postNotification(await w.sim.notify(trxid, { send: false, timestamp: '2024-05-02 14:43:08' }));
+    const malformed = await postNotification(
+      await w.sim.notify(trxid, { send: false, timestamp: '2024-05-02 14:43:08' }),
+    );
     expect(malformed).toMatchObject({ status: 400, body: { responseCode: '4005201' } });
     await unchanged(trxid);
   });
@@ -94,7 +117,12 @@ describe('SNAP notification (asymmetric)', () => {
     const n = await paidNotification(trxid);
     const body = n.body.slice(0, -1);
     const timestamp = n.headers['X-TIMESTAMP']!;
-    const signature = signAsymmetric(w.sim.privateKey, { method: 'POST', path: new URL(n.url).pathname, body, timestamp });
+    const signature = signAsymmetric(w.sim.privateKey, {
+      method: 'POST',
+      path: new URL(n.url).pathname,
+      body,
+      timestamp,
+    });
     const res = await postNotification({ ...n, body, headers: { ...n.headers, 'X-SIGNATURE': signature } });
     expect(res).toMatchObject({ status: 400, body: { responseCode: '4005200' } });
     // Unsigned garbage is refused for its signature first.
@@ -105,12 +133,23 @@ describe('SNAP notification (asymmetric)', () => {
   it('refuses an unknown reference with 404 4045201 and records nothing', async () => {
     const { trxid } = await created();
     const n = await paidNotification(trxid);
-    const body = n.body.replace(/"originalReferenceNo": "[^"]+"/, '"originalReferenceNo": "A20990101UNKNOWN"').replace(trxid, 'trx_unknown');
+    const body = n.body
+      .replace(/"originalReferenceNo": "[^"]+"/, '"originalReferenceNo": "A20990101UNKNOWN"')
+      .replace(trxid, 'trx_unknown');
     const timestamp = n.headers['X-TIMESTAMP']!;
-    const signature = signAsymmetric(w.sim.privateKey, { method: 'POST', path: new URL(n.url).pathname, body, timestamp });
+    const signature = signAsymmetric(w.sim.privateKey, {
+      method: 'POST',
+      path: new URL(n.url).pathname,
+      body,
+      timestamp,
+    });
     const res = await postNotification({ ...n, body, headers: { ...n.headers, 'X-SIGNATURE': signature } });
     expect(res).toMatchObject({ status: 404, body: { responseCode: '4045201' } });
-    const payments = await w.t.deps.db.selectFrom('payments').select('id').where('source_payment_id', '=', 'A20990101UNKNOWN').execute();
+    const payments = await w.t.deps.db
+      .selectFrom('payments')
+      .select('id')
+      .where('source_payment_id', '=', 'A20990101UNKNOWN')
+      .execute();
     expect(payments).toEqual([]);
     await unchanged(trxid);
   });
@@ -132,14 +171,24 @@ describe('SNAP notification (asymmetric)', () => {
     const { trxid } = await created();
     const n = await paidNotification(trxid);
     const { 'X-TIMESTAMP': _ts, ...noTimestamp } = n.headers;
-    expect(await postNotification({ ...n, headers: noTimestamp })).toMatchObject({ status: 400, body: { responseCode: '4005202' } });
+    expect(await postNotification({ ...n, headers: noTimestamp })).toMatchObject({
+      status: 400,
+      body: { responseCode: '4005202' },
+    });
     const { 'X-EXTERNAL-ID': _ext, ...noExternal } = n.headers;
-    expect(await postNotification({ ...n, headers: noExternal })).toMatchObject({ status: 400, body: { responseCode: '4005202' } });
+    expect(await postNotification({ ...n, headers: noExternal })).toMatchObject({
+      status: 400,
+      body: { responseCode: '4005202' },
+    });
     await unchanged(trxid);
   });
 
   it('answers 404 on a /snap/ path no source uses, in SNAP shape', async () => {
-    const res = await fetch(`${w.gatewayUrl}/snap/v1.0/qr/other`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${w.gatewayUrl}/snap/v1.0/qr/other`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { responseCode: string }).responseCode).toBe('4045200');
   });
@@ -218,11 +267,31 @@ describe('SNAP inbound routes refuse hostile requests in SNAP shape', () => {
       '00',
       /^Bad Request\. the URL is longer than 4096/,
     ],
-    ['a URL with broken escapes', (path) => ({ path: `${path}?q=%E0%A4%A&x=%`, headers: json, body: '{}' }), '02', /^Invalid Mandatory Field/],
+    [
+      'a URL with broken escapes',
+      (path) => ({ path: `${path}?q=%E0%A4%A&x=%`, headers: json, body: '{}' }),
+      '02',
+      /^Invalid Mandatory Field/,
+    ],
     // Unsigned, so refused for its headers before the body is read (signed malformed JSON: above).
-    ['malformed JSON', (path) => ({ path, headers: json, body: '{"originalReferenceNo": "A1", ' }), '02', /^Invalid Mandatory Field/],
-    ['a text/plain body', (path) => ({ path, headers: { 'Content-Type': 'text/plain' }, body: 'hello' }), '01', /^Invalid Field Format \[Content-Type\]$/],
-    ['an XML body', (path) => ({ path, headers: { 'Content-Type': 'application/xml' }, body: '<a>1</a>' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    [
+      'malformed JSON',
+      (path) => ({ path, headers: json, body: '{"originalReferenceNo": "A1", ' }),
+      '02',
+      /^Invalid Mandatory Field/,
+    ],
+    [
+      'a text/plain body',
+      (path) => ({ path, headers: { 'Content-Type': 'text/plain' }, body: 'hello' }),
+      '01',
+      /^Invalid Field Format \[Content-Type\]$/,
+    ],
+    [
+      'an XML body',
+      (path) => ({ path, headers: { 'Content-Type': 'application/xml' }, body: '<a>1</a>' }),
+      '01',
+      /^Invalid Field Format \[Content-Type\]$/,
+    ],
     [
       'a form body',
       (path) => ({ path, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=2' }),
@@ -235,7 +304,12 @@ describe('SNAP inbound routes refuse hostile requests in SNAP shape', () => {
       '01',
       /^Invalid Field Format \[Content-Type\]$/,
     ],
-    ['a content type of nonsense', (path) => ({ path, headers: { 'Content-Type': ';;;=' }, body: '{}' }), '01', /^Invalid Field Format \[Content-Type\]$/],
+    [
+      'a content type of nonsense',
+      (path) => ({ path, headers: { 'Content-Type': ';;;=' }, body: '{}' }),
+      '01',
+      /^Invalid Field Format \[Content-Type\]$/,
+    ],
     ['no content type', (path) => ({ path, body: '{}' }), '02', /^Invalid Mandatory Field \[Content-Type\]$/],
     [
       'a huge body',
@@ -255,7 +329,11 @@ describe('SNAP inbound routes refuse hostile requests in SNAP shape', () => {
       it(`${route}: ${name}`, async () => {
         const r = make(path);
         // fetch would add text/plain to a string body: a Uint8Array gets no type unless one is given.
-        const res = await fetch(`${w.gatewayUrl}${r.path}`, { method: 'POST', headers: r.headers ?? {}, body: new TextEncoder().encode(r.body) });
+        const res = await fetch(`${w.gatewayUrl}${r.path}`, {
+          method: 'POST',
+          headers: r.headers ?? {},
+          body: new TextEncoder().encode(r.body),
+        });
         const text = await res.text();
         expect(res.status, text).toBe(400);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);

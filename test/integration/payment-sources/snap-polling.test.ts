@@ -15,13 +15,21 @@ async function created(): Promise<string> {
   return res.body.data.trxid as string;
 }
 
-const pollRow = (trxid: string) => w.t.deps.db.selectFrom('snap_polls').selectAll().where('transaction_id', '=', trxid).executeTakeFirst();
+const pollRow = (trxid: string) =>
+  w.t.deps.db.selectFrom('snap_polls').selectAll().where('transaction_id', '=', trxid).executeTakeFirst();
 /** Makes one transaction's poll due now without moving the clock for the others. */
-const makeDue = (trxid: string) => w.t.deps.db.updateTable('snap_polls').set({ next_poll_at: w.t.clock.now() }).where('transaction_id', '=', trxid).execute();
+const makeDue = (trxid: string) =>
+  w.t.deps.db
+    .updateTable('snap_polls')
+    .set({ next_poll_at: w.t.clock.now() })
+    .where('transaction_id', '=', trxid)
+    .execute();
 
 describe('SNAP query polling', () => {
   it('backs off 5 s, 10 s, 20 s ... up to the cap', () => {
-    expect([1, 2, 3, 4, 5, 30].map((n) => pollDelayMs(n, 60))).toEqual([10_000, 20_000, 40_000, 60_000, 60_000, 60_000]);
+    expect([1, 2, 3, 4, 5, 30].map((n) => pollDelayMs(n, 60))).toEqual([
+      10_000, 20_000, 40_000, 60_000, 60_000, 60_000,
+    ]);
   });
 
   it('catches a payment whose notification never arrives (background worker)', async () => {
@@ -31,13 +39,19 @@ describe('SNAP query polling', () => {
     const worker = startSnapPoller(w.t.deps, 50);
     try {
       const deadline = Date.now() + 10_000;
-      while ((await w.cstatus(trxid)).status !== 'paid' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while ((await w.cstatus(trxid)).status !== 'paid' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
     } finally {
       await worker.stop();
     }
     const view = await w.cstatus(trxid);
     expect(view.status).toBe('paid');
-    expect(view.payment).toMatchObject({ source: w.sourceId, reference: w.sim.code(trxid)!.referenceNo, issuer: 'GOPAY', payer_name: 'Dewi' });
+    expect(view.payment).toMatchObject({
+      source: w.sourceId,
+      reference: w.sim.code(trxid)!.referenceNo,
+      issuer: 'GOPAY',
+      payer_name: 'Dewi',
+    });
     expect(await pollRow(trxid)).toBeUndefined();
   });
 

@@ -21,7 +21,11 @@ describe('source management services', () => {
   it('present each source through deps.sources and poll a re-enabled polled kind at once', async () => {
     const webhook = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
     t.clock.advance(1000); // listed oldest first
-    const feed = await addFeedSource(t.deps, { merchantId: t.merchant.id, url: 'http://127.0.0.1:9/feed?token=abc', intervalSeconds: 60 });
+    const feed = await addFeedSource(t.deps, {
+      merchantId: t.merchant.id,
+      url: 'http://127.0.0.1:9/feed?token=abc',
+      intervalSeconds: 60,
+    });
     const asked: string[] = [];
     const catalog: SourceCatalog = {
       present: (row) => {

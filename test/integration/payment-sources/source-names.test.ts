@@ -25,13 +25,33 @@ describe('payment source names', () => {
   afterAll(async () => t?.close());
 
   it('source add --name names it for every kind, and refuses a link or an over-long name before storing anything', async () => {
-    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--mode', 'test', '--name', ' HP kasir ', '--json']);
+    const added = await cli(t, [
+      'source',
+      'add',
+      '--merchant',
+      t.merchant.id,
+      '--type',
+      'webhook',
+      '--mode',
+      'test',
+      '--name',
+      ' HP kasir ',
+      '--json',
+    ]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.json!.name).toBe('HP kasir');
-    const row = await t.deps.db.selectFrom('payment_sources').selectAll().where('id', '=', added.json!.id).executeTakeFirstOrThrow();
+    const row = await t.deps.db
+      .selectFrom('payment_sources')
+      .selectAll()
+      .where('id', '=', added.json!.id)
+      .executeTakeFirstOrThrow();
     expect(row.name).toBe('HP kasir');
     // Stored with the source in its one unit of work: one audit row (source.add) that names it, no second write.
-    const audits = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', added.json!.id).execute();
+    const audits = await t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', added.json!.id)
+      .execute();
     expect(audits.map((a) => a.action)).toEqual(['source.add']);
     expect(JSON.parse(audits[0]!.details as string)).toMatchObject({ type: 'webhook', name: 'HP kasir' });
     const listed = await cli(t, ['source', 'list', '--json']);
@@ -39,7 +59,17 @@ describe('payment source names', () => {
 
     const before = await sourceCount();
     for (const bad of ['bayar di www.evil.example', 'x'.repeat(61), 'HP\nkasir']) {
-      const refused = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--name', bad, '--json']);
+      const refused = await cli(t, [
+        'source',
+        'add',
+        '--merchant',
+        t.merchant.id,
+        '--type',
+        'webhook',
+        '--name',
+        bad,
+        '--json',
+      ]);
       expect(refused.code).not.toBe(0);
       expect(refused.json!.error.param ?? refused.json!.error.code).toBeTruthy();
     }
@@ -56,7 +86,11 @@ describe('payment source names', () => {
       '/dashboard/sources',
     );
     expect(res.statusCode).toBe(201);
-    const source = await t.deps.db.selectFrom('payment_sources').selectAll().where('name', '=', 'Kasir <b>2</b>').executeTakeFirstOrThrow();
+    const source = await t.deps.db
+      .selectFrom('payment_sources')
+      .selectAll()
+      .where('name', '=', 'Kasir <b>2</b>')
+      .executeTakeFirstOrThrow();
     const page = (await owner.get('/dashboard/sources')).body;
     expect(page).toContain('Kasir &lt;b&gt;2&lt;/b&gt;');
     expect(page).not.toContain('<b>2</b>');
@@ -91,7 +125,17 @@ describe('payment source names', () => {
   });
 
   it('the daily report mail lists a named source by its name and id, escaped in its HTML', async () => {
-    const added = await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--name', 'BCA <i>toko</i>', '--json']);
+    const added = await cli(t, [
+      'source',
+      'add',
+      '--merchant',
+      t.merchant.id,
+      '--type',
+      'webhook',
+      '--name',
+      'BCA <i>toko</i>',
+      '--json',
+    ]);
     const id = added.json!.id as string;
     const { transaction } = await createTransaction(t.deps, createInput(t.merchant.id, 77_000, { mode: 'live' }));
     const paidAt = t.deps.now();

@@ -28,7 +28,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const newTransaction = async (merchantId = t.merchant.id) => (await createTransaction(t.deps, createInput(merchantId, ++amount))).transaction;
+const newTransaction = async (merchantId = t.merchant.id) =>
+  (await createTransaction(t.deps, createInput(merchantId, ++amount))).transaction;
 
 /** A transaction kept open after a part payment of `part`. */
 async function keptOpen(part: number, merchantId = t.merchant.id) {
@@ -48,24 +49,45 @@ async function keptOpen(part: number, merchantId = t.merchant.id) {
 
 const eventsOf = (trxid: string, type: 'transaction.paid') =>
   t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).where('type', '=', type).execute();
-const auditOf = (trxid: string) => t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', trxid).execute();
+const auditOf = (trxid: string) =>
+  t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', trxid).execute();
 
 describe('accepting what a kept-open transaction received', () => {
   it('marks it paid with amount_paid as received and the rest underpaid: one transaction.paid, one audit row', async () => {
     const { tx, part } = await keptOpen(15_000);
     const { transaction, payment } = await acceptReceived(t.deps, { trxid: tx.id, actor: TEST_ACTOR });
     const rest = tx.total_amount - 15_000;
-    expect(transaction).toMatchObject({ status: 'paid', amount_paid: 15_000, underpaid: rest, overpaid: 0, payment_id: part.id, paid_late: 0 });
+    expect(transaction).toMatchObject({
+      status: 'paid',
+      amount_paid: 15_000,
+      underpaid: rest,
+      overpaid: 0,
+      payment_id: part.id,
+      paid_late: 0,
+    });
     expect(payment.id).toBe(part.id);
-    expect(await status(base, t.testKey, tx.id)).toMatchObject({ status: 'paid', amount_paid: 15_000, underpaid: rest, overpaid: 0, payment: { id: part.id } });
+    expect(await status(base, t.testKey, tx.id)).toMatchObject({
+      status: 'paid',
+      amount_paid: 15_000,
+      underpaid: rest,
+      overpaid: 0,
+      payment: { id: part.id },
+    });
     const events = await eventsOf(tx.id, 'transaction.paid');
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]!.payload).data).toMatchObject({ status: 'paid', amount_paid: 15_000, underpaid: rest });
     const audit = (await auditOf(tx.id)).filter((a) => a.action === 'transaction.accept_received');
     expect(audit).toHaveLength(1);
-    expect(JSON.parse(audit[0]!.details!)).toMatchObject({ total_amount: tx.total_amount, amount_paid: 15_000, underpaid: rest, payments: 1 });
+    expect(JSON.parse(audit[0]!.details!)).toMatchObject({
+      total_amount: tx.total_amount,
+      amount_paid: 15_000,
+      underpaid: rest,
+      payments: 1,
+    });
     // Once paid, a second accept is refused and changes nothing.
-    await expect(acceptReceived(t.deps, { trxid: tx.id, actor: TEST_ACTOR })).rejects.toMatchObject({ code: 'transaction_already_paid' });
+    await expect(acceptReceived(t.deps, { trxid: tx.id, actor: TEST_ACTOR })).rejects.toMatchObject({
+      code: 'transaction_already_paid',
+    });
     expect(await eventsOf(tx.id, 'transaction.paid')).toHaveLength(1);
   });
 
@@ -81,19 +103,32 @@ describe('accepting what a kept-open transaction received', () => {
     }
     expect((await readTransaction(t.deps.db, tx.id))!.status).toBe('expired');
     const { transaction } = await acceptReceived(t.deps, { trxid: tx.id, actor: TEST_ACTOR });
-    expect(transaction).toMatchObject({ status: 'paid', paid_late: 1, amount_paid: 7_000, underpaid: tx.total_amount - 7_000 });
+    expect(transaction).toMatchObject({
+      status: 'paid',
+      paid_late: 1,
+      amount_paid: 7_000,
+      underpaid: tx.total_amount - 7_000,
+    });
     expect(await eventsOf(tx.id, 'transaction.paid')).toHaveLength(1);
   });
 
   it('refuses a transaction that received nothing, a cancelled one, an unknown one and another merchant (scoped) with clear codes', async () => {
     const fresh = await newTransaction();
-    await expect(acceptReceived(t.deps, { trxid: fresh.id, actor: TEST_ACTOR })).rejects.toMatchObject({ code: 'transaction_not_kept_open' });
+    await expect(acceptReceived(t.deps, { trxid: fresh.id, actor: TEST_ACTOR })).rejects.toMatchObject({
+      code: 'transaction_not_kept_open',
+    });
     const { tx: cancelled } = await keptOpen(5_000);
     await cancelTransaction(t.deps, { trxid: cancelled.id, owner: null, actor: TEST_ACTOR });
-    await expect(acceptReceived(t.deps, { trxid: cancelled.id, actor: TEST_ACTOR })).rejects.toMatchObject({ code: 'transaction_not_kept_open' });
-    await expect(acceptReceived(t.deps, { trxid: 'trx_000000000000000000000000', actor: TEST_ACTOR })).rejects.toMatchObject({ code: 'transaction_not_found' });
+    await expect(acceptReceived(t.deps, { trxid: cancelled.id, actor: TEST_ACTOR })).rejects.toMatchObject({
+      code: 'transaction_not_kept_open',
+    });
+    await expect(
+      acceptReceived(t.deps, { trxid: 'trx_000000000000000000000000', actor: TEST_ACTOR }),
+    ).rejects.toMatchObject({ code: 'transaction_not_found' });
     const { tx: open } = await keptOpen(6_000);
-    await expect(acceptReceived(t.deps, { trxid: open.id, actor: TEST_ACTOR, merchants: ['mer_someone_else'] })).rejects.toMatchObject({
+    await expect(
+      acceptReceived(t.deps, { trxid: open.id, actor: TEST_ACTOR, merchants: ['mer_someone_else'] }),
+    ).rejects.toMatchObject({
       code: 'transaction_not_found',
     });
     expect((await readTransaction(t.deps.db, open.id))!.status).toBe('pending');
@@ -105,8 +140,16 @@ describe('accepting what a kept-open transaction received', () => {
     const { tx } = await keptOpen(12_000);
     const r = await cli(t, ['transactions', 'accept', tx.id, '--json'], { QRIS_OPERATOR: 'sari' });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json).toMatchObject({ trxid: tx.id, status: 'paid', amount_paid: 12_000, underpaid: tx.total_amount - 12_000, merchant_id: t.merchant.id });
-    expect((await auditOf(tx.id)).find((a) => a.action === 'transaction.accept_received')).toMatchObject({ actor: 'sari' });
+    expect(r.json).toMatchObject({
+      trxid: tx.id,
+      status: 'paid',
+      amount_paid: 12_000,
+      underpaid: tx.total_amount - 12_000,
+      merchant_id: t.merchant.id,
+    });
+    expect((await auditOf(tx.id)).find((a) => a.action === 'transaction.accept_received')).toMatchObject({
+      actor: 'sari',
+    });
     const again = await cli(t, ['transactions', 'accept', tx.id]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain('transaction_already_paid');
@@ -153,7 +196,8 @@ describe('accepting what was received while another part is assigned at once', (
         .execute();
       expect(after.amount_paid).toBe(bound.reduce((sum, p) => sum + p.amount, 0));
       expect(await eventsOf(tx.id, 'transaction.paid')).toHaveLength(after.status === 'paid' ? 1 : 0);
-      if (accepted.status === 'fulfilled') expect(after).toMatchObject({ status: 'paid', underpaid: after.total_amount - after.amount_paid! });
+      if (accepted.status === 'fulfilled')
+        expect(after).toMatchObject({ status: 'paid', underpaid: after.total_amount - after.amount_paid! });
     }
   });
 });
@@ -162,17 +206,32 @@ describe('confirming a payment by hand on a kept-open transaction', () => {
   it('records a manual payment of only the rest, which pays it in full', async () => {
     const { tx } = await keptOpen(20_000);
     const rest = tx.total_amount - 20_000;
-    const r = await confirmPayment(t.deps, { trxid: tx.id, reference: `BCA-${tx.id}`, amount: null, actor: TEST_ACTOR });
-    expect(r).toMatchObject({ outcome: 'matched', payment: { amount: rest, source: 'manual', status: 'matched', transaction_id: tx.id } });
+    const r = await confirmPayment(t.deps, {
+      trxid: tx.id,
+      reference: `BCA-${tx.id}`,
+      amount: null,
+      actor: TEST_ACTOR,
+    });
+    expect(r).toMatchObject({
+      outcome: 'matched',
+      payment: { amount: rest, source: 'manual', status: 'matched', transaction_id: tx.id },
+    });
     expect(r.transaction).toMatchObject({ status: 'paid', amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 });
     expect(await eventsOf(tx.id, 'transaction.paid')).toHaveLength(1);
     // Nothing lands unmatched.
-    expect(await t.deps.db.selectFrom('payments').select('id').where('compared_transaction_id', '=', tx.id).execute()).toEqual([]);
+    expect(
+      await t.deps.db.selectFrom('payments').select('id').where('compared_transaction_id', '=', tx.id).execute(),
+    ).toEqual([]);
   });
 
   it('a stated amount other than the rest is still refused by the matcher (unmatched, amount_mismatch)', async () => {
     const { tx } = await keptOpen(20_000);
-    const r = await confirmPayment(t.deps, { trxid: tx.id, reference: `BCA-whole-${tx.id}`, amount: tx.total_amount, actor: TEST_ACTOR });
+    const r = await confirmPayment(t.deps, {
+      trxid: tx.id,
+      reference: `BCA-whole-${tx.id}`,
+      amount: tx.total_amount,
+      actor: TEST_ACTOR,
+    });
     expect(r).toMatchObject({ outcome: 'unmatched', reason: 'amount_mismatch' });
     expect((await readTransaction(t.deps.db, tx.id))!).toMatchObject({ status: 'pending', amount_paid: 20_000 });
   });
@@ -183,7 +242,11 @@ describe('the console transaction page of a kept-open transaction', () => {
     const other = (await seedMerchant(t.deps, 1, 'Accept Other')).merchant.id;
     await addOperator(t.deps, 'ops-accept@example.test');
     await addMerchantUser(t.deps, [t.merchant.id], 'owner-accept@example.test');
-    await addUser(t.deps, { email: 'cashier-accept@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    await addUser(
+      t.deps,
+      { email: 'cashier-accept@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
     const owner = new ConsoleClient(t.app);
     await owner.logIn('owner-accept@example.test');
     const { tx } = await keptOpen(9_000);
@@ -213,10 +276,14 @@ describe('the console transaction page of a kept-open transaction', () => {
     const done = await owner.post(`${detail}/accept`, {}, detail);
     expect(done.statusCode).toBe(303);
     const after = await owner.get(detail);
-    expect(noticeOf(after.body)).toBe('The transaction is paid with what it received; the rest is recorded as underpaid.');
+    expect(noticeOf(after.body)).toBe(
+      'The transaction is paid with what it received; the rest is recorded as underpaid.',
+    );
     expect(after.body).not.toContain('/accept"');
     expect(after.body).toContain('Accepted what was received by user:owner-accept@example.test');
-    expect((await auditOf(tx.id)).find((a) => a.action === 'transaction.accept_received')).toMatchObject({ actor: 'user:owner-accept@example.test' });
+    expect((await auditOf(tx.id)).find((a) => a.action === 'transaction.accept_received')).toMatchObject({
+      actor: 'user:owner-accept@example.test',
+    });
     // Twice: the page says it is paid already.
     await owner.post(`${detail}/accept`, {}, detail);
     expect(noticeOf((await owner.get(detail)).body)).toBe('This transaction is already paid. Nothing was changed.');
@@ -225,12 +292,18 @@ describe('the console transaction page of a kept-open transaction', () => {
     const ops = new ConsoleClient(t.app);
     await ops.logIn('ops-accept@example.test');
     const { tx: second } = await keptOpen(4_000, other);
-    expect((await ops.post(`/dashboard/transactions/${second.id}/accept`, {}, `/dashboard/transactions/${second.id}`)).statusCode).toBe(303);
+    expect(
+      (await ops.post(`/dashboard/transactions/${second.id}/accept`, {}, `/dashboard/transactions/${second.id}`))
+        .statusCode,
+    ).toBe(303);
     expect((await readTransaction(t.deps.db, second.id))!).toMatchObject({ status: 'paid', amount_paid: 4_000 });
     const fresh = await newTransaction();
     expect((await owner.get(`/dashboard/transactions/${fresh.id}`)).body).not.toContain('/accept"');
     // Posted anyway (an old page, a crafted form), the refusal transaction_not_kept_open is the page's notice.
-    expect((await owner.post(`/dashboard/transactions/${fresh.id}/accept`, {}, `/dashboard/transactions/${fresh.id}`)).statusCode).toBe(303);
+    expect(
+      (await owner.post(`/dashboard/transactions/${fresh.id}/accept`, {}, `/dashboard/transactions/${fresh.id}`))
+        .statusCode,
+    ).toBe(303);
     expect(noticeOf((await owner.get(`/dashboard/transactions/${fresh.id}`)).body)).toBe(
       'Only a pending or expired transaction that received a part payment can be closed with what it received. Nothing was changed.',
     );

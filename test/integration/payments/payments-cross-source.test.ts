@@ -18,8 +18,11 @@ let n = 0;
 beforeAll(async () => {
   t = await createTestApp();
   base = await listen(t);
-  phone = (await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--json'])).json as typeof phone;
-  moota = (await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'moota', '--secret', mootaSecret, '--json'])).json as typeof moota;
+  phone = (await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'webhook', '--json']))
+    .json as typeof phone;
+  moota = (
+    await cli(t, ['source', 'add', '--merchant', t.merchant.id, '--type', 'moota', '--secret', mootaSecret, '--json'])
+  ).json as typeof moota;
 });
 afterAll(async () => t.close());
 
@@ -27,10 +30,18 @@ const MINUTE = 60_000;
 
 /** The phone's report of a payment (a notification forwarded as a signed webhook). */
 async function phoneReports(total: number, at = t.clock.now()): Promise<Record<string, any>> {
-  const body = JSON.stringify({ id: `gopay-${++n}`, amount: total, paid_at: new Date(at).toISOString(), issuer: 'GoPay' });
+  const body = JSON.stringify({
+    id: `gopay-${++n}`,
+    amount: total,
+    paid_at: new Date(at).toISOString(),
+    issuer: 'GoPay',
+  });
   const res = await fetch(`${base}${phone.url}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-signature': signPayload(phone.secret, body, Math.floor(t.clock.now() / 1000)) },
+    headers: {
+      'content-type': 'application/json',
+      'x-signature': signPayload(phone.secret, body, Math.floor(t.clock.now() / 1000)),
+    },
     body,
   });
   expect(res.status).toBe(200);
@@ -39,10 +50,23 @@ async function phoneReports(total: number, at = t.clock.now()): Promise<Record<s
 
 /** Moota's report of a credit mutation. */
 async function mootaReports(total: number, at = t.clock.now(), id = `moota-${++n}`): Promise<Record<string, any>> {
-  const body = JSON.stringify([{ mutation_id: id, type: 'CR', amount: total, date: wib(at), bank_type: 'qris', description: 'QRIS', account_number: '1' }]);
+  const body = JSON.stringify([
+    {
+      mutation_id: id,
+      type: 'CR',
+      amount: total,
+      date: wib(at),
+      bank_type: 'qris',
+      description: 'QRIS',
+      account_number: '1',
+    },
+  ]);
   const res = await fetch(`${base}${moota.url}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', Signature: createHmac('sha256', mootaSecret).update(body).digest('hex') },
+    headers: {
+      'content-type': 'application/json',
+      Signature: createHmac('sha256', mootaSecret).update(body).digest('hex'),
+    },
     body,
   });
   expect(res.status).toBe(200);
@@ -69,35 +93,61 @@ describe('one payment reported by two sources', () => {
     const second = await mootaReports(tx.total_amount, t.clock.now() + 3 * MINUTE);
     expect(second).toMatchObject({ status: 'duplicate', reason: 'reported_by_another_source', trxid: tx.trxid });
     expect(await doublePayments(tx.trxid)).toEqual([]);
-    const row = await t.deps.db.selectFrom('payments').selectAll().where('id', '=', second.payment_id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ source: moota.id, status: 'matched', transaction_id: tx.trxid, reason: 'reported_by_another_source' });
+    const row = await t.deps.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', second.payment_id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      source: moota.id,
+      status: 'matched',
+      transaction_id: tx.trxid,
+      reason: 'reported_by_another_source',
+    });
     // The transaction was paid once, by the phone's report, and received its total once.
     expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({ status: 'paid', payment: { id: paid.payment_id } });
-    const txRow = await t.deps.db.selectFrom('transactions').select(['amount_paid', 'payment_id']).where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+    const txRow = await t.deps.db
+      .selectFrom('transactions')
+      .select(['amount_paid', 'payment_id'])
+      .where('id', '=', tx.trxid)
+      .executeTakeFirstOrThrow();
     expect(txRow).toEqual({ amount_paid: tx.total_amount, payment_id: paid.payment_id });
     // No payment.unmatched event for it.
-    const events = await t.deps.db.selectFrom('events').select('type').where('payment_id', '=', second.payment_id).execute();
+    const events = await t.deps.db
+      .selectFrom('events')
+      .select('type')
+      .where('payment_id', '=', second.payment_id)
+      .execute();
     expect(events).toEqual([]);
   });
 
   it('the other way round too: the phone’s report after the bank’s', async () => {
     const tx = await createLive(base, t.liveKey, ++amount);
     expect(await mootaReports(tx.total_amount)).toMatchObject({ status: 'matched', trxid: tx.trxid });
-    expect(await phoneReports(tx.total_amount, t.clock.now() - MINUTE)).toMatchObject({ status: 'duplicate', reason: 'reported_by_another_source' });
+    expect(await phoneReports(tx.total_amount, t.clock.now() - MINUTE)).toMatchObject({
+      status: 'duplicate',
+      reason: 'reported_by_another_source',
+    });
     expect(await doublePayments(tx.trxid)).toEqual([]);
   });
 
   it('a second mutation of the same amount from the same source is a double payment', async () => {
     const tx = await createLive(base, t.liveKey, ++amount);
     expect(await mootaReports(tx.total_amount)).toMatchObject({ status: 'matched' });
-    expect(await mootaReports(tx.total_amount, t.clock.now() + MINUTE)).toMatchObject({ status: 'unmatched', reason: 'transaction_already_paid' });
+    expect(await mootaReports(tx.total_amount, t.clock.now() + MINUTE)).toMatchObject({
+      status: 'unmatched',
+      reason: 'transaction_already_paid',
+    });
     expect(await doublePayments(tx.trxid)).toEqual([{ source: moota.id }]);
   });
 
   it('another source’s report dated outside the window is a double payment', async () => {
     const tx = await createLive(base, t.liveKey, ++amount);
     expect(await phoneReports(tx.total_amount)).toMatchObject({ status: 'matched' });
-    expect(await mootaReports(tx.total_amount, t.clock.now() + 31 * MINUTE)).toMatchObject({ status: 'unmatched', reason: 'transaction_already_paid' });
+    expect(await mootaReports(tx.total_amount, t.clock.now() + 31 * MINUTE)).toMatchObject({
+      status: 'unmatched',
+      reason: 'transaction_already_paid',
+    });
     expect(await doublePayments(tx.trxid)).toEqual([{ source: moota.id }]);
   });
 
@@ -136,7 +186,8 @@ describe('one payment reported by two sources', () => {
     const tx = await createLive(base, t.liveKey, ++amount);
     await phoneReports(tx.total_amount);
     const first = await mootaReports(tx.total_amount, t.clock.now(), `moota-retry-${++n}`);
-    const count = async () => (await t.deps.db.selectFrom('payments').select('id').where('merchant_id', '=', t.merchant.id).execute()).length;
+    const count = async () =>
+      (await t.deps.db.selectFrom('payments').select('id').where('merchant_id', '=', t.merchant.id).execute()).length;
     const before = await count();
     const again = await mootaReports(tx.total_amount, t.clock.now(), first.id);
     expect(again).toEqual(first);

@@ -36,11 +36,21 @@ async function strayPayment(paid: number, id: string) {
 }
 
 const paidEvents = async (trxid: string) =>
-  (await t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).where('type', '=', 'transaction.paid').execute()).map(
-    (e) => JSON.parse(e.payload).data,
-  );
+  (
+    await t.deps.db
+      .selectFrom('events')
+      .selectAll()
+      .where('transaction_id', '=', trxid)
+      .where('type', '=', 'transaction.paid')
+      .execute()
+  ).map((e) => JSON.parse(e.payload).data);
 const assignAudits = (paymentId: string) =>
-  t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', paymentId).where('action', '=', 'payment.assign').execute();
+  t.deps.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('subject_id', '=', paymentId)
+    .where('action', '=', 'payment.assign')
+    .execute();
 
 describe('payments assign with a difference', () => {
   it('a pending transaction has amount_paid, underpaid and overpaid 0', async () => {
@@ -62,14 +72,28 @@ describe('payments assign with a difference', () => {
     expect(exact.outcome).toBe('unmatched');
     const r = await cli(t, ['payments', 'assign', exact.payment.id, tx.trxid, '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json!.transaction).toMatchObject({ status: 'paid', amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 });
-    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({ amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 });
+    expect(r.json!.transaction).toMatchObject({
+      status: 'paid',
+      amount_paid: tx.total_amount,
+      underpaid: 0,
+      overpaid: 0,
+    });
+    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
+      amount_paid: tx.total_amount,
+      underpaid: 0,
+      overpaid: 0,
+    });
   });
 
   it('a payment matched by the matcher (here a manual confirmation) records amount_paid = total', async () => {
     const tx = await createLive(base, t.liveKey, nextPrice());
     const r = await cli(t, ['payments', 'confirm', tx.trxid, '--reference', `FIT-${amount}`, '--json']);
-    expect(r.json!.transaction).toMatchObject({ status: 'paid', amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 });
+    expect(r.json!.transaction).toMatchObject({
+      status: 'paid',
+      amount_paid: tx.total_amount,
+      underpaid: 0,
+      overpaid: 0,
+    });
     expect(await paidEvents(tx.trxid)).toMatchObject([{ amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 }]);
   });
 
@@ -97,9 +121,17 @@ describe('payments assign with a difference', () => {
   it('with --accept-difference an underpaying payment pays the transaction, underpaid by the difference, in the answer, the API and the event; audited', async () => {
     const tx = await createLive(base, t.liveKey, nextPrice());
     const short = await strayPayment(tx.amount, `short-${amount}`);
-    const r = await cli(t, ['payments', 'assign', short.id, tx.trxid, '--accept-difference', '--json'], { QRIS_OPERATOR: 'rina' });
+    const r = await cli(t, ['payments', 'assign', short.id, tx.trxid, '--accept-difference', '--json'], {
+      QRIS_OPERATOR: 'rina',
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const expected = { trxid: tx.trxid, status: 'paid', amount_paid: tx.amount, underpaid: tx.unique_code, overpaid: 0 };
+    const expected = {
+      trxid: tx.trxid,
+      status: 'paid',
+      amount_paid: tx.amount,
+      underpaid: tx.unique_code,
+      overpaid: 0,
+    };
     expect(r.json!.transaction).toMatchObject({ ...expected, payment: { id: short.id, amount: tx.amount } });
     expect(await status(base, t.liveKey, tx.trxid)).toMatchObject(expected);
     expect(await paidEvents(tx.trxid)).toMatchObject([expected]);
@@ -119,7 +151,9 @@ describe('payments assign with a difference', () => {
     const over = await strayPayment(tx.total_amount + 1_500, `over-${amount}`);
     const r = await cli(t, ['payments', 'assign', over.id, tx.trxid, '--accept-difference']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`${over.id} now pays ${tx.trxid} (${formatRupiah(tx.total_amount + 1_500)}), overpaid by Rp1.500\n`);
+    expect(r.stdout).toBe(
+      `${over.id} now pays ${tx.trxid} (${formatRupiah(tx.total_amount + 1_500)}), overpaid by Rp1.500\n`,
+    );
     const expected = { status: 'paid', amount_paid: tx.total_amount + 1_500, underpaid: 0, overpaid: 1_500 };
     expect(await status(base, t.liveKey, tx.trxid)).toMatchObject(expected);
     expect(await paidEvents(tx.trxid)).toMatchObject([expected]);
@@ -133,6 +167,9 @@ describe('payments assign with a difference', () => {
     expect((await cli(t, ['payments', 'assign', first.id, tx.trxid, '--accept-difference', '--json'])).code).toBe(0);
     const again = await cli(t, ['payments', 'assign', second.id, tx.trxid, '--accept-difference', '--json']);
     expect(again.json!.error.code).toBe('transaction_already_paid');
-    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({ amount_paid: tx.amount, payment: { id: first.id } });
+    expect(await status(base, t.liveKey, tx.trxid)).toMatchObject({
+      amount_paid: tx.amount,
+      payment: { id: first.id },
+    });
   });
 });

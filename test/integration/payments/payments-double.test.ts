@@ -39,11 +39,16 @@ async function doublePaid(merchantId = t.merchant.id) {
     paidAt: t.clock.now(),
     payerName: 'Budi',
   });
-  expect(second).toMatchObject({ outcome: 'unmatched', reason: 'transaction_already_paid', payment: { compared_transaction_id: tx.id } });
+  expect(second).toMatchObject({
+    outcome: 'unmatched',
+    reason: 'transaction_already_paid',
+    payment: { compared_transaction_id: tx.id },
+  });
   return { tx, first: first.payment!, double: second.payment };
 }
 
-const refundRows = (paymentId: string) => t.deps.db.selectFrom('refunds').selectAll().where('payment_id', '=', paymentId).execute();
+const refundRows = (paymentId: string) =>
+  t.deps.db.selectFrom('refunds').selectAll().where('payment_id', '=', paymentId).execute();
 
 describe('double payments', () => {
   it('stay unmatched, are listed by payments list --double, refunded once by payments refund, then listed as refunded', async () => {
@@ -63,11 +68,18 @@ describe('double payments', () => {
     expect(items.map((p) => p.id)).toContain(double.id);
     expect(items.map((p) => p.id)).not.toContain(stray.payment.id);
     expect(items.map((p) => p.id)).not.toContain(first.id);
-    expect(items.find((p) => p.id === double.id)).toMatchObject({ status: 'unmatched', double: true, compared_trxid: tx.id, refunded: false });
-    expect((await cli(t, ['payments', 'list', '--double', '--status', 'matched', '--json'])).json!.error).toMatchObject({
-      code: 'invalid_parameter',
-      param: 'double',
+    expect(items.find((p) => p.id === double.id)).toMatchObject({
+      status: 'unmatched',
+      double: true,
+      compared_trxid: tx.id,
+      refunded: false,
     });
+    expect((await cli(t, ['payments', 'list', '--double', '--status', 'matched', '--json'])).json!.error).toMatchObject(
+      {
+        code: 'invalid_parameter',
+        param: 'double',
+      },
+    );
     const human = await cli(t, ['payments', 'list', '--double']);
     expect(human.stdout).toContain(`${double.id} `);
     expect(human.stdout).toContain(`double payment of ${tx.id}`);
@@ -75,7 +87,11 @@ describe('double payments', () => {
     // The reason is required.
     expect((await cli(t, ['payments', 'refund', double.id, '--json'])).code).toBe(2);
     const events = await footprint(t);
-    const r = await cli(t, ['payments', 'refund', double.id, '--reason', 'paid twice', '--reference', 'TRF-1', '--json'], { QRIS_OPERATOR: 'rina' });
+    const r = await cli(
+      t,
+      ['payments', 'refund', double.id, '--reason', 'paid twice', '--reference', 'TRF-1', '--json'],
+      { QRIS_OPERATOR: 'rina' },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json!.refund).toMatchObject({
       payment_id: double.id,
@@ -100,10 +116,25 @@ describe('double payments', () => {
     ]);
     // No event (the refund events are the transaction refunds'), no change to the paid transaction.
     expect(await footprint(t)).toEqual(events);
-    expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'paid', payment_id: first.id, amount_paid: tx.total_amount, refunded_amount: 0 });
-    const [audit] = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', double.id).where('action', '=', 'payment.refund').execute();
+    expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+      status: 'paid',
+      payment_id: first.id,
+      amount_paid: tx.total_amount,
+      refunded_amount: 0,
+    });
+    const [audit] = await t.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('subject_id', '=', double.id)
+      .where('action', '=', 'payment.refund')
+      .execute();
     expect(audit).toMatchObject({ actor: 'rina' });
-    expect(JSON.parse(audit!.details!)).toMatchObject({ trxid: tx.id, amount: tx.total_amount, reason: 'paid twice', reference: 'TRF-1' });
+    expect(JSON.parse(audit!.details!)).toMatchObject({
+      trxid: tx.id,
+      amount: tx.total_amount,
+      reason: 'paid twice',
+      reference: 'TRF-1',
+    });
 
     // A second refund of it is a clear conflict; it is listed as refunded and cannot be assigned any more.
     const again = await cli(t, ['payments', 'refund', double.id, '--reason', 'again', '--json']);
@@ -129,10 +160,18 @@ describe('double payments', () => {
       amount: 555,
       paidAt: t.clock.now(),
     });
-    expect((await cli(t, ['payments', 'refund', stray.payment.id, '--reason', 'x', '--json'])).json!.error.code).toBe('payment_not_double');
-    expect((await cli(t, ['payments', 'refund', first.id, '--reason', 'x', '--json'])).json!.error.code).toBe('payment_not_double');
-    expect((await cli(t, ['payments', 'refund', 'pay_nope', '--reason', 'x', '--json'])).json!.error.code).toBe('payment_not_found');
-    expect((await cli(t, ['payments', 'refund', stray.payment.id, '--reason', '   ', '--json'])).json!.error).toMatchObject({
+    expect((await cli(t, ['payments', 'refund', stray.payment.id, '--reason', 'x', '--json'])).json!.error.code).toBe(
+      'payment_not_double',
+    );
+    expect((await cli(t, ['payments', 'refund', first.id, '--reason', 'x', '--json'])).json!.error.code).toBe(
+      'payment_not_double',
+    );
+    expect((await cli(t, ['payments', 'refund', 'pay_nope', '--reason', 'x', '--json'])).json!.error.code).toBe(
+      'payment_not_found',
+    );
+    expect(
+      (await cli(t, ['payments', 'refund', stray.payment.id, '--reason', '   ', '--json'])).json!.error,
+    ).toMatchObject({
       code: 'invalid_parameter',
       param: 'reason',
     });
@@ -144,11 +183,29 @@ describe('double payments', () => {
       const res = await cli(t, ['payments', 'refund', double.id, '--reason', reason, '--json']);
       expect(res.json!.error, reason).toMatchObject({ code: 'invalid_parameter', param: 'reason' });
     }
-    const badReference = await cli(t, ['payments', 'refund', double.id, '--reason', 'paid twice', '--reference', 'evil\u200B.example', '--json']);
+    const badReference = await cli(t, [
+      'payments',
+      'refund',
+      double.id,
+      '--reason',
+      'paid twice',
+      '--reference',
+      'evil\u200B.example',
+      '--json',
+    ]);
     expect(badReference.json!.error).toMatchObject({ code: 'invalid_parameter', param: 'reference' });
     expect(await refundRows(double.id)).toHaveLength(0);
     // An ordinary reason with an amount in it is recorded.
-    const ok = await cli(t, ['payments', 'refund', double.id, '--reason', 'Dobel bayar, kembali Rp41.000', '--reference', 'TRF 1.234', '--json']);
+    const ok = await cli(t, [
+      'payments',
+      'refund',
+      double.id,
+      '--reason',
+      'Dobel bayar, kembali Rp41.000',
+      '--reference',
+      'TRF 1.234',
+      '--json',
+    ]);
     expect(ok.json!.refund).toMatchObject({ reason: 'Dobel bayar, kembali Rp41.000', reference: 'TRF 1.234' });
   });
 
@@ -158,13 +215,18 @@ describe('double payments', () => {
     await refundDoublePayment(t.deps, { paymentId: double.id, reason: 'paid back in cash', actor: TEST_ACTOR });
     expect(await countUnmatchedPayments(t.deps.db, null, double.mode)).toBe(before - 1);
     // Still listed as what it is (unmatched, refunded), only no longer waiting for anyone.
-    expect((await t.deps.db.selectFrom('payments').select('status').where('id', '=', double.id).executeTakeFirstOrThrow()).status).toBe('unmatched');
+    expect(
+      (await t.deps.db.selectFrom('payments').select('status').where('id', '=', double.id).executeTakeFirstOrThrow())
+        .status,
+    ).toBe('unmatched');
   });
 
   it('two refunds of one payment at once: one lands, the other is payment_already_refunded', async () => {
     for (let round = 0; round < 3; round++) {
       const { double } = await doublePaid();
-      const results = await Promise.allSettled([1, 2].map((n) => refundDoublePayment(t.deps, { paymentId: double.id, reason: `try ${n}`, actor: TEST_ACTOR })));
+      const results = await Promise.allSettled(
+        [1, 2].map((n) => refundDoublePayment(t.deps, { paymentId: double.id, reason: `try ${n}`, actor: TEST_ACTOR })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(lost.reason.code).toBe('payment_already_refunded');
@@ -205,18 +267,30 @@ describe('double payments', () => {
     // The paid transaction's page lists it too, linking to where it is refunded.
     const txPage = await ops.get(`/dashboard/transactions/${tx.id}`);
     expect(txPage.body).toContain(`<span class="mono">${double.id}</span>`);
-    expect(txPage.body).toContain(`<a href="/dashboard/payments?status=double#pay-${double.id}">a double payment: refund it on Payments</a>`);
+    expect(txPage.body).toContain(
+      `<a href="/dashboard/payments?status=double#pay-${double.id}">a double payment: refund it on Payments</a>`,
+    );
     // Not in the matched list.
     expect((await ops.get('/dashboard/payments?status=matched')).body).not.toContain(double.id);
 
     const noReason = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: '' }, from);
-    expect(noticeOf((await ops.get(noReason.headers.location as string)).body)).toBe('Say why the payment was paid back.');
-    const linked = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: 'Cek evil\u3002example' }, from);
+    expect(noticeOf((await ops.get(noReason.headers.location as string)).body)).toBe(
+      'Say why the payment was paid back.',
+    );
+    const linked = await ops.post(
+      `/dashboard/payments/${double.id}/refund`,
+      { back: from, reason: 'Cek evil\u3002example' },
+      from,
+    );
     expect(noticeOf((await ops.get(linked.headers.location as string)).body)).toBe(
       'The reason and the reference may not contain a link or an address (a URL, www., a domain such as example.com, an e-mail or IP address); after a full stop, write a space. Nothing was recorded.',
     );
     expect(await refundRows(double.id)).toHaveLength(0);
-    const done = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: 'paid twice', reference: '' }, from);
+    const done = await ops.post(
+      `/dashboard/payments/${double.id}/refund`,
+      { back: from, reason: 'paid twice', reference: '' },
+      from,
+    );
     expect(done.statusCode).toBe(303);
     const after = await ops.get(done.headers.location as string);
     expect(noticeOf(after.body)).toContain(`Payment ${double.id}`);
@@ -224,13 +298,23 @@ describe('double payments', () => {
     expect(after.body).toContain('<span class="badge refunded">refunded</span>');
     expect(after.body).not.toContain(`action="/dashboard/payments/${double.id}/refund"`);
     expect(after.body).not.toContain(`action="/dashboard/payments/${double.id}/assign"`);
-    expect(await refundRows(double.id)).toMatchObject([{ reason: 'paid twice', reference: null, requested_by: 'user:ops@example.test', recorded: 1 }]);
+    expect(await refundRows(double.id)).toMatchObject([
+      { reason: 'paid twice', reference: null, requested_by: 'user:ops@example.test', recorded: 1 },
+    ]);
     const twice = await ops.post(`/dashboard/payments/${double.id}/refund`, { back: from, reason: 'again' }, from);
-    expect(noticeOf((await ops.get(twice.headers.location as string)).body)).toBe('This payment was refunded already; nothing was changed.');
+    expect(noticeOf((await ops.get(twice.headers.location as string)).body)).toBe(
+      'This payment was refunded already; nothing was changed.',
+    );
     // An assign posted by hand (the page offers none) is refused the same way.
     const target = (await createTransaction(t.deps, createInput(t.merchant.id, tx.amount))).transaction;
-    const assign = await ops.post(`/dashboard/payments/${double.id}/assign`, { back: from, trxid: target.id, accept_difference: '0' }, from);
-    expect(noticeOf((await ops.get(assign.headers.location as string)).body)).toBe('This payment was refunded already; nothing was changed.');
+    const assign = await ops.post(
+      `/dashboard/payments/${double.id}/assign`,
+      { back: from, trxid: target.id, accept_difference: '0' },
+      from,
+    );
+    expect(noticeOf((await ops.get(assign.headers.location as string)).body)).toBe(
+      'This payment was refunded already; nothing was changed.',
+    );
     expect(await readTransaction(t.deps.db, target.id)).toMatchObject({ status: 'pending', amount_paid: 0 });
 
     // A merchant user sees its own double payments only; another merchant's is a 404, and nothing is recorded.
@@ -238,7 +322,11 @@ describe('double payments', () => {
     const shop = new ConsoleClient(t.app);
     expect((await shop.logIn('shop@example.test')).statusCode).toBe(303);
     expect((await shop.get(from)).body).not.toContain(theirs.double.id);
-    const foreign = await shop.post(`/dashboard/payments/${theirs.double.id}/refund`, { back: from, reason: 'mine?' }, from);
+    const foreign = await shop.post(
+      `/dashboard/payments/${theirs.double.id}/refund`,
+      { back: from, reason: 'mine?' },
+      from,
+    );
     expect(foreign.statusCode).toBe(404);
     expect(await refundRows(theirs.double.id)).toHaveLength(0);
   });

@@ -44,7 +44,12 @@ async function stray(paid: number) {
 }
 
 const paidEvents = (trxid: string) =>
-  t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).where('type', '=', 'transaction.paid').execute();
+  t.deps.db
+    .selectFrom('events')
+    .selectAll()
+    .where('transaction_id', '=', trxid)
+    .where('type', '=', 'transaction.paid')
+    .execute();
 
 describe('a transaction kept open for the rest', () => {
   it('--partial binds a short payment and keeps the transaction pending with amount_paid and the rest as underpaid; no paid event', async () => {
@@ -53,17 +58,33 @@ describe('a transaction kept open for the rest', () => {
     const r = await cli(t, ['payments', 'assign', part.id, tx.id, '--partial', '--json'], { QRIS_OPERATOR: 'sari' });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const rest = tx.total_amount - 10_000;
-    const expected = { trxid: tx.id, status: 'pending', amount_paid: 10_000, underpaid: rest, overpaid: 0, paid_at: null, payment: null };
+    const expected = {
+      trxid: tx.id,
+      status: 'pending',
+      amount_paid: 10_000,
+      underpaid: rest,
+      overpaid: 0,
+      paid_at: null,
+      payment: null,
+    };
     expect(r.json!.transaction).toMatchObject(expected);
     expect(r.json!.payment).toMatchObject({ id: part.id, status: 'matched', trxid: tx.id });
     expect(await status(base, t.testKey, tx.id)).toMatchObject(expected);
     expect(await paidEvents(tx.id)).toHaveLength(0);
     const [audit] = await t.deps.db.selectFrom('audit_log').selectAll().where('subject_id', '=', part.id).execute();
     expect(audit).toMatchObject({ actor: 'sari', action: 'payment.assign' });
-    expect(JSON.parse(audit!.details!)).toMatchObject({ trxid: tx.id, kept_open: true, amount_paid_before: 0, amount_paid: 10_000, underpaid: rest });
+    expect(JSON.parse(audit!.details!)).toMatchObject({
+      trxid: tx.id,
+      kept_open: true,
+      amount_paid_before: 0,
+      amount_paid: 10_000,
+      underpaid: rest,
+    });
 
     const human = await cli(t, ['payments', 'assign', (await stray(1_000)).id, tx.id, '--partial']);
-    expect(human.stdout).toContain(`kept pending with ${formatRupiah(11_000)} received, ${formatRupiah(rest - 1_000)} still due`);
+    expect(human.stdout).toContain(
+      `kept pending with ${formatRupiah(11_000)} received, ${formatRupiah(rest - 1_000)} still due`,
+    );
   });
 
   it('a second payment of exactly the rest pays it: amount_paid = total, no difference, one transaction.paid; both payments link to it', async () => {
@@ -102,14 +123,21 @@ describe('a transaction kept open for the rest', () => {
     );
     expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'pending', amount_paid: 15_000 });
 
-    expect((await cli(t, ['payments', 'assign', second.id, tx.id, '--partial', '--json'])).json!.transaction).toMatchObject({
+    expect(
+      (await cli(t, ['payments', 'assign', second.id, tx.id, '--partial', '--json'])).json!.transaction,
+    ).toMatchObject({
       status: 'pending',
       amount_paid: 20_000,
       underpaid: tx.total_amount - 20_000,
     });
     const third = await stray(1_000);
     const accepted = await cli(t, ['payments', 'assign', third.id, tx.id, '--accept-difference', '--json']);
-    expect(accepted.json!.transaction).toMatchObject({ status: 'paid', amount_paid: 21_000, underpaid: tx.total_amount - 21_000, overpaid: 0 });
+    expect(accepted.json!.transaction).toMatchObject({
+      status: 'paid',
+      amount_paid: 21_000,
+      underpaid: tx.total_amount - 21_000,
+      overpaid: 0,
+    });
     expect(await paidEvents(tx.id)).toHaveLength(1);
   });
 
@@ -123,7 +151,12 @@ describe('a transaction kept open for the rest', () => {
     expect(refused.json!.error.code).toBe('amount_differs');
     expect(refused.json!.error.message).toContain(`is Rp700 more than the ${formatRupiah(due)} still due`);
     const r = await cli(t, ['payments', 'assign', second.id, tx.id, '--accept-difference', '--json']);
-    expect(r.json!.transaction).toMatchObject({ status: 'paid', amount_paid: tx.total_amount + 700, underpaid: 0, overpaid: 700 });
+    expect(r.json!.transaction).toMatchObject({
+      status: 'paid',
+      amount_paid: tx.total_amount + 700,
+      underpaid: 0,
+      overpaid: 700,
+    });
   });
 
   it('the matcher never completes a part-paid transaction by itself, by amount or by name', async () => {
@@ -138,7 +171,11 @@ describe('a transaction kept open for the rest', () => {
       amount: tx.total_amount,
       paidAt: t.clock.now(),
     });
-    expect(byAmount).toMatchObject({ outcome: 'unmatched', reason: 'amount_mismatch', payment: { compared_transaction_id: tx.id } });
+    expect(byAmount).toMatchObject({
+      outcome: 'unmatched',
+      reason: 'amount_mismatch',
+      payment: { compared_transaction_id: tx.id },
+    });
     const byName = await recordPayment(t.deps, {
       merchantId: t.merchant.id,
       mode: 'test',
@@ -159,11 +196,19 @@ describe('a transaction kept open for the rest', () => {
     for (let round = 0; round < 4; round++) {
       const tx = await newTransaction();
       const parts = await Promise.all([stray(1_000 + round), stray(2_000 + round), stray(3_000 + round)]);
-      const results = await Promise.allSettled(parts.map((p) => assignPayment(t.deps, { paymentId: p.id, trxid: tx.id, actor: TEST_ACTOR, keepOpen: true })));
+      const results = await Promise.allSettled(
+        parts.map((p) => assignPayment(t.deps, { paymentId: p.id, trxid: tx.id, actor: TEST_ACTOR, keepOpen: true })),
+      );
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
       const sum = parts.reduce((s, p) => s + p.amount, 0);
-      expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'pending', amount_paid: sum, underpaid: tx.total_amount - sum });
-      expect((await paymentsOfTransaction(t.deps.db, tx.id)).map((p) => p.id).sort()).toEqual(parts.map((p) => p.id).sort());
+      expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+        status: 'pending',
+        amount_paid: sum,
+        underpaid: tx.total_amount - sum,
+      });
+      expect((await paymentsOfTransaction(t.deps.db, tx.id)).map((p) => p.id).sort()).toEqual(
+        parts.map((p) => p.id).sort(),
+      );
     }
   });
 
@@ -172,10 +217,17 @@ describe('a transaction kept open for the rest', () => {
       const tx = await newTransaction();
       const a = await stray(12_000);
       const b = await stray(tx.total_amount - 12_000);
-      const results = await Promise.all([a, b].map((p) => assignPayment(t.deps, { paymentId: p.id, trxid: tx.id, actor: TEST_ACTOR, keepOpen: true })));
+      const results = await Promise.all(
+        [a, b].map((p) => assignPayment(t.deps, { paymentId: p.id, trxid: tx.id, actor: TEST_ACTOR, keepOpen: true })),
+      );
       // Whichever came second found the sum complete and paid it (keep-open applies only when short).
       expect(results.map((r) => r.keptOpen).sort()).toEqual([false, true]);
-      expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'paid', amount_paid: tx.total_amount, underpaid: 0, overpaid: 0 });
+      expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+        status: 'paid',
+        amount_paid: tx.total_amount,
+        underpaid: 0,
+        overpaid: 0,
+      });
       expect(await paidEvents(tx.id)).toHaveLength(1);
     }
   });
@@ -219,17 +271,33 @@ describe('a transaction kept open for the rest', () => {
     await cli(t, ['payments', 'assign', first.id, tx.id, '--partial', '--json']);
     t.clock.advance(tx.expires_at - t.clock.now() + 1_000);
     expect(await expireDue(t.deps)).toBeGreaterThanOrEqual(1);
-    expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({ status: 'expired', amount_paid: 8_000, underpaid: tx.total_amount - 8_000 });
-    const expired = await t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', tx.id).where('type', '=', 'transaction.expired').execute();
+    expect(await readTransaction(t.deps.db, tx.id)).toMatchObject({
+      status: 'expired',
+      amount_paid: 8_000,
+      underpaid: tx.total_amount - 8_000,
+    });
+    const expired = await t.deps.db
+      .selectFrom('events')
+      .selectAll()
+      .where('transaction_id', '=', tx.id)
+      .where('type', '=', 'transaction.expired')
+      .execute();
     expect(JSON.parse(expired[0]!.payload).data).toMatchObject({ status: 'expired', amount_paid: 8_000 });
     expect((await paymentsOfTransaction(t.deps.db, tx.id)).map((p) => p.id)).toEqual([first.id]);
 
     const rest = await stray(tx.total_amount - 8_000);
     // The payment of exactly its rest lists it as the transaction it could belong to, though it has ended.
     expect((await assignCandidates(t.deps, rest)).map((c) => c.id)).toEqual([tx.id]);
-    expect((await assignCandidates(t.deps, await stray(tx.total_amount - 8_001))).map((c) => c.id)).not.toContain(tx.id);
+    expect((await assignCandidates(t.deps, await stray(tx.total_amount - 8_001))).map((c) => c.id)).not.toContain(
+      tx.id,
+    );
     const r = await cli(t, ['payments', 'assign', rest.id, tx.id, '--json']);
-    expect(r.json!.transaction).toMatchObject({ status: 'paid', paid_late: true, amount_paid: tx.total_amount, underpaid: 0 });
+    expect(r.json!.transaction).toMatchObject({
+      status: 'paid',
+      paid_late: true,
+      amount_paid: tx.total_amount,
+      underpaid: 0,
+    });
     expect(await paidEvents(tx.id)).toHaveLength(1);
   });
 });

@@ -17,9 +17,19 @@ describe('the mode a point of sale sells in', () => {
   beforeAll(async () => {
     t = await createTestApp({ CONSOLE: 'true', LIVE_KEYS: 'auto' });
     // The demo merchant as a first start makes it (ensureDemoMerchant), known by its built-in QRIS.
-    demoId = (await createMerchant(t.deps, { name: 'Demo Sandbox Merchant', qris: demoStaticQris(), allowDuplicateNmid: true })).id;
-    await addUser(t.deps, { email: 'kasir-demo@example.test', password: PASSWORD, role: 'cashier', merchantIds: [demoId] }, TEST_ACTOR);
-    await addUser(t.deps, { email: 'kasir-toko@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] }, TEST_ACTOR);
+    demoId = (
+      await createMerchant(t.deps, { name: 'Demo Sandbox Merchant', qris: demoStaticQris(), allowDuplicateNmid: true })
+    ).id;
+    await addUser(
+      t.deps,
+      { email: 'kasir-demo@example.test', password: PASSWORD, role: 'cashier', merchantIds: [demoId] },
+      TEST_ACTOR,
+    );
+    await addUser(
+      t.deps,
+      { email: 'kasir-toko@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t.merchant.id] },
+      TEST_ACTOR,
+    );
   });
   afterAll(async () => t?.close());
 
@@ -28,10 +38,18 @@ describe('the mode a point of sale sells in', () => {
     expect((await c.logIn(email)).statusCode).toBe(303);
     const keypad = (await c.get('/dashboard/pos')).body;
     const key = `mode-key-${Math.random().toString(36).slice(2)}-0000`;
-    const res = await c.post('/dashboard/pos', { merchant: merchantId, amount: '15000', note: '', key }, '/dashboard/pos');
+    const res = await c.post(
+      '/dashboard/pos',
+      { merchant: merchantId, amount: '15000', note: '', key },
+      '/dashboard/pos',
+    );
     expect(res.statusCode, res.body).toBe(303);
     const trxid = /^\/dashboard\/pos\/(trx_\w+)$/.exec(String(res.headers.location))![1]!;
-    const tx = await t.deps.db.selectFrom('transactions').select('mode').where('id', '=', trxid).executeTakeFirstOrThrow();
+    const tx = await t.deps.db
+      .selectFrom('transactions')
+      .select('mode')
+      .where('id', '=', trxid)
+      .executeTakeFirstOrThrow();
     return { mode: tx.mode, keypad };
   }
 

@@ -75,13 +75,23 @@ describe('soundbox stream', () => {
     return c;
   }
 
-  async function open(cookie: string, merchantId: string, headers: Record<string, string> = {}, at = base): Promise<EventStream> {
+  async function open(
+    cookie: string,
+    merchantId: string,
+    headers: Record<string, string> = {},
+    at = base,
+  ): Promise<EventStream> {
     const s = await openEventStream(`${at}/dashboard/soundbox/events?merchant=${merchantId}`, { cookie, ...headers });
     streams.push(s);
     return s;
   }
   /** A stream that answered and sent its hello. */
-  async function opened(cookie: string, merchantId: string, headers: Record<string, string> = {}, at = base): Promise<EventStream> {
+  async function opened(
+    cookie: string,
+    merchantId: string,
+    headers: Record<string, string> = {},
+    at = base,
+  ): Promise<EventStream> {
     const s = await open(cookie, merchantId, headers, at);
     expect(s.status, s.text).toBe(200);
     await s.waitFor((text) => sse(text).some((e) => e.event === 'hello'), 5000, 'hello');
@@ -106,11 +116,15 @@ describe('soundbox stream', () => {
       state: newServiceState(),
     };
   }
-  const heard = (s: EventStream, n: number) => s.waitFor((text) => sse(text).filter((e) => e.event === 'payment').length >= n, 5000, `${n} payments`);
+  const heard = (s: EventStream, n: number) =>
+    s.waitFor((text) => sse(text).filter((e) => e.event === 'payment').length >= n, 5000, `${n} payments`);
 
   it('is the login form when logged out, and a 404 for another merchant or an unknown one', async () => {
     await setup();
-    const loggedOut = await t!.app.inject({ method: 'GET', url: `/dashboard/soundbox/events?merchant=${t!.merchant.id}` });
+    const loggedOut = await t!.app.inject({
+      method: 'GET',
+      url: `/dashboard/soundbox/events?merchant=${t!.merchant.id}`,
+    });
     expect(loggedOut.statusCode).toBe(303);
     expect(loggedOut.headers.location).toMatch(/^\/dashboard\?next=/);
 
@@ -120,7 +134,11 @@ describe('soundbox stream', () => {
       await s.waitForEnd();
       expect(s.status).toBe(404);
     }
-    const page = await t!.app.inject({ method: 'GET', url: `/dashboard/soundbox?merchant=${other.merchant.id}`, headers: { cookie: shop } });
+    const page = await t!.app.inject({
+      method: 'GET',
+      url: `/dashboard/soundbox?merchant=${other.merchant.id}`,
+      headers: { cookie: shop },
+    });
     expect(page.statusCode).toBe(404);
 
     // An operator may follow any merchant.
@@ -221,7 +239,11 @@ describe('soundbox stream', () => {
 
   it('sends a cashier nothing of an earlier day, whatever position it claims, and a made-up one reads no more than a fresh open (issue 35, finding 3)', async () => {
     await setup();
-    await addUser(t!.deps, { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t!.merchant.id] }, TEST_ACTOR);
+    await addUser(
+      t!.deps,
+      { email: 'kasir@example.test', password: PASSWORD, role: 'cashier', merchantIds: [t!.merchant.id] },
+      TEST_ACTOR,
+    );
     const day = 24 * 3600_000;
     const clock = t!.clock;
     // Two earlier days of payments, then today's two.
@@ -234,7 +256,10 @@ describe('soundbox stream', () => {
     const today = [(await paid(t!.deps, t!.merchant.id, 10_000)).id, (await paid(t!.deps, t!.merchant.id, 20_000)).id];
     const cashier = await cookieOf('kasir@example.test');
     // The cashier may not open those older transactions at all.
-    expect((await t!.app.inject({ method: 'GET', url: `/dashboard/transactions/${old[0]}`, headers: { cookie: cashier } })).statusCode).toBe(404);
+    expect(
+      (await t!.app.inject({ method: 'GET', url: `/dashboard/transactions/${old[0]}`, headers: { cookie: cashier } }))
+        .statusCode,
+    ).toBe(404);
 
     const counter = countStatements(t!.deps.db);
     const rowsOf = async (open: () => Promise<EventStream>): Promise<{ s: EventStream; rows: number }> => {
@@ -245,13 +270,18 @@ describe('soundbox stream', () => {
       return { s, rows };
     };
     const trxids = (s: EventStream) =>
-      sse(s.text).flatMap((e) => (e.event === 'payment' ? [e.data.payment.trxid] : (e.data.recent ?? []).map((p: { trxid: string }) => p.trxid)));
+      sse(s.text).flatMap((e) =>
+        e.event === 'payment' ? [e.data.payment.trxid] : (e.data.recent ?? []).map((p: { trxid: string }) => p.trxid),
+      );
     const fresh = await rowsOf(() => opened(cashier, t!.merchant.id));
     expect(trxids(fresh.s)).toEqual(today);
     for (const [what, open] of [
       ['after=0', () => opened(cashier, `${t!.merchant.id}&after=0`)],
       ['Last-Event-ID: 0', () => opened(cashier, t!.merchant.id, { 'last-event-id': '0' })],
-      ['a position two days old', () => opened(cashier, t!.merchant.id, { 'last-event-id': String(clock.now() - 2 * day - 1000) })],
+      [
+        'a position two days old',
+        () => opened(cashier, t!.merchant.id, { 'last-event-id': String(clock.now() - 2 * day - 1000) }),
+      ],
     ] as const) {
       const forged = await rowsOf(open);
       // Today's payments are news to a page that says it heard none of them; nothing older is sent.
@@ -351,7 +381,11 @@ describe('soundbox stream', () => {
       const tablet = await clientOf('kasir@example.test');
       const onPhone = await opened(phone, t!.merchant.id);
       const onTablet = await opened(tablet.jar.header(), t!.merchant.id);
-      const changed = await tablet.post('/dashboard/account/password', { current: PASSWORD, password: 'another long passphrase 2' }, '/dashboard/account');
+      const changed = await tablet.post(
+        '/dashboard/account/password',
+        { current: PASSWORD, password: 'another long passphrase 2' },
+        '/dashboard/account',
+      );
       expect(changed.statusCode).toBe(200);
       expect(changed.body).toContain('class="notice success"');
       await endsSoon(onPhone, Date.now());
@@ -362,7 +396,9 @@ describe('soundbox stream', () => {
       await setup(CHECK);
       const shop = await clientOf('shop@example.test');
       const stream = await opened(shop.jar.header(), t!.merchant.id);
-      expect((await shop.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode).toBe(303);
+      expect(
+        (await shop.post('/dashboard/account/delete', { password: PASSWORD }, '/dashboard/account')).statusCode,
+      ).toBe(303);
       await endsSoon(stream, Date.now());
     });
 
@@ -388,7 +424,9 @@ describe('soundbox stream', () => {
       // own feed reads (woken by the status bus) run meanwhile too.
       expect(statements.count).toBeGreaterThanOrEqual(2);
       expect([...statements.texts].filter((text) => text.includes('"sessions"'))).toEqual([
-        expect.stringMatching(/from "sessions" inner join "users" .* where "sessions"\."id_hash" in \((\?|\$\d+)(, (\?|\$\d+)){3}\)/),
+        expect.stringMatching(
+          /from "sessions" inner join "users" .* where "sessions"\."id_hash" in \((\?|\$\d+)(, (\?|\$\d+)){3}\)/,
+        ),
       ]);
     });
 

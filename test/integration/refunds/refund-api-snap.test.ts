@@ -52,7 +52,11 @@ async function refund(params: Record<string, string | number>, headers: Record<s
     headers: { 'x-api-key': w.t.liveKey, ...headers },
     payload: { reason: 'out of stock', ...params },
   });
-  return { status: res.statusCode, headers: res.headers, body: res.json() as { success: boolean; data: Refunded; error?: { code: string; message: string } } };
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    body: res.json() as { success: boolean; data: Refunded; error?: { code: string; message: string } },
+  };
 }
 
 const stored = (trxid: string) => readTransaction(w.t.deps.db, trxid).then((tx) => tx!);
@@ -64,7 +68,8 @@ const eventsOf = (trxid: string, type: string) =>
     .where('type', '=', type as 'refund.succeeded')
     .execute();
 /** Makes every pending refund due now, as the resolver's backoff would after its wait. */
-const dueNow = () => w.t.deps.db.updateTable('refunds').set({ next_attempt_at: 0 }).where('status', '=', 'pending').execute();
+const dueNow = () =>
+  w.t.deps.db.updateTable('refunds').set({ next_attempt_at: 0 }).where('status', '=', 'pending').execute();
 
 describe('refunds of acquirer-issued codes over the API', () => {
   it('a full refund succeeds at the acquirer: its reference recorded, refunded_amount = paid, one refund.succeeded', async () => {

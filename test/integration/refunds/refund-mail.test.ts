@@ -33,17 +33,30 @@ async function setup(env: Record<string, string> = {}) {
   return { server, t, mailer };
 }
 
-async function paidWithEmail(t: TestApp, email: string | null, ref = 'ORDER-9'): Promise<{ trxid: string; amount_paid: number }> {
+async function paidWithEmail(
+  t: TestApp,
+  email: string | null,
+  ref = 'ORDER-9',
+): Promise<{ trxid: string; amount_paid: number }> {
   const query = email === null ? `amount=20000&ref=${ref}` : `amount=20000&ref=${ref}&email=${email}`;
   const created = await t.app.inject({ url: `${API_BASE}/cqris?${query}`, headers: { 'x-api-key': t.testKey } });
   const trxid = created.json().data.trxid as string;
-  const paid = await t.app.inject({ method: 'POST', url: `${API_BASE}/simulate?trxid=${trxid}`, headers: { 'x-api-key': t.testKey } });
+  const paid = await t.app.inject({
+    method: 'POST',
+    url: `${API_BASE}/simulate?trxid=${trxid}`,
+    headers: { 'x-api-key': t.testKey },
+  });
   expect(paid.statusCode, paid.body).toBe(200);
   return { trxid, amount_paid: paid.json().data.amount_paid };
 }
 
 async function refund(t: TestApp, body: Record<string, unknown>) {
-  const res = await t.app.inject({ method: 'POST', url: `${API_BASE}/refund`, headers: { 'x-api-key': t.testKey }, payload: body });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `${API_BASE}/refund`,
+    headers: { 'x-api-key': t.testKey },
+    payload: body,
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json().data;
 }
@@ -57,7 +70,9 @@ describe('refund notice e-mail', () => {
 
     await refund(t, { trxid: tx.trxid, amount: 5000, reason: 'Barang habis', reference: 'TRF-77' });
     const results = await sendDueEmails(t.deps, mailer);
-    expect(results.map((r) => [r.kind.replace(/^refunds:\d+$/, 'refunds'), r.outcome.status])).toEqual([['refunds', 'sent']]);
+    expect(results.map((r) => [r.kind.replace(/^refunds:\d+$/, 'refunds'), r.outcome.status])).toEqual([
+      ['refunds', 'sent'],
+    ]);
     expect(server.messages).toHaveLength(before + 1);
     const first = await server.messages[before]!.parse();
     expect(server.messages[before]!.to).toEqual([PAYER]);
@@ -202,7 +217,10 @@ describe('refund notice e-mail', () => {
     const told = await Promise.all(
       sent.map(async (m) => {
         const mail = await m.parse();
-        return { amount: Number(/Refund Rp([\d.]+) –/.exec(mail.subject!)![1]!.replaceAll('.', '')), count: /^Refunds: (\d+)$/m.exec(mail.text!)?.[1] };
+        return {
+          amount: Number(/Refund Rp([\d.]+) –/.exec(mail.subject!)![1]!.replaceAll('.', '')),
+          count: /^Refunds: (\d+)$/m.exec(mail.text!)?.[1],
+        };
       }),
     );
     expect(told[0]!.amount + told[1]!.amount).toBe((60 * 61) / 2);
@@ -250,7 +268,12 @@ describe('refund notice e-mail', () => {
     const before = server.messages.length;
     const { refund: made } = await refund(t, { trxid: tx.trxid, amount: 700, reason: 'Lama' });
     // As migration 018's code queued it: one row per refund, and the refund naming no notice.
-    await t.deps.db.deleteFrom('emails').where('transaction_id', '=', tx.trxid).where('kind', '!=', 'receipt').where('kind', '!=', 'invoice').execute();
+    await t.deps.db
+      .deleteFrom('emails')
+      .where('transaction_id', '=', tx.trxid)
+      .where('kind', '!=', 'receipt')
+      .where('kind', '!=', 'invoice')
+      .execute();
     await t.deps.db.updateTable('refunds').set({ notice_due: null }).where('id', '=', made.id).execute();
     await t.deps.db
       .insertInto('emails')
@@ -269,7 +292,9 @@ describe('refund notice e-mail', () => {
         sent_at: null,
       })
       .execute();
-    expect((await sendDueEmails(t.deps, mailer)).map((r) => [r.kind, r.outcome.status])).toEqual([[`refund:${made.id}`, 'sent']]);
+    expect((await sendDueEmails(t.deps, mailer)).map((r) => [r.kind, r.outcome.status])).toEqual([
+      [`refund:${made.id}`, 'sent'],
+    ]);
     const mail = await server.messages[before]!.parse();
     expect(mail.subject).toContain('Refund Rp700 –');
     expect(mail.text).toContain('Lama');

@@ -59,7 +59,12 @@ async function app(env: Record<string, string> = {}): Promise<TestApp> {
 }
 
 /** A new test-mode transaction of `a`'s merchant, paid in full by the simulator. */
-async function paid(a: TestApp, key = a.testKey, merchantId = a.merchant.id, params: Record<string, string> = {}): Promise<Tx> {
+async function paid(
+  a: TestApp,
+  key = a.testKey,
+  merchantId = a.merchant.id,
+  params: Record<string, string> = {},
+): Promise<Tx> {
   const tx = await create<Tx>(a.app, key, params);
   await simulatePayment(a.deps, { merchantId, mode: 'test' }, tx.trxid);
   return status(a, tx.trxid, key);
@@ -71,18 +76,32 @@ async function status(a: TestApp, trxid: string, key = a.testKey): Promise<Tx> {
   return res.json().data as Tx;
 }
 
-function refund(a: TestApp, params: Record<string, unknown>, options: { key?: string; idem?: string; how?: 'json' | 'form' | 'query'; prefix?: string } = {}) {
+function refund(
+  a: TestApp,
+  params: Record<string, unknown>,
+  options: { key?: string; idem?: string; how?: 'json' | 'form' | 'query'; prefix?: string } = {},
+) {
   const headers: Record<string, string> = { 'x-api-key': options.key ?? a.testKey };
   if (options.idem) headers['idempotency-key'] = options.idem;
   const url = `${options.prefix ?? ''}${REFUND}`;
   const how = options.how ?? 'json';
   const text = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
   if (how === 'query') return a.app.inject({ method: 'POST', url: `${url}?${text}`, headers });
-  if (how === 'form') return a.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: text });
+  if (how === 'form')
+    return a.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: text,
+    });
   return a.app.inject({ method: 'POST', url, headers, payload: params as Record<string, string> });
 }
 
-async function refunded(a: TestApp, params: Record<string, unknown>, options: Parameters<typeof refund>[2] = {}): Promise<Refunded> {
+async function refunded(
+  a: TestApp,
+  params: Record<string, unknown>,
+  options: Parameters<typeof refund>[2] = {},
+): Promise<Refunded> {
   const res = await refund(a, params, options);
   expect(res.statusCode, res.body).toBe(200);
   return res.json().data as Refunded;
@@ -90,13 +109,19 @@ async function refunded(a: TestApp, params: Record<string, unknown>, options: Pa
 
 const refundRows = (a: TestApp, trxid: string) =>
   a.deps.db.selectFrom('refunds').selectAll().where('transaction_id', '=', trxid).orderBy('created_at').execute();
-const transactionRow = (a: TestApp, trxid: string) => a.deps.db.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
-const eventsOf = (a: TestApp, trxid: string) => a.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).orderBy('created_at').execute();
+const transactionRow = (a: TestApp, trxid: string) =>
+  a.deps.db.selectFrom('transactions').selectAll().where('id', '=', trxid).executeTakeFirstOrThrow();
+const eventsOf = (a: TestApp, trxid: string) =>
+  a.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).orderBy('created_at').execute();
 
 /** The app alone, then with a second app on the same database (its own connection and state). */
 async function oneAppThenTwo(a: TestApp): Promise<FastifyInstance[][]> {
   const second = await buildApp({
-    deps: { ...a.deps, db: openDatabase(a.databaseUrl, { connectTimeoutMs: a.config.databaseConnectTimeoutMs }), state: newServiceState() },
+    deps: {
+      ...a.deps,
+      db: openDatabase(a.databaseUrl, { connectTimeoutMs: a.config.databaseConnectTimeoutMs }),
+      state: newServiceState(),
+    },
   });
   await second.ready();
   cleanups.push(async () => {
@@ -112,9 +137,21 @@ async function oneAppThenTwo(a: TestApp): Promise<FastifyInstance[][]> {
 const QUEUED_ON_ONE_ROW = { DATABASE_CONNECT_TIMEOUT_MS: '120000' };
 
 /** `count` refunds sent together, spread over `apps` in turn. */
-function refundsAtOnce(apps: FastifyInstance[], key: string, count: number, payload: (i: number) => Record<string, unknown>) {
+function refundsAtOnce(
+  apps: FastifyInstance[],
+  key: string,
+  count: number,
+  payload: (i: number) => Record<string, unknown>,
+) {
   return Promise.all(
-    Array.from({ length: count }, (_, i) => apps[i % apps.length]!.inject({ method: 'POST', url: REFUND, headers: { 'x-api-key': key }, payload: payload(i) })),
+    Array.from({ length: count }, (_, i) =>
+      apps[i % apps.length]!.inject({
+        method: 'POST',
+        url: REFUND,
+        headers: { 'x-api-key': key },
+        payload: payload(i),
+      }),
+    ),
   );
 }
 
@@ -128,7 +165,11 @@ describe('refunds of a code made from the static QRIS (a record)', () => {
     expect((await status(a, tx.trxid)).refund_status).toBe('partial');
     const rest = await refunded(a, { trxid: tx.trxid, reason: 'the rest' });
     expect([rest.status, rest.refund_status]).toEqual(['paid', 'full']);
-    expect(await status(a, tx.trxid)).toMatchObject({ status: 'paid', refund_status: 'full', refunded_amount: tx.amount_paid });
+    expect(await status(a, tx.trxid)).toMatchObject({
+      status: 'paid',
+      refund_status: 'full',
+      refunded_amount: tx.amount_paid,
+    });
   });
 
   it('a full refund by default: recorded at once, said plainly, audited, with its event; nothing remains after it', async () => {
@@ -163,9 +204,17 @@ describe('refunds of a code made from the static QRIS (a record)', () => {
     const events = await eventsOf(a, tx.trxid);
     expect(events.map((e) => e.type)).toEqual(['transaction.paid', 'refund.succeeded']);
     const payload = JSON.parse(events[1]!.payload);
-    expect(payload.data).toMatchObject({ trxid: tx.trxid, refunded_amount: tx.amount_paid, refund: { id: body.refund.id, recorded: true } });
+    expect(payload.data).toMatchObject({
+      trxid: tx.trxid,
+      refunded_amount: tx.amount_paid,
+      refund: { id: body.refund.id, recorded: true },
+    });
 
-    await expectError(await refund(a, { trxid: tx.trxid, reason: 'again', amount: 1 }), 409, 'refund_exceeds_remaining');
+    await expectError(
+      await refund(a, { trxid: tx.trxid, reason: 'again', amount: 1 }),
+      409,
+      'refund_exceeds_remaining',
+    );
     await expectError(await refund(a, { trxid: tx.trxid, reason: 'again' }), 409, 'refund_exceeds_remaining');
     expect(await refundRows(a, tx.trxid)).toHaveLength(1);
   });
@@ -180,7 +229,11 @@ describe('refunds of a code made from the static QRIS (a record)', () => {
     expect(r1.refunded_amount).toBe(first);
     const r2 = await refunded(a, { trxid: tx.trxid, amount: String(second), reason: 'another item' }, { how: 'form' });
     expect(r2.refunded_amount).toBe(first + second);
-    const r3 = await refunded(a, { trxid: tx.trxid, amount: third, reason: 'the rest' }, { how: 'query', prefix: '/api' });
+    const r3 = await refunded(
+      a,
+      { trxid: tx.trxid, amount: third, reason: 'the rest' },
+      { how: 'query', prefix: '/api' },
+    );
     expect(r3.refunded_amount).toBe(tx.amount_paid);
     expect(r3.refunds.map((r) => r.amount)).toEqual([first, second, third]);
 
@@ -215,7 +268,11 @@ describe('refunds of a code made from the static QRIS (a record)', () => {
     const theirs = await paid(a, other.testKey, other.merchant.id);
     await expectError(await refund(a, { trxid: theirs.trxid, reason: 'x' }), 404, 'transaction_not_found');
     // The same merchant's other mode is another world too.
-    await expectError(await refund(a, { trxid: theirs.trxid, reason: 'x' }, { key: other.liveKey }), 404, 'transaction_not_found');
+    await expectError(
+      await refund(a, { trxid: theirs.trxid, reason: 'x' }, { key: other.liveKey }),
+      404,
+      'transaction_not_found',
+    );
 
     const tx = await paid(a);
     for (const [params, param] of [
@@ -236,8 +293,15 @@ describe('refunds of a code made from the static QRIS (a record)', () => {
       await expectError(res, 400, 'invalid_parameter');
       expect(res.json().error.param, JSON.stringify(params)).toBe(param);
     }
-    await expectError(await refund(a, { trxid: tx.trxid, reason: 'x' }, { idem: ' bad key ' }), 400, 'invalid_parameter');
-    const get = await a.app.inject({ url: `${REFUND}?trxid=${tx.trxid}&reason=x`, headers: { 'x-api-key': a.testKey } });
+    await expectError(
+      await refund(a, { trxid: tx.trxid, reason: 'x' }, { idem: ' bad key ' }),
+      400,
+      'invalid_parameter',
+    );
+    const get = await a.app.inject({
+      url: `${REFUND}?trxid=${tx.trxid}&reason=x`,
+      headers: { 'x-api-key': a.testKey },
+    });
     expect(get.statusCode).toBe(405);
     expect(await refundRows(a, tx.trxid)).toHaveLength(0);
   });
@@ -273,7 +337,10 @@ describe('what a refund may say to the payer (issue 35, finding 2)', () => {
 
     // Ordinary reasons, amounts with thousands dots included, are kept as typed.
     const ordinary = ['Barang habis', 'Salah harga, kembalikan 5.000', 'Rp 10.000', 'Rp1.500'];
-    for (const reason of ordinary) expect((await refunded(a, { trxid: tx.trxid, amount: 1, reason, reference: 'TRF 1.234' })).refund.reason).toBe(reason);
+    for (const reason of ordinary)
+      expect((await refunded(a, { trxid: tx.trxid, amount: 1, reason, reference: 'TRF 1.234' })).refund.reason).toBe(
+        reason,
+      );
     expect((await refundRows(a, tx.trxid)).map((r) => r.reason)).toEqual(ordinary);
   });
 });
@@ -290,8 +357,16 @@ describe('idempotency and concurrency', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json().data.refund.id).toBe(first.json().data.refund.id);
     expect(again.json().data.refunded_amount).toBe(1000);
-    await expectError(await refund(a, { trxid: tx.trxid, amount: 2000, reason: 'r' }, { idem: 'refund-1' }), 409, 'idempotency_key_reused');
-    await expectError(await refund(a, { trxid: tx.trxid, amount: 1000, reason: 'other' }, { idem: 'refund-1' }), 409, 'idempotency_key_reused');
+    await expectError(
+      await refund(a, { trxid: tx.trxid, amount: 2000, reason: 'r' }, { idem: 'refund-1' }),
+      409,
+      'idempotency_key_reused',
+    );
+    await expectError(
+      await refund(a, { trxid: tx.trxid, amount: 1000, reason: 'other' }, { idem: 'refund-1' }),
+      409,
+      'idempotency_key_reused',
+    );
     expect(await refundRows(a, tx.trxid)).toHaveLength(1);
     // Another key is another refund.
     await refunded(a, { trxid: tx.trxid, amount: 1000, reason: 'r' }, { idem: 'refund-2' });
@@ -301,7 +376,9 @@ describe('idempotency and concurrency', () => {
   it('ten concurrent first uses of one key make one refund, all answering it', async () => {
     const a = await app();
     const tx = await paid(a);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => refund(a, { trxid: tx.trxid, amount: 3000, reason: 'r' }, { idem: 'race' })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => refund(a, { trxid: tx.trxid, amount: 3000, reason: 'r' }, { idem: 'race' })),
+    );
     for (const res of answers) expect(res.statusCode, res.body).toBe(200);
     expect(new Set(answers.map((r) => r.json().data.refund.id)).size).toBe(1);
     expect(await refundRows(a, tx.trxid)).toHaveLength(1);
@@ -316,9 +393,14 @@ describe('idempotency and concurrency', () => {
       // varies): 20 asks, so 14 must be refused. A fixed slice of 3000 let all 20 fit once a paid amount
       // reached 60 000, and the test then expected 21.
       const slice = Math.floor(tx.amount_paid / 7) + 1;
-      const answers = await refundsAtOnce(apps, a.testKey, 20, (i) => ({ trxid: tx.trxid, amount: slice, reason: `r${i}` }));
+      const answers = await refundsAtOnce(apps, a.testKey, 20, (i) => ({
+        trxid: tx.trxid,
+        amount: slice,
+        reason: `r${i}`,
+      }));
       const ok = answers.filter((r) => r.statusCode === 200);
-      for (const r of answers.filter((r) => r.statusCode !== 200)) await expectError(r, 409, 'refund_exceeds_remaining');
+      for (const r of answers.filter((r) => r.statusCode !== 200))
+        await expectError(r, 409, 'refund_exceeds_remaining');
       expect(ok).toHaveLength(6);
       const row = await transactionRow(a, tx.trxid);
       expect(row.refunded_amount).toBe(ok.length * slice);
@@ -336,12 +418,20 @@ describe('how many refunds one transaction may have (issue 35, finding 2)', () =
     const a = await app(QUEUED_ON_ONE_ROW);
     for (const apps of await oneAppThenTwo(a)) {
       const tx = await paid(a);
-      const answers = await refundsAtOnce(apps, a.testKey, 30, (i) => ({ trxid: tx.trxid, amount: 1, reason: `r${i}` }));
+      const answers = await refundsAtOnce(apps, a.testKey, 30, (i) => ({
+        trxid: tx.trxid,
+        amount: 1,
+        reason: `r${i}`,
+      }));
       const ok = answers.filter((r) => r.statusCode === 200);
       expect(ok).toHaveLength(20);
       for (const r of answers.filter((r) => r.statusCode !== 200)) await expectError(r, 409, 'refund_limit_reached');
       expect(await refundRows(a, tx.trxid)).toHaveLength(20);
-      expect(await transactionRow(a, tx.trxid)).toMatchObject({ refunded_amount: 20, refund_held: 0, refund_count: 20 });
+      expect(await transactionRow(a, tx.trxid)).toMatchObject({
+        refunded_amount: 20,
+        refund_held: 0,
+        refund_count: 20,
+      });
     }
   });
 
@@ -354,7 +444,11 @@ describe('how many refunds one transaction may have (issue 35, finding 2)', () =
     expect(res.json().error.message).toContain('3 refunds');
     expect(await transactionRow(a, tx.trxid)).toMatchObject({ refunded_amount: 300, refund_held: 0, refund_count: 3 });
     // An amount over what remains is still named as such.
-    await expectError(await refund(a, { trxid: tx.trxid, amount: tx.amount_paid, reason: 'all' }), 409, 'refund_exceeds_remaining');
+    await expectError(
+      await refund(a, { trxid: tx.trxid, amount: tx.amount_paid, reason: 'all' }),
+      409,
+      'refund_exceeds_remaining',
+    );
     // Another transaction has its own count.
     const other = await paid(a);
     await refunded(a, { trxid: other.trxid, amount: 100, reason: 'ok' });
@@ -366,7 +460,11 @@ describe('refund events', () => {
     const a = await app();
     const receiver = await Receiver.start();
     cleanups.push(() => receiver.close());
-    const endpoint = await addWebhookEndpoint(a.deps, { merchantId: a.merchant.id, url: receiver.url(), events: ['refund.succeeded', 'refund.failed'] });
+    const endpoint = await addWebhookEndpoint(a.deps, {
+      merchantId: a.merchant.id,
+      url: receiver.url(),
+      events: ['refund.succeeded', 'refund.failed'],
+    });
     const tx = await paid(a);
     const body = await refunded(a, { trxid: tx.trxid, amount: 1000, reason: 'broken' });
     await dispatchDueDeliveries(a.deps, { random: () => 0.5, concurrency: 4 });
@@ -374,7 +472,11 @@ describe('refund events', () => {
     const request = receiver.requests[0]!;
     verifyStandardWebhook({
       payload: request.body,
-      headers: { id: request.headers['webhook-id'], timestamp: request.headers['webhook-timestamp'], signature: request.headers['webhook-signature'] },
+      headers: {
+        id: request.headers['webhook-id'],
+        timestamp: request.headers['webhook-timestamp'],
+        signature: request.headers['webhook-signature'],
+      },
       secret: endpoint.secret,
       now: a.clock.now(),
     });
@@ -433,7 +535,12 @@ describe("refunds asked of an acquirer (an issuer of the test's own)", () => {
     const tx = await paid(a);
     issuer.answers.push({ status: 'in_progress', reference: 'ACQ-2' }, { status: 'in_progress', reference: null });
     const body = await refunded(a, { trxid: tx.trxid, reason: 'all of it' }, { idem: 'k1' });
-    expect(body.refund).toMatchObject({ status: 'pending', amount: tx.amount_paid, reference: 'ACQ-2', completed_at: null });
+    expect(body.refund).toMatchObject({
+      status: 'pending',
+      amount: tx.amount_paid,
+      reference: 'ACQ-2',
+      completed_at: null,
+    });
     expect(body.refunded_amount).toBe(0);
     expect(await transactionRow(a, tx.trxid)).toMatchObject({ refunded_amount: 0, refund_held: tx.amount_paid });
     // Held: nothing more can be refunded meanwhile.

@@ -34,8 +34,16 @@ async function paidTransaction(): Promise<{ tx: TransactionsTable; issuer: CodeI
   return { tx, issuer: await w.t.deps.issuers.forTransaction(w.t.deps, tx) };
 }
 
-async function refund(issuer: CodeIssuer, tx: TransactionsTable, input: { id?: string; amount: number; reason?: string }): Promise<IssuerRefundOutcome> {
-  return issuer.refund(w.t.deps, tx, { id: input.id ?? refundId(), amount: input.amount, reason: input.reason ?? 'out of stock' });
+async function refund(
+  issuer: CodeIssuer,
+  tx: TransactionsTable,
+  input: { id?: string; amount: number; reason?: string },
+): Promise<IssuerRefundOutcome> {
+  return issuer.refund(w.t.deps, tx, {
+    id: input.id ?? refundId(),
+    amount: input.amount,
+    reason: input.reason ?? 'out of stock',
+  });
 }
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
@@ -49,7 +57,10 @@ async function rejection(p: Promise<unknown>): Promise<AppError> {
 
 async function acquirerStatus(tx: TransactionsTable): Promise<string> {
   const source = (await snapSourceById(w.t.deps, w.sourceId))!;
-  const answer = await new SnapClient(source, w.t.deps).query({ partnerReferenceNo: tx.id, referenceNo: tx.acquirer_reference! });
+  const answer = await new SnapClient(source, w.t.deps).query({
+    partnerReferenceNo: tx.id,
+    referenceNo: tx.acquirer_reference!,
+  });
   return answer.latestTransactionStatus;
 }
 
@@ -65,9 +76,18 @@ describe('refund of an acquirer-issued code', () => {
     const calls = w.sim.counts.refund;
     const outcome = await refund(issuer, tx, { id, amount: tx.total_amount });
     const held = w.sim.refunds.get(`${w.config.clientId}:${id}`)!;
-    expect(held).toMatchObject({ amount: tx.total_amount, reason: 'out of stock', status: 'succeeded', codeReference: tx.acquirer_reference });
+    expect(held).toMatchObject({
+      amount: tx.total_amount,
+      reason: 'out of stock',
+      status: 'succeeded',
+      codeReference: tx.acquirer_reference,
+    });
     // refundTime is whole seconds on the wire.
-    expect(outcome).toEqual({ status: 'succeeded', reference: held.referenceNo, completedAt: Math.floor(held.refundedAt! / 1000) * 1000 });
+    expect(outcome).toEqual({
+      status: 'succeeded',
+      reference: held.referenceNo,
+      completedAt: Math.floor(held.refundedAt! / 1000) * 1000,
+    });
     expect(w.sim.counts.refund).toBe(calls + 1);
     expect(w.sim.refunded(tx.id)).toBe(tx.total_amount);
     expect(await acquirerStatus(tx)).toBe('04');
@@ -141,7 +161,8 @@ describe('refund of an acquirer-issued code', () => {
     const { tx, issuer } = await paidTransaction();
     const id = refundId();
     w.sim.refundInProgressAsks = 3;
-    for (let ask = 1; ask <= 3; ask++) expect((await refund(issuer, tx, { id, amount: tx.total_amount })).status).toBe('in_progress');
+    for (let ask = 1; ask <= 3; ask++)
+      expect((await refund(issuer, tx, { id, amount: tx.total_amount })).status).toBe('in_progress');
     expect(await acquirerStatus(tx)).toBe('00');
     expect((await refund(issuer, tx, { id, amount: tx.total_amount })).status).toBe('succeeded');
     expect(await acquirerStatus(tx)).toBe('04');
@@ -220,7 +241,12 @@ describe('refund of an acquirer-issued code', () => {
     const sent = await w.sim.notify(tx.id);
     expect(sent.status).toBe(200);
     await w.t.deps.db.runInTransaction((trx) =>
-      schedulePoll(trx, { transactionId: tx.id, sourceId: w.sourceId, createdAt: w.t.deps.now() - 60_000, expiresAt: tx.expires_at }),
+      schedulePoll(trx, {
+        transactionId: tx.id,
+        sourceId: w.sourceId,
+        createdAt: w.t.deps.now() - 60_000,
+        expiresAt: tx.expires_at,
+      }),
     );
     const queries = w.sim.counts.query;
     await pollDueSnapQueries(w.t.deps);

@@ -36,7 +36,11 @@ beforeAll(async () => {
   await addMerchantUser(t.deps, [merchant], 'owner1@warung.test');
   await addMerchantUser(t.deps, [merchant], 'owner2@warung.test');
   await addMerchantUser(t.deps, [other], 'owner@toko.test');
-  await addUser(t.deps, { email: 'kasir@warung.test', password: PASSWORD, role: 'cashier', merchantIds: [merchant] }, TEST_ACTOR);
+  await addUser(
+    t.deps,
+    { email: 'kasir@warung.test', password: PASSWORD, role: 'cashier', merchantIds: [merchant] },
+    TEST_ACTOR,
+  );
   // 3 October (WIB): two sales paid, one refunded in part (succeeded) and one failed refund, one stray payment.
   for (const [hour, amount] of [
     [10, 25_000],
@@ -75,7 +79,14 @@ beforeAll(async () => {
     }
   }
   t.clock.ms = wibMidnight(3) + 20 * HOUR;
-  await recordPayment(t.deps, { merchantId: merchant, mode: 'live', source: 'feed-a', sourcePaymentId: 'stray', amount: 12_345, paidAt: t.clock.ms });
+  await recordPayment(t.deps, {
+    merchantId: merchant,
+    mode: 'live',
+    source: 'feed-a',
+    sourcePaymentId: 'stray',
+    amount: 12_345,
+    paidAt: t.clock.ms,
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -111,7 +122,10 @@ describe('the daily report e-mail', () => {
   });
 
   it('arrives at the SMTP server with the day’s figures, in text and HTML, amounts as Rp25.000', async () => {
-    const senders = [createSmtpSender(t.config.smtpUrl!, t.config.mailFrom!), createSmtpSender(t.config.smtpUrl!, t.config.mailFrom!)];
+    const senders = [
+      createSmtpSender(t.config.smtpUrl!, t.config.mailFrom!),
+      createSmtpSender(t.config.smtpUrl!, t.config.mailFrom!),
+    ];
     try {
       // Two mailers at once: each row is claimed by one of them.
       const results = (await Promise.all(senders.map((s) => sendDueEmails(t.deps, s)))).flat();
@@ -151,7 +165,9 @@ describe('the daily report e-mail', () => {
     const off = await cli(t, ['merchant', 'daily-report', merchant, 'off', '--json']);
     expect(off.json).toEqual({ merchant_id: merchant, daily_report_email: false });
     expect(await queueDailyReportMails(t.deps)).toEqual([]);
-    expect(await t.deps.db.selectFrom('emails').selectAll().where('kind', '=', 'daily_report').execute()).toHaveLength(2);
+    expect(await t.deps.db.selectFrom('emails').selectAll().where('kind', '=', 'daily_report').execute()).toHaveLength(
+      2,
+    );
   });
 
   it('the worker queues it by itself once the day has ended', async () => {
@@ -160,7 +176,12 @@ describe('the daily report e-mail', () => {
     const worker = startDailyReports(t.deps, 20);
     try {
       const queued = () =>
-        t.deps.db.selectFrom('emails').selectAll().where('kind', '=', 'daily_report').where('transaction_id', 'like', '%:2026-10-05:%').execute();
+        t.deps.db
+          .selectFrom('emails')
+          .selectAll()
+          .where('kind', '=', 'daily_report')
+          .where('transaction_id', 'like', '%:2026-10-05:%')
+          .execute();
       const end = Date.now() + 15_000;
       while ((await queued()).length < 2) {
         if (Date.now() > end) throw new Error('the worker queued no report in 15 s');

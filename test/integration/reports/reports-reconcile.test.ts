@@ -31,7 +31,13 @@ let seq = 0;
 let base = 20_000;
 
 /** What each figure of the 10th must be, kept while the day is made. */
-const expected = { paid: [] as number[], open: [] as number[], unmatched: [] as number[], returned: [] as number[], refunded: [] as number[] };
+const expected = {
+  paid: [] as number[],
+  open: [] as number[],
+  unmatched: [] as number[],
+  returned: [] as number[],
+  refunded: [] as number[],
+};
 /** The part payment of the 10th whose transaction is completed on the 11th, and the rest paid then. */
 let nextDayRest = 0;
 
@@ -70,14 +76,23 @@ beforeAll(async () => {
 
   // The 9th: a payment that is not the 10th's.
   const before = await create(wibMidnight(9) + 12 * HOUR);
-  expect((await pay(wibMidnight(9) + 12 * HOUR + MINUTE, before.total_amount, { trxid: before.id })).outcome).toBe('matched');
+  expect((await pay(wibMidnight(9) + 12 * HOUR + MINUTE, before.total_amount, { trxid: before.id })).outcome).toBe(
+    'matched',
+  );
 
   // A full payment, matched by the matcher; half of it refunded later that day (a transaction refund).
   const full = await create(DAY + 8 * HOUR);
   expect((await pay(DAY + 8 * HOUR + MINUTE, full.total_amount, { trxid: full.id })).outcome).toBe('matched');
   expected.paid.push(full.total_amount);
   const refund = (amount: number, status: 'succeeded' | 'failed', completedAt: number) =>
-    insertRefundRow(t.deps, { transactionId: full.id, merchantId: merchant, amount, status, createdAt: DAY + 9 * HOUR, completedAt });
+    insertRefundRow(t.deps, {
+      transactionId: full.id,
+      merchantId: merchant,
+      amount,
+      status,
+      createdAt: DAY + 9 * HOUR,
+      completedAt,
+    });
   await refund(5_000, 'succeeded', DAY + 9 * HOUR + MINUTE);
   expected.refunded.push(5_000);
   // A failed refund moved no money.
@@ -93,7 +108,10 @@ beforeAll(async () => {
   await part(DAY + 10 * HOUR + MINUTE, accepted.id, 4_000);
   await part(DAY + 10 * HOUR + 3 * MINUTE, accepted.id, 3_000);
   t.clock.ms = DAY + 10 * HOUR + 10 * MINUTE;
-  expect((await acceptReceived(t.deps, { trxid: accepted.id, actor })).transaction).toMatchObject({ status: 'paid', amount_paid: 7_000 });
+  expect((await acceptReceived(t.deps, { trxid: accepted.id, actor })).transaction).toMatchObject({
+    status: 'paid',
+    amount_paid: 7_000,
+  });
   expected.paid.push(4_000, 3_000);
 
   // A part payment on a transaction that then expired, its part kept.
@@ -101,7 +119,13 @@ beforeAll(async () => {
   await part(DAY + 11 * HOUR + MINUTE, expiring.id, 2_500);
   t.clock.ms = DAY + 12 * HOUR;
   expect(await expireDue(t.deps)).toBeGreaterThanOrEqual(1);
-  expect(await t.deps.db.selectFrom('transactions').select(['status', 'amount_paid']).where('id', '=', expiring.id).executeTakeFirstOrThrow()).toEqual({
+  expect(
+    await t.deps.db
+      .selectFrom('transactions')
+      .select(['status', 'amount_paid'])
+      .where('id', '=', expiring.id)
+      .executeTakeFirstOrThrow(),
+  ).toEqual({
     status: 'expired',
     amount_paid: 2_500,
   });
@@ -168,12 +192,19 @@ async function received(from: number, before: number): Promise<{ count: number; 
 
 describe('the daily report of a day with every kind of payment', () => {
   it('puts every payment received that day in exactly one figure, and they add up to the payments table', async () => {
-    const report = await dailyReport(t.deps, null, { from: '2026-11-10', to: '2026-11-10', merchantId: merchant, mode: 'live' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-11-10',
+      to: '2026-11-10',
+      merchantId: merchant,
+      mode: 'live',
+    });
     const row = report.rows[0]!;
     const table = await received(DAY, wibMidnight(11));
     // The identity: paid + received on open transactions + unmatched + returned = what the table received.
     expect(row.paid_sum + (row.received_open_sum ?? 0) + row.unmatched_sum + (row.returned_sum ?? 0)).toBe(table.sum);
-    expect(row.paid_count + (row.received_open_count ?? 0) + row.unmatched_count + (row.returned_count ?? 0)).toBe(table.count);
+    expect(row.paid_count + (row.received_open_count ?? 0) + row.unmatched_count + (row.returned_count ?? 0)).toBe(
+      table.count,
+    );
     expect({ count: row.received_count, sum: row.received_sum }).toEqual(table);
     // Each figure as the day was made.
     expect(row).toMatchObject({
@@ -194,15 +225,31 @@ describe('the daily report of a day with every kind of payment', () => {
   });
 
   it('the rest received after midnight counts on the next day, and so does each day of the range', async () => {
-    const report = await dailyReport(t.deps, null, { from: '2026-11-09', to: '2026-11-11', merchantId: merchant, mode: 'live' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-11-09',
+      to: '2026-11-11',
+      merchantId: merchant,
+      mode: 'live',
+    });
     for (const [i, row] of report.rows.entries()) {
       const table = await received(wibMidnight(9 + i), wibMidnight(10 + i));
       expect({ count: row.received_count, sum: row.received_sum }, row.day).toEqual(table);
       expect(row.paid_sum + row.received_open_sum + row.unmatched_sum + row.returned_sum, row.day).toBe(table.sum);
     }
-    expect(report.rows[2]).toMatchObject({ paid_count: 1, paid_sum: nextDayRest, received_open_sum: 0, unmatched_sum: 0, returned_sum: 0 });
+    expect(report.rows[2]).toMatchObject({
+      paid_count: 1,
+      paid_sum: nextDayRest,
+      received_open_sum: 0,
+      unmatched_sum: 0,
+      returned_sum: 0,
+    });
     const all = await received(wibMidnight(9), wibMidnight(12));
     expect(report.totals.received_sum).toBe(all.sum);
-    expect(report.totals.paid_sum + report.totals.received_open_sum + report.totals.unmatched_sum + report.totals.returned_sum).toBe(all.sum);
+    expect(
+      report.totals.paid_sum +
+        report.totals.received_open_sum +
+        report.totals.unmatched_sum +
+        report.totals.returned_sum,
+    ).toBe(all.sum);
   });
 });

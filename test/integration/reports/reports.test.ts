@@ -111,7 +111,14 @@ async function paidTransaction(
 async function unmatchedPayment(merchantId: string, receivedAt: number, mode: 'live' | 'test' = 'live') {
   t.clock.ms = receivedAt;
   const paid = 999_000 + ++seq;
-  const r = await recordPayment(t.deps, { merchantId, mode, source: 'feed-a', sourcePaymentId: `u${seq}`, amount: paid, paidAt: receivedAt - 5_000 });
+  const r = await recordPayment(t.deps, {
+    merchantId,
+    mode,
+    source: 'feed-a',
+    sourcePaymentId: `u${seq}`,
+    amount: paid,
+    paidAt: receivedAt - 5_000,
+  });
   expect(r.outcome).toBe('unmatched');
   if (mode === 'live') {
     const e = entry(merchantId, receivedAt);
@@ -130,7 +137,14 @@ async function refund(
   completedAt: number | null,
 ) {
   const part = Math.floor(tx.total_amount / 2);
-  await insertRefundRow(t.deps, { transactionId: tx.id, merchantId: tx.merchant_id, amount: part, status, createdAt, completedAt });
+  await insertRefundRow(t.deps, {
+    transactionId: tx.id,
+    merchantId: tx.merchant_id,
+    amount: part,
+    status,
+    createdAt,
+    completedAt,
+  });
   if (status === 'succeeded') {
     const e = entry(tx.merchant_id, completedAt!);
     e.refund_count++;
@@ -138,7 +152,13 @@ async function refund(
   }
 }
 
-const operator: Viewer = { userId: 'usr_op', email: 'op@example.com', role: 'operator', merchantIds: [], sessionKey: 'k' };
+const operator: Viewer = {
+  userId: 'usr_op',
+  email: 'op@example.com',
+  role: 'operator',
+  merchantIds: [],
+  sessionKey: 'k',
+};
 
 /** The paid transactions of the list (the console's CSV export) whose paid_at falls on `day` (or a month, YYYY-MM), as count and sum of amount_paid. */
 async function listedPaid(merchantId: string, day: string): Promise<{ count: number; sum: number }> {
@@ -187,7 +207,10 @@ beforeAll(async () => {
       const n = rand(4);
       for (let i = 0; i < n; i++) {
         const created = start + 9 * HOUR + rand(600) * MINUTE;
-        const tx = await paidTransaction(merchantId, created, created + 2 * MINUTE, { source: sources[rand(3)]!, cashier: rand(3) === 0 });
+        const tx = await paidTransaction(merchantId, created, created + 2 * MINUTE, {
+          source: sources[rand(3)]!,
+          cashier: rand(3) === 0,
+        });
         const r = rand(5);
         // Refunds: succeeded a day or so later, failed, or still pending; only the first moves money.
         if (r === 0) await refund(tx, 'succeeded', created + HOUR, created + 20 * HOUR);
@@ -208,28 +231,54 @@ afterAll(async () => t?.close());
 describe('the daily report of a month', () => {
   it('a late payment after midnight WIB counts on the day it was received, not the day it was created', async () => {
     // Created at 23:50 WIB on the 10th, expired at 23:55, paid at 00:05 WIB on the 11th.
-    const tx = await paidTransaction(merchantA, wibMidnight(11) - 10 * MINUTE, wibMidnight(11) + 5 * MINUTE, { expiresIn: 300 });
-    const paid = await t.deps.db.selectFrom('transactions').select(['paid_late', 'paid_at']).where('id', '=', tx.id).executeTakeFirstOrThrow();
+    const tx = await paidTransaction(merchantA, wibMidnight(11) - 10 * MINUTE, wibMidnight(11) + 5 * MINUTE, {
+      expiresIn: 300,
+    });
+    const paid = await t.deps.db
+      .selectFrom('transactions')
+      .select(['paid_late', 'paid_at'])
+      .where('id', '=', tx.id)
+      .executeTakeFirstOrThrow();
     expect(paid.paid_late).toBe(1);
-    const report = await dailyReport(t.deps, null, { from: '2026-10-10', to: '2026-10-11', merchantId: merchantA, mode: 'live' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-10-10',
+      to: '2026-10-11',
+      merchantId: merchantA,
+      mode: 'live',
+    });
     expect(report.rows.map((r) => r.day)).toEqual(['2026-10-10', '2026-10-11']);
     expect(report.rows[1]!.paid_count).toBe(entry(merchantA, wibMidnight(11)).paid_count);
     expect(report.rows[0]!.paid_count).toBe(entry(merchantA, wibMidnight(10)).paid_count);
   });
 
   it('a payment received at 23:59:59 WIB and one at 00:00:00 WIB land on different days', async () => {
-    const before = await dailyReport(t.deps, null, { from: '2026-10-20', to: '2026-10-21', merchantId: merchantB, mode: 'live' });
+    const before = await dailyReport(t.deps, null, {
+      from: '2026-10-20',
+      to: '2026-10-21',
+      merchantId: merchantB,
+      mode: 'live',
+    });
     // Each is received a second after it was paid: the second one, paid at 23:59:59, on the 21st.
     const late = await paidTransaction(merchantB, wibMidnight(21) - 30 * MINUTE, wibMidnight(21) - 2_000);
     const midnight = await paidTransaction(merchantB, wibMidnight(21) - 20 * MINUTE, wibMidnight(21) - 1_000);
-    const after = await dailyReport(t.deps, null, { from: '2026-10-20', to: '2026-10-21', merchantId: merchantB, mode: 'live' });
+    const after = await dailyReport(t.deps, null, {
+      from: '2026-10-20',
+      to: '2026-10-21',
+      merchantId: merchantB,
+      mode: 'live',
+    });
     expect(after.rows[0]!.paid_count).toBe(before.rows[0]!.paid_count + 1);
     expect(after.rows[0]!.paid_sum).toBe(before.rows[0]!.paid_sum + late.total_amount);
     expect(after.rows[1]!.paid_count).toBe(before.rows[1]!.paid_count + 1);
     expect(after.rows[1]!.paid_sum).toBe(before.rows[1]!.paid_sum + midnight.total_amount);
     // And a refund asked at 23:59 WIB that succeeded at 00:01 counts on the day it succeeded.
     await refund(late, 'succeeded', wibMidnight(21) - MINUTE, wibMidnight(21) + MINUTE);
-    const refunded = await dailyReport(t.deps, null, { from: '2026-10-20', to: '2026-10-21', merchantId: merchantB, mode: 'live' });
+    const refunded = await dailyReport(t.deps, null, {
+      from: '2026-10-20',
+      to: '2026-10-21',
+      merchantId: merchantB,
+      mode: 'live',
+    });
     expect(refunded.rows[0]!.refunded_sum).toBe(after.rows[0]!.refunded_sum);
     expect(refunded.rows[1]!.refunded_sum).toBe(after.rows[1]!.refunded_sum + Math.floor(late.total_amount / 2));
   });
@@ -237,7 +286,10 @@ describe('the daily report of a month', () => {
   it('a payment accepted with a difference counts what was received (amount_paid), not the total', async () => {
     const day = wibMidnight(15);
     t.clock.ms = day + 8 * HOUR;
-    const { transaction } = await createTransaction(t.deps, createInput(merchantA, nextAmount(), { mode: 'live', expiresInSeconds: 3600 }));
+    const { transaction } = await createTransaction(
+      t.deps,
+      createInput(merchantA, nextAmount(), { mode: 'live', expiresInSeconds: 3600 }),
+    );
     t.clock.ms += MINUTE;
     const short = await recordPayment(t.deps, {
       merchantId: merchantA,
@@ -249,7 +301,12 @@ describe('the daily report of a month', () => {
     });
     expect(short.outcome).toBe('unmatched');
     t.clock.ms += MINUTE;
-    const assigned = await assignPayment(t.deps, { paymentId: short.payment.id, trxid: transaction.id, actor: cliActor('test'), acceptDifference: true });
+    const assigned = await assignPayment(t.deps, {
+      paymentId: short.payment.id,
+      trxid: transaction.id,
+      actor: cliActor('test'),
+      acceptDifference: true,
+    });
     expect(assigned.transaction.amount_paid).toBe(transaction.total_amount - 500);
     const e = entry(merchantA, short.payment.received_at);
     e.paid_count++;
@@ -261,7 +318,12 @@ describe('the daily report of a month', () => {
   });
 
   it('every day of the range has a row, each row equals the ledger, and the totals equal the sum of the rows', async () => {
-    const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: null, mode: 'live' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-10-01',
+      to: '2026-10-31',
+      merchantId: null,
+      mode: 'live',
+    });
     expect(report.rows).toHaveLength(62);
     expect(new Set(report.rows.map((r) => r.merchant_id))).toEqual(new Set([merchantA, merchantB]));
     for (const row of report.rows) {
@@ -288,7 +350,12 @@ describe('the daily report of a month', () => {
   });
 
   it("each day's figures equal the payments the payments table received that WIB day", async () => {
-    const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'live' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-10-01',
+      to: '2026-10-31',
+      merchantId: merchantA,
+      mode: 'live',
+    });
     for (const row of report.rows) {
       const day = await receivedOn(merchantA, row.day);
       expect(day.all, row.day).toEqual({ count: row.received_count, sum: row.received_sum });
@@ -301,12 +368,25 @@ describe('the daily report of a month', () => {
     // Here every transaction is paid by one payment, received a second after its paid_at and none across
     // the month's ends, so the month's figures are the list's (a day's may differ at midnight, a part
     // payment counts on the day it was received: docs/payments.md, "Reports").
-    const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'live' });
-    expect(await listedPaid(merchantA, '2026-10')).toEqual({ count: report.totals.paid_count, sum: report.totals.paid_sum });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-10-01',
+      to: '2026-10-31',
+      merchantId: merchantA,
+      mode: 'live',
+    });
+    expect(await listedPaid(merchantA, '2026-10')).toEqual({
+      count: report.totals.paid_count,
+      sum: report.totals.paid_sum,
+    });
   });
 
   it('breaks paid figures down by source and by cashier', async () => {
-    const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'live' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-10-01',
+      to: '2026-10-31',
+      merchantId: merchantA,
+      mode: 'live',
+    });
     const sources = Object.fromEntries(Object.entries(report.totals.by_source).map(([k, v]) => [k, v.sum]));
     expect(sources).toEqual(Object.fromEntries(bySource));
     expect(report.totals.by_cashier[CASHIER]?.sum ?? 0).toBe(cashierSum);
@@ -314,7 +394,12 @@ describe('the daily report of a month', () => {
   });
 
   it('refunded_sum counts only succeeded refunds', async () => {
-    const report = await dailyReport(t.deps, null, { from: '2026-09-01', to: '2026-11-30', merchantId: null, mode: 'live' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-09-01',
+      to: '2026-11-30',
+      merchantId: null,
+      mode: 'live',
+    });
     const succeeded = await t.deps.db
       .selectFrom('refunds')
       .select((eb) => eb.fn.sum<number>('amount').as('s'))
@@ -330,16 +415,41 @@ describe('the daily report of a month', () => {
   });
 
   it('test mode is its own report', async () => {
-    const report = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'test' });
+    const report = await dailyReport(t.deps, null, {
+      from: '2026-10-01',
+      to: '2026-10-31',
+      merchantId: merchantA,
+      mode: 'test',
+    });
     expect(report.totals.paid_count).toBe(4);
     expect(report.totals.unmatched_count).toBe(4);
-    expect(report.rows.filter((r) => r.paid_count > 0).map((r) => r.day)).toEqual(['2026-10-07', '2026-10-14', '2026-10-21', '2026-10-28']);
+    expect(report.rows.filter((r) => r.paid_count > 0).map((r) => r.day)).toEqual([
+      '2026-10-07',
+      '2026-10-14',
+      '2026-10-21',
+      '2026-10-28',
+    ]);
   });
 
   it('the CLI prints one object per day, zeros included, equal to the service', async () => {
-    const one = await cli(t, ['reports', 'daily', '--from', '2026-10-01', '--to', '2026-10-31', '--merchant', merchantA, '--json']);
+    const one = await cli(t, [
+      'reports',
+      'daily',
+      '--from',
+      '2026-10-01',
+      '--to',
+      '2026-10-31',
+      '--merchant',
+      merchantA,
+      '--json',
+    ]);
     expect(one.code, one.stdout + one.stderr).toBe(0);
-    const service = await dailyReport(t.deps, null, { from: '2026-10-01', to: '2026-10-31', merchantId: merchantA, mode: 'live' });
+    const service = await dailyReport(t.deps, null, {
+      from: '2026-10-01',
+      to: '2026-10-31',
+      merchantId: merchantA,
+      mode: 'live',
+    });
     expect(one.json!.items).toEqual(service.rows);
     expect(one.json!.items).toHaveLength(31);
     for (const item of one.json!.items) {
@@ -357,11 +467,26 @@ describe('the daily report of a month', () => {
     expect(one.json!.totals).toEqual(service.totals);
 
     const all = await cli(t, ['reports', 'daily', '--from', '2026-10-30', '--to', '2026-11-02', '--json']);
-    expect(all.json!.items.map((i: { merchant_id: string; day: string }) => `${i.merchant_id} ${i.day}`).sort()).toEqual(
-      [merchantA, merchantB].flatMap((m) => ['2026-10-30', '2026-10-31', '2026-11-01', '2026-11-02'].map((d) => `${m} ${d}`)).sort(),
+    expect(
+      all.json!.items.map((i: { merchant_id: string; day: string }) => `${i.merchant_id} ${i.day}`).sort(),
+    ).toEqual(
+      [merchantA, merchantB]
+        .flatMap((m) => ['2026-10-30', '2026-10-31', '2026-11-01', '2026-11-02'].map((d) => `${m} ${d}`))
+        .sort(),
     );
 
-    const text = await cli(t, ['reports', 'daily', '--from', '2026-10-07', '--to', '2026-10-07', '--merchant', merchantA, '--mode', 'test']);
+    const text = await cli(t, [
+      'reports',
+      'daily',
+      '--from',
+      '2026-10-07',
+      '--to',
+      '2026-10-07',
+      '--merchant',
+      merchantA,
+      '--mode',
+      'test',
+    ]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
       /2026-10-07: received 2 Rp[0-9.]+ = 1 paid Rp[0-9.]+ \+ 0 on open transactions Rp0 \+ 1 unmatched Rp999\.[0-9]{3} \+ 0 returned Rp0; refunded Rp0/,
@@ -370,16 +495,34 @@ describe('the daily report of a month', () => {
 
   it('refuses a bad range with invalid_parameter and an unknown merchant with merchant_not_found', async () => {
     const refused = async (argv: string[]) => (await cli(t, ['reports', 'daily', ...argv, '--json'])).json!.error;
-    expect(await refused(['--from', '2026-10-02', '--to', '2026-10-01'])).toMatchObject({ code: 'invalid_parameter', param: 'to' });
-    expect(await refused(['--from', '2026-02-30', '--to', '2026-03-01'])).toMatchObject({ code: 'invalid_parameter', param: 'from' });
-    expect(await refused(['--from', '2025-01-01', '--to', '2026-01-02'])).toMatchObject({ code: 'invalid_parameter', param: 'to' });
-    expect(await refused(['--from', '2026-10-01', '--to', '2026-10-01', '--merchant', 'mch_nope'])).toMatchObject({ code: 'merchant_not_found' });
+    expect(await refused(['--from', '2026-10-02', '--to', '2026-10-01'])).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'to',
+    });
+    expect(await refused(['--from', '2026-02-30', '--to', '2026-03-01'])).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'from',
+    });
+    expect(await refused(['--from', '2025-01-01', '--to', '2026-01-02'])).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'to',
+    });
+    expect(await refused(['--from', '2026-10-01', '--to', '2026-10-01', '--merchant', 'mch_nope'])).toMatchObject({
+      code: 'merchant_not_found',
+    });
     // A merchant user's scope: another merchant is not found, as an unknown one.
-    await expect(dailyReport(t.deps, [merchantA], { from: '2026-10-01', to: '2026-10-01', merchantId: merchantB, mode: 'live' })).rejects.toMatchObject({
+    await expect(
+      dailyReport(t.deps, [merchantA], { from: '2026-10-01', to: '2026-10-01', merchantId: merchantB, mode: 'live' }),
+    ).rejects.toMatchObject({
       code: 'merchant_not_found',
     });
     // 366 days is the most.
-    const year = await dailyReport(t.deps, [merchantA], { from: '2025-11-01', to: '2026-11-01', merchantId: null, mode: 'live' });
+    const year = await dailyReport(t.deps, [merchantA], {
+      from: '2025-11-01',
+      to: '2026-11-01',
+      merchantId: null,
+      mode: 'live',
+    });
     expect(year.rows).toHaveLength(366);
     expect(wibDay(wibMidnight(1))).toBe(Date.UTC(2026, 9, 1) / 86_400_000);
   });

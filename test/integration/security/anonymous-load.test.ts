@@ -113,7 +113,10 @@ describe('anonymous load never sheds a key holder', () => {
     // The 64 were held open throughout (the deadline has not passed yet).
     expect(held.filter((h) => !h.socket.destroyed)).toHaveLength(64);
     expect(await metric(base, 'qris_requests_in_flight{pool="anonymous"}')).toMatch(/ 0$/);
-    if (process.env.QG_REPORT) console.info(`creates' slowest: ${baseline.slowest.toFixed(1)} ms alone, ${during.slowest.toFixed(1)} ms with 300 held`);
+    if (process.env.QG_REPORT)
+      console.info(
+        `creates' slowest: ${baseline.slowest.toFixed(1)} ms alone, ${during.slowest.toFixed(1)} ms with 300 held`,
+      );
 
     // The 64 held are cut by the body deadline: 408 request_timeout, connection closed.
     const answers = await Promise.all(held.map((h) => h.answer));
@@ -137,7 +140,9 @@ describe('anonymous load never sheds a key holder', () => {
     const during = await creates(base, t.liveKey, 60, 20, 70_000);
     expect(during.statuses.filter((s) => s !== 201)).toEqual([]);
     const answers = await Promise.all(held.map((h) => h.answer));
-    expect(answers.filter((a) => !(a.status === 408 && (a.code === 'request_timeout' || a.code === 'page')))).toEqual([]);
+    expect(answers.filter((a) => !(a.status === 408 && (a.code === 'request_timeout' || a.code === 'page')))).toEqual(
+      [],
+    );
     expect(answers.filter((a) => a.code === 'request_timeout')).toHaveLength(200);
   });
 
@@ -146,18 +151,29 @@ describe('anonymous load never sheds a key holder', () => {
     const source = await addWebhookSource(t.deps, { merchantId: t.merchant.id, mode: 'test' });
     let n = 0;
     const event = () => {
-      const body = JSON.stringify({ id: `crowd-${++n}`, amount: 123_000 + n, paid_at: new Date(t.clock.now()).toISOString() });
+      const body = JSON.stringify({
+        id: `crowd-${++n}`,
+        amount: 123_000 + n,
+        paid_at: new Date(t.clock.now()).toISOString(),
+      });
       return {
         method: 'POST' as const,
         url: `/api/payment-sources/${source.id}/events`,
-        headers: { 'content-type': 'application/json', 'x-signature': signPayload(source.secret, body, Math.floor(t.clock.now() / 1000)) },
+        headers: {
+          'content-type': 'application/json',
+          'x-signature': signPayload(source.secret, body, Math.floor(t.clock.now() / 1000)),
+        },
         payload: body,
       };
     };
     // Twenty events (each a stored payment, waiting for its commit) and ten creates, all at once.
     const [anonymous, keyed] = await Promise.all([
       Promise.all(Array.from({ length: 20 }, () => t.app.inject(event()))),
-      Promise.all(Array.from({ length: 10 }, (_, i) => t.app.inject({ url: `${CQRIS}?amount=${80_000 + i}`, headers: { 'x-api-key': t.liveKey } }))),
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          t.app.inject({ url: `${CQRIS}?amount=${80_000 + i}`, headers: { 'x-api-key': t.liveKey } }),
+        ),
+      ),
     ]);
     expect(keyed.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     const served = anonymous.filter((r) => r.statusCode === 200);
@@ -180,7 +196,14 @@ describe('anonymous load never sheds a key holder', () => {
     expect(burst.statuses.filter((s) => s !== 201)).toEqual([]);
     // And through inject, where every body is read after all 100 requests have begun.
     const injected = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => t.app.inject({ method: 'POST', url: CQRIS, headers: { 'x-api-key': t.liveKey }, payload: { amount: 91_000 + i } })),
+      Array.from({ length: 100 }, (_, i) =>
+        t.app.inject({
+          method: 'POST',
+          url: CQRIS,
+          headers: { 'x-api-key': t.liveKey },
+          payload: { amount: 91_000 + i },
+        }),
+      ),
     );
     expect(injected.filter((r) => r.statusCode !== 201).map((r) => r.body)).toEqual([]);
   });
@@ -194,7 +217,9 @@ describe('anonymous load never sheds a key holder', () => {
     const port = Number(new URL(base).port);
     const ids = { ...PLACEHOLDER_IDS, wildcard: 'x' };
     const exempt = new Set(['/healthz', '/readyz', '/metrics']);
-    const routes = routeTable(t.app).filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && !exempt.has(r.url) && !r.url.includes('*'));
+    const routes = routeTable(t.app).filter(
+      (r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && !exempt.has(r.url) && !r.url.includes('*'),
+    );
     expect(routes.length).toBeGreaterThan(40);
     const head = (method: string, url: string) =>
       `${method} ${fillParams(url, ids)} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000\r\n\r\namount=`;
@@ -212,11 +237,17 @@ describe('anonymous load never sheds a key holder', () => {
     const second = slow.map((x) => ({ route: x.route, held: hold(port, x.head, x.from) }));
     held.push(...second.map((x) => x.held));
     const pairs = await Promise.all(
-      slow.map(async (x, i) => ({ route: x.route, first: (await x.held.answer).status, second: (await second[i]!.held.answer).status })),
+      slow.map(async (x, i) => ({
+        route: x.route,
+        first: (await x.held.answer).status,
+        second: (await second[i]!.held.answer).status,
+      })),
     );
     // Each route: a held body cut by the deadline, and the second refused for want of a share; or a
     // logged-out console form answered 303 both times (or the second refused while the first still counted).
-    const wrong = pairs.filter((p) => !((p.first === 408 && p.second === 429) || (p.first === 303 && (p.second === 303 || p.second === 429))));
+    const wrong = pairs.filter(
+      (p) => !((p.first === 408 && p.second === 429) || (p.first === 303 && (p.second === 303 || p.second === 429))),
+    );
     expect(wrong.map((p) => `${p.route}: ${p.first} then ${p.second}`)).toEqual([]);
     expect(pairs.filter((p) => p.first === 303).every((p) => / \/dashboard\//.test(p.route))).toBe(true);
     expect(pairs.filter((p) => p.first === 408).length).toBeGreaterThan(10);

@@ -12,7 +12,18 @@ import { startFuzzWorld, type FuzzWorld } from '../../fuzz/world.js';
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_240_611;
 const run = (numRuns: number) => ({ numRuns, seed: SEED, endOnFailure: true });
 
-const KNOWN_PARAMS = ['apikey', 'amount', 'email', 'ref', 'expires_in', 'qr_image', 'trxid', 'limit', 'cursor', 'status'];
+const KNOWN_PARAMS = [
+  'apikey',
+  'amount',
+  'email',
+  'ref',
+  'expires_in',
+  'qr_image',
+  'trxid',
+  'limit',
+  'cursor',
+  'status',
+];
 
 /**
  * The invariant of the whole API (apiEnvelopeProblem, shared with the route-table fuzz): the common
@@ -70,7 +81,19 @@ describe('fuzzing the API through inject', () => {
       fc.string({ unit: urlChar, maxLength: 40 }).filter((s) => !s.includes('&')),
       fc.integer({ min: -10, max: 20_000_000 }).map(String),
       fc.stringMatching(/^[0-9]{1,20}(\.[0-9]{0,3})?$/),
-      fc.constantFrom('inline', 'url', 'pending', 'paid', 'expired', 'cancelled', '', '.00', '1e3', 'a@b.co', 'trx_abc'),
+      fc.constantFrom(
+        'inline',
+        'url',
+        'pending',
+        'paid',
+        'expired',
+        'cancelled',
+        '',
+        '.00',
+        '1e3',
+        'a@b.co',
+        'trx_abc',
+      ),
     );
 
   it('random query strings on every route never produce a 5xx or a non-envelope', async () => {
@@ -100,7 +123,11 @@ describe('fuzzing the API through inject', () => {
   it('random X-Api-Key, Authorization, Idempotency-Key, Content-Type and X-Request-Id headers', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/api/payment-gateway/cqris?amount=12345', '/api/payment-gateway/cstatus', '/api/payment-gateway/simulate?trxid=trx_x'),
+        fc.constantFrom(
+          '/api/payment-gateway/cqris?amount=12345',
+          '/api/payment-gateway/cstatus',
+          '/api/payment-gateway/simulate?trxid=trx_x',
+        ),
         fc.constantFrom('GET', 'POST'),
         fc.record(
           {
@@ -115,7 +142,12 @@ describe('fuzzing the API through inject', () => {
             'idempotency-key': headerValue,
             'content-type': fc.oneof(
               headerValue,
-              fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/json; charset=latin1'),
+              fc.constantFrom(
+                'application/json',
+                'application/x-www-form-urlencoded',
+                'text/plain',
+                'application/json; charset=latin1',
+              ),
             ),
             'x-request-id': headerValue,
           },
@@ -162,8 +194,17 @@ describe('fuzzing the API through inject', () => {
       fc
         .record(
           {
-            amount: fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.integer({ min: -5, max: 10_000_100 }), fc.stringMatching(/^[0-9]{1,9}(\.00)?$/), fc.double()),
-            email: fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.emailAddress(), fc.string({ unit: 'binary', maxLength: 30 })),
+            amount: fc.oneof(
+              fc.jsonValue({ maxDepth: 1 }),
+              fc.integer({ min: -5, max: 10_000_100 }),
+              fc.stringMatching(/^[0-9]{1,9}(\.00)?$/),
+              fc.double(),
+            ),
+            email: fc.oneof(
+              fc.jsonValue({ maxDepth: 1 }),
+              fc.emailAddress(),
+              fc.string({ unit: 'binary', maxLength: 30 }),
+            ),
             ref: fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.string({ unit: 'binary', maxLength: 70 })),
             expires_in: fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.integer({ min: -10, max: 200_000 }), fc.double()),
             qr_image: fc.oneof(fc.constantFrom('inline', 'url'), fc.jsonValue({ maxDepth: 1 })),
@@ -175,12 +216,22 @@ describe('fuzzing the API through inject', () => {
         )
         .map((o) => JSON.stringify(o)),
       fc
-        .array(fc.tuple(fc.oneof(fc.constantFrom(...KNOWN_PARAMS, '__proto__', 'constructor'), fc.string({ maxLength: 8 })), valueArb()), { maxLength: 6 })
+        .array(
+          fc.tuple(
+            fc.oneof(fc.constantFrom(...KNOWN_PARAMS, '__proto__', 'constructor'), fc.string({ maxLength: 8 })),
+            valueArb(),
+          ),
+          { maxLength: 6 },
+        )
         .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v}`).join('&')),
     );
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/api/payment-gateway/cqris', '/api/api/payment-gateway/cqris', '/api/payment-gateway/simulate'),
+        fc.constantFrom(
+          '/api/payment-gateway/cqris',
+          '/api/api/payment-gateway/cqris',
+          '/api/payment-gateway/simulate',
+        ),
         fc.constantFrom(
           'application/json',
           'application/json',
@@ -189,7 +240,9 @@ describe('fuzzing the API through inject', () => {
           'application/octet-stream',
           'application/json; charset=utf-8',
         ),
-        fc.option(fc.oneof(headerValue, fc.constantFrom('idem-1', 'idem-2'), fc.stringMatching(/^[!-~]{1,40}$/)), { nil: undefined }),
+        fc.option(fc.oneof(headerValue, fc.constantFrom('idem-1', 'idem-2'), fc.stringMatching(/^[!-~]{1,40}$/)), {
+          nil: undefined,
+        }),
         fc.constantFrom('test', 'live', 'none'),
         bodyArb,
         async (path, contentType, idem, mode, payload) => {
@@ -231,9 +284,16 @@ describe('fuzzing Node’s own parser over a real socket', () => {
           fc.uint8Array({ maxLength: 48 }),
           // Mostly bytes the request line tolerates, so that more requests get past the parser into routing.
           fc
-            .array(fc.oneof({ arbitrary: fc.integer({ min: 0x21, max: 0x7e }), weight: 20 }, fc.integer({ min: 0, max: 0xff }), fc.constant(0x25)), {
-              maxLength: 48,
-            })
+            .array(
+              fc.oneof(
+                { arbitrary: fc.integer({ min: 0x21, max: 0x7e }), weight: 20 },
+                fc.integer({ min: 0, max: 0xff }),
+                fc.constant(0x25),
+              ),
+              {
+                maxLength: 48,
+              },
+            )
             .map((b) => Uint8Array.from(b)),
         ),
         async (route, where, bytes) => {
@@ -251,7 +311,8 @@ describe('fuzzing Node’s own parser over a real socket', () => {
           const what = `raw ${JSON.stringify(request.toString('latin1'))}`;
           if (res.status === null) {
             // No HTTP reply at all: acceptable only as a clean close by the server.
-            if (!res.closed || res.text !== '') expect.fail(`neither a reply nor a close: ${what} -> ${JSON.stringify(res.text)}`);
+            if (!res.closed || res.text !== '')
+              expect.fail(`neither a reply nor a close: ${what} -> ${JSON.stringify(res.text)}`);
             return;
           }
           checkResponse(res, what);
@@ -275,14 +336,18 @@ describe('fuzzing every route of the route table over HTTP', () => {
 
   it(`${CASES} hostile requests: no 5xx (but a 503 with Retry-After), no leak, no dropped connection; healthy and unchanged afterwards`, async () => {
     const report = await runFuzz(w, { cases: CASES, seed: SEED });
-    const text = formatReport(report, (f) => `npm run fuzz -- --seed ${f.seed} --case ${f.case}${onPostgres ? ' (QG_TEST_DATABASE=postgres)' : ''}`);
+    const text = formatReport(
+      report,
+      (f) => `npm run fuzz -- --seed ${f.seed} --case ${f.case}${onPostgres ? ' (QG_TEST_DATABASE=postgres)' : ''}`,
+    );
     console.log(`route-table fuzz on ${onPostgres ? 'PostgreSQL' : 'SQLite'}:\n${text}`);
     expect(report.failures, text).toEqual([]);
     expect(report.afterwards, text).toEqual([]);
     expect(report.cases).toBe(CASES);
     // Not just bouncing off the edges: pages and successes, redirects to the login, and the refusals of
     // each layer (body, media type, CSRF, not found, method, limits) were all reached.
-    for (const status of [200, 303, 400, 403, 404, 405, 413, 414, 415, 431]) expect(report.statuses.get(status) ?? 0, `status ${status}`).toBeGreaterThan(0);
+    for (const status of [200, 303, 400, 403, 404, 405, 413, 414, 415, 431])
+      expect(report.statuses.get(status) ?? 0, `status ${status}`).toBeGreaterThan(0);
     const unreached = [...new Set(w.routes.map((r) => `${r.method} ${r.url}`))].filter((r) => !report.routes.has(r));
     expect(unreached, 'routes never reached').toEqual([]);
   }, 180_000);

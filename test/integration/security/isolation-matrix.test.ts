@@ -17,7 +17,14 @@ import { addWebhookEndpoint } from '../../../src/services/webhooks/add-webhook-e
 import { PASSWORD } from '../../helpers/console.js';
 import { staticQrisWithNmid } from '../../helpers/qris.js';
 import { createInput, vectors } from '../../helpers/context.js';
-import { fillParams, startSeededWorld, type MerchantIds, type SeededWorld, type ViewerName, type WorldViewer } from '../../helpers/seeded-world.js';
+import {
+  fillParams,
+  startSeededWorld,
+  type MerchantIds,
+  type SeededWorld,
+  type ViewerName,
+  type WorldViewer,
+} from '../../helpers/seeded-world.js';
 
 type Side = 'A' | 'B';
 const VIEWERS: readonly ViewerName[] = ['operator', 'userA', 'userB', 'anonymous'];
@@ -55,15 +62,22 @@ const FORMS: Record<string, Form> = {
   '/dashboard/transactions/:trxid/accept': { body: {} },
   '/dashboard/transactions/:trxid/resend': { body: { event: '{eventId}' }, ids: { trxid: 'paidTrxid' } },
   '/dashboard/transactions/:trxid/receipt': { body: {}, ids: { trxid: 'paidTrxid' } },
-  '/dashboard/transactions/:trxid/refund': { body: { amount: '1000', reason: 'Refund {tag}' }, ids: { trxid: 'paidTrxid' } },
+  '/dashboard/transactions/:trxid/refund': {
+    body: { amount: '1000', reason: 'Refund {tag}' },
+    ids: { trxid: 'paidTrxid' },
+  },
   '/dashboard/payments/:id/assign': { body: { trxid: '{trxid}' } },
   '/dashboard/payments/:id/refund': { body: { reason: 'isolation {tag}' } },
-  '/dashboard/webhooks': { body: { merchant: '{merchantId}', url: 'http://127.0.0.1:9/new-{tag}', events: ['transaction.paid'] } },
+  '/dashboard/webhooks': {
+    body: { merchant: '{merchantId}', url: 'http://127.0.0.1:9/new-{tag}', events: ['transaction.paid'] },
+  },
   '/dashboard/webhooks/:id/remove': { body: {} },
   '/dashboard/webhooks/:id/resend-failed': { body: {} },
   '/dashboard/notifications': { body: { merchant: '{merchantId}', type: 'email', language: 'id' } },
   // A malformed token and nonce: answered without asking Telegram (which is not on this machine).
-  '/dashboard/notifications/telegram/connect': { body: { merchant: '{merchantId}', type: 'telegram', language: 'id', bot_token: 'not-a-token' } },
+  '/dashboard/notifications/telegram/connect': {
+    body: { merchant: '{merchantId}', type: 'telegram', language: 'id', bot_token: 'not-a-token' },
+  },
   '/dashboard/notifications/telegram/find': {
     body: { merchant: '{merchantId}', language: 'id', bot_token: 'not-a-token', bot: 'some_bot', nonce: 'short' },
   },
@@ -84,7 +98,9 @@ const FORMS: Record<string, Form> = {
   '/dashboard/keys/:id/revoke': { body: {} },
   '/dashboard/links/:merchantId': { body: { handle: '{handle}' } },
   '/dashboard/links/:merchantId/remove': { body: {} },
-  '/dashboard/pos': { body: { merchant: '{merchantId}', amount: '10000', note: 'Meja {tag}', key: 'isolation-sale-{tag}-0000' } },
+  '/dashboard/pos': {
+    body: { merchant: '{merchantId}', amount: '10000', note: 'Meja {tag}', key: 'isolation-sale-{tag}-0000' },
+  },
   '/dashboard/pos/:trxid/cancel': { body: {} },
   '/dashboard/pos/:trxid/simulate': { body: {} },
   '/dashboard/pos/:trxid/receipt': { body: {} },
@@ -96,10 +112,19 @@ const FORMS: Record<string, Form> = {
  * Of the rest, the point of sale's (`/dashboard/pos/`) open only a sale the cashier made itself, and every
  * other is not a cashier's at all: a 404 either way.
  */
-const CASHIER_ANY_TRANSACTION: ReadonlySet<string> = new Set(['GET /dashboard/transactions/:trxid', 'POST /dashboard/transactions/:trxid/receipt']);
+const CASHIER_ANY_TRANSACTION: ReadonlySet<string> = new Set([
+  'GET /dashboard/transactions/:trxid',
+  'POST /dashboard/transactions/:trxid/receipt',
+]);
 
 /** Query strings every console page is also asked with, naming the other merchant's objects. */
-const PAGE_QUERIES = ['merchant={merchantId}', 'q={trxid}', 'q={ref}', 'q={email}', 'added={merchantId}&revoked={keyId}'];
+const PAGE_QUERIES = [
+  'merchant={merchantId}',
+  'q={trxid}',
+  'q={ref}',
+  'q={email}',
+  'added={merchantId}&revoked={keyId}',
+];
 
 /**
  * Routes outside the console and the API. `capability`: the URL is the key (a transaction's page, a
@@ -130,7 +155,13 @@ const API_VALUES: Record<string, string> = { amount: '10000', reason: 'isolation
  * removing, cancelling, paying and refunding (1); deleting one's account and switching users (2); logging out (3).
  */
 const rankOf = (url: string): number =>
-  /\/logout$/.test(url) ? 3 : /\/account\/delete$|\/users\/:id\//.test(url) ? 2 : /\/(disable|revoke|remove|delete|cancel|simulate|refund)$/.test(url) ? 1 : 0;
+  /\/logout$/.test(url)
+    ? 3
+    : /\/account\/delete$|\/users\/:id\//.test(url)
+      ? 2
+      : /\/(disable|revoke|remove|delete|cancel|simulate|refund)$/.test(url)
+        ? 1
+        : 0;
 
 interface Case {
   what: string;
@@ -164,7 +195,8 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     world = await startSeededWorld();
     routes = routeTable(world.t.app);
-    openapi = (JSON.parse((await world.t.app.inject({ url: '/openapi.json' })).body) as { paths: typeof openapi }).paths;
+    openapi = (JSON.parse((await world.t.app.inject({ url: '/openapi.json' })).body) as { paths: typeof openapi })
+      .paths;
   });
   afterAll(async () => {
     console.log(
@@ -183,7 +215,9 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
       return value;
     });
   const fillForm = (form: Form, ids: MerchantIds) =>
-    Object.fromEntries(Object.entries(form.body).map(([k, v]) => [k, Array.isArray(v) ? v.map((one) => fill(one, ids)) : fill(v, ids)]));
+    Object.fromEntries(
+      Object.entries(form.body).map(([k, v]) => [k, Array.isArray(v) ? v.map((one) => fill(one, ids)) : fill(v, ids)]),
+    );
   const namesIds = (form: Form): boolean =>
     Object.values(form.body)
       .flat()
@@ -193,10 +227,21 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     for (const [param, key] of Object.entries(form?.ids ?? {})) if (key) pointed[param] = ids[key];
     return fillParams(route.url, pointed);
   };
-  const formRequest = (viewer: WorldViewer, url: string, fields: Record<string, string | string[]>, csrf: boolean): InjectOptions => {
+  const formRequest = (
+    viewer: WorldViewer,
+    url: string,
+    fields: Record<string, string | string[]>,
+    csrf: boolean,
+  ): InjectOptions => {
     const form = new URLSearchParams();
-    for (const [k, v] of Object.entries(csrf ? { _csrf: viewer.csrf, ...fields } : fields)) for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
-    return { method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() };
+    for (const [k, v] of Object.entries(csrf ? { _csrf: viewer.csrf, ...fields } : fields))
+      for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
+    return {
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form.toString(),
+    };
   };
 
   /**
@@ -213,7 +258,12 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
   const leaks = (res: LightMyRequestResponse, request: InjectOptions, forbidden: readonly string[]): string[] => {
     const sent = `${request.url as string} ${String(request.payload ?? '')}`;
     const sentDecoded = safeDecode(sent);
-    return forbidden.filter((mark) => !sent.includes(mark) && !sentDecoded.includes(mark) && (res.body.includes(mark) || res.body.includes(escapeHtml(mark))));
+    return forbidden.filter(
+      (mark) =>
+        !sent.includes(mark) &&
+        !sentDecoded.includes(mark) &&
+        (res.body.includes(mark) || res.body.includes(escapeHtml(mark))),
+    );
   };
 
   async function run(cases: Case[]): Promise<void> {
@@ -224,25 +274,33 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
       counts.byStatus.set(res.statusCode, (counts.byStatus.get(res.statusCode) ?? 0) + 1);
       const why = res.statusCode >= 500 ? '5xx' : c.expect(res);
       const leaked = leaks(res, c.request, c.forbidden ?? forbiddenFor(c.viewer));
-      if (c.viewer === 'operator') for (const mark of allMarks()) if (res.body.includes(mark) || res.body.includes(escapeHtml(mark))) seen.add(mark);
+      if (c.viewer === 'operator')
+        for (const mark of allMarks())
+          if (res.body.includes(mark) || res.body.includes(escapeHtml(mark))) seen.add(mark);
       if (why)
         failures.push(
           `${c.what} as ${c.viewer}${c.target ? ` on ${c.target}'s` : ''}: ${why} (got ${res.statusCode} ${String(res.headers.location ?? '')} ${res.body.slice(0, 160).replace(/\s+/g, ' ')})`,
         );
       if (leaked.length > 0)
-        failures.push(`${c.what} as ${c.viewer}${c.target ? ` on ${c.target}'s` : ''}: the answer (${res.statusCode}) carries ${leaked.join(', ')}`);
+        failures.push(
+          `${c.what} as ${c.viewer}${c.target ? ` on ${c.target}'s` : ''}: the answer (${res.statusCode}) carries ${leaked.join(', ')}`,
+        );
     }
   }
 
   // --- expectations ---
   const notServerError = (res: LightMyRequestResponse) => (res.statusCode < 500 ? null : '5xx');
-  const allowed = (res: LightMyRequestResponse) => (res.statusCode >= 200 && res.statusCode < 400 ? null : 'not allowed (2xx/3xx)');
+  const allowed = (res: LightMyRequestResponse) =>
+    res.statusCode >= 200 && res.statusCode < 400 ? null : 'not allowed (2xx/3xx)';
   const allowedOr404 = (res: LightMyRequestResponse) =>
     res.statusCode === 404 || (res.statusCode >= 200 && res.statusCode < 400) ? null : 'neither allowed nor 404';
   const notFound = (res: LightMyRequestResponse) => (res.statusCode === 404 ? null : 'not a 404');
   const toLogin = (res: LightMyRequestResponse) =>
-    res.statusCode === 303 && /^\/dashboard\?next=/.test(String(res.headers.location)) ? null : 'not sent to the login form';
-  const csrfRefused = (res: LightMyRequestResponse) => (res.statusCode === 403 ? null : 'a POST without its CSRF token was not refused');
+    res.statusCode === 303 && /^\/dashboard\?next=/.test(String(res.headers.location))
+      ? null
+      : 'not sent to the login form';
+  const csrfRefused = (res: LightMyRequestResponse) =>
+    res.statusCode === 403 ? null : 'a POST without its CSRF token was not refused';
   const apiCode = (res: LightMyRequestResponse): string | undefined => {
     try {
       return (JSON.parse(res.body) as { error?: { code?: string } }).error?.code;
@@ -251,9 +309,12 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     }
   };
   const apiRefusedCross = (res: LightMyRequestResponse) =>
-    res.statusCode === 404 || (res.statusCode === 403 && API_403_CODES.includes(apiCode(res) ?? '')) ? null : 'not a 404 (or a documented 403)';
+    res.statusCode === 404 || (res.statusCode === 403 && API_403_CODES.includes(apiCode(res) ?? ''))
+      ? null
+      : 'not a 404 (or a documented 403)';
   const apiAllowed = (res: LightMyRequestResponse) =>
-    (res.statusCode >= 200 && res.statusCode < 400) || (res.statusCode === 403 && API_403_CODES.includes(apiCode(res) ?? ''))
+    (res.statusCode >= 200 && res.statusCode < 400) ||
+    (res.statusCode === 403 && API_403_CODES.includes(apiCode(res) ?? ''))
       ? null
       : 'not allowed (or a documented 403)';
 
@@ -262,7 +323,10 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     if (route.url === '/dashboard' || route.url.startsWith('/dashboard/')) return 'console';
     if (route.url.startsWith('/api/')) return 'api';
     const other = OTHER_ROUTES.find((o) => route.url.startsWith(o.prefix));
-    if (!other) throw new Error(`route ${route.method} ${route.url} is neither the console's, the API's nor a known public one: add it to the matrix`);
+    if (!other)
+      throw new Error(
+        `route ${route.method} ${route.url} is neither the console's, the API's nor a known public one: add it to the matrix`,
+      );
     return other.kind;
   }
 
@@ -278,7 +342,9 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
         for (const side of sides) {
           const ids = idsOf(side ?? otherSide(ownSide(viewer) ?? 'A'));
           // A transaction's page is asked for the pending one and the paid one (which shows its payment).
-          const urls = [...new Set([fillParams(route.url, ids), fillParams(route.url, { ...ids, trxid: ids.paidTrxid })])];
+          const urls = [
+            ...new Set([fillParams(route.url, ids), fillParams(route.url, { ...ids, trxid: ids.paidTrxid })]),
+          ];
           const queries = targeted ? [''] : ['', ...PAGE_QUERIES.map((q) => `?${fill(q, ids)}`)];
           for (const [url, query] of urls.flatMap((u) => queries.map((q) => [u, q] as const))) {
             const expectation =
@@ -337,9 +403,23 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
             rank: 0,
           });
           if (viewer === 'anonymous' && !publicRoute) {
-            cases.push({ what, viewer, target: side, request: formRequest(world.viewers[viewer], url, fields, true), expect: toLogin, rank: 0 });
+            cases.push({
+              what,
+              viewer,
+              target: side,
+              request: formRequest(world.viewers[viewer], url, fields, true),
+              expect: toLogin,
+              rank: 0,
+            });
           } else if (side !== null && !visible) {
-            cases.push({ what, viewer, target: side, request: formRequest(world.viewers[viewer], url, fields, true), expect: notFound, rank: 0 });
+            cases.push({
+              what,
+              viewer,
+              target: side,
+              request: formRequest(world.viewers[viewer], url, fields, true),
+              expect: notFound,
+              rank: 0,
+            });
           } else if (side !== null && viewer !== 'operator' && route.url.includes(':') && namesIds(form)) {
             // Its own object, with the other merchant's objects in the form (a payment assigned to
             // another's transaction, another's handle): refused somehow, and nothing changes.
@@ -357,7 +437,13 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
           // Its own objects. The operator's forms all work (so the forms above are ones that would have
           // acted); a merchant user's may be an operator's form (a 404). In the last rounds an object
           // may be gone already (a deleted account), and the account forms answer as they please.
-          const expectation = publicRoute ? notServerError : viewer !== 'operator' ? allowedOr404 : rankOf(route.url) < 2 ? allowed : notServerError;
+          const expectation = publicRoute
+            ? notServerError
+            : viewer !== 'operator'
+              ? allowedOr404
+              : rankOf(route.url) < 2
+                ? allowed
+                : notServerError;
           cases.push({
             what,
             viewer,
@@ -408,7 +494,11 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
             what: `${route.method} ${route.url} with ${k.name}`,
             viewer,
             target: k.side ? otherSide(k.side) : 'A',
-            request: { method: route.method as InjectOptions['method'], url, headers: k.key ? { 'x-api-key': k.key } : {} },
+            request: {
+              method: route.method as InjectOptions['method'],
+              url,
+              headers: k.key ? { 'x-api-key': k.key } : {},
+            },
             expect: (res) => (res.statusCode >= 400 ? null : 'a hidden method answered'),
             rank: 0,
           });
@@ -420,7 +510,8 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     const bodySchema = op.requestBody?.content['application/json']?.schema;
     const signed = op.parameters?.some((p) => p.in === 'header' && p.name === 'x-signature') ?? false;
     const keyless = Array.isArray(op.security) && op.security.length === 0;
-    const namesTrx = query.some((p) => p.name === 'trxid') || Object.keys(bodySchema?.properties ?? {}).includes('trxid');
+    const namesTrx =
+      query.some((p) => p.name === 'trxid') || Object.keys(bodySchema?.properties ?? {}).includes('trxid');
     const targeted = route.url.includes(':') || namesTrx;
     const build = (ids: MerchantIds, key: string | null, signer: string | null, withTrxid: boolean): InjectOptions => {
       const params = new URLSearchParams();
@@ -436,7 +527,11 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
       const headers: Record<string, string> = key ? { 'x-api-key': key } : {};
       let payload: string | undefined;
       if (signed) {
-        payload = JSON.stringify({ id: `report-${++tagCounter}`, amount: 50_000 + tagCounter, paid_at: new Date(world.t.clock.now()).toISOString() });
+        payload = JSON.stringify({
+          id: `report-${++tagCounter}`,
+          amount: 50_000 + tagCounter,
+          paid_at: new Date(world.t.clock.now()).toISOString(),
+        });
         headers['content-type'] = 'application/json';
         if (signer) headers['x-signature'] = signPayload(signer, payload, Math.floor(world.t.clock.now() / 1000));
       } else if (bodySchema) {
@@ -445,9 +540,16 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
           const value = API_VALUES[name];
           if (value !== undefined) body[name] = value;
           else if (bodySchema.required?.includes(name))
-            throw new Error(`API route ${route.method} ${route.url} requires ${name} in its body: give it a value in API_VALUES`);
+            throw new Error(
+              `API route ${route.method} ${route.url} requires ${name} in its body: give it a value in API_VALUES`,
+            );
         }
-        if (withTrxid && !query.some((p) => p.name === 'trxid') && Object.keys(bodySchema.properties ?? {}).includes('trxid')) body.trxid = ids.trxid;
+        if (
+          withTrxid &&
+          !query.some((p) => p.name === 'trxid') &&
+          Object.keys(bodySchema.properties ?? {}).includes('trxid')
+        )
+          body.trxid = ids.trxid;
         payload = JSON.stringify(body);
         headers['content-type'] = 'application/json';
       }
@@ -472,8 +574,16 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
             const expectation =
               keyless && !signed
                 ? allowedOr404
-                : (res: LightMyRequestResponse) => (res.statusCode === 401 || res.statusCode === 404 ? null : 'not a 401 or 404');
-            cases.push({ what, viewer, target: keyless && !signed ? null : side, request, expect: expectation, rank: 0 });
+                : (res: LightMyRequestResponse) =>
+                    res.statusCode === 401 || res.statusCode === 404 ? null : 'not a 401 or 404';
+            cases.push({
+              what,
+              viewer,
+              target: keyless && !signed ? null : side,
+              request,
+              expect: expectation,
+              rank: 0,
+            });
           }
           continue;
         }
@@ -485,7 +595,8 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
             keyless && !signed
               ? allowed
               : signed
-                ? (res: LightMyRequestResponse) => (res.statusCode === 401 ? null : "a report signed with another source's secret was not refused")
+                ? (res: LightMyRequestResponse) =>
+                    res.statusCode === 401 ? null : "a report signed with another source's secret was not refused"
                 : apiRefusedCross;
           cases.push({ what, viewer, target: theirs, request, expect: expectation, rank: 0 });
           if (!keyless) {
@@ -508,7 +619,9 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
           // A live key does not see test transactions (404); an action after an earlier one of this round
           // may find its transaction no longer pending (409).
           const expectation = (res: LightMyRequestResponse) =>
-            (res.statusCode === 404 && live) || (res.statusCode === 409 && rankOf(route.url) > 0) ? null : apiAllowed(res);
+            (res.statusCode === 404 && live) || (res.statusCode === 409 && rankOf(route.url) > 0)
+              ? null
+              : apiAllowed(res);
           cases.push({
             what,
             viewer,
@@ -517,8 +630,19 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
             expect: expectation,
             rank: rankOf(route.url),
           });
-          if (query.some((p) => p.name === 'trxid' && !p.required) && route.method === 'GET' && rankOf(route.url) === 0) {
-            cases.push({ what: `${what} (no trxid)`, viewer, target: null, request: build(mine, k.key, signer, false), expect: apiAllowed, rank: 0 });
+          if (
+            query.some((p) => p.name === 'trxid' && !p.required) &&
+            route.method === 'GET' &&
+            rankOf(route.url) === 0
+          ) {
+            cases.push({
+              what: `${what} (no trxid)`,
+              viewer,
+              target: null,
+              request: build(mine, k.key, signer, false),
+              expect: apiAllowed,
+              rank: 0,
+            });
           }
         }
       }
@@ -541,9 +665,24 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
       if (kind === 'capability') {
         // Anyone holding A's URL sees A's page, and nothing of B.
         const forbidden = world.merchants[otherSide(side)].marks;
-        cases.push({ what: `GET ${route.url}`, viewer: 'anonymous', target: side, request: { method: 'GET', url }, expect: allowedOr404, rank: 0, forbidden });
+        cases.push({
+          what: `GET ${route.url}`,
+          viewer: 'anonymous',
+          target: side,
+          request: { method: 'GET', url },
+          expect: allowedOr404,
+          rank: 0,
+          forbidden,
+        });
       } else {
-        cases.push({ what: `GET ${route.url}`, viewer: 'anonymous', target: side, request: { method: 'GET', url }, expect: notServerError, rank: 0 });
+        cases.push({
+          what: `GET ${route.url}`,
+          viewer: 'anonymous',
+          target: side,
+          request: { method: 'GET', url },
+          expect: notServerError,
+          rank: 0,
+        });
       }
     }
     return cases;
@@ -587,7 +726,10 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
       { name: "B's order", trxid: idsOf('B').trxid, side: 'B' as const, own: false },
       { name: 'its own sale', trxid: world.sales.own, side: 'A' as const, own: true },
     ];
-    const named = routes.filter((r) => classify(r) === 'console' && r.url.split('/').includes(':trxid') && (r.method === 'GET' || r.method === 'POST'));
+    const named = routes.filter(
+      (r) =>
+        classify(r) === 'console' && r.url.split('/').includes(':trxid') && (r.method === 'GET' || r.method === 'POST'),
+    );
     // The walk sees the routes that matter (a table that lost them would make it pass emptily).
     expect(named.map((r) => `${r.method} ${r.url}`)).toEqual(
       expect.arrayContaining([
@@ -606,7 +748,9 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
           const ids = { ...idsOf(target.side), trxid: target.trxid };
           const url = fillParams(route.url, ids);
           const request: InjectOptions =
-            route.method === 'GET' ? { method: 'GET', url } : formRequest(world.viewers.cashierA, url, fillForm(formOf(route), ids), true);
+            route.method === 'GET'
+              ? { method: 'GET', url }
+              : formRequest(world.viewers.cashierA, url, fillForm(formOf(route), ids), true);
           return {
             what: `${name} on ${target.name}`,
             viewer: 'cashierA',
@@ -628,7 +772,8 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     await run(casesOf(targets.find((x) => x.own)!));
     expect(failures, failures.join('\n')).toEqual([]);
     const statusOf = async (id: string) =>
-      (await world.t.deps.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+      (await world.t.deps.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+        .status;
     expect(await statusOf(world.sales.own)).toBe('cancelled');
     expect(await statusOf(world.sales.others)).toBe('pending');
   });
@@ -636,7 +781,9 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
   it('shows a merchant user the same pages however the other merchant changes (counts and sums included)', async () => {
     // A leak of a figure (a count, a sum) carries no id: ask every page that names no object before and
     // after B gains objects of every kind; A's user must see the same bytes (the tokens aside).
-    const pages = routes.filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && !r.url.includes(':')).map((r) => r.url);
+    const pages = routes
+      .filter((r) => r.method === 'GET' && r.url.startsWith('/dashboard') && !r.url.includes(':'))
+      .map((r) => r.url);
     const userA = world.viewers.userA;
     const read = async () => Promise.all(pages.map(async (url) => normalise((await userA.get(url)).body)));
     const before = await read();
@@ -658,7 +805,8 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
 
 /** A page without what differs on every answer: CSRF tokens and request ids. */
 // The CSRF token and the point of sale's one-time sale key are new on every rendering.
-const normalise = (page: string): string => page.replace(/name="(?:_csrf|key)" value="[^"]*"/g, '').replace(/req_[0-9A-Za-z]+/g, 'req');
+const normalise = (page: string): string =>
+  page.replace(/name="(?:_csrf|key)" value="[^"]*"/g, '').replace(/req_[0-9A-Za-z]+/g, 'req');
 
 /** Objects of every kind for one merchant, made through the services as its own integration would. */
 async function growMerchant(world: SeededWorld, side: Side): Promise<void> {
@@ -675,7 +823,14 @@ async function growMerchant(world: SeededWorld, side: Side): Promise<void> {
     paidAt: deps.now(),
     trxid: paid.id,
   });
-  await recordPayment(deps, { merchantId, mode: 'test', source: 'manual', sourcePaymentId: 'grown-stray', amount: 95_555, paidAt: deps.now() });
+  await recordPayment(deps, {
+    merchantId,
+    mode: 'test',
+    source: 'manual',
+    sourcePaymentId: 'grown-stray',
+    amount: 95_555,
+    paidAt: deps.now(),
+  });
   await createTransaction(deps, createInput(merchantId, 96_000, { mode: 'live' }));
   await addWebhookEndpoint(deps, { merchantId, url: 'http://127.0.0.1:9/grown' });
   await addWebhookSource(deps, { merchantId, mode: 'live' });

@@ -83,7 +83,15 @@ describe('API keys never reach the logs', () => {
       { req: { url: `/api/payment-gateway/cq%ris?apikey=${K}` }, status: 400 },
       { req: { url: `/api/%E0%A4%A/${K}?apikey=${K}` }, status: 400 },
       { req: { method: 'POST', url: `${CQRIS}?apikey=${K}`, payload: { amount: '10002' } }, status: 201 },
-      { req: { method: 'POST', url: `${CQRIS}?apikey=${K}`, headers: { 'content-type': 'application/xml' }, payload: '<a/>' }, status: 415 },
+      {
+        req: {
+          method: 'POST',
+          url: `${CQRIS}?apikey=${K}`,
+          headers: { 'content-type': 'application/xml' },
+          payload: '<a/>',
+        },
+        status: 415,
+      },
       {
         req: {
           method: 'POST',
@@ -93,7 +101,15 @@ describe('API keys never reach the logs', () => {
         },
         status: 413,
       },
-      { req: { method: 'POST', url: `${CQRIS}?apikey=${K}`, headers: { 'content-type': 'application/json' }, payload: '{"amount":' }, status: 400 },
+      {
+        req: {
+          method: 'POST',
+          url: `${CQRIS}?apikey=${K}`,
+          headers: { 'content-type': 'application/json' },
+          payload: '{"amount":',
+        },
+        status: 400,
+      },
       // Other spellings of the parameter and of the key itself.
       { req: { url: `${CQRIS}?APIKEY=${K}&amount=1` }, status: 401 },
       { req: { url: `${CQRIS}?api_key=${K}&amount=1` }, status: 401 },
@@ -156,13 +172,24 @@ describe('API keys never reach the logs', () => {
     const port = listeningPort(t.app);
     const K = t.testKey;
 
-    const ok = await rawRequest(port, `GET ${CQRIS}?apikey=${K}&amount=30000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const ok = await rawRequest(
+      port,
+      `GET ${CQRIS}?apikey=${K}&amount=30000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body).success).toBe(true);
 
     const cases: Array<{ data: string | Buffer; status: number; code: string }> = [
-      { data: `GET ${CQRIS}?apikey=${K}&amount=1 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`, status: 431, code: 'headers_too_large' },
-      { data: `GET ${CQRIS}?apikey=${K}&pad=${'u'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, status: 431, code: 'headers_too_large' },
+      {
+        data: `GET ${CQRIS}?apikey=${K}&amount=1 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`,
+        status: 431,
+        code: 'headers_too_large',
+      },
+      {
+        data: `GET ${CQRIS}?apikey=${K}&pad=${'u'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        status: 431,
+        code: 'headers_too_large',
+      },
       {
         data: `GET ${CQRIS}?apikey=${K}&amount=1 HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${K}\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`,
         status: 431,
@@ -173,7 +200,11 @@ describe('API keys never reach the logs', () => {
       { data: `GET ${CQRIS}?apikey=${K} HTTP/9.9\r\nHost: x\r\n\r\n`, status: 400, code: 'invalid_parameter' },
       { data: `GET ${CQRIS}?apikey=${K} HTTP/1.1\r\nBad Header ${K}\r\n\r\n`, status: 400, code: 'invalid_parameter' },
       {
-        data: Buffer.concat([Buffer.from(`GET ${CQRIS}?apikey=${K}&amount=`), Buffer.from([0xff, 0x00, 0x7f]), Buffer.from(' HTTP/1.1\r\n\r\n')]),
+        data: Buffer.concat([
+          Buffer.from(`GET ${CQRIS}?apikey=${K}&amount=`),
+          Buffer.from([0xff, 0x00, 0x7f]),
+          Buffer.from(' HTTP/1.1\r\n\r\n'),
+        ]),
         status: 400,
         code: 'invalid_parameter',
       },
@@ -193,7 +224,9 @@ describe('API keys never reach the logs', () => {
     }
 
     expectCleanLogs(t.logs, keys());
-    expect(parsed(t.logs).some((l) => l.msg === 'request' && l.url === `${CQRIS}?apikey=[REDACTED]&amount=30000`)).toBe(true);
+    expect(parsed(t.logs).some((l) => l.msg === 'request' && l.url === `${CQRIS}?apikey=[REDACTED]&amount=30000`)).toBe(
+      true,
+    );
   });
 });
 

@@ -14,9 +14,12 @@ const PASSWORD = 'a long enough password';
 /** One create with an Idempotency-Key (the client's kind) over HTTP; its time in ms. */
 async function timedCreate(base: string, key: string): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${base}/api/payment-gateway/cqris?amount=${10_000 + Math.floor(Math.random() * 1_000_000)}`, {
-    headers: { 'x-api-key': key, 'idempotency-key': randomUUID() },
-  });
+  const res = await fetch(
+    `${base}/api/payment-gateway/cqris?amount=${10_000 + Math.floor(Math.random() * 1_000_000)}`,
+    {
+      headers: { 'x-api-key': key, 'idempotency-key': randomUUID() },
+    },
+  );
   await res.arrayBuffer();
   expect(res.status).toBe(200);
   return performance.now() - started;
@@ -57,7 +60,12 @@ describe('password hashing under an anonymous flood', () => {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: 'someone@example.test', password: 'a long enough password', next: '/dashboard', _csrf: csrf }).toString(),
+      body: new URLSearchParams({
+        email: 'someone@example.test',
+        password: 'a long enough password',
+        next: '/dashboard',
+        _csrf: csrf,
+      }).toString(),
     });
     expect(login.status).toBe(503);
     expect(login.headers.get('retry-after')).toBe('1');
@@ -109,7 +117,9 @@ describe('password hashing under an anonymous flood', () => {
     const storm = Promise.all([
       ...Array.from({ length: 200 }, () => post('/reset/confirm', { token: bogus(), password: PASSWORD })),
       ...Array.from({ length: 200 }, () => post('/invite', { token: bogus(), password: PASSWORD })),
-      ...Array.from({ length: 200 }, (_, i) => post('/login', { email: `nobody${i}@example.test`, password: PASSWORD, next: '/dashboard' })),
+      ...Array.from({ length: 200 }, (_, i) =>
+        post('/login', { email: `nobody${i}@example.test`, password: PASSWORD, next: '/dashboard' }),
+      ),
     ]);
     let over = false;
     void storm.finally(() => (over = true));

@@ -20,9 +20,16 @@ describe('the seeded world', () => {
     }
     expect((await world.viewers.anonymous.get('/dashboard/account')).statusCode).toBe(303);
     // A form post with the token passes the CSRF check (the language cookie is harmless to set).
-    const res = await world.viewers.userA.post('/dashboard/keys', { merchant: world.merchants.B.ids.merchantId, mode: 'test' });
+    const res = await world.viewers.userA.post('/dashboard/keys', {
+      merchant: world.merchants.B.ids.merchantId,
+      mode: 'test',
+    });
     expect(res.statusCode).toBe(404);
-    const without = await world.viewers.userA.post('/dashboard/keys', { _csrf: '', merchant: world.merchants.A.ids.merchantId, mode: 'test' });
+    const without = await world.viewers.userA.post('/dashboard/keys', {
+      _csrf: '',
+      merchant: world.merchants.A.ids.merchantId,
+      mode: 'test',
+    });
     expect(without.statusCode).toBe(403);
   });
 
@@ -31,7 +38,9 @@ describe('the seeded world', () => {
     expect(fillParams('/dashboard/keys/:id/revoke', ids)).toBe(`/dashboard/keys/${ids.keyId}/revoke`);
     expect(fillParams('/dashboard/payments/:id/assign', ids)).toBe(`/dashboard/payments/${ids.paymentId}/assign`);
     expect(fillParams('/pay/:handle/:amount', ids)).toBe(`/pay/${ids.handle}/25000`);
-    expect(() => fillParams('/dashboard/widgets/:widgetId', ids)).toThrow(/route \/dashboard\/widgets\/:widgetId: no value for its parameter :widgetId/);
+    expect(() => fillParams('/dashboard/widgets/:widgetId', ids)).toThrow(
+      /route \/dashboard\/widgets\/:widgetId: no value for its parameter :widgetId/,
+    );
     expect(() => fillParams('/dashboard/widgets/:id', ids)).toThrow(/:id after \/widgets/);
     expect(() => fillParams('/snap/*', ids)).toThrow(/wildcard/);
     expect(fillParams('/snap/*', { ...ids, wildcard: 'v1.0/qr/qr-mpm-notify' })).toBe('/snap/v1.0/qr/qr-mpm-notify');

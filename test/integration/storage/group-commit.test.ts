@@ -18,7 +18,15 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
       await sql`pragma defer_foreign_keys = on`.execute(trx);
       await trx
         .insertInto('api_keys')
-        .values({ id: 'key_orphan', merchant_id: 'mch_nobody', mode: 'test', key_hash: 'h', key_prefix: 'p', created_at: 0, revoked_at: null })
+        .values({
+          id: 'key_orphan',
+          merchant_id: 'mch_nobody',
+          mode: 'test',
+          key_hash: 'h',
+          key_prefix: 'p',
+          created_at: 0,
+          revoked_at: null,
+        })
         .execute();
     });
 
@@ -72,11 +80,21 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     const throwing = h.ctx.deps.db.runInTransaction(async (trx) => {
       await trx
         .insertInto('idempotency_keys')
-        .values({ merchant_id: h.seeded.merchant.id, idem_key: 'x', request_hash: 'h', transaction_id: 'trx_none', created_at: 0 })
+        .values({
+          merchant_id: h.seeded.merchant.id,
+          idem_key: 'x',
+          request_hash: 'h',
+          transaction_id: 'trx_none',
+          created_at: 0,
+        })
         .execute();
       throw new Error('boom');
     });
-    const [a, b, c] = await Promise.allSettled([createTransaction(h.ctx.deps, input(1000)), throwing, createTransaction(h.ctx.deps, input(1000))]);
+    const [a, b, c] = await Promise.allSettled([
+      createTransaction(h.ctx.deps, input(1000)),
+      throwing,
+      createTransaction(h.ctx.deps, input(1000)),
+    ]);
     expect(a.status).toBe('fulfilled');
     expect(b).toMatchObject({ status: 'rejected', reason: { message: 'boom' } });
     expect(c.status).toBe('fulfilled');
@@ -118,22 +136,32 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     await setup();
     const poison = poisonUnit();
     const before = h.ctx.deps.db.commitStats;
-    const settled = await Promise.allSettled([createTransaction(h.ctx.deps, input(1000)), poison, createTransaction(h.ctx.deps, input(2000))]);
+    const settled = await Promise.allSettled([
+      createTransaction(h.ctx.deps, input(1000)),
+      poison,
+      createTransaction(h.ctx.deps, input(2000)),
+    ]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(h.ctx.deps.db.commitStats.commits - before.commits).toBeGreaterThanOrEqual(1);
     expect(await countRows()).toBe(2);
-    expect(await h.ctx.deps.db.selectFrom('api_keys').select('id').where('id', '=', 'key_orphan').execute()).toEqual([]);
+    expect(await h.ctx.deps.db.selectFrom('api_keys').select('id').where('id', '=', 'key_orphan').execute()).toEqual(
+      [],
+    );
   });
 
   it('each create and payment is answered only once its rows are readable from another connection', async () => {
     await setup();
     const reader = new BetterSqlite3(join(h.ctx.dir, 'gateway.db'), { readonly: true });
     try {
-      const seen = (id: string) => reader.prepare('select count(*) as n from transactions where id = ?').get(id) as { n: number };
+      const seen = (id: string) =>
+        reader.prepare('select count(*) as n from transactions where id = ?').get(id) as { n: number };
       const checks = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           // The check runs synchronously in the continuation, before anything else can commit.
-          createTransaction(h.ctx.deps, input(3000 + i)).then((r) => ({ tx: r.transaction, n: seen(r.transaction.id).n })),
+          createTransaction(h.ctx.deps, input(3000 + i)).then((r) => ({
+            tx: r.transaction,
+            n: seen(r.transaction.id).n,
+          })),
         ),
       );
       expect(checks.every((c) => c.n === 1)).toBe(true);
@@ -148,7 +176,10 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
             amount: c.tx.total_amount,
             paidAt: h.ctx.deps.now(),
             trxid: c.tx.id,
-          }).then((r) => ({ r, row: reader.prepare('select status from transactions where id = ?').get(c.tx.id) as { status: string } })),
+          }).then((r) => ({
+            r,
+            row: reader.prepare('select status from transactions where id = ?').get(c.tx.id) as { status: string },
+          })),
         ),
       );
       expect(paid.every((p) => p.r.outcome === 'matched' && p.row.status === 'paid')).toBe(true);
@@ -162,7 +193,9 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     const wal = h.ctx.deps.db.walSync!;
     expect(wal).toBeDefined();
     const before = wal.flushes;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => createTransaction(h.ctx.deps, input(8000 + i))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => createTransaction(h.ctx.deps, input(8000 + i))),
+    );
     // Every caller was answered after at least one flush that started after its batch committed.
     expect(wal.flushes).toBeGreaterThan(before);
     expect(results).toHaveLength(20);
@@ -235,7 +268,9 @@ describe.skipIf(onPostgres)('group commit on SQLite', () => {
     await Promise.all(units);
     const reader = new BetterSqlite3(join(h.ctx.dir, 'gateway.db'), { readonly: true });
     try {
-      const stored = reader.prepare("select count(*) as n from api_keys where id like 'key_queued_%'").get() as { n: number };
+      const stored = reader.prepare("select count(*) as n from api_keys where id like 'key_queued_%'").get() as {
+        n: number;
+      };
       expect(stored.n).toBe(20);
     } finally {
       reader.close();

@@ -18,7 +18,11 @@ describe('migration 017-amount-paid', () => {
     await insertRows(t.deps, [paid, pending, expired]);
     await amountPaid.down(t.deps.db);
     await amountPaid.up(t.deps.db);
-    const rows = await t.deps.db.selectFrom('transactions').select(['id', 'amount_paid', 'underpaid', 'overpaid']).orderBy('created_at', 'desc').execute();
+    const rows = await t.deps.db
+      .selectFrom('transactions')
+      .select(['id', 'amount_paid', 'underpaid', 'overpaid'])
+      .orderBy('created_at', 'desc')
+      .execute();
     expect(rows).toEqual([
       { id: paid.id, amount_paid: paid.total_amount, underpaid: 0, overpaid: 0 },
       { id: pending.id, amount_paid: 0, underpaid: 0, overpaid: 0 },

@@ -41,7 +41,12 @@ describe('owner-only files and folders', () => {
       try {
         await db.schema.createTable('notes').addColumn('x', 'text').execute();
         await db.runInTransaction((trx) => sql`insert into notes (x) values ('a')`.execute(trx));
-        expect({ dir: mode(join(dir, 'data')), db: mode(dbFile), wal: mode(`${dbFile}-wal`), shm: mode(`${dbFile}-shm`) }).toEqual({
+        expect({
+          dir: mode(join(dir, 'data')),
+          db: mode(dbFile),
+          wal: mode(`${dbFile}-wal`),
+          shm: mode(`${dbFile}-shm`),
+        }).toEqual({
           dir: '700',
           db: '600',
           wal: '600',
@@ -67,7 +72,11 @@ describe('owner-only files and folders', () => {
     writeFileSync(`${dbFile}-wal`, '', { mode: 0o644 });
     const again = openDatabase(`sqlite:${dbFile}`);
     try {
-      expect({ dir: mode(data), db: mode(dbFile), wal: mode(`${dbFile}-wal`) }).toEqual({ dir: '755', db: '600', wal: '600' });
+      expect({ dir: mode(data), db: mode(dbFile), wal: mode(`${dbFile}-wal`) }).toEqual({
+        dir: '755',
+        db: '600',
+        wal: '600',
+      });
     } finally {
       await again.close();
     }

@@ -37,14 +37,17 @@ describe('statement names for PostgreSQL', () => {
     const statementName = (text: string, parameterCount: number) => names.name(text, parameterCount);
     const inList = (n: number) =>
       `select "total_amount" from "reserved_totals" where "total_amount" in (${Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')})`;
-    const named = Array.from({ length: 400 }, (_, i) => statementName(inList(21 + i), 21 + i)).filter((n) => n !== undefined);
+    const named = Array.from({ length: 400 }, (_, i) => statementName(inList(21 + i), 21 + i)).filter(
+      (n) => n !== undefined,
+    );
     expect(named.length).toBeGreaterThan(50);
     expect(named.length).toBeLessThanOrEqual(100);
     // A bulk text named once keeps its name; an unnamed one stays unnamed.
     expect(statementName(inList(21), 21)).toBe(named[0]);
     expect(statementName(inList(420), 420)).toBeUndefined();
     // Ordinary statements still get names afterwards.
-    for (let i = 0; i < 50; i++) expect(statementName(`select * from "payments" where "id" = $1 and ${i} = ${i}`, 1)).toMatch(/^qg_[0-9a-f]{16}$/);
+    for (let i = 0; i < 50; i++)
+      expect(statementName(`select * from "payments" where "id" = $1 and ${i} = ${i}`, 1)).toMatch(/^qg_[0-9a-f]{16}$/);
   });
 });
 
@@ -71,7 +74,10 @@ describe.skipIf(!onPostgres)('named statements on a real PostgreSQL connection',
       const rows = await db.selectFrom('merchants').select('id').where('id', '=', `mch_${i}`).execute();
       expect(rows).toEqual([]);
     }
-    const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db);
+    const prepared = await sql<{
+      name: string;
+      statement: string;
+    }>`select name, statement from pg_prepared_statements`.execute(db);
     const merchantsReads = prepared.rows.filter((r) => r.statement.includes('from "merchants" where "id" = $1'));
     expect(merchantsReads).toHaveLength(1);
     expect(merchantsReads[0]!.name).toBe(statementNameOf(merchantsReads[0]!.statement));

@@ -31,7 +31,13 @@ describe.skipIf(onPostgres)('SQLite checkpoints from a worker thread', () => {
     for (let i = 0; i < n; i++) {
       await db
         .insertInto('reserved_totals')
-        .values({ merchant_id: 'mch_x', mode: 'test', total_amount: i, transaction_id: `trx_${'x'.repeat(100)}${i}`, reserved_until: 0 })
+        .values({
+          merchant_id: 'mch_x',
+          mode: 'test',
+          total_amount: i,
+          transaction_id: `trx_${'x'.repeat(100)}${i}`,
+          reserved_until: 0,
+        })
         .execute();
     }
   };

@@ -17,10 +17,14 @@ describe.skipIf(onPostgres)('SQLite migrations started by several processes at o
 
   it('five CLI commands on one new file all succeed, and the file holds every migration once', async () => {
     // The first command builds dist/ when sources are newer: done alone, so the five below race only on the database.
-    expect((await runCommand(['merchant', 'list', '--json'], { DATABASE_URL: `sqlite:${join(dir, 'warm.db')}` })).code).toBe(0);
+    expect(
+      (await runCommand(['merchant', 'list', '--json'], { DATABASE_URL: `sqlite:${join(dir, 'warm.db')}` })).code,
+    ).toBe(0);
     for (let round = 0; round < 3; round++) {
       const url = `sqlite:${join(dir, `race-${round}.db`)}`;
-      const runs = await Promise.all(Array.from({ length: 5 }, () => runCommand(['merchant', 'list', '--json'], { DATABASE_URL: url })));
+      const runs = await Promise.all(
+        Array.from({ length: 5 }, () => runCommand(['merchant', 'list', '--json'], { DATABASE_URL: url })),
+      );
       expect(runs.map((r) => (r.code === 0 ? 0 : `${r.code}: ${r.stdout}${r.stderr}`))).toEqual([0, 0, 0, 0, 0]);
       const database = openDatabase(url);
       try {

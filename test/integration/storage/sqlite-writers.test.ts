@@ -37,7 +37,10 @@ describe('SQLite with another process writing', () => {
     const file = join(dir, 'gateway.db');
     database = openDatabase(`sqlite:${file}`);
     await migrateToLatest(database, 'sqlite');
-    const other = spawn(process.execPath, ['-e', OTHER_WRITER, file, '4000'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const other = spawn(process.execPath, ['-e', OTHER_WRITER, file, '4000'], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     other.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -69,7 +72,9 @@ describe('SQLite with another process writing', () => {
     expect(Number(out.split('\n')[1])).toBeGreaterThan(0);
     expect(failures).toEqual([]);
     expect(done).toBeGreaterThan(0);
-    const { rows } = await sql<{ n: number }>`select count(*) as n from audit_log where actor = 'test'`.execute(database);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from audit_log where actor = 'test'`.execute(
+      database,
+    );
     expect(rows[0]!.n).toBe(done);
   }, 30_000);
 });

@@ -42,9 +42,13 @@ const withFailing: Record<string, Migration> = {
 function sqliteDump(file: string): { schema: unknown[]; rows: Record<string, unknown[]> } {
   const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   try {
-    const schema = db.prepare("select type, name, sql from sqlite_schema where name not like 'sqlite_%' order by type, name").all();
+    const schema = db
+      .prepare("select type, name, sql from sqlite_schema where name not like 'sqlite_%' order by type, name")
+      .all();
     const rows: Record<string, unknown[]> = {};
-    for (const { name } of db.prepare("select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' order by name").all() as {
+    for (const { name } of db
+      .prepare("select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' order by name")
+      .all() as {
       name: string;
     }[]) {
       rows[name] = db.prepare(`select * from "${name}" order by 1`).all();
@@ -58,7 +62,9 @@ function sqliteDump(file: string): { schema: unknown[]; rows: Record<string, unk
 function appliedIn(file: string): string[] {
   const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map((r) => r.name);
+    return (db.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map(
+      (r) => r.name,
+    );
   } finally {
     db.close();
   }
@@ -73,10 +79,18 @@ async function migrateFile(file: string, migrations: Record<string, Migration>):
   }
 }
 
-async function cliInProcess(argv: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cliInProcess(
+  argv: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (t) => void out.push(t), err: (t) => void err.push(t) }, { ...env, ENV_FILE: '' }, { envFileDir: null });
+  const code = await runCli(
+    argv,
+    { out: (t) => void out.push(t), err: (t) => void err.push(t) },
+    { ...env, ENV_FILE: '' },
+    { envFileDir: null },
+  );
   return { code, stdout: out.join(''), stderr: err.join('') };
 }
 
@@ -98,11 +112,17 @@ describe('SQLite upgrades', () => {
     const db = openDatabase(`sqlite:${file}`);
     let report: MigrationReport | undefined;
     try {
-      report = await migrateToLatest(db, 'sqlite', { backupDir: backups, now: () => Date.UTC(2026, 10, 29, 4, 5, 6, 7) });
+      report = await migrateToLatest(db, 'sqlite', {
+        backupDir: backups,
+        now: () => Date.UTC(2026, 10, 29, 4, 5, 6, 7),
+      });
     } finally {
       await db.close();
     }
-    const expected = join(backups, `qris-gateway-gateway.db-before-${NAMES.at(-3)}-to-${LATEST}-20261129T040506007Z.sqlite`);
+    const expected = join(
+      backups,
+      `qris-gateway-gateway.db-before-${NAMES.at(-3)}-to-${LATEST}-20261129T040506007Z.sqlite`,
+    );
     expect(report).toEqual({ applied: NAMES.slice(-2), backup: expected });
     expect(readdirSync(backups)).toEqual([basename(expected)]);
     // Owner-only: it holds every secret the database does.
@@ -121,7 +141,9 @@ describe('SQLite upgrades', () => {
     try {
       const report = await migrateToLatest(db, 'sqlite');
       expect(report.backup).not.toBeNull();
-      expect(report.backup!.startsWith(join(caseDir, `qris-gateway-gateway.db-before-${NAMES.at(-2)}-to-${LATEST}-`))).toBe(true);
+      expect(
+        report.backup!.startsWith(join(caseDir, `qris-gateway-gateway.db-before-${NAMES.at(-2)}-to-${LATEST}-`)),
+      ).toBe(true);
       expect(await migrateToLatest(db, 'sqlite')).toEqual({ applied: [], backup: null });
     } finally {
       await db.close();
@@ -224,7 +246,11 @@ describe('SQLite upgrades', () => {
     expect(sqliteDump(file)).toEqual(before);
     expect(appliedIn(backup)).toEqual(NAMES.slice(0, -1));
     // serve refuses the same way.
-    const served = await runCommand(['serve'], { DATABASE_URL: `sqlite:${file}`, BACKUP_DIR: backups, PORT: '0' }, 180_000);
+    const served = await runCommand(
+      ['serve'],
+      { DATABASE_URL: `sqlite:${file}`, BACKUP_DIR: backups, PORT: '0' },
+      180_000,
+    );
     expect(served.code).toBe(1);
     expect(served.stderr).toContain('error: migration_failed: ');
     expect(sqliteDump(file)).toEqual(before);
@@ -263,10 +289,15 @@ describe('SQLite upgrades', () => {
     const { caseDir, file } = newCase();
     await migrateFile(file, MIGRATIONS);
     const raw = new BetterSqlite3(file);
-    raw.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('999-future', new Date().toISOString());
+    raw
+      .prepare('insert into kysely_migration (name, timestamp) values (?, ?)')
+      .run('999-future', new Date().toISOString());
     raw.close();
     const before = sqliteDump(file);
-    const run = await cliInProcess(['migrate'], { DATABASE_URL: `sqlite:${file}`, BACKUP_DIR: join(caseDir, 'backups') });
+    const run = await cliInProcess(['migrate'], {
+      DATABASE_URL: `sqlite:${file}`,
+      BACKUP_DIR: join(caseDir, 'backups'),
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `error: database_too_new: this database was last migrated by a newer qris-gateway (it has migration 999-future, this release knows up to ${LATEST}): start the newer release, or restore a backup made before the upgrade\n`,
@@ -276,7 +307,9 @@ describe('SQLite upgrades', () => {
     // Also with migrations pending (a newer release's database this one is behind on in other ways).
     const db = openDatabase(`sqlite:${file}`);
     try {
-      const error = await migrateToLatest(db, 'sqlite', { migrations: { ...MIGRATIONS, '024-not-yet': { up: async () => {} } } }).catch((e: unknown) => e);
+      const error = await migrateToLatest(db, 'sqlite', {
+        migrations: { ...MIGRATIONS, '024-not-yet': { up: async () => {} } },
+      }).catch((e: unknown) => e);
       expect((error as StartupError).code).toBe('database_too_new');
     } finally {
       await db.close();
@@ -295,8 +328,14 @@ async function schemaDump(url: string): Promise<{ columns: unknown[]; applied: s
         'select table_name, column_name, data_type from information_schema.columns where table_schema = current_schema() order by table_name, column_name',
       )
     ).rows;
-    const present = (await client.query("select to_regclass(quote_ident(current_schema()) || '.kysely_migration') is not null as p")).rows[0].p;
-    const applied = present ? (await client.query('select name from kysely_migration order by name')).rows.map((r: { name: string }) => r.name) : [];
+    const present = (
+      await client.query("select to_regclass(quote_ident(current_schema()) || '.kysely_migration') is not null as p")
+    ).rows[0].p;
+    const applied = present
+      ? (await client.query('select name from kysely_migration order by name')).rows.map(
+          (r: { name: string }) => r.name,
+        )
+      : [];
     return { columns, applied };
   } finally {
     await client.end();
@@ -350,7 +389,9 @@ describe.skipIf(!onPostgres)('PostgreSQL upgrades', () => {
     await other.connect();
     await other.query('begin');
     await other.query(`select pg_advisory_xact_lock(${lockKeyOf(schema)}::bigint)`);
-    const released = new Promise((resolve) => setTimeout(resolve, 1500)).then(() => other.query('commit')).finally(() => other.end());
+    const released = new Promise((resolve) => setTimeout(resolve, 1500))
+      .then(() => other.query('commit'))
+      .finally(() => other.end());
     const db = openDatabase(url, { queryTimeoutMs: 500 });
     try {
       expect(await migrateToLatest(db, 'postgres')).toEqual({ applied: NAMES, backup: null });
@@ -404,7 +445,10 @@ describe.skipIf(!onPostgres)('PostgreSQL upgrades', () => {
     await migrateSchema(url, MIGRATIONS);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await client.query('insert into kysely_migration (name, timestamp) values ($1, $2)', ['999-future', new Date().toISOString()]);
+    await client.query('insert into kysely_migration (name, timestamp) values ($1, $2)', [
+      '999-future',
+      new Date().toISOString(),
+    ]);
     await client.end();
     const before = await schemaDump(url);
     const run = await cliInProcess(['migrate'], { DATABASE_URL: url });

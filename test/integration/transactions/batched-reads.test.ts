@@ -41,7 +41,8 @@ describe('status reads that arrive together', () => {
     await h.setup();
     const other = await seedMerchant(h.ctx.deps, 1, 'Other Merchant');
     const mine = (await createTransaction(h.ctx.deps, h.input(20_000))).transaction;
-    const theirs = (await createTransaction(h.ctx.deps, { ...h.input(20_000), merchantId: other.merchant.id })).transaction;
+    const theirs = (await createTransaction(h.ctx.deps, { ...h.input(20_000), merchantId: other.merchant.id }))
+      .transaction;
     const live = (await createTransaction(h.ctx.deps, h.input(20_000, { mode: 'live' }))).transaction;
     const owner = { merchantId: h.seeded.merchant.id, mode: 'test' as const };
     const statements = countStatements(h.ctx.deps.db);
@@ -94,7 +95,11 @@ describe('status reads that arrive together', () => {
     const reads = await Promise.all(txs.map((tx) => getTransaction(h.ctx.deps, owner, tx.id)));
     for (const [i, r] of reads.entries()) {
       expect(r.transaction.status).toBe('paid');
-      expect(r.payment).toMatchObject({ id: r.transaction.payment_id, source_payment_id: `batched-${i}`, amount: txs[i]!.total_amount });
+      expect(r.payment).toMatchObject({
+        id: r.transaction.payment_id,
+        source_payment_id: `batched-${i}`,
+        amount: txs[i]!.total_amount,
+      });
     }
     // One statement for the three transactions, one for their three payments.
     expect(statements.count).toBe(2);

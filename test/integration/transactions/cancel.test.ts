@@ -31,11 +31,18 @@ async function app(env: Record<string, string> = {}): Promise<TestApp> {
   return t;
 }
 
-function cancel(a: TestApp, key: string, trxid: string, how: 'get' | 'post-json' | 'post-form' | 'post-query' = 'get', prefix = '') {
+function cancel(
+  a: TestApp,
+  key: string,
+  trxid: string,
+  how: 'get' | 'post-json' | 'post-form' | 'post-query' = 'get',
+  prefix = '',
+) {
   const headers = { 'x-api-key': key };
   if (how === 'get') return a.app.inject({ url: `${prefix}${CANCEL}?trxid=${trxid}`, headers });
   if (how === 'post-query') return a.app.inject({ method: 'POST', url: `${prefix}${CANCEL}?trxid=${trxid}`, headers });
-  if (how === 'post-json') return a.app.inject({ method: 'POST', url: `${prefix}${CANCEL}`, headers, payload: { trxid } });
+  if (how === 'post-json')
+    return a.app.inject({ method: 'POST', url: `${prefix}${CANCEL}`, headers, payload: { trxid } });
   return a.app.inject({
     method: 'POST',
     url: `${prefix}${CANCEL}`,
@@ -97,7 +104,9 @@ describe('cancel a pending transaction', () => {
   it('concurrent cancels of one transaction all answer 200 with one cancel time and one event', async () => {
     const a = await app();
     const tx = await create<Tx>(a.app, a.liveKey);
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => cancel(a, a.liveKey, tx.trxid, i % 2 ? 'get' : 'post-json')));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => cancel(a, a.liveKey, tx.trxid, i % 2 ? 'get' : 'post-json')),
+    );
     for (const r of answers) expect(r.statusCode, r.body).toBe(200);
     expect(new Set(answers.map((r) => (r.json().data as Tx).cancelled_at)).size).toBe(1);
     expect((await events(a, tx.trxid)).length).toBe(1);
@@ -106,7 +115,11 @@ describe('cancel a pending transaction', () => {
   it('refuses a paid transaction with 409 transaction_already_paid and changes nothing', async () => {
     const a = await app();
     const tx = await create<Tx>(a.app, a.testKey);
-    const paid = await a.app.inject({ method: 'POST', url: `/api/payment-gateway/simulate?trxid=${tx.trxid}`, headers: { 'x-api-key': a.testKey } });
+    const paid = await a.app.inject({
+      method: 'POST',
+      url: `/api/payment-gateway/simulate?trxid=${tx.trxid}`,
+      headers: { 'x-api-key': a.testKey },
+    });
     expect(paid.statusCode, paid.body).toBe(200);
     expectError(await cancel(a, a.testKey, tx.trxid), 409, 'transaction_already_paid', 'trxid');
     const after = await status(a, a.testKey, tx.trxid);
@@ -120,7 +133,11 @@ describe('cancel a pending transaction', () => {
     const tx = await create<Tx>(a.app, a.liveKey);
     a.clock.advance(Date.parse(tx.expires_at) - a.clock.now());
     expectError(await cancel(a, a.liveKey, tx.trxid), 409, 'transaction_expired', 'trxid');
-    const row = await a.deps.db.selectFrom('transactions').selectAll().where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+    const row = await a.deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', tx.trxid)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('pending');
     expect(row.cancelled_at).toBeNull();
     expect(await events(a, tx.trxid)).toEqual([]);
@@ -139,12 +156,35 @@ describe('cancel a pending transaction', () => {
 
   it('validates its parameters and key like cstatus', async () => {
     const a = await app();
-    expectError(await a.app.inject({ url: CANCEL, headers: { 'x-api-key': a.liveKey } }), 400, 'invalid_parameter', 'trxid');
-    expectError(await a.app.inject({ url: `${CANCEL}?trxid=nope`, headers: { 'x-api-key': a.liveKey } }), 400, 'invalid_parameter', 'trxid');
-    expectError(await a.app.inject({ url: `${CANCEL}?trxid=trx_abc&trxid=trx_def`, headers: { 'x-api-key': a.liveKey } }), 400, 'invalid_parameter');
-    expectError(await a.app.inject({ url: `${CANCEL}?trxid=trx_abc`, headers: { 'x-api-key': 'sk_live_wrong' } }), 401, 'invalid_api_key');
     expectError(
-      await a.app.inject({ method: 'POST', url: CANCEL, headers: { 'x-api-key': a.liveKey, 'content-type': 'application/json' }, payload: '[1]' }),
+      await a.app.inject({ url: CANCEL, headers: { 'x-api-key': a.liveKey } }),
+      400,
+      'invalid_parameter',
+      'trxid',
+    );
+    expectError(
+      await a.app.inject({ url: `${CANCEL}?trxid=nope`, headers: { 'x-api-key': a.liveKey } }),
+      400,
+      'invalid_parameter',
+      'trxid',
+    );
+    expectError(
+      await a.app.inject({ url: `${CANCEL}?trxid=trx_abc&trxid=trx_def`, headers: { 'x-api-key': a.liveKey } }),
+      400,
+      'invalid_parameter',
+    );
+    expectError(
+      await a.app.inject({ url: `${CANCEL}?trxid=trx_abc`, headers: { 'x-api-key': 'sk_live_wrong' } }),
+      401,
+      'invalid_api_key',
+    );
+    expectError(
+      await a.app.inject({
+        method: 'POST',
+        url: CANCEL,
+        headers: { 'x-api-key': a.liveKey, 'content-type': 'application/json' },
+        payload: '[1]',
+      }),
       400,
       'invalid_body',
     );
@@ -156,18 +196,26 @@ describe('cancel a pending transaction', () => {
 
   it('is in the OpenAPI document as GET and POST', async () => {
     const a = await app();
-    const doc = (await a.app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await a.app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(doc.paths['/api/payment-gateway/cancel'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(doc.paths['/api/api/payment-gateway/cancel']).toBeUndefined();
   });
 
   it('drops the queued invoice and queues a webhook delivery for subscribed endpoints', async () => {
     const a = await app();
-    await addWebhookEndpoint(a.deps, { merchantId: a.merchant.id, url: 'http://127.0.0.1:9/hook', events: ['transaction.cancelled'] });
+    await addWebhookEndpoint(a.deps, {
+      merchantId: a.merchant.id,
+      url: 'http://127.0.0.1:9/hook',
+      events: ['transaction.cancelled'],
+    });
     const tx = await create<Tx>(a.app, a.liveKey, { email: 'payer@example.co.id' });
     expect((await cancel(a, a.liveKey, tx.trxid)).statusCode).toBe(200);
     const mails = await a.deps.db.selectFrom('emails').selectAll().where('transaction_id', '=', tx.trxid).execute();
-    expect(mails.map((m) => [m.kind, m.status, m.last_error])).toEqual([['invoice', 'skipped', 'transaction_cancelled']]);
+    expect(mails.map((m) => [m.kind, m.status, m.last_error])).toEqual([
+      ['invoice', 'skipped', 'transaction_cancelled'],
+    ]);
     const [event] = await events(a, tx.trxid);
     const deliveries = await a.deps.db.selectFrom('deliveries').selectAll().where('event_id', '=', event!.id).execute();
     expect(deliveries.length).toBe(1);
@@ -179,7 +227,9 @@ describe('cancel a pending transaction', () => {
     const tx = await create<Tx>(a.app, a.liveKey);
     // A real failure inside the database: a trigger refuses the cancel's event row.
     if (onPostgres) {
-      await sql`create function qg_refuse_event() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`.execute(a.deps.db);
+      await sql`create function qg_refuse_event() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`.execute(
+        a.deps.db,
+      );
       await sql`create trigger qg_refuse before insert on events for each row when (new.type = 'transaction.cancelled') execute function qg_refuse_event()`.execute(
         a.deps.db,
       );
@@ -209,7 +259,11 @@ describe('a cancelled static-QRIS code can still be paid', () => {
     const blocked = await a.app.inject({ url: `${CQRIS}?amount=50000`, headers: { 'x-api-key': a.liveKey } });
     expectError(blocked, 503, 'unique_code_exhausted');
     a.clock.advance(599_000);
-    expectError(await a.app.inject({ url: `${CQRIS}?amount=50000`, headers: { 'x-api-key': a.liveKey } }), 503, 'unique_code_exhausted');
+    expectError(
+      await a.app.inject({ url: `${CQRIS}?amount=50000`, headers: { 'x-api-key': a.liveKey } }),
+      503,
+      'unique_code_exhausted',
+    );
     a.clock.advance(2_000);
     const next = await create<Tx>(a.app, a.liveKey, { amount: '50000' });
     expect(next.total_amount).toBe(50_007);
@@ -217,7 +271,12 @@ describe('a cancelled static-QRIS code can still be paid', () => {
   });
 
   it('the grace runs from the cancel, not from the expiry the code had', async () => {
-    const a = await app({ UNIQUE_CODE_MIN: '3', UNIQUE_CODE_MAX: '3', RESERVATION_GRACE_SECONDS: '60', TRANSACTION_TTL_SECONDS: '3600' });
+    const a = await app({
+      UNIQUE_CODE_MIN: '3',
+      UNIQUE_CODE_MAX: '3',
+      RESERVATION_GRACE_SECONDS: '60',
+      TRANSACTION_TTL_SECONDS: '3600',
+    });
     const tx = await create<Tx>(a.app, a.liveKey, { amount: '60000' });
     expect((await cancel(a, a.liveKey, tx.trxid)).statusCode).toBe(200);
     a.clock.advance(61_000);
@@ -254,7 +313,11 @@ describe('a cancelled static-QRIS code can still be paid', () => {
     const a = await app();
     const tx = await create<Tx>(a.app, a.testKey);
     expect((await cancel(a, a.testKey, tx.trxid)).statusCode).toBe(200);
-    const paid = await a.app.inject({ method: 'POST', url: `/api/payment-gateway/simulate?trxid=${tx.trxid}`, headers: { 'x-api-key': a.testKey } });
+    const paid = await a.app.inject({
+      method: 'POST',
+      url: `/api/payment-gateway/simulate?trxid=${tx.trxid}`,
+      headers: { 'x-api-key': a.testKey },
+    });
     expect(paid.statusCode, paid.body).toBe(200);
     expect(paid.json().data).toMatchObject({ status: 'paid', paid_late: true });
     expect(paid.json().data.cancelled_at).not.toBeNull();
@@ -314,7 +377,11 @@ describe('a cancelled static-QRIS code can still be paid', () => {
     expect(after).toMatchObject({ status: 'paid', paid_late: true });
     expect(after.cancelled_at).not.toBeNull();
     const paidEvent = (await events(a, tx.trxid)).find((e) => e.type === 'transaction.paid')!;
-    expect(JSON.parse(paidEvent.payload).data).toMatchObject({ status: 'paid', paid_late: true, cancelled_at: after.cancelled_at });
+    expect(JSON.parse(paidEvent.payload).data).toMatchObject({
+      status: 'paid',
+      paid_late: true,
+      cancelled_at: after.cancelled_at,
+    });
   });
 
   it('a cancel racing a payment ends one consistent way for every transaction', async () => {

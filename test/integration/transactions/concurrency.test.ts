@@ -31,7 +31,9 @@ describe('concurrent requests over a real socket', () => {
     const out: Tx[] = [];
     let cursor: string | null | undefined = null;
     do {
-      const page: Reply = await call(`/api/payment-gateway/cstatus?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': key } });
+      const page: Reply = await call(`/api/payment-gateway/cstatus?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: { 'x-api-key': key },
+      });
       expect(page.status).toBe(200);
       out.push(...page.body.data!.items!);
       cursor = page.body.data!.next_cursor;
@@ -49,7 +51,9 @@ describe('concurrent requests over a real socket', () => {
 
   it('100 concurrent creates of the same amount get 100 distinct totals and trxids', async () => {
     const replies = await Promise.all(
-      Array.from({ length: 100 }, () => call('/api/payment-gateway/cqris?amount=50000', { headers: { 'x-api-key': t.testKey } })),
+      Array.from({ length: 100 }, () =>
+        call('/api/payment-gateway/cqris?amount=50000', { headers: { 'x-api-key': t.testKey } }),
+      ),
     );
     for (const r of replies) expect(r.status, JSON.stringify(r.body)).toBe(200);
     const txs = replies.map((r) => r.body.data!);
@@ -62,7 +66,11 @@ describe('concurrent requests over a real socket', () => {
       expect(x.unique_code).toBeLessThanOrEqual(t.config.uniqueCodeMax);
     }
     // What the database holds agrees with what was answered.
-    const rows = await t.deps.db.selectFrom('transactions').select(['id', 'total_amount']).where('amount', '=', 50_000).execute();
+    const rows = await t.deps.db
+      .selectFrom('transactions')
+      .select(['id', 'total_amount'])
+      .where('amount', '=', 50_000)
+      .execute();
     expect(rows).toHaveLength(100);
     expect(new Set(rows.map((r) => r.id))).toEqual(new Set(txs.map((x) => x.trxid)));
     const reserved = await t.deps.db
@@ -107,7 +115,9 @@ describe('concurrent requests over a real socket', () => {
     expect(reserved.map((r) => r.transaction_id)).toEqual([...ids]);
 
     // The same ref with another amount is a conflict, not a second transaction.
-    const conflict = await call(`/api/payment-gateway/cqris?amount=60001&ref=order-race-1`, { headers: { 'x-api-key': t.testKey } });
+    const conflict = await call(`/api/payment-gateway/cqris?amount=60001&ref=order-race-1`, {
+      headers: { 'x-api-key': t.testKey },
+    });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error!.code).toBe('ref_conflict');
   });
@@ -121,7 +131,11 @@ describe('concurrent requests over a real socket', () => {
       });
     const responses = await Promise.all(Array.from({ length: 30 }, post));
     const replies = await Promise.all(
-      responses.map(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: (await r.json()) as Reply['body'] })),
+      responses.map(async (r) => ({
+        status: r.status,
+        replayed: r.headers.get('idempotent-replayed'),
+        body: (await r.json()) as Reply['body'],
+      })),
     );
     for (const r of replies) expect([200, 201], JSON.stringify(r.body)).toContain(r.status);
     expect(new Set(replies.map((r) => r.body.data!.trxid)).size).toBe(1);
@@ -148,7 +162,9 @@ describe('concurrent requests over a real socket', () => {
         headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'shared-idem' },
         body,
       });
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 === 0 ? t.testKey : other.testKey)));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => send(i % 2 === 0 ? t.testKey : other.testKey)),
+    );
     for (const r of replies) expect([200, 201], JSON.stringify(r.body)).toContain(r.status);
     const mine = new Set(replies.filter((_, i) => i % 2 === 0).map((r) => r.body.data!.trxid));
     const theirs = new Set(replies.filter((_, i) => i % 2 === 1).map((r) => r.body.data!.trxid));
@@ -161,7 +177,9 @@ describe('concurrent requests over a real socket', () => {
     // B creates transactions concurrently with A.
     const created = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        call(`/api/payment-gateway/cqris?amount=${90_000 + i}`, { headers: { 'x-api-key': i % 2 === 0 ? other.testKey : t.testKey } }),
+        call(`/api/payment-gateway/cqris?amount=${90_000 + i}`, {
+          headers: { 'x-api-key': i % 2 === 0 ? other.testKey : t.testKey },
+        }),
       ),
     );
     for (const r of created) expect(r.status).toBe(200);
@@ -176,7 +194,10 @@ describe('concurrent requests over a real socket', () => {
           expect(seen.body.error!.code).toBe('transaction_not_found');
         }
       }
-      const paid = await call(`/api/payment-gateway/simulate?trxid=${id}`, { method: 'POST', headers: { 'x-api-key': t.testKey } });
+      const paid = await call(`/api/payment-gateway/simulate?trxid=${id}`, {
+        method: 'POST',
+        headers: { 'x-api-key': t.testKey },
+      });
       expect(paid.status).toBe(404);
       // B itself still sees it, unpaid.
       const own = await call(`/api/payment-gateway/cstatus?trxid=${id}`, { headers: { 'x-api-key': other.testKey } });
@@ -186,8 +207,12 @@ describe('concurrent requests over a real socket', () => {
     }
     // A's transactions are equally hidden from B, and test transactions from A's live key.
     for (const id of aIds) {
-      expect((await call(`/api/payment-gateway/cstatus?trxid=${id}`, { headers: { 'x-api-key': other.testKey } })).status).toBe(404);
-      expect((await call(`/api/payment-gateway/cstatus?trxid=${id}`, { headers: { 'x-api-key': t.liveKey } })).status).toBe(404);
+      expect(
+        (await call(`/api/payment-gateway/cstatus?trxid=${id}`, { headers: { 'x-api-key': other.testKey } })).status,
+      ).toBe(404);
+      expect(
+        (await call(`/api/payment-gateway/cstatus?trxid=${id}`, { headers: { 'x-api-key': t.liveKey } })).status,
+      ).toBe(404);
     }
 
     const aList = await listAll(t.testKey);

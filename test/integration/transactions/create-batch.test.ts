@@ -38,7 +38,9 @@ describe('batched creates', () => {
       Array.from({ length: 92 }, (_, i) => i + 1),
       h.ctx.deps.now() + 3_600_000,
     );
-    const settled = await Promise.allSettled(Array.from({ length: 10 }, () => createTransaction(h.ctx.deps, input(amount))));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 10 }, () => createTransaction(h.ctx.deps, input(amount))),
+    );
     expect({ ...h.ctx.deps.state.creates.stats }.failed).toBe(0);
     const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
     const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as { code: string }] : []));
@@ -60,7 +62,8 @@ describe('batched creates', () => {
   it('creates with an Idempotency-Key join the batch, each key naming its own transaction', async () => {
     await setup();
     const code = parseQris(h.seeded.merchant.qris_static);
-    const keyed = (amount: number, key: string) => input(amount, { idempotency: { key, requestHash: `hash-${amount}` } });
+    const keyed = (amount: number, key: string) =>
+      input(amount, { idempotency: { key, requestHash: `hash-${amount}` } });
     // Queued in one turn: one batch makes them all, its key claims included.
     const rows = await Promise.all(
       [1, 2, 3, 4, 5].map((i) =>
@@ -74,16 +77,21 @@ describe('batched creates', () => {
       .select(['idem_key', 'transaction_id'])
       .where('merchant_id', '=', h.seeded.merchant.id)
       .execute();
-    expect(Object.fromEntries(keys.map((k) => [k.idem_key, k.transaction_id]))).toEqual(Object.fromEntries(rows.map((r, i) => [`test:key-${i + 1}`, r.id])));
+    expect(Object.fromEntries(keys.map((k) => [k.idem_key, k.transaction_id]))).toEqual(
+      Object.fromEntries(rows.map((r, i) => [`test:key-${i + 1}`, r.id])),
+    );
     // Each key replays its own transaction.
-    const again = await Promise.all([1, 2, 3, 4, 5].map((i) => createTransaction(h.ctx.deps, keyed(50_000 + i, `key-${i}`))));
+    const again = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => createTransaction(h.ctx.deps, keyed(50_000 + i, `key-${i}`))),
+    );
     expect(again.map((r) => [r.replayed, r.transaction.id])).toEqual(rows.map((r) => [true, r.id]));
   });
 
   it('a batch-mate whose key is already taken is left out of the batch and made on its own', async () => {
     await setup();
     const code = parseQris(h.seeded.merchant.qris_static);
-    const keyed = (amount: number, key: string) => input(amount, { idempotency: { key, requestHash: `hash-${amount}` } });
+    const keyed = (amount: number, key: string) =>
+      input(amount, { idempotency: { key, requestHash: `hash-${amount}` } });
     const first = await createTransaction(h.ctx.deps, keyed(54_000, 'taken'));
     const aloneFor: string[] = [];
     const rows = await Promise.all(
@@ -97,7 +105,9 @@ describe('batched creates', () => {
     expect(aloneFor).toEqual(['taken']);
     expect(rows[0]!.id).toBe(first.transaction.id);
     // Nothing of the lost one was written: no second transaction of that amount, no second reservation.
-    expect(await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 54_000).execute()).toHaveLength(1);
+    expect(
+      await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 54_000).execute(),
+    ).toHaveLength(1);
     expect(
       await h.ctx.deps.db
         .selectFrom('reserved_totals')
@@ -110,16 +120,18 @@ describe('batched creates', () => {
 
   it('one key sent ten times at once (a client retrying): one transaction, nine replays of it', async () => {
     await setup();
-    const request = () => createTransaction(h.ctx.deps, input(52_000, { idempotency: { key: 'same-key', requestHash: 'hash-52000' } }));
+    const request = () =>
+      createTransaction(h.ctx.deps, input(52_000, { idempotency: { key: 'same-key', requestHash: 'hash-52000' } }));
     const results = await Promise.all(Array.from({ length: 10 }, request));
     expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
     expect(results.filter((r) => !r.replayed)).toHaveLength(1);
     const rows = await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', 52_000).execute();
     expect(rows).toHaveLength(1);
     // The same key with another request is refused, never made.
-    const other = await createTransaction(h.ctx.deps, input(53_000, { idempotency: { key: 'same-key', requestHash: 'hash-53000' } })).catch(
-      (e: { code: string }) => e,
-    );
+    const other = await createTransaction(
+      h.ctx.deps,
+      input(53_000, { idempotency: { key: 'same-key', requestHash: 'hash-53000' } }),
+    ).catch((e: { code: string }) => e);
     expect((other as { code: string }).code).toBe('idempotency_key_reused');
   });
 
@@ -160,7 +172,13 @@ describe('batched creates', () => {
       ),
     );
     expect(aloneCalls).toEqual([]);
-    expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 0, failed: 0 });
+    expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({
+      batches: 1,
+      made: 5,
+      handedOn: 0,
+      refused: 0,
+      failed: 0,
+    });
     expect(new Set(rows.map((r) => r.total_amount)).size).toBe(5);
     const stored = await h.ctx.deps.db
       .selectFrom('transactions')
@@ -197,10 +215,22 @@ describe('batched creates', () => {
     );
     expect(aloneCalls).toEqual([]);
     const made = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    const refused = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as { code: string; details?: { retryAfter?: number } }] : []));
+    const refused = settled.flatMap((r) =>
+      r.status === 'rejected' ? [r.reason as { code: string; details?: { retryAfter?: number } }] : [],
+    );
     expect(made.map((t) => t.unique_code).sort((a, b) => a - b)).toEqual([46, 47, 48, 49, 50]);
-    expect(refused.map((e) => e.code)).toEqual(['unique_code_exhausted', 'unique_code_exhausted', 'unique_code_exhausted']);
-    expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 5, handedOn: 0, refused: 3, failed: 0 });
+    expect(refused.map((e) => e.code)).toEqual([
+      'unique_code_exhausted',
+      'unique_code_exhausted',
+      'unique_code_exhausted',
+    ]);
+    expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({
+      batches: 1,
+      made: 5,
+      handedOn: 0,
+      refused: 3,
+      failed: 0,
+    });
     const stored = await h.ctx.deps.db
       .selectFrom('reserved_totals')
       .select('transaction_id')
@@ -224,7 +254,9 @@ describe('batched creates', () => {
     );
     await hold(amount, [96, 97, 98, 99, 100], h.ctx.deps.now() - 1000);
     const before = { ...h.ctx.deps.state.creates.stats };
-    const rows = (await Promise.all(Array.from({ length: 4 }, () => createTransaction(h.ctx.deps, input(amount))))).map((r) => r.transaction);
+    const rows = (await Promise.all(Array.from({ length: 4 }, () => createTransaction(h.ctx.deps, input(amount))))).map(
+      (r) => r.transaction,
+    );
     // However the four split into batches (on PostgreSQL they often arrive one at a time), no batch made
     // or refused any: every code has a row, and the lapsed ones are the one-by-one path's to reclaim.
     const d = delta(before, { ...h.ctx.deps.state.creates.stats });
@@ -238,7 +270,11 @@ describe('batched creates', () => {
     await setup();
     const amounts = [10_000, 10_000, 25_500, 99_000];
     const before = { ...h.ctx.deps.state.creates.stats };
-    const results = await Promise.all(amounts.map((a, i) => createTransaction(h.ctx.deps, input(a, { email: i % 2 === 0 ? `buyer${i}@example.com` : null }))));
+    const results = await Promise.all(
+      amounts.map((a, i) =>
+        createTransaction(h.ctx.deps, input(a, { email: i % 2 === 0 ? `buyer${i}@example.com` : null })),
+      ),
+    );
     // (How many joined one batch depends on when each reached it; none may have failed.)
     expect(delta(before, { ...h.ctx.deps.state.creates.stats }).failed).toBe(0);
     for (const [i, r] of results.entries()) {
@@ -246,10 +282,18 @@ describe('batched creates', () => {
       expect(t.amount).toBe(amounts[i]);
       expect(t.total_amount).toBe(amounts[i]! + t.unique_code);
       expect(parseQris(t.qris).amount).toBe(t.total_amount);
-      const stored = await h.ctx.deps.db.selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
+      const stored = await h.ctx.deps.db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('id', '=', t.id)
+        .executeTakeFirstOrThrow();
       expect(stored).toEqual(t);
     }
-    const emails = await h.ctx.deps.db.selectFrom('emails').select(['transaction_id', 'kind', 'recipient']).orderBy('recipient').execute();
+    const emails = await h.ctx.deps.db
+      .selectFrom('emails')
+      .select(['transaction_id', 'kind', 'recipient'])
+      .orderBy('recipient')
+      .execute();
     expect(emails).toEqual([
       { transaction_id: results[0]!.transaction.id, kind: 'invoice', recipient: 'buyer0@example.com' },
       { transaction_id: results[2]!.transaction.id, kind: 'invoice', recipient: 'buyer2@example.com' },
@@ -263,7 +307,9 @@ describe('batched creates', () => {
     const second = openDatabase(h.ctx.databaseUrl);
     try {
       const otherDeps = { ...h.ctx.deps, db: second, state: newServiceState() };
-      const settled = await Promise.allSettled(Array.from({ length: 140 }, (_, i) => createTransaction(i % 2 === 0 ? h.ctx.deps : otherDeps, input(60_000))));
+      const settled = await Promise.allSettled(
+        Array.from({ length: 140 }, (_, i) => createTransaction(i % 2 === 0 ? h.ctx.deps : otherDeps, input(60_000))),
+      );
       const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.transaction] : []));
       const failed = settled.flatMap((s) => (s.status === 'rejected' ? [(s.reason as { code: string }).code] : []));
       expect(new Set(ok.map((t) => t.total_amount)).size).toBe(ok.length);
@@ -278,60 +324,74 @@ describe('batched creates', () => {
     }
   });
 
-  it.runIf(onPostgres)('a reservation another writer takes after the batch read it as free: no row or invoice is left, the create is handed on', async () => {
-    await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '80' });
-    const amount = 70_000;
-    // Another writer reserves every code in a transaction it has not committed: the batch's read (read
-    // committed) sees them all free, and its insert waits on those keys.
-    const other = new pg.Client({ connectionString: h.ctx.databaseUrl });
-    await other.connect();
-    try {
-      await other.query('begin');
-      for (let c = 1; c <= 80; c++) {
-        await other.query('insert into reserved_totals (merchant_id, mode, total_amount, transaction_id, reserved_until) values ($1, $2, $3, $4, $5)', [
-          h.seeded.merchant.id,
-          'test',
-          amount + c,
-          `trx_other${c}`,
-          h.ctx.deps.now() + 3_600_000,
-        ]);
+  it.runIf(onPostgres)(
+    'a reservation another writer takes after the batch read it as free: no row or invoice is left, the create is handed on',
+    async () => {
+      await setup({ UNIQUE_CODE_MIN: '1', UNIQUE_CODE_MAX: '80' });
+      const amount = 70_000;
+      // Another writer reserves every code in a transaction it has not committed: the batch's read (read
+      // committed) sees them all free, and its insert waits on those keys.
+      const other = new pg.Client({ connectionString: h.ctx.databaseUrl });
+      await other.connect();
+      try {
+        await other.query('begin');
+        for (let c = 1; c <= 80; c++) {
+          await other.query(
+            'insert into reserved_totals (merchant_id, mode, total_amount, transaction_id, reserved_until) values ($1, $2, $3, $4, $5)',
+            [h.seeded.merchant.id, 'test', amount + c, `trx_other${c}`, h.ctx.deps.now() + 3_600_000],
+          );
+        }
+        const before = { ...h.ctx.deps.state.creates.stats };
+        const code = parseQris(h.seeded.merchant.qris_static);
+        const handedOn: string[] = [];
+        const creates = Promise.allSettled(
+          Array.from({ length: 3 }, (_, i) =>
+            createInBatch(
+              h.ctx.deps,
+              { input: input(amount, { email: `o'brien${i}@example.com` }), code, low: 1, high: 80 },
+              async (c) => {
+                handedOn.push(c.input.email!);
+                throw new Error('handed on');
+              },
+            ),
+          ),
+        );
+        // Let the batch read and reach its insert, then commit the other writer's reservations.
+        // (Asked on a connection of its own: pg_stat_activity holds still inside a transaction.)
+        await waitFor(
+          async () =>
+            (
+              await sql<{
+                n: number;
+              }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${'insert into "reserved_totals"%'}`.execute(
+                h.ctx.deps.db,
+              )
+            ).rows[0]!.n > 0,
+        );
+        await other.query('commit');
+        const settled = await creates;
+        expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        // The batch committed, found all three totals lost and handed each create on to the one-by-one path.
+        expect(handedOn.sort()).toEqual(["o'brien0@example.com", "o'brien1@example.com", "o'brien2@example.com"]);
+        expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({
+          batches: 1,
+          made: 0,
+          handedOn: 3,
+          refused: 0,
+          failed: 0,
+        });
+        expect(
+          await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', amount).execute(),
+        ).toEqual([]);
+        expect(
+          await h.ctx.deps.db.selectFrom('emails').select('id').where('recipient', 'like', "o'brien%").execute(),
+        ).toEqual([]);
+      } finally {
+        await other.query('rollback').catch(() => {});
+        await other.end();
       }
-      const before = { ...h.ctx.deps.state.creates.stats };
-      const code = parseQris(h.seeded.merchant.qris_static);
-      const handedOn: string[] = [];
-      const creates = Promise.allSettled(
-        Array.from({ length: 3 }, (_, i) =>
-          createInBatch(h.ctx.deps, { input: input(amount, { email: `o'brien${i}@example.com` }), code, low: 1, high: 80 }, async (c) => {
-            handedOn.push(c.input.email!);
-            throw new Error('handed on');
-          }),
-        ),
-      );
-      // Let the batch read and reach its insert, then commit the other writer's reservations.
-      // (Asked on a connection of its own: pg_stat_activity holds still inside a transaction.)
-      await waitFor(
-        async () =>
-          (
-            await sql<{
-              n: number;
-            }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${'insert into "reserved_totals"%'}`.execute(
-              h.ctx.deps.db,
-            )
-          ).rows[0]!.n > 0,
-      );
-      await other.query('commit');
-      const settled = await creates;
-      expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
-      // The batch committed, found all three totals lost and handed each create on to the one-by-one path.
-      expect(handedOn.sort()).toEqual(["o'brien0@example.com", "o'brien1@example.com", "o'brien2@example.com"]);
-      expect(delta(before, { ...h.ctx.deps.state.creates.stats })).toEqual({ batches: 1, made: 0, handedOn: 3, refused: 0, failed: 0 });
-      expect(await h.ctx.deps.db.selectFrom('transactions').select('id').where('amount', '=', amount).execute()).toEqual([]);
-      expect(await h.ctx.deps.db.selectFrom('emails').select('id').where('recipient', 'like', "o'brien%").execute()).toEqual([]);
-    } finally {
-      await other.query('rollback').catch(() => {});
-      await other.end();
-    }
-  });
+    },
+  );
 });
 
 const delta = (a: CreateBatchStats, b: CreateBatchStats): CreateBatchStats => ({

@@ -8,8 +8,12 @@ import { expectError as expectErrorEnvelope } from '../../helpers/http-assertion
 import { CQRIS } from '../../helpers/api.js';
 
 // Every error these tests expect without a param must name none.
-const expectError = (res: Parameters<typeof expectErrorEnvelope>[0], status: number, code: Parameters<typeof expectErrorEnvelope>[2], param?: string) =>
-  expectErrorEnvelope(res, status, code, param ?? null);
+const expectError = (
+  res: Parameters<typeof expectErrorEnvelope>[0],
+  status: number,
+  code: Parameters<typeof expectErrorEnvelope>[2],
+  param?: string,
+) => expectErrorEnvelope(res, status, code, param ?? null);
 
 // jsqr is CommonJS with ES-style typings (see test/unit/qr-image.test.ts).
 const jsQR = jsQRModule.default;
@@ -151,7 +155,11 @@ describe('GET /api/payment-gateway/cqris', () => {
       expect(parseTlv(tx.qris).find((f) => f.tag === '01')?.value).toBe('12');
 
       // And the row is stored as returned.
-      const row = await t.deps.db.selectFrom('transactions').selectAll().where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+      const row = await t.deps.db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('id', '=', tx.trxid)
+        .executeTakeFirstOrThrow();
       expect(row).toMatchObject({
         merchant_id: t.merchant.id,
         mode: 'test',
@@ -163,7 +171,11 @@ describe('GET /api/payment-gateway/cqris', () => {
         created_at: t.clock.ms,
         expires_at: t.clock.ms + 900_000,
       });
-      const reserved = await t.deps.db.selectFrom('reserved_totals').selectAll().where('transaction_id', '=', tx.trxid).executeTakeFirstOrThrow();
+      const reserved = await t.deps.db
+        .selectFrom('reserved_totals')
+        .selectAll()
+        .where('transaction_id', '=', tx.trxid)
+        .executeTakeFirstOrThrow();
       expect(reserved.total_amount).toBe(tx.total_amount);
       expect(reserved.reserved_until).toBe(row.expires_at + t.config.reservationGraceSeconds * 1000);
     });
@@ -286,7 +298,11 @@ describe('GET /api/payment-gateway/cqris', () => {
       expect(res.statusCode, res.body).toBe(200);
       const tx = res.json().data;
       expect(tx.email).toBe('Budi.Santoso+toko@example.co.id');
-      const row = await t.deps.db.selectFrom('transactions').select('email').where('id', '=', tx.trxid).executeTakeFirstOrThrow();
+      const row = await t.deps.db
+        .selectFrom('transactions')
+        .select('email')
+        .where('id', '=', tx.trxid)
+        .executeTakeFirstOrThrow();
       expect(row.email).toBe('Budi.Santoso+toko@example.co.id');
     });
   });
@@ -328,7 +344,11 @@ describe('GET /api/payment-gateway/cqris', () => {
 
       const rows = await t.deps.db.selectFrom('transactions').select('id').where('ref', '=', 'ORDER-1001').execute();
       expect(rows).toHaveLength(1);
-      const reservations = await t.deps.db.selectFrom('reserved_totals').select('transaction_id').where('total_amount', '=', tx.total_amount).execute();
+      const reservations = await t.deps.db
+        .selectFrom('reserved_totals')
+        .select('transaction_id')
+        .where('total_amount', '=', tx.total_amount)
+        .execute();
       expect(reservations.map((r) => r.transaction_id)).toEqual([tx.trxid]);
     });
 
@@ -366,7 +386,13 @@ describe('GET /api/payment-gateway/cqris', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       const tx = res.json().data;
       expect(res.json().success).toBe(true);
-      expect(tx).toMatchObject({ amount: 30000, email: 'ani@example.com', ref: 'JSON-1', status: 'pending', mode: 'test' });
+      expect(tx).toMatchObject({
+        amount: 30000,
+        email: 'ani@example.com',
+        ref: 'JSON-1',
+        status: 'pending',
+        mode: 'test',
+      });
       expect(Date.parse(tx.expires_at) - Date.parse(tx.created_at)).toBe(120_000);
       expect(parseQris(tx.qris).amount).toBe(tx.total_amount);
     });
@@ -377,12 +403,15 @@ describe('GET /api/payment-gateway/cqris', () => {
       expect(res.json().data.amount).toBe(31000);
     });
 
-    it.each([[-1], [10.5], [0], [1e7], [true], [[1000, 2000]], [{ v: 1 }], ['1,000']])('rejects the JSON amount %j', async (amount) => {
-      const res = await postJson(t, { amount });
-      expect(res.statusCode, res.body).toBe(400);
-      expect(['invalid_amount', 'amount_out_of_range']).toContain(res.json().error.code);
-      expect(res.json().error.param).toBe('amount');
-    });
+    it.each([[-1], [10.5], [0], [1e7], [true], [[1000, 2000]], [{ v: 1 }], ['1,000']])(
+      'rejects the JSON amount %j',
+      async (amount) => {
+        const res = await postJson(t, { amount });
+        expect(res.statusCode, res.body).toBe(400);
+        expect(['invalid_amount', 'amount_out_of_range']).toContain(res.json().error.code);
+        expect(res.json().error.param).toBe('amount');
+      },
+    );
 
     it('without an amount in the body is 400 amount_required', async () => {
       expectError(await postJson(t, {}), 400, 'amount_required', 'amount');
@@ -455,7 +484,11 @@ describe('GET /api/payment-gateway/cqris', () => {
       const form = await t.app.inject({
         method: 'POST',
         url: CQRIS,
-        headers: { 'x-api-key': t.testKey, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': 'idem-0001' },
+        headers: {
+          'x-api-key': t.testKey,
+          'content-type': 'application/x-www-form-urlencoded',
+          'idempotency-key': 'idem-0001',
+        },
         payload: 'amount=33000&email=dewi%40example.com',
       });
       expect(form.statusCode, form.body).toBe(200);
@@ -466,7 +499,12 @@ describe('GET /api/payment-gateway/cqris', () => {
       const first = await postJson(t, { amount: 34000 }, { 'idempotency-key': 'idem-0002' });
       expect(first.statusCode).toBe(201);
       const before = await countTransactions(t);
-      expectError(await postJson(t, { amount: 34001 }, { 'idempotency-key': 'idem-0002' }), 409, 'idempotency_key_reused', 'Idempotency-Key');
+      expectError(
+        await postJson(t, { amount: 34001 }, { 'idempotency-key': 'idem-0002' }),
+        409,
+        'idempotency_key_reused',
+        'Idempotency-Key',
+      );
       expectError(
         await postJson(t, { amount: 34000, email: 'x@example.com' }, { 'idempotency-key': 'idem-0002' }),
         409,
@@ -485,7 +523,9 @@ describe('GET /api/payment-gateway/cqris', () => {
 
     it('concurrent requests with one Idempotency-Key create one transaction', async () => {
       const before = await countTransactions(t);
-      const results = await Promise.all([0, 1, 2, 3].map(() => postJson(t, { amount: 36000 }, { 'idempotency-key': 'idem-race' })));
+      const results = await Promise.all(
+        [0, 1, 2, 3].map(() => postJson(t, { amount: 36000 }, { 'idempotency-key': 'idem-race' })),
+      );
       const ids = new Set(results.map((r) => r.json().data?.trxid));
       expect(ids.size).toBe(1);
       expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 201]);

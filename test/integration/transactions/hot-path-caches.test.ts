@@ -11,7 +11,8 @@ describe('hot-path caches', () => {
   });
   afterAll(async () => t.close());
 
-  const status = (key: string) => t.app.inject({ method: 'GET', url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': key } });
+  const status = (key: string) =>
+    t.app.inject({ method: 'GET', url: '/api/payment-gateway/cstatus', headers: { 'x-api-key': key } });
 
   it('reuses a key lookup for a few seconds; a revoke in this process ends it at once', async () => {
     expect(PRINCIPAL_CACHE_MS).toBeLessThanOrEqual(5000);
@@ -26,7 +27,10 @@ describe('hot-path caches', () => {
   });
 
   it('serves the same PNG bytes on every fetch, and a create renders no image unless asked', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/payment-gateway/cqris?amount=12000&apikey=${t.testKey}` });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/payment-gateway/cqris?amount=12000&apikey=${t.testKey}`,
+    });
     const trxid = res.json().data.trxid as string;
     expect(res.json().data.qr_image).toBeUndefined();
     const a = await t.app.inject({ method: 'GET', url: `/api/payment-gateway/qr/${trxid}.png` });

@@ -48,10 +48,13 @@ describe('daily create quotas', () => {
   it('of 25 simultaneous creates against a quota of 3, exactly 3 are made and counted', async () => {
     t = await createTestApp();
     await setDailyQuota(t.deps, t.merchant.id, 3, TEST_ACTOR);
-    const settled = await Promise.allSettled(Array.from({ length: 25 }, (_, i) => createTransaction(t.deps, createInput(t.merchant.id, 40_000 + i))));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 25 }, (_, i) => createTransaction(t.deps, createInput(t.merchant.id, 40_000 + i))),
+    );
     const made = settled.filter((s) => s.status === 'fulfilled');
     expect(made).toHaveLength(3);
-    for (const s of settled) if (s.status === 'rejected') expect((s.reason as { code: string }).code).toBe('quota_exceeded');
+    for (const s of settled)
+      if (s.status === 'rejected') expect((s.reason as { code: string }).code).toBe('quota_exceeded');
     expect(await t.deps.db.selectFrom('transactions').select('id').execute()).toHaveLength(3);
     const counted = await t.deps.db.selectFrom('daily_creates').selectAll().execute();
     expect(counted.map((c) => c.count)).toEqual([3]);
@@ -64,7 +67,9 @@ describe('daily create quotas', () => {
     try {
       const other = { ...t.deps, db: second, state: newServiceState() };
       const settled = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) => createTransaction(i % 2 === 0 ? t.deps : other, createInput(t.merchant.id, 50_000 + i))),
+        Array.from({ length: 20 }, (_, i) =>
+          createTransaction(i % 2 === 0 ? t.deps : other, createInput(t.merchant.id, 50_000 + i)),
+        ),
       );
       expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(3);
       expect(await t.deps.db.selectFrom('transactions').select('id').execute()).toHaveLength(3);
@@ -104,11 +109,16 @@ describe('daily create quotas', () => {
         ref: i % 3 === 0 ? `order-${i}` : null,
         clientKey: `203.0.113.${i}`,
       });
-      const settled = await Promise.allSettled(Array.from({ length: 24 }, (_, i) => createLinkTransaction(i % 2 === 0 ? t.deps : other, link(i))));
+      const settled = await Promise.allSettled(
+        Array.from({ length: 24 }, (_, i) => createLinkTransaction(i % 2 === 0 ? t.deps : other, link(i))),
+      );
       expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(4);
-      for (const s of settled) if (s.status === 'rejected') expect((s.reason as { code: string }).code).toBe('quota_exceeded');
+      for (const s of settled)
+        if (s.status === 'rejected') expect((s.reason as { code: string }).code).toBe('quota_exceeded');
       expect(await t.deps.db.selectFrom('transactions').select('id').execute()).toHaveLength(4);
-      expect((await t.deps.db.selectFrom('link_daily_creates').select('count').execute()).map((r) => r.count)).toEqual([4]);
+      expect((await t.deps.db.selectFrom('link_daily_creates').select('count').execute()).map((r) => r.count)).toEqual([
+        4,
+      ]);
       expect(await t.deps.db.selectFrom('daily_creates').select('count').execute()).toEqual([]);
       // The merchant's own creates still have their whole quota.
       expect((await cqris(80_000)).headers['x-quota-remaining']).toBe('1');

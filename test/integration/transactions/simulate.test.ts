@@ -28,7 +28,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-function simulate(trxid: string, options: { method?: 'GET' | 'POST'; key?: string; amount?: string; prefix?: string } = {}): Promise<LightMyRequestResponse> {
+function simulate(
+  trxid: string,
+  options: { method?: 'GET' | 'POST'; key?: string; amount?: string; prefix?: string } = {},
+): Promise<LightMyRequestResponse> {
   const query = new URLSearchParams({ trxid, ...(options.amount === undefined ? {} : { amount: options.amount }) });
   return t.app.inject({
     method: options.method ?? 'POST',
@@ -200,7 +203,12 @@ describe('simulate', () => {
       .where('merchant_id', '=', t.merchant.id)
       .execute();
     expect(unmatched).toHaveLength(1);
-    expect(unmatched[0]).toMatchObject({ status: 'unmatched', reason: 'amount_mismatch', transaction_id: null, mode: 'test' });
+    expect(unmatched[0]).toMatchObject({
+      status: 'unmatched',
+      reason: 'amount_mismatch',
+      transaction_id: null,
+      mode: 'test',
+    });
 
     // Reporting the same wrong amount again is the same payment, not a second one.
     expect((await simulate(tx.trxid, { amount: wrong, method: 'GET' })).statusCode).toBe(200);
@@ -235,7 +243,10 @@ describe('simulate', () => {
   it('two identical simulate calls racing record exactly one payment', async () => {
     for (let round = 0; round < 5; round++) {
       const tx = await create<Tx>(t.app, t.testKey, {}, amounts);
-      const results = await Promise.all([simulate(tx.trxid), simulate(tx.trxid, { method: round % 2 === 0 ? 'POST' : 'GET' })]);
+      const results = await Promise.all([
+        simulate(tx.trxid),
+        simulate(tx.trxid, { method: round % 2 === 0 ? 'POST' : 'GET' }),
+      ]);
       const codes = results.map((r) => r.statusCode).sort();
       expect([
         [200, 200],
@@ -263,7 +274,12 @@ describe('simulate', () => {
 
   it('an unknown trxid is 404, a missing one 400, a malformed one 400', async () => {
     expectError(await simulate(`trx_${'Z'.repeat(22)}`), 404, 'transaction_not_found', 'trxid');
-    expectError(await t.app.inject({ method: 'POST', url: SIMULATE, headers: { 'x-api-key': t.testKey } }), 400, 'invalid_parameter', 'trxid');
+    expectError(
+      await t.app.inject({ method: 'POST', url: SIMULATE, headers: { 'x-api-key': t.testKey } }),
+      400,
+      'invalid_parameter',
+      'trxid',
+    );
     expectError(await simulate('nope'), 400, 'invalid_parameter', 'trxid');
   });
 

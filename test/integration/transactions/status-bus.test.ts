@@ -15,7 +15,9 @@ describe('status bus', () => {
     if (onPostgres) {
       // As another instance would: its own connection, hearing NOTIFY.
       // Its LISTEN is in place once onListening runs: announcements from then on are heard.
-      const listening = new Promise<void>((resolve) => stops.push(t!.deps.state.statusBus.listen(t!.databaseUrl, t!.deps.logger, resolve)));
+      const listening = new Promise<void>((resolve) =>
+        stops.push(t!.deps.state.statusBus.listen(t!.databaseUrl, t!.deps.logger, resolve)),
+      );
       await listening;
     }
     const heard: string[] = [];

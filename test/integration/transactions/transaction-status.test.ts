@@ -36,7 +36,11 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-function status(key: string, query: Record<string, string> | string = {}, prefix = ''): Promise<LightMyRequestResponse> {
+function status(
+  key: string,
+  query: Record<string, string> | string = {},
+  prefix = '',
+): Promise<LightMyRequestResponse> {
   const qs = typeof query === 'string' ? query : new URLSearchParams(query).toString();
   return t.app.inject({ url: `${prefix}${CSTATUS}?${qs}`, headers: { 'x-api-key': key } });
 }
@@ -49,7 +53,11 @@ async function page(key: string, query: Record<string, string> = {}): Promise<Pa
 }
 
 async function pay(key: string, trxid: string): Promise<Tx> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/payment-gateway/simulate?trxid=${trxid}`, headers: { 'x-api-key': key } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/payment-gateway/simulate?trxid=${trxid}`,
+    headers: { 'x-api-key': key },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json().data as Tx;
 }
@@ -114,11 +122,19 @@ describe('cstatus by trxid', () => {
     const res = await status(t.testKey, { trxid: created.trxid });
     expect(res.json().data.status).toBe('expired');
     // Nothing was written yet: the stored row is still pending until the sweeper runs.
-    const before = await t.deps.db.selectFrom('transactions').select('status').where('id', '=', created.trxid).executeTakeFirstOrThrow();
+    const before = await t.deps.db
+      .selectFrom('transactions')
+      .select('status')
+      .where('id', '=', created.trxid)
+      .executeTakeFirstOrThrow();
     expect(before.status).toBe('pending');
 
     expect(await expireDue(t.deps)).toBeGreaterThanOrEqual(1);
-    const after = await t.deps.db.selectFrom('transactions').selectAll().where('id', '=', created.trxid).executeTakeFirstOrThrow();
+    const after = await t.deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', created.trxid)
+      .executeTakeFirstOrThrow();
     expect(after.status).toBe('expired');
     expect(after.updated_at).toBe(t.clock.ms);
     expect((await status(t.testKey, { trxid: created.trxid })).json().data.status).toBe('expired');
@@ -293,7 +309,11 @@ describe('cstatus list', () => {
 
     // The sweeper makes it true in storage; the answers do not change.
     await expireDue(t.deps);
-    const rows = await t.deps.db.selectFrom('transactions').select(['id', 'status']).where('merchant_id', '=', m.merchant.id).execute();
+    const rows = await t.deps.db
+      .selectFrom('transactions')
+      .select(['id', 'status'])
+      .where('merchant_id', '=', m.merchant.id)
+      .execute();
     expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({
       [soon.trxid]: 'expired',
       [paid.trxid]: 'paid',
@@ -330,6 +350,11 @@ describe('cstatus list', () => {
     const [item] = (await page(m.testKey)).items;
     expect(item!.status).toBe('paid');
     expect(item!.paid_at).toEqual(expect.any(String));
-    expect(item!.payment).toMatchObject({ source: 'simulator', issuer: 'SIMULATOR', payer_name: 'Sandbox Payer', amount: tx.total_amount });
+    expect(item!.payment).toMatchObject({
+      source: 'simulator',
+      issuer: 'SIMULATOR',
+      payer_name: 'Sandbox Payer',
+      amount: tx.total_amount,
+    });
   });
 });

@@ -23,7 +23,10 @@ describe('unique code subtracted from the price', () => {
     const res = await fetch(`${base}${CQRIS}?amount=${amount}`, { headers: { 'x-api-key': key } });
     return {
       status: res.status,
-      body: (await res.json()) as { data?: { trxid: string; unique_code: number; total_amount: number }; error?: { code: string; param?: string } },
+      body: (await res.json()) as {
+        data?: { trxid: string; unique_code: number; total_amount: number };
+        error?: { code: string; param?: string };
+      },
     };
   };
 
@@ -61,24 +64,35 @@ describe('unique code subtracted from the price', () => {
     const ok = replies.filter((r) => r.status === 200).map((r) => r.body.data!);
     const refused = replies.filter((r) => r.status !== 200);
     expect(ok).toHaveLength(99);
-    expect(new Set(refused.map((r) => `${r.status} ${r.body.error?.code}`))).toEqual(new Set(['503 unique_code_exhausted']));
+    expect(new Set(refused.map((r) => `${r.status} ${r.body.error?.code}`))).toEqual(
+      new Set(['503 unique_code_exhausted']),
+    );
     expect(new Set(ok.map((x) => x.total_amount)).size).toBe(99);
     expect(ok.map((x) => x.total_amount).sort((a, b) => a - b)).toEqual(Array.from({ length: 99 }, (_, i) => 7901 + i));
   });
 
   it('the same holds for a merchant that adds the code: a Rp9.000 sale never costs more than Rp9.099', async () => {
-    await runCli(['merchant', 'update', t.merchant.id, '--unique-code', 'add'], { out: () => {}, err: () => {} }, { DATABASE_URL: t.databaseUrl });
+    await runCli(
+      ['merchant', 'update', t.merchant.id, '--unique-code', 'add'],
+      { out: () => {}, err: () => {} },
+      { DATABASE_URL: t.databaseUrl },
+    );
     // This process learns another process's change within 5 s (the issuer's cache).
     t.clock.advance(5_001);
     const replies = await Promise.all(Array.from({ length: 120 }, () => create(9000)));
     const ok = replies.filter((r) => r.status === 200).map((r) => r.body.data!);
     expect(ok).toHaveLength(99);
-    for (const r of replies.filter((x) => x.status !== 200)) expect([r.status, r.body.error?.code]).toEqual([503, 'unique_code_exhausted']);
+    for (const r of replies.filter((x) => x.status !== 200))
+      expect([r.status, r.body.error?.code]).toEqual([503, 'unique_code_exhausted']);
     expect(ok.map((x) => x.total_amount).sort((a, b) => a - b)).toEqual(Array.from({ length: 99 }, (_, i) => 9001 + i));
   });
 
   it('a price with no room to subtract a code is refused as amount_out_of_range', async () => {
-    await runCli(['merchant', 'update', t.merchant.id, '--unique-code', 'subtract'], { out: () => {}, err: () => {} }, { DATABASE_URL: t.databaseUrl });
+    await runCli(
+      ['merchant', 'update', t.merchant.id, '--unique-code', 'subtract'],
+      { out: () => {}, err: () => {} },
+      { DATABASE_URL: t.databaseUrl },
+    );
     t.clock.advance(5_001);
     const tiny = await create(1);
     expect(tiny.status).toBe(400);

@@ -10,7 +10,10 @@ describe('checkout page files', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    const created = await t.app.inject({ url: '/api/payment-gateway/cqris?amount=20000', headers: { 'x-api-key': t.testKey } });
+    const created = await t.app.inject({
+      url: '/api/payment-gateway/cqris?amount=20000',
+      headers: { 'x-api-key': t.testKey },
+    });
     const res = await t.app.inject({ url: `/checkout/${created.json().data.trxid}` });
     expect(res.statusCode).toBe(200);
     // The page itself stays uncached: it shows a live status.
@@ -50,7 +53,11 @@ describe('checkout page files', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.rawPayload.equals(source('payer.css'))).toBe(true);
 
-    await t.deps.db.updateTable('merchants').set({ payment_link_handle: 'warung-assets' }).where('id', '=', t.merchant.id).execute();
+    await t.deps.db
+      .updateTable('merchants')
+      .set({ payment_link_handle: 'warung-assets' })
+      .where('id', '=', t.merchant.id)
+      .execute();
     const form = await t.app.inject({ url: '/pay/warung-assets' });
     expect(form.statusCode).toBe(200);
     const payLinks = [...form.body.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1]!);
@@ -74,7 +81,9 @@ describe('checkout page files', () => {
     expect(favicon.rawPayload.equals(source('icon.svg'))).toBe(true);
     // The login form (the console's one page for a visitor) names its icon; the address serves it.
     const login = await t.app.inject({ url: '/dashboard' });
-    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/dashboard\/assets\/icon\.[0-9a-f]{12}\.svg)">/.exec(login.body);
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/dashboard\/assets\/icon\.[0-9a-f]{12}\.svg)">/.exec(
+      login.body,
+    );
     expect(icon).not.toBeNull();
     const res = await t.app.inject({ url: icon![1]! });
     expect(res.statusCode).toBe(200);

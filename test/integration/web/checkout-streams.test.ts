@@ -39,7 +39,10 @@ describe('checkout status streams', () => {
     return s;
   }
   /** A refused stream: the status, Retry-After and the JSON error's code. */
-  async function refusal(trxid: string, from?: string): Promise<{ status: number; retryAfter: string | undefined; code: string }> {
+  async function refusal(
+    trxid: string,
+    from?: string,
+  ): Promise<{ status: number; retryAfter: string | undefined; code: string }> {
     const s = await open(trxid, from);
     await s.waitForEnd();
     expect(s.headers['content-type']).toMatch(/^application\/json/);
@@ -99,7 +102,9 @@ describe('checkout status streams', () => {
     // comments (heard by the page as nothing), and the final status.
     await simulatePayment(t!.deps, { merchantId: t!.merchant.id, mode: 'test' }, trxid);
     await s.waitForEnd();
-    expect(s.text).toMatch(/^event: status\ndata: \{"status":"pending"[^\n]*\n\n(: heartbeat\n\n){3}event: status\ndata: \{"status":"paid"[^\n]*\n\n$/);
+    expect(s.text).toMatch(
+      /^event: status\ndata: \{"status":"pending"[^\n]*\n\n(: heartbeat\n\n){3}event: status\ndata: \{"status":"paid"[^\n]*\n\n$/,
+    );
     expect(statusEvents(s.text)).toEqual([
       { status: 'pending', paid_late: false },
       { status: 'paid', paid_late: false },
@@ -107,7 +112,12 @@ describe('checkout status streams', () => {
   });
 
   it('refuses a client over the per-address cap with 429, Retry-After and too_many_streams, while the API keeps answering', async () => {
-    await setup({ TRUST_PROXY: 'true', CHECKOUT_STREAMS_PER_ADDRESS: '3', CHECKOUT_STREAMS_PER_TRANSACTION: '100', CHECKOUT_STREAMS_TOTAL: '100' });
+    await setup({
+      TRUST_PROXY: 'true',
+      CHECKOUT_STREAMS_PER_ADDRESS: '3',
+      CHECKOUT_STREAMS_PER_TRANSACTION: '100',
+      CHECKOUT_STREAMS_TOTAL: '100',
+    });
     const trxid = await pending(14_000);
     const first = await opened(trxid, '203.0.113.7');
     await opened(trxid, '203.0.113.7');
@@ -116,7 +126,9 @@ describe('checkout status streams', () => {
     // The same address written as IPv6 counts as the same client.
     expect((await refusal(trxid, '::ffff:203.0.113.7')).code).toBe('too_many_streams');
 
-    const api = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${trxid}`, { headers: { 'x-api-key': t!.testKey } });
+    const api = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${trxid}`, {
+      headers: { 'x-api-key': t!.testKey },
+    });
     expect(api.status).toBe(200);
     const polled = await fetch(`${base}/checkout/${trxid}/status`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
     expect(await polled.json()).toEqual({ success: true, data: { status: 'pending', paid_late: false } });
@@ -139,7 +151,12 @@ describe('checkout status streams', () => {
   });
 
   it('caps streams per transaction (429) and in total (503 streams_at_capacity)', async () => {
-    await setup({ TRUST_PROXY: 'true', CHECKOUT_STREAMS_PER_ADDRESS: '100', CHECKOUT_STREAMS_PER_TRANSACTION: '2', CHECKOUT_STREAMS_TOTAL: '3' });
+    await setup({
+      TRUST_PROXY: 'true',
+      CHECKOUT_STREAMS_PER_ADDRESS: '100',
+      CHECKOUT_STREAMS_PER_TRANSACTION: '2',
+      CHECKOUT_STREAMS_TOTAL: '3',
+    });
     const one = await pending(15_000);
     const two = await pending(15_001);
     await opened(one, '192.0.2.1');
@@ -147,7 +164,9 @@ describe('checkout status streams', () => {
     expect(await refusal(one, '192.0.2.3')).toEqual({ status: 429, retryAfter: '30', code: 'too_many_streams' });
     await opened(two, '192.0.2.3');
     expect(await refusal(two, '192.0.2.4')).toEqual({ status: 503, retryAfter: '30', code: 'streams_at_capacity' });
-    const api = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${two}`, { headers: { 'x-api-key': t!.testKey } });
+    const api = await fetch(`${base}/api/payment-gateway/cstatus?trxid=${two}`, {
+      headers: { 'x-api-key': t!.testKey },
+    });
     expect(api.status).toBe(200);
   });
 
@@ -157,7 +176,10 @@ describe('checkout status streams', () => {
     await setup({ CHECKOUT_STREAMS_PER_TRANSACTION: '1' });
     const trxid = await pending(12_500);
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${base}/checkout/${trxid}/events`, { method: 'HEAD', signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`${base}/checkout/${trxid}/events`, {
+        method: 'HEAD',
+        signal: AbortSignal.timeout(5000),
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     }
@@ -167,7 +189,8 @@ describe('checkout status streams', () => {
   it('answers unknown and malformed ids with JSON errors, holding no slot for them', async () => {
     await setup({ CHECKOUT_STREAMS_PER_ADDRESS: '1' });
     const unknown = 'trx_0000000000000000000000000000000';
-    for (let i = 0; i < 3; i++) expect(await refusal(unknown)).toEqual({ status: 404, retryAfter: undefined, code: 'transaction_not_found' });
+    for (let i = 0; i < 3; i++)
+      expect(await refusal(unknown)).toEqual({ status: 404, retryAfter: undefined, code: 'transaction_not_found' });
     expect((await refusal('trx_not-an-id')).code).toBe('invalid_parameter');
     await opened(await pending(16_000));
   });
@@ -179,7 +202,10 @@ describe('checkout status streams', () => {
       const res = await fetch(`${base}/checkout/${id}/status`);
       return { status: res.status, body: (await res.json()) as Record<string, any> };
     };
-    expect(await poll(trxid)).toEqual({ status: 200, body: { success: true, data: { status: 'pending', paid_late: false } } });
+    expect(await poll(trxid)).toEqual({
+      status: 200,
+      body: { success: true, data: { status: 'pending', paid_late: false } },
+    });
     await simulatePayment(t!.deps, { merchantId: t!.merchant.id, mode: 'test' }, trxid);
     expect((await poll(trxid)).body.data).toEqual({ status: 'paid', paid_late: false });
     const expiring = await pending(17_001);
@@ -201,7 +227,11 @@ describe('checkout status streams', () => {
       const other = openDatabase(t!.databaseUrl);
       try {
         await other.runInTransaction(async (trx) => {
-          await trx.updateTable('transactions').set({ status: 'paid', paid_at: t!.clock.now() }).where('id', '=', trxid).execute();
+          await trx
+            .updateTable('transactions')
+            .set({ status: 'paid', paid_at: t!.clock.now() })
+            .where('id', '=', trxid)
+            .execute();
           if (other.dialect === 'postgres') await t!.deps.state.statusBus.announce(trx, trxid);
         });
       } finally {

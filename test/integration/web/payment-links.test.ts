@@ -13,7 +13,13 @@ import { paymentLinkLimit } from '../../../src/web/payment-link-limit.js';
 import { pino } from 'pino';
 import type { Viewer } from '../../../src/domain/viewer.js';
 
-const OPERATOR: Viewer = { userId: 'usr_test', email: 'ops@example.test', role: 'operator', merchantIds: [], sessionKey: 'k' };
+const OPERATOR: Viewer = {
+  userId: 'usr_test',
+  email: 'ops@example.test',
+  role: 'operator',
+  merchantIds: [],
+  sessionKey: 'k',
+};
 const TRX = /^\/checkout\/(trx_[0-9A-Za-z]+)$/;
 
 describe('payment links: the public routes', () => {
@@ -27,7 +33,11 @@ describe('payment links: the public routes', () => {
   }
 
   const open = (url: string, opts: { ip?: string; lang?: string } = {}) =>
-    t.app.inject({ url, remoteAddress: opts.ip ?? '198.51.100.7', headers: opts.lang ? { 'accept-language': opts.lang } : {} });
+    t.app.inject({
+      url,
+      remoteAddress: opts.ip ?? '198.51.100.7',
+      headers: opts.lang ? { 'accept-language': opts.lang } : {},
+    });
 
   const cqris = (query: string, headers: Record<string, string> = {}) =>
     t.app.inject({ url: `/api/payment-gateway/cqris?${query}`, headers: { 'x-api-key': t.liveKey, ...headers } });
@@ -51,7 +61,14 @@ describe('payment links: the public routes', () => {
     await setup();
     const res = await open('/pay/warung-saya/25000?email=Payer@Example.COM');
     const tx = await trxOf(res);
-    expect(tx).toMatchObject({ merchant_id: t.merchant.id, mode: 'live', amount: 25000, email: 'Payer@example.com', status: 'pending', ref: null });
+    expect(tx).toMatchObject({
+      merchant_id: t.merchant.id,
+      mode: 'live',
+      amount: 25000,
+      email: 'Payer@example.com',
+      status: 'pending',
+      ref: null,
+    });
     expect(tx.total_amount).toBeGreaterThan(25000);
     expect(res.headers['cache-control']).toBe('no-store');
     const checkout = await t.app.inject({ url: res.headers.location as string });
@@ -158,7 +175,11 @@ describe('payment links: the public routes', () => {
     const made = shop.json().data;
     expect(made).toMatchObject({ ref: 'order-B', email: 'buyer@shop.test' });
     expect(made.trxid).not.toBe(opened.id);
-    const mails = await t.deps.db.selectFrom('emails').select(['transaction_id', 'recipient']).orderBy('created_at').execute();
+    const mails = await t.deps.db
+      .selectFrom('emails')
+      .select(['transaction_id', 'recipient'])
+      .orderBy('created_at')
+      .execute();
     expect(mails).toEqual([
       { transaction_id: opened.id, recipient: 'attacker@evil.test' },
       { transaction_id: made.trxid, recipient: 'buyer@shop.test' },
@@ -190,14 +211,22 @@ describe('payment links: the public routes', () => {
 
   it("answers a bad amount or e-mail with a clear page in the payer's language, and creates nothing", async () => {
     await setup();
-    expectPage(await open('/pay/warung-saya/25.000'), 400, 'The amount must be whole rupiah in digits only, e.g. 25000.');
+    expectPage(
+      await open('/pay/warung-saya/25.000'),
+      400,
+      'The amount must be whole rupiah in digits only, e.g. 25000.',
+    );
     expectPage(await open('/pay/warung-saya/-5'), 400, 'The amount must be whole rupiah in digits only');
     expectPage(await open('/pay/warung-saya/0'), 400, 'The amount must be between Rp1 and Rp9.999.999.');
     expectPage(await open('/pay/warung-saya/10000000'), 400, 'The amount must be between Rp1 and Rp9.999.999.');
     expectPage(await open('/pay/warung-saya/99999999999999999999'), 400, 'The amount must be between');
     expectPage(await open('/pay/warung-saya/25000?email=not-an-address'), 400, 'The e-mail address is not valid.');
     expectPage(await open('/pay/warung-saya/25000?email='), 400, 'The e-mail address is not valid.');
-    expectPage(await open('/pay/warung-saya/25000?email=a@example.com&email=b@example.com'), 400, 'The e-mail address is not valid.');
+    expectPage(
+      await open('/pay/warung-saya/25000?email=a@example.com&email=b@example.com'),
+      400,
+      'The e-mail address is not valid.',
+    );
     const id = await open('/pay/warung-saya/25.000', { lang: 'id-ID,id;q=0.9,en;q=0.8' });
     expectPage(id, 400, 'Jumlah harus rupiah bulat, hanya angka, mis. 25000.');
     expect(id.body).toContain('<html lang="id">');
@@ -210,7 +239,14 @@ describe('payment links: the public routes', () => {
 
   it('answers an unknown, malformed or removed handle, and a disabled merchant, with a 404 page', async () => {
     await setup();
-    for (const url of ['/pay/nobody-here/25000', '/pay/nobody-here', '/pay/a%20b/25000', '/pay/api/25000', '/pay', '/pay/warung-saya/25000/more']) {
+    for (const url of [
+      '/pay/nobody-here/25000',
+      '/pay/nobody-here',
+      '/pay/a%20b/25000',
+      '/pay/api/25000',
+      '/pay',
+      '/pay/warung-saya/25000/more',
+    ]) {
       expectPage(await open(url), 404, 'There is no payment link at this address.');
     }
     expectPage(await open('/pay/nobody-here', { lang: 'id' }), 404, 'Tidak ada tautan pembayaran di alamat ini.');
@@ -261,14 +297,19 @@ describe('payment links: the public routes', () => {
     await setup({ PAYMENT_LINK_DAILY_CREATES: '3' });
     await setDailyQuota(t.deps, t.merchant.id, 5, TEST_ACTOR);
     const made = [];
-    for (let i = 0; i < 3; i++) made.push(await trxOf(await open(`/pay/warung-saya/${25_000 + i}`, { ip: `203.0.113.${i + 1}` })));
+    for (let i = 0; i < 3; i++)
+      made.push(await trxOf(await open(`/pay/warung-saya/${25_000 + i}`, { ip: `203.0.113.${i + 1}` })));
     // Opening the same link again creates nothing, so it is never refused for the cap.
     expect((await trxOf(await open('/pay/warung-saya/25000', { ip: '203.0.113.1' }))).id).toBe(made[0]!.id);
     const over = await open('/pay/warung-saya/26000', { ip: '203.0.113.9' });
     expectPage(over, 429, 'cannot take more payments through this link today. Try again after midnight (WIB)');
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(86_400);
-    expectPage(await open('/pay/warung-saya/26000', { lang: 'id' }), 429, 'Tidak ada pembayaran lagi melalui tautan ini hari ini');
+    expectPage(
+      await open('/pay/warung-saya/26000', { lang: 'id' }),
+      429,
+      'Tidak ada pembayaran lagi melalui tautan ini hari ini',
+    );
     // The shop's own API still has all of its quota of 5: link opens counted nothing against it.
     const api = [];
     for (let i = 0; i < 5; i++) api.push(await cqris(`amount=${60_000 + i}`));
@@ -276,7 +317,9 @@ describe('payment links: the public routes', () => {
     expect(api.map((r) => r.headers['x-quota-remaining'])).toEqual(['4', '3', '2', '1', '0']);
     expect((await cqris('amount=61000')).statusCode).toBe(429);
     const counts = async (table: 'daily_creates' | 'link_daily_creates') =>
-      (await t.deps.db.selectFrom(table).select('count').where('merchant_id', '=', t.merchant.id).execute()).map((r) => r.count);
+      (await t.deps.db.selectFrom(table).select('count').where('merchant_id', '=', t.merchant.id).execute()).map(
+        (r) => r.count,
+      );
     expect(await counts('daily_creates')).toEqual([5]);
     expect(await counts('link_daily_creates')).toEqual([3]);
   });
@@ -335,7 +378,11 @@ describe('payment links: the public routes', () => {
   it('shows the form again with the problem and what was typed when the amount or e-mail is refused', async () => {
     await setup();
     const bad = await open('/pay/warung-saya?amount=25%2C5&email=');
-    expectPage(bad, 400, '<p class="notice error" role="alert">The amount must be whole rupiah in digits only, e.g. 25000.</p>');
+    expectPage(
+      bad,
+      400,
+      '<p class="notice error" role="alert">The amount must be whole rupiah in digits only, e.g. 25000.</p>',
+    );
     expect(bad.body).toContain('value="25,5"');
     expectPage(await open('/pay/warung-saya?amount=&email='), 400, 'Type the amount to pay.');
     expectPage(await open('/pay/warung-saya?amount=0'), 400, 'The amount must be between Rp1 and Rp9.999.999.');
@@ -384,7 +431,10 @@ describe('the payment-link limit with REDIS_URL', () => {
   it('is counted in Redis, so every instance shares it', async () => {
     const config = loadConfig({ REDIS_URL, PAYMENT_LINK_CREATES_PER_MINUTE: '2' });
     const prefix = `qg:test:${randomBytes(6).toString('hex')}:`;
-    const limits = [paymentLinkLimit(config, Date.now, silent, prefix)!, paymentLinkLimit(config, Date.now, silent, prefix)!];
+    const limits = [
+      paymentLinkLimit(config, Date.now, silent, prefix)!,
+      paymentLinkLimit(config, Date.now, silent, prefix)!,
+    ];
     try {
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push((await limits[i % 2]!.take('198.51.100.1')).allowed);

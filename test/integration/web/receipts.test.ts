@@ -91,7 +91,9 @@ describe('receipts', () => {
       expect(body, shown).toContain(shown);
     }
     expect(body).toContain('<body class="paper-58">');
-    expect((await t.app.inject({ method: 'GET', url: `${path}?width=80&lang=en` })).body).toContain('<body class="paper-80">');
+    expect((await t.app.inject({ method: 'GET', url: `${path}?width=80&lang=en` })).body).toContain(
+      '<body class="paper-80">',
+    );
     expect((await t.app.inject({ method: 'GET', url: `${path}?lang=en` })).body).toContain('Total paid');
 
     // The audit log names who made it.
@@ -111,7 +113,11 @@ describe('receipts', () => {
     const shop = await as('shop@example.test');
     const pendingPage = await shop.get(`/dashboard/transactions/${pending.id}`);
     expect(pendingPage.body).not.toContain('Make the receipt link');
-    const refused = await shop.post(`/dashboard/transactions/${pending.id}/receipt`, {}, `/dashboard/transactions/${pending.id}`);
+    const refused = await shop.post(
+      `/dashboard/transactions/${pending.id}/receipt`,
+      {},
+      `/dashboard/transactions/${pending.id}`,
+    );
     expect(refused.statusCode).toBe(404);
 
     const lain = await as('lain@example.test');
@@ -123,14 +129,21 @@ describe('receipts', () => {
   it('answers an unknown, malformed or unpaid token with a 404 page', async () => {
     await setup();
     const tx = await paidTransaction(14_000);
-    await (await as('ops@example.test')).post(`/dashboard/transactions/${tx.id}/receipt`, {}, `/dashboard/transactions/${tx.id}`);
+    await (await as('ops@example.test')).post(
+      `/dashboard/transactions/${tx.id}/receipt`,
+      {},
+      `/dashboard/transactions/${tx.id}`,
+    );
     const { token } = await t.deps.db.selectFrom('receipt_links').select('token').executeTakeFirstOrThrow();
     expect((await t.app.inject({ url: `/receipt/${token}` })).statusCode).toBe(200);
 
     // A token whose transaction is not paid (a row this gateway would not make, written by hand) is not a receipt.
     const pending = (await createTransaction(t.deps, createInput(t.merchant.id, 15_000))).transaction;
     const unpaidToken = 'U'.repeat(32);
-    await t.deps.db.insertInto('receipt_links').values({ transaction_id: pending.id, token: unpaidToken, created_at: t.clock.now() }).execute();
+    await t.deps.db
+      .insertInto('receipt_links')
+      .values({ transaction_id: pending.id, token: unpaidToken, created_at: t.clock.now() })
+      .execute();
 
     for (const url of [
       `/receipt/${'x'.repeat(32)}`,
@@ -162,12 +175,22 @@ describe('receipts', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(`<body class="paper-${width}">`);
     const stamp = /<p class="stamp[^"]*">([^<]*)<\/p>/.exec(res.body)?.[1];
-    const lines = [...res.body.matchAll(/<div class="line[^"]*"><span>([^<]*)<\/span><span>([^<]*)<\/span><\/div>/g)].map((m) => `${m[1]}: ${m[2]}`);
+    const lines = [
+      ...res.body.matchAll(/<div class="line[^"]*"><span>([^<]*)<\/span><span>([^<]*)<\/span><\/div>/g),
+    ].map((m) => `${m[1]}: ${m[2]}`);
     return { stamp, lines, body: res.body };
   }
 
   const refund = (trxid: string, amount: number) =>
-    refundTransaction(t.deps, { trxid, owner: null, amount, reason: 'returned', reference: null, idempotency: null, actor: { kind: 'cli', operator: 'ops' } });
+    refundTransaction(t.deps, {
+      trxid,
+      owner: null,
+      amount,
+      reason: 'returned',
+      reference: null,
+      idempotency: null,
+      actor: { kind: 'cli', operator: 'ops' },
+    });
 
   it('a partly and then fully refunded transaction: its receipt says so, with what remains paid, in both languages and widths', async () => {
     await setup();
@@ -181,13 +204,21 @@ describe('receipts', () => {
       const id = await slip(path, 'id', width);
       expect(id.stamp).toBe('SEBAGIAN DIKEMBALIKAN');
       expect(id.lines).toEqual(
-        expect.arrayContaining([`Dibayar: ${formatRupiah(total)}`, 'Dikembalikan: -Rp10.000', `Sisa dibayar: ${formatRupiah(total - 10_000)}`]),
+        expect.arrayContaining([
+          `Dibayar: ${formatRupiah(total)}`,
+          'Dikembalikan: -Rp10.000',
+          `Sisa dibayar: ${formatRupiah(total - 10_000)}`,
+        ]),
       );
       expect(id.body).not.toContain('LUNAS');
       const en = await slip(path, 'en', width);
       expect(en.stamp).toBe('PARTLY REFUNDED');
       expect(en.lines).toEqual(
-        expect.arrayContaining([`Paid: ${formatRupiah(total)}`, 'Refunded: -Rp10.000', `Remains paid: ${formatRupiah(total - 10_000)}`]),
+        expect.arrayContaining([
+          `Paid: ${formatRupiah(total)}`,
+          'Refunded: -Rp10.000',
+          `Remains paid: ${formatRupiah(total - 10_000)}`,
+        ]),
       );
       expect(en.body).not.toContain('PAID<');
     }
@@ -196,11 +227,23 @@ describe('receipts', () => {
     for (const width of [58, 80] as const) {
       const id = await slip(path, 'id', width);
       expect(id.stamp).toBe('DIKEMBALIKAN');
-      expect(id.lines).toEqual(expect.arrayContaining([`Dibayar: ${formatRupiah(total)}`, `Dikembalikan: -${formatRupiah(total)}`, 'Sisa dibayar: Rp0']));
+      expect(id.lines).toEqual(
+        expect.arrayContaining([
+          `Dibayar: ${formatRupiah(total)}`,
+          `Dikembalikan: -${formatRupiah(total)}`,
+          'Sisa dibayar: Rp0',
+        ]),
+      );
       expect(id.body).not.toContain('LUNAS');
       const en = await slip(path, 'en', width);
       expect(en.stamp).toBe('REFUNDED');
-      expect(en.lines).toEqual(expect.arrayContaining([`Paid: ${formatRupiah(total)}`, `Refunded: -${formatRupiah(total)}`, 'Remains paid: Rp0']));
+      expect(en.lines).toEqual(
+        expect.arrayContaining([
+          `Paid: ${formatRupiah(total)}`,
+          `Refunded: -${formatRupiah(total)}`,
+          'Remains paid: Rp0',
+        ]),
+      );
       expect(en.body).not.toContain('PAID<');
     }
   });
@@ -226,7 +269,9 @@ describe('receipts', () => {
     const held = await slip(path, 'en');
     // Nothing has come back yet: still paid in full, with the refund in progress said plainly.
     expect(held.stamp).toBe('PAID');
-    expect(held.lines).toEqual(expect.arrayContaining([`Remains paid: ${formatRupiah(total)}`, 'Refund in progress: Rp7.000']));
+    expect(held.lines).toEqual(
+      expect.arrayContaining([`Remains paid: ${formatRupiah(total)}`, 'Refund in progress: Rp7.000']),
+    );
     expect(held.lines.some((l) => l.startsWith('Refunded:'))).toBe(false);
     expect(held.body).toContain('A refund in progress counts as refunded once it has gone through.');
 
@@ -235,7 +280,11 @@ describe('receipts', () => {
     const id = await slip(path, 'id');
     expect(id.stamp).toBe('SEBAGIAN DIKEMBALIKAN');
     expect(id.lines).toEqual(
-      expect.arrayContaining([`Dikembalikan: -Rp5.000`, `Sisa dibayar: ${formatRupiah(total - 5_000)}`, 'Sedang dikembalikan: Rp7.000']),
+      expect.arrayContaining([
+        `Dikembalikan: -Rp5.000`,
+        `Sisa dibayar: ${formatRupiah(total - 5_000)}`,
+        'Sedang dikembalikan: Rp7.000',
+      ]),
     );
     expect(id.body).toContain('Pengembalian yang sedang diproses dihitung setelah selesai.');
   });

@@ -46,7 +46,12 @@ const OLD_SCHEMES = [
 describe('the edges', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ CONSOLE: 'true', SIGNUP: 'open', SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'gateway@example.com' });
+    t = await createTestApp({
+      CONSOLE: 'true',
+      SIGNUP: 'open',
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      MAIL_FROM: 'gateway@example.com',
+    });
   });
   afterAll(async () => t.close());
 
@@ -54,7 +59,9 @@ describe('the edges', () => {
     const pages = routeTable(t.app).filter((r) => /^\/(dashboard|checkout|pay)(\/|$)/.test(r.url));
     expect(pages.length).toBeGreaterThan(40);
     const missing = pages.flatMap((r) => [
-      ...(r.method === 'POST' && r.url.startsWith('/dashboard') && !r.declares.body ? [`${r.method} ${r.url}: no body schema`] : []),
+      ...(r.method === 'POST' && r.url.startsWith('/dashboard') && !r.declares.body
+        ? [`${r.method} ${r.url}: no body schema`]
+        : []),
       ...(r.url.includes('/:') && !r.declares.params ? [`${r.method} ${r.url}: no params schema`] : []),
     ]);
     expect(missing).toEqual([]);
@@ -62,8 +69,10 @@ describe('the edges', () => {
 
   it('no page reads its request through a cast or an ad-hoc helper', () => {
     expect(
-      offenders(['src/web'], /request\.(query|body|params)\s+as\b|\.(get|post|head)<\{|\b(queryValue|fieldList)\(|[^.\w]field\(request/, (f) =>
-        f.endsWith('web/forms.ts'),
+      offenders(
+        ['src/web'],
+        /request\.(query|body|params)\s+as\b|\.(get|post|head)<\{|\b(queryValue|fieldList)\(|[^.\w]field\(request/,
+        (f) => f.endsWith('web/forms.ts'),
       ),
     ).toEqual([]);
   });
@@ -75,8 +84,10 @@ describe('the edges', () => {
   it('money and time are formatted in one place each', () => {
     // formatRupiah (domain/money.ts) and formatTime (presentation/format.ts).
     expect(
-      offenders(['src/web', 'src/mail', 'src/presentation'], /toLocaleString\(|Intl\.DateTimeFormat|Intl\.NumberFormat/, (f) =>
-        f.endsWith('presentation/format.ts'),
+      offenders(
+        ['src/web', 'src/mail', 'src/presentation'],
+        /toLocaleString\(|Intl\.DateTimeFormat|Intl\.NumberFormat/,
+        (f) => f.endsWith('presentation/format.ts'),
       ),
     ).toEqual([]);
   });

@@ -43,7 +43,10 @@ afterEach(async () => {
 const dispatch = (deps: Deps = t.deps, concurrency = 8) => dispatchDueDeliveries(deps, { random, concurrency });
 
 async function createTransaction(amount: number): Promise<{ trxid: string; total_amount: number }> {
-  const res = await t.app.inject({ url: `/api/payment-gateway/cqris?amount=${amount}`, headers: { 'x-api-key': t.testKey } });
+  const res = await t.app.inject({
+    url: `/api/payment-gateway/cqris?amount=${amount}`,
+    headers: { 'x-api-key': t.testKey },
+  });
   expect(res.statusCode).toBe(200);
   return res.json().data;
 }
@@ -54,11 +57,22 @@ async function payNewTransaction(amount = 10_000): Promise<string> {
   return tx.trxid;
 }
 
-const eventsOf = (trxid: string) => t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).orderBy('created_at').execute();
+const eventsOf = (trxid: string) =>
+  t.deps.db.selectFrom('events').selectAll().where('transaction_id', '=', trxid).orderBy('created_at').execute();
 const deliveryOf = (eventId: string, endpointId = endpoint.id) =>
-  t.deps.db.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow();
+  t.deps.db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('event_id', '=', eventId)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirstOrThrow();
 const attemptsOf = (deliveryId: string) =>
-  t.deps.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempted_at').execute();
+  t.deps.db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempted_at')
+    .execute();
 
 describe('delivery, retries and signatures', () => {
   it('a receiver that fails twice then succeeds gets three signed attempts and one success', async () => {
@@ -69,7 +83,13 @@ describe('delivery, retries and signatures', () => {
 
     expect((await dispatch()).states).toEqual(['retrying']);
     let delivery = await deliveryOf(event!.id);
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, next_attempt_at: started + 30_000, locked_until: null });
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status_code: 500,
+      next_attempt_at: started + 30_000,
+      locked_until: null,
+    });
     expect((await dispatch()).claimed).toBe(0); // not due yet
 
     t.clock.advance(30_000);
@@ -104,8 +124,12 @@ describe('delivery, retries and signatures', () => {
       const header = String(req.headers['x-signature']);
       expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(header.startsWith(`t=${Math.floor(attempts[i]!.attempted_at / 1000)},`)).toBe(true);
-      expect(verifyWebhookSignature({ payload: req.body, header, secret: endpoint.secret, now: attempts[i]!.attempted_at })).toBe(true);
-      expect(verifyWebhookSignature({ payload: req.body, header, secret: 'whsec_wrong', now: attempts[i]!.attempted_at })).toBe(false);
+      expect(
+        verifyWebhookSignature({ payload: req.body, header, secret: endpoint.secret, now: attempts[i]!.attempted_at }),
+      ).toBe(true);
+      expect(
+        verifyWebhookSignature({ payload: req.body, header, secret: 'whsec_wrong', now: attempts[i]!.attempted_at }),
+      ).toBe(false);
     }
     const body = JSON.parse(receiver.requests[0]!.body);
     expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'data']);
@@ -142,7 +166,8 @@ describe('delivery, retries and signatures', () => {
 
   it('sends the events of one transaction in order: a later one waits while an earlier one retries', async () => {
     receiver.respond = (req) =>
-      req.headers['x-event-type'] === 'transaction.expired' && receiver.requests.filter((r) => r.headers['x-event-type'] === 'transaction.expired').length === 1
+      req.headers['x-event-type'] === 'transaction.expired' &&
+      receiver.requests.filter((r) => r.headers['x-event-type'] === 'transaction.expired').length === 1
         ? { status: 500 }
         : { status: 200 };
     const tx = await createTransaction(15_000);
@@ -164,7 +189,9 @@ describe('delivery, retries and signatures', () => {
     const other = await payNewTransaction(16_000);
 
     expect((await dispatch()).claimed).toBe(2); // expired (fails) and the other transaction's event; paid waits
-    expect(receiver.requests.map((r) => r.headers['x-event-type'])).toEqual(expect.arrayContaining(['transaction.expired', 'transaction.paid']));
+    expect(receiver.requests.map((r) => r.headers['x-event-type'])).toEqual(
+      expect.arrayContaining(['transaction.expired', 'transaction.paid']),
+    );
     expect(receiver.eventIds()).not.toContain(paid!.id);
     expect(receiver.eventIds()).toContain((await eventsOf(other))[0]!.id);
     expect((await dispatch()).claimed).toBe(0);
@@ -219,15 +246,24 @@ describe('delivery, retries and signatures', () => {
 
     receiver.respond = () => ({ status: 200 });
     expect((await resendEvent(t.deps, { eventId: event!.id })).requeued).toBe(1);
-    expect(await deliveryOf(event!.id)).toMatchObject({ status: 'pending', attempts: 0, next_attempt_at: t.clock.now() });
+    expect(await deliveryOf(event!.id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: t.clock.now(),
+    });
     expect((await dispatch()).states).toEqual(['succeeded']);
     expect(await attemptsOf(delivery.id)).toHaveLength(MAX_ATTEMPTS + 1);
   });
 
   it('marks an endpoint failing after 20 failures in a row, keeps retrying it, and heals on success', async () => {
     receiver.respond = () => ({ status: 500 });
-    await t.deps.db.updateTable('webhook_endpoints').set({ consecutive_failures: 18 }).where('id', '=', endpoint.id).execute();
-    const endpointRow = () => t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+    await t.deps.db
+      .updateTable('webhook_endpoints')
+      .set({ consecutive_failures: 18 })
+      .where('id', '=', endpoint.id)
+      .execute();
+    const endpointRow = () =>
+      t.deps.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
     await payNewTransaction();
     await dispatch();
     expect(await endpointRow()).toMatchObject({ status: 'active', consecutive_failures: 19 });
@@ -247,7 +283,11 @@ describe('Standard Webhooks', () => {
    * `ms`: the package's own check of the timestamp then judges the attempt as a receiver at that moment
    * would. Returns the parsed body, or the package's error.
    */
-  const packageVerifies = (secret: string, request: { body: string; headers: ReceivedRequest['headers'] }, ms: number): unknown => {
+  const packageVerifies = (
+    secret: string,
+    request: { body: string; headers: ReceivedRequest['headers'] },
+    ms: number,
+  ): unknown => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(ms);
     try {
@@ -261,12 +301,21 @@ describe('Standard Webhooks', () => {
   const ours = (secret: string, request: { body: string; headers: ReceivedRequest['headers'] }, ms: number) =>
     verifyStandardWebhook({
       payload: request.body,
-      headers: { id: request.headers['webhook-id'], timestamp: request.headers['webhook-timestamp'], signature: request.headers['webhook-signature'] },
+      headers: {
+        id: request.headers['webhook-id'],
+        timestamp: request.headers['webhook-timestamp'],
+        signature: request.headers['webhook-signature'],
+      },
       secret,
       now: ms,
     });
   const older = (secret: string, request: { body: string; headers: ReceivedRequest['headers'] }, ms: number) =>
-    verifyWebhookSignature({ payload: request.body, header: request.headers['x-signature'] as string | undefined, secret, now: ms });
+    verifyWebhookSignature({
+      payload: request.body,
+      header: request.headers['x-signature'] as string | undefined,
+      secret,
+      now: ms,
+    });
 
   /** Every way this request must fail, in both schemes and with the package. */
   function expectRefusals(secret: string, request: ReceivedRequest, ms: number): void {
@@ -345,7 +394,11 @@ describe('Standard Webhooks', () => {
   });
 
   it('a secret changed by hand into one that cannot sign sends nothing and records a failed attempt', async () => {
-    await t.deps.db.updateTable('webhook_endpoints').set({ secret: 'whsec_not base64!' }).where('id', '=', endpoint.id).execute();
+    await t.deps.db
+      .updateTable('webhook_endpoints')
+      .set({ secret: 'whsec_not base64!' })
+      .where('id', '=', endpoint.id)
+      .execute();
     const trxid = await payNewTransaction();
     const [event] = await eventsOf(trxid);
     expect((await dispatch()).states).toEqual(['retrying']);
@@ -398,17 +451,30 @@ describe('endpoint lifecycle', () => {
     const second = await payNewTransaction();
     const [secondEvent] = await eventsOf(second);
     expect(
-      await t.deps.db.selectFrom('deliveries').selectAll().where('endpoint_id', '=', endpoint.id).where('event_id', '=', secondEvent!.id).execute(),
+      await t.deps.db
+        .selectFrom('deliveries')
+        .selectAll()
+        .where('endpoint_id', '=', endpoint.id)
+        .where('event_id', '=', secondEvent!.id)
+        .execute(),
     ).toEqual([]);
     t.clock.advance(3_600_000);
     await dispatch();
     expect(receiver.requests).toHaveLength(1);
-    await expect(resendEvent(t.deps, { eventId: event!.id, endpointId: endpoint.id })).rejects.toMatchObject({ code: 'invalid_parameter' });
+    await expect(resendEvent(t.deps, { eventId: event!.id, endpointId: endpoint.id })).rejects.toMatchObject({
+      code: 'invalid_parameter',
+    });
   });
 
   // issue 23, finding 9: the dispatcher delivers nothing for a disabled merchant.
   it("holds a disabled merchant's deliveries, and sends them once an operator enables it again", async () => {
-    const operator = { userId: 'usr_test', email: 'ops@example.test', role: 'operator' as const, merchantIds: [], sessionKey: '' };
+    const operator = {
+      userId: 'usr_test',
+      email: 'ops@example.test',
+      role: 'operator' as const,
+      merchantIds: [],
+      sessionKey: '',
+    };
     const trxid = await payNewTransaction();
     await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });
     try {
@@ -454,7 +520,14 @@ describe('several dispatchers on one database', () => {
     const deps2: Deps = { ...t.deps, db: second, state: newServiceState() };
     const claimed = [0, 0];
     const pending = async () =>
-      (await t.deps.db.selectFrom('deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', '=', 'pending').execute()).length;
+      (
+        await t.deps.db
+          .selectFrom('deliveries')
+          .select('id')
+          .where('endpoint_id', '=', endpoint.id)
+          .where('status', '=', 'pending')
+          .execute()
+      ).length;
     // Each keeps going until the queue is empty: losing a race for a row is not the end of the work.
     const drain = async (deps: Deps, who: number) => {
       while ((await pending()) > 0) {
@@ -472,7 +545,11 @@ describe('several dispatchers on one database', () => {
     expect(claimed[1]).toBeGreaterThan(0);
     expect(claimed[0]! + claimed[1]!).toBe(expected.length);
     expect([...receiver.eventIds()].sort()).toEqual([...expected].sort());
-    const states = await t.deps.db.selectFrom('deliveries').select('status').where('endpoint_id', '=', endpoint.id).execute();
+    const states = await t.deps.db
+      .selectFrom('deliveries')
+      .select('status')
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
     expect(states.every((s) => s.status === 'succeeded')).toBe(true);
   });
 });

@@ -23,7 +23,11 @@ class Gateway {
   output = '';
   readonly exited: Promise<void>;
   constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [bin, 'serve'], {
+      cwd: root,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout!.setEncoding('utf8').on('data', (c: string) => (this.output += c));
     this.child.stderr!.setEncoding('utf8').on('data', (c: string) => (this.output += c));
     this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
@@ -47,7 +51,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitFor<T>(what: string, gateway: Gateway | null, check: () => Promise<T | null>, timeoutMs: number): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  gateway: Gateway | null,
+  check: () => Promise<T | null>,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check().catch(() => null);
@@ -86,10 +95,32 @@ async function cliJson(env: Record<string, string>, ...argv: string[]): Promise<
 describe('webhooks across a crash', () => {
   it('events of a SIGKILLed gateway are delivered once, by the next process', async () => {
     const receiverPort = await freePort();
-    const base = { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', DEMO_MERCHANT: 'false', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' };
-    const merchant = await cliJson(base, 'merchant', 'add', '--name', 'Crash Test', '--qris', vectors.vectors[0]!.static);
+    const base = {
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      DEMO_MERCHANT: 'false',
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8',
+    };
+    const merchant = await cliJson(
+      base,
+      'merchant',
+      'add',
+      '--name',
+      'Crash Test',
+      '--qris',
+      vectors.vectors[0]!.static,
+    );
     const { key } = await cliJson(base, 'key', 'create', '--merchant', merchant.id, '--mode', 'test');
-    const endpoint = await cliJson(base, 'webhooks', 'add', '--merchant', merchant.id, '--url', `http://127.0.0.1:${receiverPort}/hook`);
+    const endpoint = await cliJson(
+      base,
+      'webhooks',
+      'add',
+      '--merchant',
+      merchant.id,
+      '--url',
+      `http://127.0.0.1:${receiverPort}/hook`,
+    );
 
     // The first process polls for deliveries once at start and then only hourly, so it surely dies
     // with every event of this test still in its outbox.
@@ -97,7 +128,12 @@ describe('webhooks across a crash', () => {
     const a = new Gateway({ ...base, PORT: String(portA), WEBHOOK_DISPATCH_INTERVAL_MS: '3600000' });
     gateways.push(a);
     const apiA = `http://127.0.0.1:${portA}/api/payment-gateway`;
-    await waitFor('the first gateway', a, async () => ((await fetch(`http://127.0.0.1:${portA}/healthz`)).ok ? true : null), 150_000);
+    await waitFor(
+      'the first gateway',
+      a,
+      async () => ((await fetch(`http://127.0.0.1:${portA}/healthz`)).ok ? true : null),
+      150_000,
+    );
 
     const trxids: string[] = [];
     for (const amount of [11_000, 12_000, 13_000, 14_000]) {
@@ -113,7 +149,11 @@ describe('webhooks across a crash', () => {
 
     const database = openDatabase(databaseUrl);
     try {
-      const events = await database.selectFrom('events').select(['id', 'payload']).where('transaction_id', 'in', trxids).execute();
+      const events = await database
+        .selectFrom('events')
+        .select(['id', 'payload'])
+        .where('transaction_id', 'in', trxids)
+        .execute();
       expect(events).toHaveLength(trxids.length);
       const queued = await database.selectFrom('deliveries').selectAll().execute();
       expect(queued.map((d) => [d.status, d.attempts])).toEqual(events.map(() => ['pending', 0]));
@@ -125,11 +165,20 @@ describe('webhooks across a crash', () => {
       const b = new Gateway({ ...base, PORT: String(portB), WEBHOOK_DISPATCH_INTERVAL_MS: '100', LOG_LEVEL: 'debug' });
       const passes = () => b.output.split('"msg":"webhook dispatch pass"').length - 1;
       gateways.push(b);
-      await waitFor('every event at the receiver', b, async () => (new Set(receiver!.eventIds()).size >= events.length ? true : null), 150_000);
+      await waitFor(
+        'every event at the receiver',
+        b,
+        async () => (new Set(receiver!.eventIds()).size >= events.length ? true : null),
+        150_000,
+      );
       await waitFor(
         'the deliveries to be recorded',
         b,
-        async () => ((await database.selectFrom('deliveries').select('status').where('status', '!=', 'succeeded').execute()).length === 0 ? true : null),
+        async () =>
+          (await database.selectFrom('deliveries').select('status').where('status', '!=', 'succeeded').execute())
+            .length === 0
+            ? true
+            : null,
         10_000,
       );
       // Five more passes of the dispatcher, each begun after every delivery was recorded: nothing is sent twice.
@@ -139,7 +188,13 @@ describe('webhooks across a crash', () => {
       for (const req of receiver.requests) {
         const event = events.find((e) => e.id === req.headers['x-event-id'])!;
         expect(req.body).toBe(event.payload);
-        expect(verifyWebhookSignature({ payload: req.body, header: String(req.headers['x-signature']), secret: endpoint.secret })).toBe(true);
+        expect(
+          verifyWebhookSignature({
+            payload: req.body,
+            header: String(req.headers['x-signature']),
+            secret: endpoint.secret,
+          }),
+        ).toBe(true);
       }
 
       b.kill('SIGTERM');

@@ -25,8 +25,17 @@ afterAll(async () => {
 
 describe('SSRF guard', () => {
   it('refuses loopback, private and metadata URLs when an endpoint is added', async () => {
-    for (const url of [receiver.url(), 'http://169.254.169.254/latest/meta-data/', 'http://localhost:8080/', 'http://[::1]/', 'http://10.1.2.3/']) {
-      await expect(addWebhookEndpoint(t.deps, { merchantId: seeded.merchant.id, url })).rejects.toMatchObject({ code: 'invalid_parameter', param: 'url' });
+    for (const url of [
+      receiver.url(),
+      'http://169.254.169.254/latest/meta-data/',
+      'http://localhost:8080/',
+      'http://[::1]/',
+      'http://10.1.2.3/',
+    ]) {
+      await expect(addWebhookEndpoint(t.deps, { merchantId: seeded.merchant.id, url })).rejects.toMatchObject({
+        code: 'invalid_parameter',
+        param: 'url',
+      });
     }
     expect(await t.deps.db.selectFrom('webhook_endpoints').selectAll().execute()).toEqual([]);
   });
@@ -82,7 +91,9 @@ describe('SSRF guard', () => {
       expect(a.error).toMatch(/destination refused: .* is (loopback|link-local).*WEBHOOK_ALLOW_NETWORKS/);
     }
     expect(attempts.find((a) => a.url.includes('169.254'))!.error).toContain('169.254.169.254 is link-local');
-    expect(attempts.find((a) => a.url.includes('localhost'))!.error).toMatch(/localhost \((127\.0\.0\.1|::1)\) is loopback/);
+    expect(attempts.find((a) => a.url.includes('localhost'))!.error).toMatch(
+      /localhost \((127\.0\.0\.1|::1)\) is loopback/,
+    );
     expect(receiver.requests).toHaveLength(0);
     expect(receiver.connections).toBe(0);
   });

@@ -18,7 +18,9 @@ export function readerByName(name: string): Reader | undefined {
  * every reader is tried: their shapes do not overlap. Offers, outgoing payments and withdrawals are never
  * payments, whichever app shows them.
  */
-export type ReaderVerdict = { payments: ReadPayment[]; reader: Reader } | { ignored: IgnoredReason; reader: Reader | null };
+export type ReaderVerdict =
+  | { payments: ReadPayment[]; reader: Reader }
+  | { ignored: IgnoredReason; reader: Reader | null };
 
 export function readNotification(notification: PhoneNotification, maxAmount: number): ReaderVerdict {
   const claimed = notification.app === null ? [] : readers.filter((r) => r.packages.includes(notification.app!));

@@ -21,7 +21,15 @@ import { askOperatorForPassword, backToLogin } from './login.js';
 
 type Key = Parameters<Translate<keyof typeof words.en>>[0];
 
-function send(reply: FastifyReply, lang: Lang, csrf: string, path: string, title: string, body: SafeHtml, status = 200): FastifyReply {
+function send(
+  reply: FastifyReply,
+  lang: Lang,
+  csrf: string,
+  path: string,
+  title: string,
+  body: SafeHtml,
+  status = 200,
+): FastifyReply {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
@@ -45,7 +53,8 @@ function linkProblem(err: unknown, t: Translate<Key>): { status: number; message
   if (!(err instanceof AppError)) return null;
   if (err.code === 'invalid_parameter' || err.code === 'user_exists') return { status: 400, message: err.message };
   if (err.code === 'login_failed') return { status: statusFor('login_failed'), message: t('wrongPassword') };
-  if (err.code === 'login_throttled') return { status: statusFor('login_throttled'), message: t('throttled', { seconds: err.retryAfter ?? 1 }) };
+  if (err.code === 'login_throttled')
+    return { status: statusFor('login_throttled'), message: t('throttled', { seconds: err.retryAfter ?? 1 }) };
   if (err.code === 'service_unavailable') return { status: 503, message: t('busy') };
   return null;
 }
@@ -56,10 +65,18 @@ export async function accountLinkRoutes(scope: FastifyInstance, deps: Deps, kit:
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   // Reached logged out: the console's login check lets these through.
   const open = { consolePublic: true };
-  const client = (request: FastifyRequest) => ({ clientAddress: request.ip, userAgent: request.headers['user-agent'] ?? null });
+  const client = (request: FastifyRequest) => ({
+    clientAddress: request.ip,
+    userAgent: request.headers['user-agent'] ?? null,
+  });
 
   // --- sign-up ---
-  const signUpForm = (t: Translate<Key>, csrf: string, email: string, message: string | null) => html`<h1>${t('signUp')}</h1>
+  const signUpForm = (
+    t: Translate<Key>,
+    csrf: string,
+    email: string,
+    message: string | null,
+  ) => html`<h1>${t('signUp')}</h1>
 <p class="muted">${t('signUpIntro')}</p>
 ${alert(message)}
 <form method="post" action="/dashboard/signup">
@@ -76,39 +93,77 @@ ${alert(message)}
   app.get('/signup', { schema: pageSchema({}), config: open }, async (request, reply) => {
     if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
     const t = translator(words, request.consoleLang);
-    return send(reply, request.consoleLang, kit.loggedOutCsrf(reply), request.url, t('signUp'), signUpForm(t, kit.loggedOutCsrf(reply), '', null));
+    return send(
+      reply,
+      request.consoleLang,
+      kit.loggedOutCsrf(reply),
+      request.url,
+      t('signUp'),
+      signUpForm(t, kit.loggedOutCsrf(reply), '', null),
+    );
   });
 
   // After a sign-up or a reset request: the same answer whether or not the address is known, so it tells
   // nobody which addresses have accounts.
   const checkYourMail = (reply: FastifyReply, lang: Lang, csrf: string, url: string, email: string) => {
     const t = translator(words, lang);
-    return send(reply, lang, csrf, url, t('checkMail'), html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`);
+    return send(
+      reply,
+      lang,
+      csrf,
+      url,
+      t('checkMail'),
+      html`<h1>${t('checkMail')}</h1><p role="status">${t('checkMailText', { email })}</p>`,
+    );
   };
 
-  app.post('/signup', { schema: pageSchema({ body: Form({ email: Text(), password: Text() }) }), config: open }, async (request, reply) => {
-    if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
-    const lang = request.consoleLang;
-    const t = translator(words, lang);
-    const email = (request.body.email ?? '').slice(0, 254);
-    const csrf = kit.loggedOutCsrf(reply);
-    if (!kit.accountMail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
-    try {
-      await signUp(deps, kit.accountMail, { email, password: request.body.password ?? '', clientAddress: request.ip });
-    } catch (err) {
-      const shown = problem(err, t);
-      if (!shown) throw err;
-      if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
-      return send(reply, lang, csrf, request.url, t('signUp'), signUpForm(t, csrf, email, shown.message), shown.status);
-    }
-    return checkYourMail(reply, lang, csrf, request.url, email);
-  });
+  app.post(
+    '/signup',
+    { schema: pageSchema({ body: Form({ email: Text(), password: Text() }) }), config: open },
+    async (request, reply) => {
+      if (deps.config.signup !== 'open') throw new AppError('not_found', 'not found');
+      const lang = request.consoleLang;
+      const t = translator(words, lang);
+      const email = (request.body.email ?? '').slice(0, 254);
+      const csrf = kit.loggedOutCsrf(reply);
+      if (!kit.accountMail) throw new AppError('service_unavailable', 'this gateway cannot send e-mail');
+      try {
+        await signUp(deps, kit.accountMail, {
+          email,
+          password: request.body.password ?? '',
+          clientAddress: request.ip,
+        });
+      } catch (err) {
+        const shown = problem(err, t);
+        if (!shown) throw err;
+        if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
+        return send(
+          reply,
+          lang,
+          csrf,
+          request.url,
+          t('signUp'),
+          signUpForm(t, csrf, email, shown.message),
+          shown.status,
+        );
+      }
+      return checkYourMail(reply, lang, csrf, request.url, email);
+    },
+  );
 
   // --- the three kinds of links: a page that shows what the link will do, and a POST that does it ---
   const gone = (request: FastifyRequest, reply: FastifyReply) => {
     const t = translator(words, request.consoleLang);
     const body = html`<h1>${t('linkGone')}</h1><p>${t('linkGoneText')}</p><p><a href="/dashboard/reset">${t('resetTitle')}</a></p>`;
-    return send(reply, request.consoleLang, kit.loggedOutCsrf(reply), request.url, t('linkGone'), body, statusFor('link_invalid'));
+    return send(
+      reply,
+      request.consoleLang,
+      kit.loggedOutCsrf(reply),
+      request.url,
+      t('linkGone'),
+      body,
+      statusFor('link_invalid'),
+    );
   };
 
   const linkPage = (
@@ -120,7 +175,13 @@ ${alert(message)}
     // A new password (reset, invitation), or the one chosen at sign-up (confirming an address).
     password: 'new' | 'current',
   ) => {
-    const form = (t: Translate<Key>, csrf: string, token: string, email: string, message: string | null) => html`<h1>${t(title)}</h1>
+    const form = (
+      t: Translate<Key>,
+      csrf: string,
+      token: string,
+      email: string,
+      message: string | null,
+    ) => html`<h1>${t(title)}</h1>
 <p>${t(text, { email })}</p>
 ${alert(message)}
 <form method="post" action="/dashboard${path}">
@@ -139,41 +200,57 @@ ${
 </form>
 ${password === 'current' ? html`<p><a href="/dashboard/reset">${t('forgotChosen')}</a></p>` : ''}`;
 
-    app.get(path, { schema: pageSchema({ querystring: Query({ token: Text() }) }), config: open }, async (request, reply) => {
-      const token = request.query.token ?? '';
-      const live = await linkIsLive(deps, token, purpose);
-      if (!live) return gone(request, reply);
-      const t = translator(words, request.consoleLang);
-      const csrf = kit.loggedOutCsrf(reply);
-      // The token is in this page's URL: no other site may learn it from a Referer.
-      reply.header('Referrer-Policy', 'no-referrer');
-      return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, null));
-    });
-
-    app.post(path, { schema: pageSchema({ body: Form({ token: Text(), password: Text() }) }), config: open }, async (request, reply) => {
-      const token = request.body.token ?? '';
-      const password = request.body.password ?? '';
-      try {
-        const done =
-          purpose === 'verify'
-            ? await verifyEmail(deps, token, password, client(request))
-            : purpose === 'reset'
-              ? await resetPassword(deps, token, password, client(request))
-              : await acceptInvite(deps, token, password, client(request));
-        kit.setSession(reply, done.sessionId);
-        return reply.redirect('/dashboard', 303);
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'link_invalid') return gone(request, reply);
-        const t = translator(words, request.consoleLang);
-        const shown = linkProblem(err, t);
-        if (shown === null) throw err;
-        if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
+    app.get(
+      path,
+      { schema: pageSchema({ querystring: Query({ token: Text() }) }), config: open },
+      async (request, reply) => {
+        const token = request.query.token ?? '';
         const live = await linkIsLive(deps, token, purpose);
         if (!live) return gone(request, reply);
+        const t = translator(words, request.consoleLang);
         const csrf = kit.loggedOutCsrf(reply);
-        return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, shown.message), shown.status);
-      }
-    });
+        // The token is in this page's URL: no other site may learn it from a Referer.
+        reply.header('Referrer-Policy', 'no-referrer');
+        return send(reply, request.consoleLang, csrf, '/dashboard', t(title), form(t, csrf, token, live.email, null));
+      },
+    );
+
+    app.post(
+      path,
+      { schema: pageSchema({ body: Form({ token: Text(), password: Text() }) }), config: open },
+      async (request, reply) => {
+        const token = request.body.token ?? '';
+        const password = request.body.password ?? '';
+        try {
+          const done =
+            purpose === 'verify'
+              ? await verifyEmail(deps, token, password, client(request))
+              : purpose === 'reset'
+                ? await resetPassword(deps, token, password, client(request))
+                : await acceptInvite(deps, token, password, client(request));
+          kit.setSession(reply, done.sessionId);
+          return reply.redirect('/dashboard', 303);
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'link_invalid') return gone(request, reply);
+          const t = translator(words, request.consoleLang);
+          const shown = linkProblem(err, t);
+          if (shown === null) throw err;
+          if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
+          const live = await linkIsLive(deps, token, purpose);
+          if (!live) return gone(request, reply);
+          const csrf = kit.loggedOutCsrf(reply);
+          return send(
+            reply,
+            request.consoleLang,
+            csrf,
+            '/dashboard',
+            t(title),
+            form(t, csrf, token, live.email, shown.message),
+            shown.status,
+          );
+        }
+      },
+    );
   };
 
   linkPage('/signup/verify', 'verify', 'confirmTitle', 'confirmText', 'confirm', 'current');
@@ -208,20 +285,24 @@ ${backToLogin(lang)}`;
     return send(reply, request.consoleLang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, null));
   });
 
-  app.post('/reset', { schema: pageSchema({ body: Form({ email: Text() }) }), config: open }, async (request, reply) => {
-    const lang = request.consoleLang;
-    const t = translator(words, lang);
-    const email = (request.body.email ?? '').slice(0, 254);
-    const csrf = kit.loggedOutCsrf(reply);
-    if (!kit.accountMail) return noMail(reply, lang, csrf, request.url, statusFor('service_unavailable'));
-    try {
-      await requestPasswordReset(deps, kit.accountMail, email, request.ip);
-    } catch (err) {
-      const shown = problem(err, t);
-      if (!shown) throw err;
-      if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
-      return send(reply, lang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, shown.message), shown.status);
-    }
-    return checkYourMail(reply, lang, csrf, request.url, email);
-  });
+  app.post(
+    '/reset',
+    { schema: pageSchema({ body: Form({ email: Text() }) }), config: open },
+    async (request, reply) => {
+      const lang = request.consoleLang;
+      const t = translator(words, lang);
+      const email = (request.body.email ?? '').slice(0, 254);
+      const csrf = kit.loggedOutCsrf(reply);
+      if (!kit.accountMail) return noMail(reply, lang, csrf, request.url, statusFor('service_unavailable'));
+      try {
+        await requestPasswordReset(deps, kit.accountMail, email, request.ip);
+      } catch (err) {
+        const shown = problem(err, t);
+        if (!shown) throw err;
+        if (err instanceof AppError && err.retryAfter) reply.header('Retry-After', String(err.retryAfter));
+        return send(reply, lang, csrf, request.url, t('resetTitle'), resetForm(t, csrf, shown.message), shown.status);
+      }
+      return checkYourMail(reply, lang, csrf, request.url, email);
+    },
+  );
 }

@@ -4,13 +4,15 @@ import { defineMessages } from '../../../presentation/messages.js';
 export const words = defineMessages(
   {
     signUp: 'Sign up',
-    signUpIntro: 'Make an account to get API keys for your QRIS. Test keys work at once; live keys after an operator approves your merchant.',
+    signUpIntro:
+      'Make an account to get API keys for your QRIS. Test keys work at once; live keys after an operator approves your merchant.',
     email: 'Email',
     password: 'Password',
     newPassword: 'New password',
     passwordHint: 'At least 10 characters.',
     checkMail: 'Check your e-mail',
-    checkMailText: 'If {email} can receive mail, a message with a link is on its way. Open it within 24 hours to go on.',
+    checkMailText:
+      'If {email} can receive mail, a message with a link is on its way. Open it within 24 hours to go on.',
     haveAccount: 'Already have an account? Log in',
     confirmTitle: 'Confirm your address',
     confirmText: 'Confirm {email} and log in.',
@@ -41,7 +43,8 @@ export const words = defineMessages(
     newPassword: 'Kata sandi baru',
     passwordHint: 'Minimal 10 karakter.',
     checkMail: 'Periksa email Anda',
-    checkMailText: 'Jika {email} dapat menerima email, pesan berisi tautan sedang dikirim. Buka dalam 24 jam untuk melanjutkan.',
+    checkMailText:
+      'Jika {email} dapat menerima email, pesan berisi tautan sedang dikirim. Buka dalam 24 jam untuk melanjutkan.',
     haveAccount: 'Sudah punya akun? Masuk',
     confirmTitle: 'Konfirmasi alamat Anda',
     confirmText: 'Konfirmasi {email} dan masuk.',
@@ -51,7 +54,8 @@ export const words = defineMessages(
     throttled: 'Terlalu banyak kata sandi salah. Coba lagi dalam {seconds} detik.',
     confirm: 'Konfirmasi dan masuk',
     resetTitle: 'Atur ulang kata sandi',
-    resetIntro: 'Ketik alamat yang Anda pakai untuk masuk. Jika ada akunnya, kami kirim tautan untuk memilih kata sandi baru.',
+    resetIntro:
+      'Ketik alamat yang Anda pakai untuk masuk. Jika ada akunnya, kami kirim tautan untuk memilih kata sandi baru.',
     sendLink: 'Kirim tautan',
     choose: 'Pilih kata sandi baru untuk {email}.',
     setPassword: 'Simpan dan masuk',

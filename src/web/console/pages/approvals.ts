@@ -51,36 +51,55 @@ ${rejectedTable(t, page, queue.rejected)}
   });
 
   // Each action comes back to the queue with what it did; one that found nothing to do says so.
-  app.post('/approvals/:merchantId', { schema: pageSchema({ params: merchantParams, body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const row = await approveLive(deps, page.viewer, request.params.merchantId);
-    return redirectWithNotice(reply, QUEUE, { kind: 'success', text: translator(words, page.lang)('approved', { name: row.name }) });
-  });
+  app.post(
+    '/approvals/:merchantId',
+    { schema: pageSchema({ params: merchantParams, body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const row = await approveLive(deps, page.viewer, request.params.merchantId);
+      return redirectWithNotice(reply, QUEUE, {
+        kind: 'success',
+        text: translator(words, page.lang)('approved', { name: row.name }),
+      });
+    },
+  );
 
-  app.post('/approvals/:merchantId/reject', { schema: pageSchema({ params: merchantParams, body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const row = await rejectLive(deps, page.viewer, request.params.merchantId);
-    const t = translator(words, page.lang);
-    const done = row.live_approved_at == null && row.live_rejected_at != null;
-    return redirectWithNotice(
-      reply,
-      QUEUE,
-      done ? { kind: 'success', text: t('rejected', { name: row.name }) } : { kind: 'info', text: t('notWaiting', { name: row.name }) },
-    );
-  });
+  app.post(
+    '/approvals/:merchantId/reject',
+    { schema: pageSchema({ params: merchantParams, body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const row = await rejectLive(deps, page.viewer, request.params.merchantId);
+      const t = translator(words, page.lang);
+      const done = row.live_approved_at == null && row.live_rejected_at != null;
+      return redirectWithNotice(
+        reply,
+        QUEUE,
+        done
+          ? { kind: 'success', text: t('rejected', { name: row.name }) }
+          : { kind: 'info', text: t('notWaiting', { name: row.name }) },
+      );
+    },
+  );
 
-  app.post('/approvals/:merchantId/ask-again', { schema: pageSchema({ params: merchantParams, body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const before = request.params.merchantId;
-    const row = await askAgainLive(deps, page.viewer, before);
-    const t = translator(words, page.lang);
-    const waiting = row.live_approved_at == null && row.live_rejected_at == null;
-    return redirectWithNotice(
-      reply,
-      QUEUE,
-      waiting ? { kind: 'success', text: t('askedAgain', { name: row.name }) } : { kind: 'info', text: t('notRejected', { name: row.name }) },
-    );
-  });
+  app.post(
+    '/approvals/:merchantId/ask-again',
+    { schema: pageSchema({ params: merchantParams, body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const before = request.params.merchantId;
+      const row = await askAgainLive(deps, page.viewer, before);
+      const t = translator(words, page.lang);
+      const waiting = row.live_approved_at == null && row.live_rejected_at == null;
+      return redirectWithNotice(
+        reply,
+        QUEUE,
+        waiting
+          ? { kind: 'success', text: t('askedAgain', { name: row.name }) }
+          : { kind: 'info', text: t('notRejected', { name: row.name }) },
+      );
+    },
+  );
 }
 
 /** Who signed up, and when that account was made. */

@@ -4,7 +4,8 @@ import { defineMessages } from '../../../presentation/messages.js';
 export const words = defineMessages(
   {
     title: 'Approvals',
-    intro: 'Merchants that self-service users added. Their test keys work at once; their live keys work once you approve them.',
+    intro:
+      'Merchants that self-service users added. Their test keys work at once; their live keys work once you approve them.',
     waitingTitle: 'Waiting for approval ({count})',
     noneWaiting: 'No merchant waits for approval.',
     rejectedTitle: 'Rejected ({count})',
@@ -35,7 +36,8 @@ export const words = defineMessages(
   },
   {
     title: 'Persetujuan',
-    intro: 'Merchant yang ditambahkan pengguna swalayan. Kunci ujinya langsung berfungsi; kunci produksinya berfungsi setelah Anda menyetujuinya.',
+    intro:
+      'Merchant yang ditambahkan pengguna swalayan. Kunci ujinya langsung berfungsi; kunci produksinya berfungsi setelah Anda menyetujuinya.',
     waitingTitle: 'Menunggu persetujuan ({count})',
     noneWaiting: 'Tidak ada merchant yang menunggu persetujuan.',
     rejectedTitle: 'Ditolak ({count})',
@@ -59,7 +61,8 @@ export const words = defineMessages(
     rejectLabel: 'Tolak {name}',
     askAgainLabel: 'Tanyakan lagi tentang {name}',
     approved: '{name} disetujui: kunci produksinya kini berfungsi.',
-    rejected: '{name} ditolak: kunci produksinya dijawab 403 live_rejected. "Tanyakan lagi" di bawah mengembalikannya ke antrean.',
+    rejected:
+      '{name} ditolak: kunci produksinya dijawab 403 live_rejected. "Tanyakan lagi" di bawah mengembalikannya ke antrean.',
     askedAgain: '{name} kembali ke antrean, menunggu persetujuan.',
     notWaiting: '{name} tidak sedang menunggu persetujuan (sudah disetujui), jadi tidak ada yang ditolak.',
     notRejected: '{name} tidak sedang ditolak, jadi tidak ada yang berubah.',

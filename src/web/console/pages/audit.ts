@@ -57,26 +57,29 @@ function detailLines(details: string | null): string[] {
 /** /dashboard/audit: operators only; to a merchant user it is a 404 like any unknown page. */
 export async function auditRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/audit', { schema: pageSchema({ querystring: Query({ actor: Text(), action: Text(), before: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const t = translator(words, page.lang);
-    // Bounded as the page always was: a longer filter is cut to 200 characters, not refused.
-    const actor = (request.query.actor ?? '').slice(0, 200);
-    const action = (request.query.action ?? '').slice(0, 200);
-    const before = (request.query.before ?? '').slice(0, 200);
-    const { entries, next } = await listAuditLog(deps, page.viewer, { actor, action, before });
-    const filterQuery = (extra: Record<string, string>) => {
-      const q = new URLSearchParams();
-      if (actor) q.set('actor', actor);
-      if (action) q.set('action', action);
-      for (const [k, v] of Object.entries(extra)) q.set(k, v);
-      const s = q.toString();
-      return s ? `/dashboard/audit?${s}` : '/dashboard/audit';
-    };
-    const byActor = (a: string) => `/dashboard/audit?${new URLSearchParams({ actor: a })}`;
-    const byAction = (a: string) => `/dashboard/audit?${new URLSearchParams({ action: a })}`;
+  app.get(
+    '/audit',
+    { schema: pageSchema({ querystring: Query({ actor: Text(), action: Text(), before: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const t = translator(words, page.lang);
+      // Bounded as the page always was: a longer filter is cut to 200 characters, not refused.
+      const actor = (request.query.actor ?? '').slice(0, 200);
+      const action = (request.query.action ?? '').slice(0, 200);
+      const before = (request.query.before ?? '').slice(0, 200);
+      const { entries, next } = await listAuditLog(deps, page.viewer, { actor, action, before });
+      const filterQuery = (extra: Record<string, string>) => {
+        const q = new URLSearchParams();
+        if (actor) q.set('actor', actor);
+        if (action) q.set('action', action);
+        for (const [k, v] of Object.entries(extra)) q.set(k, v);
+        const s = q.toString();
+        return s ? `/dashboard/audit?${s}` : '/dashboard/audit';
+      };
+      const byActor = (a: string) => `/dashboard/audit?${new URLSearchParams({ actor: a })}`;
+      const byAction = (a: string) => `/dashboard/audit?${new URLSearchParams({ action: a })}`;
 
-    const body = html`<h1>${t('title')}</h1>
+      const body = html`<h1>${t('title')}</h1>
 <p class="muted">${t('intro')}</p>
 <form method="get" action="/dashboard/audit" class="filters card">
 <div><label for="audit-actor">${t('actor')}</label><input id="audit-actor" name="actor" value="${actor}" placeholder="user:…" title="${t('actorHint')}"></div>
@@ -98,6 +101,7 @@ ${
       )}</tbody></table></div>`
 }
 <nav class="pager">${before ? html`<a href="${filterQuery({})}">${t('newest')}</a>` : ''}${next ? html`<a href="${filterQuery({ before: next })}" rel="next">${t('older')} →</a>` : ''}</nav>`;
-    return page.send(t('title'), 'audit', body);
-  });
+      return page.send(t('title'), 'audit', body);
+    },
+  );
 }

@@ -53,7 +53,11 @@ export function renderErrorPage(
   const { formPath = null, retryPath = null, sessionUnchecked = false } = ways;
   const retry = retryPath ? html`<p><a class="button" href="${retryPath}">${t('retry')}</a></p>\n` : '';
   const backToForm = formPath ? html`<p><a href="${formPath}">${t('backToForm')}</a></p>\n` : '';
-  const back = viewer ? html`<p><a href="/dashboard">${t('back')}</a></p>` : sessionUnchecked ? '' : html`<p><a href="/dashboard">${t('backToLogin')}</a></p>`;
+  const back = viewer
+    ? html`<p><a href="/dashboard">${t('back')}</a></p>`
+    : sessionUnchecked
+      ? ''
+      : html`<p><a href="/dashboard">${t('backToLogin')}</a></p>`;
   const body = html`<div class="card">
 <h1>${t(kind)}</h1>
 <p>${text}</p>

@@ -27,36 +27,64 @@ export async function keyRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
     return renderKeys(deps, page, renderNotice(takeNotice(request, reply)), null, 200);
   });
 
-  app.post('/keys', { schema: pageSchema({ body: Form({ merchant: Text(), mode: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    let created: CreatedApiKey;
-    try {
-      created = await createVisibleKey(deps, page.viewer, { merchantId: request.body.merchant ?? '', mode: request.body.mode ?? '' });
-    } catch (err) {
-      if (err instanceof AppError && err.param === 'mode')
-        return redirectWithNotice(reply, '/dashboard/keys', { kind: 'error', text: translator(words, page.lang)('modeError') });
-      throw err;
-    }
-    // Rendered here, not redirected to: the key is in this one response only, so a reload cannot show it.
-    return renderKeys(deps, page, '', created, 201);
-  });
+  app.post(
+    '/keys',
+    { schema: pageSchema({ body: Form({ merchant: Text(), mode: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      let created: CreatedApiKey;
+      try {
+        created = await createVisibleKey(deps, page.viewer, {
+          merchantId: request.body.merchant ?? '',
+          mode: request.body.mode ?? '',
+        });
+      } catch (err) {
+        if (err instanceof AppError && err.param === 'mode')
+          return redirectWithNotice(reply, '/dashboard/keys', {
+            kind: 'error',
+            text: translator(words, page.lang)('modeError'),
+          });
+        throw err;
+      }
+      // Rendered here, not redirected to: the key is in this one response only, so a reload cannot show it.
+      return renderKeys(deps, page, '', created, 201);
+    },
+  );
 
-  app.post('/keys/:id/revoke', { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const key = await revokeVisibleKey(deps, page.viewer, request.params.id);
-    return redirectWithNotice(reply, '/dashboard/keys', { kind: 'success', text: translator(words, page.lang)('revokedNotice', { prefix: key.prefix }) });
-  });
+  app.post(
+    '/keys/:id/revoke',
+    { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const key = await revokeVisibleKey(deps, page.viewer, request.params.id);
+      return redirectWithNotice(reply, '/dashboard/keys', {
+        kind: 'success',
+        text: translator(words, page.lang)('revokedNotice', { prefix: key.prefix }),
+      });
+    },
+  );
 }
 
 /** The page, with the notice of the action that led here, if any. */
-async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', created: CreatedApiKey | null, status: number): Promise<FastifyReply> {
+async function renderKeys(
+  deps: Deps,
+  page: ConsolePage,
+  notice: SafeHtml | '',
+  created: CreatedApiKey | null,
+  status: number,
+): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [merchants, keys] = await Promise.all([listVisibleMerchantRows(deps, page.viewer), listVisibleKeys(deps, page.viewer)]);
+  const [merchants, keys] = await Promise.all([
+    listVisibleMerchantRows(deps, page.viewer),
+    listVisibleKeys(deps, page.viewer),
+  ]);
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const several = merchants.length > 1;
   const disabled = new Set(merchants.filter((m) => m.disabled_at != null).map((m) => m.id));
   // Live keys of these are refused (live_not_approved, live_rejected) until an operator approves the merchant.
-  const liveStates = new Map<string, LiveKeysState>(merchants.map((m) => [m.id, liveKeysState(m, deps.config.liveKeys)]));
+  const liveStates = new Map<string, LiveKeysState>(
+    merchants.map((m) => [m.id, liveKeysState(m, deps.config.liveKeys)]),
+  );
   const liveBadge = (merchantId: string) => {
     const state = liveStates.get(merchantId) ?? 'approved';
     if (state === 'waiting') return html`<span class="badge pending">${t('waiting')}</span>`;
@@ -65,9 +93,13 @@ async function renderKeys(deps: Deps, page: ConsolePage, notice: SafeHtml | '', 
   };
   const when = (ms: number | null) => (ms ? formatTime(ms, page.lang) : t('never'));
   // Merchants with a live key in use (or just made) but no enabled live source: their live transactions wait until they expire.
-  const withLiveKeys = [...new Set(keys.filter((k) => k.mode === 'live' && k.revoked_at === null).map((k) => k.merchant_id))];
+  const withLiveKeys = [
+    ...new Set(keys.filter((k) => k.mode === 'live' && k.revoked_at === null).map((k) => k.merchant_id)),
+  ];
   const unsourced = await merchantsWithoutLiveSource(deps, withLiveKeys);
-  const warnings = withLiveKeys.filter((id) => unsourced.has(id)).map((id) => noLiveSourceNotice(page.viewer, page.lang, { id, name: names.get(id) ?? id }));
+  const warnings = withLiveKeys
+    .filter((id) => unsourced.has(id))
+    .map((id) => noLiveSourceNotice(page.viewer, page.lang, { id, name: names.get(id) ?? id }));
 
   const shown = created
     ? html`<p class="notice success" role="status">${t('createdNotice', { prefix: created.prefix, merchant: names.get(created.merchant_id) ?? created.merchant_id, mode: modeText(created.mode, page.lang) })}</p>

@@ -56,7 +56,8 @@ export const words = defineMessages(
     rejected: 'ditolak',
     revoked: 'dicabut',
     revoke: 'Cabut',
-    confirmRevoke: 'Cabut kunci {prefix}? Permintaan dengan kunci ini langsung ditolak, dan ini tidak dapat dibatalkan.',
+    confirmRevoke:
+      'Cabut kunci {prefix}? Permintaan dengan kunci ini langsung ditolak, dan ini tidak dapat dibatalkan.',
     revokedNotice: 'Kunci {prefix} dicabut: permintaan dengan kunci ini ditolak.',
     noMerchants: 'Belum ada merchant. Tambahkan merchant dulu, lalu buat kuncinya di sini.',
     noKeys: 'Belum ada kunci.',

@@ -6,7 +6,11 @@ import { formatRupiah } from '../../../domain/money.js';
 import { HANDLE_MAX, handleProblem, paymentLinkUrl } from '../../../domain/payment-link.js';
 import type { Deps } from '../../../services/deps.js';
 import { getPaymentLink } from '../../../services/payment-links/get-payment-link.js';
-import { LINKS_PAGE_SIZE, listPaymentLinks, type MerchantLinkRow } from '../../../services/payment-links/list-payment-links.js';
+import {
+  LINKS_PAGE_SIZE,
+  listPaymentLinks,
+  type MerchantLinkRow,
+} from '../../../services/payment-links/list-payment-links.js';
 import { setPaymentLinkHandle } from '../../../services/payment-links/set-handle.js';
 import { renderQrPng } from '../../../qr/qr-png.js';
 import { Form, Params, Query, Segment, Text, pageSchema } from '../../forms.js';
@@ -53,7 +57,9 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('merchant')}</th><th>${t('link')}</th><th class="hide-narrow">${t('state')}</th><th><span class="hide-narrow">${t('manage')}</span></th></tr></thead>
 <tbody>${rows.map(
-        (m) => html`<tr><td data-label="${t('merchant')}">${m.name}<div class="muted mono hide-narrow">${m.id}</div></td>
+        (
+          m,
+        ) => html`<tr><td data-label="${t('merchant')}">${m.name}<div class="muted mono hide-narrow">${m.id}</div></td>
 <td data-label="${t('link')}">${m.payment_link_handle ? html`<span class="mono">/pay/${m.payment_link_handle}</span>` : html`<span class="muted">${t('none')}</span>`}</td>
 <td class="hide-narrow" data-label="${t('state')}">${
           m.disabled_at !== null
@@ -99,29 +105,40 @@ ${m.payment_link_handle ? linkCard(t, m, m.payment_link_handle, base, page.csrf)
     return page.send(t('pageTitle', { name: m.name }), 'links', body);
   });
 
-  app.post('/links/:merchantId', { schema: pageSchema({ params: merchantParams, body: Form({ handle: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const t = translator(words, page.lang);
-    const id = request.params.merchantId;
-    const back = linkPage(id);
-    const typed = request.body.handle ?? '';
-    try {
-      await setPaymentLinkHandle(deps, page.viewer, id, typed);
-      return redirectWithNotice(reply, back, { kind: 'success', text: t('saved') });
-    } catch (err) {
-      const problem = problemOf(err, typed);
-      if (!problem) throw err;
-      const shown = typed.slice(0, TYPED_MAX);
-      keepTyped(reply, id, shown);
-      return redirectWithNotice(reply, back, { kind: 'error', text: t(problem, { handle: shown }) });
-    }
-  });
+  app.post(
+    '/links/:merchantId',
+    { schema: pageSchema({ params: merchantParams, body: Form({ handle: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const t = translator(words, page.lang);
+      const id = request.params.merchantId;
+      const back = linkPage(id);
+      const typed = request.body.handle ?? '';
+      try {
+        await setPaymentLinkHandle(deps, page.viewer, id, typed);
+        return redirectWithNotice(reply, back, { kind: 'success', text: t('saved') });
+      } catch (err) {
+        const problem = problemOf(err, typed);
+        if (!problem) throw err;
+        const shown = typed.slice(0, TYPED_MAX);
+        keepTyped(reply, id, shown);
+        return redirectWithNotice(reply, back, { kind: 'error', text: t(problem, { handle: shown }) });
+      }
+    },
+  );
 
-  app.post('/links/:merchantId/remove', { schema: pageSchema({ params: merchantParams, body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    await setPaymentLinkHandle(deps, page.viewer, request.params.merchantId, null);
-    return redirectWithNotice(reply, linkPage(request.params.merchantId), { kind: 'success', text: translator(words, page.lang)('removed') });
-  });
+  app.post(
+    '/links/:merchantId/remove',
+    { schema: pageSchema({ params: merchantParams, body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      await setPaymentLinkHandle(deps, page.viewer, request.params.merchantId, null);
+      return redirectWithNotice(reply, linkPage(request.params.merchantId), {
+        kind: 'success',
+        text: translator(words, page.lang)('removed'),
+      });
+    },
+  );
 
   app.get('/links/:merchantId/qr.png', { schema: pageSchema({ params: merchantParams }) }, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -193,7 +210,14 @@ const linkPage = (merchantId: string) => `/dashboard/links/${encodeURIComponent(
 function keepTyped(reply: FastifyReply, merchantId: string, typed: string): void {
   // The merchant's id goes with it, so it fills no other merchant's form; base64url needs no cookie encoding.
   const value = Buffer.from(JSON.stringify([merchantId, typed])).toString('base64url');
-  reply.setCookie(TYPED_COOKIE, value, { path: linkPage(merchantId), httpOnly: true, sameSite: 'lax', secure: 'auto', signed: true, maxAge: TYPED_SECONDS });
+  reply.setCookie(TYPED_COOKIE, value, {
+    path: linkPage(merchantId),
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: 'auto',
+    signed: true,
+    maxAge: TYPED_SECONDS,
+  });
 }
 
 /** The handle a refused save left for this merchant's form, cleared as it is read; null when none (or tampered with). */

@@ -18,7 +18,8 @@ export const words = defineMessages(
     older: 'Next',
     pageTitle: 'Payment link: {name}',
     handle: 'Handle',
-    handleHint: '3 to 32 characters: letters a-z, digits and "-", starting with a letter or a digit. The link is {base}/pay/<handle>.',
+    handleHint:
+      '3 to 32 characters: letters a-z, digits and "-", starting with a letter or a digit. The link is {base}/pay/<handle>.',
     save: 'Save',
     saved: 'The payment link is saved.',
     removed: 'The payment link is removed: its address no longer opens a payment.',
@@ -29,10 +30,12 @@ export const words = defineMessages(
     reserved: 'This handle is reserved for the gateway itself. Choose another.',
     taken: 'The handle "{handle}" is taken by another merchant. Choose another.',
     disabledNote: 'This merchant is disabled: its link tells payers that payments are closed.',
-    waitingNote: "Live payments of this merchant wait for an operator's approval: until then its link tells payers that payments are not open yet.",
+    waitingNote:
+      "Live payments of this merchant wait for an operator's approval: until then its link tells payers that payments are not open yet.",
     waiting: 'awaiting approval',
     rejected: 'rejected',
-    rejectedNote: "An operator rejected this merchant's live payments: its link tells payers that payments are not open, until an operator approves it.",
+    rejectedNote:
+      "An operator rejected this merchant's live payments: its link tells payers that payments are not open, until an operator approves it.",
     yourLink: 'The link',
     linkText: 'The payer types the amount:',
     fixedText: 'A fixed amount ({amount}):',
@@ -62,7 +65,8 @@ export const words = defineMessages(
     older: 'Berikutnya',
     pageTitle: 'Tautan pembayaran: {name}',
     handle: 'Handle',
-    handleHint: '3 sampai 32 karakter: huruf a-z, angka, dan "-", diawali huruf atau angka. Tautannya {base}/pay/<handle>.',
+    handleHint:
+      '3 sampai 32 karakter: huruf a-z, angka, dan "-", diawali huruf atau angka. Tautannya {base}/pay/<handle>.',
     save: 'Simpan',
     saved: 'Tautan pembayaran disimpan.',
     removed: 'Tautan pembayaran dihapus: alamatnya tidak lagi membuka pembayaran.',

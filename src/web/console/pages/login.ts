@@ -50,7 +50,8 @@ export function renderLogin(
   canMail = true,
 ): string {
   const t = translator(words, lang);
-  const message = notice === null ? '' : notice.kind === 'carried' ? renderNotice(notice.notice) : failureOrStatus(t, notice);
+  const message =
+    notice === null ? '' : notice.kind === 'carried' ? renderNotice(notice.notice) : failureOrStatus(t, notice);
   const body = html`<div class="login card">
 <h1>${t('title')}</h1>
 <p class="muted">${t('intro')}${signupOpen ? '' : ` ${t('operatorMade')}`}</p>
@@ -71,8 +72,12 @@ ${signupOpen ? html`<p><a href="/dashboard/signup">${t('signUp')}</a></p>` : ''}
 }
 
 /** Why a login failed (an alert), or that the session ended (a status). */
-function failureOrStatus(t: Translate<keyof typeof words.en>, notice: Exclude<LoginNotice, null | { kind: 'carried' }>): SafeHtml {
-  if (notice.kind === 'throttled') return html`<p class="notice error" role="alert">${t('throttled', { seconds: notice.seconds })}</p>`;
+function failureOrStatus(
+  t: Translate<keyof typeof words.en>,
+  notice: Exclude<LoginNotice, null | { kind: 'carried' }>,
+): SafeHtml {
+  if (notice.kind === 'throttled')
+    return html`<p class="notice error" role="alert">${t('throttled', { seconds: notice.seconds })}</p>`;
   if (notice.kind === 'expired') return html`<p class="notice" role="status">${t('expired')}</p>`;
   return html`<p class="notice error" role="alert">${t(notice.kind)}</p>`;
 }

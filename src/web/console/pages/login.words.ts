@@ -18,7 +18,8 @@ export const words = defineMessages(
     unverified: 'Confirm your e-mail address first: open the link we sent you. (Signing up again sends a new one.)',
     forgot: 'Forgot your password?',
     // Without SMTP_URL the gateway cannot mail a reset link: the person is sent to the operator instead.
-    forgotNoMail: 'Forgot your password? Ask your operator to set a new password (this gateway sends no e-mail, so it cannot send you a reset link).',
+    forgotNoMail:
+      'Forgot your password? Ask your operator to set a new password (this gateway sends no e-mail, so it cannot send you a reset link).',
     operatorCommand: "Operators set it at the gateway's shell (it asks for the new password):",
     signUp: 'No account yet? Sign up',
     backToLogin: 'Back to the login',
@@ -35,7 +36,8 @@ export const words = defineMessages(
     busy: 'Server sedang sibuk. Coba lagi sebentar lagi.',
     loggedOut: 'Anda telah keluar.',
     expired: 'Sesi Anda telah berakhir. Masuk lagi untuk melanjutkan.',
-    unverified: 'Konfirmasi alamat email Anda dulu: buka tautan yang kami kirim. (Mendaftar lagi mengirim tautan baru.)',
+    unverified:
+      'Konfirmasi alamat email Anda dulu: buka tautan yang kami kirim. (Mendaftar lagi mengirim tautan baru.)',
     forgot: 'Lupa kata sandi?',
     forgotNoMail:
       'Lupa kata sandi? Minta operator Anda mengatur kata sandi baru (gateway ini tidak mengirim email, jadi tidak dapat mengirim tautan atur ulang).',

@@ -36,6 +36,9 @@ export function registerDailyReportSwitch(scope: FastifyInstance, deps: Deps): v
     const on = request.body.daily_report === 'on';
     await setDailyReportMail(deps, merchantScope(page.viewer), request.params.id, on, userActor(page.viewer));
     const text = translator(words, page.lang)(on ? 'dailyReportOnNotice' : 'dailyReportOffNotice');
-    return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(request.params.id)}`, { kind: 'success', text });
+    return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(request.params.id)}`, {
+      kind: 'success',
+      text,
+    });
   });
 }

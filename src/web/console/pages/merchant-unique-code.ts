@@ -18,7 +18,10 @@ import { redirectWithNotice } from '../notice.js';
 import { words } from './merchants.words.js';
 
 /** The section on a merchant's page. */
-export function uniqueCodeSection(page: ConsolePage, merchant: { id: string; unique_code_mode?: UniqueCodeMode }): SafeHtml {
+export function uniqueCodeSection(
+  page: ConsolePage,
+  merchant: { id: string; unique_code_mode?: UniqueCodeMode },
+): SafeHtml {
   const t = translator(words, page.lang);
   const mode = merchant.unique_code_mode ?? 'add';
   const choice = (value: UniqueCodeMode, label: string, hint: string) =>
@@ -41,8 +44,17 @@ export function registerUniqueCodeChoice(scope: FastifyInstance, deps: Deps): vo
   const schema = pageSchema({ params: Params({ id: Segment() }), body: Form({ unique_code: Text() }) });
   app.post('/merchants/:id/unique-code', { schema }, async (request, reply) => {
     const page = consolePage(request, reply);
-    const mode = await setUniqueCodeMode(deps, merchantScope(page.viewer), request.params.id, request.body.unique_code ?? '', userActor(page.viewer));
+    const mode = await setUniqueCodeMode(
+      deps,
+      merchantScope(page.viewer),
+      request.params.id,
+      request.body.unique_code ?? '',
+      userActor(page.viewer),
+    );
     const text = translator(words, page.lang)(mode === 'add' ? 'uniqueCodeAddNotice' : 'uniqueCodeSubtractNotice');
-    return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(request.params.id)}`, { kind: 'success', text });
+    return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(request.params.id)}`, {
+      kind: 'success',
+      text,
+    });
   });
 }

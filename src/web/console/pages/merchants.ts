@@ -83,77 +83,120 @@ ${
 
   // The preview changes nothing; it answers with the form again (and its error) or with what was read.
   const previewForm = Form({ name: Text(), qris: Text(), image: Upload() });
-  app.post('/merchants/preview', { schema: pageSchema({ body: previewForm }), errorHandler: uploadRefused(deps) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    if (!canAdd(page.viewer)) throw notFound('new');
-    const form: FormState = { name: (request.body.name ?? '').slice(0, 200), payload: (request.body.qris ?? '').slice(0, 2000) };
-    const image = chosenFile(request.body.image);
-    const t = translator(words, page.lang);
-    if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 403);
-    // A name left empty is the one the QRIS carries (checked below, once the code is read).
-    const typed = form.name.trim();
-    const nameProblem = typed === '' ? null : merchantNameProblem(typed);
-    if (nameProblem !== null) return sendForm(page, form, nameText(t, nameProblem), 400);
-    if (!image && form.payload.trim() === '') return sendForm(page, form, t('errNeed'), 400);
-    let preview: MerchantQrisPreview;
-    try {
-      preview = await previewMerchantQris(deps, image ? { image } : { payload: form.payload });
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      // A busy or timed-out reader (503) says when to come back, as the API's 503s do.
-      if (err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
-      return sendForm(page, form, qrisErrorText(t, err), statusFor(err.code));
-    }
-    // A code Save would refuse (dynamic, bad CRC) is shown with the reason, on the form, without Save.
-    if (!preview.savable) return sendForm(page, { ...form, payload: image ? form.payload : preview.payload }, refusalText(t, preview), 422, preview);
-    const name = typed || preview.merchantName.trim();
-    // A QRIS name this gateway would refuse (a domain in it, say) goes back on the form to be changed.
-    const readNameProblem = merchantNameProblem(name);
-    if (readNameProblem !== null) {
-      return sendForm(page, { name, payload: image ? form.payload : preview.payload }, nameText(t, readNameProblem), 400, preview);
-    }
-    return sendPreview(page, name, preview, await nmidDuplicates(deps, page.viewer, preview.nmid));
-  });
-
-  app.post('/merchants', { schema: pageSchema({ body: Form({ name: Text(), qris: Text(), allowDuplicateNmid: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    if (!canAdd(page.viewer)) throw notFound('new');
-    const form: FormState = { name: (request.body.name ?? '').slice(0, 200), payload: (request.body.qris ?? '').slice(0, 2000) };
-    try {
-      // The payload came back from the preview through the browser: createMerchant checks it all again.
-      const own = isOperator(page.viewer)
-        ? {}
-        : // A self-service merchant: its live keys wait for an operator (LIVE_KEYS=approval), it gets the
-          // sign-up plan's daily quota, and its adder becomes its member.
-          { liveApproved: deps.config.liveKeys === 'auto', dailyCreateQuota: deps.config.signupPlanDailyCreates, memberUserId: page.viewer.userId };
-      // "Save anyway" over a duplicate NMID is an operator's decision; a self-service user's is never taken.
-      const allowDuplicateNmid = isOperator(page.viewer) && (request.body.allowDuplicateNmid ?? '') !== '';
-      const row = await createMerchant(deps, {
-        name: form.name,
-        qris: form.payload,
-        actor: userActor(page.viewer),
-        viewer: page.viewer,
-        allowDuplicateNmid,
-        ...own,
-      });
+  app.post(
+    '/merchants/preview',
+    { schema: pageSchema({ body: previewForm }), errorHandler: uploadRefused(deps) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      if (!canAdd(page.viewer)) throw notFound('new');
+      const form: FormState = {
+        name: (request.body.name ?? '').slice(0, 200),
+        payload: (request.body.qris ?? '').slice(0, 2000),
+      };
+      const image = chosenFile(request.body.image);
       const t = translator(words, page.lang);
-      return redirectWithNotice(reply, '/dashboard/merchants', {
-        kind: 'success',
-        text: t('addedNotice', { name: row.name }),
-        link: { href: '/dashboard/keys', text: t('keysLink') },
-      });
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'merchant_limit_reached') return sendLimit(page, deps.config.merchantsPerUser, 403);
-      // Saved meanwhile by someone else, or Save pressed without "Save anyway": the preview again, with why.
-      if (err instanceof AppError && err.code === 'duplicate_nmid') {
-        const preview = await previewMerchantQris(deps, { payload: form.payload });
-        return sendPreview(page, form.name, preview, await nmidDuplicates(deps, page.viewer, preview.nmid), statusFor(err.code));
+      if (atLimit(page.viewer)) return sendLimit(page, deps.config.merchantsPerUser, 403);
+      // A name left empty is the one the QRIS carries (checked below, once the code is read).
+      const typed = form.name.trim();
+      const nameProblem = typed === '' ? null : merchantNameProblem(typed);
+      if (nameProblem !== null) return sendForm(page, form, nameText(t, nameProblem), 400);
+      if (!image && form.payload.trim() === '') return sendForm(page, form, t('errNeed'), 400);
+      let preview: MerchantQrisPreview;
+      try {
+        preview = await previewMerchantQris(deps, image ? { image } : { payload: form.payload });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        // A busy or timed-out reader (503) says when to come back, as the API's 503s do.
+        if (err.retryAfter !== undefined) reply.header('Retry-After', String(err.retryAfter));
+        return sendForm(page, form, qrisErrorText(t, err), statusFor(err.code));
       }
-      if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
-      const t = translator(words, page.lang);
-      return sendForm(page, form, err.param === 'name' ? nameText(t, merchantNameProblem(form.name.trim())) : saveRefusalText(t, err), 400);
-    }
-  });
+      // A code Save would refuse (dynamic, bad CRC) is shown with the reason, on the form, without Save.
+      if (!preview.savable)
+        return sendForm(
+          page,
+          { ...form, payload: image ? form.payload : preview.payload },
+          refusalText(t, preview),
+          422,
+          preview,
+        );
+      const name = typed || preview.merchantName.trim();
+      // A QRIS name this gateway would refuse (a domain in it, say) goes back on the form to be changed.
+      const readNameProblem = merchantNameProblem(name);
+      if (readNameProblem !== null) {
+        return sendForm(
+          page,
+          { name, payload: image ? form.payload : preview.payload },
+          nameText(t, readNameProblem),
+          400,
+          preview,
+        );
+      }
+      return sendPreview(page, name, preview, await nmidDuplicates(deps, page.viewer, preview.nmid));
+    },
+  );
+
+  app.post(
+    '/merchants',
+    { schema: pageSchema({ body: Form({ name: Text(), qris: Text(), allowDuplicateNmid: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      if (!canAdd(page.viewer)) throw notFound('new');
+      const form: FormState = {
+        name: (request.body.name ?? '').slice(0, 200),
+        payload: (request.body.qris ?? '').slice(0, 2000),
+      };
+      try {
+        // The payload came back from the preview through the browser: createMerchant checks it all again.
+        const own = isOperator(page.viewer)
+          ? {}
+          : // A self-service merchant: its live keys wait for an operator (LIVE_KEYS=approval), it gets the
+            // sign-up plan's daily quota, and its adder becomes its member.
+            {
+              liveApproved: deps.config.liveKeys === 'auto',
+              dailyCreateQuota: deps.config.signupPlanDailyCreates,
+              memberUserId: page.viewer.userId,
+            };
+        // "Save anyway" over a duplicate NMID is an operator's decision; a self-service user's is never taken.
+        const allowDuplicateNmid = isOperator(page.viewer) && (request.body.allowDuplicateNmid ?? '') !== '';
+        const row = await createMerchant(deps, {
+          name: form.name,
+          qris: form.payload,
+          actor: userActor(page.viewer),
+          viewer: page.viewer,
+          allowDuplicateNmid,
+          ...own,
+        });
+        const t = translator(words, page.lang);
+        return redirectWithNotice(reply, '/dashboard/merchants', {
+          kind: 'success',
+          text: t('addedNotice', { name: row.name }),
+          link: { href: '/dashboard/keys', text: t('keysLink') },
+        });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'merchant_limit_reached')
+          return sendLimit(page, deps.config.merchantsPerUser, 403);
+        // Saved meanwhile by someone else, or Save pressed without "Save anyway": the preview again, with why.
+        if (err instanceof AppError && err.code === 'duplicate_nmid') {
+          const preview = await previewMerchantQris(deps, { payload: form.payload });
+          return sendPreview(
+            page,
+            form.name,
+            preview,
+            await nmidDuplicates(deps, page.viewer, preview.nmid),
+            statusFor(err.code),
+          );
+        }
+        if (!(err instanceof AppError) || (err.param !== 'name' && err.param !== 'qris')) throw err;
+        const t = translator(words, page.lang);
+        return sendForm(
+          page,
+          form,
+          err.param === 'name' ? nameText(t, merchantNameProblem(form.name.trim())) : saveRefusalText(t, err),
+          400,
+        );
+      }
+    },
+  );
 
   app.get('/merchants/:id', { schema: pageSchema({ params: merchantId }) }, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -203,39 +246,50 @@ ${
   registerDailyReportSwitch(scope, deps);
   registerUniqueCodeChoice(scope, deps);
 
-  app.post('/merchants/:id/rename', { schema: pageSchema({ params: merchantId, body: Form({ name: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const id = request.params.id;
-    const name = request.body.name ?? '';
-    let renamed: { name: string };
-    try {
-      renamed = await renameMerchant(deps, page.viewer, { id, name });
-    } catch (err) {
-      if (!(err instanceof AppError) || err.param !== 'name') throw err;
-      const t = translator(words, page.lang);
-      const merchant = await getVisibleMerchant(deps, page.viewer, id);
-      const why = nameText(t, merchantNameProblem(name.trim()));
-      return page.send(
-        merchant.name,
-        'merchants',
-        html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`,
-        400,
-      );
-    }
-    const text = translator(words, page.lang)('renamedNotice', { name: renamed.name });
-    return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(id)}`, { kind: 'success', text });
-  });
+  app.post(
+    '/merchants/:id/rename',
+    { schema: pageSchema({ params: merchantId, body: Form({ name: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const id = request.params.id;
+      const name = request.body.name ?? '';
+      let renamed: { name: string };
+      try {
+        renamed = await renameMerchant(deps, page.viewer, { id, name });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.param !== 'name') throw err;
+        const t = translator(words, page.lang);
+        const merchant = await getVisibleMerchant(deps, page.viewer, id);
+        const why = nameText(t, merchantNameProblem(name.trim()));
+        return page.send(
+          merchant.name,
+          'merchants',
+          html`<p><a href="/dashboard/merchants/${id}">← ${merchant.name}</a></p><p class="notice error" role="alert">${why}</p>`,
+          400,
+        );
+      }
+      const text = translator(words, page.lang)('renamedNotice', { name: renamed.name });
+      return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(id)}`, { kind: 'success', text });
+    },
+  );
 
   for (const [verb, enabled] of [
     ['disable', false],
     ['enable', true],
   ] as const) {
-    app.post(`/merchants/:id/${verb}`, { schema: pageSchema({ params: merchantId, body: Form({}) }) }, async (request, reply) => {
-      const page = consolePage(request, reply);
-      const row = await setMerchantEnabled(deps, page.viewer, { id: request.params.id, enabled });
-      const text = translator(words, page.lang)(enabled ? 'enabledNotice' : 'disabledNotice');
-      return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(row.id)}`, { kind: 'success', text });
-    });
+    app.post(
+      `/merchants/:id/${verb}`,
+      { schema: pageSchema({ params: merchantId, body: Form({}) }) },
+      async (request, reply) => {
+        const page = consolePage(request, reply);
+        const row = await setMerchantEnabled(deps, page.viewer, { id: request.params.id, enabled });
+        const text = translator(words, page.lang)(enabled ? 'enabledNotice' : 'disabledNotice');
+        return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(row.id)}`, {
+          kind: 'success',
+          text,
+        });
+      },
+    );
   }
 }
 
@@ -256,7 +310,11 @@ function sendLimit(page: ConsolePage, max: number, status: number): FastifyReply
 }
 
 /** Disabled, else waiting for an operator's approval of its live keys, or rejected by one, else active. */
-function stateBadge(t: T, m: LiveApprovalFields & { disabled_at?: number | null }, liveKeys: 'approval' | 'auto'): SafeHtml {
+function stateBadge(
+  t: T,
+  m: LiveApprovalFields & { disabled_at?: number | null },
+  liveKeys: 'approval' | 'auto',
+): SafeHtml {
   if (m.disabled_at != null) return html`<span class="badge disabled">${t('disabled')}</span>`;
   const state = liveKeysState(m, liveKeys);
   if (state === 'waiting') return html`<span class="badge pending">${t('waiting')}</span>`;
@@ -320,7 +378,13 @@ function saveRefusalText(t: T, err: AppError): string {
   return qrisErrorText(t, err);
 }
 
-function sendForm(page: ConsolePage, form: FormState, error: string | null, status: number, read: MerchantQrisPreview | null = null): FastifyReply {
+function sendForm(
+  page: ConsolePage,
+  form: FormState,
+  error: string | null,
+  status: number,
+  read: MerchantQrisPreview | null = null,
+): FastifyReply {
   const t = translator(words, page.lang);
   const body = html`<p><a href="/dashboard/merchants">← ${t('title')}</a></p>
 <h1>${t('newTitle')}</h1>
@@ -346,7 +410,8 @@ ${read ? html`<section class="card"><h2>${t('readTitle')}</h2>${readFields(t, re
 
 /** What a preview read from the code, as a list (the merchant's name in this gateway first, when given). */
 function readFields(t: T, p: MerchantQrisPreview, name: string | null): SafeHtml {
-  const badge = (yes: boolean, good: string, bad: string) => html`<span class="badge ${yes ? 'ok' : 'failed'}">${yes ? good : bad}</span>`;
+  const badge = (yes: boolean, good: string, bad: string) =>
+    html`<span class="badge ${yes ? 'ok' : 'failed'}">${yes ? good : bad}</span>`;
   return html`<dl class="fields">
 ${name === null ? '' : html`<dt>${t('name')}</dt><dd><strong>${name}</strong></dd>`}
 <dt>${t('qrisName')}</dt><dd>${p.merchantName}</dd>
@@ -364,7 +429,13 @@ ${name === null ? '' : html`<dt>${t('name')}</dt><dd><strong>${name}</strong></d
  * "Save anyway"; a self-service user is told to ask the operator, without Save. Another merchant is
  * named only to a viewer who may see it.
  */
-function sendPreview(page: ConsolePage, name: string, p: MerchantQrisPreview, dups: NmidDuplicates, status = 200): FastifyReply {
+function sendPreview(
+  page: ConsolePage,
+  name: string,
+  p: MerchantQrisPreview,
+  dups: NmidDuplicates,
+  status = 200,
+): FastifyReply {
   const t = translator(words, page.lang);
   const operator = isOperator(page.viewer);
   const duplicate = dups.count > 0;
@@ -405,9 +476,16 @@ ${save === '' ? html`<p class="buttons"><a class="button secondary" href="/dashb
  * rather than on a bare error page. Anything else goes on to the console's own handler.
  */
 function uploadRefused(deps: Deps) {
-  return async function onPreviewError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return async function onPreviewError(
+    error: FastifyError,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> {
     const tooLarge =
-      error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.statusCode === 413;
+      error.code === 'FST_REQ_FILE_TOO_LARGE' ||
+      error.code === 'FST_PARTS_LIMIT' ||
+      error.code === 'FST_FILES_LIMIT' ||
+      error.statusCode === 413;
     if (!tooLarge) throw error;
     request.viewer ??= await resumeSession(deps, request.cookies[SESSION_COOKIE]);
     if (!request.viewer) return reply.redirect('/dashboard?next=%2Fdashboard%2Fmerchants%2Fnew&expired=1', 303);
@@ -424,5 +502,7 @@ function uploadRefused(deps: Deps) {
  */
 function qrisNameBeside(t: T, m: { name: string; merchant_name: string }): SafeHtml | '' {
   // The space inside the span: a phone's table cards drop a space standing alone between two elements.
-  return m.name === m.merchant_name ? '' : html`<span class="muted qris-name"> ${t('qrisNameBeside', { name: m.merchant_name })}</span>`;
+  return m.name === m.merchant_name
+    ? ''
+    : html`<span class="muted qris-name"> ${t('qrisNameBeside', { name: m.merchant_name })}</span>`;
 }

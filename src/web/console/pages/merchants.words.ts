@@ -25,11 +25,13 @@ export const words = defineMessages(
     none: 'No merchants yet.',
     addedNotice: 'Merchant {name} added. Create its API keys next.',
     renamedNotice: 'Renamed to {name}.',
-    disabledNotice: 'Merchant disabled: its API keys are refused (403 merchant_disabled) until it is enabled again. Its transactions stay visible.',
+    disabledNotice:
+      'Merchant disabled: its API keys are refused (403 merchant_disabled) until it is enabled again. Its transactions stay visible.',
     enabledNotice: 'Merchant enabled: its API keys work again.',
     keysLink: 'API keys',
     newTitle: 'Add merchant',
-    newIntro: "Upload a photo or screenshot of the merchant's static QRIS, or paste its payload. You see what was read before anything is saved.",
+    newIntro:
+      "Upload a photo or screenshot of the merchant's static QRIS, or paste its payload. You see what was read before anything is saved.",
     nameHint: 'What this gateway calls the merchant, 1 to 100 characters. Left empty, it is the name in the QRIS.',
     image: 'QRIS image',
     imageHint: 'PNG or JPEG, up to {size}.',
@@ -61,9 +63,11 @@ export const words = defineMessages(
     errNameControl: "A merchant's name is one line of text, without tabs or line breaks.",
     errNameLink:
       'A merchant\'s name cannot contain a link or an address (a web address, www., a domain such as example.com, an e-mail or IP address): payers see it in the gateway\'s e-mails. After a full stop, write a space ("CV. Sinar", not "CV.Sinar").',
-    errLimit: 'You already have {max} merchants, as many as one account may have on this gateway. Ask its operator if you need more.',
+    errLimit:
+      'You already have {max} merchants, as many as one account may have on this gateway. Ask its operator if you need more.',
     errInvalid: 'This is not a valid QRIS: {detail}.',
-    errDynamic: "This QRIS is dynamic: it fixes one amount. Use the merchant's static QRIS, the one printed at the till.",
+    errDynamic:
+      "This QRIS is dynamic: it fixes one amount. Use the merchant's static QRIS, the one printed at the till.",
     errCrc: 'The QRIS checksum (CRC) is wrong: the payload is damaged or was mistyped ({detail}).',
     errNotFound: 'No QR code was found in the image. Try a sharper picture, taken closer, with the whole code in view.',
     errUnsupported: 'This file is not a PNG or JPEG image.',
@@ -130,12 +134,15 @@ export const words = defineMessages(
     none: 'Belum ada merchant.',
     addedNotice: 'Merchant {name} ditambahkan. Selanjutnya buat kunci API-nya.',
     renamedNotice: 'Nama diganti menjadi {name}.',
-    disabledNotice: 'Merchant dinonaktifkan: kunci API-nya ditolak (403 merchant_disabled) sampai diaktifkan lagi. Transaksinya tetap terlihat.',
+    disabledNotice:
+      'Merchant dinonaktifkan: kunci API-nya ditolak (403 merchant_disabled) sampai diaktifkan lagi. Transaksinya tetap terlihat.',
     enabledNotice: 'Merchant diaktifkan: kunci API-nya berlaku lagi.',
     keysLink: 'Kunci API',
     newTitle: 'Tambah merchant',
-    newIntro: 'Unggah foto atau tangkapan layar QRIS statis merchant, atau tempel payload-nya. Anda melihat hasil bacaannya sebelum apa pun disimpan.',
-    nameHint: 'Nama merchant di gateway ini, 1 sampai 100 karakter. Jika dikosongkan, dipakai nama yang tertera di QRIS.',
+    newIntro:
+      'Unggah foto atau tangkapan layar QRIS statis merchant, atau tempel payload-nya. Anda melihat hasil bacaannya sebelum apa pun disimpan.',
+    nameHint:
+      'Nama merchant di gateway ini, 1 sampai 100 karakter. Jika dikosongkan, dipakai nama yang tertera di QRIS.',
     image: 'Gambar QRIS',
     imageHint: 'PNG atau JPEG, paling besar {size}.',
     or: 'atau',
@@ -158,7 +165,8 @@ export const words = defineMessages(
     dupNamed: 'Yaitu',
     dupOperator:
       'Menyimpan QRIS yang sama dua kali membagi pembayarannya ke dua merchant. Centang "Tetap simpan" hanya bila memang itu yang Anda inginkan (misalnya satu pemilik dengan dua nama untuk satu kasir).',
-    dupMerchant: 'QRIS ini tidak dapat ditambahkan untuk kedua kalinya. Bila QRIS ini milik Anda, hubungi operator gateway ini.',
+    dupMerchant:
+      'QRIS ini tidak dapat ditambahkan untuk kedua kalinya. Bila QRIS ini milik Anda, hubungi operator gateway ini.',
     saveAnyway: 'Tetap simpan',
     again: 'Ulangi',
     errNeed: 'Pilih gambar QRIS atau tempel payload-nya.',
@@ -166,11 +174,13 @@ export const words = defineMessages(
     errNameControl: 'Nama merchant berupa satu baris teks, tanpa tab atau baris baru.',
     errNameLink:
       'Nama merchant tidak boleh berisi tautan atau alamat (alamat web, www., domain seperti example.com, alamat e-mail atau IP): pembayar melihatnya di e-mail gateway. Setelah titik, beri spasi ("CV. Sinar", bukan "CV.Sinar").',
-    errLimit: 'Anda sudah punya {max} merchant, sebanyak yang boleh dimiliki satu akun di gateway ini. Hubungi operatornya bila perlu lebih.',
+    errLimit:
+      'Anda sudah punya {max} merchant, sebanyak yang boleh dimiliki satu akun di gateway ini. Hubungi operatornya bila perlu lebih.',
     errInvalid: 'Ini bukan QRIS yang valid: {detail}.',
     errDynamic: 'QRIS ini dinamis: nominalnya sudah tetap. Gunakan QRIS statis merchant, yang dicetak di kasir.',
     errCrc: 'Checksum (CRC) QRIS salah: payload rusak atau salah ketik ({detail}).',
-    errNotFound: 'Tidak ada kode QR yang ditemukan di gambar. Coba foto yang lebih tajam, lebih dekat, dengan seluruh kode terlihat.',
+    errNotFound:
+      'Tidak ada kode QR yang ditemukan di gambar. Coba foto yang lebih tajam, lebih dekat, dengan seluruh kode terlihat.',
     errUnsupported: 'Berkas ini bukan gambar PNG atau JPEG.',
     errTooLarge: 'Berkas lebih besar dari {size}. Kirim gambar yang lebih kecil.',
     errTimeout: 'Membaca gambar terlalu lama. Coba gambar yang lebih kecil atau lebih tajam.',
@@ -205,7 +215,8 @@ export const words = defineMessages(
     uniqueCodeSubtractNotice: 'Penjualan baru mengurangi harga dengan kode unik.',
     dailyReport: 'E-mail laporan harian',
     dailyReportOn: 'Aktif: pemilik merchant menerima angka kemarin lewat e-mail setelah tengah malam WIB.',
-    dailyReportOff: 'Nonaktif. Bila aktif, pemilik merchant menerima angka kemarin lewat e-mail setelah tengah malam WIB.',
+    dailyReportOff:
+      'Nonaktif. Bila aktif, pemilik merchant menerima angka kemarin lewat e-mail setelah tengah malam WIB.',
     dailyReportLink: 'Lihat laporan',
     dailyReportStart: 'Kirim laporan harian',
     dailyReportStop: 'Hentikan laporan harian',

@@ -55,9 +55,18 @@ export const TELEGRAM_LOOKUPS_PER_MINUTE = 40;
 export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/notifications', { schema: pageSchema({}) }, async (request, reply) => listPage(deps, consolePage(request, reply), takeNotice(request, reply)));
+  app.get('/notifications', { schema: pageSchema({}) }, async (request, reply) =>
+    listPage(deps, consolePage(request, reply), takeNotice(request, reply)),
+  );
 
-  const addForm = Form({ merchant: Text(), type: Text(), language: Text(), bot_token: Text(), chat_id: Text(), url: Text(2048) });
+  const addForm = Form({
+    merchant: Text(),
+    type: Text(),
+    language: Text(),
+    bot_token: Text(),
+    chat_id: Text(),
+    url: Text(2048),
+  });
   app.post('/notifications', { schema: pageSchema({ body: addForm }) }, async (request, reply) => {
     const viewer = request.viewer!;
     const t = translator(words, request.consoleLang);
@@ -79,7 +88,8 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
         actor: userActor(viewer),
       });
     } catch (err) {
-      if (err instanceof AppError && err.code === 'invalid_parameter') return refuse(t('invalid', { detail: err.message }));
+      if (err instanceof AppError && err.code === 'invalid_parameter')
+        return refuse(t('invalid', { detail: err.message }));
       throw err;
     }
     return redirectWithNotice(reply, `${LIST}/${created.id}`, { kind: 'success', text: t('added') });
@@ -89,7 +99,10 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
   const lookups = new MemoryRateLimiter(TELEGRAM_LOOKUPS_PER_MINUTE, deps.now);
   /** Counts one call of the Bot API for this user and this merchant; false when either is over the bound. */
   const mayAskTelegram = async (viewer: Viewer, merchantId: string): Promise<boolean> => {
-    const [user, merchant] = await Promise.all([lookups.hit(`user:${viewer.userId}`), lookups.hit(`merchant:${merchantId}`)]);
+    const [user, merchant] = await Promise.all([
+      lookups.hit(`user:${viewer.userId}`),
+      lookups.hit(`merchant:${merchantId}`),
+    ]);
     return user.allowed && merchant.allowed;
   };
 
@@ -100,10 +113,21 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
     if (merchantId === '') return redirectWithNotice(reply, LIST, { kind: 'error', text: t('merchantRequired') });
     if (!canSeeMerchant(request.viewer!, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
     const token = (request.body.bot_token ?? '').trim();
-    if (!(await mayAskTelegram(request.viewer!, merchantId))) return redirectWithNotice(reply, LIST, { kind: 'error', text: t('tooManyLookups') });
+    if (!(await mayAskTelegram(request.viewer!, merchantId)))
+      return redirectWithNotice(reply, LIST, { kind: 'error', text: t('tooManyLookups') });
     const bot = await telegramBotName(deps, postWebhook, token);
-    if (!bot.ok) return redirectWithNotice(reply, LIST, { kind: 'error', text: t('telegramFailed', { detail: inLanguage(bot.error, request.consoleLang) }) });
-    const search: ChatSearch = { merchantId, language: request.body.language ?? 'id', token, bot: bot.value, nonce: randomBytes(18).toString('base64url') };
+    if (!bot.ok)
+      return redirectWithNotice(reply, LIST, {
+        kind: 'error',
+        text: t('telegramFailed', { detail: inLanguage(bot.error, request.consoleLang) }),
+      });
+    const search: ChatSearch = {
+      merchantId,
+      language: request.body.language ?? 'id',
+      token,
+      bot: bot.value,
+      nonce: randomBytes(18).toString('base64url'),
+    };
     return connectPage(consolePage(request, reply), search, null);
   });
 
@@ -113,7 +137,8 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
     const t = translator(words, request.consoleLang);
     const { merchant: merchantId = '', language = 'id', bot_token: token = '', bot = '', nonce = '' } = request.body;
     if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
-    if (!START_NONCE.test(nonce) || !/^[A-Za-z0-9_]{3,64}$/.test(bot)) return redirectWithNotice(reply, LIST, { kind: 'error', text: t('notYet') });
+    if (!START_NONCE.test(nonce) || !/^[A-Za-z0-9_]{3,64}$/.test(bot))
+      return redirectWithNotice(reply, LIST, { kind: 'error', text: t('notYet') });
     const search: ChatSearch = { merchantId, language, token, bot, nonce };
     if (!(await mayAskTelegram(viewer, merchantId))) {
       // Not "waiting": console.js stops looking and sends the form the ordinary way, which shows this.
@@ -134,7 +159,14 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
     }
     let created: Awaited<ReturnType<typeof addNotifyChannel>>;
     try {
-      created = await addNotifyChannel(deps, { merchantId, type: 'telegram', language, botToken: token, chatId: found.value, actor: userActor(viewer) });
+      created = await addNotifyChannel(deps, {
+        merchantId,
+        type: 'telegram',
+        language,
+        botToken: token,
+        chatId: found.value,
+        actor: userActor(viewer),
+      });
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_parameter')
         return redirectWithNotice(reply, LIST, { kind: 'error', text: t('invalid', { detail: err.message }) });
@@ -150,43 +182,57 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
     return redirectWithNotice(reply, location, notice);
   });
 
-  app.post('/notifications/:id/test', { schema: pageSchema({ params: channelParams, body: Form({}) }) }, async (request, reply) => {
-    const t = translator(words, request.consoleLang);
-    const channel = await getVisibleChannel(deps, request.viewer!, request.params.id);
-    const back = `${LIST}/${channel.id}`;
-    if (channel.status !== 'active') return redirectWithNotice(reply, back, { kind: 'error', text: t('invalid', { detail: t('disabled') }) });
-    const alert = await queueTestAlert(deps, channel);
-    // Sent at once, so the person who pressed the button sees the answer; the dispatcher retries a failure.
-    const sent = await dispatchAlertNow(deps, alert, { mail: kit.mail });
-    const notice: Notice =
-      sent === null
-        ? { kind: 'info', text: t('testQueued') }
-        : sent.state === 'succeeded'
-          ? { kind: 'success', text: t('testSent') }
-          : {
-              kind: 'error',
-              text: t('testFailed', {
-                detail:
-                  sent.error !== null
-                    ? inLanguage(sent.error, request.consoleLang)
-                    : sent.statusCode === null
-                      ? t('noResponse')
-                      : t('statusCode', { code: sent.statusCode }),
-              }),
-            };
-    return redirectWithNotice(reply, back, notice);
-  });
+  app.post(
+    '/notifications/:id/test',
+    { schema: pageSchema({ params: channelParams, body: Form({}) }) },
+    async (request, reply) => {
+      const t = translator(words, request.consoleLang);
+      const channel = await getVisibleChannel(deps, request.viewer!, request.params.id);
+      const back = `${LIST}/${channel.id}`;
+      if (channel.status !== 'active')
+        return redirectWithNotice(reply, back, { kind: 'error', text: t('invalid', { detail: t('disabled') }) });
+      const alert = await queueTestAlert(deps, channel);
+      // Sent at once, so the person who pressed the button sees the answer; the dispatcher retries a failure.
+      const sent = await dispatchAlertNow(deps, alert, { mail: kit.mail });
+      const notice: Notice =
+        sent === null
+          ? { kind: 'info', text: t('testQueued') }
+          : sent.state === 'succeeded'
+            ? { kind: 'success', text: t('testSent') }
+            : {
+                kind: 'error',
+                text: t('testFailed', {
+                  detail:
+                    sent.error !== null
+                      ? inLanguage(sent.error, request.consoleLang)
+                      : sent.statusCode === null
+                        ? t('noResponse')
+                        : t('statusCode', { code: sent.statusCode }),
+                }),
+              };
+      return redirectWithNotice(reply, back, notice);
+    },
+  );
 
-  app.post('/notifications/:id/remove', { schema: pageSchema({ params: channelParams, body: Form({}) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const t = translator(words, request.consoleLang);
-    const channel = await getVisibleChannel(deps, viewer, request.params.id);
-    const removed = await removeNotifyChannel(deps, channel.id, userActor(viewer));
-    return redirectWithNotice(reply, LIST, { kind: 'success', text: t('removed', { count: removed.cancelled_deliveries }) });
-  });
+  app.post(
+    '/notifications/:id/remove',
+    { schema: pageSchema({ params: channelParams, body: Form({}) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const t = translator(words, request.consoleLang);
+      const channel = await getVisibleChannel(deps, viewer, request.params.id);
+      const removed = await removeNotifyChannel(deps, channel.id, userActor(viewer));
+      return redirectWithNotice(reply, LIST, {
+        kind: 'success',
+        text: t('removed', { count: removed.cancelled_deliveries }),
+      });
+    },
+  );
 
-  app.get('/notifications/:id', { schema: pageSchema({ params: channelParams, querystring: Query({ before: Text() }) }) }, async (request, reply) =>
-    detailPage(deps, request, reply, request.params.id, request.query.before ?? null),
+  app.get(
+    '/notifications/:id',
+    { schema: pageSchema({ params: channelParams, querystring: Query({ before: Text() }) }) },
+    async (request, reply) => detailPage(deps, request, reply, request.params.id, request.query.before ?? null),
   );
 }
 
@@ -244,7 +290,10 @@ function targetText(t: T, c: NotifyChannelsTable): string {
 
 async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [channels, merchants] = await Promise.all([listVisibleChannels(deps, page.viewer), listVisibleMerchants(deps, page.viewer)]);
+  const [channels, merchants] = await Promise.all([
+    listVisibleChannels(deps, page.viewer),
+    listVisibleMerchants(deps, page.viewer),
+  ]);
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const body = html`<h1>${t('title')}</h1>
 ${renderNotice(notice)}
@@ -256,7 +305,9 @@ ${
     : html`<div class="table-wrap spaced"><table>
 <thead><tr><th>${t('type')}</th><th>${t('target')}</th><th>${t('language')}</th><th>${t('merchant')}</th><th><span class="visually-hidden">${t('open')}</span></th></tr></thead>
 <tbody>${channels.map(
-        (c) => html`<tr><td data-label="${t('type')}">${typeWord(t, c.type)}</td><td class="mono" data-label="${t('target')}">${targetText(t, c)}</td>
+        (
+          c,
+        ) => html`<tr><td data-label="${t('type')}">${typeWord(t, c.type)}</td><td class="mono" data-label="${t('target')}">${targetText(t, c)}</td>
 <td data-label="${t('language')}">${c.language === 'id' ? t('langId') : t('langEn')}</td><td data-label="${t('merchant')}">${names.get(c.merchant_id) ?? c.merchant_id}</td>
 <td data-label=""><a href="${LIST}/${c.id}" aria-label="${t('open')} ${typeWord(t, c.type)} ${targetText(t, c)}">${t('open')}</a></td></tr>`,
       )}</tbody></table></div>`
@@ -329,7 +380,13 @@ function howTo(text: string, url: string): SafeHtml {
 }
 
 /** A channel's page: its alerts from `cursor` (older than it; null for the newest). */
-async function detailPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, id: string, cursor: string | null): Promise<FastifyReply> {
+async function detailPage(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  cursor: string | null,
+): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
   const channel = await getVisibleChannel(deps, page.viewer, id);

@@ -31,7 +31,8 @@ export const words = defineMessages(
     openPrivate: 'Open @{bot} in Telegram',
     connectGroup: 'For a group instead, add the bot to it with this link:',
     openGroup: 'Add @{bot} to a group',
-    connectStep2: 'Then come back here: this page looks for the chat by itself for two minutes. Or press Find the chat.',
+    connectStep2:
+      'Then come back here: this page looks for the chat by itself for two minutes. Or press Find the chat.',
     findChat: 'Find the chat',
     searching: 'Looking for your Start in Telegram…',
     gaveUp: 'No Start came in two minutes. Press Start in Telegram, then Find the chat.',
@@ -48,7 +49,8 @@ export const words = defineMessages(
     discordUrl: 'Webhook URL',
     telegramHow:
       'Talk to @BotFather in Telegram and send /newbot: it gives you the bot token. Then send your new bot a message (or add it to a group), open {url} in a browser and copy the number after "chat":{"id": – that is the chat ID (a group\'s starts with a minus).',
-    discordHow: "In Discord, open the channel's settings, then Integrations, then Webhooks: New Webhook, and Copy Webhook URL.",
+    discordHow:
+      "In Discord, open the channel's settings, then Integrations, then Webhooks: New Webhook, and Copy Webhook URL.",
     emailHow: "Alerts go to the addresses of the merchant's console users (its owners), one e-mail each.",
     secretHint: 'Kept secret: after saving it is only shown masked.',
     add: 'Add',

@@ -26,7 +26,12 @@ export interface OverviewQuery {
 }
 
 /** /dashboard for a logged-in user. */
-export async function overviewPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, query: OverviewQuery): Promise<FastifyReply> {
+export async function overviewPage(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: OverviewQuery,
+): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
   const shown = await overviewMode(deps, page.viewer, query.mode);
@@ -37,7 +42,9 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
   // A merchant user sees its use of each of its merchants' daily quotas (operators set them).
   const usages =
     page.viewer.role === 'merchant'
-      ? (await Promise.all(page.viewer.merchantIds.map(async (id) => ({ id, usage: await quotaUsage(deps, id) })))).filter((u) => u.usage !== null)
+      ? (
+          await Promise.all(page.viewer.merchantIds.map(async (id) => ({ id, usage: await quotaUsage(deps, id) })))
+        ).filter((u) => u.usage !== null)
       : [];
   const sources = (await listSources(deps)).filter((s) => canSeeMerchant(page.viewer, s.merchant_id));
   const reports = await lastReports(
@@ -72,7 +79,8 @@ export async function overviewPage(deps: Deps, request: FastifyRequest, reply: F
       : html`<section class="card"><h2>${t('approvals')}</h2><p>${t('approvalsWaiting', { count: waiting })}</p><p><a href="/dashboard/approvals">${t('openQueue')}</a></p></section>`;
   // A self-service user who has just confirmed has no merchant: the overview's figures are all zero, so it
   // starts with what to do first.
-  const step = (href: string, text: string, hint: string) => html`<li><a href="${href}">${text}</a><div class="muted">${hint}</div></li>`;
+  const step = (href: string, text: string, hint: string) =>
+    html`<li><a href="${href}">${text}</a><div class="muted">${hint}</div></li>`;
   const firstSteps =
     page.viewer.role === 'merchant' && page.viewer.merchantIds.length === 0
       ? html`<section class="card first-steps" aria-labelledby="first-steps"><h2 id="first-steps">${t('firstSteps')}</h2><p class="muted">${t('firstStepsIntro')}</p>
@@ -146,7 +154,11 @@ ${
  * Which mode the figures are, in words, with a link to the other: a newcomer shown the sandbox by default
  * must not take it for real money, and an operator used to live must see why live is not shown.
  */
-function modeNote(t: Translate<'showingLive' | 'showingTest' | 'liveEmpty' | 'showLive' | 'showTest'>, chosen: 'asked' | 'default', mode: Mode) {
+function modeNote(
+  t: Translate<'showingLive' | 'showingTest' | 'liveEmpty' | 'showLive' | 'showTest'>,
+  chosen: 'asked' | 'default',
+  mode: Mode,
+) {
   const other: Mode = mode === 'live' ? 'test' : 'live';
   const why = chosen === 'default' && mode === 'test' ? html` ${t('liveEmpty')}` : '';
   return html`<p class="mode-note card">${mode === 'live' ? t('showingLive') : t('showingTest')}${why} <a href="/dashboard?mode=${other}">${other === 'live' ? t('showLive') : t('showTest')}</a></p>`;

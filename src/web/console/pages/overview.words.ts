@@ -12,7 +12,8 @@ export const words = defineMessages(
     stepKey: 'Make a test key',
     stepKeyHint: 'It is shown once: keep it somewhere safe.',
     stepPay: 'Try a payment',
-    stepPayHint: 'In the API docs, authorize with the test key, create a transaction (cqris), open its checkout_url and press the sandbox pay button.',
+    stepPayHint:
+      'In the API docs, authorize with the test key, create a transaction (cqris), open its checkout_url and press the sandbox pay button.',
     mode: 'Mode',
     show: 'Show',
     // Which mode the figures below are, and a link to the other (the overview picks the mode with data).
@@ -37,7 +38,8 @@ export const words = defineMessages(
     chartCount: 'Paid',
     chartSum: 'Amount',
     sources: 'Payment sources',
-    noSources: 'No payment sources yet. Payments are then learned only from the simulator (test mode) or confirmed by hand.',
+    noSources:
+      'No payment sources yet. Payments are then learned only from the simulator (test mode) or confirmed by hand.',
     source: 'Source',
     merchant: 'Merchant',
     type: 'Type',
@@ -55,7 +57,8 @@ export const words = defineMessages(
     url: 'URL',
     since: 'Since',
     approvals: 'Live keys waiting for approval',
-    approvalsWaiting: 'Merchants waiting for your approval: {count}. Their test keys work; their live keys work once you approve them.',
+    approvalsWaiting:
+      'Merchants waiting for your approval: {count}. Their test keys work; their live keys work once you approve them.',
     openQueue: 'Open the approval queue',
     usage: 'Creates today (WIB)',
     usageOf: '{used} of {limit}',
@@ -70,7 +73,8 @@ export const words = defineMessages(
     stepKey: 'Buat kunci uji',
     stepKeyHint: 'Kunci hanya ditampilkan sekali: simpan di tempat yang aman.',
     stepPay: 'Coba sebuah pembayaran',
-    stepPayHint: 'Di dokumentasi API, otorisasi dengan kunci uji, buat transaksi (cqris), buka checkout_url-nya, lalu tekan tombol bayar sandbox.',
+    stepPayHint:
+      'Di dokumentasi API, otorisasi dengan kunci uji, buat transaksi (cqris), buka checkout_url-nya, lalu tekan tombol bayar sandbox.',
     mode: 'Mode',
     show: 'Tampilkan',
     showingLive: 'Angka ini dari mode produksi: pembayaran sungguhan.',
@@ -94,7 +98,8 @@ export const words = defineMessages(
     chartCount: 'Dibayar',
     chartSum: 'Jumlah',
     sources: 'Sumber pembayaran',
-    noSources: 'Belum ada sumber pembayaran. Pembayaran hanya diketahui dari simulator (mode uji) atau dikonfirmasi manual.',
+    noSources:
+      'Belum ada sumber pembayaran. Pembayaran hanya diketahui dari simulator (mode uji) atau dikonfirmasi manual.',
     source: 'Sumber',
     merchant: 'Merchant',
     type: 'Jenis',
@@ -112,7 +117,8 @@ export const words = defineMessages(
     url: 'URL',
     since: 'Sejak',
     approvals: 'Kunci produksi menunggu persetujuan',
-    approvalsWaiting: 'Merchant yang menunggu persetujuan Anda: {count}. Kunci ujinya berfungsi; kunci produksinya berfungsi setelah Anda menyetujuinya.',
+    approvalsWaiting:
+      'Merchant yang menunggu persetujuan Anda: {count}. Kunci ujinya berfungsi; kunci produksinya berfungsi setelah Anda menyetujuinya.',
     openQueue: 'Buka antrean persetujuan',
     usage: 'Transaksi dibuat hari ini (WIB)',
     usageOf: '{used} dari {limit}',

@@ -37,7 +37,11 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/payments',
-    { schema: pageSchema({ querystring: Query({ status: Text(), mode: Text(), before: Text(), confirm: Text(), trxid: Text() }) }) },
+    {
+      schema: pageSchema({
+        querystring: Query({ status: Text(), mode: Text(), before: Text(), confirm: Text(), trxid: Text() }),
+      }),
+    },
     async (request, reply) => {
       const page = consolePage(request, reply);
       const t = translator(words, page.lang);
@@ -49,7 +53,10 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
       const status = STATUSES.find((s) => s === askedStatus) ?? 'unmatched';
       const mode = MODES.find((m) => m === askedMode) ?? null;
       const cursor = request.query.before ?? null;
-      const [review, merchants] = await Promise.all([reviewPayments(deps, page.viewer, { status, mode, cursor }), listVisibleMerchants(deps, page.viewer)]);
+      const [review, merchants] = await Promise.all([
+        reviewPayments(deps, page.viewer, { status, mode, cursor }),
+        listVisibleMerchants(deps, page.viewer),
+      ]);
       const names = new Map(merchants.map((m) => [m.id, m.name]));
       const sourceNames = await sourceNamesOf(
         deps,
@@ -88,7 +95,8 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
       // (?confirm=pay_…&trxid=trx_…): that payment's form then shows the difference and asks to accept it.
       const confirming = unmatched.find((p) => p.id === request.query.confirm);
       const confirmTrxid = request.query.trxid ?? '';
-      const difference = confirming && TRXID.test(confirmTrxid) ? await assignDifference(deps, confirming, confirmTrxid) : null;
+      const difference =
+        confirming && TRXID.test(confirmTrxid) ? await assignDifference(deps, confirming, confirmTrxid) : null;
       const confirmation = (p: PaymentListRow) => {
         if (difference === null || p !== confirming) return '';
         const signed = difference.amountPaid - difference.total;
@@ -102,7 +110,14 @@ export async function paymentRoutes(scope: FastifyInstance, deps: Deps): Promise
           sum: formatRupiah(difference.amountPaid),
         };
         const part = difference.before > 0;
-        const says = difference.underpaid > 0 ? (part ? 'differsLessPart' : 'differsLess') : part ? 'differsMorePart' : 'differsMore';
+        const says =
+          difference.underpaid > 0
+            ? part
+              ? 'differsLessPart'
+              : 'differsLess'
+            : part
+              ? 'differsMorePart'
+              : 'differsMore';
         return html`<div class="difference">
 <p id="assign-${p.id}-difference"><strong>${t(says, params)}</strong> ${t('differsHint')}</p>
 <p><input type="checkbox" id="assign-${p.id}-accept" name="accept_difference" value="${String(signed)}" required aria-describedby="assign-${p.id}-difference"> <label for="assign-${p.id}-accept" class="inline">${t('acceptDifference', { difference: amount })}</label></p>
@@ -155,7 +170,9 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th>${t('received')}</th><th class="num">${t('amount')}</th><th>${t('status')}</th><th class="hide-narrow">${t('source')}</th><th class="hide-narrow">${t('payer')}</th><th class="hide-narrow">${t('merchant')}</th><th>${t('transaction')}</th></tr></thead>
 <tbody>${review.payments.map(
-        (p) => html`<tr><td data-label="${t('received')}">${when(p.received_at)}</td><td class="num" data-label="${t('amount')}">${formatRupiah(p.amount)}</td>
+        (
+          p,
+        ) => html`<tr><td data-label="${t('received')}">${when(p.received_at)}</td><td class="num" data-label="${t('amount')}">${formatRupiah(p.amount)}</td>
 <td data-label="${t('status')}">${statusCell(p)}${p.mode === 'test' ? html` <span class="badge">${modeText('test', page.lang)}</span>` : ''}</td>
 <td class="hide-narrow" data-label="${t('source')}">${sourceLabel(sourceNames, p.source)}</td><td class="hide-narrow" data-label="${t('payer')}">${[p.payer_name, p.issuer, p.reference].filter((x) => x !== null && x !== '').join(' · ')}</td>
 <td class="hide-narrow" data-label="${t('merchant')}">${names.get(p.merchant_id) ?? p.merchant_id}</td>
@@ -279,7 +296,10 @@ ${keepOpen(p)}
     }
   });
 
-  const refundSchema = pageSchema({ params: Params({ id: Segment() }), body: Form({ back: Text(), reason: Text(), reference: Text() }) });
+  const refundSchema = pageSchema({
+    params: Params({ id: Segment() }),
+    body: Form({ back: Text(), reason: Text(), reference: Text() }),
+  });
   app.post('/payments/:id/refund', { schema: refundSchema }, async (request, reply) => {
     const viewer = request.viewer!;
     const t = translator(words, request.consoleLang);
@@ -301,7 +321,11 @@ ${keepOpen(p)}
       });
       return redirectWithNotice(reply, back, {
         kind: 'success',
-        text: t('refundedNotice', { payment: payment.id, amount: formatRupiah(refund.amount), trxid: refund.transaction_id }),
+        text: t('refundedNotice', {
+          payment: payment.id,
+          amount: formatRupiah(refund.amount),
+          trxid: refund.transaction_id,
+        }),
       });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -338,7 +362,8 @@ function assignedText(t: Translate<Word>, paymentId: string, tx: TransactionsTab
       rest: formatRupiah(tx.underpaid ?? 0),
     });
   }
-  if ((tx.underpaid ?? 0) > 0) return t('assignedUnderpaid', { ...params, difference: formatRupiah(tx.underpaid ?? 0) });
+  if ((tx.underpaid ?? 0) > 0)
+    return t('assignedUnderpaid', { ...params, difference: formatRupiah(tx.underpaid ?? 0) });
   if ((tx.overpaid ?? 0) > 0) return t('assignedOverpaid', { ...params, difference: formatRupiah(tx.overpaid ?? 0) });
   return t(tx.paid_late === 1 ? 'assignedLate' : 'assigned', params);
 }

@@ -34,24 +34,31 @@ export const words = defineMessages(
     created: 'Created',
     ends: 'Expires or ended',
     assign: 'Assign',
-    assignHint: 'The id of the transaction this payment pays (trx_…). Assigning marks it paid and is recorded in the audit log.',
+    assignHint:
+      'The id of the transaction this payment pays (trx_…). Assigning marks it paid and is recorded in the audit log.',
     assigned: 'Payment {payment} now pays {trxid}; the transaction is paid.',
     assignedLate: 'Payment {payment} now pays {trxid}; the transaction is paid (late).',
     trxidRequired: 'Enter the id of the transaction this payment pays.',
     trxidMalformed: '“{trxid}” is not a transaction id: they look like trx_….',
     differsLess: 'Payment {paid} is {difference} less than the total {total} of transaction {trxid}.',
     differsMore: 'Payment {paid} is {difference} more than the total {total} of transaction {trxid}.',
-    differsHint: 'Accepting marks the transaction paid with what it received; it is then recorded as underpaid or overpaid.',
+    differsHint:
+      'Accepting marks the transaction paid with what it received; it is then recorded as underpaid or overpaid.',
     acceptDifference: 'Accept the difference of {difference}',
-    differsNotice: 'The amount of payment {payment} differs from the total of {trxid}. Nothing was changed: confirm the difference to assign it.',
+    differsNotice:
+      'The amount of payment {payment} differs from the total of {trxid}. Nothing was changed: confirm the difference to assign it.',
     assignedUnderpaid: 'Payment {payment} now pays {trxid}; the transaction is paid, underpaid by {difference}.',
     assignedOverpaid: 'Payment {payment} now pays {trxid}; the transaction is paid, overpaid by {difference}.',
-    differsLessPart: 'With the {before} it received before, payment {paid} makes {sum}: {difference} less than the total {total} of transaction {trxid}.',
-    differsMorePart: 'With the {before} it received before, payment {paid} makes {sum}: {difference} more than the total {total} of transaction {trxid}.',
+    differsLessPart:
+      'With the {before} it received before, payment {paid} makes {sum}: {difference} less than the total {total} of transaction {trxid}.',
+    differsMorePart:
+      'With the {before} it received before, payment {paid} makes {sum}: {difference} more than the total {total} of transaction {trxid}.',
     keepOpen: 'Keep it open for the rest ({difference})',
     candidateDue: '{rest} still due',
-    keepOpenHint: 'The transaction stays unpaid with what it received so far; a later payment of the rest, assigned here, completes it.',
-    assignedKeptOpen: 'Payment {payment} now counts towards {trxid}: received {received} of {total}, {rest} still due. The transaction stays open.',
+    keepOpenHint:
+      'The transaction stays unpaid with what it received so far; a later payment of the rest, assigned here, completes it.',
+    assignedKeptOpen:
+      'Payment {payment} now counts towards {trxid}: received {received} of {total}, {rest} still due. The transaction stays open.',
     doubleFilter: 'Double payments',
     noneDouble: 'No double payments to show.',
     doubleBadge: 'Double payment',
@@ -71,7 +78,8 @@ export const words = defineMessages(
     refundedNotice: 'Payment {payment} ({amount}, a double payment of {trxid}) is recorded as refunded.',
     alreadyRefunded: 'This payment was refunded already; nothing was changed.',
     notDouble: 'This payment is not a double payment (one for a transaction already paid); nothing was changed.',
-    refundAtAcquirer: 'This payment was made through an acquirer-issued code: its refund is the acquirer’s, which is not available yet. Nothing was recorded.',
+    refundAtAcquirer:
+      'This payment was made through an acquirer-issued code: its refund is the acquirer’s, which is not available yet. Nothing was recorded.',
   },
   {
     title: 'Pembayaran',
@@ -104,24 +112,31 @@ export const words = defineMessages(
     created: 'Dibuat',
     ends: 'Kedaluwarsa atau berakhir',
     assign: 'Tetapkan',
-    assignHint: 'Id transaksi yang dibayar oleh pembayaran ini (trx_…). Menetapkan menandainya lunas dan dicatat di log audit.',
+    assignHint:
+      'Id transaksi yang dibayar oleh pembayaran ini (trx_…). Menetapkan menandainya lunas dan dicatat di log audit.',
     assigned: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas.',
     assignedLate: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas (terlambat).',
     trxidRequired: 'Masukkan id transaksi yang dibayar oleh pembayaran ini.',
     trxidMalformed: '“{trxid}” bukan id transaksi: bentuknya trx_….',
     differsLess: 'Pembayaran {paid} kurang {difference} dari total {total} transaksi {trxid}.',
     differsMore: 'Pembayaran {paid} lebih {difference} dari total {total} transaksi {trxid}.',
-    differsHint: 'Jika diterima, transaksi ditandai lunas dengan jumlah yang diterimanya, lalu dicatat kurang bayar atau lebih bayar.',
+    differsHint:
+      'Jika diterima, transaksi ditandai lunas dengan jumlah yang diterimanya, lalu dicatat kurang bayar atau lebih bayar.',
     acceptDifference: 'Terima selisih {difference}',
-    differsNotice: 'Jumlah pembayaran {payment} berbeda dari total {trxid}. Tidak ada yang diubah: konfirmasi selisihnya untuk menetapkannya.',
+    differsNotice:
+      'Jumlah pembayaran {payment} berbeda dari total {trxid}. Tidak ada yang diubah: konfirmasi selisihnya untuk menetapkannya.',
     assignedUnderpaid: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas, kurang bayar {difference}.',
     assignedOverpaid: 'Pembayaran {payment} kini membayar {trxid}; transaksi sudah lunas, lebih bayar {difference}.',
-    differsLessPart: 'Dengan {before} yang diterima sebelumnya, pembayaran {paid} menjadi {sum}: kurang {difference} dari total {total} transaksi {trxid}.',
-    differsMorePart: 'Dengan {before} yang diterima sebelumnya, pembayaran {paid} menjadi {sum}: lebih {difference} dari total {total} transaksi {trxid}.',
+    differsLessPart:
+      'Dengan {before} yang diterima sebelumnya, pembayaran {paid} menjadi {sum}: kurang {difference} dari total {total} transaksi {trxid}.',
+    differsMorePart:
+      'Dengan {before} yang diterima sebelumnya, pembayaran {paid} menjadi {sum}: lebih {difference} dari total {total} transaksi {trxid}.',
     keepOpen: 'Biarkan terbuka untuk sisanya ({difference})',
     candidateDue: 'sisa {rest}',
-    keepOpenHint: 'Transaksi tetap belum lunas dengan jumlah yang diterima sejauh ini; pembayaran sisanya yang ditetapkan di sini kemudian melunasinya.',
-    assignedKeptOpen: 'Pembayaran {payment} kini dihitung untuk {trxid}: diterima {received} dari {total}, sisa {rest}. Transaksi tetap terbuka.',
+    keepOpenHint:
+      'Transaksi tetap belum lunas dengan jumlah yang diterima sejauh ini; pembayaran sisanya yang ditetapkan di sini kemudian melunasinya.',
+    assignedKeptOpen:
+      'Pembayaran {payment} kini dihitung untuk {trxid}: diterima {received} dari {total}, sisa {rest}. Transaksi tetap terbuka.',
     doubleFilter: 'Pembayaran ganda',
     noneDouble: 'Tidak ada pembayaran ganda untuk ditampilkan.',
     doubleBadge: 'Pembayaran ganda',
@@ -141,6 +156,7 @@ export const words = defineMessages(
     refundedNotice: 'Pembayaran {payment} ({amount}, pembayaran ganda untuk {trxid}) tercatat sudah dikembalikan.',
     alreadyRefunded: 'Pembayaran ini sudah dikembalikan; tidak ada yang diubah.',
     notDouble: 'Pembayaran ini bukan pembayaran ganda (untuk transaksi yang sudah lunas); tidak ada yang diubah.',
-    refundAtAcquirer: 'Pembayaran ini melalui kode yang diterbitkan acquirer: pengembaliannya urusan acquirer, yang belum tersedia. Tidak ada yang dicatat.',
+    refundAtAcquirer:
+      'Pembayaran ini melalui kode yang diterbitkan acquirer: pengembaliannya urusan acquirer, yang belum tersedia. Tidak ada yang dicatat.',
   },
 );

@@ -12,13 +12,18 @@ export const words = defineMessages(
     tokenWarning:
       'Anyone who learns the token can report payments to this source. Where the app can sign, use the signing secret instead and keep the token off the phone.',
     forwarderTitle: 'SMS to URL Forwarder (open source, F-Droid)',
-    forwarder1: 'Allow it to read notifications, and add a forwarding rule in notification mode for your merchant app (GoPay Merchant, GoBiz, DANA or Nobu).',
+    forwarder1:
+      'Allow it to read notifications, and add a forwarding rule in notification mode for your merchant app (GoPay Merchant, GoBiz, DANA or Nobu).',
     forwarder2: 'Paste the URL above as the rule’s URL, and this JSON as its template:',
-    forwarder3: 'Turn on request signing (HMAC-SHA256) and paste the signing secret: it sends X-Signature, and no token is needed.',
+    forwarder3:
+      'Turn on request signing (HMAC-SHA256) and paste the signing secret: it sends X-Signature, and no token is needed.',
     automationTitle: 'MacroDroid, Tasker and other automation apps',
-    automation1: 'Trigger: a notification received from your merchant app. Choose the app explicitly: MacroDroid’s app picker starts on “exclude”.',
-    automation2: 'Action: an HTTP request, method POST, to the URL above, with the header Authorization: Bearer and the token (or the URL with the token).',
-    automation3: 'Body, content type application/json, with the app’s own variables for the notification’s title and text in place of the words in capitals:',
+    automation1:
+      'Trigger: a notification received from your merchant app. Choose the app explicitly: MacroDroid’s app picker starts on “exclude”.',
+    automation2:
+      'Action: an HTTP request, method POST, to the URL above, with the header Authorization: Bearer and the token (or the URL with the token).',
+    automation3:
+      'Body, content type application/json, with the app’s own variables for the notification’s title and text in place of the words in capitals:',
     testTitle: 'Try it',
     test: 'Send yourself a small QRIS payment: it appears below under Notifications received, with what it became.',
     notificationsTitle: 'Notifications received',
@@ -50,12 +55,15 @@ export const words = defineMessages(
     forwarder1:
       'Izinkan membaca notifikasi, lalu tambahkan aturan penerusan mode notifikasi untuk aplikasi merchant Anda (GoPay Merchant, GoBiz, DANA atau Nobu).',
     forwarder2: 'Tempel URL di atas sebagai URL aturan, dan JSON ini sebagai templatnya:',
-    forwarder3: 'Aktifkan penandatanganan permintaan (HMAC-SHA256) dan tempel rahasia penandatanganan: aplikasi mengirim X-Signature, tanpa token.',
+    forwarder3:
+      'Aktifkan penandatanganan permintaan (HMAC-SHA256) dan tempel rahasia penandatanganan: aplikasi mengirim X-Signature, tanpa token.',
     automationTitle: 'MacroDroid, Tasker dan aplikasi otomasi lain',
     automation1:
       'Pemicu: notifikasi diterima dari aplikasi merchant Anda. Pilih aplikasinya secara eksplisit: pemilih aplikasi MacroDroid dimulai dengan “kecualikan”.',
-    automation2: 'Aksi: permintaan HTTP, metode POST, ke URL di atas, dengan header Authorization: Bearer dan token (atau URL dengan token).',
-    automation3: 'Body, tipe konten application/json, dengan variabel aplikasi untuk judul dan teks notifikasi di tempat kata berhuruf kapital:',
+    automation2:
+      'Aksi: permintaan HTTP, metode POST, ke URL di atas, dengan header Authorization: Bearer dan token (atau URL dengan token).',
+    automation3:
+      'Body, tipe konten application/json, dengan variabel aplikasi untuk judul dan teks notifikasi di tempat kata berhuruf kapital:',
     testTitle: 'Coba',
     test: 'Kirim pembayaran QRIS kecil ke diri sendiri: pembayaran itu muncul di bawah pada Notifikasi diterima, dengan hasilnya.',
     notificationsTitle: 'Notifikasi diterima',

@@ -47,16 +47,31 @@ export function posPublicRoutes(scope: FastifyInstance): void {
       orientation: 'portrait',
       background_color: '#ffffff',
       theme_color: '#1a5276',
-      icons: ICON_SIZES.map((size) => ({ src: `/dashboard/pos/icon-${size}.png`, sizes: `${size}x${size}`, type: 'image/png', purpose: 'any' })),
+      icons: ICON_SIZES.map((size) => ({
+        src: `/dashboard/pos/icon-${size}.png`,
+        sizes: `${size}x${size}`,
+        type: 'image/png',
+        purpose: 'any',
+      })),
     };
-    reply.header('Cache-Control', 'no-cache').type('application/manifest+json; charset=utf-8').send(JSON.stringify(manifest));
+    reply
+      .header('Cache-Control', 'no-cache')
+      .type('application/manifest+json; charset=utf-8')
+      .send(JSON.stringify(manifest));
   });
 
   // At /dashboard/pos-sw.js, so that its scope may be /dashboard/pos (a worker controls only paths under
   // its own folder). The list of files to keep offline is written into it, so a new release (new hashed
   // file names) is a new worker, which replaces the old one and its cache.
   app.get('/pos-sw.js', publicGet, (_req, reply) => {
-    const keep = [POS_SHELL, consoleFiles.css.url, assets.css.url, assets.commonJs.url, assets.js.url, '/dashboard/pos/icon-192.png'];
+    const keep = [
+      POS_SHELL,
+      consoleFiles.css.url,
+      assets.css.url,
+      assets.commonJs.url,
+      assets.js.url,
+      '/dashboard/pos/icon-192.png',
+    ];
     const header = `const SHELL = ${JSON.stringify(POS_SHELL)};\nconst KEEP = ${JSON.stringify(keep)};\n`;
     reply
       .header('Cache-Control', 'no-cache')

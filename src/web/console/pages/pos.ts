@@ -55,7 +55,9 @@ export async function posRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
 
   const saleForm = Form({ merchant: Text(), amount: Text(), note: Text(), key: Text() });
 
-  app.get('/pos', { schema: pageSchema({}) }, async (request, reply) => keypadPage(deps, request, reply, renderNotice(takeNotice(request, reply))));
+  app.get('/pos', { schema: pageSchema({}) }, async (request, reply) =>
+    keypadPage(deps, request, reply, renderNotice(takeNotice(request, reply))),
+  );
 
   app.post('/pos', { schema: pageSchema({ body: saleForm }) }, async (request, reply) => {
     const page = consolePage(request, reply);
@@ -69,10 +71,24 @@ export async function posRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
       });
       return reply.redirect(`/dashboard/pos/${sale.transaction.id}`, 303);
     } catch (err) {
-      if (!(err instanceof AppError) || err.code === 'internal_error' || err.code === 'service_unavailable' || err.code === 'merchant_not_found') throw err;
+      if (
+        !(err instanceof AppError) ||
+        err.code === 'internal_error' ||
+        err.code === 'service_unavailable' ||
+        err.code === 'merchant_not_found'
+      )
+        throw err;
       const t = translator(words, page.lang);
       const text = err.code === 'idempotency_key_reused' ? t('keyUsed') : err.message;
-      return keypadPage(deps, request, reply, html`<p class="notice error" role="alert">${text}</p>`, 400, body.amount ?? '', body.note ?? '');
+      return keypadPage(
+        deps,
+        request,
+        reply,
+        html`<p class="notice error" role="alert">${text}</p>`,
+        400,
+        body.amount ?? '',
+        body.note ?? '',
+      );
     }
   });
 
@@ -80,52 +96,87 @@ export async function posRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
     const page = consolePage(request, reply);
     const tx = await getSale(deps, page.viewer, request.params.trxid);
     const merchant = await getVisibleMerchant(deps, page.viewer, tx.merchant_id);
-    return page.send(translator(words, page.lang)('title'), 'pos', saleScreen(deps, page, tx, merchant.name), 200, posHead());
+    return page.send(
+      translator(words, page.lang)('title'),
+      'pos',
+      saleScreen(deps, page, tx, merchant.name),
+      200,
+      posHead(),
+    );
   });
 
-  app.post('/pos/:trxid/cancel', { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const t = translator(words, page.lang);
-    const tx = await getSale(deps, page.viewer, request.params.trxid);
-    try {
-      await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: userActor(page.viewer) });
-    } catch (err) {
-      // Paid or expired meanwhile: the sale's own page says which.
-      if (err instanceof AppError && (err.code === 'transaction_already_paid' || err.code === 'transaction_expired')) {
-        return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
+  app.post(
+    '/pos/:trxid/cancel',
+    { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const t = translator(words, page.lang);
+      const tx = await getSale(deps, page.viewer, request.params.trxid);
+      try {
+        await cancelTransaction(deps, {
+          trxid: tx.id,
+          owner: { merchantId: tx.merchant_id, mode: tx.mode },
+          actor: userActor(page.viewer),
+        });
+      } catch (err) {
+        // Paid or expired meanwhile: the sale's own page says which.
+        if (
+          err instanceof AppError &&
+          (err.code === 'transaction_already_paid' || err.code === 'transaction_expired')
+        ) {
+          return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
+        }
+        throw err;
       }
-      throw err;
-    }
-    return redirectWithNotice(reply, '/dashboard/pos', { kind: 'info', text: t('cancelled', { total: formatRupiah(tx.total_amount) }) });
-  });
+      return redirectWithNotice(reply, '/dashboard/pos', {
+        kind: 'info',
+        text: t('cancelled', { total: formatRupiah(tx.total_amount) }),
+      });
+    },
+  );
 
   // The paid screen's "Struk": the sale's receipt link, made on the first ask (the same one after), and the
   // receipt opened at the counter's printer width in the counter's language. A form, so a plain GET never
   // writes; a sale not paid yet is the sale's own screen again.
-  app.post('/pos/:trxid/receipt', { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const tx = await getSale(deps, page.viewer, request.params.trxid);
-    if (tx.status !== 'paid') return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
-    const token = await makeReceiptLink(deps, page.viewer, tx.id);
-    return reply.redirect(`/receipt/${token}?width=58&lang=${page.lang}`, 303);
-  });
+  app.post(
+    '/pos/:trxid/receipt',
+    { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const tx = await getSale(deps, page.viewer, request.params.trxid);
+      if (tx.status !== 'paid') return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
+      const token = await makeReceiptLink(deps, page.viewer, tx.id);
+      return reply.redirect(`/receipt/${token}?width=58&lang=${page.lang}`, 303);
+    },
+  );
 
   // A sandbox sale paid from the counter itself ("Bayar (simulasi)"), as the checkout page's button pays
   // it: only a test sale, only one the viewer may open. The sale's screen then shows it paid.
-  app.post('/pos/:trxid/simulate', { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const tx = await getSale(deps, page.viewer, request.params.trxid);
-    if (tx.mode !== 'test') throw new AppError('test_mode_only', 'only sandbox sales can be paid from the point of sale');
-    // Only a sale still waiting: a cancelled or expired one is not paid late from the counter.
-    if (effectiveStatus(tx, deps.now()) !== 'pending') return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
-    try {
-      await simulatePayment(deps, { merchantId: tx.merchant_id, mode: 'test' }, tx.id);
-    } catch (err) {
-      // Paid, expired or cancelled meanwhile: the sale's own page says which.
-      if (!(err instanceof AppError) || err.code === 'internal_error' || err.code === 'service_unavailable' || err.code === 'storage_unavailable') throw err;
-    }
-    return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
-  });
+  app.post(
+    '/pos/:trxid/simulate',
+    { schema: pageSchema({ params: Params({ trxid: Segment() }), body: Form({}) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const tx = await getSale(deps, page.viewer, request.params.trxid);
+      if (tx.mode !== 'test')
+        throw new AppError('test_mode_only', 'only sandbox sales can be paid from the point of sale');
+      // Only a sale still waiting: a cancelled or expired one is not paid late from the counter.
+      if (effectiveStatus(tx, deps.now()) !== 'pending') return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
+      try {
+        await simulatePayment(deps, { merchantId: tx.merchant_id, mode: 'test' }, tx.id);
+      } catch (err) {
+        // Paid, expired or cancelled meanwhile: the sale's own page says which.
+        if (
+          !(err instanceof AppError) ||
+          err.code === 'internal_error' ||
+          err.code === 'service_unavailable' ||
+          err.code === 'storage_unavailable'
+        )
+          throw err;
+      }
+      return reply.redirect(`/dashboard/pos/${tx.id}`, 303);
+    },
+  );
 }
 
 async function keypadPage(
@@ -149,7 +200,8 @@ async function keypadPage(
     merchants.length === 1
       ? html`<input type="hidden" name="merchant" value="${merchants[0]!.id}"><p class="pos-merchant">${merchants[0]!.name}</p>`
       : html`<label for="pos-merchant">${t('merchant')}</label><select id="pos-merchant" name="merchant">${modes.map(
-          ({ merchant: m, mode }) => html`<option value="${m.id}">${m.name}${mode.mode === 'test' ? ` (${t('sandboxBadge')})` : ''}</option>`,
+          ({ merchant: m, mode }) =>
+            html`<option value="${m.id}">${m.name}${mode.mode === 'test' ? ` (${t('sandboxBadge')})` : ''}</option>`,
         )}</select>`;
   // Which mode the counter sells in, and why the sandbox: one line per merchant that sells there.
   const sandboxes = modes.flatMap(({ merchant: m, mode }) =>

@@ -21,7 +21,8 @@ export const words = defineMessages(
     sandboxBadge: 'Sandbox',
     sandboxDemo:
       'This is the demo merchant: its QRIS is made up and no wallet can pay it, so the counter sells in the sandbox. Try a sale and pay it with “Pay (simulated)”.',
-    sandboxRefused: 'Live payments of this merchant are not open yet (an operator has not approved them), so the counter sells in the sandbox: no real money.',
+    sandboxRefused:
+      'Live payments of this merchant are not open yet (an operator has not approved them), so the counter sells in the sandbox: no real money.',
     sandboxNoSource:
       'This merchant has no enabled live payment source, so no payment source would mark a live sale paid: the counter sells in the sandbox until its owner adds one under Sources.',
     simulate: 'Pay (simulated)',
@@ -35,7 +36,8 @@ export const words = defineMessages(
     status: 'Status',
     noteColumn: 'Note',
     open: 'Open',
-    noMerchant: 'You belong to no merchant yet, so there is nothing to sell for. Ask the merchant’s owner or an operator.',
+    noMerchant:
+      'You belong to no merchant yet, so there is nothing to sell for. Ask the merchant’s owner or an operator.',
     scanToPay: 'Scan to pay',
     qrFor: 'QRIS code for {total}',
     uniqueCode: 'unique code {code}',
@@ -78,11 +80,13 @@ export const words = defineMessages(
     sandboxBadge: 'Sandbox',
     sandboxDemo:
       'Ini merchant demo: QRIS-nya rekaan dan tidak bisa dibayar dompet mana pun, jadi kasir menjual dalam sandbox. Coba satu penjualan dan bayar dengan “Bayar (simulasi)”.',
-    sandboxRefused: 'Pembayaran live merchant ini belum dibuka (operator belum menyetujuinya), jadi kasir menjual dalam sandbox: tidak ada uang sungguhan.',
+    sandboxRefused:
+      'Pembayaran live merchant ini belum dibuka (operator belum menyetujuinya), jadi kasir menjual dalam sandbox: tidak ada uang sungguhan.',
     sandboxNoSource:
       'Merchant ini belum punya sumber pembayaran produksi yang aktif, jadi tidak ada yang akan menandai penjualan produksi lunas: kasir menjual dalam sandbox sampai pemiliknya menambahkan sumber di Sumber.',
     simulate: 'Bayar (simulasi)',
-    connectionLost: 'Koneksi ke server terputus. Mencoba lagi… Pembayaran yang masuk selama itu tampil begitu tersambung.',
+    connectionLost:
+      'Koneksi ke server terputus. Mencoba lagi… Pembayaran yang masuk selama itu tampil begitu tersambung.',
     connectionBack: 'Tersambung kembali.',
     today: 'Penjualan hari ini',
     paidToday: 'Dibayar hari ini: {total} ({count})',
@@ -92,7 +96,8 @@ export const words = defineMessages(
     status: 'Status',
     noteColumn: 'Catatan',
     open: 'Buka',
-    noMerchant: 'Anda belum terdaftar di merchant mana pun, jadi belum ada yang bisa dijual. Hubungi pemilik merchant atau operator.',
+    noMerchant:
+      'Anda belum terdaftar di merchant mana pun, jadi belum ada yang bisa dijual. Hubungi pemilik merchant atau operator.',
     scanToPay: 'Pindai untuk membayar',
     qrFor: 'Kode QRIS untuk {total}',
     uniqueCode: 'kode unik {code}',

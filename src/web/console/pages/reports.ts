@@ -4,7 +4,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { foldEmptyDays, monthSoFar, reportCsv, wibDayText, type DailyReportRow, type ReportLine, type Tally } from '../../../domain/daily-report.js';
+import {
+  foldEmptyDays,
+  monthSoFar,
+  reportCsv,
+  wibDayText,
+  type DailyReportRow,
+  type ReportLine,
+  type Tally,
+} from '../../../domain/daily-report.js';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { formatRupiah } from '../../../domain/money.js';
@@ -27,13 +35,18 @@ type ReportQuery = Static<typeof ReportQuery>;
 
 export async function reportRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/reports', { schema: pageSchema({ querystring: ReportQuery }) }, (request, reply) => reportPage(deps, consolePage(request, reply), request.query));
+  app.get('/reports', { schema: pageSchema({ querystring: ReportQuery }) }, (request, reply) =>
+    reportPage(deps, consolePage(request, reply), request.query),
+  );
   app.get('/reports.csv', { schema: pageSchema({ querystring: ReportQuery }) }, async (request, reply) => {
     const page = consolePage(request, reply);
     const report = await dailyReport(deps, merchantScope(page.viewer), input(deps, request.query));
     return reply
       .header('Content-Type', 'text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="daily-report-${report.mode}-${report.from}-${report.to}.csv"`)
+      .header(
+        'Content-Disposition',
+        `attachment; filename="daily-report-${report.mode}-${report.from}-${report.to}.csv"`,
+      )
       .send(reportCsv(report.rows));
   });
 }
@@ -62,8 +75,12 @@ async function reportPage(deps: Deps, page: ConsolePage, query: ReportQuery): Pr
     if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
     badRange = true;
   }
-  const cashiers = report ? await cashierEmails(deps, Object.keys(report.totals.by_cashier)) : new Map<string, string>();
-  const sourceNames = report ? await sourceNamesOf(deps, Object.keys(report.totals.by_source)) : new Map<string, string>();
+  const cashiers = report
+    ? await cashierEmails(deps, Object.keys(report.totals.by_cashier))
+    : new Map<string, string>();
+  const sourceNames = report
+    ? await sourceNamesOf(deps, Object.keys(report.totals.by_source))
+    : new Map<string, string>();
   const showMerchant = merchants.length > 1 && asked.merchantId === null;
   const merchantName = new Map(merchants.map((m) => [m.id, m.name]));
   const selected = (on: boolean) => (on ? html` selected` : '');
@@ -110,7 +127,12 @@ ${
 <td class="num money" data-label="${t('unmatchedSum')}">${formatRupiah(r.unmatched_sum)}</td>
 <td class="num money" data-label="${t('returned')}">${formatRupiah(r.returned_sum)}</td>
 <td class="num money" data-label="${t('refunded')}">${formatRupiah(r.refunded_sum)}</td>`;
-  const breakdown = (caption: string, label: string, tallies: Record<string, Tally>, name: (k: string) => string | SafeHtml) => {
+  const breakdown = (
+    caption: string,
+    label: string,
+    tallies: Record<string, Tally>,
+    name: (k: string) => string | SafeHtml,
+  ) => {
     const keys = Object.keys(tallies).sort();
     if (keys.length === 0) return '';
     return html`<div class="table-wrap"><table><caption>${caption}</caption>
@@ -118,7 +140,8 @@ ${
 <tbody>${keys.map((k) => html`<tr><td data-label="${label}" class="mono">${name(k)}</td><td class="num" data-label="${t('count')}">${tallies[k]!.count}</td><td class="num money" data-label="${t('amount')}">${formatRupiah(tallies[k]!.sum)}</td></tr>`)}</tbody></table></div>`;
   };
 
-  const merchantCell = (id: string) => (showMerchant ? html`<td data-label="${t('merchant')}">${merchantName.get(id) ?? id}</td>` : '');
+  const merchantCell = (id: string) =>
+    showMerchant ? html`<td data-label="${t('merchant')}">${merchantName.get(id) ?? id}</td>` : '';
   // Days without any figure are folded, a run of them one line: on a phone each row is a card.
   const line = (l: ReportLine) =>
     l.kind === 'day'

@@ -42,7 +42,11 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
   // A stream lives no longer than its session (issue 35, finding 5).
   const sessions = startSessionWatch(deps, config.sessionCheckIntervalMs);
   const slots = new StreamSlots(
-    { perAddress: SOUNDBOX_STREAMS_PER_USER, perTransaction: SOUNDBOX_STREAMS_PER_MERCHANT, total: config.checkoutStreamsTotal },
+    {
+      perAddress: SOUNDBOX_STREAMS_PER_USER,
+      perTransaction: SOUNDBOX_STREAMS_PER_MERCHANT,
+      total: config.checkoutStreamsTotal,
+    },
     REFUSALS,
   );
   const open = new Map<SoundboxStream, SoundboxFeed>();
@@ -81,9 +85,11 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
     const t = translator(words, page.lang);
     const merchants = await listVisibleMerchants(deps, page.viewer);
     const asked = request.query.merchant;
-    const chosen = asked === undefined ? (merchants.length === 1 ? merchants[0] : undefined) : merchants.find((m) => m.id === asked);
+    const chosen =
+      asked === undefined ? (merchants.length === 1 ? merchants[0] : undefined) : merchants.find((m) => m.id === asked);
     // Another merchant's soundbox, or an unknown one, is not found.
-    if (asked !== undefined && !chosen) throw new AppError('merchant_not_found', 'no such merchant', { param: 'merchant' });
+    if (asked !== undefined && !chosen)
+      throw new AppError('merchant_not_found', 'no such merchant', { param: 'merchant' });
     if (!chosen) {
       const chooser =
         merchants.length === 0
@@ -92,7 +98,11 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
 <label for="sb-merchant">${t('merchant')}</label>
 <select id="sb-merchant" name="merchant">${merchants.map((m) => html`<option value="${m.id}">${m.name}</option>`)}</select>
 <button type="submit">${t('open')}</button></form>`;
-      return page.send(t('title'), 'soundbox', html`<h1>${t('title')}</h1><p class="muted">${t('intro')}</p>${chooser}`);
+      return page.send(
+        t('title'),
+        'soundbox',
+        html`<h1>${t('title')}</h1><p class="muted">${t('intro')}</p>${chooser}`,
+      );
     }
     const events = `/dashboard/soundbox/events?merchant=${encodeURIComponent(chosen.id)}`;
     const texts = {
@@ -122,58 +132,63 @@ export async function soundboxRoutes(scope: FastifyInstance, deps: Deps): Promis
     return page.send(t('titleOf', { name: chosen.name }), 'soundbox', body);
   });
 
-  app.get('/soundbox/events', { schema: pageSchema({ querystring: Query({ merchant: Text(), after: Text(4096) }) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const merchantId = request.query.merchant ?? '';
-    if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant', { param: 'merchant' });
-    // EventSource sends Last-Event-ID on its own reconnects; the page's script, which reconnects with a
-    // new EventSource, sends the same position as `after`.
-    const header = request.headers['last-event-id'];
-    const after = (typeof header === 'string' && header !== '' ? header : request.query.after) || null;
-    const slot = slots.take(viewer.userId, merchantId);
-    let feed: SoundboxFeed | null = null;
-    let stopWatch: () => void = () => {};
-    let stopSession: () => void = () => {};
-    const stream = new SoundboxStream(deps.now(), () => {
-      open.delete(stream);
-      stopWatch();
-      stopSession();
-      slot.release();
-    });
-    stopSession = sessions.watch(viewer.sessionKey, () => stream.close());
-    // Watched first, read second: a payment committed after the read wakes the feed.
-    let woken = false;
-    stopWatch = watch.watch(() => {
-      if (feed) feed.wake();
-      else woken = true;
-    });
-    let opening: FeedOpening;
-    try {
-      opening = await openPaymentFeed(deps, viewer, merchantId, after);
-    } catch (err) {
-      stream.close();
-      throw err;
-    }
-    if (closing) {
-      stream.close();
-      throw new AppError('service_unavailable', 'the server is shutting down', { retryAfter: 1 });
-    }
-    // The session ended while the day was read (the session watch closed the stream): the page's next try meets the login form.
-    if (stream.isClosed) throw new AppError('service_unavailable', 'the session has ended', { retryAfter: 1 });
-    reply.hijack();
-    const raw = reply.raw;
-    // The page may have left while the day was read; its close event has then already fired.
-    if (raw.destroyed || !raw.socket || raw.socket.destroyed) {
-      stream.close();
-      raw.destroy();
-      return;
-    }
-    feed = new SoundboxFeed(deps, stream, opening.merchant.id, request.consoleLang, opening);
-    open.set(stream, feed);
-    stream.open(raw, request.id, RETRY_MS);
-    feed.start(opening);
-    if (woken) feed.wake();
-    // HEAD: the headers are the whole answer (Node writes no body for it), so the stream ends here.
-    if (request.method === 'HEAD') stream.close();
-  });
+  app.get(
+    '/soundbox/events',
+    { schema: pageSchema({ querystring: Query({ merchant: Text(), after: Text(4096) }) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const merchantId = request.query.merchant ?? '';
+      if (!canSeeMerchant(viewer, merchantId))
+        throw new AppError('merchant_not_found', 'no such merchant', { param: 'merchant' });
+      // EventSource sends Last-Event-ID on its own reconnects; the page's script, which reconnects with a
+      // new EventSource, sends the same position as `after`.
+      const header = request.headers['last-event-id'];
+      const after = (typeof header === 'string' && header !== '' ? header : request.query.after) || null;
+      const slot = slots.take(viewer.userId, merchantId);
+      let feed: SoundboxFeed | null = null;
+      let stopWatch: () => void = () => {};
+      let stopSession: () => void = () => {};
+      const stream = new SoundboxStream(deps.now(), () => {
+        open.delete(stream);
+        stopWatch();
+        stopSession();
+        slot.release();
+      });
+      stopSession = sessions.watch(viewer.sessionKey, () => stream.close());
+      // Watched first, read second: a payment committed after the read wakes the feed.
+      let woken = false;
+      stopWatch = watch.watch(() => {
+        if (feed) feed.wake();
+        else woken = true;
+      });
+      let opening: FeedOpening;
+      try {
+        opening = await openPaymentFeed(deps, viewer, merchantId, after);
+      } catch (err) {
+        stream.close();
+        throw err;
+      }
+      if (closing) {
+        stream.close();
+        throw new AppError('service_unavailable', 'the server is shutting down', { retryAfter: 1 });
+      }
+      // The session ended while the day was read (the session watch closed the stream): the page's next try meets the login form.
+      if (stream.isClosed) throw new AppError('service_unavailable', 'the session has ended', { retryAfter: 1 });
+      reply.hijack();
+      const raw = reply.raw;
+      // The page may have left while the day was read; its close event has then already fired.
+      if (raw.destroyed || !raw.socket || raw.socket.destroyed) {
+        stream.close();
+        raw.destroy();
+        return;
+      }
+      feed = new SoundboxFeed(deps, stream, opening.merchant.id, request.consoleLang, opening);
+      open.set(stream, feed);
+      stream.open(raw, request.id, RETRY_MS);
+      feed.start(opening);
+      if (woken) feed.wake();
+      // HEAD: the headers are the whole answer (Node writes no body for it), so the stream ends here.
+      if (request.method === 'HEAD') stream.close();
+    },
+  );
 }

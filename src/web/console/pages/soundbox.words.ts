@@ -6,7 +6,8 @@ export const words = defineMessages(
   {
     title: 'Soundbox',
     titleOf: 'Soundbox: {name}',
-    intro: 'Leave this page open at the counter: it says every payment to this merchant aloud as it arrives, whatever made the transaction.',
+    intro:
+      'Leave this page open at the counter: it says every payment to this merchant aloud as it arrives, whatever made the transaction.',
     choose: 'Choose the merchant whose payments this device announces.',
     merchant: 'Merchant',
     open: 'Open the soundbox',
@@ -40,7 +41,8 @@ export const words = defineMessages(
   {
     title: 'Soundbox',
     titleOf: 'Soundbox: {name}',
-    intro: 'Biarkan halaman ini terbuka di kasir: setiap pembayaran ke merchant ini diucapkan begitu masuk, dari mana pun transaksinya dibuat.',
+    intro:
+      'Biarkan halaman ini terbuka di kasir: setiap pembayaran ke merchant ini diucapkan begitu masuk, dari mana pun transaksinya dibuat.',
     choose: 'Pilih merchant yang pembayarannya diumumkan perangkat ini.',
     merchant: 'Merchant',
     open: 'Buka soundbox',

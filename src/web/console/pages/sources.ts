@@ -63,7 +63,14 @@ const FIELDS: Record<ConsoleField, (t: T, label: SafeHtml) => SafeHtml> = {
 <textarea id="source-mapping" name="mapping" maxlength="4000" spellcheck="false" aria-describedby="source-mapping-hint"></textarea>
 <p class="muted" id="source-mapping-hint">${t('mappingHint')}</p>`,
 };
-const FIELD_LABEL = { url: 'feedUrl', method: 'method', headers: 'headers', body: 'body', interval: 'interval', mapping: 'mapping' } as const;
+const FIELD_LABEL = {
+  url: 'feedUrl',
+  method: 'method',
+  headers: 'headers',
+  body: 'body',
+  interval: 'interval',
+  mapping: 'mapping',
+} as const;
 
 /** The fields of the kinds this viewer may add, each once, in the order of the first kind that reads it. */
 function kindFields(t: T, lang: Lang, kinds: readonly SourceKind[]): SafeHtml[] {
@@ -95,7 +102,9 @@ const addFields = Form({
 
 export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/sources', { schema: pageSchema({}) }, async (request, reply) => listPage(deps, consolePage(request, reply), takeNotice(request, reply), null));
+  app.get('/sources', { schema: pageSchema({}) }, async (request, reply) =>
+    listPage(deps, consolePage(request, reply), takeNotice(request, reply), null),
+  );
 
   app.post('/sources', { schema: pageSchema({ body: addFields }) }, async (request, reply) => {
     const viewer = request.viewer!;
@@ -115,7 +124,13 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
       if (kind.console.operatorOnly && !isOperator(viewer)) return refuse(t('feedOnlyOperator'));
       // Refused before anything is stored; stored with the source, in its unit of work.
       const name = parseSourceName(request.body.name);
-      const added = await kind.console.add(deps, { merchantId, mode, field: (field) => fields[field] ?? '', actor, name });
+      const added = await kind.console.add(deps, {
+        merchantId,
+        mode,
+        field: (field) => fields[field] ?? '',
+        actor,
+        name,
+      });
       if (added.shows === 'refused') return refuse(t(refusedField[added.field]));
       if (added.shows === 'secret') {
         // The secret is in this response only: a page rendered here (201), not a redirect to one.
@@ -128,19 +143,36 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
 <p>${t('sendTo')}</p>
 <p class="secret" id="source-url">${url}</p>
 </section>`;
-        return listPage(deps, consolePage(request, reply), { kind: 'success', text: t('addedWebhook', { id: added.id }) }, secret, 201);
+        return listPage(
+          deps,
+          consolePage(request, reply),
+          { kind: 'success', text: t('addedWebhook', { id: added.id }) },
+          secret,
+          201,
+        );
       }
       if (added.shows === 'phone') {
         // The token and secret are in this response only, as a webhook's secret.
-        const card = connectPhoneCard(request.consoleLang, { url: `${deps.config.publicBaseUrl}${added.url}`, token: added.token, secret: added.secret });
-        return listPage(deps, consolePage(request, reply), { kind: 'success', text: t('addedPhone', { id: added.id }) }, card, 201);
+        const card = connectPhoneCard(request.consoleLang, {
+          url: `${deps.config.publicBaseUrl}${added.url}`,
+          token: added.token,
+          secret: added.secret,
+        });
+        return listPage(
+          deps,
+          consolePage(request, reply),
+          { kind: 'success', text: t('addedPhone', { id: added.id }) },
+          card,
+          201,
+        );
       }
       return redirectWithNotice(reply, '/dashboard/sources', {
         kind: 'success',
         text: t('addedFeed', { id: added.id, url: added.url, seconds: added.intervalSeconds }),
       });
     } catch (err) {
-      if (err instanceof AppError && err.code === 'invalid_parameter') return refuse(t('invalid', { detail: err.message }));
+      if (err instanceof AppError && err.code === 'invalid_parameter')
+        return refuse(t('invalid', { detail: err.message }));
       throw err;
     }
   });
@@ -149,19 +181,40 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
     ['enable', true],
     ['disable', false],
   ] as const) {
-    app.post(`/sources/:id/${action}`, { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) }, async (request, reply) => {
-      const viewer = request.viewer!;
-      const t = translator(words, request.consoleLang);
-      // An unknown or another merchant's source is source_not_found: the 404 page.
-      const source = await setSourceEnabled(deps, { id: request.params.id, enabled, actor: userActor(viewer), merchants: merchantScope(viewer) });
-      return redirectWithNotice(reply, '/dashboard/sources', { kind: 'success', text: t(enabled ? 'nowEnabled' : 'nowDisabled', { id: source.id }) });
-    });
+    app.post(
+      `/sources/:id/${action}`,
+      { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) },
+      async (request, reply) => {
+        const viewer = request.viewer!;
+        const t = translator(words, request.consoleLang);
+        // An unknown or another merchant's source is source_not_found: the 404 page.
+        const source = await setSourceEnabled(deps, {
+          id: request.params.id,
+          enabled,
+          actor: userActor(viewer),
+          merchants: merchantScope(viewer),
+        });
+        return redirectWithNotice(reply, '/dashboard/sources', {
+          kind: 'success',
+          text: t(enabled ? 'nowEnabled' : 'nowDisabled', { id: source.id }),
+        });
+      },
+    );
   }
 }
 
-async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, secret: SafeHtml | null, status = 200): Promise<FastifyReply> {
+async function listPage(
+  deps: Deps,
+  page: ConsolePage,
+  notice: Notice | null,
+  secret: SafeHtml | null,
+  status = 200,
+): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [sources, merchants] = await Promise.all([listVisibleSources(deps, merchantScope(page.viewer)), listVisibleMerchants(deps, page.viewer)]);
+  const [sources, merchants] = await Promise.all([
+    listVisibleSources(deps, merchantScope(page.viewer)),
+    listVisibleMerchants(deps, page.viewer),
+  ]);
   const reports = await lastReports(
     deps,
     sources.map((s) => s.id),

@@ -38,7 +38,8 @@ export const words = defineMessages(
     interval: 'Poll interval (seconds)',
     intervalHint: '5 to 86400.',
     mapping: 'Field mapping (JSON or a preset)',
-    mappingHint: 'Optional: where values are read, over the OrderKuota-style defaults, e.g. {"type": null}; or the preset qris-history.',
+    mappingHint:
+      'Optional: where values are read, over the OrderKuota-style defaults, e.g. {"type": null}; or the preset qris-history.',
     method: 'Method',
     methodHint: 'POST for histories asked with a form or JSON body.',
     headers: 'Headers',
@@ -91,7 +92,8 @@ export const words = defineMessages(
     add: 'Tambah sumber',
     addIntro:
       'Webhook bertanda tangan menerima pembayaran yang dikirim alat Anda sendiri (aplikasi ponsel, skrip mutasi bank). Notifikasi ponsel membaca notifikasi pembayaran yang diteruskan ponsel Anda. Feed mutasi di-polling oleh gateway.',
-    feedOnlyOperator: 'Hanya operator yang dapat menambah feed: gateway mengambil URL-nya dari dalam jaringannya sendiri.',
+    feedOnlyOperator:
+      'Hanya operator yang dapat menambah feed: gateway mengambil URL-nya dari dalam jaringannya sendiri.',
     chooseMerchant: 'Pilih merchant',
     feedUrl: 'URL feed',
     onlyFor: '(khusus {kinds})',
@@ -99,7 +101,8 @@ export const words = defineMessages(
     interval: 'Interval polling (detik)',
     intervalHint: '5 sampai 86400.',
     mapping: 'Pemetaan kolom (JSON atau preset)',
-    mappingHint: 'Opsional: tempat nilai dibaca, di atas bawaan gaya OrderKuota, mis. {"type": null}; atau preset qris-history.',
+    mappingHint:
+      'Opsional: tempat nilai dibaca, di atas bawaan gaya OrderKuota, mis. {"type": null}; atau preset qris-history.',
     method: 'Metode',
     methodHint: 'POST untuk riwayat yang diminta dengan body form atau JSON.',
     headers: 'Header',

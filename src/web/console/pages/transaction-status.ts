@@ -9,7 +9,12 @@ import { paidLateText, refundStatusText, statusText } from '../../../presentatio
  * A transaction's status as a badge (as a reader sees it), with "paid late" beside it when so, and a
  * second badge when its refunds gave back part or all of what it received (its status stays paid).
  */
-export function statusBadge(status: TransactionStatus, paidLate: boolean, lang: Lang, refund: TransactionRefundStatus = 'none'): SafeHtml {
+export function statusBadge(
+  status: TransactionStatus,
+  paidLate: boolean,
+  lang: Lang,
+  refund: TransactionRefundStatus = 'none',
+): SafeHtml {
   return html`<span class="badge ${status}">${statusText(status, lang)}</span>${paidLate ? html` <span class="muted">(${paidLateText(lang)})</span>` : ''}${
     refund === 'none' ? '' : html` <span class="badge refunded">${refundStatusText(refund, lang)}</span>`
   }`;

@@ -5,7 +5,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { userActor } from '../../../domain/actor.js';
 import { mayOpen } from '../../../domain/viewer.js';
-import { parseRefundAmount, parseRefundReason, parseRefundReference, refundableRemainder, transactionRefundStatus } from '../../../domain/refund.js';
+import {
+  parseRefundAmount,
+  parseRefundReason,
+  parseRefundReference,
+  refundableRemainder,
+  transactionRefundStatus,
+} from '../../../domain/refund.js';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { isoTime } from '../../../domain/iso-time.js';
@@ -70,52 +76,86 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
   });
 
   // The receipt's public link (issue 27, section 5): made once, then shown on the page.
-  app.post('/transactions/:trxid/receipt', { schema: pageSchema({ params: trxidParams, body: Form({}) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
-    return act(reply, request.consoleLang, tx.id, async () => {
-      await makeReceiptLink(deps, viewer, tx.id);
-      return { done: 'receipt' };
-    });
-  });
+  app.post(
+    '/transactions/:trxid/receipt',
+    { schema: pageSchema({ params: trxidParams, body: Form({}) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
+      return act(reply, request.consoleLang, tx.id, async () => {
+        await makeReceiptLink(deps, viewer, tx.id);
+        return { done: 'receipt' };
+      });
+    },
+  );
 
-  app.post('/transactions/:trxid/cancel', { schema: pageSchema({ params: trxidParams, body: Form({}) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
-    return act(reply, request.consoleLang, tx.id, async () => {
-      await cancelTransaction(deps, { trxid: tx.id, owner: { merchantId: tx.merchant_id, mode: tx.mode }, actor: userActor(viewer) });
-      return { done: 'cancelled' };
-    });
-  });
+  app.post(
+    '/transactions/:trxid/cancel',
+    { schema: pageSchema({ params: trxidParams, body: Form({}) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
+      return act(reply, request.consoleLang, tx.id, async () => {
+        await cancelTransaction(deps, {
+          trxid: tx.id,
+          owner: { merchantId: tx.merchant_id, mode: tx.mode },
+          actor: userActor(viewer),
+        });
+        return { done: 'cancelled' };
+      });
+    },
+  );
 
   // A transaction kept open after a part payment, closed with what it received (issue 37, section 2).
-  app.post('/transactions/:trxid/accept', { schema: pageSchema({ params: trxidParams, body: Form({}) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
-    return act(reply, request.consoleLang, tx.id, async () => {
-      await acceptReceived(deps, { trxid: tx.id, actor: userActor(viewer), merchants: [tx.merchant_id] });
-      return { done: 'accepted' };
-    });
-  });
-
-  app.post('/transactions/:trxid/confirm', { schema: pageSchema({ params: trxidParams, body: Form({ reference: Text() }) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
-    const reference = request.body.reference ?? '';
-    try {
-      return await act(reply, request.consoleLang, tx.id, async () => {
-        const result = await confirmPayment(deps, { trxid: tx.id, reference, amount: null, actor: userActor(viewer) });
-        return result.outcome === 'matched' ? { done: 'confirmed' } : { done: 'unmatched', reason: result.reason ?? 'no_matching_transaction' };
+  app.post(
+    '/transactions/:trxid/accept',
+    { schema: pageSchema({ params: trxidParams, body: Form({}) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
+      return act(reply, request.consoleLang, tx.id, async () => {
+        await acceptReceived(deps, { trxid: tx.id, actor: userActor(viewer), merchants: [tx.merchant_id] });
+        return { done: 'accepted' };
       });
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'invalid_parameter' || err.param !== 'reference') throw err;
-      // A bad field: the page again, with what was typed and what is wrong with it.
-      const page = consolePage(request, reply);
-      const t = translator(words, page.lang);
-      const detail = await getTransactionTimeline(deps, viewer, tx.id);
-      return sendDetail(deps, page, detail, { kind: 'error', text: t('badReference') }, { reference: reference.slice(0, 200), invalid: true }, 400);
-    }
-  });
+    },
+  );
+
+  app.post(
+    '/transactions/:trxid/confirm',
+    { schema: pageSchema({ params: trxidParams, body: Form({ reference: Text() }) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
+      const reference = request.body.reference ?? '';
+      try {
+        return await act(reply, request.consoleLang, tx.id, async () => {
+          const result = await confirmPayment(deps, {
+            trxid: tx.id,
+            reference,
+            amount: null,
+            actor: userActor(viewer),
+          });
+          return result.outcome === 'matched'
+            ? { done: 'confirmed' }
+            : { done: 'unmatched', reason: result.reason ?? 'no_matching_transaction' };
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'invalid_parameter' || err.param !== 'reference') throw err;
+        // A bad field: the page again, with what was typed and what is wrong with it.
+        const page = consolePage(request, reply);
+        const t = translator(words, page.lang);
+        const detail = await getTransactionTimeline(deps, viewer, tx.id);
+        return sendDetail(
+          deps,
+          page,
+          detail,
+          { kind: 'error', text: t('badReference') },
+          { reference: reference.slice(0, 200), invalid: true },
+          400,
+        );
+      }
+    },
+  );
 
   // A refund (issue 28): a cashier never gets here (domain/viewer.ts, mayOpen: a 404 like any action).
   app.post(
@@ -143,38 +183,62 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
         const key = r.recorded ? 'done_recorded' : r.status === 'succeeded' ? 'done_refunded' : 'done_refund_pending';
         return redirectWithNotice(reply, back, { kind: 'success', text: t(key, { amount: formatRupiah(r.amount) }) });
       } catch (err) {
-        const known = ['transaction_not_paid', 'refund_exceeds_remaining', 'refund_limit_reached', 'refund_refused', 'acquirer_unavailable'] as const;
+        const known = [
+          'transaction_not_paid',
+          'refund_exceeds_remaining',
+          'refund_limit_reached',
+          'refund_refused',
+          'acquirer_unavailable',
+        ] as const;
         if (!(err instanceof AppError)) throw err;
         const code = known.find((c) => c === err.code);
-        if (code !== undefined) return redirectWithNotice(reply, back, { kind: 'error', text: t(`refundError_${code}`) });
+        if (code !== undefined)
+          return redirectWithNotice(reply, back, { kind: 'error', text: t(`refundError_${code}`) });
         if (err.code === 'invalid_parameter') {
           // A link or an address in what the payer would read is said as such; anything else, the fields' rules.
-          const field = err.param === 'reason' ? request.body.reason : err.param === 'reference' ? request.body.reference : undefined;
+          const field =
+            err.param === 'reason'
+              ? request.body.reason
+              : err.param === 'reference'
+                ? request.body.reference
+                : undefined;
           const link = field !== undefined && readsAsLinkOrAddress(field);
-          return redirectWithNotice(reply, back, { kind: 'error', text: t(link ? 'refundError_link' : 'refundError_invalid') });
+          return redirectWithNotice(reply, back, {
+            kind: 'error',
+            text: t(link ? 'refundError_link' : 'refundError_invalid'),
+          });
         }
         throw err;
       }
     },
   );
 
-  app.post('/transactions/:trxid/resend', { schema: pageSchema({ params: trxidParams, body: Form({ event: Text() }) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const trxid = request.params.trxid;
-    const eventId = request.body.event ?? '';
-    // Another merchant's transaction, or an event not of this transaction, is a 404 page (from the service).
-    return act(reply, request.consoleLang, trxid, async () => {
-      const result = await resendTransactionEvent(deps, viewer, { trxid, eventId });
-      return result.requeued === 0 ? { done: 'nothing' } : { done: 'resent', count: result.requeued };
-    });
-  });
+  app.post(
+    '/transactions/:trxid/resend',
+    { schema: pageSchema({ params: trxidParams, body: Form({ event: Text() }) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const trxid = request.params.trxid;
+      const eventId = request.body.event ?? '';
+      // Another merchant's transaction, or an event not of this transaction, is a 404 page (from the service).
+      return act(reply, request.consoleLang, trxid, async () => {
+        const result = await resendTransactionEvent(deps, viewer, { trxid, eventId });
+        return result.requeued === 0 ? { done: 'nothing' } : { done: 'resent', count: result.requeued };
+      });
+    },
+  );
 }
 
 /**
  * Runs an action and answers with a 303 back to the transaction's page, its outcome in a notice. The
  * action's expected refusals become an error notice; anything else is the console's error page.
  */
-async function act(reply: FastifyReply, lang: Lang, trxid: string, action: () => Promise<Outcome>): Promise<FastifyReply> {
+async function act(
+  reply: FastifyReply,
+  lang: Lang,
+  trxid: string,
+  action: () => Promise<Outcome>,
+): Promise<FastifyReply> {
   const back = `/dashboard/transactions/${trxid}`;
   try {
     return redirectWithNotice(reply, back, noticeOf(lang, await action()));
@@ -265,7 +329,8 @@ async function sendDetail(
       html`<span class="mono">${p.id}</span><br>${t('paymentVia', { source: via === undefined ? p.source : `${via} (${p.source})`, reference: p.reference ?? '–' })}`,
     ]);
   }
-  if (tx.acquirer_reference !== null) fields.push([t('acquirerReference'), html`<span class="mono">${tx.acquirer_reference}</span>`]);
+  if (tx.acquirer_reference !== null)
+    fields.push([t('acquirerReference'), html`<span class="mono">${tx.acquirer_reference}</span>`]);
   const checkout = transactionUrls(deps.config.publicBaseUrl, tx.id).checkout;
   fields.push([t('checkout'), html`<a href="${checkout}" rel="noopener" target="_blank">${checkout}</a>`]);
 
@@ -426,17 +491,37 @@ function timelineItem(entry: TimelineEntry, ctx: ItemContext): SafeHtml {
           ? t('tlManual', { amount: formatRupiah(pay.amount) })
           : t('tlPayment', { source: pay.source, amount: formatRupiah(pay.amount) });
       const state =
-        pay.status === 'matched' ? t('tlPaymentMatched') : t('tlPaymentUnmatched', { reason: pay.reason === null ? '?' : reasonText(pay.reason, page.lang) });
-      const facts = [pay.reference ? t('tlPaymentRef', { reference: pay.reference }) : null, pay.issuer, pay.payer_name, state].filter((x): x is string => !!x);
+        pay.status === 'matched'
+          ? t('tlPaymentMatched')
+          : t('tlPaymentUnmatched', { reason: pay.reason === null ? '?' : reasonText(pay.reason, page.lang) });
+      const facts = [
+        pay.reference ? t('tlPaymentRef', { reference: pay.reference }) : null,
+        pay.issuer,
+        pay.payer_name,
+        state,
+      ].filter((x): x is string => !!x);
       // A double payment (paid again after this transaction was paid) is refunded from the payments page.
-      const double = isDoublePayment(pay) ? html` · <a href="/dashboard/payments?status=double#pay-${pay.id}">${t('tlDoublePayment')}</a>` : '';
-      return item('payment', title, html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}${double}</div>`);
+      const double = isDoublePayment(pay)
+        ? html` · <a href="/dashboard/payments?status=double#pay-${pay.id}">${t('tlDoublePayment')}</a>`
+        : '';
+      return item(
+        'payment',
+        title,
+        html`<div class="muted"><span class="mono">${pay.id}</span> · ${facts.join(' · ')}${double}</div>`,
+      );
     }
     case 'email': {
       const e = entry.email;
-      const state = { pending: t('emailPending'), sent: t('emailSent'), skipped: t('emailSkipped'), failed: t('emailFailed') }[e.status];
+      const state = {
+        pending: t('emailPending'),
+        sent: t('emailSent'),
+        skipped: t('emailSkipped'),
+        failed: t('emailFailed'),
+      }[e.status];
       const badgeClass = e.status === 'sent' ? 'ok' : e.status;
-      const more = [e.attempts > 0 ? t('emailAttempts', { count: e.attempts }) : null, e.last_error].filter((x): x is string => !!x);
+      const more = [e.attempts > 0 ? t('emailAttempts', { count: e.attempts }) : null, e.last_error].filter(
+        (x): x is string => !!x,
+      );
       return item(
         'email',
         html`${t('tlEmail', { kind: t(mailKindWord(e.kind)), recipient: e.recipient })} <span class="badge ${badgeClass}">${state}</span>`,
@@ -455,13 +540,19 @@ ${
     ? html`<form method="post" action="${resendUrl}" class="resend">${csrf}<input type="hidden" name="event" value="${entry.event.id}"><button type="submit" class="secondary">${t('resend')}</button></form>`
     : ''
 }`;
-      return item('event', html`${t('tlEvent', { type: entry.event.type })} <span class="mono muted">${entry.event.id}</span>`, deliveries);
+      return item(
+        'event',
+        html`${t('tlEvent', { type: entry.event.type })} <span class="mono muted">${entry.event.id}</span>`,
+        deliveries,
+      );
     }
   }
 }
 
 function deliveryBlock(d: DeliveryHistory, t: T, page: ConsolePage): SafeHtml {
-  const state = { pending: t('deliveryPending'), succeeded: t('deliverySucceeded'), failed: t('deliveryFailed') }[d.status];
+  const state = { pending: t('deliveryPending'), succeeded: t('deliverySucceeded'), failed: t('deliveryFailed') }[
+    d.status
+  ];
   const attempts =
     d.attemptList.length === 0
       ? html`<p class="muted">${t('noAttempts')}</p>`

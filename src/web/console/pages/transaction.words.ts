@@ -30,7 +30,8 @@ export const words = defineMessages(
     acquirerReference: 'Acquirer reference',
     checkout: 'Checkout page',
     actions: 'Actions',
-    noActions: 'A paid transaction cannot be cancelled: refund it below if money must go back. Webhook events can be resent from the timeline.',
+    noActions:
+      'A paid transaction cannot be cancelled: refund it below if money must go back. Webhook events can be resent from the timeline.',
     cancel: 'Cancel',
     cancelHint: 'Cancels this pending transaction. A payment of its code that still arrives marks it paid late.',
     cancelConfirm: 'Cancel this transaction?',
@@ -40,7 +41,8 @@ export const words = defineMessages(
     confirmRestHint: 'Records a payment you saw yourself (bank statement, wallet app) of the {rest} still due.',
     confirmRestConfirm: 'Record a payment of the {rest} still due with this reference?',
     accept: 'Accept what was received',
-    acceptHint: 'Marks this transaction paid with the {received} it received; the {rest} still due is recorded as underpaid.',
+    acceptHint:
+      'Marks this transaction paid with the {received} it received; the {rest} still due is recorded as underpaid.',
     acceptConfirm: 'Mark it paid with {received} received, {rest} short?',
     reference: 'Reference',
     referenceHint: 'The bank or wallet reference of the payment, 1 to 128 characters.',
@@ -89,7 +91,8 @@ export const words = defineMessages(
     resend: 'Resend',
     ms: '{n} ms',
     receiptTitle: 'Receipt',
-    receiptHint: 'A printable receipt for 58 mm and 80 mm thermal printers, behind a link of its own that the payer may be shown or sent.',
+    receiptHint:
+      'A printable receipt for 58 mm and 80 mm thermal printers, behind a link of its own that the payer may be shown or sent.',
     receiptMake: 'Make the receipt link',
     receiptShare: 'Show or send this link to the payer; it opens the receipt and nothing else.',
     receiptPrint58: 'Print at 58 mm',
@@ -100,7 +103,8 @@ export const words = defineMessages(
     done_cancelled: 'The transaction is cancelled.',
     done_confirmed: 'The payment is recorded and the transaction is paid.',
     done_accepted: 'The transaction is paid with what it received; the rest is recorded as underpaid.',
-    done_unmatched: 'The payment is recorded but did not match this transaction: {reason} It is listed among unmatched payments.',
+    done_unmatched:
+      'The payment is recorded but did not match this transaction: {reason} It is listed among unmatched payments.',
     done_resent: 'Queued {count} webhook deliveries to send now.',
     done_resent_one: 'Queued the webhook delivery to send now.',
     done_nothing: 'Nothing to resend: no enabled endpoint has a delivery of this event.',
@@ -132,11 +136,13 @@ export const words = defineMessages(
     done_refund_pending: 'The refund of {amount} is asked of the acquirer; it is not final yet.',
     refundError_transaction_not_paid: 'This transaction is not paid: there is nothing to refund. Nothing was changed.',
     refundError_refund_exceeds_remaining: 'That is more than remains to refund. Nothing was changed.',
-    refundError_refund_limit_reached: 'This transaction has had as many refunds as one transaction may have. Nothing was changed.',
+    refundError_refund_limit_reached:
+      'This transaction has had as many refunds as one transaction may have. Nothing was changed.',
     refundError_refund_refused: 'The acquirer refused the refund. Nothing was refunded.',
     refundError_acquirer_unavailable:
       'The acquirer did not answer. The refund stays pending and is asked again; nothing counts as refunded until the acquirer answers.',
-    refundError_invalid: 'Check the amount (a whole number of rupiah), the reason (required, at most 256 characters) and the reference. Nothing was changed.',
+    refundError_invalid:
+      'Check the amount (a whole number of rupiah), the reason (required, at most 256 characters) and the reference. Nothing was changed.',
     refundError_link:
       'The reason and the reference are shown to the payer, so they may not contain a link or an address (a URL, www., a domain such as example.com, an e-mail or IP address); after a full stop, write a space. Nothing was changed.',
   },
@@ -167,17 +173,22 @@ export const words = defineMessages(
     acquirerReference: 'Referensi acquirer',
     checkout: 'Halaman pembayaran',
     actions: 'Tindakan',
-    noActions: 'Transaksi yang sudah dibayar tidak dapat dibatalkan: kembalikan dananya di bawah bila perlu. Event webhook dapat dikirim ulang dari riwayat.',
+    noActions:
+      'Transaksi yang sudah dibayar tidak dapat dibatalkan: kembalikan dananya di bawah bila perlu. Event webhook dapat dikirim ulang dari riwayat.',
     cancel: 'Batalkan',
-    cancelHint: 'Membatalkan transaksi yang menunggu ini. Pembayaran kodenya yang masih masuk menandainya dibayar terlambat.',
+    cancelHint:
+      'Membatalkan transaksi yang menunggu ini. Pembayaran kodenya yang masih masuk menandainya dibayar terlambat.',
     cancelConfirm: 'Batalkan transaksi ini?',
     confirm: 'Konfirmasi pembayaran',
-    confirmHint: 'Mencatat pembayaran yang Anda lihat sendiri (mutasi bank, aplikasi dompet) sebesar total transaksi ini.',
+    confirmHint:
+      'Mencatat pembayaran yang Anda lihat sendiri (mutasi bank, aplikasi dompet) sebesar total transaksi ini.',
     confirmConfirm: 'Catat pembayaran sebesar total ini dengan referensi ini?',
-    confirmRestHint: 'Mencatat pembayaran yang Anda lihat sendiri (mutasi bank, aplikasi dompet) sebesar sisa {rest} yang belum dibayar.',
+    confirmRestHint:
+      'Mencatat pembayaran yang Anda lihat sendiri (mutasi bank, aplikasi dompet) sebesar sisa {rest} yang belum dibayar.',
     confirmRestConfirm: 'Catat pembayaran sisa {rest} dengan referensi ini?',
     accept: 'Terima yang sudah diterima',
-    acceptHint: 'Menandai transaksi ini lunas dengan {received} yang sudah diterima; sisa {rest} dicatat sebagai kurang bayar.',
+    acceptHint:
+      'Menandai transaksi ini lunas dengan {received} yang sudah diterima; sisa {rest} dicatat sebagai kurang bayar.',
     acceptConfirm: 'Tandai lunas dengan {received} diterima, kurang {rest}?',
     reference: 'Referensi',
     referenceHint: 'Referensi bank atau dompet dari pembayaran, 1 sampai 128 karakter.',
@@ -225,7 +236,8 @@ export const words = defineMessages(
     resend: 'Kirim ulang',
     ms: '{n} md',
     receiptTitle: 'Struk',
-    receiptHint: 'Struk yang bisa dicetak di printer thermal 58 mm dan 80 mm, dengan tautan sendiri yang bisa ditunjukkan atau dikirim ke pembayar.',
+    receiptHint:
+      'Struk yang bisa dicetak di printer thermal 58 mm dan 80 mm, dengan tautan sendiri yang bisa ditunjukkan atau dikirim ke pembayar.',
     receiptMake: 'Buat tautan struk',
     receiptShare: 'Tunjukkan atau kirim tautan ini ke pembayar; tautan ini hanya membuka struknya.',
     receiptPrint58: 'Cetak 58 mm',
@@ -236,7 +248,8 @@ export const words = defineMessages(
     done_cancelled: 'Transaksi dibatalkan.',
     done_confirmed: 'Pembayaran tercatat dan transaksi lunas.',
     done_accepted: 'Transaksi lunas dengan yang sudah diterima; sisanya dicatat sebagai kurang bayar.',
-    done_unmatched: 'Pembayaran tercatat tetapi tidak cocok dengan transaksi ini: {reason} Pembayaran ada di daftar pembayaran tak cocok.',
+    done_unmatched:
+      'Pembayaran tercatat tetapi tidak cocok dengan transaksi ini: {reason} Pembayaran ada di daftar pembayaran tak cocok.',
     done_resent: '{count} pengiriman webhook diantrekan untuk dikirim sekarang.',
     done_resent_one: 'Pengiriman webhook diantrekan untuk dikirim sekarang.',
     done_nothing: 'Tidak ada yang dikirim ulang: tidak ada endpoint aktif yang punya pengiriman event ini.',
@@ -266,13 +279,16 @@ export const words = defineMessages(
     done_recorded: 'Pengembalian {amount} tercatat. Gateway tidak memindahkan dana.',
     done_refunded: 'Pengembalian {amount} berhasil.',
     done_refund_pending: 'Pengembalian {amount} diminta ke acquirer; belum final.',
-    refundError_transaction_not_paid: 'Transaksi ini belum dibayar: tidak ada yang bisa dikembalikan. Tidak ada yang diubah.',
+    refundError_transaction_not_paid:
+      'Transaksi ini belum dibayar: tidak ada yang bisa dikembalikan. Tidak ada yang diubah.',
     refundError_refund_exceeds_remaining: 'Jumlah itu melebihi sisa yang bisa dikembalikan. Tidak ada yang diubah.',
-    refundError_refund_limit_reached: 'Transaksi ini sudah mencapai jumlah pengembalian dana terbanyak untuk satu transaksi. Tidak ada yang diubah.',
+    refundError_refund_limit_reached:
+      'Transaksi ini sudah mencapai jumlah pengembalian dana terbanyak untuk satu transaksi. Tidak ada yang diubah.',
     refundError_refund_refused: 'Acquirer menolak pengembalian dana. Tidak ada dana yang dikembalikan.',
     refundError_acquirer_unavailable:
       'Acquirer tidak menjawab. Pengembalian tetap menunggu dan akan ditanyakan lagi; belum ada yang dihitung dikembalikan sampai acquirer menjawab.',
-    refundError_invalid: 'Periksa jumlah (rupiah bulat), alasan (wajib, paling banyak 256 karakter) dan referensi. Tidak ada yang diubah.',
+    refundError_invalid:
+      'Periksa jumlah (rupiah bulat), alasan (wajib, paling banyak 256 karakter) dan referensi. Tidak ada yang diubah.',
     refundError_link:
       'Alasan dan referensi ditampilkan kepada pembayar, jadi tidak boleh memuat tautan atau alamat (URL, www., domain seperti example.com, alamat e-mail atau IP); setelah titik, beri spasi. Tidak ada yang diubah.',
   },

@@ -87,7 +87,13 @@ async function* csvText(pages: AsyncIterable<TransactionWithPayment[]>, now: num
 }
 
 /** GET /dashboard/transactions.csv (at `url`) with the list's filters. */
-export async function exportCsv(deps: Deps, page: ConsolePage, query: Static<typeof FilterQuery>, url: string, reply: FastifyReply): Promise<FastifyReply> {
+export async function exportCsv(
+  deps: Deps,
+  page: ConsolePage,
+  query: Static<typeof FilterQuery>,
+  url: string,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { filters, problems } = parseTransactionFilters(query);
   if (problems.length > 0) {
     // The list page says what is wrong with the filters, in the viewer's language.

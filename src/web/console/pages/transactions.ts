@@ -8,13 +8,22 @@ import { html } from '../../../domain/html.js';
 import { formatRupiah } from '../../../domain/money.js';
 import { transactionRefundStatus } from '../../../domain/refund.js';
 import { effectiveStatus } from '../../../domain/transaction.js';
-import { filterParams, parseTransactionFilters, STATUSES, type FilterProblem } from '../../../domain/transaction-filters.js';
+import {
+  filterParams,
+  parseTransactionFilters,
+  STATUSES,
+  type FilterProblem,
+} from '../../../domain/transaction-filters.js';
 import { formatTime } from '../../../presentation/format.js';
 import { translator } from '../../../presentation/messages.js';
 import { modeText, statusText } from '../../../presentation/shared-texts.js';
 import type { Deps } from '../../../services/deps.js';
 import { listVisibleMerchants } from '../../../services/merchants/list-visible-merchants.js';
-import { searchTransactions, type PageCursor, type TransactionSearchPage } from '../../../services/transactions/search-transactions.js';
+import {
+  searchTransactions,
+  type PageCursor,
+  type TransactionSearchPage,
+} from '../../../services/transactions/search-transactions.js';
 import { pageSchema, Query, Text } from '../../forms.js';
 import { consolePage, type ConsolePage } from '../context.js';
 import { registerTransactionPage } from './transaction.js';
@@ -40,7 +49,9 @@ type ListQuery = Static<typeof ListQuery>;
 /** The transactions section's routes (paths relative to /dashboard). */
 export async function transactionRoutes(scope: FastifyInstance, deps: Deps): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/transactions', { schema: pageSchema({ querystring: ListQuery }) }, (request, reply) => listPage(deps, consolePage(request, reply), request.query));
+  app.get('/transactions', { schema: pageSchema({ querystring: ListQuery }) }, (request, reply) =>
+    listPage(deps, consolePage(request, reply), request.query),
+  );
   app.get('/transactions.csv', { schema: pageSchema({ querystring: FilterQuery }) }, (request, reply) =>
     exportCsv(deps, consolePage(request, reply), request.query, request.url, reply),
   );

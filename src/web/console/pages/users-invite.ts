@@ -21,7 +21,8 @@ export function renderInviteForm(input: InviteFormInput): SafeHtml {
   const t = translator(words, input.lang);
   const operator = input.viewer.role === 'operator';
   const head = html`<h2>${t(operator ? 'inviteTitle' : 'inviteCashierTitle')}</h2>`;
-  if (input.closed) return html`<section class="card">${head}<p class="muted">${t(operator ? 'inviteClosed' : 'inviteClosedOwner')}</p></section>`;
+  if (input.closed)
+    return html`<section class="card">${head}<p class="muted">${t(operator ? 'inviteClosed' : 'inviteClosedOwner')}</p></section>`;
   const options = input.merchants.map((m) => html`<option value="${m.id}">${m.name}</option>`);
   // An owner of one merchant has nothing to choose; an operator may also invite someone to no merchant yet.
   const merchantField =

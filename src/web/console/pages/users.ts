@@ -32,12 +32,20 @@ const ROLE_WORDS = { operator: 'roleOperator', merchant: 'roleOwner', cashier: '
 export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: ConsoleKit): Promise<void> {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  const usersPage = async (request: Parameters<typeof consolePage>[0], reply: Parameters<typeof consolePage>[1], notice: SafeHtml | '' = '', status = 200) => {
+  const usersPage = async (
+    request: Parameters<typeof consolePage>[0],
+    reply: Parameters<typeof consolePage>[1],
+    notice: SafeHtml | '' = '',
+    status = 200,
+  ) => {
     const page = consolePage(request, reply);
     if (!seesUsersPage(page.viewer)) throw new AppError('not_found', 'not found');
     const t = translator(words, page.lang);
     const operator = page.viewer.role === 'operator';
-    const [users, merchants] = await Promise.all([listManagedUsers(deps, page.viewer), listVisibleMerchants(deps, page.viewer)]);
+    const [users, merchants] = await Promise.all([
+      listManagedUsers(deps, page.viewer),
+      listVisibleMerchants(deps, page.viewer),
+    ]);
     const shown = users.filter((u) => !u.email.endsWith('@invalid'));
     const names = new Map(merchants.map((m) => [m.id, m.name]));
     const title = t(operator ? 'users' : 'cashiers');
@@ -59,41 +67,66 @@ export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: Consol
 <input type="hidden" name="_csrf" value="${page.csrf}"><button type="submit" class="secondary" aria-label="${t(u.disabled ? 'enableWho' : 'disableWho', { email: u.email })}">${u.disabled ? t('enable') : t('disable')}</button></form>`
             }</td></tr>`,
           )}</tbody></table></div>`;
-    const form = renderInviteForm({ lang: page.lang, csrf: page.csrf, viewer: page.viewer, merchants, closed: deps.config.signup === 'closed' });
+    const form = renderInviteForm({
+      lang: page.lang,
+      csrf: page.csrf,
+      viewer: page.viewer,
+      merchants,
+      closed: deps.config.signup === 'closed',
+    });
     return page.send(title, 'users', html`<h1>${title}</h1>${notice}${table}${form}`, status);
   };
 
-  app.get('/users', { schema: pageSchema({}) }, (request, reply) => usersPage(request, reply, renderNotice(takeNotice(request, reply))));
+  app.get('/users', { schema: pageSchema({}) }, (request, reply) =>
+    usersPage(request, reply, renderNotice(takeNotice(request, reply))),
+  );
 
-  app.post('/users/invite', { schema: pageSchema({ body: Form({ email: Text(), merchant: Text(), role: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    if (!seesUsersPage(page.viewer)) throw new AppError('not_found', 'not found');
-    const t = translator(words, page.lang);
-    const merchant = (request.body.merchant ?? '').trim();
-    const merchantIds = merchant ? [merchant] : [];
-    // An owner's form makes cashiers whatever it says; an operator's makes a merchant user unless told.
-    const role = request.body.role === 'cashier' || page.viewer.role !== 'operator' ? 'cashier' : 'merchant';
-    // Another merchant (or none) named by an owner is a 404, as another merchant's objects are.
-    if (!mayInvite(page.viewer, role, merchantIds)) throw new AppError('not_found', 'not found');
-    try {
-      const made = await inviteUser(deps, kit.mail, { email: request.body.email ?? '', merchantIds, role }, userActor(page.viewer));
-      // The link is shown in this answer only (it is a credential until used).
-      const notice = html`<div class="notice success" role="status"><p>${t(role === 'cashier' ? 'invitedCashier' : 'invited', { email: made.email })}</p><p>${t(made.mailed ? 'inviteLinkMailed' : 'inviteLink')}</p><p class="secret" id="invite-link">${made.link}</p></div>`;
-      return usersPage(request, reply, notice, 201);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code === 'internal_error' || err.code === 'service_unavailable') throw err;
-      return usersPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
-    }
-  });
+  app.post(
+    '/users/invite',
+    { schema: pageSchema({ body: Form({ email: Text(), merchant: Text(), role: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      if (!seesUsersPage(page.viewer)) throw new AppError('not_found', 'not found');
+      const t = translator(words, page.lang);
+      const merchant = (request.body.merchant ?? '').trim();
+      const merchantIds = merchant ? [merchant] : [];
+      // An owner's form makes cashiers whatever it says; an operator's makes a merchant user unless told.
+      const role = request.body.role === 'cashier' || page.viewer.role !== 'operator' ? 'cashier' : 'merchant';
+      // Another merchant (or none) named by an owner is a 404, as another merchant's objects are.
+      if (!mayInvite(page.viewer, role, merchantIds)) throw new AppError('not_found', 'not found');
+      try {
+        const made = await inviteUser(
+          deps,
+          kit.mail,
+          { email: request.body.email ?? '', merchantIds, role },
+          userActor(page.viewer),
+        );
+        // The link is shown in this answer only (it is a credential until used).
+        const notice = html`<div class="notice success" role="status"><p>${t(role === 'cashier' ? 'invitedCashier' : 'invited', { email: made.email })}</p><p>${t(made.mailed ? 'inviteLinkMailed' : 'inviteLink')}</p><p class="secret" id="invite-link">${made.link}</p></div>`;
+        return usersPage(request, reply, notice, 201);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'internal_error' || err.code === 'service_unavailable')
+          throw err;
+        return usersPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
+      }
+    },
+  );
 
   for (const action of ['disable', 'enable'] as const) {
-    app.post(`/users/:id/${action}`, { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) }, async (request, reply) => {
-      const page = consolePage(request, reply);
-      // Only a user the viewer manages: an operator any other user, an owner its own merchants' cashiers.
-      const user = await findManagedUser(deps, page.viewer, request.params.id);
-      await setUserEnabled(deps, user.id, action === 'enable', userActor(page.viewer));
-      return redirectWithNotice(reply, '/dashboard/users', { kind: 'success', text: translator(words, page.lang)('changed') });
-    });
+    app.post(
+      `/users/:id/${action}`,
+      { schema: pageSchema({ params: Params({ id: Segment() }), body: Form({}) }) },
+      async (request, reply) => {
+        const page = consolePage(request, reply);
+        // Only a user the viewer manages: an operator any other user, an owner its own merchants' cashiers.
+        const user = await findManagedUser(deps, page.viewer, request.params.id);
+        await setUserEnabled(deps, user.id, action === 'enable', userActor(page.viewer));
+        return redirectWithNotice(reply, '/dashboard/users', {
+          kind: 'success',
+          text: translator(words, page.lang)('changed'),
+        });
+      },
+    );
   }
 
   // --- one's own account ---
@@ -131,21 +164,31 @@ ${
 
   app.get('/account', { schema: pageSchema({}) }, (request, reply) => accountPage(request, reply));
 
-  app.post('/account/password', { schema: pageSchema({ body: Form({ current: Text(), password: Text() }) }) }, async (request, reply) => {
-    const page = consolePage(request, reply);
-    const t = translator(words, page.lang);
-    const user = await findUser(deps, page.viewer.userId);
-    if (!(await verifyPassword(request.body.current ?? '', user.password_hash))) {
-      return accountPage(request, reply, html`<p class="notice error" role="alert">${t('wrongPassword')}</p>`, 400);
-    }
-    try {
-      await setUserPassword(deps, user.id, request.body.password ?? '', userActor(page.viewer), page.viewer.sessionKey);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
-      return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
-    }
-    return accountPage(request, reply, html`<p class="notice success" role="status">${t('passwordChanged')}</p>`);
-  });
+  app.post(
+    '/account/password',
+    { schema: pageSchema({ body: Form({ current: Text(), password: Text() }) }) },
+    async (request, reply) => {
+      const page = consolePage(request, reply);
+      const t = translator(words, page.lang);
+      const user = await findUser(deps, page.viewer.userId);
+      if (!(await verifyPassword(request.body.current ?? '', user.password_hash))) {
+        return accountPage(request, reply, html`<p class="notice error" role="alert">${t('wrongPassword')}</p>`, 400);
+      }
+      try {
+        await setUserPassword(
+          deps,
+          user.id,
+          request.body.password ?? '',
+          userActor(page.viewer),
+          page.viewer.sessionKey,
+        );
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
+        return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);
+      }
+      return accountPage(request, reply, html`<p class="notice success" role="status">${t('passwordChanged')}</p>`);
+    },
+  );
 
   app.post('/account/delete', { schema: pageSchema({ body: Form({ password: Text() }) }) }, async (request, reply) => {
     const page = consolePage(request, reply);

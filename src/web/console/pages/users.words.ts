@@ -19,7 +19,8 @@ export const words = defineMessages(
     inviteIntro: 'The person gets a link to choose a password; it works once, for 72 hours.',
     inviteMerchant: 'Merchant (optional)',
     cashiers: 'Cashiers',
-    noCashiers: 'No cashiers yet. Invite one below: a cashier uses the point of sale and sees today’s transactions, nothing else.',
+    noCashiers:
+      'No cashiers yet. Invite one below: a cashier uses the point of sale and sees today’s transactions, nothing else.',
     disableWho: 'Disable {email}',
     enableWho: 'Enable {email}',
     inviteCashierTitle: 'Invite a cashier',
@@ -74,7 +75,8 @@ export const words = defineMessages(
     inviteIntro: 'Orang itu menerima tautan untuk memilih kata sandi; berlaku sekali, selama 72 jam.',
     inviteMerchant: 'Merchant (opsional)',
     cashiers: 'Kasir',
-    noCashiers: 'Belum ada kasir. Undang di bawah: kasir memakai kasir digital (point of sale) dan melihat transaksi hari ini, tidak lebih.',
+    noCashiers:
+      'Belum ada kasir. Undang di bawah: kasir memakai kasir digital (point of sale) dan melihat transaksi hari ini, tidak lebih.',
     disableWho: 'Nonaktifkan {email}',
     enableWho: 'Aktifkan {email}',
     inviteCashierTitle: 'Undang kasir',

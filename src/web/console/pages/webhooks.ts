@@ -42,72 +42,106 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
     return listPage(deps, page, takeNotice(request, reply), null);
   });
 
-  app.post('/webhooks', { schema: pageSchema({ body: Form({ merchant: Text(), url: Text(), events: TextList() }) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const t = translator(words, request.consoleLang);
-    const refuse = (text: string) => redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'error', text });
-    const merchantId = request.body.merchant ?? '';
-    const url = (request.body.url ?? '').trim();
-    const events = listOf(request.body.events);
-    if (merchantId === '') return refuse(t('merchantRequired'));
-    // Another merchant's id is answered as an unknown one: the 404 page.
-    if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
-    if (url === '') return refuse(t('urlRequired'));
-    if (events.length === 0) return refuse(t('eventsRequired'));
-    let created: Awaited<ReturnType<typeof addWebhookEndpoint>>;
-    try {
-      created = await addWebhookEndpoint(deps, { merchantId, url, events: parseEventList(events.join(',')), actor: userActor(viewer) });
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'invalid_parameter') return refuse(t('invalid', { detail: err.message }));
-      throw err;
-    }
-    // The secret is in this response only: a page rendered here (201), not a redirect to one.
-    const page = consolePage(request, reply);
-    const secret = html`<section class="card" aria-labelledby="secret-title">
+  app.post(
+    '/webhooks',
+    { schema: pageSchema({ body: Form({ merchant: Text(), url: Text(), events: TextList() }) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const t = translator(words, request.consoleLang);
+      const refuse = (text: string) => redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'error', text });
+      const merchantId = request.body.merchant ?? '';
+      const url = (request.body.url ?? '').trim();
+      const events = listOf(request.body.events);
+      if (merchantId === '') return refuse(t('merchantRequired'));
+      // Another merchant's id is answered as an unknown one: the 404 page.
+      if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
+      if (url === '') return refuse(t('urlRequired'));
+      if (events.length === 0) return refuse(t('eventsRequired'));
+      let created: Awaited<ReturnType<typeof addWebhookEndpoint>>;
+      try {
+        created = await addWebhookEndpoint(deps, {
+          merchantId,
+          url,
+          events: parseEventList(events.join(',')),
+          actor: userActor(viewer),
+        });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'invalid_parameter')
+          return refuse(t('invalid', { detail: err.message }));
+        throw err;
+      }
+      // The secret is in this response only: a page rendered here (201), not a redirect to one.
+      const page = consolePage(request, reply);
+      const secret = html`<section class="card" aria-labelledby="secret-title">
 <h2 id="secret-title">${t('secretTitle')}</h2>
 <p>${t('secretOnce')}</p>
 <p class="secret" id="endpoint-secret">${created.secret}</p>
 <button type="button" class="secondary" data-copy="endpoint-secret" data-copied="${t('copied')}">${t('copy')}</button>
 </section>`;
-    return listPage(deps, page, { kind: 'success', text: t('added', { id: created.id }) }, secret, 201);
-  });
+      return listPage(deps, page, { kind: 'success', text: t('added', { id: created.id }) }, secret, 201);
+    },
+  );
 
-  app.post('/webhooks/:id/remove', { schema: pageSchema({ params: endpointParams, body: Form({}) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const t = translator(words, request.consoleLang);
-    const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
-    const removed = await removeWebhookEndpoint(deps, endpoint.id, userActor(viewer));
-    return redirectWithNotice(reply, '/dashboard/webhooks', { kind: 'success', text: t('removed', { url: removed.url, count: removed.cancelled_deliveries }) });
-  });
+  app.post(
+    '/webhooks/:id/remove',
+    { schema: pageSchema({ params: endpointParams, body: Form({}) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const t = translator(words, request.consoleLang);
+      const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
+      const removed = await removeWebhookEndpoint(deps, endpoint.id, userActor(viewer));
+      return redirectWithNotice(reply, '/dashboard/webhooks', {
+        kind: 'success',
+        text: t('removed', { url: removed.url, count: removed.cancelled_deliveries }),
+      });
+    },
+  );
 
-  app.post('/webhooks/:id/resend-failed', { schema: pageSchema({ params: endpointParams, body: Form({}) }) }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const t = translator(words, request.consoleLang);
-    const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
-    const back = `/dashboard/webhooks/${endpoint.id}`;
-    try {
-      const result = await resendFailed(deps, { endpointId: endpoint.id, actor: userActor(viewer) });
-      return redirectWithNotice(
-        reply,
-        back,
-        result.requeued === 0 ? { kind: 'success', text: t('nothingToResend') } : { kind: 'success', text: t('requeued', { count: result.requeued }) },
-      );
-    } catch (err) {
-      // A removed endpoint takes no resends.
-      if (err instanceof AppError && err.code === 'invalid_parameter')
-        return redirectWithNotice(reply, back, { kind: 'error', text: t('refusedResend', { detail: err.message }) });
-      throw err;
-    }
-  });
+  app.post(
+    '/webhooks/:id/resend-failed',
+    { schema: pageSchema({ params: endpointParams, body: Form({}) }) },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const t = translator(words, request.consoleLang);
+      const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
+      const back = `/dashboard/webhooks/${endpoint.id}`;
+      try {
+        const result = await resendFailed(deps, { endpointId: endpoint.id, actor: userActor(viewer) });
+        return redirectWithNotice(
+          reply,
+          back,
+          result.requeued === 0
+            ? { kind: 'success', text: t('nothingToResend') }
+            : { kind: 'success', text: t('requeued', { count: result.requeued }) },
+        );
+      } catch (err) {
+        // A removed endpoint takes no resends.
+        if (err instanceof AppError && err.code === 'invalid_parameter')
+          return redirectWithNotice(reply, back, { kind: 'error', text: t('refusedResend', { detail: err.message }) });
+        throw err;
+      }
+    },
+  );
 
-  app.get('/webhooks/:id', { schema: pageSchema({ params: endpointParams, querystring: Query({ before: Text() }) }) }, async (request, reply) =>
-    detailPage(deps, request, reply, request.params.id, request.query.before ?? null),
+  app.get(
+    '/webhooks/:id',
+    { schema: pageSchema({ params: endpointParams, querystring: Query({ before: Text() }) }) },
+    async (request, reply) => detailPage(deps, request, reply, request.params.id, request.query.before ?? null),
   );
 }
 
-async function listPage(deps: Deps, page: ConsolePage, notice: Notice | null, secret: SafeHtml | null, status = 200): Promise<FastifyReply> {
+async function listPage(
+  deps: Deps,
+  page: ConsolePage,
+  notice: Notice | null,
+  secret: SafeHtml | null,
+  status = 200,
+): Promise<FastifyReply> {
   const t = translator(words, page.lang);
-  const [endpoints, merchants] = await Promise.all([listVisibleEndpoints(deps, page.viewer), listVisibleMerchants(deps, page.viewer)]);
+  const [endpoints, merchants] = await Promise.all([
+    listVisibleEndpoints(deps, page.viewer),
+    listVisibleMerchants(deps, page.viewer),
+  ]);
   const names = new Map(merchants.map((m) => [m.id, m.name]));
   const body = html`<h1>${t('endpoints')}</h1>
 ${renderNotice(notice)}
@@ -166,7 +200,13 @@ function eventsText(t: T, e: WebhookEndpointsTable): string {
 }
 
 /** An endpoint's page: its deliveries from `cursor` (older than it; null for the newest). */
-async function detailPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, id: string, cursor: string | null): Promise<FastifyReply> {
+async function detailPage(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  cursor: string | null,
+): Promise<FastifyReply> {
   const page = consolePage(request, reply);
   const t = translator(words, page.lang);
   const endpoint = await getVisibleEndpoint(deps, page.viewer, id);
@@ -208,7 +248,10 @@ ${renderDeliveryLog(deliveries, {
   anchor: 'delivery',
   heading: (d) => html`<span class="mono">${d.event_type}</span>`,
   lead: (d) => html`<span class="mono">${d.event_id}</span> · `,
-  extra: (a) => (a.response_body === null || a.response_body === '' ? '' : html`<pre class="excerpt">${excerpt(a.response_body)}</pre>`),
+  extra: (a) =>
+    a.response_body === null || a.response_body === ''
+      ? ''
+      : html`<pre class="excerpt">${excerpt(a.response_body)}</pre>`,
 })}`;
   return page.send(endpoint.url, 'webhooks', body);
 }

@@ -17,7 +17,8 @@ export const words = defineMessages(
     failing: 'failing',
     disabled: 'removed',
     add: 'Add endpoint',
-    addIntro: "The gateway posts each event, signed with the endpoint's secret, to this URL. It receives events that happen from now on.",
+    addIntro:
+      "The gateway posts each event, signed with the endpoint's secret, to this URL. It receives events that happen from now on.",
     urlHint: 'An https URL of your server. Addresses of private networks are refused unless the operator allows them.',
     chooseMerchant: 'Choose a merchant',
     remove: 'Remove',
@@ -68,7 +69,8 @@ export const words = defineMessages(
     failing: 'bermasalah',
     disabled: 'dihapus',
     add: 'Tambah endpoint',
-    addIntro: 'Gateway mengirim setiap event, ditandatangani dengan rahasia endpoint, ke URL ini. Endpoint menerima event yang terjadi mulai sekarang.',
+    addIntro:
+      'Gateway mengirim setiap event, ditandatangani dengan rahasia endpoint, ke URL ini. Endpoint menerima event yang terjadi mulai sekarang.',
     urlHint: 'URL https server Anda. Alamat jaringan privat ditolak kecuali operator mengizinkannya.',
     chooseMerchant: 'Pilih merchant',
     remove: 'Hapus',
