@@ -85,7 +85,9 @@ export async function runCli(
     }
   }
 
-  const actor = (): Actor => cliActor(config().operator);
+  // The operator's actor, made once per command (on first use: settings are read only when needed).
+  let operator: Actor | null = null;
+  const actor = (): Actor => (operator ??= cliActor(config().operator));
   const ctx: CliContext = { io, json, config, settings, env, actor, withDeps };
   const program = buildProgram(ctx);
 

@@ -1,4 +1,5 @@
 import type { UserRole } from './records.js';
+import type { Actor } from './actor.js';
 
 /**
  * Who is looking at the console, and so what every console query is scoped by: an operator sees every
@@ -14,6 +15,8 @@ export interface Viewer {
   merchantIds: readonly string[];
   /** The hash of this login's session id: CSRF tokens are bound to it. */
   sessionKey: string;
+  /** Who the audit log names for what this viewer does: made once, with the viewer, for the whole request. */
+  actor: Actor;
 }
 
 /** The merchants the viewer may see: null means all of them. */

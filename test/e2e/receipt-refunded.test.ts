@@ -26,6 +26,7 @@ const operator: Viewer = {
   role: 'operator',
   merchantIds: [],
   sessionKey: 'k',
+  actor: { kind: 'user' as const, email: 'ops@example.test' },
 };
 
 /** The value beside a label on the slip. */

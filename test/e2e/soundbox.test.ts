@@ -57,6 +57,7 @@ describe('the soundbox in a real browser', () => {
       role: 'operator',
       merchantIds: [],
       sessionKey: 'k',
+      actor: { kind: 'user' as const, email: 'ops@example.test' },
     };
     await setPaymentLinkHandle(ctx.t.deps, operator, ctx.t.merchant.id, 'warung-bu-sri');
   });

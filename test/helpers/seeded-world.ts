@@ -226,6 +226,7 @@ export async function startSeededWorld(env: Record<string, string> = {}): Promis
       role: 'operator',
       merchantIds: [],
       sessionKey: 'seed',
+      actor: { kind: 'user' as const, email: operatorUser.email },
     };
     // A is made by an operator (live keys work); B as a self-service user's merchant is, awaiting approval.
     const [A, B] = await Promise.all([
@@ -395,6 +396,7 @@ async function seedSales(t: TestApp, merchant: WorldMerchant): Promise<WorldSale
       role: 'cashier',
       merchantIds: [merchantId],
       sessionKey: 'seed',
+      actor: { kind: 'user' as const, email: user.email },
     };
     const made = await chargeSale(t.deps, viewer, { merchantId, amount, note: '', key: `seed-sale-${user.id}` });
     return made.transaction.id;

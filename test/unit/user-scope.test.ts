@@ -9,6 +9,7 @@ const viewer = (role: Viewer['role'], merchantIds: string[] = []): Viewer => ({
   role,
   merchantIds,
   sessionKey: 'k',
+  actor: { kind: 'user', email: `${role}@x.test` },
 });
 const owner = viewer('merchant', ['mch_a', 'mch_b']);
 

@@ -7,6 +7,7 @@ const viewer = (role: Viewer['role'], userId = 'usr_me'): Viewer => ({
   role,
   merchantIds: ['mch_a'],
   sessionKey: 'k',
+  actor: { kind: 'user', email: `${userId}@example.test` },
 });
 
 describe("the point of sale's sales", () => {

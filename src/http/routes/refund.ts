@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { apiKeyActor } from '../../domain/actor.js';
 import { parseRefundAmount, parseRefundReason, parseRefundReference } from '../../domain/refund.js';
 import { refundTransaction } from '../../services/refunds/refund-transaction.js';
 import { requirePrincipal } from '../auth.js';
@@ -35,7 +34,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: RouteContext): Pro
         idemKey === null
           ? null
           : { key: idemKey, requestHash: requestHash({ trxid, amount, reason, reference, mode: principal.mode }) },
-      actor: apiKeyActor(principal.keyId),
+      actor: principal.actor,
     });
     if (result.replayed) reply.header('Idempotent-Replayed', 'true');
     return sendSerialized(reply, RefundOneBody, { success: true, data: result.transaction });

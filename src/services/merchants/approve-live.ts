@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { markLiveApproved, merchantById } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
@@ -23,7 +22,7 @@ export async function approveLive(deps: Deps, viewer: Viewer, merchantId: string
           ? { rejected_at: merchant.live_rejected_at, rejected_by: merchant.live_rejected_by ?? null }
           : undefined;
       await writeAudit(trx, {
-        actor: userActor(viewer),
+        actor: viewer.actor,
         action: 'merchant.approve_live',
         subjectType: 'merchant',
         subjectId: merchantId,

@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import type { Viewer } from '../../domain/viewer.js';
 import { clearLiveRejected, merchantById } from '../../storage/queries/merchants.js';
@@ -19,7 +18,7 @@ export async function askAgainLive(deps: Deps, viewer: Viewer, merchantId: strin
     if (!merchant) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });
     if (await clearLiveRejected(trx, merchantId)) {
       await writeAudit(trx, {
-        actor: userActor(viewer),
+        actor: viewer.actor,
         action: 'merchant.ask_again_live',
         subjectType: 'merchant',
         subjectId: merchantId,

@@ -4,6 +4,7 @@ import { apiKeyMode, hashApiKey, hashesEqual } from '../../domain/api-key.js';
 import { apiKeyByHash } from '../../storage/queries/api-keys.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from './principal-cache.js';
+import { apiKeyActor } from '../../domain/actor.js';
 
 /**
  * Resolves a presented key. The lookup is by SHA-256 of the key, so the index search reveals nothing
@@ -37,7 +38,7 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Princ
       );
     }
   }
-  return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode };
+  return { keyId: row.id, merchantId: row.merchant_id, mode: row.mode, actor: apiKeyActor(row.id) };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import type { Mode } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
@@ -16,5 +15,5 @@ export async function createVisibleKey(
   if (input.mode !== 'test' && input.mode !== 'live')
     throw new AppError('invalid_parameter', 'mode must be test or live', { param: 'mode' });
   const merchant = await getVisibleMerchant(deps, viewer, input.merchantId);
-  return createApiKey(deps, { merchantId: merchant.id, mode: input.mode as Mode, actor: userActor(viewer) });
+  return createApiKey(deps, { merchantId: merchant.id, mode: input.mode as Mode, actor: viewer.actor });
 }

@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/actor.js';
 import type { Mode } from '../../domain/records.js';
 
 /** Who a presented API key stands for. */
@@ -5,6 +6,8 @@ export interface Principal {
   keyId: string;
   merchantId: string;
   mode: Mode;
+  /** Who the audit log names for what this key does: made once, when the key is found. */
+  actor: Actor;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { actorText, userActor } from '../../domain/actor.js';
+import { actorText } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import type { Viewer } from '../../domain/viewer.js';
 import { markLiveRejected, merchantById } from '../../storage/queries/merchants.js';
@@ -14,7 +14,7 @@ import type { Deps } from '../deps.js';
 export async function rejectLive(deps: Deps, viewer: Viewer, merchantId: string): Promise<MerchantsTable> {
   if (viewer.role !== 'operator') throw new AppError('not_found', `no merchant ${merchantId}`);
   const now = deps.now();
-  const actor = userActor(viewer);
+  const actor = viewer.actor;
   await deps.db.runInTransaction(async (trx) => {
     const merchant = await merchantById(trx, merchantId);
     if (!merchant) throw new AppError('merchant_not_found', `no merchant ${merchantId}`, { param: 'merchant' });

@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { parseMerchantName } from '../../domain/merchant-name.js';
 import { setMerchantName } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
@@ -18,7 +17,7 @@ export async function renameMerchant(
   await deps.db.runInTransaction(async (trx) => {
     await setMerchantName(trx, merchant.id, name);
     await writeAudit(trx, {
-      actor: userActor(viewer),
+      actor: viewer.actor,
       action: 'merchant.rename',
       subjectType: 'merchant',
       subjectId: merchant.id,

@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { apiKeyInScope } from '../../storage/queries/api-keys.js';
 import type { Deps } from '../deps.js';
@@ -10,5 +9,5 @@ import { revokeApiKey } from './revoke-api-key.js';
 export async function revokeVisibleKey(deps: Deps, viewer: Viewer, id: string): Promise<ApiKeySummary> {
   const row = await apiKeyInScope(deps.db, id, merchantScope(viewer));
   if (!row) throw new AppError('not_found', `no API key ${id}`, { param: 'id' });
-  return revokeApiKey(deps, row.id, userActor(viewer));
+  return revokeApiKey(deps, row.id, viewer.actor);
 }

@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { setMerchantDisabledAt } from '../../storage/queries/merchants.js';
 import type { MerchantsTable } from '../../storage/schema.js';
 import { writeAudit } from '../audit.js';
@@ -22,7 +21,7 @@ export async function setMerchantEnabled(
   await deps.db.runInTransaction(async (trx) => {
     await setMerchantDisabledAt(trx, merchant.id, disabledAt);
     await writeAudit(trx, {
-      actor: userActor(viewer),
+      actor: viewer.actor,
       action: input.enabled ? 'merchant.enable' : 'merchant.disable',
       subjectType: 'merchant',
       subjectId: merchant.id,

@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { parseHandle } from '../../domain/payment-link.js';
 import {
@@ -38,7 +37,7 @@ export async function setPaymentLinkHandle(
       }
       await setLinkHandleInScope(trx, scope, merchantId, handle);
       await writeAudit(trx, {
-        actor: userActor(viewer),
+        actor: viewer.actor,
         action: handle === null ? 'merchant.payment_link_removed' : 'merchant.payment_link_set',
         subjectType: 'merchant',
         subjectId: merchantId,

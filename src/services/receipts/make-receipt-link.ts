@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { newReceiptToken } from '../../domain/ids.js';
 import type { Viewer } from '../../domain/viewer.js';
@@ -23,7 +22,7 @@ export async function makeReceiptLink(deps: Deps, viewer: Viewer, trxid: string)
     // Asked again, the link is the same one: nothing new to record.
     if (created)
       await writeAudit(trx, {
-        actor: userActor(viewer),
+        actor: viewer.actor,
         action: 'receipt.link',
         subjectType: 'transaction',
         subjectId: tx.id,

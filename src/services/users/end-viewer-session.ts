@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { endSession } from '../../storage/queries/sessions.js';
 import { writeAudit } from '../audit.js';
 import type { Deps } from '../deps.js';
@@ -10,7 +9,7 @@ export async function endViewerSession(deps: Deps, viewer: Viewer): Promise<void
   await deps.db.runInTransaction(async (trx) => {
     await endSession(trx, viewer.sessionKey, now);
     await writeAudit(trx, {
-      actor: userActor(viewer),
+      actor: viewer.actor,
       action: 'user.logout',
       subjectType: 'user',
       subjectId: viewer.userId,

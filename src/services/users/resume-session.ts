@@ -3,6 +3,7 @@ import { sessionWithUser, touchSession } from '../../storage/queries/sessions.js
 import { merchantIdsOfUser } from '../../storage/queries/users.js';
 import type { Deps } from '../deps.js';
 import type { Viewer } from '../../domain/viewer.js';
+import { userActor } from '../../domain/actor.js';
 
 /**
  * The viewer a session cookie stands for, or null: no such session, ended (logout, password change,
@@ -24,5 +25,6 @@ export async function resumeSession(deps: Deps, sessionId: string | undefined): 
     role: session.user.role,
     merchantIds,
     sessionKey: idHash,
+    actor: userActor(session.user),
   };
 }

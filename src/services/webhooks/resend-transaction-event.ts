@@ -1,4 +1,3 @@
-import { userActor } from '../../domain/actor.js';
 import { AppError } from '../../domain/errors.js';
 import { isEventOfTransaction } from '../../storage/queries/outbox.js';
 import type { Deps } from '../deps.js';
@@ -20,5 +19,5 @@ export async function resendTransactionEvent(
   if (!/^evt_[0-9A-Za-z]{1,64}$/.test(input.eventId) || !(await isEventOfTransaction(deps.db, input.eventId, tx.id))) {
     throw new AppError('not_found', 'no such event', { param: 'event' });
   }
-  return resendEvent(deps, { eventId: input.eventId, actor: userActor(viewer) });
+  return resendEvent(deps, { eventId: input.eventId, actor: viewer.actor });
 }

@@ -20,6 +20,7 @@ const OPERATOR: Viewer = {
   role: 'operator',
   merchantIds: [],
   sessionKey: 'k',
+  actor: { kind: 'user' as const, email: 'ops@example.test' },
 };
 
 // Two real clients, told apart by the loopback address they connect from.

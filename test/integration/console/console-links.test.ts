@@ -17,6 +17,7 @@ const operatorViewer = (email = 'ops@example.test'): Viewer => ({
   role: 'operator',
   merchantIds: [],
   sessionKey: 'k',
+  actor: { kind: 'user' as const, email: email },
 });
 
 describe('console: payment links', () => {

@@ -359,6 +359,7 @@ describe('console transaction CSV export', () => {
       role: 'operator' as const,
       merchantIds: [],
       sessionKey: 'k',
+      actor: { kind: 'user' as const, email: 'ops@example.test' },
     };
     const { pages } = await exportTransactions(t.deps, viewer, parseTransactionFilters({}).filters);
     const sizes: number[] = [];

@@ -15,6 +15,7 @@ const operator: Viewer = {
   role: 'operator',
   merchantIds: [],
   sessionKey: 'k',
+  actor: { kind: 'user' as const, email: 'ops@example.test' },
 };
 const userOf = (merchantIds: string[]): Viewer => ({
   userId: 'usr_shop',
@@ -22,6 +23,7 @@ const userOf = (merchantIds: string[]): Viewer => ({
   role: 'merchant',
   merchantIds,
   sessionKey: 'k',
+  actor: { kind: 'user' as const, email: 'shop@example.test' },
 });
 const DAY_MS = 86_400_000;
 

@@ -27,7 +27,17 @@ describe('the session watch', () => {
     const row = (await userById(t!.deps.db, user.id))!;
     const id = await startSession(t!.deps, row, { clientAddress: '127.0.0.1', userAgent: null }, 'user.login');
     const key = hashSessionId(id);
-    return { key, viewer: { userId: user.id, email, role: 'operator', merchantIds: [], sessionKey: key } };
+    return {
+      key,
+      viewer: {
+        userId: user.id,
+        email,
+        role: 'operator',
+        merchantIds: [],
+        sessionKey: key,
+        actor: { kind: 'user' as const, email: email },
+      },
+    };
   }
 
   it('ends what a session holds once it is logged out, its user disabled or its absolute end passed; not for idleness', async () => {

@@ -99,6 +99,7 @@ describe('mutation feed source', () => {
       role: 'operator' as const,
       merchantIds: [],
       sessionKey: '',
+      actor: { kind: 'user' as const, email: 'ops@example.test' },
     };
     const id = await newFeed();
     const tx = await createLive(base, t.liveKey, ++amount);

@@ -98,6 +98,7 @@ describe('signed webhook source', () => {
       role: 'operator' as const,
       merchantIds: [],
       sessionKey: '',
+      actor: { kind: 'user' as const, email: 'ops@example.test' },
     };
     const tx = await createLive(base, t.liveKey, ++amount);
     await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });

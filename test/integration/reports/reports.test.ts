@@ -158,6 +158,7 @@ const operator: Viewer = {
   role: 'operator',
   merchantIds: [],
   sessionKey: 'k',
+  actor: { kind: 'user' as const, email: 'op@example.com' },
 };
 
 /** The paid transactions of the list (the console's CSV export) whose paid_at falls on `day` (or a month, YYYY-MM), as count and sum of amount_paid. */

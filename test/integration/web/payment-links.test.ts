@@ -19,6 +19,7 @@ const OPERATOR: Viewer = {
   role: 'operator',
   merchantIds: [],
   sessionKey: 'k',
+  actor: { kind: 'user' as const, email: 'ops@example.test' },
 };
 const TRX = /^\/checkout\/(trx_[0-9A-Za-z]+)$/;
 

@@ -474,6 +474,7 @@ describe('endpoint lifecycle', () => {
       role: 'operator' as const,
       merchantIds: [],
       sessionKey: '',
+      actor: { kind: 'user' as const, email: 'ops@example.test' },
     };
     const trxid = await payNewTransaction();
     await setMerchantEnabled(t.deps, operator, { id: t.merchant.id, enabled: false });

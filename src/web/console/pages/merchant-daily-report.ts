@@ -3,7 +3,6 @@
 // reaches the merchant pages); a post carries the console's CSRF token like every form.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { userActor } from '../../../domain/actor.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { merchantScope } from '../../../domain/viewer.js';
 import { translator } from '../../../presentation/messages.js';
@@ -34,7 +33,7 @@ export function registerDailyReportSwitch(scope: FastifyInstance, deps: Deps): v
   app.post('/merchants/:id/daily-report', { schema }, async (request, reply) => {
     const page = consolePage(request, reply);
     const on = request.body.daily_report === 'on';
-    await setDailyReportMail(deps, merchantScope(page.viewer), request.params.id, on, userActor(page.viewer));
+    await setDailyReportMail(deps, merchantScope(page.viewer), request.params.id, on, page.viewer.actor);
     const text = translator(words, page.lang)(on ? 'dailyReportOnNotice' : 'dailyReportOffNotice');
     return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(request.params.id)}`, {
       kind: 'success',

@@ -4,7 +4,6 @@
 // cashier never reaches the merchant pages); the post carries the console's CSRF token like every form.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { userActor } from '../../../domain/actor.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import type { UniqueCodeMode } from '../../../domain/unique-codes.js';
 import { merchantScope } from '../../../domain/viewer.js';
@@ -49,7 +48,7 @@ export function registerUniqueCodeChoice(scope: FastifyInstance, deps: Deps): vo
       merchantScope(page.viewer),
       request.params.id,
       request.body.unique_code ?? '',
-      userActor(page.viewer),
+      page.viewer.actor,
     );
     const text = translator(words, page.lang)(mode === 'add' ? 'uniqueCodeAddNotice' : 'uniqueCodeSubtractNotice');
     return redirectWithNotice(reply, `/dashboard/merchants/${encodeURIComponent(request.params.id)}`, {

@@ -1,4 +1,3 @@
-import { userActor } from '../../../domain/actor.js';
 import { liveKeysState, type LiveApprovalFields } from '../../../domain/live-approval.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -161,7 +160,7 @@ ${
         const row = await createMerchant(deps, {
           name: form.name,
           qris: form.payload,
-          actor: userActor(page.viewer),
+          actor: page.viewer.actor,
           viewer: page.viewer,
           allowDuplicateNmid,
           ...own,

@@ -10,7 +10,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userActor } from '../../../domain/actor.js';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { maskSecret, type NotifyChannelType } from '../../../domain/notify-channel.js';
@@ -85,7 +84,7 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
         ...(botToken !== undefined ? { botToken } : {}),
         ...(chatId !== undefined ? { chatId } : {}),
         ...(url !== undefined ? { url } : {}),
-        actor: userActor(viewer),
+        actor: viewer.actor,
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_parameter')
@@ -165,7 +164,7 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
         language,
         botToken: token,
         chatId: found.value,
-        actor: userActor(viewer),
+        actor: viewer.actor,
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_parameter')
@@ -221,7 +220,7 @@ export async function notificationRoutes(scope: FastifyInstance, deps: Deps, kit
       const viewer = request.viewer!;
       const t = translator(words, request.consoleLang);
       const channel = await getVisibleChannel(deps, viewer, request.params.id);
-      const removed = await removeNotifyChannel(deps, channel.id, userActor(viewer));
+      const removed = await removeNotifyChannel(deps, channel.id, viewer.actor);
       return redirectWithNotice(reply, LIST, {
         kind: 'success',
         text: t('removed', { count: removed.cancelled_deliveries }),

@@ -2,7 +2,6 @@
 // could belong to with a form that assigns it (services/payments/assign-payment.ts, audited).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { userActor } from '../../../domain/actor.js';
 import { AppError } from '../../../domain/errors.js';
 import { html } from '../../../domain/html.js';
 import { formatRupiah } from '../../../domain/money.js';
@@ -264,7 +263,7 @@ ${keepOpen(p)}
       const { payment, transaction } = await assignPayment(deps, {
         paymentId,
         trxid,
-        actor: userActor(viewer),
+        actor: viewer.actor,
         merchants: merchantScope(viewer),
         ...(accepted === null ? {} : { acceptDifference: true, acceptedDifference: accepted }),
         keepOpen: request.body.keep_open === '1',
@@ -316,7 +315,7 @@ ${keepOpen(p)}
         paymentId,
         reason,
         reference: request.body.reference ?? null,
-        actor: userActor(viewer),
+        actor: viewer.actor,
         merchants: merchantScope(viewer),
       });
       return redirectWithNotice(reply, back, {

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { userActor } from '../../../domain/actor.js';
 import { AppError } from '../../../domain/errors.js';
 import { html, type SafeHtml } from '../../../domain/html.js';
 import { formatRupiah } from '../../../domain/money.js';
@@ -116,7 +115,7 @@ export async function posRoutes(scope: FastifyInstance, deps: Deps): Promise<voi
         await cancelTransaction(deps, {
           trxid: tx.id,
           owner: { merchantId: tx.merchant_id, mode: tx.mode },
-          actor: userActor(page.viewer),
+          actor: page.viewer.actor,
         });
       } catch (err) {
         // Paid or expired meanwhile: the sale's own page says which.

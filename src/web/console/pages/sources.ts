@@ -1,8 +1,3 @@
-// /dashboard/sources: a viewer's payment sources with their health, adding a signed-webhook source (its
-// secret shown once) or a mutation feed, and turning a source off and on. What each kind shows and how it
-// is added are its own (payment-sources/<kind>/kind.ts, listed in kinds.ts); the switch is a service
-// (the CLI's `source` commands use both too), which validate and write the audit row with the change.
-import { userActor } from '../../../domain/actor.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
@@ -119,7 +114,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
     if (merchantId === '') return refuse(t('merchantRequired'));
     // Another merchant's id is answered as an unknown one: the 404 page.
     if (!canSeeMerchant(viewer, merchantId)) throw new AppError('merchant_not_found', 'no such merchant');
-    const actor = userActor(viewer);
+    const actor = viewer.actor;
     try {
       if (kind.console.operatorOnly && !isOperator(viewer)) return refuse(t('feedOnlyOperator'));
       // Refused before anything is stored; stored with the source, in its unit of work.
@@ -191,7 +186,7 @@ export async function sourceRoutes(scope: FastifyInstance, deps: Deps): Promise<
         const source = await setSourceEnabled(deps, {
           id: request.params.id,
           enabled,
-          actor: userActor(viewer),
+          actor: viewer.actor,
           merchants: merchantScope(viewer),
         });
         return redirectWithNotice(reply, '/dashboard/sources', {

@@ -3,7 +3,6 @@
 // resend a webhook event). Every action is a POST that answers with a 303 back here and a notice.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { userActor } from '../../../domain/actor.js';
 import { mayOpen } from '../../../domain/viewer.js';
 import {
   parseRefundAmount,
@@ -99,7 +98,7 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
         await cancelTransaction(deps, {
           trxid: tx.id,
           owner: { merchantId: tx.merchant_id, mode: tx.mode },
-          actor: userActor(viewer),
+          actor: viewer.actor,
         });
         return { done: 'cancelled' };
       });
@@ -114,7 +113,7 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
       const viewer = request.viewer!;
       const tx = await getVisibleTransaction(deps, viewer, request.params.trxid);
       return act(reply, request.consoleLang, tx.id, async () => {
-        await acceptReceived(deps, { trxid: tx.id, actor: userActor(viewer), merchants: [tx.merchant_id] });
+        await acceptReceived(deps, { trxid: tx.id, actor: viewer.actor, merchants: [tx.merchant_id] });
         return { done: 'accepted' };
       });
     },
@@ -133,7 +132,7 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
             trxid: tx.id,
             reference,
             amount: null,
-            actor: userActor(viewer),
+            actor: viewer.actor,
           });
           return result.outcome === 'matched'
             ? { done: 'confirmed' }
@@ -177,7 +176,7 @@ export function registerTransactionPage(scope: FastifyInstance, deps: Deps): voi
           owner: { merchantId: tx.merchant_id, mode: tx.mode },
           ...input,
           idempotency: null,
-          actor: userActor(viewer),
+          actor: viewer.actor,
         });
         const r = result.transaction.refund;
         const key = r.recorded ? 'done_recorded' : r.status === 'succeeded' ? 'done_refunded' : 'done_refund_pending';

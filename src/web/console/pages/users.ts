@@ -1,7 +1,3 @@
-// The users page (an operator's: every user; a merchant's owner's: the cashiers of its merchants; invite,
-// disable, enable) and everyone's own account page (change the password; a merchant user may delete the
-// account).
-import { userActor } from '../../../domain/actor.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
@@ -99,7 +95,7 @@ export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: Consol
           deps,
           kit.mail,
           { email: request.body.email ?? '', merchantIds, role },
-          userActor(page.viewer),
+          page.viewer.actor,
         );
         // The link is shown in this answer only (it is a credential until used).
         const notice = html`<div class="notice success" role="status"><p>${t(role === 'cashier' ? 'invitedCashier' : 'invited', { email: made.email })}</p><p>${t(made.mailed ? 'inviteLinkMailed' : 'inviteLink')}</p><p class="secret" id="invite-link">${made.link}</p></div>`;
@@ -120,7 +116,7 @@ export async function userRoutes(scope: FastifyInstance, deps: Deps, kit: Consol
         const page = consolePage(request, reply);
         // Only a user the viewer manages: an operator any other user, an owner its own merchants' cashiers.
         const user = await findManagedUser(deps, page.viewer, request.params.id);
-        await setUserEnabled(deps, user.id, action === 'enable', userActor(page.viewer));
+        await setUserEnabled(deps, user.id, action === 'enable', page.viewer.actor);
         return redirectWithNotice(reply, '/dashboard/users', {
           kind: 'success',
           text: translator(words, page.lang)('changed'),
@@ -175,13 +171,7 @@ ${
         return accountPage(request, reply, html`<p class="notice error" role="alert">${t('wrongPassword')}</p>`, 400);
       }
       try {
-        await setUserPassword(
-          deps,
-          user.id,
-          request.body.password ?? '',
-          userActor(page.viewer),
-          page.viewer.sessionKey,
-        );
+        await setUserPassword(deps, user.id, request.body.password ?? '', page.viewer.actor, page.viewer.sessionKey);
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'invalid_parameter') throw err;
         return accountPage(request, reply, html`<p class="notice error" role="alert">${err.message}</p>`, 400);

@@ -1,7 +1,3 @@
-// /dashboard/webhooks: a viewer's webhook endpoints, adding one (its signing secret shown once), removing
-// one, and an endpoint's deliveries with every attempt, with "Resend failed". The work is done by the
-// services the CLI's `webhooks` commands use, which validate the URL (SSRF guard) and audit.
-import { userActor } from '../../../domain/actor.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
@@ -63,7 +59,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
           merchantId,
           url,
           events: parseEventList(events.join(',')),
-          actor: userActor(viewer),
+          actor: viewer.actor,
         });
       } catch (err) {
         if (err instanceof AppError && err.code === 'invalid_parameter')
@@ -89,7 +85,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
       const viewer = request.viewer!;
       const t = translator(words, request.consoleLang);
       const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
-      const removed = await removeWebhookEndpoint(deps, endpoint.id, userActor(viewer));
+      const removed = await removeWebhookEndpoint(deps, endpoint.id, viewer.actor);
       return redirectWithNotice(reply, '/dashboard/webhooks', {
         kind: 'success',
         text: t('removed', { url: removed.url, count: removed.cancelled_deliveries }),
@@ -106,7 +102,7 @@ export async function webhookRoutes(scope: FastifyInstance, deps: Deps): Promise
       const endpoint = await getVisibleEndpoint(deps, viewer, request.params.id);
       const back = `/dashboard/webhooks/${endpoint.id}`;
       try {
-        const result = await resendFailed(deps, { endpointId: endpoint.id, actor: userActor(viewer) });
+        const result = await resendFailed(deps, { endpointId: endpoint.id, actor: viewer.actor });
         return redirectWithNotice(
           reply,
           back,
