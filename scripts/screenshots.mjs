@@ -19,12 +19,12 @@ const result = spawnSync(
   [
     vitest,
     'run',
-    'test/e2e/console',
-    'test/e2e/payment-links',
-    'test/e2e/portal',
-    'test/e2e/checkout-payer',
-    'test/e2e/pos',
-    'test/e2e/soundbox',
+    'test/e2e/console/console',
+    'test/e2e/payer/payment-links',
+    'test/e2e/console/portal',
+    'test/e2e/payer/checkout-payer',
+    'test/e2e/counter/pos',
+    'test/e2e/counter/soundbox',
   ],
   {
     cwd: root,
