@@ -4,11 +4,12 @@
 // other place that names an actor takes it from there. A few steps act for a person who is not (yet) a
 // viewer: a login, a sign-up's e-mail check, a password reset, an invitation accepted, an account deleted,
 // a sale recorded by the cashier it names. This scan keeps the list of places that make one short.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sourceFiles } from '../helpers/source-files.js';
 
-const ROOT = join(import.meta.dirname, '../..');
+const ROOT = REPO_ROOT;
 
 /** The files that may make an actor, each with why. */
 const MAKERS: Record<string, string> = {
@@ -26,17 +27,9 @@ const MAKERS: Record<string, string> = {
     'a sale at the point of sale, named as the cashier the sale records',
 };
 
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 describe('an actor is made once per request', () => {
   it('only the listed files make one (userActor, apiKeyActor, cliActor or a { kind } literal)', () => {
-    const makers = sources('src').filter((file) =>
+    const makers = sourceFiles('src').filter((file) =>
       /\b(userActor|apiKeyActor|cliActor)\(|kind: '(user|api_key|cli)'/.test(readFileSync(join(ROOT, file), 'utf8')),
     );
     expect(makers.filter((file) => !(file in MAKERS))).toEqual([]);

@@ -2,11 +2,12 @@
 // requests in deps.state or on the Database, never in a module. This scans every source for the
 // usual shapes of module state: a top-level `let`/`var`, or a top-level collection or emitter that can be
 // written to. A constant collection declared ReadonlySet/ReadonlyMap is a table, not state.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sourceFiles } from '../helpers/source-files.js';
 
-const ROOT = join(import.meta.dirname, '../..');
+const ROOT = REPO_ROOT;
 const SCANNED = ['src'];
 
 /** Files allowed module state, each with the reason. */
@@ -36,18 +37,10 @@ const MUTABLE = [
   /^(?:export )?const \w+(?:: [^=]+)? = \[\];/,
 ];
 
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 describe('no module-level mutable state anywhere in src/', () => {
   it('finds none outside the allow-list', () => {
     const found: string[] = [];
-    for (const file of SCANNED.flatMap(sources)) {
+    for (const file of SCANNED.flatMap((dir) => sourceFiles(dir))) {
       const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
       lines.forEach((line, i) => {
         if (MUTABLE.some((shape) => shape.test(line)) && !(file in ALLOWED))
@@ -82,7 +75,7 @@ describe('no module-level mutable state anywhere in src/', () => {
   });
 
   it('every allowed file still exists', () => {
-    const all = new Set(SCANNED.flatMap(sources).map((f) => relative('.', f)));
+    const all = new Set(SCANNED.flatMap((dir) => sourceFiles(dir)).map((f) => relative('.', f)));
     for (const file of Object.keys(ALLOWED)) expect(all.has(file), file).toBe(true);
   });
 });

@@ -2,11 +2,12 @@
 // types and named constants beside it. A second exported function is either a rule (it belongs in the
 // domain), a step of its own (its own file), or, in the few files listed below, the same step in another
 // form, each with its reason. The scan reads every file under src/services.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sourceFiles } from '../helpers/source-files.js';
 
-const ROOT = join(import.meta.dirname, '../..');
+const ROOT = REPO_ROOT;
 
 /** Files that export more than one function, each with why the functions are one step. */
 const ALLOWED: Record<string, string> = {
@@ -34,16 +35,8 @@ function exportedFunctions(source: string): string[] {
   return names;
 }
 
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 describe('one verb per service file', () => {
-  const files = sources('src/services');
+  const files = sourceFiles('src/services');
 
   it('every file under src/services exports at most one function, but those allowed with a reason', () => {
     const more = files

@@ -1,24 +1,17 @@
 // Every page the gateway serves is written in one frame (src/web/page-frame.ts): no other file under
 // src/web writes a doctype, and the frame's head holds what each kind of page needs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sourceFiles } from '../helpers/source-files.js';
 import { html } from '../../src/domain/html.js';
 import { pageFrame } from '../../src/web/page-frame.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
+const ROOT = REPO_ROOT;
 
 describe('the one page frame', () => {
   it('is the only file under src/web that writes a doctype', () => {
-    const writers = sources('src/web').filter((file) =>
+    const writers = sourceFiles('src/web').filter((file) =>
       /<!doctype html>/i.test(readFileSync(join(ROOT, file), 'utf8')),
     );
     expect(writers).toEqual(['src/web/page-frame.ts']);
