@@ -30,8 +30,10 @@ export async function readSecretLine(
 }
 
 function readWithoutEcho(input: SecretInput, prompt: string, write: (text: string) => void): Promise<string> {
-  write(prompt);
+  // Echo off before the prompt shows: whatever is typed (or pasted) once the prompt is seen is never echoed,
+  // however late this process runs again after writing it.
   input.setRawMode!(true);
+  write(prompt);
   return new Promise<string>((resolve, reject) => {
     let typed = '';
     const finish = (error: Error | null) => {
