@@ -107,7 +107,9 @@ async function receiveMutations<T extends SourceType>(
       throw new AppError('invalid_body', `mutation ${i} has no usable id (1 to 128 printable ASCII characters)`);
     return id;
   });
-  const results: MutationResult[] = [];
+  // Each credit is recorded as its own payment; all of them are handed over in this one turn, so they are
+  // recorded together in one unit of work (record-payment.ts), in the order the service listed them.
+  const results: Array<MutationResult | Promise<MutationResult>> = [];
   for (const [i, m] of mutations.entries()) {
     const id = ids[i]!;
     if (!m.credit) {
@@ -123,7 +125,7 @@ async function receiveMutations<T extends SourceType>(
       results.push({ id, status: 'ignored', reason: 'invalid_date' });
       continue;
     }
-    const recorded = await recordPayment(deps, {
+    const recorded = recordPayment(deps, {
       merchantId: post.source.merchant_id,
       mode: post.config.mode === 'test' ? 'test' : 'live',
       source: post.source.id,
@@ -133,19 +135,26 @@ async function receiveMutations<T extends SourceType>(
       issuer: m.issuer,
       raw: m.raw,
     });
-    results.push({
-      id,
-      status: recorded.outcome,
-      payment_id: recorded.payment.id,
-      trxid: recorded.payment.transaction_id ?? recorded.transaction?.id ?? null,
-      reason: recorded.reason,
-    });
+    results.push(
+      recorded.then((r) => ({
+        id,
+        status: r.outcome,
+        payment_id: r.payment.id,
+        trxid: r.payment.transaction_id ?? r.transaction?.id ?? null,
+        reason: r.reason,
+      })),
+    );
   }
-  const ignored = results.filter((r) => r.status === 'ignored');
+  // Every recording is waited for before a failure is answered, so the service's retry finds what was stored.
+  const settled = await Promise.allSettled(results);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const answers = settled.map((r) => (r as PromiseFulfilledResult<MutationResult>).value);
+  const ignored = answers.filter((r) => r.status === 'ignored');
   if (ignored.length > 0) post.log.info({ source: post.source.id, ignored }, 'mutation source: mutations not recorded');
   // The services only look at the status (inferred: none documents an answer body); 200 also for a post
   // whose every mutation was a duplicate or a debit, so the service does not retry it.
-  return { status: 200, body: { success: true, data: results } };
+  return { status: 200, body: { success: true, data: answers } };
 }
 
 const SECRET = /^[\x21-\x7e]{8,256}$/;

@@ -4,7 +4,7 @@ import { isSourceId, newSourceId } from '../domain/ids.js';
 import type { Deps } from '../services/deps.js';
 import { writeAudit } from '../services/audit.js';
 import { merchantExists } from '../storage/queries/merchants.js';
-import { insertPaymentSource, paymentSourceById } from '../storage/queries/sources.js';
+import { insertPaymentSource, loadPaymentSourceById } from '../storage/queries/sources.js';
 import type { Mode, PaymentSourcesTable, SourceType } from '../storage/schema.js';
 
 export async function requireMerchant(deps: Deps, merchantId: string): Promise<void> {
@@ -63,10 +63,10 @@ export async function insertSource(
 /** Where an inbound source is posted to (inbound-route.ts), under the public base URL. */
 export const inboundEventsPath = (id: string): string => `/api/payment-sources/${id}/events`;
 
-/** A source by id; a malformed id is simply not found (isSourceId). */
+/** A source by id; a malformed id is simply not found (isSourceId). Reads of one turn share a statement. */
 export async function findSource(deps: Deps, id: string): Promise<PaymentSourcesTable | null> {
   if (!isSourceId(id)) return null;
-  return (await paymentSourceById(deps.db, id)) ?? null;
+  return (await loadPaymentSourceById(deps.db, id)) ?? null;
 }
 
 export function parseJsonObject(text: string | null): Record<string, unknown> {

@@ -4,6 +4,7 @@ import { type BackupStats, newBackupStats } from './backups/backup-stats.js';
 import { PrincipalCache } from './merchants/principal-cache.js';
 import { QuotaCache } from './merchants/quota-cache.js';
 import { CreateQueue } from './transactions/create-queue.js';
+import { ReportQueue } from './payments/report-queue.js';
 import { StatusBus } from './transactions/status-bus.js';
 
 /**
@@ -14,6 +15,8 @@ import { StatusBus } from './transactions/status-bus.js';
 export interface ServiceState {
   /** Plain creates of the current event-loop turn, made together (transactions/create-batch.ts). */
   creates: CreateQueue;
+  /** Payment reports of the current event-loop turn, recorded together (payments/record-payment.ts). */
+  payments: ReportQueue;
   /** Successful API-key lookups, reused for a few seconds (merchants/principal-cache.ts). */
   principals: PrincipalCache;
   /** Merchants' daily create quotas, reused for a few seconds (merchants/quota-cache.ts). */
@@ -71,6 +74,7 @@ export class KindCaches {
 export function newServiceState(): ServiceState {
   return {
     creates: new CreateQueue(),
+    payments: new ReportQueue(),
     principals: new PrincipalCache(),
     quotas: new QuotaCache(),
     keyUses: new Set(),

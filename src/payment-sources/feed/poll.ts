@@ -117,23 +117,30 @@ async function pollFeed(
       log.warn({ count: parsed.skipped.length, examples: parsed.skipped.slice(0, 5) }, 'feed entries skipped');
     const seen = new Set(state.seen);
     const fresh = parsed.entries.filter((e) => !seen.has(e.id)).sort((a, b) => a.paidAt - b.paidAt);
-    for (const entry of fresh) {
-      const result = await recordPayment(deps, {
-        merchantId: row.merchant_id,
-        mode: config.mode,
-        source: row.id,
-        sourcePaymentId: entry.id,
-        amount: entry.amount,
-        paidAt: entry.paidAt,
-        reference: entry.reference,
-        payerName: entry.payer,
-        issuer: entry.issuer,
-        raw: entry.raw,
-      });
-      recordedIds.push(entry.id);
-      if (result.outcome === 'duplicate') continue;
+    // Handed over in one turn, the page's entries are recorded together in one unit of work
+    // (record-payment.ts), in this order; every one is waited for before a failure is told.
+    const recorded = await Promise.allSettled(
+      fresh.map((entry) =>
+        recordPayment(deps, {
+          merchantId: row.merchant_id,
+          mode: config.mode,
+          source: row.id,
+          sourcePaymentId: entry.id,
+          amount: entry.amount,
+          paidAt: entry.paidAt,
+          reference: entry.reference,
+          payerName: entry.payer,
+          issuer: entry.issuer,
+          raw: entry.raw,
+        }),
+      ),
+    );
+    for (const [i, result] of recorded.entries()) {
+      if (result.status === 'rejected') throw result.reason;
+      recordedIds.push(fresh[i]!.id);
+      if (result.value.outcome === 'duplicate') continue;
       summary.recorded += 1;
-      if (result.outcome === 'matched') summary.matched += 1;
+      if (result.value.outcome === 'matched') summary.matched += 1;
       else summary.unmatched += 1;
     }
     summary.ok = true;

@@ -11,6 +11,7 @@ import type { EventType } from '../../storage/schema.js';
 import { alertFactsOfEvent } from '../notify/alert-of-event.js';
 import { type AlertFactsOf, enqueueAlerts } from '../notify/enqueue-alerts.js';
 import { newDelivery } from '../webhooks/new-delivery.js';
+import type { OutboxWrites } from './outbox-writes.js';
 
 export type Happening =
   /** A webhook event, stored already (services/webhooks/enqueue-event.ts). */
@@ -18,21 +19,20 @@ export type Happening =
   /** News for the merchant's alert channels only. */
   | { notice: AlertFactsOf; merchantId: string; now: number };
 
-export async function fanOut(db: Executor, happening: Happening): Promise<void> {
+/** With `writes`, the rows are gathered there for the end of the unit of work (outbox-writes.ts). */
+export async function fanOut(db: Executor, happening: Happening, writes?: OutboxWrites): Promise<void> {
   const { merchantId, now } = happening;
   if ('notice' in happening) {
-    await enqueueAlerts(db, { merchantId, eventId: null, facts: happening.notice, now });
+    await enqueueAlerts(db, { merchantId, eventId: null, facts: happening.notice, now }, writes);
     return;
   }
   const { event } = happening;
   const facts = alertFactsOfEvent({ ...event, merchantId, now });
-  if (facts !== null) await enqueueAlerts(db, { merchantId, eventId: event.id, facts, now });
-  const endpoints = await enabledEndpointSubscriptions(db, merchantId);
+  if (facts !== null) await enqueueAlerts(db, { merchantId, eventId: event.id, facts, now }, writes);
+  const endpoints = await (writes ? writes.endpointsOf(db, merchantId) : enabledEndpointSubscriptions(db, merchantId));
   const subscribed = endpoints.filter((e) => subscribes(e.events, event.type));
-  if (subscribed.length > 0) {
-    await insertDeliveries(
-      db,
-      subscribed.map((e) => newDelivery(event.id, e.id, now)),
-    );
-  }
+  if (subscribed.length === 0) return;
+  const rows = subscribed.map((e) => newDelivery(event.id, e.id, now));
+  if (writes) writes.deliveries.push(...rows);
+  else await insertDeliveries(db, rows);
 }

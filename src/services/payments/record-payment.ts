@@ -4,68 +4,139 @@ import { isCorroboration, presentPayment, REPORTED_BY_ANOTHER_SOURCE } from '../
 import type { Tx } from '../../storage/executor.js';
 import {
   bindCorroboration,
+  insertPaymentsUnlessDuplicate,
   insertPaymentUnlessDuplicate,
   lockTransactionForReports,
   paymentBySourceId,
   paymentCandidatesByAmount,
+  paymentCandidatesByAmounts,
   paymentCandidatesByName,
   reportsOfPaidTransaction,
   setPaymentReason,
 } from '../../storage/queries/payments.js';
 import type { Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
+import type { RecordPaymentResult, ReportedPayment } from './payment-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { settlePayment } from './settle-payment.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import { merchantDisabledAt } from '../../storage/queries/merchants.js';
+import { ReportBatch } from './report-batch.js';
+import type { OutboxWrites } from '../outbox/outbox-writes.js';
+import type { ReportQueue, WaitingReport } from './report-queue.js';
 
-export interface ReportedPayment {
-  merchantId: string;
-  mode: Mode;
-  /** Which source saw it (simulator, manual, a source id, ...): with sourcePaymentId, the payment's identity. */
-  source: string;
-  sourcePaymentId: string;
-  amount: number;
-  paidAt: number;
-  /** A transaction the report names directly (simulator, an operator's confirmation). */
-  trxid?: string | null;
-  /** The source's reference; matched against our trxid and the transaction's acquirer reference. */
-  reference?: string | null;
-  payerName?: string | null;
-  issuer?: string | null;
-  raw?: unknown;
-  /** An operator's confirmation of the rest of a transaction kept open (confirm-payment.ts); see PaymentFacts. */
-  confirmsRest?: boolean;
-}
-
-export type PaymentOutcome = 'matched' | 'unmatched' | 'duplicate';
-
-export interface RecordPaymentResult {
-  outcome: PaymentOutcome;
-  payment: PaymentsTable;
-  /** The paid transaction; for an unmatched payment the one it was compared with, if any. */
-  transaction: TransactionsTable | null;
-  /**
-   * Why an unmatched payment matched nothing; `reported_by_another_source` for a report another source's
-   * report of the same payment came before (a duplicate across sources, see corroborated); null otherwise.
-   */
-  reason: UnmatchedReason | typeof REPORTED_BY_ANOTHER_SOURCE | null;
-}
+export type { PaymentOutcome, RecordPaymentResult, ReportedPayment } from './payment-report.js';
 
 /**
  * Stores a reported payment and, in the same database transaction, binds it to the transaction it pays.
  * The unique (source, source_payment_id) key makes a repeated report a no-op; the conditional update
  * on the transaction makes "paid at most once" hold even when two reports race.
+ *
+ * Reports that arrive in the same turn of the event loop (a payment storm, a bank-mutation post's array)
+ * are recorded together in one unit of work (recordPaymentsIn), each answered only after the commit that
+ * holds it, exactly as it would have been recorded alone in its place in the queue.
  */
-export async function recordPayment(deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
-  // Group-committed on SQLite: reports arriving together share one fsync (see unit-of-work).
-  return deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, report));
+export function recordPayment(deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
+  const queue = deps.state.payments;
+  return new Promise<RecordPaymentResult>((resolve, reject) => {
+    queue.waiting.push({ report, resolve, reject });
+    if (queue.scheduled) return;
+    queue.scheduled = true;
+    // setImmediate runs after this turn's I/O callbacks, so every report parsed in it joins.
+    setImmediate(() => flushReports(deps, queue));
+  });
+}
+
+/** Bounds one unit of work's statements (a payment row has 16 parameters) and its commit's latency. */
+const MAX_REPORT_BATCH = 128;
+
+function flushReports(deps: Deps, queue: ReportQueue): void {
+  queue.scheduled = false;
+  while (queue.waiting.length > 0) void recordBatch(deps, queue, queue.waiting.splice(0, MAX_REPORT_BATCH));
+}
+
+async function recordBatch(deps: Deps, queue: ReportQueue, batch: WaitingReport[]): Promise<void> {
+  if (batch.length === 1) {
+    const only = batch[0]!;
+    // Group-committed on SQLite all the same: reports arriving together share one fsync (unit-of-work.ts).
+    await deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, only.report)).then(only.resolve, only.reject);
+    return;
+  }
+  let results: RecordPaymentResult[];
+  try {
+    results = await deps.db.runInTransaction((trx) =>
+      recordPaymentsIn(
+        trx,
+        deps,
+        batch.map((w) => w.report),
+      ),
+    );
+  } catch {
+    // Nothing of the batch was committed (a database error, a deadlock with another instance's batch):
+    // each report is recorded on its own, in the order they arrived, so one cannot fail its neighbours.
+    queue.stats.failed += 1;
+    for (const w of batch) {
+      await deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, w.report)).then(w.resolve, w.reject);
+    }
+    return;
+  }
+  queue.stats.batches += 1;
+  queue.stats.reports += batch.length;
+  for (const [i, result] of results.entries()) batch[i]!.resolve(result);
+}
+
+/**
+ * Several reports inside the caller's unit of work, in their order, with what recording them one after
+ * another in their own units would give: their rows stored in one statement first (a repeat of a report
+ * stored before, or of one earlier in the list, stored once), the candidates of their amounts read in one
+ * statement per merchant and mode, and their events, deliveries and alerts written together at the end.
+ */
+export async function recordPaymentsIn(
+  trx: Tx,
+  deps: Deps,
+  reports: readonly ReportedPayment[],
+): Promise<RecordPaymentResult[]> {
+  if (reports.length === 0) return [];
+  const batch = new ReportBatch(deps.now());
+  const rows = reports.map((report) => paymentRow(report, batch.now));
+  const keys = new Set<string>();
+  const fresh = rows.filter((row) => {
+    const key = `${row.source}\u0000${row.source_payment_id}`;
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
+  });
+  for (const id of await insertPaymentsUnlessDuplicate(trx, fresh)) batch.stored.add(id);
+  // The candidates of every stored report that names no transaction (namedCandidates), per merchant and mode.
+  const amounts = new Map<string, { merchantId: string; mode: Mode; amounts: number[] }>();
+  reports.forEach((report, i) => {
+    if (!batch.stored.has(rows[i]!.id) || report.trxid || report.reference) return;
+    const key = `${report.merchantId}\u0000${report.mode}`;
+    const group = amounts.get(key) ?? { merchantId: report.merchantId, mode: report.mode, amounts: [] };
+    group.amounts.push(report.amount);
+    amounts.set(key, group);
+  });
+  for (const group of amounts.values()) {
+    const found = await paymentCandidatesByAmounts(trx, { ...group, now: batch.now });
+    for (const [amount, candidates] of found) batch.setCandidates(group.merchantId, group.mode, amount, candidates);
+  }
+  const results: RecordPaymentResult[] = [];
+  for (const [i, report] of reports.entries()) results.push(await recordStored(trx, deps, report, rows[i]!, batch));
+  await batch.writes.write(trx, (db, trxids) => deps.state.statusBus.announceAll(db, trxids));
+  return results;
 }
 
 /** recordPayment inside the caller's database transaction (an operator action adds its audit row). */
 export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
-  const now = deps.now();
-  const payment: PaymentsTable = {
+  const payment = paymentRow(report, deps.now());
+  // Stored first: whatever happens next, the report is never lost, and a repeat stops here.
+  const stored = await insertPaymentUnlessDuplicate(trx, payment);
+  return stored ? recordStored(trx, deps, report, payment, null) : duplicate(trx, report);
+}
+
+/** The row a report is stored as: unmatched until the matcher binds it. */
+function paymentRow(report: ReportedPayment, now: number): PaymentsTable {
+  return {
     id: newPaymentId(),
     merchant_id: report.merchantId,
     mode: report.mode,
@@ -83,19 +154,38 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
     compared_transaction_id: null,
     raw: report.raw === undefined ? null : JSON.stringify(report.raw),
   };
-  // Stored first: whatever happens next, the report is never lost, and a repeat stops here.
-  const stored = await insertPaymentUnlessDuplicate(trx, payment);
-  if (!stored) return duplicate(trx, report);
+}
+
+/**
+ * Matches and settles a report once its row is stored (or, in a batch, answers a repeat as a duplicate).
+ * With a batch, its shared reads and outbox rows are used; without, each is its own statement.
+ */
+async function recordStored(
+  trx: Tx,
+  deps: Deps,
+  report: ReportedPayment,
+  payment: PaymentsTable,
+  batch: ReportBatch | null,
+): Promise<RecordPaymentResult> {
+  if (batch && !batch.stored.has(payment.id)) return duplicate(trx, report);
+  const now = batch?.now ?? deps.now();
+  const writes = batch?.writes;
   // A disabled merchant's sources may still report (a feed already polling, a request in flight, an
   // operator's confirmation): stored as above, but it pays nothing.
-  if ((await merchantDisabledAt(trx, report.merchantId)) != null)
-    return unmatched(trx, deps, payment, 'merchant_disabled', null, now);
+  const disabledAt = batch
+    ? await batch.disabledAt(report.merchantId, () => merchantDisabledAt(trx, report.merchantId))
+    : await merchantDisabledAt(trx, report.merchantId);
+  if (disabledAt != null) return unmatched(trx, deps, payment, 'merchant_disabled', null, now, writes);
 
   const named = await namedCandidates(trx, report);
   // Every row namedCandidates returns is one decideMatch picks as named, and a named transaction decides
   // the match without looking at amounts: the amount lookup (which would read the same row again for a
   // report that names its transaction and pays its total) is only needed when nothing is named.
-  const byAmount = named.length > 0 ? [] : await amountCandidates(trx, report, now);
+  const byAmount =
+    named.length > 0
+      ? []
+      : (batch?.candidatesOf(report.merchantId, report.mode, report.amount) ??
+        (await amountCandidates(trx, report, now)));
   const decision = decideMatch({
     payment: {
       amount: report.amount,
@@ -110,23 +200,27 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
     clockSkewMs: deps.config.matchClockSkewSeconds * 1000,
   });
   if (decision.outcome === 'matched') {
-    const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now);
-    if (settled) return { outcome: 'matched', ...settled, reason: null };
+    const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now, writes);
+    if (settled) {
+      batch?.saw(settled.transaction);
+      return { outcome: 'matched', ...settled, reason: null };
+    }
     // Another payment won the race for this transaction since the candidates were read: it is paid now
     // (this one is a double payment), or a person kept it open after a part payment (it is owed less).
     const current = (await readTransaction(trx, decision.transaction.id)) ?? decision.transaction;
+    batch?.saw(current);
     if (current.status === 'paid')
       return (
         (await corroborated(trx, deps, payment, current)) ??
-        unmatched(trx, deps, payment, 'transaction_already_paid', current, now)
+        unmatched(trx, deps, payment, 'transaction_already_paid', current, now, writes)
       );
-    return unmatched(trx, deps, payment, 'amount_mismatch', current, now);
+    return unmatched(trx, deps, payment, 'amount_mismatch', current, now, writes);
   }
   if (decision.reason === 'transaction_already_paid' && decision.transaction !== null) {
     const corroboration = await corroborated(trx, deps, payment, decision.transaction);
     if (corroboration) return corroboration;
   }
-  return unmatched(trx, deps, payment, decision.reason, decision.transaction, now);
+  return unmatched(trx, deps, payment, decision.reason, decision.transaction, now, writes);
 }
 
 /**
@@ -181,19 +275,25 @@ async function unmatched(
   reason: UnmatchedReason,
   compared: TransactionsTable | null,
   now: number,
+  writes: OutboxWrites | undefined,
 ): Promise<RecordPaymentResult> {
   payment.reason = reason;
   // Which transaction it was refused for, so an operator can open it beside the reason.
   payment.compared_transaction_id = compared?.id ?? null;
   await setPaymentReason(trx, payment.id, reason, payment.compared_transaction_id);
-  await enqueueEvent(trx, deps.state.statusBus, {
-    merchantId: payment.merchant_id,
-    mode: payment.mode,
-    type: 'payment.unmatched',
-    paymentId: payment.id,
-    data: presentPayment(payment),
-    now,
-  });
+  await enqueueEvent(
+    trx,
+    deps.state.statusBus,
+    {
+      merchantId: payment.merchant_id,
+      mode: payment.mode,
+      type: 'payment.unmatched',
+      paymentId: payment.id,
+      data: presentPayment(payment),
+      now,
+    },
+    writes,
+  );
   return { outcome: 'unmatched', payment, transaction: compared, reason };
 }
 

@@ -5,6 +5,7 @@ import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { announcePaid } from './announce-paid.js';
+import type { OutboxWrites } from '../outbox/outbox-writes.js';
 
 /**
  * Binds a stored, unmatched payment to a transaction and marks the transaction paid, with its
@@ -22,6 +23,7 @@ export async function settlePayment(
   candidate: TransactionsTable,
   late: boolean,
   now: number,
+  writes?: OutboxWrites,
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
   // The row as updated, not the candidate as read: a cancel may have committed in between (cancelled_at, paid_late).
   // The matcher only binds exact amounts; an operator's assign may bind another amount it accepted, or
@@ -50,6 +52,6 @@ export async function settlePayment(
     });
 
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
-  await announcePaid(trx, deps, transaction, settled, now);
+  await announcePaid(trx, deps, transaction, settled, now, writes);
   return { payment: settled, transaction };
 }

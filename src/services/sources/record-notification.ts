@@ -5,7 +5,7 @@ import {
   insertSourceNotifications,
 } from '../../storage/queries/source-notifications.js';
 import type { Deps } from '../deps.js';
-import { recordPaymentIn } from '../payments/record-payment.js';
+import { recordPaymentsIn } from '../payments/record-payment.js';
 
 /** How many notifications a source keeps: older ones are deleted in the unit of work that adds one. */
 export const NOTIFICATIONS_KEPT = 200;
@@ -44,8 +44,11 @@ export async function recordNotification(deps: Deps, input: ReceivedNotification
     if ('ignored' in input.reading) {
       results.push({ outcome: 'ignored', reason: input.reading.ignored, payment_id: null, trxid: null, amount: null });
     } else {
-      for (const payment of input.reading.payments) {
-        const recorded = await recordPaymentIn(trx, deps, {
+      // The payments of one notification (a grouped one reports several) share their statements.
+      const recorded = await recordPaymentsIn(
+        trx,
+        deps,
+        input.reading.payments.map((payment) => ({
           merchantId: input.source.merchantId,
           mode: input.source.mode,
           source: input.source.id,
@@ -54,13 +57,15 @@ export async function recordNotification(deps: Deps, input: ReceivedNotification
           // When the gateway heard of it: a phone's clock is not one to match by.
           paidAt: now,
           raw: input.raw,
-        });
+        })),
+      );
+      for (const r of recorded) {
         results.push({
-          outcome: recorded.outcome,
-          reason: recorded.reason,
-          payment_id: recorded.payment.id,
-          trxid: recorded.payment.transaction_id,
-          amount: recorded.payment.amount,
+          outcome: r.outcome,
+          reason: r.reason,
+          payment_id: r.payment.id,
+          trxid: r.payment.transaction_id,
+          amount: r.payment.amount,
         });
       }
     }

@@ -1,7 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Executor } from '../../storage/executor.js';
-import { canNotify, listenForStatusNotifications, notifyStatus } from '../../storage/queries/status-notify.js';
+import {
+  canNotify,
+  listenForStatusNotifications,
+  notifyStatus,
+  notifyStatuses,
+} from '../../storage/queries/status-notify.js';
 
 /** The local emitter's event for "some transaction changed" (a symbol, so no trxid can collide with it). */
 const ANY = Symbol('any transaction');
@@ -28,6 +33,18 @@ export class StatusBus {
     } else {
       // SQLite has one writer per process here; readers woken now queue behind the commit.
       setImmediate(() => this.#emit(trxid));
+    }
+  }
+
+  /** announce for several transactions, in one statement on PostgreSQL (a batch of payment reports). */
+  async announceAll(db: Executor, trxids: readonly string[]): Promise<void> {
+    if (trxids.length === 0) return;
+    if (canNotify(db)) {
+      await notifyStatuses(db, trxids);
+    } else {
+      setImmediate(() => {
+        for (const trxid of trxids) this.#emit(trxid);
+      });
     }
   }
 

@@ -3,6 +3,7 @@ import type { Executor } from '../../storage/executor.js';
 import { insertEvent } from '../../storage/queries/outbox.js';
 import type { EventType, Mode } from '../../storage/schema.js';
 import { fanOut } from '../outbox/fan-out.js';
+import type { OutboxWrites } from '../outbox/outbox-writes.js';
 import type { StatusBus } from '../transactions/status-bus.js';
 
 export interface NewEvent {
@@ -21,12 +22,18 @@ export interface NewEvent {
  * the merchant's channels when it is news for them). Callers pass the database
  * transaction of the state change itself, so the change and its event commit or vanish together: a
  * crash can neither lose an event nor invent one. A transaction's event is announced on the gateway's
- * status bus (deps.state.statusBus).
+ * status bus (deps.state.statusBus). With `writes`, the rows are gathered there and written at the end of
+ * the unit of work (outbox-writes.ts).
  */
-export async function enqueueEvent(db: Executor, bus: StatusBus, event: NewEvent): Promise<string> {
+export async function enqueueEvent(
+  db: Executor,
+  bus: StatusBus,
+  event: NewEvent,
+  writes?: OutboxWrites,
+): Promise<string> {
   const id = newEventId();
   const body = { id, type: event.type, created_at: new Date(event.now).toISOString(), data: event.data };
-  await insertEvent(db, {
+  const row = {
     id,
     merchant_id: event.merchantId,
     mode: event.mode,
@@ -35,8 +42,15 @@ export async function enqueueEvent(db: Executor, bus: StatusBus, event: NewEvent
     payment_id: event.paymentId ?? null,
     payload: JSON.stringify(body),
     created_at: event.now,
-  });
-  if (event.transactionId) await bus.announce(db, event.transactionId);
-  await fanOut(db, { event: { id, type: event.type, data: event.data }, merchantId: event.merchantId, now: event.now });
+  };
+  if (writes) {
+    writes.events.push(row);
+    if (event.transactionId) writes.announced.push(event.transactionId);
+  } else {
+    await insertEvent(db, row);
+    if (event.transactionId) await bus.announce(db, event.transactionId);
+  }
+  const happening = { event: { id, type: event.type, data: event.data }, merchantId: event.merchantId, now: event.now };
+  await fanOut(db, happening, writes);
   return id;
 }

@@ -1,7 +1,13 @@
 // Webhook deliveries (one per event and endpoint) and their attempts.
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { DeliveriesTable, EventType } from '../schema.js';
+import type { DB, DeliveriesTable, EventType } from '../schema.js';
+
+const deliveriesInsert = prepareRowsQuery(
+  (db: Kysely<DB>, rows: readonly DeliveriesTable[], _p: Record<string, never>) =>
+    db.insertInto('deliveries').values([...rows]),
+);
 import { type DueJobs, dueAt, olderThan } from './outbox-jobs.js';
 
 /** A due delivery with what sending it needs. */
@@ -73,8 +79,8 @@ export async function dueDeliveries(db: Executor, due: DueJobs): Promise<DueDeli
   return (due.skipLocked ? query.forUpdate('d').skipLocked() : query).execute();
 }
 
-export async function insertDeliveries(db: Executor, deliveries: DeliveriesTable[]): Promise<void> {
-  await db.insertInto('deliveries').values(deliveries).execute();
+export async function insertDeliveries(db: Executor, deliveries: readonly DeliveriesTable[]): Promise<void> {
+  if (deliveries.length > 0) await deliveriesInsert.execute(db, deliveries, {});
 }
 
 /** Ids of an event's deliveries to enabled endpoints, or to one endpoint. */

@@ -1,7 +1,8 @@
 // The `merchants` table.
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { prepareQuery } from '../engine/prepared.js';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { Dialect, MerchantsTable } from '../schema.js';
+import type { DB, Dialect, MerchantsTable } from '../schema.js';
 import type { UniqueCodeMode } from '../../domain/unique-codes.js';
 
 export async function insertMerchant(db: Executor, row: MerchantsTable): Promise<void> {
@@ -233,7 +234,12 @@ export async function merchantLiveApprovedAt(db: Executor, id: string): Promise<
 }
 
 /** When the merchant was disabled (null: enabled, undefined: no such merchant). */
+// Every payment report asks (record-payment.ts): compiled once per database (prepared.ts).
+const disabledAt = prepareQuery((db: Kysely<DB>, p: { id: string }) =>
+  db.selectFrom('merchants').select('disabled_at').where('id', '=', p.id),
+);
+
 export async function merchantDisabledAt(db: Executor, id: string): Promise<number | null | undefined> {
-  const row = await db.selectFrom('merchants').select('disabled_at').where('id', '=', id).executeTakeFirst();
+  const row = await disabledAt.executeTakeFirst(db, { id });
   return row === undefined ? undefined : (row.disabled_at ?? null);
 }

@@ -1,6 +1,18 @@
 // Merchants' alert channels and their alerts (jobs of the outbox, outbox-jobs.ts, in a table of their own).
+import type { Kysely } from 'kysely';
+import { prepareQuery } from '../engine/prepared.js';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { NotifyChannelsTable, NotifyDeliveriesTable } from '../schema.js';
+import type { DB, NotifyChannelsTable, NotifyDeliveriesTable } from '../schema.js';
+
+// Every payment asks for its merchant's channels: compiled once per database (prepared.ts).
+const activeChannels = prepareQuery((db: Kysely<DB>, p: { merchantId: string }) =>
+  db.selectFrom('notify_channels').select('id').where('merchant_id', '=', p.merchantId).where('status', '=', 'active'),
+);
+const alertsInsert = prepareRowsQuery(
+  (db: Kysely<DB>, rows: readonly NotifyDeliveriesTable[], _p: Record<string, never>) =>
+    db.insertInto('notify_deliveries').values([...rows]),
+);
 import { type DueJobs, dueAt, olderThan } from './outbox-jobs.js';
 
 export async function insertNotifyChannel(trx: Tx, row: NotifyChannelsTable): Promise<void> {
@@ -32,12 +44,7 @@ export async function notifyChannelInScope(
 
 /** A merchant's active channels: where an alert about it goes. */
 export async function activeNotifyChannelIds(db: Executor, merchantId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('notify_channels')
-    .select('id')
-    .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'active')
-    .execute();
+  const rows = await activeChannels.execute(db, { merchantId });
   return rows.map((r) => r.id);
 }
 
@@ -52,9 +59,8 @@ export async function disableNotifyChannel(trx: Tx, id: string, now: number): Pr
   return Number(updated.numUpdatedRows) !== 0;
 }
 
-export async function insertNotifyDeliveries(db: Executor, rows: NotifyDeliveriesTable[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.insertInto('notify_deliveries').values(rows).execute();
+export async function insertNotifyDeliveries(db: Executor, rows: readonly NotifyDeliveriesTable[]): Promise<void> {
+  if (rows.length > 0) await alertsInsert.execute(db, rows, {});
 }
 
 /** A merchant's display name, for the text of its alerts. */

@@ -1,10 +1,22 @@
 // The outbox: events (one row per state change a merchant hears of) and the e-mails queued with them,
 // both written in the unit of work of the change itself.
+import type { Kysely } from 'kysely';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Db, Executor } from '../executor.js';
-import type { EmailsTable, EventsTable } from '../schema.js';
+import type { DB, EmailsTable, EventsTable } from '../schema.js';
+
+// Compiled once per database and row count (prepared-rows.ts): every payment writes an event.
+const eventsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly EventsTable[], _p: Record<string, never>) =>
+  db.insertInto('events').values([...rows]),
+);
 
 export async function insertEvent(db: Executor, event: EventsTable): Promise<void> {
-  await db.insertInto('events').values(event).execute();
+  await eventsInsert.execute(db, [event], {});
+}
+
+/** Several events in one statement (a batch of payment reports). */
+export async function insertEvents(db: Executor, events: readonly EventsTable[]): Promise<void> {
+  if (events.length > 0) await eventsInsert.execute(db, events, {});
 }
 
 /** An event's id and merchant, if it exists. */

@@ -1,8 +1,113 @@
 // Payments: reported payments, and the reads and writes of transactions that matching and settling a
 // payment need (named for what they do; the rest of the transactions' queries live elsewhere).
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { prepareQuery } from '../engine/prepared.js';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { Dialect, Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../schema.js';
+import type { DB, Dialect, Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../schema.js';
+
+// The statements a payment report makes are compiled once per database (prepared.ts, prepared-rows.ts):
+// a payment storm runs them thousands of times a second, and building them cost as much as running them.
+const paymentsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly PaymentsTable[], _p: Record<string, never>) =>
+  db
+    .insertInto('payments')
+    .values([...rows])
+    .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
+    .returning('id'),
+);
+const candidatesByAmounts = prepareRowsQuery(
+  (db: Kysely<DB>, amounts: readonly { amount: number }[], p: { merchantId: string; mode: Mode; now: number }) =>
+    db
+      .selectFrom('reserved_totals as r')
+      .innerJoin('transactions as t', 't.id', 'r.transaction_id')
+      .selectAll('t')
+      .select('r.total_amount as reserved_total')
+      .where('r.merchant_id', '=', p.merchantId)
+      .where('r.mode', '=', p.mode)
+      .where(
+        'r.total_amount',
+        'in',
+        amounts.map((a) => a.amount),
+      )
+      .where('r.reserved_until', '>', p.now),
+);
+const reasonUpdate = prepareQuery((db: Kysely<DB>, p: { id: string; reason: string; compared: string | null }) =>
+  db.updateTable('payments').set({ reason: p.reason, compared_transaction_id: p.compared }).where('id', '=', p.id),
+);
+const bindUpdate = prepareQuery((db: Kysely<DB>, p: { id: string; transactionId: string }) =>
+  db
+    .updateTable('payments')
+    .set({ status: 'matched', reason: null, transaction_id: p.transactionId })
+    .where('id', '=', p.id)
+    .where('status', '=', 'unmatched')
+    .returning('id'),
+);
+type PaidValues = {
+  id: string;
+  paymentId: string;
+  paidAt: number;
+  amountPaid: number;
+  underpaid: number;
+  overpaid: number;
+  now: number;
+  amountPaidBefore: number;
+};
+const paidUpdate = (late: boolean) =>
+  prepareQuery((db: Kysely<DB>, p: PaidValues) =>
+    db
+      .updateTable('transactions')
+      .set({
+        status: 'paid',
+        paid_at: p.paidAt,
+        amount_paid: p.amountPaid,
+        underpaid: p.underpaid,
+        overpaid: p.overpaid,
+        // The caller judged lateness on the row it read. A cancel or the expiry sweeper may have committed
+        // since (PostgreSQL runs them side by side): the row as it is when updated decides too, so a
+        // transaction cancelled a moment before its money arrived is paid late, never plainly paid.
+        paid_late: late ? sql<number>`1` : sql<number>`case when status = 'pending' then 0 else 1 end`,
+        payment_id: p.paymentId,
+        updated_at: p.now,
+      })
+      .where('id', '=', p.id)
+      .where('status', '!=', 'paid')
+      .where('amount_paid', '=', p.amountPaidBefore)
+      .returningAll(),
+  );
+const paidLate = paidUpdate(true);
+const paidOnTime = paidUpdate(false);
+
+/**
+ * Stores reported payments in one statement, each unless its (source, source_payment_id) is stored
+ * already: the ids of those stored. No two rows may share a (source, source_payment_id).
+ */
+export async function insertPaymentsUnlessDuplicate(trx: Tx, rows: readonly PaymentsTable[]): Promise<Set<string>> {
+  const stored = await paymentsInsert.execute(trx, rows, {});
+  return new Set(stored.map((r) => r.id));
+}
+
+/**
+ * For each of these amounts, the transactions holding it as their reserved unique total at `now`
+ * (reservation not yet past its time), of the merchant and mode: paymentCandidatesByAmount for many
+ * amounts in one statement (the list padded to a power of two, so its texts are few).
+ */
+export async function paymentCandidatesByAmounts(
+  db: Executor,
+  query: { merchantId: string; mode: Mode; amounts: readonly number[]; now: number },
+): Promise<Map<number, TransactionsTable[]>> {
+  const distinct = [...new Set(query.amounts)];
+  const byAmount = new Map<number, TransactionsTable[]>(distinct.map((a) => [a, []]));
+  if (distinct.length === 0) return byAmount;
+  const length = 2 ** Math.ceil(Math.log2(distinct.length));
+  const list = Array.from({ length }, (_, i) => ({ amount: distinct[Math.min(i, distinct.length - 1)]! }));
+  const rows = await candidatesByAmounts.execute(db, list, {
+    merchantId: query.merchantId,
+    mode: query.mode,
+    now: query.now,
+  });
+  for (const { reserved_total, ...tx } of rows) byAmount.get(Number(reserved_total))?.push(tx);
+  return byAmount;
+}
 
 /** Stores a reported payment unless (source, source_payment_id) is already stored; true when stored. */
 export async function insertPaymentUnlessDuplicate(trx: Tx, payment: PaymentsTable): Promise<boolean> {
@@ -31,22 +136,13 @@ export async function setPaymentReason(
   reason: string,
   comparedTransactionId: string | null,
 ): Promise<void> {
-  await trx
-    .updateTable('payments')
-    .set({ reason, compared_transaction_id: comparedTransactionId })
-    .where('id', '=', paymentId)
-    .execute();
+  await reasonUpdate.execute(trx, { id: paymentId, reason, compared: comparedTransactionId });
 }
 
 /** Binds an unmatched payment to a transaction; false when it is no longer unmatched. */
 export async function bindUnmatchedPayment(trx: Tx, paymentId: string, transactionId: string): Promise<boolean> {
-  const bound = await trx
-    .updateTable('payments')
-    .set({ status: 'matched', reason: null, transaction_id: transactionId })
-    .where('id', '=', paymentId)
-    .where('status', '=', 'unmatched')
-    .executeTakeFirst();
-  return Number(bound.numUpdatedRows) === 1;
+  const bound = await bindUpdate.execute(trx, { id: paymentId, transactionId });
+  return bound.length === 1;
 }
 
 /**
@@ -92,26 +188,8 @@ export function markTransactionPaid(
     overpaid: number;
   },
 ): Promise<TransactionsTable | undefined> {
-  return trx
-    .updateTable('transactions')
-    .set({
-      status: 'paid',
-      paid_at: paid.paidAt,
-      amount_paid: paid.amountPaid,
-      underpaid: paid.underpaid,
-      overpaid: paid.overpaid,
-      // The caller judged lateness on the row it read. A cancel or the expiry sweeper may have committed
-      // since (PostgreSQL runs them side by side): the row as it is when updated decides too, so a
-      // transaction cancelled a moment before its money arrived is paid late, never plainly paid.
-      paid_late: paid.late ? 1 : sql<number>`case when status = 'pending' then 0 else 1 end`,
-      payment_id: paid.paymentId,
-      updated_at: paid.now,
-    })
-    .where('id', '=', transactionId)
-    .where('status', '!=', 'paid')
-    .where('amount_paid', '=', paid.amountPaidBefore)
-    .returningAll()
-    .executeTakeFirst();
+  const { late, ...values } = paid;
+  return (late ? paidLate : paidOnTime).executeTakeFirst(trx, { id: transactionId, ...values });
 }
 
 /**

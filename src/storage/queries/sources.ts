@@ -1,6 +1,27 @@
 // The `payment_sources` table: sources as stored, feeds' poll schedule and state, enabled SNAP sources.
+import type { Kysely } from 'kysely';
+import { batchedLookup } from '../engine/batched-lookup.js';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Executor, Tx } from '../executor.js';
-import type { PaymentSourcesTable, SourceType } from '../schema.js';
+import type { DB, PaymentSourcesTable, SourceType } from '../schema.js';
+
+// Every inbound post finds its source by id: the posts of one turn (a payment storm) share one IN-list
+// statement (batched-lookup.ts), padded to a power of two so its texts are few.
+const sourcesIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }[], _p: Record<string, never>) =>
+  db
+    .selectFrom('payment_sources')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    ),
+);
+const sourceById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => {
+  const length = 2 ** Math.ceil(Math.log2(ids.length));
+  const list = Array.from({ length }, (_, i) => ({ id: ids[Math.min(i, ids.length - 1)]! }));
+  return new Map((await sourcesIn.execute(db, list, {})).map((row) => [row.id, row]));
+});
 
 /** Stores a new, enabled source; a polled one is due at `now`. */
 export async function insertPaymentSource(
@@ -32,8 +53,9 @@ export async function insertPaymentSource(
     .execute();
 }
 
-export async function paymentSourceById(db: Executor, id: string): Promise<PaymentSourcesTable | undefined> {
-  return db.selectFrom('payment_sources').selectAll().where('id', '=', id).executeTakeFirst();
+/** A source by id, through the batched read (reads of one turn share a statement; in a unit of work, at once). */
+export function loadPaymentSourceById(db: Executor, id: string): Promise<PaymentSourcesTable | undefined> {
+  return sourceById.load(db, id);
 }
 
 /** Sources oldest first, of one merchant or of all. */

@@ -18,6 +18,15 @@ export async function notifyStatus(db: Executor, trxid: string): Promise<void> {
   await sql`select pg_notify(${CHANNEL}, ${trxid})`.execute(db);
 }
 
+/** NOTIFY of several transactions in one statement, one notification each, in their order. */
+export async function notifyStatuses(db: Executor, trxids: readonly string[]): Promise<void> {
+  if (trxids.length === 1) return notifyStatus(db, trxids[0]!);
+  if (trxids.length === 0) return;
+  await sql`select pg_notify(${CHANNEL}, t.id) from unnest(${[...trxids]}::text[]) with ordinality as t(id, n) order by t.n`.execute(
+    db,
+  );
+}
+
 /**
  * Hands every transaction id notified on the status channel to `onNotified`, over one dedicated
  * connection, reconnecting after failures. `onListening` runs each time LISTEN is in place: notifications

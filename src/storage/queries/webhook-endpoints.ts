@@ -1,7 +1,17 @@
 // Merchant webhook endpoints: their rows, their subscriptions and their health.
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { prepareQuery } from '../engine/prepared.js';
 import type { Db, Executor, Tx } from '../executor.js';
-import type { WebhookEndpointsTable } from '../schema.js';
+import type { DB, WebhookEndpointsTable } from '../schema.js';
+
+// Every event asks for its merchant's endpoints: compiled once per database (prepared.ts).
+const subscriptions = prepareQuery((db: Kysely<DB>, p: { merchantId: string }) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('merchant_id', '=', p.merchantId)
+    .where('status', '!=', 'disabled'),
+);
 
 export async function insertWebhookEndpoint(trx: Tx, row: WebhookEndpointsTable): Promise<void> {
   await trx.insertInto('webhook_endpoints').values(row).execute();
@@ -23,12 +33,7 @@ export async function enabledEndpointSubscriptions(
   db: Executor,
   merchantId: string,
 ): Promise<{ id: string; events: string }[]> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('merchant_id', '=', merchantId)
-    .where('status', '!=', 'disabled')
-    .execute();
+  return subscriptions.execute(db, { merchantId });
 }
 
 /** Disables an endpoint; false when it was disabled already (or does not exist). */

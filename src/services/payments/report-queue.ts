@@ -1,0 +1,25 @@
+import type { RecordPaymentResult, ReportedPayment } from './payment-report.js';
+
+/** A payment report waiting for its turn's batch (record-payment.ts). */
+export interface WaitingReport {
+  report: ReportedPayment;
+  resolve(result: RecordPaymentResult): void;
+  reject(error: unknown): void;
+}
+
+/** What the batches of payment reports did, for /metrics and the tests. */
+export interface ReportBatchStats {
+  /** Batches of two or more reports committed together. */
+  batches: number;
+  /** Reports those batches recorded. */
+  reports: number;
+  /** Batches that failed as a whole (every report then recorded on its own, in order). */
+  failed: number;
+}
+
+/** The payment reports of the current event-loop turn, and the counters. One per ServiceState. */
+export class ReportQueue {
+  waiting: WaitingReport[] = [];
+  scheduled = false;
+  readonly stats: ReportBatchStats = { batches: 0, reports: 0, failed: 0 };
+}
