@@ -57,6 +57,31 @@ export function metricsRoutes(app: FastifyInstance, token: string | null, deps: 
       this.inc({ outcome: 'refused' }, stats.refused);
     },
   });
+  // Payment reports recorded together: read at scrape time from the services' queue (record-payment.ts).
+  new Counter({
+    name: 'qris_payment_report_batches_total',
+    help: 'Batches of payment reports by outcome: committed, or failed as a whole (each report then recorded on its own)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      const stats = deps.state.payments.stats;
+      this.reset();
+      this.inc({ outcome: 'committed' }, stats.batches);
+      this.inc({ outcome: 'failed' }, stats.failed);
+    },
+  });
+  new Counter({
+    name: 'qris_payment_reports_total',
+    help: 'Payment reports by how they were recorded: in a batch with others of their turn, or alone',
+    labelNames: ['path'] as const,
+    registers: [registry],
+    collect() {
+      const stats = deps.state.payments.stats;
+      this.reset();
+      this.inc({ path: 'batched' }, stats.reports);
+      this.inc({ path: 'alone' }, stats.alone);
+    },
+  });
   // Load shedding (overload.ts): read at scrape time.
   new Counter({
     name: 'qris_requests_shed_total',

@@ -58,6 +58,7 @@ function flushReports(deps: Deps, queue: ReportQueue): void {
 async function recordBatch(deps: Deps, queue: ReportQueue, batch: WaitingReport[]): Promise<void> {
   if (batch.length === 1) {
     const only = batch[0]!;
+    queue.stats.alone += 1;
     // Group-committed on SQLite all the same: reports arriving together share one fsync (unit-of-work.ts).
     await deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, only.report)).then(only.resolve, only.reject);
     return;

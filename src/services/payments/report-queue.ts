@@ -9,6 +9,8 @@ export interface WaitingReport {
 
 /** What the batches of payment reports did, for /metrics and the tests. */
 export interface ReportBatchStats {
+  /** Reports that had their turn to themselves, recorded alone. */
+  alone: number;
   /** Batches of two or more reports committed together. */
   batches: number;
   /** Reports those batches recorded. */
@@ -21,5 +23,5 @@ export interface ReportBatchStats {
 export class ReportQueue {
   waiting: WaitingReport[] = [];
   scheduled = false;
-  readonly stats: ReportBatchStats = { batches: 0, reports: 0, failed: 0 };
+  readonly stats: ReportBatchStats = { alone: 0, batches: 0, reports: 0, failed: 0 };
 }
