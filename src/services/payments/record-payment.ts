@@ -52,7 +52,13 @@ const MAX_REPORT_BATCH = 128;
 
 function flushReports(deps: Deps, queue: ReportQueue): void {
   queue.scheduled = false;
-  while (queue.waiting.length > 0) void recordBatch(deps, queue, queue.waiting.splice(0, MAX_REPORT_BATCH));
+  const batches: WaitingReport[][] = [];
+  while (queue.waiting.length > 0) batches.push(queue.waiting.splice(0, MAX_REPORT_BATCH));
+  // One after another: a post's reports handed over in one turn (a bank-mutation array) may fill more than
+  // one batch, and on PostgreSQL two batches at once could commit out of their order.
+  void (async () => {
+    for (const batch of batches) await recordBatch(deps, queue, batch);
+  })();
 }
 
 async function recordBatch(deps: Deps, queue: ReportQueue, batch: WaitingReport[]): Promise<void> {
@@ -107,6 +113,11 @@ export async function recordPaymentsIn(
     keys.add(key);
     return true;
   });
+  // Inserted in key order: two batches at once on PostgreSQL then take the unique key's locks in one order
+  // and cannot deadlock on them (which report is matched first is still the order they arrived in).
+  fresh.sort((a, b) =>
+    a.source === b.source ? compareText(a.source_payment_id, b.source_payment_id) : compareText(a.source, b.source),
+  );
   for (const id of await insertPaymentsUnlessDuplicate(trx, fresh)) batch.stored.add(id);
   // The candidates of every stored report that names no transaction (namedCandidates), per merchant and mode.
   const amounts = new Map<string, { merchantId: string; mode: Mode; amounts: number[] }>();
@@ -134,6 +145,8 @@ export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayme
   const stored = await insertPaymentUnlessDuplicate(trx, payment);
   return stored ? recordStored(trx, deps, report, payment, null) : duplicate(trx, report);
 }
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The row a report is stored as: unmatched until the matcher binds it. */
 function paymentRow(report: ReportedPayment, now: number): PaymentsTable {
