@@ -4,15 +4,13 @@ import { isCorroboration, presentPayment, REPORTED_BY_ANOTHER_SOURCE } from '../
 import type { Tx } from '../../storage/executor.js';
 import {
   bindCorroboration,
-  insertPaymentsUnlessDuplicate,
-  insertPaymentUnlessDuplicate,
   lockTransactionForReports,
   paymentBySourceId,
-  paymentCandidatesByAmount,
   paymentCandidatesByAmounts,
   paymentCandidatesByName,
   reportsOfPaidTransaction,
   setPaymentReason,
+  storedPaymentKeys,
 } from '../../storage/queries/payments.js';
 import type { Mode, PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
@@ -21,8 +19,7 @@ import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { settlePayment } from './settle-payment.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
 import { merchantDisabledAt } from '../../storage/queries/merchants.js';
-import { ReportBatch } from './report-batch.js';
-import type { OutboxWrites } from '../outbox/outbox-writes.js';
+import { paymentKey, ReportBatch, ReportsRaced } from './report-batch.js';
 import type { ReportQueue, WaitingReport } from './report-queue.js';
 
 export type { PaymentOutcome, RecordPaymentResult, ReportedPayment } from './payment-report.js';
@@ -63,10 +60,9 @@ function flushReports(deps: Deps, queue: ReportQueue): void {
 
 async function recordBatch(deps: Deps, queue: ReportQueue, batch: WaitingReport[]): Promise<void> {
   if (batch.length === 1) {
-    const only = batch[0]!;
     queue.stats.alone += 1;
     // Group-committed on SQLite all the same: reports arriving together share one fsync (unit-of-work.ts).
-    await deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, only.report)).then(only.resolve, only.reject);
+    await recordAlone(deps, batch[0]!);
     return;
   }
   let results: RecordPaymentResult[];
@@ -79,12 +75,11 @@ async function recordBatch(deps: Deps, queue: ReportQueue, batch: WaitingReport[
       ),
     );
   } catch {
-    // Nothing of the batch was committed (a database error, a deadlock with another instance's batch):
-    // each report is recorded on its own, in the order they arrived, so one cannot fail its neighbours.
+    // Nothing of the batch was committed (a database error, a deadlock with another instance's batch, a
+    // payment stored meanwhile): each report is recorded on its own, in the order they arrived, so one
+    // cannot fail its neighbours.
     queue.stats.failed += 1;
-    for (const w of batch) {
-      await deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, w.report)).then(w.resolve, w.reject);
-    }
+    for (const w of batch) await recordAlone(deps, w);
     return;
   }
   queue.stats.batches += 1;
@@ -92,11 +87,20 @@ async function recordBatch(deps: Deps, queue: ReportQueue, batch: WaitingReport[
   for (const [i, result] of results.entries()) batch[i]!.resolve(result);
 }
 
+/** One report in a unit of work of its own; once more when its payment was stored meanwhile (ReportsRaced). */
+async function recordAlone(deps: Deps, waiting: WaitingReport): Promise<void> {
+  const once = () => deps.db.runInTransaction((trx) => recordPaymentIn(trx, deps, waiting.report));
+  await once()
+    .catch((err: unknown) => (err instanceof ReportsRaced ? once() : Promise.reject(err)))
+    .then(waiting.resolve, waiting.reject);
+}
+
 /**
  * Several reports inside the caller's unit of work, in their order, with what recording them one after
- * another in their own units would give: their rows stored in one statement first (a repeat of a report
- * stored before, or of one earlier in the list, stored once), the candidates of their amounts read in one
- * statement per merchant and mode, and their events, deliveries and alerts written together at the end.
+ * another in their own units would give (a report of a payment stored before, or stored by an earlier
+ * report of the list, is a duplicate). Shared: one read of which payments are stored, one read of the
+ * candidates of their amounts per merchant and mode, one insert of the payments as the matcher decided
+ * them, and their events, deliveries and alerts written together at the end (report-batch.ts).
  */
 export async function recordPaymentsIn(
   trx: Tx,
@@ -104,49 +108,36 @@ export async function recordPaymentsIn(
   reports: readonly ReportedPayment[],
 ): Promise<RecordPaymentResult[]> {
   if (reports.length === 0) return [];
-  const batch = new ReportBatch(deps.now());
-  const rows = reports.map((report) => paymentRow(report, batch.now));
-  const keys = new Set<string>();
-  const fresh = rows.filter((row) => {
-    const key = `${row.source}\u0000${row.source_payment_id}`;
-    if (keys.has(key)) return false;
-    keys.add(key);
-    return true;
-  });
-  // Inserted in key order: two batches at once on PostgreSQL then take the unique key's locks in one order
-  // and cannot deadlock on them (which report is matched first is still the order they arrived in).
-  fresh.sort((a, b) =>
-    a.source === b.source ? compareText(a.source_payment_id, b.source_payment_id) : compareText(a.source, b.source),
+  const now = deps.now();
+  const rows = reports.map((report) => paymentRow(report, now));
+  const keys = new Map(
+    rows.map((row) => [paymentKey(row), { source: row.source, sourcePaymentId: row.source_payment_id }]),
   );
-  for (const id of await insertPaymentsUnlessDuplicate(trx, fresh)) batch.stored.add(id);
-  // The candidates of every stored report that names no transaction (namedCandidates), per merchant and mode.
+  const batch = new ReportBatch(now, await storedPaymentKeys(trx, [...keys.values()]));
+  // The candidates of every report's amount, per merchant and mode (a report that names its transaction
+  // needs them only when the name finds nothing).
   const amounts = new Map<string, { merchantId: string; mode: Mode; amounts: number[] }>();
-  reports.forEach((report, i) => {
-    if (!batch.stored.has(rows[i]!.id) || report.trxid || report.reference) return;
+  for (const report of reports) {
     const key = `${report.merchantId}\u0000${report.mode}`;
     const group = amounts.get(key) ?? { merchantId: report.merchantId, mode: report.mode, amounts: [] };
     group.amounts.push(report.amount);
     amounts.set(key, group);
-  });
+  }
   for (const group of amounts.values()) {
-    const found = await paymentCandidatesByAmounts(trx, { ...group, now: batch.now });
+    const found = await paymentCandidatesByAmounts(trx, { ...group, now });
     for (const [amount, candidates] of found) batch.setCandidates(group.merchantId, group.mode, amount, candidates);
   }
   const results: RecordPaymentResult[] = [];
-  for (const [i, report] of reports.entries()) results.push(await recordStored(trx, deps, report, rows[i]!, batch));
+  for (const [i, report] of reports.entries()) results.push(await recordOne(trx, deps, report, rows[i]!, batch));
+  await batch.flush(trx);
   await batch.writes.write(trx, (db, trxids) => deps.state.statusBus.announceAll(db, trxids));
   return results;
 }
 
 /** recordPayment inside the caller's database transaction (an operator action adds its audit row). */
 export async function recordPaymentIn(trx: Tx, deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
-  const payment = paymentRow(report, deps.now());
-  // Stored first: whatever happens next, the report is never lost, and a repeat stops here.
-  const stored = await insertPaymentUnlessDuplicate(trx, payment);
-  return stored ? recordStored(trx, deps, report, payment, null) : duplicate(trx, report);
+  return (await recordPaymentsIn(trx, deps, [report]))[0]!;
 }
-
-const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The row a report is stored as: unmatched until the matcher binds it. */
 function paymentRow(report: ReportedPayment, now: number): PaymentsTable {
@@ -171,35 +162,34 @@ function paymentRow(report: ReportedPayment, now: number): PaymentsTable {
 }
 
 /**
- * Matches and settles a report once its row is stored (or, in a batch, answers a repeat as a duplicate).
- * With a batch, its shared reads and outbox rows are used; without, each is its own statement.
+ * One report of a batch: a repeat is answered as a duplicate; a new payment is matched and settled, its
+ * row kept by the batch as decided, and inserted with the others (it is stored in the same unit of work as
+ * everything done because of it, so it is never lost, and never acted on without being stored).
  */
-async function recordStored(
+async function recordOne(
   trx: Tx,
   deps: Deps,
   report: ReportedPayment,
   payment: PaymentsTable,
-  batch: ReportBatch | null,
+  batch: ReportBatch,
 ): Promise<RecordPaymentResult> {
-  if (batch && !batch.stored.has(payment.id)) return duplicate(trx, report);
-  const now = batch?.now ?? deps.now();
-  const writes = batch?.writes;
+  if (!batch.take(payment)) {
+    // The stored row may be one of this batch's, still kept in memory.
+    await batch.flush(trx);
+    return duplicate(trx, report);
+  }
+  const now = batch.now;
+  const writes = batch.writes;
   // A disabled merchant's sources may still report (a feed already polling, a request in flight, an
   // operator's confirmation): stored as above, but it pays nothing.
-  const disabledAt = batch
-    ? await batch.disabledAt(report.merchantId, () => merchantDisabledAt(trx, report.merchantId))
-    : await merchantDisabledAt(trx, report.merchantId);
-  if (disabledAt != null) return unmatched(trx, deps, payment, 'merchant_disabled', null, now, writes);
+  const disabledAt = await batch.disabledAt(report.merchantId, () => merchantDisabledAt(trx, report.merchantId));
+  if (disabledAt != null) return unmatched(trx, deps, payment, 'merchant_disabled', null, batch);
 
   const named = await namedCandidates(trx, report);
   // Every row namedCandidates returns is one decideMatch picks as named, and a named transaction decides
   // the match without looking at amounts: the amount lookup (which would read the same row again for a
   // report that names its transaction and pays its total) is only needed when nothing is named.
-  const byAmount =
-    named.length > 0
-      ? []
-      : (batch?.candidatesOf(report.merchantId, report.mode, report.amount) ??
-        (await amountCandidates(trx, report, now)));
+  const byAmount = named.length > 0 ? [] : batch.candidatesOf(report.merchantId, report.mode, report.amount);
   const decision = decideMatch({
     payment: {
       amount: report.amount,
@@ -214,27 +204,32 @@ async function recordStored(
     clockSkewMs: deps.config.matchClockSkewSeconds * 1000,
   });
   if (decision.outcome === 'matched') {
-    const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now, writes);
+    const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now, {
+      writes,
+      pending: batch.isPending(payment.id),
+    });
     if (settled) {
-      batch?.saw(settled.transaction);
+      batch.saw(settled.transaction);
+      // The row the batch inserts is the payment as settled.
+      Object.assign(payment, settled.payment);
       return { outcome: 'matched', ...settled, reason: null };
     }
     // Another payment won the race for this transaction since the candidates were read: it is paid now
     // (this one is a double payment), or a person kept it open after a part payment (it is owed less).
     const current = (await readTransaction(trx, decision.transaction.id)) ?? decision.transaction;
-    batch?.saw(current);
+    batch.saw(current);
     if (current.status === 'paid')
       return (
-        (await corroborated(trx, deps, payment, current)) ??
-        unmatched(trx, deps, payment, 'transaction_already_paid', current, now, writes)
+        (await corroborated(trx, deps, payment, current, batch)) ??
+        unmatched(trx, deps, payment, 'transaction_already_paid', current, batch)
       );
-    return unmatched(trx, deps, payment, 'amount_mismatch', current, now, writes);
+    return unmatched(trx, deps, payment, 'amount_mismatch', current, batch);
   }
   if (decision.reason === 'transaction_already_paid' && decision.transaction !== null) {
-    const corroboration = await corroborated(trx, deps, payment, decision.transaction);
+    const corroboration = await corroborated(trx, deps, payment, decision.transaction, batch);
     if (corroboration) return corroboration;
   }
-  return unmatched(trx, deps, payment, decision.reason, decision.transaction, now, writes);
+  return unmatched(trx, deps, payment, decision.reason, decision.transaction, batch);
 }
 
 /**
@@ -251,11 +246,14 @@ async function corroborated(
   deps: Deps,
   payment: PaymentsTable,
   tx: TransactionsTable,
+  batch: ReportBatch,
 ): Promise<RecordPaymentResult | null> {
   const windowMs = deps.config.crossSourceWindowSeconds * 1000;
   // Only the merchant's payment sources observe payments: the sandbox's simulator and an operator's
   // confirmation (`manual`) are statements of a payment, never a second view of one.
   if (windowMs === 0 || !isSourceId(payment.source)) return null;
+  // The reports it is counted with are read from the table: the batch's own are inserted first.
+  await batch.flush(trx);
   await lockTransactionForReports(trx, deps.db.dialect, tx.id);
   const others = await reportsOfPaidTransaction(trx, tx, {
     amount: payment.amount,
@@ -288,13 +286,13 @@ async function unmatched(
   payment: PaymentsTable,
   reason: UnmatchedReason,
   compared: TransactionsTable | null,
-  now: number,
-  writes: OutboxWrites | undefined,
+  batch: ReportBatch,
 ): Promise<RecordPaymentResult> {
   payment.reason = reason;
   // Which transaction it was refused for, so an operator can open it beside the reason.
   payment.compared_transaction_id = compared?.id ?? null;
-  await setPaymentReason(trx, payment.id, reason, payment.compared_transaction_id);
+  // A row the batch still keeps is inserted as it is now; one inserted already (corroborated) is updated.
+  if (!batch.isPending(payment.id)) await setPaymentReason(trx, payment.id, reason, payment.compared_transaction_id);
   await enqueueEvent(
     trx,
     deps.state.statusBus,
@@ -304,9 +302,9 @@ async function unmatched(
       type: 'payment.unmatched',
       paymentId: payment.id,
       data: presentPayment(payment),
-      now,
+      now: batch.now,
     },
-    writes,
+    batch.writes,
   );
   return { outcome: 'unmatched', payment, transaction: compared, reason };
 }
@@ -317,20 +315,6 @@ async function namedCandidates(trx: Tx, report: ReportedPayment): Promise<Transa
   const reference = report.reference || null;
   if (trxid === null && reference === null) return [];
   return paymentCandidatesByName(trx, { merchantId: report.merchantId, mode: report.mode, trxid, reference });
-}
-
-/**
- * The transaction holding the payment's total as its unique total right now: an open one, or one
- * expired within the reservation grace. A reservation past its time is free for a new transaction to
- * take, so it no longer names anyone (whether or not the sweeper has deleted it yet).
- */
-async function amountCandidates(trx: Tx, report: ReportedPayment, now: number): Promise<TransactionsTable[]> {
-  return paymentCandidatesByAmount(trx, {
-    merchantId: report.merchantId,
-    mode: report.mode,
-    amount: report.amount,
-    now,
-  });
 }
 
 async function duplicate(trx: Tx, report: ReportedPayment): Promise<RecordPaymentResult> {

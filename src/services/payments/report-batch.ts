@@ -1,34 +1,96 @@
-import type { TransactionsTable } from '../../storage/schema.js';
+import type { Tx } from '../../storage/executor.js';
+import { insertPaymentsUnlessDuplicate } from '../../storage/queries/payments.js';
+import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import { OutboxWrites } from '../outbox/outbox-writes.js';
 
 const amountKey = (merchantId: string, mode: string, amount: number): string =>
   `${merchantId}\u0000${mode}\u0000${amount}`;
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The key a payment is deduplicated on: (source, source_payment_id). */
+export const paymentKey = (row: Pick<PaymentsTable, 'source' | 'source_payment_id'>): string =>
+  `${row.source}\u0000${row.source_payment_id}`;
+
+/**
+ * Another unit of work stored one of the batch's payments between the batch's read of the stored keys and
+ * its insert (PostgreSQL, two reports of one payment at the same moment): the batch is rolled back and its
+ * reports recorded again, when that payment is seen as stored and answered as a duplicate.
+ */
+export class ReportsRaced extends Error {
+  constructor() {
+    super('a payment of the batch was stored by another unit of work meanwhile');
+  }
+}
 
 /**
  * What the reports recorded together in one unit of work share (record-payment.ts, recordPaymentsIn): the
- * moment they were received, their rows stored in one statement, the candidates of their amounts read in
- * one statement per merchant and mode, and their outbox rows (outbox-writes.ts). Reports are still
- * matched one after another, in the order they arrived: each sees the transactions as the reports before
- * it left them (`saw`), exactly as if it had read them again.
+ * moment they were received; which of their payments were stored before (one read); the candidates of
+ * their amounts (one read per merchant and mode); their payment rows, kept here as the matcher decides them
+ * and inserted as decided in one statement (`flush`, before anything reads payments back, and at the end);
+ * and their outbox rows (outbox-writes.ts). Reports are still matched one after another, in the order they
+ * arrived: each sees the transactions as the reports before it left them (`saw`), as if it read them again.
  */
 export class ReportBatch {
   readonly writes = new OutboxWrites();
-  /** Ids of the payment rows the batch's insert stored (the others were reported before). */
-  readonly stored = new Set<string>();
+  /** Keys stored before the batch, and those of the batch's own payments. */
+  readonly #taken: Set<string>;
+  /** Payment rows decided but not yet inserted, by id, in the order they were taken. */
+  readonly #pending = new Map<string, PaymentsTable>();
   readonly #candidates = new Map<string, TransactionsTable[]>();
   readonly #latest = new Map<string, TransactionsTable>();
   readonly #disabled = new Map<string, number | null | undefined>();
 
-  constructor(readonly now: number) {}
+  constructor(
+    readonly now: number,
+    storedKeys: Set<string>,
+  ) {
+    this.#taken = storedKeys;
+  }
+
+  /**
+   * Takes a report's payment for the batch: false when its key is stored already (or taken by an earlier
+   * report of the batch), and the report is a repeat.
+   */
+  take(row: PaymentsTable): boolean {
+    const key = paymentKey(row);
+    if (this.#taken.has(key)) return false;
+    this.#taken.add(key);
+    this.#pending.set(row.id, row);
+    return true;
+  }
+
+  /** Whether the payment is the batch's and not yet inserted: its changes are made to the row kept here. */
+  isPending(paymentId: string): boolean {
+    return this.#pending.has(paymentId);
+  }
+
+  /**
+   * Inserts the payments decided so far, as decided, in key order (two batches at once on PostgreSQL then
+   * take the unique key's locks in one order and cannot deadlock on them). ReportsRaced when one was
+   * stored meanwhile by another unit of work.
+   */
+  async flush(trx: Tx): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const rows = [...this.#pending.values()].sort((a, b) => compareText(paymentKey(a), paymentKey(b)));
+    this.#pending.clear();
+    const stored = await insertPaymentsUnlessDuplicate(trx, rows);
+    if (stored.size !== rows.length) throw new ReportsRaced();
+  }
 
   /** Keeps the candidates read for an amount (paymentCandidatesByAmounts). */
   setCandidates(merchantId: string, mode: string, amount: number, rows: TransactionsTable[]): void {
     this.#candidates.set(amountKey(merchantId, mode, amount), rows);
   }
 
-  /** The candidates of an amount as the batch's earlier reports left them; undefined when not read. */
-  candidatesOf(merchantId: string, mode: string, amount: number): TransactionsTable[] | undefined {
-    return this.#candidates.get(amountKey(merchantId, mode, amount))?.map((row) => this.#latest.get(row.id) ?? row);
+  /**
+   * The transactions holding the amount as their unique total when the batch began (an open one, or one
+   * expired within the reservation grace; a reservation past its time names no one), as the batch's
+   * earlier reports left them.
+   */
+  candidatesOf(merchantId: string, mode: string, amount: number): TransactionsTable[] {
+    const rows = this.#candidates.get(amountKey(merchantId, mode, amount));
+    if (rows === undefined) throw new Error(`report batch: the candidates of ${amount} were not read`);
+    return rows.map((row) => this.#latest.get(row.id) ?? row);
   }
 
   /** A transaction as a report of the batch changed it (or read it again). */

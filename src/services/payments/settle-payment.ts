@@ -23,7 +23,12 @@ export async function settlePayment(
   candidate: TransactionsTable,
   late: boolean,
   now: number,
-  writes?: OutboxWrites,
+  batched?: {
+    /** Where the outbox rows are gathered (outbox-writes.ts). */
+    writes: OutboxWrites;
+    /** The payment's row is kept by its batch, not yet inserted: the caller binds it there. */
+    pending: boolean;
+  },
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
   // The row as updated, not the candidate as read: a cancel may have committed in between (cancelled_at, paid_late).
   // The matcher only binds exact amounts; an operator's assign may bind another amount it accepted, or
@@ -42,7 +47,7 @@ export async function settlePayment(
     overpaid: amounts.overpaid,
   });
   if (!transaction) return null;
-  const bound = await bindUnmatchedPayment(trx, payment.id, candidate.id);
+  const bound = batched?.pending === true || (await bindUnmatchedPayment(trx, payment.id, candidate.id));
   // Only an operator's assign can meet a payment bound meanwhile (two assigns of one payment at once,
   // to two transactions of the same total: on PostgreSQL both read it unmatched). The loser is told as
   // if it had come second; throwing rolls its payment of the transaction back with it.
@@ -52,6 +57,6 @@ export async function settlePayment(
     });
 
   const settled: PaymentsTable = { ...payment, status: 'matched', reason: null, transaction_id: candidate.id };
-  await announcePaid(trx, deps, transaction, settled, now, writes);
+  await announcePaid(trx, deps, transaction, settled, now, batched?.writes);
   return { payment: settled, transaction };
 }

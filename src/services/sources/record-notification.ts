@@ -6,6 +6,7 @@ import {
 } from '../../storage/queries/source-notifications.js';
 import type { Deps } from '../deps.js';
 import { recordPaymentsIn } from '../payments/record-payment.js';
+import { ReportsRaced } from '../payments/report-batch.js';
 
 /** How many notifications a source keeps: older ones are deleted in the unit of work that adds one. */
 export const NOTIFICATIONS_KEPT = 200;
@@ -38,6 +39,14 @@ const clip = (text: string, max: number): string => (text.length > max ? `${text
  * what it became (ignored ones too), and the source's older notifications beyond NOTIFICATIONS_KEPT deleted.
  */
 export async function recordNotification(deps: Deps, input: ReceivedNotification): Promise<NotificationResult[]> {
+  // The same notification posted twice at once (a forwarder retrying in parallel) on PostgreSQL: the unit
+  // that stores its payment second is rolled back and run again, and then finds it stored (a duplicate).
+  return recordOnce(deps, input).catch((err: unknown) =>
+    err instanceof ReportsRaced ? recordOnce(deps, input) : Promise.reject(err),
+  );
+}
+
+function recordOnce(deps: Deps, input: ReceivedNotification): Promise<NotificationResult[]> {
   return deps.db.runInTransaction(async (trx) => {
     const now = deps.now();
     const results: NotificationResult[] = [];

@@ -15,6 +15,19 @@ const paymentsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly Payments
     .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
     .returning('id'),
 );
+const keysIn = prepareRowsQuery(
+  (db: Kysely<DB>, keys: readonly { source: string; sourcePaymentId: string }[], _p: Record<string, never>) =>
+    db
+      .selectFrom('payments')
+      .select(['source', 'source_payment_id'])
+      .where((eb) =>
+        eb(
+          eb.refTuple('source', 'source_payment_id'),
+          'in',
+          keys.map((k) => eb.tuple(k.source, k.sourcePaymentId)),
+        ),
+      ),
+);
 const candidatesByAmounts = prepareRowsQuery(
   (db: Kysely<DB>, amounts: readonly { amount: number }[], p: { merchantId: string; mode: Mode; now: number }) =>
     db
@@ -87,9 +100,24 @@ export async function insertPaymentsUnlessDuplicate(trx: Tx, rows: readonly Paym
 }
 
 /**
+ * Which of these (source, source_payment_id) keys are stored, as `source\u0000source_payment_id`: one
+ * statement, the list padded to a power of two so its texts are few.
+ */
+export async function storedPaymentKeys(
+  db: Executor,
+  keys: readonly { source: string; sourcePaymentId: string }[],
+): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const length = 2 ** Math.ceil(Math.log2(keys.length));
+  const list = Array.from({ length }, (_, i) => keys[Math.min(i, keys.length - 1)]!);
+  const rows = await keysIn.execute(db, list, {});
+  return new Set(rows.map((r) => `${r.source}\u0000${r.source_payment_id}`));
+}
+
+/**
  * For each of these amounts, the transactions holding it as their reserved unique total at `now`
- * (reservation not yet past its time), of the merchant and mode: paymentCandidatesByAmount for many
- * amounts in one statement (the list padded to a power of two, so its texts are few).
+ * (reservation not yet past its time), of the merchant and mode: one statement for many amounts (the
+ * list padded to a power of two, so its texts are few).
  */
 export async function paymentCandidatesByAmounts(
   db: Executor,
@@ -249,25 +277,6 @@ export async function paymentCandidatesByName(
       return eb.or(ors);
     })
     .limit(10)
-    .execute();
-}
-
-/**
- * The transactions holding `amount` as their reserved unique total at `now` (reservation not yet past
- * its time), of the merchant and mode.
- */
-export async function paymentCandidatesByAmount(
-  db: Executor,
-  query: { merchantId: string; mode: Mode; amount: number; now: number },
-): Promise<TransactionsTable[]> {
-  return db
-    .selectFrom('reserved_totals as r')
-    .innerJoin('transactions as t', 't.id', 'r.transaction_id')
-    .selectAll('t')
-    .where('r.merchant_id', '=', query.merchantId)
-    .where('r.mode', '=', query.mode)
-    .where('r.total_amount', '=', query.amount)
-    .where('r.reserved_until', '>', query.now)
     .execute();
 }
 

@@ -227,7 +227,7 @@ describe('cancel a pending transaction', () => {
     const tx = await create<Tx>(a.app, a.liveKey);
     // A real failure inside the database: a trigger refuses the cancel's event row.
     if (onPostgres) {
-      await sql`create function qg_refuse_event() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`.execute(
+      await sql`create or replace function qg_refuse_event() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`.execute(
         a.deps.db,
       );
       await sql`create trigger qg_refuse before insert on events for each row when (new.type = 'transaction.cancelled') execute function qg_refuse_event()`.execute(
@@ -238,13 +238,18 @@ describe('cancel a pending transaction', () => {
         a.deps.db,
       );
     }
-    const res = await cancel(a, a.liveKey, tx.trxid);
-    expectError(res, 500, 'internal_error');
-    const after = await status(a, a.liveKey, tx.trxid);
-    expect(after.status).toBe('pending');
-    expect(after.cancelled_at).toBeNull();
-    expect(await events(a, tx.trxid)).toEqual([]);
-    await sql`drop trigger qg_refuse${sql.raw(onPostgres ? ' on events' : '')}`.execute(a.deps.db);
+    try {
+      const res = await cancel(a, a.liveKey, tx.trxid);
+      expectError(res, 500, 'internal_error');
+      const after = await status(a, a.liveKey, tx.trxid);
+      expect(after.status).toBe('pending');
+      expect(after.cancelled_at).toBeNull();
+      expect(await events(a, tx.trxid)).toEqual([]);
+    } finally {
+      // The test schemas are reused by later runs (test/helpers): nothing of this test may stay behind.
+      await sql`drop trigger qg_refuse${sql.raw(onPostgres ? ' on events' : '')}`.execute(a.deps.db);
+      if (onPostgres) await sql`drop function qg_refuse_event()`.execute(a.deps.db);
+    }
     expect((await cancel(a, a.liveKey, tx.trxid)).statusCode).toBe(200);
   });
 });
