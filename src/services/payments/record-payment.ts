@@ -29,33 +29,59 @@ export type { PaymentOutcome, RecordPaymentResult, ReportedPayment } from './pay
  * The unique (source, source_payment_id) key makes a repeated report a no-op; the conditional update
  * on the transaction makes "paid at most once" hold even when two reports race.
  *
- * Reports that arrive in the same turn of the event loop (a payment storm, a bank-mutation post's array)
- * are recorded together in one unit of work (recordPaymentsIn), each answered only after the commit that
- * holds it, exactly as it would have been recorded alone in its place in the queue.
+ * Reports are recorded together in one unit of work (recordPaymentsIn), a few batches at a time per
+ * process: those that arrive while they are being recorded (a payment storm) wait and form the next, as
+ * SQLite's group commit does with its commits. Each is answered only after the commit that holds it,
+ * exactly as it would have been recorded alone in its place in the queue. The reports handed over in one
+ * go (a bank-mutation post's array, a feed's page) are never split between batches, so they are recorded
+ * in their order.
  */
 export function recordPayment(deps: Deps, report: ReportedPayment): Promise<RecordPaymentResult> {
   const queue = deps.state.payments;
+  if (!queue.handingOver) {
+    // Everything queued before the microtasks run is one hand-over (one caller's loop, say).
+    queue.handingOver = true;
+    queue.handOvers += 1;
+    queueMicrotask(() => {
+      queue.handingOver = false;
+    });
+  }
   return new Promise<RecordPaymentResult>((resolve, reject) => {
-    queue.waiting.push({ report, resolve, reject });
-    if (queue.scheduled) return;
-    queue.scheduled = true;
-    // setImmediate runs after this turn's I/O callbacks, so every report parsed in it joins.
-    setImmediate(() => flushReports(deps, queue));
+    queue.waiting.push({ report, resolve, reject, handOver: queue.handOvers });
+    schedule(deps, queue);
   });
 }
 
 /** Bounds one unit of work's statements (a payment row has 16 parameters) and its commit's latency. */
 const MAX_REPORT_BATCH = 128;
+/**
+ * Batches recorded at once. On PostgreSQL two, so that one batch's commit overlaps the next one's
+ * statements; on SQLite one, since group commit already queues the next batch behind the running commit
+ * and its log flush, and a batch that waits for them grows (fewer, larger batches cost less per report).
+ */
+const batchesAtOnce = (deps: Deps): number => (deps.db.dialect === 'postgres' ? 2 : 1);
 
-function flushReports(deps: Deps, queue: ReportQueue): void {
-  queue.scheduled = false;
-  const batches: WaitingReport[][] = [];
-  while (queue.waiting.length > 0) batches.push(queue.waiting.splice(0, MAX_REPORT_BATCH));
-  // One after another: a post's reports handed over in one turn (a bank-mutation array) may fill more than
-  // one batch, and on PostgreSQL two batches at once could commit out of their order.
-  void (async () => {
-    for (const batch of batches) await recordBatch(deps, queue, batch);
-  })();
+function schedule(deps: Deps, queue: ReportQueue): void {
+  if (queue.scheduled || queue.recording >= batchesAtOnce(deps) || queue.waiting.length === 0) return;
+  queue.scheduled = true;
+  // setImmediate runs after this turn's I/O callbacks, so every report parsed in it joins.
+  setImmediate(() => {
+    queue.scheduled = false;
+    queue.recording += 1;
+    void recordBatch(deps, queue, nextBatch(queue)).finally(() => {
+      queue.recording -= 1;
+      schedule(deps, queue);
+    });
+    schedule(deps, queue);
+  });
+}
+
+/** Up to MAX_REPORT_BATCH reports from the front of the queue, and the rest of the last one's hand-over. */
+function nextBatch(queue: ReportQueue): WaitingReport[] {
+  let end = Math.min(queue.waiting.length, MAX_REPORT_BATCH);
+  const last = queue.waiting[end - 1]?.handOver;
+  while (end < queue.waiting.length && queue.waiting[end]!.handOver === last) end += 1;
+  return queue.waiting.splice(0, end);
 }
 
 async function recordBatch(deps: Deps, queue: ReportQueue, batch: WaitingReport[]): Promise<void> {

@@ -3,6 +3,8 @@ import type { RecordPaymentResult, ReportedPayment } from './payment-report.js';
 /** A payment report waiting for its turn's batch (record-payment.ts). */
 export interface WaitingReport {
   report: ReportedPayment;
+  /** Which hand-over it came in: the reports of one are never split between batches. */
+  handOver: number;
   resolve(result: RecordPaymentResult): void;
   reject(error: unknown): void;
 }
@@ -23,5 +25,10 @@ export interface ReportBatchStats {
 export class ReportQueue {
   waiting: WaitingReport[] = [];
   scheduled = false;
+  /** Batches being recorded (at most record-payment.ts's batchesAtOnce). */
+  recording = 0;
+  /** Hand-overs so far, and whether one is open (until the current microtasks have run). */
+  handOvers = 0;
+  handingOver = false;
   readonly stats: ReportBatchStats = { alone: 0, batches: 0, reports: 0, failed: 0 };
 }
