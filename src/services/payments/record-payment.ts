@@ -139,7 +139,7 @@ export async function recordPaymentsIn(
   const keys = new Map(
     rows.map((row) => [paymentKey(row), { source: row.source, sourcePaymentId: row.source_payment_id }]),
   );
-  const batch = new ReportBatch(now, await storedPaymentKeys(trx, [...keys.values()]));
+  const batch = new ReportBatch(now, await storedPaymentKeys(trx, [...keys.values()]), reports.length > 1);
   // The candidates of every report's amount, per merchant and mode (a report that names its transaction
   // needs them only when the name finds nothing).
   const amounts = new Map<string, { merchantId: string; mode: Mode; amounts: number[] }>();
@@ -211,6 +211,8 @@ async function recordOne(
   const disabledAt = await batch.disabledAt(report.merchantId, () => merchantDisabledAt(trx, report.merchantId));
   if (disabledAt != null) return unmatched(trx, deps, payment, 'merchant_disabled', null, batch);
 
+  // A report that names its transaction reads it from the table: the batch's changes are written first.
+  if (report.trxid || report.reference) await batch.flush(trx);
   const named = await namedCandidates(trx, report);
   // Every row namedCandidates returns is one decideMatch picks as named, and a named transaction decides
   // the match without looking at amounts: the amount lookup (which would read the same row again for a
@@ -233,6 +235,7 @@ async function recordOne(
     const settled = await settlePayment(trx, deps, payment, decision.transaction, decision.late, now, {
       writes,
       pending: batch.isPending(payment.id),
+      ...(batch.payLater ? { payLater: (candidate, paid) => batch.markPaid(candidate, paid) } : {}),
     });
     if (settled) {
       batch.saw(settled.transaction);

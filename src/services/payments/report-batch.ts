@@ -1,5 +1,10 @@
 import type { Tx } from '../../storage/executor.js';
-import { insertPaymentsUnlessDuplicate } from '../../storage/queries/payments.js';
+import {
+  insertPaymentsUnlessDuplicate,
+  markTransactionsPaid,
+  type PaidUpdate,
+  type PaidValues,
+} from '../../storage/queries/payments.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import { OutboxWrites } from '../outbox/outbox-writes.js';
 
@@ -12,9 +17,10 @@ export const paymentKey = (row: Pick<PaymentsTable, 'source' | 'source_payment_i
   `${row.source}\u0000${row.source_payment_id}`;
 
 /**
- * Another unit of work stored one of the batch's payments between the batch's read of the stored keys and
- * its insert (PostgreSQL, two reports of one payment at the same moment): the batch is rolled back and its
- * reports recorded again, when that payment is seen as stored and answered as a duplicate.
+ * Another unit of work changed what the batch decided on (PostgreSQL): it stored one of the batch's
+ * payments between the batch's read of the stored keys and its insert (two reports of one payment at the
+ * same moment), or changed a transaction the batch pays since it was read (a cancel, another payment). The
+ * batch is rolled back and its reports recorded again, seeing that change.
  */
 export class ReportsRaced extends Error {
   constructor() {
@@ -36,15 +42,55 @@ export class ReportBatch {
   readonly #taken: Set<string>;
   /** Payment rows decided but not yet inserted, by id, in the order they were taken. */
   readonly #pending = new Map<string, PaymentsTable>();
+  /** Transactions the batch pays, not yet updated (payLater). */
+  readonly #paid: PaidUpdate[] = [];
   readonly #candidates = new Map<string, TransactionsTable[]>();
   readonly #latest = new Map<string, TransactionsTable>();
   readonly #disabled = new Map<string, number | null | undefined>();
 
+  /**
+   * @param payLater whether transactions are marked paid together at `flush` (a batch of several reports)
+   * rather than each at once, where a lost race is handled in place (one report: record-payment.ts).
+   */
   constructor(
     readonly now: number,
     storedKeys: Set<string>,
+    readonly payLater: boolean,
   ) {
     this.#taken = storedKeys;
+  }
+
+  /**
+   * Marks a transaction paid at `flush`, with the others of the batch; the row as that update makes it,
+   * exactly as markTransactionPaid would return it (paid late when it was no longer pending when read).
+   * The update holds only if the row still has the status and amount paid it was read with; otherwise
+   * flush throws ReportsRaced and the batch is recorded again report by report.
+   */
+  markPaid(candidate: TransactionsTable, paid: PaidValues): TransactionsTable {
+    const paidLate: 0 | 1 = paid.late || candidate.status !== 'pending' ? 1 : 0;
+    this.#paid.push({
+      id: candidate.id,
+      expectedStatus: candidate.status,
+      amountPaidBefore: paid.amountPaidBefore,
+      paymentId: paid.paymentId,
+      paidAt: paid.paidAt,
+      amountPaid: paid.amountPaid,
+      underpaid: paid.underpaid,
+      overpaid: paid.overpaid,
+      paidLate,
+      now: paid.now,
+    });
+    return {
+      ...candidate,
+      status: 'paid',
+      paid_at: paid.paidAt,
+      amount_paid: paid.amountPaid,
+      underpaid: paid.underpaid,
+      overpaid: paid.overpaid,
+      paid_late: paidLate,
+      payment_id: paid.paymentId,
+      updated_at: paid.now,
+    };
   }
 
   /**
@@ -70,11 +116,18 @@ export class ReportBatch {
    * stored meanwhile by another unit of work.
    */
   async flush(trx: Tx): Promise<void> {
-    if (this.#pending.size === 0) return;
-    const rows = [...this.#pending.values()].sort((a, b) => compareText(paymentKey(a), paymentKey(b)));
-    this.#pending.clear();
-    const stored = await insertPaymentsUnlessDuplicate(trx, rows);
-    if (stored.size !== rows.length) throw new ReportsRaced();
+    if (this.#pending.size > 0) {
+      const rows = [...this.#pending.values()].sort((a, b) => compareText(paymentKey(a), paymentKey(b)));
+      this.#pending.clear();
+      const stored = await insertPaymentsUnlessDuplicate(trx, rows);
+      if (stored.size !== rows.length) throw new ReportsRaced();
+    }
+    if (this.#paid.length > 0) {
+      // In id order, for the same reason as the payments' keys.
+      const updates = this.#paid.splice(0).sort((a, b) => compareText(a.id, b.id));
+      const marked = await markTransactionsPaid(trx, updates);
+      if (marked.size !== updates.length) throw new ReportsRaced();
+    }
   }
 
   /** Keeps the candidates read for an amount (paymentCandidatesByAmounts). */

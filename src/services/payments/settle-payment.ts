@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import { amountsAfter } from '../../domain/payment-difference.js';
 import type { Tx } from '../../storage/executor.js';
-import { bindUnmatchedPayment, markTransactionPaid } from '../../storage/queries/payments.js';
+import { bindUnmatchedPayment, markTransactionPaid, type PaidValues } from '../../storage/queries/payments.js';
 import type { PaymentsTable, TransactionsTable } from '../../storage/schema.js';
 import type { Deps } from '../deps.js';
 import { announcePaid } from './announce-paid.js';
@@ -28,6 +28,11 @@ export async function settlePayment(
     writes: OutboxWrites;
     /** The payment's row is kept by its batch, not yet inserted: the caller binds it there. */
     pending: boolean;
+    /**
+     * Set in a batch of several reports: the transaction is marked paid with the batch's others in one
+     * statement at its end (report-batch.ts), and this gives the row as that update makes it.
+     */
+    payLater?: (candidate: TransactionsTable, paid: PaidValues) => TransactionsTable;
   },
 ): Promise<{ payment: PaymentsTable; transaction: TransactionsTable } | null> {
   // The row as updated, not the candidate as read: a cancel may have committed in between (cancelled_at, paid_late).
@@ -36,7 +41,7 @@ export async function settlePayment(
   // received in all and the difference (domain/payment-difference.ts).
   const before = candidate.amount_paid ?? 0;
   const amounts = amountsAfter(before, payment.amount, candidate.total_amount);
-  const transaction = await markTransactionPaid(trx, candidate.id, {
+  const paid: PaidValues = {
     paymentId: payment.id,
     paidAt: payment.paid_at,
     late,
@@ -45,7 +50,10 @@ export async function settlePayment(
     amountPaid: amounts.amountPaid,
     underpaid: amounts.underpaid,
     overpaid: amounts.overpaid,
-  });
+  };
+  const transaction = batched?.payLater
+    ? batched.payLater(candidate, paid)
+    : await markTransactionPaid(trx, candidate.id, paid);
   if (!transaction) return null;
   const bound = batched?.pending === true || (await bindUnmatchedPayment(trx, payment.id, candidate.id));
   // Only an operator's assign can meet a payment bound meanwhile (two assigns of one payment at once,

@@ -55,7 +55,7 @@ const bindUpdate = prepareQuery((db: Kysely<DB>, p: { id: string; transactionId:
     .where('status', '=', 'unmatched')
     .returning('id'),
 );
-type PaidValues = {
+type PaidParameters = {
   id: string;
   paymentId: string;
   paidAt: number;
@@ -66,7 +66,7 @@ type PaidValues = {
   amountPaidBefore: number;
 };
 const paidUpdate = (late: boolean) =>
-  prepareQuery((db: Kysely<DB>, p: PaidValues) =>
+  prepareQuery((db: Kysely<DB>, p: PaidParameters) =>
     db
       .updateTable('transactions')
       .set({
@@ -205,19 +205,62 @@ export async function listPaymentRows(
 export function markTransactionPaid(
   trx: Tx,
   transactionId: string,
-  paid: {
-    paymentId: string;
-    paidAt: number;
-    late: boolean;
-    now: number;
-    amountPaidBefore: number;
-    amountPaid: number;
-    underpaid: number;
-    overpaid: number;
-  },
+  paid: PaidValues,
 ): Promise<TransactionsTable | undefined> {
   const { late, ...values } = paid;
   return (late ? paidLate : paidOnTime).executeTakeFirst(trx, { id: transactionId, ...values });
+}
+
+/** What paying a transaction sets (markTransactionPaid). */
+export interface PaidValues {
+  paymentId: string;
+  paidAt: number;
+  late: boolean;
+  now: number;
+  amountPaidBefore: number;
+  amountPaid: number;
+  underpaid: number;
+  overpaid: number;
+}
+
+/** One transaction a batch of payment reports pays, with the state it was read in (markTransactionsPaid). */
+export interface PaidUpdate {
+  id: string;
+  /** The status and amount paid the row was read with: it is paid only if it still has them. */
+  expectedStatus: string;
+  amountPaidBefore: number;
+  paymentId: string;
+  paidAt: number;
+  amountPaid: number;
+  underpaid: number;
+  overpaid: number;
+  paidLate: 0 | 1;
+  now: number;
+}
+
+/**
+ * Marks several transactions paid in one statement, each only if it still has the status and amount paid
+ * it was read with; the ids of those marked. A batch of reports that gets fewer back lost a race to
+ * another unit of work and is recorded again report by report (record-payment.ts).
+ */
+export async function markTransactionsPaid(trx: Tx, updates: readonly PaidUpdate[]): Promise<Set<string>> {
+  if (updates.length === 0) return new Set();
+  // A derived table of one row per update: SELECT ... UNION ALL reads the same on SQLite and PostgreSQL
+  // (SQLite has no column list for VALUES), the casts give PostgreSQL the parameters' types.
+  const values = sql.join(
+    updates.map(
+      (u) =>
+        sql`select cast(${u.id} as text) as id, cast(${u.expectedStatus} as text) as expected_status, cast(${u.amountPaidBefore} as bigint) as before, cast(${u.paymentId} as text) as payment_id, cast(${u.paidAt} as bigint) as paid_at, cast(${u.amountPaid} as bigint) as amount_paid, cast(${u.underpaid} as bigint) as underpaid, cast(${u.overpaid} as bigint) as overpaid, cast(${u.paidLate} as integer) as paid_late, cast(${u.now} as bigint) as updated_at`,
+    ),
+    sql` union all `,
+  );
+  const result = await sql<{ id: string }>`update transactions set status = 'paid', paid_at = v.paid_at,
+    amount_paid = v.amount_paid, underpaid = v.underpaid, overpaid = v.overpaid, paid_late = v.paid_late,
+    payment_id = v.payment_id, updated_at = v.updated_at
+    from (${values}) as v
+    where transactions.id = v.id and transactions.status = v.expected_status and transactions.amount_paid = v.before
+    returning transactions.id`.execute(trx);
+  return new Set(result.rows.map((r) => r.id));
 }
 
 /**
