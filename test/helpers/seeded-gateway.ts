@@ -1,6 +1,7 @@
 // A real gateway process (bin/qris-gateway.mjs serve) on a fresh database of this run's kind (a SQLite
 // file, or a PostgreSQL schema of its own), with a merchant and its keys seeded through the services,
-// for tests that talk to the gateway as an integrator's program does: over HTTP, from outside.
+// for tests that talk to the gateway as an integrator's program does: over HTTP, from outside. A test of a
+// crash kills `process` (stop('SIGKILL')) and starts the next one on the same database (startAnother).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,13 @@ export interface SeededGateway extends Seeded {
   process: GatewayProcess;
   /** Services on the same database, for setting things up (webhook endpoints, more merchants). */
   deps: Deps;
+  /**
+   * Another gateway process on the same database (the same SQLite file, or the same PostgreSQL schema) with
+   * the same settings, as a restart after a crash starts: `process` is left as it is, so a test kills it
+   * first. Stopped by stop() like the first, before the database is dropped.
+   */
+  startAnother(): Promise<GatewayProcess>;
+  /** Stops every process of this gateway, then drops its database. */
   stop(): Promise<void>;
 }
 
@@ -27,9 +35,9 @@ export async function startSeededGateway(env: Record<string, string> = {}): Prom
   const dir = mkdtempSync(join(tmpdir(), 'qg-gateway-'));
   const fresh = await freshDatabaseUrl(dir);
   let database: Database | null = null;
-  let gateway: GatewayProcess | null = null;
+  const processes: GatewayProcess[] = [];
   const cleanUp = async () => {
-    await gateway?.stop();
+    await Promise.all(processes.map((p) => p.stop()));
     await database?.close();
     await fresh.drop();
     rmSync(dir, { recursive: true, force: true });
@@ -56,8 +64,13 @@ export async function startSeededGateway(env: Record<string, string> = {}): Prom
       state: newServiceState(),
     };
     const seeded = await seedMerchant(deps);
-    gateway = await startGateway(settings);
-    return { ...seeded, url: gateway.url, process: gateway, deps, stop: cleanUp };
+    const startAnother = async () => {
+      const started = await startGateway(settings);
+      processes.push(started);
+      return started;
+    };
+    const gateway = await startAnother();
+    return { ...seeded, url: gateway.url, process: gateway, deps, startAnother, stop: cleanUp };
   } catch (err) {
     await cleanUp();
     throw err;
