@@ -32,6 +32,16 @@ interface Compiled {
   slots: ReadonlyArray<RowValue | Placeholder | null>;
 }
 
+/**
+ * The list padded to a power of two by repeating its last item, for an IN-list (which reads a row once
+ * however often it is named): 7 statement texts per query instead of one per length up to 64, so they
+ * stay few among SQLite's cached statements and PostgreSQL's named ones.
+ */
+export function padToPowerOfTwo<T>(items: readonly T[]): T[] {
+  const length = 2 ** Math.ceil(Math.log2(items.length));
+  return Array.from({ length }, (_, i) => items[Math.min(i, items.length - 1)]!);
+}
+
 /** Compiled texts kept per query and database; row counts beyond this many are compiled again. */
 const SHAPES_PER_DATABASE = 64;
 

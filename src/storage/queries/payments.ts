@@ -2,7 +2,7 @@
 // payment need (named for what they do; the rest of the transactions' queries live elsewhere).
 import { type Kysely, sql } from 'kysely';
 import { prepareQuery } from '../engine/prepared.js';
-import { prepareRowsQuery } from '../engine/prepared-rows.js';
+import { padToPowerOfTwo, prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Db, Executor, Tx } from '../executor.js';
 import type { DB, Dialect, Mode, PaymentStatus, PaymentsTable, TransactionsTable } from '../schema.js';
 
@@ -108,9 +108,7 @@ export async function storedPaymentKeys(
   keys: readonly { source: string; sourcePaymentId: string }[],
 ): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
-  const length = 2 ** Math.ceil(Math.log2(keys.length));
-  const list = Array.from({ length }, (_, i) => keys[Math.min(i, keys.length - 1)]!);
-  const rows = await keysIn.execute(db, list, {});
+  const rows = await keysIn.execute(db, padToPowerOfTwo(keys), {});
   return new Set(rows.map((r) => `${r.source}\u0000${r.source_payment_id}`));
 }
 
@@ -126,8 +124,7 @@ export async function paymentCandidatesByAmounts(
   const distinct = [...new Set(query.amounts)];
   const byAmount = new Map<number, TransactionsTable[]>(distinct.map((a) => [a, []]));
   if (distinct.length === 0) return byAmount;
-  const length = 2 ** Math.ceil(Math.log2(distinct.length));
-  const list = Array.from({ length }, (_, i) => ({ amount: distinct[Math.min(i, distinct.length - 1)]! }));
+  const list = padToPowerOfTwo(distinct).map((amount) => ({ amount }));
   const rows = await candidatesByAmounts.execute(db, list, {
     merchantId: query.merchantId,
     mode: query.mode,

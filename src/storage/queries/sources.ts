@@ -1,7 +1,7 @@
 // The `payment_sources` table: sources as stored, feeds' poll schedule and state, enabled SNAP sources.
 import type { Kysely } from 'kysely';
 import { batchedLookup } from '../engine/batched-lookup.js';
-import { prepareRowsQuery } from '../engine/prepared-rows.js';
+import { padToPowerOfTwo, prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Executor, Tx } from '../executor.js';
 import type { DB, PaymentSourcesTable, SourceType } from '../schema.js';
 
@@ -18,8 +18,7 @@ const sourcesIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string }
     ),
 );
 const sourceById = batchedLookup(async (db: Kysely<DB>, ids: string[]) => {
-  const length = 2 ** Math.ceil(Math.log2(ids.length));
-  const list = Array.from({ length }, (_, i) => ({ id: ids[Math.min(i, ids.length - 1)]! }));
+  const list = padToPowerOfTwo(ids).map((id) => ({ id }));
   return new Map((await sourcesIn.execute(db, list, {})).map((row) => [row.id, row]));
 });
 

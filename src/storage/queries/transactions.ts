@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { TransactionSearch } from '../../domain/transaction-filters.js';
 import { batchedLookup } from '../engine/batched-lookup.js';
 import type { Db, Executor, Tx } from '../executor.js';
-import { prepareRowsQuery } from '../engine/prepared-rows.js';
+import { padToPowerOfTwo, prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { DB, Mode, PaymentsTable, TransactionStatus, TransactionsTable } from '../schema.js';
 
 // Status reads and QR images read one row by id. Those arriving together share one
@@ -28,15 +28,8 @@ const paymentsIn = prepareRowsQuery((db: Kysely<DB>, ids: readonly { id: string 
     ),
 );
 
-/**
- * The list padded to a power of two by repeating its last id (an IN-list reads a row once however often
- * it is named): 7 statement texts per query instead of one per length up to 64, so they stay few among
- * SQLite's cached statements and PostgreSQL's named ones.
- */
-function inList(ids: string[]): { id: string }[] {
-  const length = 2 ** Math.ceil(Math.log2(ids.length));
-  return Array.from({ length }, (_, i) => ({ id: ids[Math.min(i, ids.length - 1)]! }));
-}
+/** The ids as an IN-list's rows, padded to a power of two (padToPowerOfTwo). */
+const inList = (ids: string[]): { id: string }[] => padToPowerOfTwo(ids).map((id) => ({ id }));
 const byId = <R extends { id: string }>(rows: R[]): Map<string, R> => new Map(rows.map((r) => [r.id, r]));
 const transactionById = batchedLookup(async (db: Kysely<DB>, ids: string[]) =>
   byId(await transactionsIn.execute(db, inList(ids), {})),

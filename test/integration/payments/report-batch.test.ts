@@ -8,6 +8,7 @@ import { recordPayment, recordPaymentsIn } from '../../../src/services/payments/
 import { ReportBatch, ReportsRaced } from '../../../src/services/payments/report-batch.js';
 import { createTransaction } from '../../../src/services/transactions/create-transaction.js';
 import { paymentsOfTransaction } from '../../../src/storage/queries/payments.js';
+import type { Tx } from '../../../src/storage/executor.js';
 import { readTransaction } from '../../../src/storage/queries/transactions.js';
 import { createInput, createTestApp, onPostgres, type TestApp } from '../../helpers/context.js';
 
@@ -29,6 +30,23 @@ const report = (paid: number) => ({
   amount: paid,
   paidAt: t.clock.now(),
 });
+
+/** A batch of several reports that has read the transaction and will mark it paid at its flush. */
+async function batchPaying(trx: Tx, trxid: string): Promise<ReportBatch> {
+  const batch = new ReportBatch(t.clock.now(), new Set(), true);
+  const candidate = (await readTransaction(trx, trxid))!;
+  batch.markPaid(candidate, {
+    paymentId: 'pay_not_stored',
+    paidAt: t.clock.now(),
+    late: false,
+    now: t.clock.now(),
+    amountPaidBefore: 0,
+    amountPaid: candidate.total_amount,
+    underpaid: 0,
+    overpaid: 0,
+  });
+  return batch;
+}
 
 describe('payment reports recorded together', () => {
   it('reports handed over in one turn are one batch, answered as one by one would be', async () => {
@@ -71,18 +89,7 @@ describe('payment reports recorded together', () => {
     // The unit of work below reads the candidate, then another change lands before its flush: the
     // transaction is paid in between by a report of its own (as another gateway process would).
     const raced = t.deps.db.runInTransaction(async (trx) => {
-      const batch = new ReportBatch(t.clock.now(), new Set(), true);
-      const candidate = (await readTransaction(trx, tx.id))!;
-      batch.markPaid(candidate, {
-        paymentId: 'pay_not_stored',
-        paidAt: t.clock.now(),
-        late: false,
-        now: t.clock.now(),
-        amountPaidBefore: 0,
-        amountPaid: candidate.total_amount,
-        underpaid: 0,
-        overpaid: 0,
-      });
+      const batch = await batchPaying(trx, tx.id);
       await recordPaymentsIn(trx, t.deps, [report(tx.total_amount)]);
       await batch.flush(trx);
     });
@@ -90,18 +97,7 @@ describe('payment reports recorded together', () => {
     // The same when only its status changed (cancelled meanwhile, nothing paid): paying it now would
     // have to be judged late, which the batch did not.
     const cancelled = t.deps.db.runInTransaction(async (trx) => {
-      const batch = new ReportBatch(t.clock.now(), new Set(), true);
-      const candidate = (await readTransaction(trx, tx.id))!;
-      batch.markPaid(candidate, {
-        paymentId: 'pay_not_stored',
-        paidAt: t.clock.now(),
-        late: false,
-        now: t.clock.now(),
-        amountPaidBefore: 0,
-        amountPaid: candidate.total_amount,
-        underpaid: 0,
-        overpaid: 0,
-      });
+      const batch = await batchPaying(trx, tx.id);
       await trx.updateTable('transactions').set({ status: 'cancelled' }).where('id', '=', tx.id).execute();
       await batch.flush(trx);
     });
