@@ -164,7 +164,9 @@ function timedSummary() {
 // Timed here, not from autocannon's result.duration, which is coarse (whole ~10 ms steps) and makes the
 // one-second capped run read the same every time.
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 const result = await autocannon(options);
+const ownCpu = process.cpuUsage(cpuAtStart);
 const seconds = ((lastResponseAt ?? performance.now()) - started) / 1000;
 const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
 process.stdout.write(
@@ -186,6 +188,9 @@ process.stdout.write(
     statusCodes: result.statusCodeStats,
     errors: result.errors,
     timeouts: result.timeouts,
+    // The load generator's own CPU per request: on two cores it competes with the server, so a ratio
+    // to the baseline depends on it too.
+    loadGeneratorCpuUsPerReq: total > 0 ? Math.round((ownCpu.user + ownCpu.system) / total) : null,
     ...(spec.kind === 'storm' ? { outcomes: stormOutcomes } : {}),
     ...(spec.kind === 'fresh-timed' ? timedSummary() : {}),
   })}\n`,

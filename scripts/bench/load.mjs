@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CONNECTIONS, DURATION, loadScript, root } from './options.mjs';
-import { cpuMsOf, memoryOf, postgresCpuMs, round, rssSampler } from './measure.mjs';
+import { cpuMsOf, memoryOf, postgresCpuMs, round, rssSampler, systemCpuMsOf } from './measure.mjs';
 import { track, workDir } from './processes.mjs';
 import { startBaseline } from './servers.mjs';
 
@@ -17,6 +17,7 @@ export async function runLoad(server, spec) {
   writeFileSync(specFile, JSON.stringify({ connections: CONNECTIONS, duration: DURATION, url: server.url, ...spec }));
   const loadAvg = round(loadavg()[0], 2);
   const cpuBefore = cpuMsOf(server.pid);
+  const sysBefore = systemCpuMsOf(server.pid);
   const pgBefore = server.postgres ? postgresCpuMs() : null;
   const sampler = rssSampler(server.pid);
   const child = track(
@@ -31,6 +32,7 @@ export async function runLoad(server, spec) {
   clearTimeout(killer);
   const memory = sampler.stop();
   const cpuAfter = cpuMsOf(server.pid);
+  const sysAfter = systemCpuMsOf(server.pid);
   const pgAfter = server.postgres ? postgresCpuMs() : null;
   if (code !== 0) throw new Error(`load generator failed for ${spec.name} (exit ${code})`);
   const result = JSON.parse(out.trim().split('\n').at(-1));
@@ -41,6 +43,10 @@ export async function runLoad(server, spec) {
     cpuBefore !== null && cpuAfter !== null && result.requests > 0
       ? round(((cpuAfter - cpuBefore) * 1000) / result.requests, 0)
       : null;
+  const serverSystemCpuUsPerReq =
+    sysBefore !== null && sysAfter !== null && result.requests > 0
+      ? round(((sysAfter - sysBefore) * 1000) / result.requests, 0)
+      : null;
   const dbCpuUsPerReq =
     pgBefore !== null && result.requests > 0 ? round(((pgAfter - pgBefore) * 1000) / result.requests, 0) : null;
   return {
@@ -48,6 +54,7 @@ export async function runLoad(server, spec) {
     peakRssMB: round(memory.peak, 1),
     serverHwmMB: hwm === null ? null : round(hwm, 1),
     serverCpuUsPerReq,
+    serverSystemCpuUsPerReq,
     dbCpuUsPerReq,
     loadAvg,
     rssSamples: memory.samples,

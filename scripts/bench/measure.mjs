@@ -24,6 +24,15 @@ export function cpuMsOf(pid) {
   }
 }
 
+/** The system (kernel) part of cpuMsOf alone: on loopback a socket write also runs the receiver's side. */
+export function systemCpuMsOf(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[12]) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU milliseconds used so far by every PostgreSQL server process on this machine (the database's share
  * of a request's cost: the gateway's own figure leaves it out). */
 export function postgresCpuMs() {

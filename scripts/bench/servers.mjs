@@ -115,6 +115,8 @@ export async function startGateway(database, logFile) {
       process.execPath,
       [
         ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROF)] : []),
+        // BENCH_NODE_FLAGS='--trace-gc ...': V8 flags that NODE_OPTIONS refuses, for the gateway only.
+        ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean) : []),
         bin,
         'serve',
       ],

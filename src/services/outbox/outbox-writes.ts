@@ -40,6 +40,12 @@ export class OutboxWrites {
     return remembered(this.#channels, merchantId, () => activeNotifyChannelIds(db, merchantId));
   }
 
+  /** Endpoints and channels already read (merchantReportFacts), kept unless the batch read them first. */
+  know(merchantId: string, endpoints: { id: string; events: string }[], channels: string[]): void {
+    if (!this.#endpoints.has(merchantId)) this.#endpoints.set(merchantId, Promise.resolve(endpoints));
+    if (!this.#channels.has(merchantId)) this.#channels.set(merchantId, Promise.resolve(channels));
+  }
+
   nameOf(db: Executor, merchantId: string): Promise<string | undefined> {
     return remembered(this.#names, merchantId, () => merchantNameOf(db, merchantId));
   }

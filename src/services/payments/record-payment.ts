@@ -18,7 +18,7 @@ import type { RecordPaymentResult, ReportedPayment } from './payment-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { settlePayment } from './settle-payment.js';
 import { readTransaction } from '../../storage/queries/transactions.js';
-import { merchantDisabledAt } from '../../storage/queries/merchants.js';
+import { merchantReportFacts } from '../../storage/queries/merchants.js';
 import { paymentKey, ReportBatch, ReportsRaced } from './report-batch.js';
 import type { ReportQueue, WaitingReport } from './report-queue.js';
 
@@ -208,7 +208,12 @@ async function recordOne(
   const writes = batch.writes;
   // A disabled merchant's sources may still report (a feed already polling, a request in flight, an
   // operator's confirmation): stored as above, but it pays nothing.
-  const disabledAt = await batch.disabledAt(report.merchantId, () => merchantDisabledAt(trx, report.merchantId));
+  // Read with the endpoints and channels its events will go to: one statement for the three.
+  const disabledAt = await batch.disabledAt(report.merchantId, async () => {
+    const facts = await merchantReportFacts(trx, report.merchantId);
+    writes.know(report.merchantId, facts.endpoints, facts.channels);
+    return facts.disabledAt;
+  });
   if (disabledAt != null) return unmatched(trx, deps, payment, 'merchant_disabled', null, batch);
 
   // A report that names its transaction reads it from the table: the batch's changes are written first.

@@ -233,13 +233,51 @@ export async function merchantLiveApprovedAt(db: Executor, id: string): Promise<
   return row === undefined ? undefined : (row.live_approved_at ?? null);
 }
 
-/** When the merchant was disabled (null: enabled, undefined: no such merchant). */
-// Every payment report asks (record-payment.ts): compiled once per database (prepared.ts).
-const disabledAt = prepareQuery((db: Kysely<DB>, p: { id: string }) =>
-  db.selectFrom('merchants').select('disabled_at').where('id', '=', p.id),
+/** What a batch of payment reports needs of a merchant before it writes the outbox (record-payment.ts). */
+export interface MerchantReportFacts {
+  /** When it was disabled (null: enabled, undefined: no such merchant). */
+  disabledAt: number | null | undefined;
+  /** Its endpoints that are not disabled: id and subscribed event types (JSON). */
+  endpoints: { id: string; events: string }[];
+  /** Its active alert channels' ids. */
+  channels: string[];
+}
+
+// The three reads a batch of reports makes of its merchant (when it was disabled, the endpoints and the
+// channels the outbox fans out to) as one statement: on PostgreSQL two round trips fewer per batch.
+// Each branch is tagged by `kind`; values travel as text (disabled_at as a decimal string).
+const reportFacts = prepareQuery((db: Kysely<DB>, p: { merchant: string; endpoints: string; channels: string }) =>
+  db
+    .selectFrom('merchants')
+    .select([
+      sql<string>`'m'`.as('kind'),
+      sql<string | null>`cast(disabled_at as text)`.as('a'),
+      sql<string | null>`null`.as('b'),
+    ])
+    .where('id', '=', p.merchant)
+    .unionAll(
+      db
+        .selectFrom('webhook_endpoints')
+        .select([sql<string>`'e'`.as('kind'), sql<string | null>`id`.as('a'), sql<string | null>`events`.as('b')])
+        .where('merchant_id', '=', p.endpoints)
+        .where('status', '!=', 'disabled'),
+    )
+    .unionAll(
+      db
+        .selectFrom('notify_channels')
+        .select([sql<string>`'c'`.as('kind'), sql<string | null>`id`.as('a'), sql<string | null>`null`.as('b')])
+        .where('merchant_id', '=', p.channels)
+        .where('status', '=', 'active'),
+    ),
 );
 
-export async function merchantDisabledAt(db: Executor, id: string): Promise<number | null | undefined> {
-  const row = await disabledAt.executeTakeFirst(db, { id });
-  return row === undefined ? undefined : (row.disabled_at ?? null);
+export async function merchantReportFacts(db: Executor, id: string): Promise<MerchantReportFacts> {
+  const rows = await reportFacts.execute(db, { merchant: id, endpoints: id, channels: id });
+  const facts: MerchantReportFacts = { disabledAt: undefined, endpoints: [], channels: [] };
+  for (const row of rows) {
+    if (row.kind === 'm') facts.disabledAt = row.a === null ? null : Number(row.a);
+    else if (row.kind === 'e') facts.endpoints.push({ id: row.a as string, events: row.b as string });
+    else facts.channels.push(row.a as string);
+  }
+  return facts;
 }
