@@ -2,12 +2,12 @@
 // Running one scenario: a load-generator process of its own (bench-load.mjs) against a server, with
 // the server's CPU and memory read around it.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CONNECTIONS, DURATION, loadScript, root } from './options.mjs';
 import { cpuMsOf, memoryOf, postgresCpuMs, round, rssSampler, systemCpuMsOf } from './measure.mjs';
-import { track, workDir } from './processes.mjs';
+import { sleep, track, workDir } from './processes.mjs';
 import { startBaseline } from './servers.mjs';
 
 let specCounter = 0;
@@ -15,6 +15,7 @@ let specCounter = 0;
 export async function runLoad(server, spec) {
   const specFile = join(workDir, `spec-${specCounter++}.json`);
   writeFileSync(specFile, JSON.stringify({ connections: CONNECTIONS, duration: DURATION, url: server.url, ...spec }));
+  if (server.statementsFile) await statementsSince(server);
   const loadAvg = round(loadavg()[0], 2);
   const cpuBefore = cpuMsOf(server.pid);
   const sysBefore = systemCpuMsOf(server.pid);
@@ -36,6 +37,7 @@ export async function runLoad(server, spec) {
   const pgAfter = server.postgres ? postgresCpuMs() : null;
   if (code !== 0) throw new Error(`load generator failed for ${spec.name} (exit ${code})`);
   const result = JSON.parse(out.trim().split('\n').at(-1));
+  const statements = server.statementsFile ? await statementsSince(server) : null;
   const hwm = memoryOf(server.pid)?.hwm ?? null;
   // Server CPU per request is steadier than req/s when something else competes for the two cores, and
   // the 1-minute load average at the start tells when that happened.
@@ -56,8 +58,42 @@ export async function runLoad(server, spec) {
     serverCpuUsPerReq,
     serverSystemCpuUsPerReq,
     dbCpuUsPerReq,
+    ...(statements ? statementsPerRequest(statements, result.requests) : {}),
     loadAvg,
     rssSamples: memory.samples,
+  };
+}
+
+/**
+ * What the gateway's statement counter (statement-counter.mjs) counted since it was last asked: it writes
+ * its counts on SIGUSR2 and starts again. Null if it did not answer within five seconds.
+ */
+async function statementsSince(server) {
+  rmSync(server.statementsFile, { force: true });
+  process.kill(server.pid, 'SIGUSR2');
+  for (let waited = 0; waited < 5000; waited += 20) {
+    if (existsSync(server.statementsFile)) {
+      try {
+        return /** @type {Array<[string, number]>} */ (JSON.parse(readFileSync(server.statementsFile, 'utf8')));
+      } catch {
+        // still being written
+      }
+    }
+    await sleep(20);
+  }
+  return null;
+}
+
+/** Statements per request, in all and the most frequent ones (on PostgreSQL each is a round trip). */
+function statementsPerRequest(counts, requests) {
+  if (requests <= 0) return {};
+  const total = counts.reduce((sum, [, n]) => sum + n, 0);
+  return {
+    statementsPerReq: round(total / requests, 3),
+    statements: counts
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([text, n]) => ({ perReq: round(n / requests, 3), text })),
   };
 }
 

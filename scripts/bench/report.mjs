@@ -42,11 +42,13 @@ export function machineInfo() {
 export const pad = (s, n) => String(s).padEnd(n);
 export const lpad = (s, n) => String(s).padStart(n);
 export function printTable(rows) {
-  const head = `${pad('db', 9)}${pad('scenario', 22)}${lpad('req/s', 9)}${lpad('p50 ms', 8)}${lpad('p99 ms', 8)}${lpad('non2xx', 8)}${lpad('RSS MiB', 9)}${lpad('ratio', 7)}${lpad('cpu µs/req', 11)}${lpad('db µs/req', 10)}${lpad('load', 6)}`;
+  // BENCH_STATEMENTS=1: statements sent per request (round trips on PostgreSQL), from the gateway's counter.
+  const counted = rows.some((r) => r.statementsPerReq != null);
+  const head = `${pad('db', 9)}${pad('scenario', 22)}${lpad('req/s', 9)}${lpad('p50 ms', 8)}${lpad('p99 ms', 8)}${lpad('non2xx', 8)}${lpad('RSS MiB', 9)}${lpad('ratio', 7)}${lpad('cpu µs/req', 11)}${lpad('db µs/req', 10)}${lpad('load', 6)}${counted ? lpad('stmt/req', 10) : ''}`;
   const lines = [head, '-'.repeat(head.length)];
   for (const r of rows) {
     lines.push(
-      `${pad(r.db, 9)}${pad(r.scenario, 22)}${lpad(Math.round(r.reqPerSec), 9)}${lpad(r.latencyMs.p50, 8)}${lpad(r.latencyMs.p99, 8)}${lpad(r.non2xx, 8)}${lpad(r.peakRssMB, 9)}${lpad(r.ratio === null ? '' : r.ratio.toFixed(2), 7)}${lpad(r.serverCpuUsPerReq ?? '', 11)}${lpad(r.dbCpuUsPerReq ?? '', 10)}${lpad(r.loadAvg ?? '', 6)}`,
+      `${pad(r.db, 9)}${pad(r.scenario, 22)}${lpad(Math.round(r.reqPerSec), 9)}${lpad(r.latencyMs.p50, 8)}${lpad(r.latencyMs.p99, 8)}${lpad(r.non2xx, 8)}${lpad(r.peakRssMB, 9)}${lpad(r.ratio === null ? '' : r.ratio.toFixed(2), 7)}${lpad(r.serverCpuUsPerReq ?? '', 11)}${lpad(r.dbCpuUsPerReq ?? '', 10)}${lpad(r.loadAvg ?? '', 6)}${counted ? lpad(r.statementsPerReq ?? '', 10) : ''}`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -109,6 +109,8 @@ export async function startGateway(database, logFile) {
   // The server's real logger writes to stdout: send it (and stderr) to the log file, so every line is
   // formatted, scrubbed and written as in production.
   const fd = openSync(logFile, 'a');
+  // BENCH_STATEMENTS=1 counts the statements (round trips on PostgreSQL) each scenario sends (load.mjs).
+  const statementsFile = process.env.BENCH_STATEMENTS ? join(workDir, `statements-${port}.json`) : null;
   const child = track(
     // BENCH_CPU_PROF=DIR writes a V8 CPU profile of the gateway there when it stops (for finding costs).
     spawn(
@@ -117,6 +119,7 @@ export async function startGateway(database, logFile) {
         ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROF)] : []),
         // BENCH_NODE_FLAGS='--trace-gc ...': V8 flags that NODE_OPTIONS refuses, for the gateway only.
         ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean) : []),
+        ...(statementsFile ? ['--import', join(root, 'scripts', 'bench', 'statement-counter.mjs')] : []),
         bin,
         'serve',
       ],
@@ -138,6 +141,7 @@ export async function startGateway(database, logFile) {
           ),
           DEMO_MERCHANT: 'false',
           NODE_ENV: 'production',
+          ...(statementsFile ? { BENCH_STATEMENTS_FILE: statementsFile } : {}),
         }),
         stdio: ['ignore', fd, fd],
       },
@@ -151,7 +155,13 @@ export async function startGateway(database, logFile) {
     const tail = logFile === '/dev/null' ? '' : readFileSync(logFile, 'utf8').slice(-4000);
     throw new Error(`${err.message}\n${tail}`);
   }
-  return { url, pid: child.pid, postgres: database.kind === 'postgres', stop: () => stopChild(child) };
+  return {
+    url,
+    pid: child.pid,
+    postgres: database.kind === 'postgres',
+    statementsFile,
+    stop: () => stopChild(child),
+  };
 }
 
 /** Creates transactions through the API (the same path clients use), a few dozen at a time. */
