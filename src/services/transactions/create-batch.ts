@@ -49,18 +49,39 @@ export function createInBatch(
   const queue = deps.state.creates;
   return new Promise<TransactionsTable>((resolve, reject) => {
     queue.waiting.push({ ...create, resolve, reject });
-    if (queue.scheduled) return;
-    queue.scheduled = true;
-    // setImmediate runs after this turn's I/O callbacks, so every create parsed in it joins.
-    setImmediate(() => flush(deps, queue, alone));
+    schedule(deps, queue, alone);
   });
+}
+
+/**
+ * Batches made at once. On PostgreSQL two: creates arriving while they run wait and form the next, larger
+ * batch, so a flash sale costs fewer round trips and commits per create (each a write and a wake-up on
+ * both sides, and PostgreSQL's own work) than one small batch per event-loop turn, each on a connection
+ * of its own; two rather than one so that a batch waiting on a lock (another instance's reservation of the
+ * same total) does not hold up every create. Measured in the bench's fresh creates (50 connections):
+ * PostgreSQL's CPU per create 267 µs unbounded, 213 µs with two (160 with one). On SQLite no bound: group
+ * commit already queues every batch behind the running commit and its log flush (unit-of-work.ts).
+ */
+export const createBatchesAtOnce = (dialect: 'sqlite' | 'postgres'): number =>
+  dialect === 'postgres' ? 2 : Number.POSITIVE_INFINITY;
+const batchesAtOnce = (deps: Deps): number => createBatchesAtOnce(deps.db.dialect);
+
+function schedule(deps: Deps, queue: CreateQueue, alone: (c: BatchedCreate) => Promise<TransactionsTable>): void {
+  if (queue.scheduled || queue.running >= batchesAtOnce(deps) || queue.waiting.length === 0) return;
+  queue.scheduled = true;
+  // setImmediate runs after this turn's I/O callbacks, so every create parsed in it joins.
+  setImmediate(() => flush(deps, queue, alone));
 }
 
 function flush(deps: Deps, queue: CreateQueue, alone: (c: BatchedCreate) => Promise<TransactionsTable>): void {
   queue.scheduled = false;
-  while (queue.waiting.length > 0) {
+  while (queue.waiting.length > 0 && queue.running < batchesAtOnce(deps)) {
     const batch = queue.waiting.splice(0, MAX_CREATE_BATCH);
-    void runBatch(deps, queue.stats, batch, alone);
+    queue.running += 1;
+    void runBatch(deps, queue.stats, batch, alone).finally(() => {
+      queue.running -= 1;
+      schedule(deps, queue, alone);
+    });
   }
 }
 
@@ -71,8 +92,9 @@ async function runBatch(
   alone: (c: BatchedCreate) => Promise<TransactionsTable>,
 ): Promise<void> {
   if (batch.length === 1) {
+    // It holds its slot until it is made, as a batch does.
     const only = batch[0]!;
-    alone(only).then(only.resolve, only.reject);
+    await alone(only).then(only.resolve, only.reject);
     return;
   }
   let outcomes: Outcome[];

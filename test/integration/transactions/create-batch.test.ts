@@ -1,7 +1,7 @@
 import { newServiceState } from '../../../src/services/state.js';
 import { describe, expect, it } from 'vitest';
 import { createTransaction } from '../../../src/services/transactions/create-transaction.js';
-import { createInBatch } from '../../../src/services/transactions/create-batch.js';
+import { createBatchesAtOnce, createInBatch } from '../../../src/services/transactions/create-batch.js';
 import type { CreateBatchStats } from '../../../src/services/transactions/create-queue.js';
 import { parseQris } from '../../../src/domain/qris/index.js';
 import { openDatabase } from '../../../src/storage/database.js';
@@ -190,6 +190,45 @@ describe('batched creates', () => {
       )
       .execute();
     expect(stored).toHaveLength(5);
+  });
+
+  it('creates arriving while batches are made wait and form the next batches: never more at once than the bound', async () => {
+    await setup();
+    const code = parseQris(h.seeded.merchant.qris_static);
+    const queue = h.ctx.deps.state.creates;
+    const bound = createBatchesAtOnce(h.ctx.deps.db.dialect);
+    const before = { ...queue.stats };
+    // The most batches seen running at once, read on every turn of the event loop while the creates run.
+    let most = 0;
+    let watching = true;
+    const watch = () => {
+      most = Math.max(most, queue.running);
+      if (watching) setImmediate(watch);
+    };
+    watch();
+    const creates: Promise<{ total_amount: number }>[] = [];
+    // Ten turns of twenty creates, each amount 1,000 from the next, so no two can share a total.
+    for (let turn = 0; turn < 10; turn++) {
+      for (let i = 0; i < 20; i++) {
+        const amount = 30_000 + (turn * 20 + i) * 1000;
+        creates.push(
+          createInBatch(h.ctx.deps, { input: input(amount), code, low: 1, high: 999 }, (c) =>
+            createTransaction(h.ctx.deps, c.input).then((r) => r.transaction),
+          ),
+        );
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    const rows = await Promise.all(creates);
+    watching = false;
+    expect(new Set(rows.map((r) => r.total_amount)).size).toBe(200);
+    const made = delta(before, { ...queue.stats });
+    expect(made.made + made.handedOn).toBe(200);
+    expect(queue.running).toBe(0);
+    expect(most).toBeGreaterThanOrEqual(1);
+    expect(most).toBeLessThanOrEqual(bound);
+    // On PostgreSQL the turns that found every slot taken waited and were made together.
+    if (h.ctx.deps.db.dialect === 'postgres') expect(made.batches).toBeLessThan(10);
   });
 
   it('a crowded amount: the batch hands out its last free codes from one read of the range and refuses the rest itself', async () => {
