@@ -25,7 +25,7 @@ export interface ReportBatchStats {
 export class ReportQueue {
   waiting: WaitingReport[] = [];
   scheduled = false;
-  /** Batches being recorded (at most record-payment.ts's BATCHES_AT_ONCE). */
+  /** Batches being recorded (at most record-payment.ts's batchesAtOnce). */
   recording = 0;
   /** Hand-overs so far, and whether one is open (until the current microtasks have run). */
   handOvers = 0;
