@@ -63,9 +63,8 @@ export function createInBatch(
  * PostgreSQL's per create; with two 2,675 a second, 262 µs and 198 µs. On SQLite no bound: group commit
  * already queues every batch behind the running commit and its log flush (unit-of-work.ts).
  */
-export const createBatchesAtOnce = (dialect: 'sqlite' | 'postgres'): number =>
-  dialect === 'postgres' ? 2 : Number.POSITIVE_INFINITY;
-const batchesAtOnce = (deps: Deps): number => createBatchesAtOnce(deps.db.dialect);
+export const CREATE_BATCHES_AT_ONCE = { postgres: 2, sqlite: Number.POSITIVE_INFINITY } as const;
+const batchesAtOnce = (deps: Deps): number => CREATE_BATCHES_AT_ONCE[deps.db.dialect];
 
 function schedule(deps: Deps, queue: CreateQueue, alone: (c: BatchedCreate) => Promise<TransactionsTable>): void {
   if (queue.scheduled || queue.running >= batchesAtOnce(deps) || queue.waiting.length === 0) return;

@@ -33,7 +33,7 @@ export interface CreateBatchStats {
 export class CreateQueue {
   waiting: WaitingCreate[] = [];
   scheduled = false;
-  /** Batches being made (at most create-batch.ts's createBatchesAtOnce). */
+  /** Batches being made (at most create-batch.ts's CREATE_BATCHES_AT_ONCE). */
   running = 0;
   readonly stats: CreateBatchStats = { batches: 0, made: 0, handedOn: 0, refused: 0, failed: 0 };
 }

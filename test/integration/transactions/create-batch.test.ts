@@ -1,7 +1,7 @@
 import { newServiceState } from '../../../src/services/state.js';
 import { describe, expect, it } from 'vitest';
 import { createTransaction } from '../../../src/services/transactions/create-transaction.js';
-import { createBatchesAtOnce, createInBatch } from '../../../src/services/transactions/create-batch.js';
+import { CREATE_BATCHES_AT_ONCE, createInBatch } from '../../../src/services/transactions/create-batch.js';
 import type { CreateBatchStats } from '../../../src/services/transactions/create-queue.js';
 import { parseQris } from '../../../src/domain/qris/index.js';
 import { openDatabase } from '../../../src/storage/database.js';
@@ -196,7 +196,7 @@ describe('batched creates', () => {
     await setup();
     const code = parseQris(h.seeded.merchant.qris_static);
     const queue = h.ctx.deps.state.creates;
-    const bound = createBatchesAtOnce(h.ctx.deps.db.dialect);
+    const bound = CREATE_BATCHES_AT_ONCE[h.ctx.deps.db.dialect];
     const before = { ...queue.stats };
     // The most batches seen running at once, read on every turn of the event loop while the creates run.
     let most = 0;
