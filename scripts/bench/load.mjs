@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CONNECTIONS, DURATION, loadScript, root } from './options.mjs';
-import { cpuMsOf, memoryOf, postgresCpuMs, round, rssSampler, systemCpuMsOf } from './measure.mjs';
+import { cpuMsOf, memoryOf, postgresCpuMs, round, rssSampler } from './measure.mjs';
 import { sleep, track, workDir } from './processes.mjs';
 import { startBaseline } from './servers.mjs';
 
@@ -18,7 +18,6 @@ export async function runLoad(server, spec) {
   if (server.statementsFile) await statementsSince(server);
   const loadAvg = round(loadavg()[0], 2);
   const cpuBefore = cpuMsOf(server.pid);
-  const sysBefore = systemCpuMsOf(server.pid);
   const pgBefore = server.postgres ? postgresCpuMs() : null;
   const sampler = rssSampler(server.pid);
   const child = track(
@@ -33,7 +32,6 @@ export async function runLoad(server, spec) {
   clearTimeout(killer);
   const memory = sampler.stop();
   const cpuAfter = cpuMsOf(server.pid);
-  const sysAfter = systemCpuMsOf(server.pid);
   const pgAfter = server.postgres ? postgresCpuMs() : null;
   if (code !== 0) throw new Error(`load generator failed for ${spec.name} (exit ${code})`);
   const result = JSON.parse(out.trim().split('\n').at(-1));
@@ -43,11 +41,11 @@ export async function runLoad(server, spec) {
   // the 1-minute load average at the start tells when that happened.
   const serverCpuUsPerReq =
     cpuBefore !== null && cpuAfter !== null && result.requests > 0
-      ? round(((cpuAfter - cpuBefore) * 1000) / result.requests, 0)
+      ? round(((cpuAfter.total - cpuBefore.total) * 1000) / result.requests, 0)
       : null;
   const serverSystemCpuUsPerReq =
-    sysBefore !== null && sysAfter !== null && result.requests > 0
-      ? round(((sysAfter - sysBefore) * 1000) / result.requests, 0)
+    cpuBefore !== null && cpuAfter !== null && result.requests > 0
+      ? round(((cpuAfter.system - cpuBefore.system) * 1000) / result.requests, 0)
       : null;
   const dbCpuUsPerReq =
     pgBefore !== null && result.requests > 0 ? round(((pgAfter - pgBefore) * 1000) / result.requests, 0) : null;

@@ -13,21 +13,17 @@ export function memoryOf(pid) {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in milliseconds; clock ticks are 100 Hz on Linux. */
+/**
+ * CPU time a process has used so far, in milliseconds (clock ticks are 100 Hz on Linux): in all (user +
+ * system) and the system (kernel) part alone, which on loopback also runs the receiving side of a socket
+ * write. Null once the process is gone.
+ */
 export function cpuMsOf(pid) {
   try {
     // Fields after the command name, which is in parentheses and may contain spaces.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
-
-/** The system (kernel) part of cpuMsOf alone: on loopback a socket write also runs the receiver's side. */
-export function systemCpuMsOf(pid) {
-  try {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[12]) * 10;
+    const system = Number(fields[12]) * 10;
+    return { total: Number(fields[11]) * 10 + system, system };
   } catch {
     return null;
   }
