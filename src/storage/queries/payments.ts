@@ -15,18 +15,27 @@ const paymentsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly Payments
     .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
     .returning('id'),
 );
+// Each key probed through the unique index, from a list joined to the table. The obvious
+// `(source, source_payment_id) IN ((...), ...)` let PostgreSQL factor out the `source` every key of a
+// storm shares, and scan the index by source alone, filtering ids, whenever its statistics thought that
+// source rare (a source added since the last ANALYZE: every new source, and on a large table for a long
+// while). Measured in a payment storm: 6.4 ms per 32-key read, half of PostgreSQL's CPU; the join reads
+// the same keys in 0.2 ms whatever the statistics say, and SQLite plans it the same way.
 const keysIn = prepareRowsQuery(
   (db: Kysely<DB>, keys: readonly { source: string; sourcePaymentId: string }[], _p: Record<string, never>) =>
     db
-      .selectFrom('payments')
-      .select(['source', 'source_payment_id'])
-      .where((eb) =>
-        eb(
-          eb.refTuple('source', 'source_payment_id'),
-          'in',
-          keys.map((k) => eb.tuple(k.source, k.sourcePaymentId)),
-        ),
-      ),
+      .with(
+        'k(source, source_payment_id)',
+        () =>
+          sql<{ source: string; source_payment_id: string }>`(values ${sql.join(
+            keys.map((k) => sql`(${k.source}, ${k.sourcePaymentId})`),
+          )})`,
+      )
+      .selectFrom('k')
+      .innerJoin('payments as p', (join) =>
+        join.onRef('p.source', '=', 'k.source').onRef('p.source_payment_id', '=', 'k.source_payment_id'),
+      )
+      .select(['p.source', 'p.source_payment_id']),
 );
 const candidatesByAmounts = prepareRowsQuery(
   (db: Kysely<DB>, amounts: readonly { amount: number }[], p: { merchantId: string; mode: Mode; now: number }) =>
