@@ -50,7 +50,10 @@ try {
   const pg = require('pg');
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (/** @type {any} */ config, /** @type {any[]} */ ...rest) {
-    count(typeof config === 'string' ? config : (config?.text ?? '?'));
+    // A named statement (statement-names.ts) is parsed and planned once per connection; an unnamed one
+    // every time, so the two are counted apart.
+    const text = typeof config === 'string' ? config : (config?.text ?? '?');
+    count(typeof config === 'object' && config?.name ? text : `[unnamed] ${text}`);
     return query.call(this, config, ...rest);
   };
 } catch {
