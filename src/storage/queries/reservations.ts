@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Db, Executor, Tx } from '../executor.js';
 import { prepareQuery } from '../engine/prepared.js';
 import { prepareRowsQuery } from '../engine/prepared-rows.js';
@@ -15,18 +15,44 @@ export interface Reservation {
 
 // A merchant's reservations of some totals, and of a range of totals: read by the one-by-one claim and by
 // batched creates, compiled once per database (and list length).
+//
+// On PostgreSQL each total is looked up through the primary key on its own (a lateral subquery, which the
+// planner cannot fold into a join). `total_amount IN (...)` let it read the index by merchant and mode
+// alone and filter the totals whenever its statistics thought the merchant had few reservations (a
+// merchant or a flash sale since the last ANALYZE): every create batch then read all the merchant's
+// reservations, 0.8 to 2 ms a batch in the bench's fresh creates, 44% of PostgreSQL's time. SQLite plans the
+// IN-list as one key lookup per total.
 const reservationsAt = prepareRowsQuery(
   (db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
-    db
-      .selectFrom('reserved_totals')
-      .select(['total_amount', 'reserved_until'])
-      .where('merchant_id', '=', p.merchantId)
-      .where('mode', '=', p.mode)
-      .where(
-        'total_amount',
-        'in',
-        totals.map((t) => t.total),
-      ),
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? db
+          .with(
+            'k(total_amount)',
+            () =>
+              sql<{ total_amount: number }>`(values ${sql.join(totals.map((t) => sql`(cast(${t.total} as bigint))`))})`,
+          )
+          .selectFrom('k')
+          .crossJoinLateral((eb) =>
+            eb
+              .selectFrom('reserved_totals as r')
+              .select(['r.total_amount', 'r.reserved_until'])
+              .where('r.merchant_id', '=', p.merchantId)
+              .where('r.mode', '=', p.mode)
+              .whereRef('r.total_amount', '=', 'k.total_amount')
+              .limit(sql.lit(1))
+              .as('r'),
+          )
+          .select(['r.total_amount', 'r.reserved_until'])
+      : db
+          .selectFrom('reserved_totals')
+          .select(['total_amount', 'reserved_until'])
+          .where('merchant_id', '=', p.merchantId)
+          .where('mode', '=', p.mode)
+          .where(
+            'total_amount',
+            'in',
+            totals.map((t) => t.total),
+          ),
 );
 const reservationsBetween = prepareQuery(
   (db: Kysely<DB>, p: { merchantId: string; mode: Mode; from: number; to: number }) =>
@@ -46,9 +72,10 @@ export function readReservationsAt(
   mode: Mode,
   totals: readonly number[],
 ): Promise<Reservation[]> {
+  // Each total once: PostgreSQL's form answers once per total asked, where an IN-list answers once per row.
   return reservationsAt.execute(
     db,
-    totals.map((total) => ({ total })),
+    [...new Set(totals)].map((total) => ({ total })),
     { merchantId, mode },
   );
 }

@@ -5,11 +5,10 @@
 // the last ANALYZE for each read, 6 ms per read of 32 keys in a payment storm. On the suite's database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { CompiledQuery } from 'kysely';
-import { Database } from '../../../src/storage/database.js';
 import { storedPaymentKeys } from '../../../src/storage/queries/payments.js';
 import type { PaymentsTable } from '../../../src/storage/schema.js';
 import { createTestApp, onPostgres, type TestApp } from '../../helpers/context.js';
+import { captureStatement, rowsTouched, sqlitePlan } from '../../helpers/explain-statement.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -48,34 +47,6 @@ async function store(rows: PaymentsTable[]): Promise<void> {
 const key = (source: string, sourcePaymentId: string) => ({ source, sourcePaymentId });
 const joined = (k: { source: string; sourcePaymentId: string }) => `${k.source}\u0000${k.sourcePaymentId}`;
 
-/** The statement storedPaymentKeys sent, with its values, whichever path it took. */
-async function capture(run: () => Promise<unknown>): Promise<{ sql: string; parameters: readonly unknown[] }> {
-  const db = t.deps.db;
-  const seen: { sql: string; parameters: readonly unknown[] }[] = [];
-  const executor = db.getExecutor();
-  const original = executor.executeQuery;
-  executor.executeQuery = (async (query: CompiledQuery) => {
-    seen.push({ sql: query.sql, parameters: query.parameters });
-    return original.call(executor, query);
-  }) as typeof executor.executeQuery;
-  const direct = db instanceof Database ? db.directReads : undefined;
-  const all = direct?.all;
-  if (direct && all) {
-    direct.all = (text: string, parameters: readonly unknown[]) => {
-      seen.push({ sql: text, parameters });
-      return all.call(direct, text, parameters);
-    };
-  }
-  try {
-    await run();
-  } finally {
-    executor.executeQuery = original;
-    if (direct && all) direct.all = all;
-  }
-  expect(seen).toHaveLength(1);
-  return seen[0]!;
-}
-
 describe('the stored keys a batch of payment reports reads', () => {
   it('are exactly the stored pairs among those asked, for lists of any length', async () => {
     await store([
@@ -111,64 +82,20 @@ describe('the stored keys a batch of payment reports reads', () => {
     const keys = Array.from({ length: 32 }, (_, i) => key('src_storm', `storm-${i * 600}`));
 
     let answer: Set<string> | undefined;
-    const statement = await capture(async () => {
+    const statement = await captureStatement(t.deps.db, async () => {
       answer = await storedPaymentKeys(t.deps.db, keys);
     });
     expect(answer).toStrictEqual(new Set(keys.map(joined)));
 
     if (onPostgres) {
-      const [row] = (
-        await sql
-          .raw<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${inlined(statement)}`)
-          .execute(t.deps.db)
-      ).rows;
-      const rowsTouched = walk((row!['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan);
       // The old statement's plan read every payment of the source (20,000) and filtered them.
-      expect(rowsTouched.removedByFilter).toBe(0);
-      expect(rowsTouched.paymentsRead).toBeLessThanOrEqual(keys.length);
+      const touched = await rowsTouched(t.deps.db, statement, 'payments');
+      expect(touched.discarded).toBe(0);
+      expect(touched.read).toBeLessThanOrEqual(keys.length);
     } else {
-      const plan = (
-        await sql.raw<{ detail: string }>(`explain query plan ${inlined(statement)}`).execute(t.deps.db)
-      ).rows.map((r) => r.detail);
-      const paymentsStep = plan.find((d) => /\bpayments\b|\bp\b/.test(d) && /INDEX/.test(d));
-      expect(plan.join(' | ')).toMatch(/USING (COVERING )?INDEX \S+ \(source=\? AND source_payment_id=\?\)/);
-      expect(paymentsStep).toBeDefined();
+      expect((await sqlitePlan(t.deps.db, statement)).join(' | ')).toMatch(
+        /USING (COVERING )?INDEX \S+ \(source=\? AND source_payment_id=\?\)/,
+      );
     }
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-
-/** The rows the plan's scans of payments returned and the rows any node filtered out. */
-function walk(node: PlanNode): { paymentsRead: number; removedByFilter: number } {
-  let paymentsRead =
-    node['Relation Name'] === 'payments' ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) : 0;
-  let removedByFilter = (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
-  for (const child of node.Plans ?? []) {
-    const below = walk(child);
-    paymentsRead += below.paymentsRead;
-    removedByFilter += below.removedByFilter;
-  }
-  return { paymentsRead, removedByFilter };
-}
-
-/** The statement with its values written in as literals (they are plain ids here), for EXPLAIN. */
-function inlined(statement: { sql: string; parameters: readonly unknown[] }): string {
-  const literal = (value: unknown) => {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value))
-      throw new Error(`unexpected value ${String(value)}`);
-    return `'${value}'`;
-  };
-  if (onPostgres)
-    return statement.sql.replace(/\$(\d+)/g, (_, n: string) => literal(statement.parameters[Number(n) - 1]));
-  let i = 0;
-  return statement.sql.replace(/\?/g, () => literal(statement.parameters[i++]));
-}
