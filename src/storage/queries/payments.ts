@@ -15,15 +15,17 @@ const paymentsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly Payments
     .onConflict((oc) => oc.columns(['source', 'source_payment_id']).doNothing())
     .returning('id'),
 );
-// Each key probed through the unique index, from a list joined to the table. The obvious
-// `(source, source_payment_id) IN ((...), ...)` let PostgreSQL factor out the `source` every key of a
-// storm shares, and scan the index by source alone, filtering ids, whenever its statistics thought that
-// source rare (a source added since the last ANALYZE: every new source, and on a large table for a long
-// while). Measured in a payment storm: 6.4 ms per 32-key read, half of PostgreSQL's CPU; the join reads
-// the same keys in 0.2 ms whatever the statistics say, and SQLite plans it the same way.
+// Each key probed through the unique index on its own. The obvious `(source, source_payment_id) IN
+// ((...), ...)` let PostgreSQL factor out the `source` every key of a storm shares and scan the index by
+// source alone, filtering ids, whenever its statistics thought that source rare (a source added since the
+// last ANALYZE: every new source, and on a large table for a long while): 6.4 ms per 32-key read in a
+// payment storm, half of PostgreSQL's CPU. A plain join of the keys to payments still let it hash the whole
+// table while its statistics thought the table small (1-2 ms a read, early in a storm on a new gateway), so
+// on PostgreSQL each key is a lateral subquery the planner cannot fold into a join. SQLite plans the join
+// as one index lookup per key.
 const keysIn = prepareRowsQuery(
-  (db: Kysely<DB>, keys: readonly { source: string; sourcePaymentId: string }[], _p: Record<string, never>) =>
-    db
+  (db: Kysely<DB>, keys: readonly { source: string; sourcePaymentId: string }[], _p: Record<string, never>) => {
+    const listed = db
       .with(
         'k(source, source_payment_id)',
         () =>
@@ -31,11 +33,25 @@ const keysIn = prepareRowsQuery(
             keys.map((k) => sql`(${k.source}, ${k.sourcePaymentId})`),
           )})`,
       )
-      .selectFrom('k')
-      .innerJoin('payments as p', (join) =>
-        join.onRef('p.source', '=', 'k.source').onRef('p.source_payment_id', '=', 'k.source_payment_id'),
-      )
-      .select(['p.source', 'p.source_payment_id']),
+      .selectFrom('k');
+    return db.getExecutor().adapter instanceof PostgresAdapter
+      ? listed
+          .crossJoinLateral((eb) =>
+            eb
+              .selectFrom('payments as p')
+              .select(['p.source', 'p.source_payment_id'])
+              .whereRef('p.source', '=', 'k.source')
+              .whereRef('p.source_payment_id', '=', 'k.source_payment_id')
+              .limit(sql.lit(1))
+              .as('p'),
+          )
+          .select(['p.source', 'p.source_payment_id'])
+      : listed
+          .innerJoin('payments as p', (join) =>
+            join.onRef('p.source', '=', 'k.source').onRef('p.source_payment_id', '=', 'k.source_payment_id'),
+          )
+          .select(['p.source', 'p.source_payment_id']);
+  },
 );
 // On PostgreSQL each amount is looked up through reserved_totals' primary key on its own (a lateral
 // subquery the planner cannot fold into a join), as readReservationsAt does and for the same reason: with
