@@ -1,9 +1,10 @@
 // What a database does with one statement a query function sends: the statement is caught on its way
 // (whichever path it takes), then explained with its values written in, as the planner sees them on a
 // first run. For tests that hold a hot read to "one index lookup per key, whatever the statistics say".
-import { type CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { expect } from 'vitest';
-import { Database } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/database.js';
+import { hookStatements } from './statement-hook.js';
 
 export interface SentStatement {
   sql: string;
@@ -13,27 +14,11 @@ export interface SentStatement {
 /** The one statement `run` sends through `db` (outside a unit of work), with its values. */
 export async function captureStatement(db: Database, run: () => Promise<unknown>): Promise<SentStatement> {
   const seen: SentStatement[] = [];
-  const executor = db.getExecutor();
-  const original = executor.executeQuery;
-  executor.executeQuery = (async (query: CompiledQuery) => {
-    seen.push({ sql: query.sql, parameters: query.parameters });
-    return original.call(executor, query);
-  }) as typeof executor.executeQuery;
-  const direct = db.directReads as
-    | { all: (text: string, parameters: readonly unknown[]) => unknown[] | null }
-    | undefined;
-  const all = direct?.all;
-  if (direct && all) {
-    direct.all = (text, parameters) => {
-      seen.push({ sql: text, parameters });
-      return all.call(direct, text, parameters);
-    };
-  }
+  const unhook = hookStatements(db, { ran: (text, parameters) => seen.push({ sql: text, parameters }) });
   try {
     await run();
   } finally {
-    executor.executeQuery = original;
-    if (direct && all) direct.all = all;
+    unhook();
   }
   expect(seen).toHaveLength(1);
   return seen[0]!;

@@ -10,8 +10,8 @@ import { Database } from '../../src/storage/database.js';
 export interface StatementHook {
   /** Before a statement runs, on either path; throwing refuses it as the database would. */
   before?(sql: string): void;
-  /** A statement was sent (on the executor's path at once; a direct read once it answered). */
-  ran?(sql: string): void;
+  /** A statement was sent (on the executor's path at once; a direct read once it answered), with its values. */
+  ran?(sql: string, parameters: readonly unknown[]): void;
   /** The rows a statement returned. */
   rows?(count: number): void;
 }
@@ -22,7 +22,7 @@ export function hookStatements(db: Kysely<DB>, hook: StatementHook): () => void 
   const original = executor.executeQuery;
   executor.executeQuery = (async (query: Parameters<typeof original>[0]) => {
     hook.before?.(query.sql);
-    hook.ran?.(query.sql);
+    hook.ran?.(query.sql, query.parameters);
     const result = await original.call(executor, query);
     hook.rows?.(result.rows.length);
     return result;
@@ -37,7 +37,7 @@ export function hookStatements(db: Kysely<DB>, hook: StatementHook): () => void 
       const read = all(sql, parameters);
       // null: the direct path could not take it, and the statement goes through the executor instead.
       if (read) {
-        hook.ran?.(sql);
+        hook.ran?.(sql, parameters);
         hook.rows?.(read.length);
       }
       return read;

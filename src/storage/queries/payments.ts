@@ -1,6 +1,7 @@
 // Payments: reported payments, and the reads and writes of transactions that matching and settling a
 // payment need (named for what they do; the rest of the transactions' queries live elsewhere).
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { onPostgres, valuesList } from '../engine/key-list.js';
 import { prepareQuery } from '../engine/prepared.js';
 import { padToPowerOfTwo, prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Db, Executor, Tx } from '../executor.js';
@@ -26,15 +27,11 @@ const paymentsInsert = prepareRowsQuery((db: Kysely<DB>, rows: readonly Payments
 const keysIn = prepareRowsQuery(
   (db: Kysely<DB>, keys: readonly { source: string; sourcePaymentId: string }[], _p: Record<string, never>) => {
     const listed = db
-      .with(
-        'k(source, source_payment_id)',
-        () =>
-          sql<{ source: string; source_payment_id: string }>`(values ${sql.join(
-            keys.map((k) => sql`(${k.source}, ${k.sourcePaymentId})`),
-          )})`,
+      .with('k(source, source_payment_id)', () =>
+        valuesList<{ source: string; source_payment_id: string }>(keys.map((k) => [k.source, k.sourcePaymentId])),
       )
       .selectFrom('k');
-    return db.getExecutor().adapter instanceof PostgresAdapter
+    return onPostgres(db)
       ? listed
           .crossJoinLateral((eb) =>
             eb
@@ -58,20 +55,18 @@ const keysIn = prepareRowsQuery(
 // statistics older than a storm's reservations, the IN-list's plan read the merchant's reservations, or
 // all of them and every transaction, to pick out a few (1.5 ms a batch where the lookups take 0.1).
 type Candidate = TransactionsTable & { reserved_total: number };
+/** What pads the amounts' list: no reservation's total (a positive amount plus a code) is ever this. */
+const NO_AMOUNT = -1;
 const candidatesByAmounts = prepareRowsQuery<
   DB,
   { amount: number },
   { merchantId: string; mode: Mode; now: number },
   Candidate
 >((db, amounts, p) =>
-  db.getExecutor().adapter instanceof PostgresAdapter
+  onPostgres(db)
     ? db
-        .with(
-          'k(total_amount)',
-          () =>
-            sql<{
-              total_amount: number;
-            }>`(values ${sql.join(amounts.map((a) => sql`(cast(${a.amount} as bigint))`))})`,
+        .with('k(total_amount)', () =>
+          valuesList<{ total_amount: number }>(amounts.map((a) => [sql`cast(${a.amount} as bigint)`])),
         )
         .selectFrom('k')
         .crossJoinLateral((eb) =>
@@ -182,19 +177,17 @@ export async function paymentCandidatesByAmounts(
   const distinct = [...new Set(query.amounts)];
   const byAmount = new Map<number, TransactionsTable[]>(distinct.map((a) => [a, []]));
   if (distinct.length === 0) return byAmount;
-  const list = padToPowerOfTwo(distinct).map((amount) => ({ amount }));
+  // Padded to a power of two with an amount no reservation holds (totals are positive), not by repeating
+  // one: PostgreSQL's per-amount form would answer a repeated amount once per repeat.
+  const list = Array.from({ length: 2 ** Math.ceil(Math.log2(distinct.length)) }, (_, i) => ({
+    amount: distinct[i] ?? NO_AMOUNT,
+  }));
   const rows = await candidatesByAmounts.execute(db, list, {
     merchantId: query.merchantId,
     mode: query.mode,
     now: query.now,
   });
-  // The padding repeats the last amount, which PostgreSQL's form answers once per repeat.
-  const seen = new Set<string>();
-  for (const { reserved_total, ...tx } of rows) {
-    if (seen.has(tx.id)) continue;
-    seen.add(tx.id);
-    byAmount.get(Number(reserved_total))?.push(tx);
-  }
+  for (const { reserved_total, ...tx } of rows) byAmount.get(Number(reserved_total))?.push(tx);
   return byAmount;
 }
 

@@ -1,4 +1,5 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { onPostgres, valuesList } from '../engine/key-list.js';
 import type { Db, Executor, Tx } from '../executor.js';
 import { prepareQuery } from '../engine/prepared.js';
 import { prepareRowsQuery } from '../engine/prepared-rows.js';
@@ -24,12 +25,10 @@ export interface Reservation {
 // IN-list as one key lookup per total.
 const reservationsAt = prepareRowsQuery(
   (db: Kysely<DB>, totals: readonly { total: number }[], p: { merchantId: string; mode: Mode }) =>
-    db.getExecutor().adapter instanceof PostgresAdapter
+    onPostgres(db)
       ? db
-          .with(
-            'k(total_amount)',
-            () =>
-              sql<{ total_amount: number }>`(values ${sql.join(totals.map((t) => sql`(cast(${t.total} as bigint))`))})`,
+          .with('k(total_amount)', () =>
+            valuesList<{ total_amount: number }>(totals.map((t) => [sql`cast(${t.total} as bigint)`])),
           )
           .selectFrom('k')
           .crossJoinLateral((eb) =>

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
+import { onPostgres } from '../engine/key-list.js';
 import type { Logger } from 'pino';
 import type { Executor } from '../executor.js';
 
@@ -10,7 +11,7 @@ const CHANNEL = 'qris_status';
 
 /** Whether this database can announce to other processes (PostgreSQL's NOTIFY); SQLite cannot. */
 export function canNotify(db: Executor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
+  return onPostgres(db);
 }
 
 /** NOTIFY that the transaction's status changed (PostgreSQL only): sent when `db`'s transaction commits. */
