@@ -8,6 +8,7 @@ import type { Executor } from '../../storage/executor.js';
 import { insertDeliveries } from '../../storage/queries/deliveries.js';
 import { activeNotifyChannelIds, insertNotifyDeliveries, merchantNameOf } from '../../storage/queries/notify.js';
 import { insertEvents } from '../../storage/queries/outbox.js';
+import { insertEventsNotifying } from '../../storage/queries/status-notify.js';
 import { enabledEndpointSubscriptions } from '../../storage/queries/webhook-endpoints.js';
 import type { DeliveriesTable, EventsTable, NotifyDeliveriesTable } from '../../storage/schema.js';
 
@@ -55,9 +56,13 @@ export class OutboxWrites {
    * transactions to `announce`; call it last in the unit of work.
    */
   async write(db: Executor, announce: (db: Executor, trxids: readonly string[]) => Promise<void>): Promise<void> {
-    await insertEvents(db, this.events.splice(0));
+    const events = this.events.splice(0);
+    const announced = this.announced.splice(0);
+    // On PostgreSQL the announcement rides on the events' insert (one round trip fewer a batch).
+    const notified = await insertEventsNotifying(db, events, announced);
+    if (!notified) await insertEvents(db, events);
     await insertDeliveries(db, this.deliveries.splice(0));
     await insertNotifyDeliveries(db, this.alerts.splice(0));
-    await announce(db, this.announced.splice(0));
+    if (!notified) await announce(db, announced);
   }
 }

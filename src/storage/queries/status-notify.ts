@@ -1,8 +1,10 @@
 import pg from 'pg';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { onPostgres } from '../engine/key-list.js';
 import type { Logger } from 'pino';
+import { prepareRowsQuery } from '../engine/prepared-rows.js';
 import type { Executor } from '../executor.js';
+import type { DB, EventsTable } from '../schema.js';
 
 // Status changes announced through PostgreSQL: NOTIFY inside the database transaction that made the
 // change (heard exactly when, and only if, it commits, by every instance) and LISTEN on one dedicated
@@ -26,6 +28,34 @@ export async function notifyStatuses(db: Executor, trxids: readonly string[]): P
   await sql`select pg_notify(${CHANNEL}, t.id) from unnest(${[...trxids]}::text[]) with ordinality as t(id, n) order by t.n`.execute(
     db,
   );
+}
+
+// A batch's events and the NOTIFY of the transactions it changed, in one statement: a data-modifying CTE
+// runs whether or not the query reads it, and a notification is sent at commit whatever statement of the
+// transaction queued it, so this is the two statements it replaces with one round trip fewer (a batch of
+// payment reports that pays something).
+const eventsInsertNotifying = prepareRowsQuery(
+  (db: Kysely<DB>, rows: readonly EventsTable[], p: { trxids: readonly string[] }) =>
+    db
+      .with('e', (qb) => qb.insertInto('events').values([...rows]))
+      // A function in FROM aliased `t` names its value column `t` too (WITH ORDINALITY adds `ordinality`).
+      .selectFrom(sql<{ t: string; ordinality: number }>`unnest(cast(${p.trxids} as text[])) with ordinality`.as('t'))
+      .select(sql<string>`pg_notify(${sql.lit(CHANNEL)}, t.t)`.as('n'))
+      .orderBy('t.ordinality'),
+);
+
+/**
+ * Inserts the events and, on PostgreSQL, NOTIFYs the transactions in the same statement, one notification
+ * each, in their order: true when it did (else the caller announces them itself: SQLite, or no events).
+ */
+export async function insertEventsNotifying(
+  db: Executor,
+  events: readonly EventsTable[],
+  trxids: readonly string[],
+): Promise<boolean> {
+  if (events.length === 0 || trxids.length === 0 || !canNotify(db)) return false;
+  await eventsInsertNotifying.execute(db, events, { trxids: [...trxids] });
+  return true;
 }
 
 /**

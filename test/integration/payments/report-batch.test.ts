@@ -10,7 +10,9 @@ import { createTransaction } from '../../../src/services/transactions/create-tra
 import { paymentsOfTransaction } from '../../../src/storage/queries/payments.js';
 import type { Tx } from '../../../src/storage/executor.js';
 import { readTransaction } from '../../../src/storage/queries/transactions.js';
+import { listenForStatusNotifications } from '../../../src/storage/queries/status-notify.js';
 import { createInput, createTestApp, onPostgres, type TestApp } from '../../helpers/context.js';
+import { hookStatements } from '../../helpers/statement-hook.js';
 
 let t: TestApp;
 let amount = 52_000;
@@ -144,6 +146,62 @@ describe('payment reports recorded together', () => {
       // The test schemas are reused by later runs (test/helpers): nothing of this test may stay behind.
       await sql`drop trigger qg_refuse${sql.raw(onPostgres ? ' on payments' : '')}`.execute(t.deps.db);
       if (onPostgres) await sql`drop function qg_refuse_payment()`.execute(t.deps.db);
+    }
+  });
+  it('a batch that pays transactions announces each once, in order, when it commits (PostgreSQL: in the statement that writes its events)', async () => {
+    const txs = await Promise.all([newTransaction(), newTransaction(), newTransaction()]);
+    const ids = txs.map((tx) => tx.id);
+    const heard: string[] = [];
+    let allHeard!: () => void;
+    const done = new Promise<void>((resolve) => (allHeard = resolve));
+    const hear = (trxid: string | null) => {
+      if (trxid === null || !ids.includes(trxid)) return;
+      heard.push(trxid);
+      if (heard.length === ids.length) allHeard();
+    };
+    let stop: () => Promise<void> | void;
+    if (onPostgres) {
+      // As another instance would: its own connection, hearing NOTIFY once LISTEN is in place.
+      await new Promise<void>((listening) => {
+        stop = listenForStatusNotifications(t.databaseUrl, t.deps.logger, hear, listening);
+      });
+    } else {
+      stop = t.deps.state.statusBus.onAnyChange(hear);
+    }
+    try {
+      const statements: string[] = [];
+      const results = await t.deps.db.runInTransaction(async (trx) => {
+        const unhook = hookStatements(trx, { ran: (text) => statements.push(text) });
+        try {
+          return await recordPaymentsIn(
+            trx,
+            t.deps,
+            txs.map((tx) => report(tx.total_amount)),
+          );
+        } finally {
+          unhook();
+        }
+      });
+      expect(results.map((r) => r.outcome)).toEqual(['matched', 'matched', 'matched']);
+      await done;
+      expect(heard).toEqual(ids);
+      const notifying = statements.filter((text) => text.includes('pg_notify'));
+      if (onPostgres) {
+        // One statement inserts the events and notifies; no NOTIFY of its own.
+        expect(notifying).toHaveLength(1);
+        expect(notifying[0]).toMatch(/^with "e" as \(insert into "events"/);
+      } else {
+        expect(notifying).toEqual([]);
+      }
+      const events = await t.deps.db
+        .selectFrom('events')
+        .select('transaction_id')
+        .where('type', '=', 'transaction.paid')
+        .where('transaction_id', 'in', ids)
+        .execute();
+      expect(events.map((e) => e.transaction_id).sort()).toEqual([...ids].sort());
+    } finally {
+      await stop!();
     }
   });
 });
