@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../domain/errors.js';
+import { AppError, isAppError } from '../domain/errors.js';
 import type { Deps } from '../services/deps.js';
 import { errorResponses } from '../wire/error-schemas.js';
 import { sendError } from '../wire/error-reply.js';
 import { findSource, parseJsonObject } from './common.js';
 import type { InboundAnswer, SourceKind } from './kind.js';
+import type { PaymentSourcesTable } from '../storage/schema.js';
 
 const URL_PATH = '/payment-sources/:source/events';
 const OTHER_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -72,13 +73,43 @@ export async function inboundEventRoutes(
   }
 }
 
+// What a kind answers a post whose source or credentials it does not accept.
+const REFUSED = new Set(['source_not_found', 'invalid_signature']);
+
 async function receive(
   deps: Deps,
   receivers: ReadonlyMap<string, SourceKind>,
   request: FastifyRequest,
 ): Promise<InboundAnswer> {
   const { source: sourceId } = request.params as { source: string };
+  const cache = deps.state.sources;
+  const startedAt = performance.now();
+  const cached = cache.get(sourceId, startedAt);
+  if (cached) {
+    try {
+      return await receiveFrom(deps, receivers, request, cached);
+    } catch (err) {
+      if (!isAppError(err) || !REFUSED.has(err.code)) throw err;
+      // Refused by a row up to SOURCE_CACHE_MS old: asked again of the row as stored, unless that is the
+      // same row (then the refusal stands, and the kind has logged it once).
+      cache.forget(sourceId);
+      const stored = await findSource(deps, sourceId);
+      if (stored?.updated_at === cached.updated_at && stored.enabled === cached.enabled) throw err;
+      if (stored) cache.set(stored, startedAt);
+      return receiveFrom(deps, receivers, request, stored);
+    }
+  }
   const row = await findSource(deps, sourceId);
+  if (row) cache.set(row, startedAt);
+  return receiveFrom(deps, receivers, request, row);
+}
+
+async function receiveFrom(
+  deps: Deps,
+  receivers: ReadonlyMap<string, SourceKind>,
+  request: FastifyRequest,
+  row: PaymentSourcesTable | null,
+): Promise<InboundAnswer> {
   const kind = row ? receivers.get(row.type) : undefined;
   if (!row || !kind?.receive || row.enabled !== 1) throw new AppError('source_not_found', 'no such payment source');
   return kind.receive(deps, {

@@ -5,6 +5,7 @@ import { PrincipalCache } from './merchants/principal-cache.js';
 import { QuotaCache } from './merchants/quota-cache.js';
 import { CreateQueue } from './transactions/create-queue.js';
 import { ReportQueue } from './payments/report-queue.js';
+import { SourceCache } from './sources/source-cache.js';
 import { StatusBus } from './transactions/status-bus.js';
 
 /**
@@ -19,6 +20,8 @@ export interface ServiceState {
   payments: ReportQueue;
   /** Successful API-key lookups, reused for a few seconds (merchants/principal-cache.ts). */
   principals: PrincipalCache;
+  /** Enabled payment sources' rows, reused by inbound posts for a few seconds (sources/source-cache.ts). */
+  sources: SourceCache;
   /** Merchants' daily create quotas, reused for a few seconds (merchants/quota-cache.ts). */
   quotas: QuotaCache;
   /**
@@ -76,6 +79,7 @@ export function newServiceState(): ServiceState {
     creates: new CreateQueue(),
     payments: new ReportQueue(),
     principals: new PrincipalCache(),
+    sources: new SourceCache(),
     quotas: new QuotaCache(),
     keyUses: new Set(),
     approvedMerchants: new Set(),

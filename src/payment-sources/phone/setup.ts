@@ -69,6 +69,7 @@ export async function rotatePhoneSource(
       now,
     });
   });
+  deps.state.sources.clear(performance.now());
   return {
     id: row.id,
     url: inboundEventsPath(row.id),

@@ -18,7 +18,7 @@ export async function setSourceEnabled(
   const row = isSourceId(input.id) ? await paymentSourceInScope(deps.db, input.id, input.merchants ?? null) : undefined;
   if (!row) throw new AppError('source_not_found', `no payment source ${input.id}`, { param: 'id' });
   const now = deps.now();
-  return deps.db.runInTransaction(async (trx) => {
+  const view = await deps.db.runInTransaction(async (trx) => {
     // Re-enabling a polled source (a feed) polls it at once rather than after a long backoff.
     const pollNow = input.enabled && deps.sources.isPolled(row.type);
     const updated = await updatePaymentSourceEnabled(trx, row.id, { enabled: input.enabled, now, pollNow });
@@ -31,4 +31,7 @@ export async function setSourceEnabled(
     });
     return deps.sources.present(updated);
   });
+  // Inbound posts read the source as it is now (a disabled source answers 404 at once).
+  deps.state.sources.clear(performance.now());
+  return view;
 }

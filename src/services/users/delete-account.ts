@@ -82,6 +82,9 @@ export async function deleteAccount(
     return merchantsClosed;
   });
   // Revoked keys must stop at once in this process too.
-  if (closed.length > 0) deps.state.principals.clear(performance.now());
+  if (closed.length > 0) {
+    deps.state.principals.clear(performance.now());
+    deps.state.sources.clear(performance.now());
+  }
   return { merchantsClosed: closed };
 }
