@@ -4,6 +4,7 @@
 //
 //   node scripts/ab-instructions.mjs A B [C ...] [--only cqris-fresh,cstatus-id] [--db sqlite,postgres]
 //                                    [--concurrency 1,8] [--requests 1000] [--warm 1500] [--rounds 2]
+//   healthz (GET /healthz, which touches nothing) is also a scenario: the floor every request pays.
 //   A, B, ... are git revisions or directories, prepared as `npm run ab` prepares them (scripts/ab/trees.mjs).
 //
 // Why: on a shared two-core machine even server CPU per request drifts by several percent within minutes,
@@ -64,7 +65,8 @@ const ROUNDS = whole('rounds', args.rounds);
 const CONCURRENCY = args.concurrency.split(',').map((c) => whole('concurrency', c.trim()));
 const SCENARIOS = args.only.split(',').map((s) => s.trim());
 for (const s of SCENARIOS)
-  if (s !== 'cqris-fresh' && s !== 'cstatus-id') fail(`unknown scenario ${s} (cqris-fresh or cstatus-id)`);
+  if (s !== 'cqris-fresh' && s !== 'cstatus-id' && s !== 'healthz')
+    fail(`unknown scenario ${s} (cqris-fresh, cstatus-id or healthz)`);
 const DBS = args.db.split(',').map((s) => s.trim());
 for (const d of DBS) if (d !== 'sqlite' && d !== 'postgres') fail(`unknown database ${d}`);
 const PG_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -208,13 +210,15 @@ async function measure(tree, db, scenario, concurrency) {
         const i = sent++;
         // Status reads need transactions: the warm-up's first 500 requests create them.
         const path =
-          scenario === 'cstatus-id' && i >= 500
-            ? `/api/payment-gateway/cstatus?trxid=${ids[i % ids.length]}`
-            : `/api/payment-gateway/cqris?amount=${1_000_000 + i * 1000}`;
+          scenario === 'healthz'
+            ? '/healthz'
+            : scenario === 'cstatus-id' && i >= 500
+              ? `/api/payment-gateway/cstatus?trxid=${ids[i % ids.length]}`
+              : `/api/payment-gateway/cqris?amount=${1_000_000 + i * 1000}`;
         const res = await fetch(url + path, { headers: { 'x-api-key': key } });
         const body = await res.json();
         if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-        if (ids.length < 500 && i < 500) ids.push(body.data.trxid);
+        if (scenario !== 'healthz' && ids.length < 500 && i < 500) ids.push(body.data.trxid);
       };
       const load = async (until) => {
         await Promise.all(
