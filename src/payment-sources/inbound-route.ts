@@ -73,8 +73,9 @@ export async function inboundEventRoutes(
   }
 }
 
-// What a kind answers a post whose source or credentials it does not accept.
-const REFUSED = new Set(['source_not_found', 'invalid_signature']);
+/** What a kind answers a post whose source or credentials it does not accept. */
+const refusal = (err: unknown): boolean =>
+  isAppError(err) && (err.code === 'source_not_found' || err.code === 'invalid_signature');
 
 async function receive(
   deps: Deps,
@@ -89,7 +90,7 @@ async function receive(
     try {
       return await receiveFrom(deps, receivers, request, cached);
     } catch (err) {
-      if (!isAppError(err) || !REFUSED.has(err.code)) throw err;
+      if (!refusal(err)) throw err;
       // Refused by a row up to SOURCE_CACHE_MS old: asked again of the row as stored, unless that is the
       // same row (then the refusal stands, and the kind has logged it once).
       cache.forget(sourceId);
