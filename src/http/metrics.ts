@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestMetrics } from './request-metrics.js';
 import { AppError } from '../domain/errors.js';
 import type { Deps } from '../services/deps.js';
 import type { ShedStats } from './overload.js';
@@ -121,44 +122,16 @@ export function metricsRoutes(app: FastifyInstance, token: string | null, deps: 
       this.inc(deps.state.backups.failures);
     },
   });
-  const requests = new Counter({
-    name: 'qris_http_requests_total',
-    help: 'HTTP requests by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'qris_http_request_duration_seconds',
-    help: 'HTTP request duration by route pattern',
-    labelNames: ['route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
-
-  // The labelled series of each (route, method, status): prom-client otherwise sorts and joins the label
-  // values into its key on every call. Routes are patterns and methods and statuses few, so this stays
-  // small; a cap guards it all the same.
-  const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
-  const seriesFor = (
-    route: string,
-    method: string,
-    status: number,
-  ): { count: Counter.Internal; time: Histogram.Internal<string> } => {
-    const key = `${route} ${method} ${status}`;
-    let s = series.get(key);
-    if (!s) {
-      if (series.size >= 1000) series.clear();
-      s = { count: requests.labels({ route, method, status: String(status) }), time: duration.labels({ route }) };
-      series.set(key, s);
-    }
-    return s;
-  };
-
+  // Counted per request in plain numbers, read by prom-client at scrape time (request-metrics.ts).
+  const requests = new RequestMetrics(registry);
   // Callback style: no promise and microtask per request for synchronous work.
   app.addHook('onResponse', (request, reply, done) => {
-    const s = seriesFor(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode);
-    s.count.inc();
-    s.time.observe(reply.elapsedTime / 1000);
+    requests.record(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 
