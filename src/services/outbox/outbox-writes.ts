@@ -7,8 +7,7 @@
 import type { Executor } from '../../storage/executor.js';
 import { insertDeliveries } from '../../storage/queries/deliveries.js';
 import { activeNotifyChannelIds, insertNotifyDeliveries, merchantNameOf } from '../../storage/queries/notify.js';
-import { insertEvents } from '../../storage/queries/outbox.js';
-import { insertEventsNotifying } from '../../storage/queries/status-notify.js';
+import { insertEvents, insertEventsNotifying } from '../../storage/queries/outbox.js';
 import { enabledEndpointSubscriptions } from '../../storage/queries/webhook-endpoints.js';
 import type { DeliveriesTable, EventsTable, NotifyDeliveriesTable } from '../../storage/schema.js';
 

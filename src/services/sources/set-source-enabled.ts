@@ -31,7 +31,10 @@ export async function setSourceEnabled(
     });
     return deps.sources.present(updated);
   });
-  // Inbound posts read the source as it is now (a disabled source answers 404 at once).
+  // Inbound posts read the source as it is now (a disabled source answers 404 at once). No post can use
+  // the cached row between the commit and this line: only microtasks run there, never an I/O callback.
+  // A post that read the old row before the commit is not cached (SourceCache.set drops what was read
+  // before a clear).
   deps.state.sources.clear(performance.now());
   return view;
 }
