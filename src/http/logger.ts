@@ -13,11 +13,28 @@ export function silentLogger(): Logger {
 }
 
 /**
+ * Lines are written out in chunks of this many bytes, or when LOG_FLUSH_MS have passed, whichever comes
+ * first, and at exit (pino flushes its destination synchronously then). Written line by line, each
+ * request's access line was its own write(2) handed to libuv's thread pool, a thread wake-up and a system
+ * call per request: a twentieth of a payment storm's CPU here. The cost: a process killed with SIGKILL
+ * loses at most this long of log lines; nothing it answered or stored depends on them.
+ */
+const LOG_CHUNK_BYTES = 4096;
+export const LOG_FLUSH_MS = 100;
+
+/**
  * Pino writes each line through this scrubber, so no code path (a framework message quoting a URL, an
  * error that echoes input) can put a key into the log.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const target = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const target =
+    options.destination ??
+    pino.destination({
+      dest: 1,
+      sync: false,
+      minLength: LOG_CHUNK_BYTES,
+      periodicFlush: LOG_FLUSH_MS,
+    });
   const scrubbing: DestinationStream = { write: (line: string) => void target.write(scrubSecrets(line)) };
   return pino(
     {
