@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { LogChunks } from './log-chunks.js';
 import { scrubSecrets } from './redact.js';
 
 export interface LoggerOptions {
@@ -13,13 +14,12 @@ export function silentLogger(): Logger {
 }
 
 /**
- * Lines are written out in chunks of this many bytes, or when LOG_FLUSH_MS have passed, whichever comes
- * first, and at exit (pino flushes its destination synchronously then). Written line by line, each
- * request's access line was its own write(2) handed to libuv's thread pool, a thread wake-up and a system
- * call per request: a twentieth of a payment storm's CPU here. The cost: a process killed with SIGKILL
- * loses at most this long of log lines; nothing it answered or stored depends on them.
+ * Lines are handed out in chunks of about this many characters, or when LOG_FLUSH_MS have passed, whichever
+ * comes first, and at exit (log-chunks.ts). Written line by line, each request's access line was its own
+ * write(2) through libuv's thread pool: a thread wake-up and a system call per request. The cost: a process
+ * killed with SIGKILL loses at most this long of log lines; nothing it answered or stored depends on them.
  */
-const LOG_CHUNK_BYTES = 4096;
+const LOG_CHUNK_CHARS = 4096;
 export const LOG_FLUSH_MS = 100;
 
 /**
@@ -28,13 +28,7 @@ export const LOG_FLUSH_MS = 100;
  */
 export function createLogger(options: LoggerOptions): Logger {
   const target =
-    options.destination ??
-    pino.destination({
-      dest: 1,
-      sync: false,
-      minLength: LOG_CHUNK_BYTES,
-      periodicFlush: LOG_FLUSH_MS,
-    });
+    options.destination ?? new LogChunks(pino.destination({ dest: 1, sync: false }), LOG_CHUNK_CHARS, LOG_FLUSH_MS);
   const scrubbing: DestinationStream = { write: (line: string) => void target.write(scrubSecrets(line)) };
   return pino(
     {
