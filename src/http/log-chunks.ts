@@ -5,7 +5,7 @@ export interface ChunkTarget {
 }
 
 /**
- * Collects log lines and hands them to the destination in chunks of at least `chunkBytes` characters, or
+ * Collects log lines and hands them to the destination in chunks of at least `chunkChars` characters, or
  * every `flushMs` when fewer come, and everything left when the process exits (also on an uncaught
  * exception or process.exit; only SIGKILL loses the last `flushMs` of lines).
  *
@@ -21,7 +21,7 @@ export class LogChunks {
 
   constructor(
     private readonly target: ChunkTarget,
-    private readonly chunkBytes: number,
+    private readonly chunkChars: number,
     flushMs: number,
   ) {
     this.#timer = setInterval(() => this.flush(), flushMs);
@@ -33,7 +33,7 @@ export class LogChunks {
     this.#lines.push(line);
     // Characters, not bytes: the threshold only sets how often chunks go, so the difference does not matter.
     this.#size += line.length;
-    if (this.#size >= this.chunkBytes) this.flush();
+    if (this.#size >= this.chunkChars) this.flush();
   }
 
   /** Hands what is collected to the destination (which writes it asynchronously). */
