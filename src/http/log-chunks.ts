@@ -1,7 +1,11 @@
 /** Where chunks go: pino's destination (sonic-boom), which writes each one at once. */
 export interface ChunkTarget {
+  /** Writes asynchronously (through the thread pool). */
   write(chunk: string): unknown;
+  /** Writes what the destination holds before returning (not a write already under way). */
   flushSync(): void;
+  /** Writes a chunk to the same file before returning, bypassing the destination's queue. */
+  writeSync(chunk: string): void;
 }
 
 /**
@@ -45,10 +49,18 @@ export class LogChunks {
     this.target.write(chunk);
   }
 
-  /** Writes everything out before returning: at exit, when no later turn of the event loop comes. */
+  /**
+   * Writes everything out before returning: at exit, when no later turn of the event loop comes. What is
+   * collected here is written synchronously after what the destination holds; handed to the destination,
+   * it would go out through the thread pool, which the exiting process does not wait for.
+   */
   flushSync(): void {
-    this.flush();
     this.target.flushSync();
+    if (this.#lines.length === 0) return;
+    const chunk = this.#lines.join('');
+    this.#lines = [];
+    this.#size = 0;
+    this.target.writeSync(chunk);
   }
 
   /** Writes what is left and stops the timer (a logger that is done with). */

@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { LogChunks } from './log-chunks.js';
 import { scrubSecrets } from './redact.js';
@@ -22,13 +23,41 @@ export function silentLogger(): Logger {
 const LOG_CHUNK_CHARS = 4096;
 export const LOG_FLUSH_MS = 100;
 
+/** Standard output through pino's asynchronous destination, in chunks. */
+function standardOutput(): LogChunks {
+  const boom = pino.destination({ dest: 1, sync: false });
+  return new LogChunks(
+    {
+      write: (chunk) => boom.write(chunk),
+      flushSync: () => boom.flushSync(),
+      writeSync: (chunk) => writeAllSync(1, chunk),
+    },
+    LOG_CHUNK_CHARS,
+    LOG_FLUSH_MS,
+  );
+}
+
+/** Writes all of `text` to `fd`, however many writes it takes (a pipe may take part of it at a time). */
+function writeAllSync(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  let retries = 0;
+  while (written < bytes.length) {
+    try {
+      written += writeSync(fd, bytes, written);
+    } catch (err) {
+      // A non-blocking pipe that is full: the reader drains it; give up only after many tries.
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++retries > 1000) return;
+    }
+  }
+}
+
 /**
  * Pino writes each line through this scrubber, so no code path (a framework message quoting a URL, an
  * error that echoes input) can put a key into the log.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const target =
-    options.destination ?? new LogChunks(pino.destination({ dest: 1, sync: false }), LOG_CHUNK_CHARS, LOG_FLUSH_MS);
+  const target = options.destination ?? standardOutput();
   const scrubbing: DestinationStream = { write: (line: string) => void target.write(scrubSecrets(line)) };
   return pino(
     {

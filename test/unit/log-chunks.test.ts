@@ -11,6 +11,8 @@ function collector() {
     syncFlushes: () => syncFlushes,
     write: (chunk: string) => void chunks.push(chunk),
     flushSync: () => void syncFlushes++,
+    // The same file: what is written either way lands in order.
+    writeSync: (chunk: string) => void chunks.push(chunk),
   };
 }
 

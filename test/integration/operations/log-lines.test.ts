@@ -1,6 +1,7 @@
 // The gateway's log is written in chunks (http/logger.ts), not line by line: a line must still reach
 // standard output on its own while the gateway is quiet, and none may be lost at a graceful stop. A real
 // gateway process, its standard output read as an operator's log collector reads it.
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,9 @@ describe('log lines', () => {
     }
     // Stopped at once, with lines still in the buffer: the exit writes them.
     expect(await gateway.stop('SIGTERM')).toBe(0);
+    // The process has exited, but what it wrote last may still be in the pipe: read to the end.
+    const streams = [gateway.child.stdout!, gateway.child.stderr!];
+    await Promise.all(streams.map((s) => (s.closed ? undefined : once(s, 'close'))));
     const lines = accessLines('burst-');
     expect(lines.map((l) => l.reqId).sort()).toEqual(ids);
     for (const line of lines) expect(line.status).toBe(String(line.reqId).endsWith('7') ? 404 : 200);
