@@ -70,9 +70,21 @@ export function targetChecks(rows) {
   const baselineP99 = baselineP99s.length ? baselineP99s.reduce((a, b) => a + b, 0) / baselineP99s.length : null;
   const checks = [];
   for (const [db, t] of Object.entries(TARGETS)) {
+    // The floor: /healthz touches nothing, so no API request of this build can reach a higher ratio on this
+    // machine; a target above it asks for less than the gateway's every-request cost (hooks, access line).
+    const floor = get(db, 'healthz');
     const ratio = (scenario, min) => {
       const r = get(db, scenario);
-      if (r) checks.push({ db, target: `${scenario} req/s >= ${min} of baseline`, value: r.ratio, ok: r.ratio >= min });
+      if (r)
+        checks.push({
+          db,
+          target: `${scenario} req/s >= ${min} of baseline`,
+          value: r.ratio,
+          ok: r.ratio >= min,
+          ...(floor
+            ? { note: `the floor (healthz) ${floor.ratio}${min > floor.ratio ? ', below the target' : ''}` }
+            : {}),
+        });
     };
     ratio('payment-storm', t.storm);
     ratio('cqris-fresh', t.fresh);
@@ -101,7 +113,10 @@ export function targetChecks(rows) {
 }
 
 export function printChecks(checks) {
-  for (const c of checks) process.stdout.write(`${c.ok ? 'MET ' : 'MISS'}  ${pad(c.db, 9)}${c.target}: ${c.value}\n`);
+  for (const c of checks)
+    process.stdout.write(
+      `${c.ok ? 'MET ' : 'MISS'}  ${pad(c.db, 9)}${c.target}: ${c.value}${c.note ? ` (${c.note})` : ''}\n`,
+    );
 }
 
 export function printCompare(file, rows) {

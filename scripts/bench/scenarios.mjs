@@ -34,6 +34,9 @@ export async function gatewayScenarios(kind, baselineRps, logChoice) {
     let requestsSeen = 0;
 
     const scenarios = [
+      // The floor: a route that touches no database and needs no key, so its ratio is the most any API
+      // request of this gateway can reach on this machine (hooks, the access line, metrics, Node's HTTP).
+      { name: 'healthz', kind: 'static', path: '/healthz', note: 'the floor: no key, no database' },
       { name: 'cqris-fresh', kind: 'fresh' },
       // The client's creates: POST, JSON, an Idempotency-Key each (so no batching of plain creates).
       { name: 'cqris-client', kind: 'fresh-client', freshOffset: 400_000 },
