@@ -26,10 +26,17 @@ export const LOG_FLUSH_MS = 100;
 /** Standard output through pino's asynchronous destination, in chunks. */
 function standardOutput(): LogChunks {
   const boom = pino.destination({ dest: 1, sync: false });
+  // Once ended, sonic-boom throws on every write. pino ends it only at exit today (its autoEnd is registered
+  // for 'exit' alone), but its code also ends it at the first 'drain' after 'beforeExit', and a process can
+  // log after that (a beforeExit listener that starts more work): lines then go out synchronously. The
+  // property is set by sonic-boom (actualClose) but missing from its types.
+  const ended = (): boolean => (boom as unknown as { destroyed?: boolean }).destroyed === true;
   return new LogChunks(
     {
-      write: (chunk) => boom.write(chunk),
-      flushSync: () => boom.flushSync(),
+      write: (chunk) => (ended() ? writeAllSync(1, chunk) : boom.write(chunk)),
+      flushSync: () => {
+        if (!ended()) boom.flushSync();
+      },
       writeSync: (chunk) => writeAllSync(1, chunk),
     },
     LOG_CHUNK_CHARS,

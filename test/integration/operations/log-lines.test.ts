@@ -1,6 +1,7 @@
 // The gateway's log is written in chunks (http/logger.ts), not line by line: a line must still reach
 // standard output on its own while the gateway is quiet, and none may be lost at a graceful stop. A real
 // gateway process, its standard output read as an operator's log collector reads it.
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,4 +74,47 @@ describe('log lines', () => {
     // The last line the process writes, just before it exits.
     expect(gateway.output()).toContain('"msg":"stopped"');
   });
+});
+
+describe('log lines after beforeExit', () => {
+  // pino's destination would be ended at the first 'drain' after 'beforeExit' if pino registered that
+  // hook (its code has the branch); a process that logs on after it (a beforeExit listener that starts
+  // more work) must neither throw nor lose lines. The bursts are larger than sonic-boom's high-water mark,
+  // so its writes are refused and a 'drain' follows each.
+  it('bursts logged from beforeExit and from timers it starts all reach standard output', async () => {
+    const script = [
+      `import { createLogger } from ${JSON.stringify(new URL('../../../src/http/logger.ts', import.meta.url).pathname)};`,
+      `const log = createLogger({ level: 'info' });`,
+      `const pad = 'x'.repeat(500);`,
+      `let round = 0;`,
+      `log.info('start');`,
+      `process.on('beforeExit', () => {`,
+      `  if (round >= 3) return;`,
+      `  round += 1;`,
+      `  const r = round;`,
+      `  for (let i = 0; i < 100; i++) log.info({ pad }, 'burst ' + r + ' line ' + i);`,
+      `  setTimeout(() => { for (let i = 0; i < 100; i++) log.info({ pad }, 'later ' + r + ' line ' + i); }, 30);`,
+      `});`,
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const messages = stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const expected = ['start'];
+    for (const r of [1, 2, 3]) {
+      for (let i = 0; i < 100; i++) expected.push(`burst ${r} line ${i}`);
+      for (let i = 0; i < 100; i++) expected.push(`later ${r} line ${i}`);
+    }
+    expect(messages).toEqual(expected);
+  }, 60_000);
 });
