@@ -129,7 +129,8 @@ export async function startGateway(database, logFile) {
           HOST: '127.0.0.1',
           PORT: String(port),
           DATABASE_URL: database.url,
-          LOG_LEVEL: 'info',
+          // BENCH_LOG_LEVEL=warn leaves out the access line: what the log costs, for an ablation only.
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
           // Off by default, as the scenarios would hit it; a limit far above the load measures its cost.
           RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT_PER_MINUTE || '0',
           ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
