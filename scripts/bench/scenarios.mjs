@@ -36,7 +36,7 @@ export async function gatewayScenarios(kind, baselineRps, logChoice) {
     const scenarios = [
       // The floor: a route that touches no database and needs no key, so its ratio is the most any API
       // request of this gateway can reach on this machine (hooks, the access line, metrics, Node's HTTP).
-      { name: 'healthz', kind: 'static', path: '/healthz', note: 'the floor: no key, no database' },
+      { name: 'healthz', kind: 'static', path: '/healthz', keyless: true, note: 'the floor: no key, no database' },
       { name: 'cqris-fresh', kind: 'fresh' },
       // The client's creates: POST, JSON, an Idempotency-Key each (so no batching of plain creates).
       { name: 'cqris-client', kind: 'fresh-client', freshOffset: 400_000 },
@@ -87,7 +87,7 @@ export async function gatewayScenarios(kind, baselineRps, logChoice) {
     for (const s of scenarios) {
       if (ONLY && !ONLY.has(s.name)) continue;
       process.stderr.write(`bench: ${kind}: ${s.name}\n`);
-      const r = await runLoad(gateway, { ...s, headers: s.kind === 'storm' ? {} : headers });
+      const r = await runLoad(gateway, { ...s, headers: s.kind === 'storm' || s.keyless ? {} : headers });
       requestsSeen += r.requests;
       rows.push(row(kind, s.name, r, baselineRps, s.note));
     }

@@ -53,8 +53,10 @@ function writeAllSync(fd: number, text: string): void {
     try {
       written += writeSync(fd, bytes, written);
     } catch (err) {
-      // A non-blocking pipe that is full: the reader drains it; give up only after many tries.
+      // A non-blocking pipe that is full: its reader drains it. Wait a millisecond between tries (a bare
+      // retry loop would use up its tries in microseconds) and give up after about a second.
       if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++retries > 1000) return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
   }
 }
